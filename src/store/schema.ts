@@ -1,0 +1,58 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * One row per tree: (tenant, namespace, frame). The id is the root hash h0.
+ * Counters are bumped by the tree's Durable Object (misses, nodes) and by the
+ * Worker's buffered hit counter (hits, bypasses, tokens saved).
+ */
+export const trees = sqliteTable(
+  "trees",
+  {
+    id: text("id").primaryKey(),
+    tenant: text("tenant").notNull(),
+    namespace: text("namespace").notNull(),
+    model: text("model").notNull(),
+    frame: text("frame").notNull(),
+    createdAt: integer("created_at").notNull(),
+    lastHitAt: integer("last_hit_at"),
+    nodeCount: integer("node_count").notNull().default(0),
+    hits: integer("hits").notNull().default(0),
+    misses: integer("misses").notNull().default(0),
+    bypasses: integer("bypasses").notNull().default(0),
+    promptTokensSaved: integer("prompt_tokens_saved").notNull().default(0),
+    completionTokensSaved: integer("completion_tokens_saved").notNull().default(0),
+    latencySavedMs: integer("latency_saved_ms").notNull().default(0),
+  },
+  (t) => [index("trees_tenant_idx").on(t.tenant, t.lastHitAt)],
+);
+
+/**
+ * One row per message. `hash` is the path hash h_i = H(h_{i-1}, canonical(m_i));
+ * `parent` is h_{i-1} (the tree id for the first message). An assistant child of
+ * a request's h_n is a recorded answer; `observations` counts how often the model
+ * produced it there.
+ */
+export const nodes = sqliteTable(
+  "nodes",
+  {
+    hash: text("hash").primaryKey(),
+    parent: text("parent").notNull(),
+    treeId: text("tree_id").notNull(),
+    depth: integer("depth").notNull(),
+    role: text("role").notNull(),
+    message: text("message").notNull(),
+    observations: integer("observations").notNull().default(0),
+    hits: integer("hits").notNull().default(0),
+    promptTokens: integer("prompt_tokens").notNull().default(0),
+    completionTokens: integer("completion_tokens").notNull().default(0),
+    finishReason: text("finish_reason"),
+    latencyMs: integer("latency_ms").notNull().default(0),
+    createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
+    lastHitAt: integer("last_hit_at"),
+  },
+  (t) => [index("nodes_parent_idx").on(t.parent), index("nodes_tree_idx").on(t.treeId, t.depth)],
+);
+
+export type TreeRow = typeof trees.$inferSelect;
+export type NodeRow = typeof nodes.$inferSelect;
