@@ -1,0 +1,234 @@
+import { randomUUID } from "node:crypto";
+import { Check, eraseCheck } from "./check.js";
+import { encodeValue, NotSerialisableError, type Json } from "./json.js";
+import { replay } from "./replay.js";
+import { encodeArgs, skillKey } from "./steps.js";
+import { MemoryStore } from "./store/memory-store.js";
+import { instrument, newScope, Recording, type Scope, type Tool } from "./tools.js";
+import type {
+  Agent,
+  EngineWarning,
+  RunOptions,
+  RunReport,
+  Step,
+  StepArg,
+  Trajectory,
+  TrajectoryStore,
+} from "./types.js";
+
+export interface EngineOptions {
+  /** Where trajectories live. Default: a new {@link MemoryStore}. */
+  store?: TrajectoryStore;
+  /** Problems the engine survives (an unreachable store, a capture that throws). Default: console.warn. */
+  onWarning?: (warning: EngineWarning) => void;
+}
+
+/** Options for an instrumented tool. */
+export interface ToolOptions<A extends unknown[], This = unknown, P = unknown, Q = unknown> {
+  /** The name the tool is stored under. Default: the function or method name. */
+  name?: string;
+  /** Validates the environment before the call, at query time and before each replayed step. */
+  preCheck?: Check<A, P, This>;
+  /** Validates the environment after each replayed call. */
+  postCheck?: Check<A, Q, This>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface Engine {
+  /** Runs a task: replays a recorded trajectory when one matches, else calls the agent. Resolves to "was it a cache hit". */
+  (task: string, options?: RunOptions): Promise<boolean>;
+}
+
+/**
+ * Wraps an agent with a behaviour cache. Instrument the agent's tools with
+ * {@link Engine.function} and {@link Engine.method}; then call the engine
+ * instead of the agent.
+ *
+ * @example
+ * const engine = new Engine();
+ * const hello = engine.function({}, (name: string) => console.log(`hello ${name}`));
+ * engine.setAgent((task) => hello(task)).finalize();
+ * await engine("erik"); // false: the agent ran and was recorded
+ * await engine("erik"); // true: replayed without the agent
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class Engine {
+  // Declared, not initialised: the constructor returns a callable, and these live on it.
+  declare private readonly store: TrajectoryStore;
+  declare private readonly warn: (warning: EngineWarning) => void;
+  declare private readonly tools: Map<string, Tool>;
+  declare private readonly scope: Scope;
+  declare private agent: Agent | undefined;
+  declare private context: unknown;
+  declare private finalized: boolean;
+
+  constructor(options: EngineOptions = {}) {
+    const callable = ((task: string, runOptions?: RunOptions) =>
+      callable.run(task, runOptions).then((report) => report.hit)) as Engine;
+    Object.setPrototypeOf(callable, new.target.prototype);
+    Object.assign(callable, {
+      store: options.store ?? new MemoryStore(),
+      warn: options.onWarning ?? ((w: EngineWarning) => console.warn(`muscle-mem: ${w.message}`, w.error ?? "")),
+      tools: new Map<string, Tool>(),
+      scope: newScope(),
+      agent: undefined,
+      context: undefined,
+      finalized: false,
+    });
+    return callable;
+  }
+
+  /** The agent to call when no recorded trajectory fits. */
+  setAgent(agent: Agent): this {
+    this.assertOpen("set the agent");
+    this.agent = agent;
+    return this;
+  }
+
+  /** The object replayed method tools are called on (their `this`). */
+  setContext(context: unknown): this {
+    this.assertOpen("set the context");
+    this.context = context;
+    return this;
+  }
+
+  /** Checks that the engine has an agent, tools, and a context if it has method tools. */
+  finalize(): this {
+    if (this.finalized) return this;
+    if (this.tools.size === 0) throw new Error("muscle-mem: register a tool with engine.function() or @engine.method() first");
+    if (!this.agent) throw new Error("muscle-mem: set an agent with engine.setAgent(agent) first");
+    if (this.context === undefined && [...this.tools.values()].some((t) => t.isMethod)) {
+      throw new Error("muscle-mem: method tools need an instance to replay on: engine.setContext(instance)");
+    }
+    this.finalized = true;
+    return this;
+  }
+
+  /**
+   * Instruments a function tool. The result behaves like `fn`; calls made during
+   * an engine run are recorded.
+   *
+   * @example const click = engine.function({ preCheck }, (x: number, y: number) => screen.click(x, y));
+   */
+  function<A extends unknown[], R, P = unknown, Q = unknown>(
+    options: ToolOptions<A, unknown, P, Q>,
+    fn: (...args: A) => R,
+  ): (...args: A) => R {
+    const tool = this.register(options, fn as Tool["fn"], fn.name, false);
+    return instrument(tool, this.scope) as (...args: A) => R;
+  }
+
+  /**
+   * A TC39 method decorator that instruments a method tool.
+   *
+   * @example class Client { @engine.method({ postCheck }) click(x: number, y: number) { … } }
+   */
+  method<A extends unknown[], This = unknown, P = unknown, Q = unknown>(options: ToolOptions<A, This, P, Q> = {}) {
+    return <T extends This, B extends A, R>(
+      target: (this: T, ...args: B) => R,
+      context: ClassMethodDecoratorContext<T, (this: T, ...args: B) => R>,
+    ): ((this: T, ...args: B) => R) => {
+      if (context.private || context.static) throw new Error("muscle-mem: @engine.method needs a public instance method");
+      const tool = this.register(options, target as Tool["fn"], String(context.name), true);
+      return instrument(tool, this.scope) as (this: T, ...args: B) => R;
+    };
+  }
+
+  /** Runs a task and reports what happened (the engine call itself resolves to `report.hit`). */
+  async run(task: string, options: RunOptions = {}): Promise<RunReport> {
+    this.finalize();
+    const tags = options.tags ?? [];
+    const params = options.params ?? {};
+    const key = skillKey(task, tags, params);
+
+    const candidates = await this.store.query(key).catch((error: unknown) => {
+      this.warn({ kind: "store-query", message: "could not read trajectories; running the agent", error });
+      return [] as Trajectory[];
+    });
+    const outcome = await replay(candidates, { tools: this.tools, params, context: this.context, warn: this.warn });
+    if (outcome.kind === "hit") return { hit: true, replayed: outcome.done.length, recorded: 0, stored: false };
+
+    const recording = new Recording();
+    const agent = this.agent as Agent;
+    await this.scope.run({ recording, nested: false }, async () => {
+      await agent(task, { params, tags, done: outcome.done });
+    });
+
+    const report: RunReport = {
+      hit: false,
+      replayed: outcome.done.length,
+      recorded: recording.calls.length,
+      stored: false,
+      reason: outcome.reason,
+      branchOf: outcome.branchOf,
+    };
+    let steps: Step[];
+    try {
+      const diverged = outcome.diverged ? [this.toStep(outcome.diverged)] : [];
+      steps = [...outcome.prefix, ...diverged, ...recording.calls.map((call) => this.recordStep(call, params))];
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.warn({ kind: "not-storable", message: `run not stored: ${message}`, error });
+      return { ...report, reason: message };
+    }
+    if (steps.length === 0) return { ...report, reason: "the agent called no tools; nothing to store" };
+
+    const trajectory: Trajectory = { id: randomUUID(), key, task, steps, recordedAt: Date.now(), branchOf: outcome.branchOf };
+    try {
+      await this.store.add(trajectory);
+      return { ...report, stored: true };
+    } catch (error) {
+      this.warn({ kind: "store-add", message: "could not store the trajectory", error });
+      return { ...report, reason: "store failed" };
+    }
+  }
+
+  private register(options: ToolOptions<never[], never>, fn: Tool["fn"], fallback: string, isMethod: boolean): Tool {
+    this.assertOpen("register tools");
+    const name = options.name ?? fallback;
+    if (!name) throw new Error("muscle-mem: an anonymous function tool needs { name }");
+    if (this.tools.has(name)) throw new Error(`muscle-mem: a tool named "${name}" is already registered; pass { name }`);
+    const tool: Tool = {
+      name,
+      fn,
+      isMethod,
+      pre: options.preCheck && eraseCheck(options.preCheck),
+      post: options.postCheck && eraseCheck(options.postCheck),
+    };
+    this.tools.set(name, tool);
+    return tool;
+  }
+
+  /** The stored form of a call the agent made. Throws when it cannot be stored faithfully. */
+  private recordStep(call: Recording["calls"][number], params: Record<string, unknown>): Step {
+    if (call.status === "threw") throw new Error(`tool ${call.tool.name} threw`);
+    if (call.status === "running") throw new Error(`tool ${call.tool.name} was still running when the agent returned`);
+    if (call.problem) throw new Error(call.problem);
+    const { pre, post, result } = call;
+    return this.toStep({ tool: call.tool.name, args: encodeArgs(call.args, params), pre, post, result });
+  }
+
+  private toStep(observed: { tool: string; args: StepArg[]; pre?: unknown; post?: unknown; result?: unknown }): Step {
+    const tool = this.tools.get(observed.tool) as Tool;
+    const step: Step = { tool: observed.tool, args: observed.args };
+    if (tool.pre) step.pre = encodeValue(observed.pre, "pre-check capture");
+    if (tool.post) step.post = encodeValue(observed.post, "post-check capture");
+    const result = tryEncode(observed.result);
+    if (result !== undefined) step.result = result;
+    return step;
+  }
+
+  private assertOpen(what: string): void {
+    if (this.finalized) throw new Error(`muscle-mem: the engine is finalized; cannot ${what}`);
+  }
+}
+
+function tryEncode(value: unknown): Json | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return encodeValue(value);
+  } catch (error) {
+    if (error instanceof NotSerialisableError) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,19 @@
+export { Check, DEFAULT_THRESHOLD, judge, type CheckOptions, type CompareResult, type Verdict } from "./check.js";
+export { Engine, type EngineOptions, type ToolOptions } from "./engine.js";
+export { NotSerialisableError, type Json } from "./json.js";
+export { MemoryStore } from "./store/memory-store.js";
+export { RemoteStore, type RemoteStoreOptions } from "./store/remote-store.js";
+export type {
+  Agent,
+  AgentContext,
+  BranchOf,
+  DoneStep,
+  EngineWarning,
+  RunOptions,
+  RunReport,
+  SkillKey,
+  Step,
+  StepArg,
+  Trajectory,
+  TrajectoryStore,
+} from "./types.js";

@@ -1,0 +1,175 @@
+import type { Verdict } from "./check.js";
+import { decodeValue, type Json } from "./json.js";
+import { callIdentity, resolveArgs } from "./steps.js";
+import type { Tool } from "./tools.js";
+import type { BranchOf, DoneStep, EngineWarning, Step, StepArg, Trajectory } from "./types.js";
+
+export interface ReplayEnv {
+  tools: ReadonlyMap<string, Tool>;
+  params: Record<string, unknown>;
+  /** `this` for method tools. */
+  context: unknown;
+  warn(warning: EngineWarning): void;
+}
+
+/** A step that ran during the replay but whose post-check failed, with what was observed. */
+export interface ObservedStep {
+  tool: string;
+  args: StepArg[];
+  pre: unknown;
+  post: unknown;
+  result: unknown;
+}
+
+/**
+ * A hit ran a whole trajectory. A miss hands over after `done` (possibly
+ * none): `prefix` is the stored form of the steps that matched, and `diverged`
+ * the step that ran but did not match, if that is why the replay stopped.
+ */
+export type ReplayOutcome =
+  | { kind: "hit"; done: DoneStep[] }
+  | {
+      kind: "miss";
+      done: DoneStep[];
+      prefix: Step[];
+      diverged?: ObservedStep;
+      branchOf?: BranchOf;
+      reason: string;
+    };
+
+interface Option {
+  trajectory: Trajectory;
+  verdict: Verdict;
+  /** The pre-check capture taken for this option's call. */
+  current: unknown;
+}
+
+const newestFirst = (a: Trajectory, b: Trajectory) => b.recordedAt - a.recordedAt;
+
+/** Trajectories this engine can replay: non-empty, known tools, every param present. */
+function usable(t: Trajectory, env: ReplayEnv): boolean {
+  return (
+    t.steps.length > 0 &&
+    t.steps.every((s) => env.tools.has(s.tool) && resolveArgs(s.args, env.params) !== undefined)
+  );
+}
+
+function selfFor(tool: Tool, env: ReplayEnv): unknown {
+  return tool.isMethod ? env.context : undefined;
+}
+
+/** Captures for the current state, one per distinct call, taken once per step. */
+class CaptureMemo {
+  private readonly values = new Map<string, Promise<{ ok: boolean; value?: unknown }>>();
+
+  get(key: string, take: () => unknown): Promise<{ ok: boolean; value?: unknown }> {
+    let entry = this.values.get(key);
+    if (!entry) {
+      entry = (async () => ({ ok: true, value: await take() }))().catch(() => ({ ok: false }));
+      this.values.set(key, entry);
+    }
+    return entry;
+  }
+}
+
+function compare(env: ReplayEnv, tool: Tool, which: "pre" | "post", current: unknown, stored: Json | undefined): Verdict {
+  const check = which === "pre" ? tool.pre : tool.post;
+  if (!check) return { pass: true, score: 1 };
+  // The tool has a check but the recording has no capture for it: nothing to validate against.
+  if (stored === undefined) return { pass: false, score: 0 };
+  try {
+    return check.verdict(current, decodeValue(stored));
+  } catch (error) {
+    env.warn({ kind: "check-error", message: `${which}-check compare of ${tool.name} threw`, error });
+    return { pass: false, score: 0 };
+  }
+}
+
+/** Evaluates the pre-check of each candidate's next step against the current environment. */
+async function preCheck(env: ReplayEnv, candidates: Trajectory[], idx: number): Promise<Option[]> {
+  const memo = new CaptureMemo();
+  const options: Option[] = [];
+  for (const trajectory of candidates) {
+    const step = trajectory.steps[idx];
+    const tool = env.tools.get(step.tool) as Tool;
+    let current: unknown;
+    if (tool.pre) {
+      const check = tool.pre;
+      const args = resolveArgs(step.args, env.params) as unknown[];
+      const taken = await memo.get(callIdentity(step.tool, step.args, env.params), () =>
+        check.capture(selfFor(tool, env), args),
+      );
+      if (!taken.ok) continue;
+      current = taken.value;
+    }
+    const verdict = compare(env, tool, "pre", current, step.pre);
+    if (verdict.pass) options.push({ trajectory, verdict, current });
+  }
+  return options;
+}
+
+/**
+ * Replays the best matching trajectory step by step. Before each step, the
+ * pre-checks of all remaining candidates are evaluated against the current
+ * environment; candidates that fail drop out. After each step, the post-check
+ * prunes the candidates that made the same call. When nothing is left, the
+ * replay stops and reports the steps already done, so that the agent can
+ * continue from there instead of starting over.
+ */
+export async function replay(all: Trajectory[], env: ReplayEnv): Promise<ReplayOutcome> {
+  let live = all.filter((t) => usable(t, env)).sort(newestFirst);
+  const done: DoneStep[] = [];
+  if (live.length === 0) return { kind: "miss", done, prefix: [], reason: "no usable trajectory" };
+
+  for (let idx = 0; ; idx++) {
+    const continuing = live.filter((t) => t.steps.length > idx);
+    const options = await preCheck(env, continuing, idx);
+    if (options.length === 0) {
+      if (live.some((t) => t.steps.length === idx)) return { kind: "hit", done };
+      const parent = continuing[0];
+      return {
+        kind: "miss",
+        done,
+        prefix: parent.steps.slice(0, idx),
+        branchOf: idx > 0 ? { id: parent.id, at: idx } : undefined,
+        reason: `pre-check failed at step ${idx} (${parent.steps[idx].tool})`,
+      };
+    }
+
+    // Best score first; the list is newest first, and sort is stable.
+    options.sort((a, b) => b.verdict.score - a.verdict.score);
+    const best = options[0].trajectory;
+    const step = best.steps[idx];
+    const identity = callIdentity(step.tool, step.args, env.params);
+    const group = options.filter((o) => {
+      const s = o.trajectory.steps[idx];
+      return callIdentity(s.tool, s.args, env.params) === identity;
+    });
+
+    const tool = env.tools.get(step.tool) as Tool;
+    const args = resolveArgs(step.args, env.params) as unknown[];
+    const self = selfFor(tool, env);
+    const result = await tool.fn.apply(self, args);
+    done.push({ tool: tool.name, args, result });
+
+    let survivors = group.map((o) => o.trajectory);
+    if (tool.post) {
+      const taken = await new CaptureMemo().get(identity, () => tool.post?.capture(self, args));
+      survivors = taken.ok
+        ? survivors.filter((t) => compare(env, tool, "post", taken.value, t.steps[idx].post).pass)
+        : [];
+      if (survivors.length === 0) {
+        return {
+          kind: "miss",
+          done,
+          prefix: best.steps.slice(0, idx),
+          // The step ran but its outcome differs: the branch keeps it, with what was observed this time.
+          diverged: { tool: step.tool, args: step.args, pre: options[0].current, post: taken.value, result },
+          branchOf: { id: best.id, at: idx },
+          reason: `post-check failed at step ${idx} (${step.tool})`,
+        };
+      }
+    }
+    live = survivors;
+  }
+}

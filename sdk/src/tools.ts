@@ -1,0 +1,111 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { ErasedCheck } from "./check.js";
+
+/** A registered tool: the original (uninstrumented) function and its checks. */
+export interface Tool {
+  name: string;
+  fn: (this: unknown, ...args: unknown[]) => unknown;
+  isMethod: boolean;
+  pre?: ErasedCheck;
+  post?: ErasedCheck;
+}
+
+/** One call observed while the agent runs. */
+export interface RecordedCall {
+  tool: Tool;
+  args: unknown[];
+  pre?: unknown;
+  post?: unknown;
+  result?: unknown;
+  status: "running" | "ok" | "threw";
+  /** Why the call cannot be stored even though it ran (a capture failed). */
+  problem?: string;
+}
+
+/** The calls of one agent run, in the order they were made. */
+export class Recording {
+  readonly calls: RecordedCall[] = [];
+}
+
+/** Which recording (if any) the current async context belongs to. */
+export interface Frame {
+  recording: Recording;
+  /** True inside an instrumented call: tools that tools call are not recorded. */
+  nested: boolean;
+}
+
+export type Scope = AsyncLocalStorage<Frame>;
+
+export function newScope(): Scope {
+  return new AsyncLocalStorage<Frame>();
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
+}
+
+/** Runs `next` on a value that may or may not be a promise, staying synchronous when it is not. */
+export function chain<T, U>(value: T | PromiseLike<T>, next: (value: T) => U): U | Promise<Awaited<U>> {
+  return isThenable(value) ? Promise.resolve(value).then(next) : next(value as T);
+}
+
+/** Runs a capture, turning a throw or rejection into a recorded problem. */
+function capture(call: RecordedCall, check: ErasedCheck | undefined, self: unknown, which: "pre" | "post"): unknown {
+  if (!check) return undefined;
+  const fail = (error: unknown) => {
+    call.problem ??= `${which}-check capture of ${call.tool.name} failed: ${String(error)}`;
+    return undefined;
+  };
+  try {
+    const value = check.capture(self, call.args);
+    return isThenable(value) ? Promise.resolve(value).then((v) => v, fail) : value;
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+function runCall(call: RecordedCall, self: unknown): unknown {
+  const { tool, args } = call;
+  return chain(capture(call, tool.pre, self, "pre"), (pre) => {
+    call.pre = pre;
+    return chain(tool.fn.apply(self, args), (result) => {
+      call.result = result;
+      return chain(capture(call, tool.post, self, "post"), (post) => {
+        call.post = post;
+        call.status = "ok";
+        return result;
+      });
+    });
+  });
+}
+
+/**
+ * Wraps a tool so that calls made during an engine run are recorded with
+ * their check captures. Outside a run, and inside another tool, the wrapper
+ * calls straight through. A synchronous tool stays synchronous as long as its
+ * captures are synchronous.
+ */
+export function instrument(tool: Tool, scope: Scope): (this: unknown, ...args: unknown[]) => unknown {
+  return function instrumented(this: unknown, ...args: unknown[]): unknown {
+    const frame = scope.getStore();
+    if (!frame || frame.nested) return tool.fn.apply(this, args);
+    const call: RecordedCall = { tool, args: [...args], status: "running" };
+    frame.recording.calls.push(call);
+    const threw = (error: unknown): never => {
+      call.status = "threw";
+      throw error;
+    };
+    return scope.run({ recording: frame.recording, nested: true }, () => {
+      try {
+        const out = runCall(call, this);
+        return isThenable(out) ? Promise.resolve(out).then((v) => v, threw) : out;
+      } catch (error) {
+        return threw(error);
+      }
+    });
+  };
+}

@@ -1,0 +1,21 @@
+import { Hono } from "hono";
+import { ApiError, errorResponse } from "./errors";
+import { chatCompletions } from "./routes/chat/handler";
+import { passThrough } from "./routes/passthrough";
+
+/** The Worker's routes: the cached chat endpoint, the pass-through and a health check. */
+export function newApp(): Hono<{ Bindings: Env }> {
+  const app = new Hono<{ Bindings: Env }>();
+  app.get("/healthz", (c) => c.json({ ok: true, service: "muscle-mem" }));
+  app.post("/v1/chat/completions", chatCompletions);
+  app.all("/v1/chat/completions", () => {
+    throw new ApiError("method_not_allowed", "Use POST for /v1/chat/completions.");
+  });
+  app.all("/v1/*", passThrough);
+  app.notFound(() => new ApiError("not_found", "No such route.").toResponse());
+  app.onError((err) => {
+    if (!(err instanceof ApiError)) console.error(JSON.stringify({ event: "unhandled_error", error: String(err) }));
+    return errorResponse(err);
+  });
+  return app;
+}

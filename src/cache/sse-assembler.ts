@@ -1,0 +1,106 @@
+import { createParser, type EventSourceParser } from "eventsource-parser";
+
+/** What a complete chat-completions stream assembles into. */
+export interface AssembledCompletion {
+  message: {
+    role: "assistant";
+    content: string | null;
+    refusal: string | null;
+    tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+  };
+  finishReason: string | null;
+  usage: { prompt_tokens: number; completion_tokens: number } | null;
+}
+
+interface ChunkToolCall {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
+interface Chunk {
+  error?: unknown;
+  choices?: Array<{ index?: number; delta?: { content?: string | null; refusal?: string | null; tool_calls?: ChunkToolCall[] }; finish_reason?: string | null }>;
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+}
+
+/**
+ * Assembles a streamed chat completion from raw bytes, fed in chunks cut
+ * anywhere (even inside a UTF-8 sequence). `result()` is null unless the
+ * stream ended with `[DONE]`, carried no error and a finish reason.
+ */
+export class SseAssembler {
+  private readonly decoder = new TextDecoder();
+  private readonly parser: EventSourceParser;
+  private content = "";
+  private refusal = "";
+  private sawContent = false;
+  private readonly calls: Array<{ id: string; name: string; arguments: string }> = [];
+  private finishReason: string | null = null;
+  private usage: AssembledCompletion["usage"] = null;
+  private done = false;
+  private failed = false;
+
+  constructor() {
+    this.parser = createParser({ onEvent: (event) => this.onData(event.data) });
+  }
+
+  feed(bytes: Uint8Array): void {
+    this.parser.feed(this.decoder.decode(bytes, { stream: true }));
+  }
+
+  private onData(data: string): void {
+    if (this.done || this.failed) return;
+    if (data.trim() === "[DONE]") {
+      this.done = true;
+      return;
+    }
+    let chunk: Chunk;
+    try {
+      chunk = JSON.parse(data) as Chunk;
+    } catch {
+      this.failed = true;
+      return;
+    }
+    if (chunk.error) this.failed = true;
+    if (chunk.usage) this.usage = { prompt_tokens: chunk.usage.prompt_tokens ?? 0, completion_tokens: chunk.usage.completion_tokens ?? 0 };
+    for (const choice of chunk.choices ?? []) {
+      if ((choice.index ?? 0) !== 0) continue;
+      const delta = choice.delta ?? {};
+      if (typeof delta.content === "string") {
+        this.content += delta.content;
+        this.sawContent ||= delta.content !== "";
+      }
+      if (typeof delta.refusal === "string") this.refusal += delta.refusal;
+      for (const call of delta.tool_calls ?? []) this.applyToolCall(call);
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    }
+  }
+
+  private applyToolCall(call: ChunkToolCall): void {
+    const index = call.index ?? this.calls.length;
+    const slot = (this.calls[index] ??= { id: "", name: "", arguments: "" });
+    if (call.id) slot.id = call.id;
+    if (call.function?.name) slot.name += call.function.name;
+    if (call.function?.arguments) slot.arguments += call.function.arguments;
+  }
+
+  /** The assembled completion, or null when the stream was truncated or carried an error. */
+  result(): AssembledCompletion | null {
+    this.parser.feed(this.decoder.decode());
+    if (!this.done || this.failed || !this.finishReason) return null;
+    for (let i = 0; i < this.calls.length; i++) {
+      const call = this.calls[i];
+      if (!call || !call.id || !call.name) return null;
+    }
+    const message: AssembledCompletion["message"] = {
+      role: "assistant",
+      content: this.sawContent ? this.content : null,
+      refusal: this.refusal === "" ? null : this.refusal,
+    };
+    if (this.calls.length > 0) {
+      message.tool_calls = this.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
+    }
+    return { message, finishReason: this.finishReason, usage: this.usage };
+  }
+}

@@ -1,0 +1,33 @@
+import { parsePolicy, type ServePolicy } from "./cache/policy";
+
+/** The Worker's settings, parsed once per isolate from its vars with safe defaults. */
+export interface Config {
+  upstreamBaseUrl: string;
+  policy: ServePolicy;
+  hotCacheTtlMs: number;
+  maxBodyBytes: number;
+  lookupTimeoutMs: number;
+  counterFlushMs: number;
+}
+
+function int(value: string | undefined, fallback: number, min = 0): number {
+  const n = Number.parseInt(value ?? "", 10);
+  return Number.isFinite(n) && n >= min ? n : fallback;
+}
+
+let cached: { env: Env; config: Config } | undefined;
+
+export function configOf(env: Env): Config {
+  if (cached?.env === env) return cached.config;
+  const vars = env as unknown as Record<string, string | undefined>;
+  const config: Config = {
+    upstreamBaseUrl: vars.UPSTREAM_BASE_URL || "https://api.openai.com/v1",
+    policy: parsePolicy(vars.SERVE_POLICY, vars.SERVE_MIN_OBSERVATIONS),
+    hotCacheTtlMs: int(vars.HOT_CACHE_TTL_MS, 1000),
+    maxBodyBytes: int(vars.MAX_BODY_BYTES, 32 * 1024 * 1024, 1),
+    lookupTimeoutMs: int(vars.LOOKUP_TIMEOUT_MS, 1500, 1),
+    counterFlushMs: int(vars.COUNTER_FLUSH_MS, 1000),
+  };
+  cached = { env, config };
+  return config;
+}

@@ -1,0 +1,53 @@
+/** The fixed list of error codes the Worker itself answers with, and their statuses. */
+const STATUS = {
+  invalid_json: 400,
+  invalid_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+  not_cached: 504,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof STATUS;
+
+const TYPE: Record<ErrorCode, string> = {
+  invalid_json: "invalid_request_error",
+  invalid_request: "invalid_request_error",
+  unauthorized: "authentication_error",
+  not_found: "not_found_error",
+  method_not_allowed: "invalid_request_error",
+  body_too_large: "invalid_request_error",
+  unsupported_media_type: "invalid_request_error",
+  not_cached: "cache_miss",
+  internal_error: "server_error",
+};
+
+/** An error answered to the client in OpenAI's `{error:{message,type,code,param}}` envelope. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return STATUS[this.code];
+  }
+
+  toResponse(headers?: HeadersInit): Response {
+    const body = { error: { message: this.message, type: TYPE[this.code], code: this.code, param: this.param } };
+    const response = Response.json(body, { status: this.status, headers });
+    return response;
+  }
+}
+
+/** The one error response for anything that is not an ApiError: no internals leak. */
+export function errorResponse(err: unknown): Response {
+  if (err instanceof ApiError) return err.toResponse();
+  return new ApiError("internal_error", "The cache failed unexpectedly.").toResponse();
+}

@@ -1,0 +1,117 @@
+import type { Context } from "hono";
+import { keyRequest, type RequestKey } from "../../cache/key";
+import { tenantOf } from "../../cache/hash";
+import { configOf } from "../../config";
+import { ApiError } from "../../errors";
+import { isolate } from "../../isolate";
+import type { Claim } from "../../store/single-flight";
+import type { TreeWriter } from "../../store/tree-writer";
+import { forward, relayResponse } from "../../upstream/forward";
+import { readControls } from "./controls";
+import { generate, type Recording } from "./generate";
+import { lookupAnswer, withTimeout } from "./lookup";
+import { parseChatRequest } from "./parse";
+import { CACHE_HEADER, serveAnswer } from "./respond";
+
+type Ctx = Context<{ Bindings: Env }>;
+
+/**
+ * `POST /v1/chat/completions`: exact lookup, then single-flight generation
+ * through the tree's Durable Object, failing open to the model whenever the
+ * cache cannot answer.
+ */
+export async function chatCompletions(c: Ctx): Promise<Response> {
+  const env = c.env;
+  const config = configOf(env);
+  const controls = readControls(c.req.raw.headers);
+  const { raw, body } = await parseChatRequest(c.req.raw, config.maxBodyBytes);
+  const stream = body.stream === true;
+  const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p.catch(() => undefined));
+
+  const keyed = keyRequest(body, tenantOf(c.req.header("authorization")), controls.namespace);
+  if (!keyed.ok) {
+    if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
+    if (controls.onlyIfCached) throw notCached();
+    return bypass(c, raw, config.upstreamBaseUrl);
+  }
+  const key = keyed.key;
+  if (controls.noStore) return bypass(c, raw, config.upstreamBaseUrl, key.treeId);
+
+  const view = { model: body.model, stream, includeUsage: body.stream_options?.include_usage === true };
+  if (!controls.noCache) {
+    const found = await lookupAnswer(env.DB, isolate(config).hot, key.key, config.policy, config.lookupTimeoutMs);
+    if (found.status === "hit") {
+      countHit(c, key, found.answer);
+      return serveAnswer(found.answer, view);
+    }
+    if (controls.onlyIfCached) throw notCached();
+    if (found.status === "failed") return bypass(c, raw, config.upstreamBaseUrl, key.treeId);
+  } else if (controls.onlyIfCached) {
+    throw notCached();
+  }
+
+  const writer = env.TREE_WRITER.get(env.TREE_WRITER.idFromName(key.treeId));
+  let claim: Claim;
+  try {
+    claim = controls.noCache ? { role: "alone", reason: "leader-failed" } : await withTimeout(claimOf(writer, key.key), config.lookupTimeoutMs, "single-flight claim");
+  } catch {
+    return bypass(c, raw, config.upstreamBaseUrl, key.treeId);
+  }
+  if (claim.role === "follower") {
+    countHit(c, key, claim.answer);
+    return serveAnswer(claim.answer, { ...view, headers: { "muscle-mem-single-flight": "follower" } });
+  }
+  const token = claim.role === "leader" ? claim.token : undefined;
+  const onSettled = async (recording: Recording) => {
+    try {
+      if (recording) {
+        await writer.record(recording, key.key, token);
+        isolate(config).hot.delete(key.key);
+      } else if (token) {
+        await writer.release(key.key, token);
+      }
+    } catch (error) {
+      console.error(JSON.stringify({ event: "record_failed", tree: key.treeId, error: String(error) }));
+    }
+  };
+  return generate({ request: c.req.raw, raw, base: config.upstreamBaseUrl, stream, key, outcome: "miss", onSettled, waitUntil });
+}
+
+/** RPC wraps union results in stubs' types; the claim is plain data, so unwrap it. */
+async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string): Promise<Claim> {
+  return (await writer.claim(key)) as Claim;
+}
+
+function notCached(): ApiError {
+  return new ApiError("not_cached", "No cached answer for this request (cache-control: only-if-cached).");
+}
+
+function forwardRaw(c: Ctx, raw: string, base: string): Promise<Response> {
+  return forward({ base, pathname: "/v1/chat/completions", method: "POST", headers: c.req.raw.headers, body: raw, signal: c.req.raw.signal });
+}
+
+/** Sends the request to the model without the cache: nothing is read or recorded. */
+async function bypass(c: Ctx, raw: string, base: string, treeId?: string): Promise<Response> {
+  if (treeId) isolate(configOf(c.env)).counters.bypass(treeId);
+  scheduleFlush(c);
+  const upstream = await forwardRaw(c, raw, base);
+  return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
+}
+
+function countHit(c: Ctx, key: RequestKey, answer: { hash: string; promptTokens: number; completionTokens: number; latencyMs: number }): void {
+  isolate(configOf(c.env)).counters.hit(key.treeId, answer.hash, answer);
+  scheduleFlush(c);
+}
+
+/** Flushes buffered counters off the response path, at most once per flush interval. */
+function scheduleFlush(c: Ctx): void {
+  const config = configOf(c.env);
+  const { counters } = isolate(config);
+  if (!counters.due()) return;
+  counters.markScheduled();
+  c.executionCtx.waitUntil(
+    new Promise((resolve) => setTimeout(resolve, config.counterFlushMs))
+      .then(() => counters.flush(c.env.DB))
+      .catch((error) => console.error(JSON.stringify({ event: "counter_flush_failed", error: String(error) }))),
+  );
+}

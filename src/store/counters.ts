@@ -1,0 +1,96 @@
+import { inArray, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { drizzle } from "drizzle-orm/d1";
+import { nodes, trees } from "./schema";
+
+interface TreeDelta {
+  hits: number;
+  bypasses: number;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+  lastHitAt: number;
+}
+
+/**
+ * Counts hits and bypasses in isolate memory and writes them to D1 in one
+ * batch at most once per flush interval (COUNTER_FLUSH_MS), so that hits cost no D1 write of their own.
+ * Counts still buffered when an isolate is evicted are lost: the counters are
+ * statistics, never correctness.
+ */
+export class Counters {
+  private treeDeltas = new Map<string, TreeDelta>();
+  private nodeHits = new Map<string, { hits: number; lastHitAt: number }>();
+  private scheduled = false;
+
+  private tree(treeId: string): TreeDelta {
+    let delta = this.treeDeltas.get(treeId);
+    if (!delta) {
+      delta = { hits: 0, bypasses: 0, promptTokens: 0, completionTokens: 0, latencyMs: 0, lastHitAt: 0 };
+      this.treeDeltas.set(treeId, delta);
+    }
+    return delta;
+  }
+
+  hit(treeId: string, nodeHash: string, saved: { promptTokens: number; completionTokens: number; latencyMs: number }, now = Date.now()): void {
+    const delta = this.tree(treeId);
+    delta.hits++;
+    delta.promptTokens += saved.promptTokens;
+    delta.completionTokens += saved.completionTokens;
+    delta.latencyMs += saved.latencyMs;
+    delta.lastHitAt = now;
+    const node = this.nodeHits.get(nodeHash) ?? { hits: 0, lastHitAt: 0 };
+    node.hits++;
+    node.lastHitAt = now;
+    this.nodeHits.set(nodeHash, node);
+  }
+
+  bypass(treeId: string): void {
+    this.tree(treeId).bypasses++;
+  }
+
+  /** Whether counts wait and no flush is scheduled yet. */
+  due(): boolean {
+    return this.treeDeltas.size > 0 && !this.scheduled;
+  }
+
+  markScheduled(): void {
+    this.scheduled = true;
+  }
+
+  /** Writes and clears the buffered counts. Failures drop the counts, never the request. */
+  async flush(db: D1Database): Promise<void> {
+    this.scheduled = false;
+    if (this.treeDeltas.size === 0) return;
+    const treeDeltas = this.treeDeltas;
+    const nodeHits = this.nodeHits;
+    this.treeDeltas = new Map();
+    this.nodeHits = new Map();
+    const orm = drizzle(db);
+    const statements: BatchItem<"sqlite">[] = [];
+    for (const [id, d] of treeDeltas) {
+      statements.push(
+        orm
+          .update(trees)
+          .set({
+            hits: sql`${trees.hits} + ${d.hits}`,
+            bypasses: sql`${trees.bypasses} + ${d.bypasses}`,
+            promptTokensSaved: sql`${trees.promptTokensSaved} + ${d.promptTokens}`,
+            completionTokensSaved: sql`${trees.completionTokensSaved} + ${d.completionTokens}`,
+            latencySavedMs: sql`${trees.latencySavedMs} + ${d.latencyMs}`,
+            ...(d.lastHitAt ? { lastHitAt: d.lastHitAt } : {}),
+          })
+          .where(inArray(trees.id, [id])),
+      );
+    }
+    for (const [hash, n] of nodeHits) {
+      statements.push(
+        orm
+          .update(nodes)
+          .set({ hits: sql`${nodes.hits} + ${n.hits}`, lastHitAt: n.lastHitAt })
+          .where(inArray(nodes.hash, [hash])),
+      );
+    }
+    await orm.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  }
+}

@@ -1,0 +1,124 @@
+import { inArray, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { drizzle } from "drizzle-orm/d1";
+import { nodes, trees } from "./schema";
+
+/** One path node to make sure of: the request's messages, in order. */
+export interface PathNode {
+  hash: string;
+  parent: string;
+  role: string;
+  json: string;
+}
+
+/** Everything the tree's Durable Object needs to record one generation. */
+export interface RecordInput {
+  treeId: string;
+  tenant: string;
+  namespace: string;
+  model: string;
+  frameJson: string;
+  path: PathNode[];
+  answer: PathNode & {
+    finishReason: string;
+    promptTokens: number;
+    completionTokens: number;
+    latencyMs: number;
+  };
+}
+
+export interface RecordOutcome {
+  nodesInserted: number;
+  answerIsNew: boolean;
+}
+
+/** D1 allows 100 bound parameters per statement. */
+const IN_CHUNK = 90;
+
+/**
+ * Finds which of the given hashes already exist. Because a node is only ever
+ * stored with all its ancestors, and pruning removes whole subtrees, the
+ * search walks back from the deepest hash and stops at the first chunk that
+ * has any: everything above it exists.
+ */
+async function existingHashes(db: D1Database, hashes: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  const orm = drizzle(db);
+  for (let end = hashes.length; end > 0; end -= IN_CHUNK) {
+    const chunk = hashes.slice(Math.max(0, end - IN_CHUNK), end);
+    const rows = await orm.select({ hash: nodes.hash }).from(nodes).where(inArray(nodes.hash, chunk));
+    for (const row of rows) found.add(row.hash);
+    if (rows.length > 0) {
+      const deepest = Math.max(...rows.map((r) => hashes.indexOf(r.hash)));
+      for (let i = 0; i <= deepest; i++) found.add(hashes[i]);
+      break;
+    }
+  }
+  return found;
+}
+
+/**
+ * Records one generation in one atomic D1 batch: the tree row if new, the
+ * missing path nodes, the answer (or one more observation of it) and the
+ * counters. Idempotent for the path; each call is one observation.
+ */
+export async function recordGeneration(db: D1Database, input: RecordInput, now = Date.now()): Promise<RecordOutcome> {
+  const orm = drizzle(db);
+  const allHashes = [...input.path.map((p) => p.hash), input.answer.hash];
+  const existing = await existingHashes(db, allHashes);
+  const missing = input.path.map((p, i) => ({ ...p, depth: i + 1 })).filter((p) => !existing.has(p.hash));
+  const answerIsNew = !existing.has(input.answer.hash);
+  const inserted = missing.length + (answerIsNew ? 1 : 0);
+
+  const statements: BatchItem<"sqlite">[] = [
+    orm
+      .insert(trees)
+      .values({ id: input.treeId, tenant: input.tenant, namespace: input.namespace, model: input.model, frame: input.frameJson, createdAt: now })
+      .onConflictDoNothing(),
+  ];
+  for (const node of missing) {
+    statements.push(
+      orm
+        .insert(nodes)
+        .values({ hash: node.hash, parent: node.parent, treeId: input.treeId, depth: node.depth, role: node.role, message: node.json, createdAt: now })
+        .onConflictDoNothing(),
+    );
+  }
+  const a = input.answer;
+  statements.push(
+    orm
+      .insert(nodes)
+      .values({
+        hash: a.hash,
+        parent: a.parent,
+        treeId: input.treeId,
+        depth: input.path.length + 1,
+        role: a.role,
+        message: a.json,
+        observations: 1,
+        finishReason: a.finishReason,
+        promptTokens: a.promptTokens,
+        completionTokens: a.completionTokens,
+        latencyMs: a.latencyMs,
+        createdAt: now,
+      })
+      .onConflictDoUpdate({
+        target: nodes.hash,
+        set: {
+          observations: sql`${nodes.observations} + 1`,
+          finishReason: a.finishReason,
+          promptTokens: a.promptTokens,
+          completionTokens: a.completionTokens,
+          latencyMs: a.latencyMs,
+        },
+      }),
+  );
+  statements.push(
+    orm
+      .update(trees)
+      .set({ misses: sql`${trees.misses} + 1`, nodeCount: sql`${trees.nodeCount} + ${inserted}` })
+      .where(sql`${trees.id} = ${input.treeId}`),
+  );
+  await orm.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  return { nodesInserted: inserted, answerIsNew };
+}

@@ -1,0 +1,74 @@
+import type { StoredAnswer } from "../cache/answer";
+
+/** The outcome of asking to generate the answer for one key. */
+export type Claim =
+  | { role: "leader"; token: string }
+  | { role: "follower"; answer: StoredAnswer }
+  | { role: "alone"; reason: "leader-failed" | "timeout" };
+
+interface Flight {
+  token: string;
+  startedAt: number;
+  waiters: Array<(claim: Claim) => void>;
+}
+
+/**
+ * Single flight for one tree: the first claim of a key leads (goes to the
+ * model); later claims of the same key wait for the leader's answer. A leader
+ * that does not finish within `leaseMs` loses its lease, so a lost isolate
+ * never blocks the others for long. Answers stay for `recentMs` so that a
+ * request that missed D1 just before the leader recorded is still served.
+ */
+export class SingleFlight {
+  private readonly flights = new Map<string, Flight>();
+  private readonly recent = new Map<string, { answer: StoredAnswer; until: number }>();
+
+  constructor(
+    private readonly leaseMs: number,
+    private readonly recentMs = 10_000,
+  ) {}
+
+  claim(key: string, now = Date.now()): Claim | Promise<Claim> {
+    const recent = this.recent.get(key);
+    if (recent && recent.until > now) return { role: "follower", answer: recent.answer };
+    const flight = this.flights.get(key);
+    if (!flight || now - flight.startedAt > this.leaseMs) {
+      const token = crypto.randomUUID();
+      if (flight) this.settle(key, flight, { role: "alone", reason: "timeout" });
+      this.flights.set(key, { token, startedAt: now, waiters: [] });
+      return { role: "leader", token };
+    }
+    return new Promise<Claim>((resolve) => {
+      flight.waiters.push(resolve);
+      setTimeout(() => resolve({ role: "alone", reason: "timeout" }), Math.max(0, this.leaseMs - (now - flight.startedAt)));
+    });
+  }
+
+  /** The leader's answer: every waiter is served it. */
+  complete(key: string, token: string, answer: StoredAnswer, now = Date.now()): void {
+    this.recent.set(key, { answer, until: now + this.recentMs });
+    this.sweep(now);
+    const flight = this.flights.get(key);
+    if (flight?.token === token) this.settle(key, flight, { role: "follower", answer });
+  }
+
+  /** The leader failed (upstream error, truncated stream, abort): waiters go to the model themselves. */
+  fail(key: string, token: string): void {
+    const flight = this.flights.get(key);
+    if (flight?.token === token) this.settle(key, flight, { role: "alone", reason: "leader-failed" });
+  }
+
+  /** Forgets recent answers, e.g. after a prune. */
+  forget(): void {
+    this.recent.clear();
+  }
+
+  private settle(key: string, flight: Flight, claim: Claim): void {
+    this.flights.delete(key);
+    for (const resolve of flight.waiters) resolve(claim);
+  }
+
+  private sweep(now: number): void {
+    for (const [key, entry] of this.recent) if (entry.until <= now) this.recent.delete(key);
+  }
+}

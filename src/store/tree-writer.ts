@@ -1,0 +1,54 @@
+import { DurableObject } from "cloudflare:workers";
+import type { StoredAnswer } from "../cache/answer";
+import { recordGeneration, type RecordInput, type RecordOutcome } from "./record";
+import { SingleFlight, type Claim } from "./single-flight";
+
+/**
+ * One Durable Object per tree (tenant, namespace, frame), reached with
+ * `idFromName(treeId)`. It serialises the tree's writes to D1 and runs single
+ * flight for its misses. Hits never come here.
+ */
+export class TreeWriter extends DurableObject<Env> {
+  private readonly flights = new SingleFlight(Number(this.env.SINGLE_FLIGHT_WAIT_MS) || 120_000);
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /** Asks to generate the answer for path hash `key`: lead, or wait for the leader. */
+  async claim(key: string): Promise<Claim> {
+    return this.flights.claim(key);
+  }
+
+  /**
+   * Records a generation (one D1 batch, after every earlier write of this tree)
+   * and serves its answer to the waiters of `key` when a claim `token` is given.
+   */
+  async record(input: RecordInput, key?: string, token?: string): Promise<RecordOutcome> {
+    const outcome = await this.serialised(() => recordGeneration(this.env.DB, input));
+    if (key && token) this.flights.complete(key, token, this.answerOf(input));
+    return outcome;
+  }
+
+  /** The leader could not produce a recordable answer. */
+  async release(key: string, token: string): Promise<void> {
+    this.flights.fail(key, token);
+  }
+
+  /** Runs `work` after every write queued before it, whatever their outcome. */
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private answerOf(input: RecordInput): StoredAnswer {
+    const a = input.answer;
+    return {
+      hash: a.hash,
+      message: JSON.parse(a.json),
+      observations: 1,
+      finishReason: a.finishReason,
+      promptTokens: a.promptTokens,
+      completionTokens: a.completionTokens,
+      latencyMs: a.latencyMs,
+    };
+  }
+}

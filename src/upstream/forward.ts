@@ -1,0 +1,51 @@
+/** Request headers that belong to this hop or to muscle-mem, never to the upstream. */
+const DROP_REQUEST = new Set(["host", "content-length", "connection", "keep-alive", "transfer-encoding", "upgrade", "cf-connecting-ip", "cf-ray", "cf-visitor", "cf-ipcountry", "x-forwarded-for", "x-forwarded-proto", "x-real-ip"]);
+
+/** Response headers that describe the upstream's transfer encoding, not the body we pass on. */
+const DROP_RESPONSE = new Set(["content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"]);
+
+/** The upstream URL for a `/v1/...` path: `UPSTREAM_BASE_URL` replaces the `/v1` prefix. */
+export function upstreamUrl(base: string, pathname: string, search = ""): string {
+  const rest = pathname.replace(/^\/v1(?=\/|$)/, "");
+  return `${base.replace(/\/+$/, "")}${rest}${search}`;
+}
+
+function forwardedHeaders(incoming: Headers): Headers {
+  const headers = new Headers();
+  incoming.forEach((value, key) => {
+    const name = key.toLowerCase();
+    if (DROP_REQUEST.has(name) || name.startsWith("muscle-mem-") || name === "cache-control") return;
+    headers.set(key, value);
+  });
+  return headers;
+}
+
+/** Copies an upstream response, dropping transfer headers and adding ours. */
+export function relayResponse(upstream: Response, body: BodyInit | null, extra: Record<string, string>): Response {
+  const headers = new Headers();
+  upstream.headers.forEach((value, key) => {
+    if (!DROP_RESPONSE.has(key.toLowerCase())) headers.set(key, value);
+  });
+  for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+  return new Response(body, { status: upstream.status, statusText: upstream.statusText, headers });
+}
+
+export interface ForwardOptions {
+  base: string;
+  pathname: string;
+  search?: string;
+  method: string;
+  headers: Headers;
+  body: BodyInit | null;
+  signal?: AbortSignal;
+}
+
+/** Sends the request on to the upstream unchanged (the client's Authorization included). */
+export function forward(options: ForwardOptions): Promise<Response> {
+  return fetch(upstreamUrl(options.base, options.pathname, options.search), {
+    method: options.method,
+    headers: forwardedHeaders(options.headers),
+    body: options.body,
+    signal: options.signal,
+  });
+}
