@@ -33,6 +33,14 @@ export interface ToolOptions<A extends unknown[], This = unknown, P = unknown, Q
   postCheck?: Check<A, Q, This>;
 }
 
+/**
+ * A check's capture may take fewer arguments than the tool (it often needs
+ * none, or only `this`), but never arguments the tool does not pass.
+ */
+type Compatible<A extends unknown[], B extends unknown[]> = ((...args: A) => void) extends (...args: B) => void
+  ? unknown
+  : { error: "the check's capture does not accept this tool's arguments" };
+
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface Engine {
   /** Runs a task: replays a recorded trajectory when one matches, else calls the agent. Resolves to "was it a cache hit". */
@@ -110,12 +118,12 @@ export class Engine {
    *
    * @example const click = engine.function({ preCheck }, (x: number, y: number) => screen.click(x, y));
    */
-  function<A extends unknown[], R, P = unknown, Q = unknown>(
-    options: ToolOptions<A, unknown, P, Q>,
-    fn: (...args: A) => R,
-  ): (...args: A) => R {
+  function<B extends unknown[], R, A extends unknown[] = B, P = unknown, Q = unknown>(
+    options: ToolOptions<A, unknown, P, Q> & Compatible<A, B>,
+    fn: (...args: B) => R,
+  ): (...args: B) => R {
     const tool = this.register(options, fn as Tool["fn"], fn.name, false);
-    return instrument(tool, this.scope) as (...args: A) => R;
+    return instrument(tool, this.scope) as (...args: B) => R;
   }
 
   /**
@@ -124,9 +132,9 @@ export class Engine {
    * @example class Client { @engine.method({ postCheck }) click(x: number, y: number) { … } }
    */
   method<A extends unknown[], This = unknown, P = unknown, Q = unknown>(options: ToolOptions<A, This, P, Q> = {}) {
-    return <T extends This, B extends A, R>(
+    return <T extends This, B extends unknown[], R>(
       target: (this: T, ...args: B) => R,
-      context: ClassMethodDecoratorContext<T, (this: T, ...args: B) => R>,
+      context: ClassMethodDecoratorContext<T, (this: T, ...args: B) => R> & Compatible<A, B>,
     ): ((this: T, ...args: B) => R) => {
       if (context.private || context.static) throw new Error("muscle-mem: @engine.method needs a public instance method");
       const tool = this.register(options, target as Tool["fn"], String(context.name), true);
@@ -183,7 +191,7 @@ export class Engine {
     }
   }
 
-  private register(options: ToolOptions<never[], never>, fn: Tool["fn"], fallback: string, isMethod: boolean): Tool {
+  private register<A extends unknown[], This, P, Q>(options: ToolOptions<A, This, P, Q>, fn: Tool["fn"], fallback: string, isMethod: boolean): Tool {
     this.assertOpen("register tools");
     const name = options.name ?? fallback;
     if (!name) throw new Error("muscle-mem: an anonymous function tool needs { name }");

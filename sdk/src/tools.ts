@@ -50,7 +50,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /** Runs `next` on a value that may or may not be a promise, staying synchronous when it is not. */
 export function chain<T, U>(value: T | PromiseLike<T>, next: (value: T) => U): U | Promise<Awaited<U>> {
-  return isThenable(value) ? Promise.resolve(value).then(next) : next(value as T);
+  return isThenable(value) ? (Promise.resolve(value).then(next) as Promise<Awaited<U>>) : next(value as T);
 }
 
 /** Runs a capture, turning a throw or rejection into a recorded problem. */
