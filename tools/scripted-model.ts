@@ -28,6 +28,8 @@ export interface ScriptedModelOptions {
   chunkChars?: number;
   host?: string;
   port?: number;
+  /** Cut the answer short: a stream without `[DONE]`, or half a JSON body. */
+  truncate?: (body: ChatBody) => boolean;
 }
 
 export interface ScriptedModel {
@@ -38,6 +40,8 @@ export interface ScriptedModel {
   requests: ChatBody[];
   reset: () => void;
   close: () => Promise<void>;
+  /** Answers GET requests with JSON when it returns a value (a test hook). */
+  onGet?: (url: URL) => unknown;
 }
 
 let nextId = 0;
@@ -57,13 +61,18 @@ function writeJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function writeStream(res: ServerResponse, body: ChatBody, message: ScriptedMessage, chunkChars: number): void {
+function writeStream(res: ServerResponse, body: ChatBody, message: ScriptedMessage, chunkChars: number, truncate: boolean): void {
   const id = `chatcmpl-scripted-${nextId++}`;
   const created = Math.floor(Date.now() / 1000);
   const send = (choices: unknown[], usage: unknown = undefined) =>
     res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices, ...(usage === undefined ? {} : { usage }) })}\n\n`);
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   send([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
+  if (truncate) {
+    send([{ index: 0, delta: { content: "partial ans" }, finish_reason: null }]);
+    res.destroy();
+    return;
+  }
   const text = message.content ?? "";
   for (let i = 0; i < text.length; i += chunkChars) send([{ index: 0, delta: { content: text.slice(i, i + chunkChars) }, finish_reason: null }]);
   message.tool_calls?.forEach((call, index) => {
@@ -89,8 +98,13 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startScriptedModel(options: ScriptedModelOptions): Promise<ScriptedModel> {
   let generations = 0;
   const requests: ChatBody[] = [];
+  let scripted: ScriptedModel | undefined;
   const server: Server = createServer(async (req, res) => {
     try {
+      if (req.method === "GET" && scripted?.onGet) {
+        const answer = scripted.onGet(new URL(req.url ?? "/", "http://localhost"));
+        if (answer !== undefined) return writeJson(res, 200, answer);
+      }
       if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
         writeJson(res, 404, { error: { message: `scripted model: no route ${req.method} ${req.url}`, type: "invalid_request_error", code: "not_found" } });
         return;
@@ -104,8 +118,14 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
         return;
       }
       generations++;
+      const truncate = options.truncate?.(body) ?? false;
       if (body.stream) {
-        writeStream(res, body, reply, options.chunkChars ?? 7);
+        writeStream(res, body, reply, options.chunkChars ?? 7, truncate);
+        return;
+      }
+      if (truncate) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end('{"id":"chatcmpl-cut","choices":[{"index":0,"message":{"role":"assis');
         return;
       }
       writeJson(res, 200, {
@@ -123,7 +143,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  scripted = {
     url: `http://127.0.0.1:${port}/v1`,
     generations: () => generations,
     requests,
@@ -131,6 +151,11 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       generations = 0;
       requests.length = 0;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
+  return scripted;
 }

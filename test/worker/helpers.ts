@@ -1,0 +1,48 @@
+import { exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
+
+export interface ChatInit {
+  key?: string;
+  headers?: Record<string, string>;
+}
+
+/** POSTs a chat-completions body to the Worker. */
+export function chat(body: unknown, init: ChatInit = {}): Promise<Response> {
+  return exports.default.fetch(
+    new Request("http://mm.test/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${init.key ?? "sk-test-default"}`, ...init.headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    }),
+  );
+}
+
+/** How many generations the scripted upstream made for `model`. */
+export async function generations(model: string): Promise<number> {
+  const res = await fetch(`${env.UPSTREAM_TEST_URL}/__count?model=${encodeURIComponent(model)}`);
+  return ((await res.json()) as { generations: number }).generations;
+}
+
+/** A model name no other test uses, so upstream counts are this test's own. */
+export function uniqueModel(prefix = "m"): string {
+  return `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/** Waits until `check` holds (counters and recordings land in waitUntil). */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("condition not met in time");
+}
+
+/** Waits until the Worker has recorded an answer for the request, by asking only-if-cached. */
+export async function recorded(body: unknown, init: ChatInit = {}): Promise<void> {
+  await eventually(async () => {
+    const res = await chat(body, { ...init, headers: { ...init.headers, "cache-control": "only-if-cached" } });
+    await res.arrayBuffer();
+    return res.status === 200;
+  });
+}
