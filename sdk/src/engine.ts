@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { Check, eraseCheck } from "./check.js";
 import { encodeValue, NotSerialisableError, type Json } from "./json.js";
 import { replay } from "./replay.js";
@@ -25,7 +25,11 @@ export interface EngineOptions {
 
 /** Options for an instrumented tool. */
 export interface ToolOptions<A extends unknown[], This = unknown, P = unknown, Q = unknown> {
-  /** The name the tool is stored under. Default: the function or method name. */
+  /**
+   * The name the tool is stored under. Default: the function or method name;
+   * for an anonymous function, a hash of its source (so editing it retires
+   * its recordings). Set it to keep recordings valid across refactors.
+   */
   name?: string;
   /** Validates the environment before the call, at query time and before each replayed step. */
   preCheck?: Check<A, P, This>;
@@ -193,8 +197,9 @@ export class Engine {
 
   private register<A extends unknown[], This, P, Q>(options: ToolOptions<A, This, P, Q>, fn: Tool["fn"], fallback: string, isMethod: boolean): Tool {
     this.assertOpen("register tools");
-    const name = options.name ?? fallback;
-    if (!name) throw new Error("muscle-mem: an anonymous function tool needs { name }");
+    // An anonymous tool is named after its source, as the original named tools by a hash of
+    // their code: stable across machines running the same code, new when the code changes.
+    const name = options.name ?? (fallback || `fn_${createHash("sha256").update(fn.toString()).digest("hex").slice(0, 12)}`);
     if (this.tools.has(name)) throw new Error(`muscle-mem: a tool named "${name}" is already registered; pass { name }`);
     const tool: Tool = {
       name,
