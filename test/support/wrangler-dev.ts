@@ -1,0 +1,107 @@
+import { spawn, execFile, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, "../..");
+const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
+
+/** A free loopback port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface WranglerDev {
+  /** e.g. http://127.0.0.1:8787 */
+  url: string;
+  /** The local state folder (D1 and Durable Objects). */
+  stateDir: string;
+  /** Runs SQL against the local D1 database (JSON rows). */
+  sql: (query: string) => Promise<Array<Record<string, unknown>>>;
+  stop: () => Promise<void>;
+}
+
+export interface WranglerDevOptions {
+  vars?: Record<string, string>;
+  /** Reuse a state folder (default: a new temporary one, removed on stop). */
+  stateDir?: string;
+  readyTimeoutMs?: number;
+}
+
+function quietEnv(dir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    CI: "true",
+    WRANGLER_SEND_METRICS: "false",
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    WRANGLER_LOG_PATH: join(dir, "logs"),
+    XDG_CONFIG_HOME: join(dir, "config"),
+  };
+}
+
+/**
+ * Starts `wrangler dev` on a free loopback port with its own state folder,
+ * after applying the D1 migrations there, and waits until it is ready.
+ */
+export async function startWranglerDev(options: WranglerDevOptions = {}): Promise<WranglerDev> {
+  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), "mm-dev-"));
+  const env = quietEnv(stateDir);
+  await run(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], { cwd: ROOT, env });
+  const port = await freePort();
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", "warn", "--show-interactive-dev-session=false"];
+  for (const [k, v] of Object.entries(options.vars ?? {})) args.push("--var", `${k}:${v}`);
+  const child: ChildProcess = spawn(WRANGLER, args, { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      kill(child);
+      throw new Error(`wrangler dev was not ready in time:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    stateDir,
+    sql: async (query) => {
+      const { stdout } = await run(WRANGLER, ["d1", "execute", "DB", "--local", "--persist-to", stateDir, "--json", "--command", query], { cwd: ROOT, env, maxBuffer: 256 * 1024 * 1024 });
+      const parsed = JSON.parse(stdout) as Array<{ results: Array<Record<string, unknown>> }>;
+      return parsed.flatMap((r) => r.results);
+    },
+    stop: async () => {
+      kill(child);
+      await new Promise((r) => setTimeout(r, 200));
+      if (!options.stateDir) rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function kill(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    child.kill("SIGTERM");
+  }
+}
