@@ -188,7 +188,7 @@ export class Engine {
     const trajectory: Trajectory = { id: randomUUID(), key, task, steps, recordedAt: Date.now(), branchOf: outcome.branchOf };
     try {
       await this.store.add(trajectory);
-      return { ...report, stored: true };
+      return { ...report, stored: true, trajectoryId: trajectory.id };
     } catch (error) {
       this.warn({ kind: "store-add", message: "could not store the trajectory", error });
       return { ...report, reason: "store failed" };

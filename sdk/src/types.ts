@@ -78,6 +78,8 @@ export interface RunReport {
   recorded: number;
   /** Whether a trajectory was written to the store. */
   stored: boolean;
+  /** The id of the trajectory written, when one was. */
+  trajectoryId?: string;
   /** Why nothing was stored, or why the replay stopped. */
   reason?: string;
   branchOf?: BranchOf;
