@@ -1,0 +1,90 @@
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refundDeskScript } from "../../tools/refund-desk";
+import { runRefundAgent, type Order } from "../../tools/refund-agent";
+import { startScriptedModel, type ScriptedModel } from "../../tools/scripted-model";
+import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
+
+let model: ScriptedModel;
+let dev: WranglerDev;
+
+const world = (status = "delivered"): Record<string, Order> => ({ "A-1": { order_id: "A-1", status, amount: 42.5 } });
+const client = (key: string, namespace: string) => new OpenAI({ apiKey: key, baseURL: `${dev.url}/v1`, maxRetries: 0, defaultHeaders: { "muscle-mem-namespace": namespace } });
+
+beforeAll(async () => {
+  model = await startScriptedModel({ script: refundDeskScript, delayMs: 20 });
+  dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url } });
+});
+
+afterAll(async () => {
+  await dev?.stop();
+  await model?.close();
+});
+
+/** The second run of an agent may start before the first run's last recording lands. */
+const settle = () => new Promise((r) => setTimeout(r, 300));
+
+describe("a tool-calling agent with the official openai client, through wrangler dev", () => {
+  for (const stream of [false, true]) {
+    it(`Should miss, then hit every turn with the same tool effects (stream: ${stream})`, async () => {
+      const ns = `agent-${stream}`;
+      const before = model.generations();
+      const first = await runRefundAgent(client("sk-alice", ns), "A-1", world(), { stream });
+      expect(first.outcomes).toEqual(["miss", "miss", "miss"]);
+      expect(first.effects).toEqual(["get_order A-1", "refund A-1 42.5"]);
+      const generated = model.generations() - before;
+      expect(generated).toBe(3);
+      await settle();
+      const second = await runRefundAgent(client("sk-alice", ns), "A-1", world(), { stream });
+      expect(second.outcomes).toEqual(["hit", "hit", "hit"]);
+      expect(second.effects).toEqual(first.effects);
+      expect(second.final).toBe(first.final);
+      expect(model.generations() - before).toBe(3);
+    });
+  }
+
+  it("Should serve a streamed run from what a non-streamed run recorded", async () => {
+    await runRefundAgent(client("sk-alice", "mixed"), "A-1", world(), { stream: false });
+    await settle();
+    const streamed = await runRefundAgent(client("sk-alice", "mixed"), "A-1", world(), { stream: true });
+    expect(streamed.outcomes).toEqual(["hit", "hit", "hit"]);
+  });
+
+  it("Should branch when a tool result changes, and then serve both branches", async () => {
+    await runRefundAgent(client("sk-alice", "branch"), "A-1", world("delivered"));
+    await settle();
+    const shipped = await runRefundAgent(client("sk-alice", "branch"), "A-1", world("shipped"));
+    expect(shipped.outcomes).toEqual(["hit", "miss"]);
+    expect(shipped.effects).toEqual(["get_order A-1"]);
+    expect(shipped.final).toContain("shipped");
+    await settle();
+    expect((await runRefundAgent(client("sk-alice", "branch"), "A-1", world("shipped"))).outcomes).toEqual(["hit", "hit"]);
+    expect((await runRefundAgent(client("sk-alice", "branch"), "A-1", world("delivered"))).outcomes).toEqual(["hit", "hit", "hit"]);
+  });
+
+  it("Should never answer one key's request from another key's tree", async () => {
+    await runRefundAgent(client("sk-alice", "tenants"), "A-1", world());
+    await settle();
+    const bob = await runRefundAgent(client("sk-bob", "tenants"), "A-1", world());
+    expect(bob.outcomes).toEqual(["miss", "miss", "miss"]);
+  });
+
+  it("Should make one generation per turn for N concurrent identical agents", async () => {
+    const before = model.generations();
+    const runs = await Promise.all(Array.from({ length: 8 }, () => runRefundAgent(client("sk-carol", "herd"), "A-1", world())));
+    expect(model.generations() - before).toBe(3);
+    for (const run of runs) expect(run.effects).toEqual(["get_order A-1", "refund A-1 42.5"]);
+    const served = runs.flatMap((r) => r.outcomes);
+    expect(served.filter((o) => o === "miss")).toHaveLength(3);
+    expect(served.filter((o) => o === "hit")).toHaveLength(21);
+  });
+
+  it("Should store exactly one node per path hash and never the raw key", async () => {
+    const dupes = await dev.sql("SELECT hash, COUNT(*) AS n FROM nodes GROUP BY hash HAVING n > 1");
+    expect(dupes).toEqual([]);
+    const leaks = await dev.sql("SELECT COUNT(*) AS n FROM nodes, trees WHERE nodes.message LIKE '%sk-alice%' OR trees.frame LIKE '%sk-alice%' OR trees.tenant LIKE '%sk-alice%'");
+    expect(leaks[0].n).toBe(0);
+    const trees = await dev.sql("SELECT COUNT(*) AS n FROM trees");
+    expect(Number(trees[0].n)).toBeGreaterThan(0);
+  });
+});
