@@ -18,6 +18,7 @@ const TAG = "$mm";
  * `undefined` (also inside arrays and objects), NaN, ±Infinity and -0.
  * Functions, symbols, bigints, cycles and class instances (Date, Map, Buffer…)
  * are refused with a {@link NotSerialisableError} rather than silently changed.
+ * Objects with a null prototype are accepted and come back as plain objects.
  *
  * @example encodeValue([null, undefined, { b: 2, a: 1 }]) // [null, {"$mm":"undefined"}, {b:2, a:1}]
  */
@@ -47,7 +48,7 @@ export function encodeValue(value: unknown, path = "", seen: Set<object> = new S
       throw new NotSerialisableError(path, `an instance of ${obj.constructor?.name ?? "a class"}`);
     }
     const out: { [key: string]: Json } = {};
-    for (const [k, v] of Object.entries(obj)) out[k] = encodeValue(v, `${path}.${k}`, seen);
+    for (const [k, v] of Object.entries(obj)) setOwn(out, k, encodeValue(v, `${path}.${k}`, seen));
     return TAG in out ? { [TAG]: "object", value: out } : out;
   } finally {
     seen.delete(obj);
@@ -63,8 +64,13 @@ export function decodeValue(json: Json): unknown {
   if (tag === "number") return Number(json.value);
   const source = tag === "object" && isObject(json.value) ? json.value : json;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(source)) out[k] = decodeValue(v);
+  for (const [k, v] of Object.entries(source)) setOwn(out, k, decodeValue(v));
   return out;
+}
+
+/** Sets an own property, even one named `__proto__`, which plain assignment would not. */
+function setOwn(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** JSON with object keys sorted at every depth: equal values give equal strings. */

@@ -13,7 +13,8 @@ export function tc39Decorators(): Plugin {
     enforce: "pre",
     async transform(code, id) {
       if (id.includes("/node_modules/") || !/\.[cm]?tsx?$/.test(id.split("?")[0])) return null;
-      if (!/^\s*@[\w$.]+/m.test(code)) return null;
+      // Cheap pre-filter; a false positive (an "@" in a string) only costs an esbuild pass.
+      if (!/@[A-Za-z_$][\w$.]*/.test(code)) return null;
       const out = await transform(code, {
         loader: id.endsWith("x") ? "tsx" : "ts",
         format: "esm",
