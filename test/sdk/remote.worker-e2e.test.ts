@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Check, Engine, RemoteStore, type SkillKey } from "../../sdk/src/index.js";
+import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev.js";
+
+// Two engines on different "machines" share skills through the real Worker
+// (wrangler dev, local D1). Opt in with MUSCLE_MEM_E2E=1: it needs the
+// trajectory API of docs/api.md (POST /api/import, GET /api/trees, export).
+
+const ADMIN = "dev-admin-token"; // .dev.vars
+
+let dev: WranglerDev;
+
+/** One machine: its own engine, store, tools and world; only the Worker is shared. */
+function machine(namespace: string, token: string) {
+  const store = new RemoteStore({ baseUrl: dev.url, namespace, token });
+  const warnings: string[] = [];
+  const engine = new Engine({ store, onWarning: (w) => warnings.push(`${w.kind}: ${w.message} ${String(w.error)}`) });
+  const world = { shelf: "A" };
+  const log: string[] = [];
+  const pick = engine.function(
+    { name: "pick", preCheck: new Check((item: string) => ({ item, shelf: world.shelf }), (a, b) => a.shelf === b.shelf) },
+    (item: string) => { log.push(`pick ${item} from ${world.shelf}`); },
+  );
+  const pack = engine.function({ name: "pack" }, (box: number) => { log.push(`pack into ${box}`); });
+  let agentRuns = 0;
+  engine.setAgent((_task, { params, done }) => {
+    agentRuns++;
+    const plan = [() => pick(String(params.item)), () => pack(3)];
+    for (const step of plan.slice(done.length)) step();
+  }).finalize();
+  return { engine, store, world, log, warnings, agentRuns: () => agentRuns };
+}
+
+/** Import may land a moment after it answers: wait until the skill is readable. */
+async function readable(store: RemoteStore, key: SkillKey, count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await store.query(key)).length < count) {
+    if (Date.now() > deadline) throw new Error("the recorded trajectory never became readable");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe.skipIf(!process.env.MUSCLE_MEM_E2E)("SDK RemoteStore against wrangler dev", () => {
+  beforeAll(async () => {
+    dev = await startWranglerDev();
+  }, 120_000);
+  afterAll(async () => {
+    await dev?.stop();
+  });
+
+  it("Should share a skill recorded on one machine with another machine", async () => {
+    const a = machine("sdk-e2e", ADMIN);
+    const b = machine("sdk-e2e", ADMIN);
+    expect(await a.engine("pick and pack", { tags: ["pick-pack"], params: { item: "mug" } })).toBe(false);
+    await readable(b.store, { tags: ["pick-pack"] }, 1);
+    expect(await b.engine("pick and pack", { tags: ["pick-pack"], params: { item: "lamp" } })).toBe(true);
+    expect(b.agentRuns()).toBe(0);
+    expect(b.log).toEqual(["pick lamp from A", "pack into 3"]);
+    expect([...a.warnings, ...b.warnings]).toEqual([]);
+  });
+
+  it("Should record a branch on one machine that the other then replays", async () => {
+    const a = machine("sdk-e2e-branch", ADMIN);
+    const b = machine("sdk-e2e-branch", ADMIN);
+    const key = { tags: ["restock"] };
+    expect(await a.engine("restock", { tags: key.tags, params: { item: "cup" } })).toBe(false);
+    await readable(b.store, key, 1);
+    b.world.shelf = "B"; // b's world differs: its pre-check fails, its agent records a second path
+    expect(await b.engine("restock", { tags: key.tags, params: { item: "cup" } })).toBe(false);
+    await readable(a.store, key, 2);
+    a.world.shelf = "B";
+    expect(await a.engine("restock", { tags: key.tags, params: { item: "cup" } })).toBe(true);
+    expect(a.agentRuns()).toBe(1);
+  });
+
+  it("Should keep one tenant's skills from another tenant", async () => {
+    const owner = machine("sdk-e2e-tenants", "sk-sdk-owner");
+    const stranger = machine("sdk-e2e-tenants", "sk-sdk-stranger");
+    const teammate = machine("sdk-e2e-tenants", "sk-sdk-owner");
+    expect(await owner.engine("ship", { tags: ["ship"], params: { item: "x" } })).toBe(false);
+    await readable(teammate.store, { tags: ["ship"] }, 1);
+    expect(await stranger.engine("ship", { tags: ["ship"], params: { item: "x" } })).toBe(false);
+    expect(await teammate.engine("ship", { tags: ["ship"], params: { item: "x" } })).toBe(true);
+  });
+});
