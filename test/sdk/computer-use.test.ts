@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Check, Engine, type AgentContext, type RunReport } from "../../sdk/src/index.js";
-import { crop, draw, locate, similarity, type Button, type Pixels } from "./support/fake-screen.js";
+import { crop, draw, locate, similarity, type Button, type Pixels } from "../../examples/sdk-fake-screen.js";
 
 // The original README's computer-use example (examples/cua.py), with a fake
 // screen instead of a real one, and a pixel-crop pre-check instead of CLIP.
