@@ -1,19 +1,25 @@
+import { env, exports } from "cloudflare:workers";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { chat, generations, recorded, uniqueModel } from "./helpers";
 
 const tools = [{ type: "function", function: { name: "get_order", parameters: { type: "object", properties: { order_id: { type: "string" } } } } }];
+const ask = (model: string, text = "Refund order #A-1 please") => ({ model, tools, messages: [{ role: "user", content: text }] });
+
+/** The official client, talking to the Worker in this isolate. */
+function sdk(key = "sk-test-default"): OpenAI {
+  return new OpenAI({ apiKey: key, baseURL: "http://mm.test/v1", maxRetries: 0, fetch: (url, init) => exports.default.fetch(new Request(url, init)) });
+}
 
 describe("POST /v1/chat/completions", () => {
   it("Should miss, record, then serve the same tool call from the tree", async () => {
     const model = uniqueModel();
-    const body = { model, tools, messages: [{ role: "user", content: "Refund order #A-1 please" }] };
-    const first = await chat(body);
+    const first = await chat(ask(model));
     expect(first.status).toBe(200);
     expect(first.headers.get("muscle-mem-cache")).toBe("miss");
     const missed = (await first.json()) as OpenAI.ChatCompletion;
-    await recorded(body);
-    const second = await chat(body);
+    await recorded(ask(model));
+    const second = await chat(ask(model));
     expect(second.headers.get("muscle-mem-cache")).toBe("hit");
     const hit = (await second.json()) as OpenAI.ChatCompletion;
     expect(hit.object).toBe("chat.completion");
@@ -22,5 +28,95 @@ describe("POST /v1/chat/completions", () => {
     expect(call?.type === "function" && call.function).toEqual({ name: "get_order", arguments: '{"order_id":"A-1"}' });
     expect(call?.id).not.toBe(missed.choices[0].message.tool_calls?.[0].id);
     expect(await generations(model)).toBe(1);
+  });
+
+  it("Should let the official client parse a hit, streamed and not", async () => {
+    const model = uniqueModel();
+    const client = sdk();
+    const body = { model, messages: [{ role: "user" as const, content: "Refund order #B-7" }] };
+    await client.chat.completions.create(body);
+    await recorded(body);
+    const { data, response } = await client.chat.completions.create(body).withResponse();
+    expect(response.headers.get("muscle-mem-cache")).toBe("hit");
+    const fn = data.choices[0].message.tool_calls?.[0];
+    expect(fn?.type === "function" && JSON.parse(fn.function.arguments)).toEqual({ order_id: "B-7" });
+    const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } });
+    let args = "";
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    let finish: string | null | undefined;
+    for await (const chunk of stream) {
+      args += chunk.choices[0]?.delta.tool_calls?.[0]?.function?.arguments ?? "";
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      usage = chunk.usage ?? usage;
+    }
+    expect(JSON.parse(args)).toEqual({ order_id: "B-7" });
+    expect(finish).toBe("tool_calls");
+    expect(usage?.total_tokens).toBeGreaterThan(0);
+    expect(await generations(model)).toBe(1);
+  });
+
+  it("Should record a streamed miss once the stream completes and replay it", async () => {
+    const model = uniqueModel("echo");
+    const body = { model, stream: true, messages: [{ role: "user", content: "héllo wörld ✓" }] };
+    const first = await chat(body);
+    expect(first.headers.get("muscle-mem-cache")).toBe("miss");
+    expect(first.headers.get("content-type")).toContain("text/event-stream");
+    const text = await first.text();
+    expect(text).toContain("data: [DONE]");
+    await recorded(body);
+    const hit = await chat({ ...body, stream: false });
+    expect(((await hit.json()) as OpenAI.ChatCompletion).choices[0].message.content).toBe("echo: héllo wörld ✓");
+  });
+
+  it("Should keep a conversation's echoed ids consistent across turns", async () => {
+    const model = uniqueModel();
+    const client = sdk();
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Refund order #C-3" }];
+    const turn1 = (await client.chat.completions.create({ model, tools: tools as OpenAI.ChatCompletionTool[], messages })).choices[0].message;
+    messages.push(turn1, { role: "tool", tool_call_id: turn1.tool_calls![0].id, content: JSON.stringify({ order_id: "C-3", status: "shipped" }) });
+    const turn2 = (await client.chat.completions.create({ model, tools: tools as OpenAI.ChatCompletionTool[], messages })).choices[0].message;
+    expect(turn2.content).toContain("shipped");
+    // Replay: the hit's fresh ids are echoed back and still walk the recorded path.
+    await recorded({ model, tools, messages: messages.slice(0, 1) });
+    const replay1 = await client.chat.completions.create({ model, tools: tools as OpenAI.ChatCompletionTool[], messages: messages.slice(0, 1) }).withResponse();
+    expect(replay1.response.headers.get("muscle-mem-cache")).toBe("hit");
+    const echoed = replay1.data.choices[0].message;
+    const replayMessages: OpenAI.ChatCompletionMessageParam[] = [messages[0], echoed, { role: "tool", tool_call_id: echoed.tool_calls![0].id, content: JSON.stringify({ order_id: "C-3", status: "shipped" }) }];
+    await recorded({ model, tools, messages: replayMessages });
+    const replay2 = await client.chat.completions.create({ model, tools: tools as OpenAI.ChatCompletionTool[], messages: replayMessages }).withResponse();
+    expect(replay2.response.headers.get("muscle-mem-cache")).toBe("hit");
+    expect(replay2.data.choices[0].message.content).toBe(turn2.content);
+    expect(await generations(model)).toBe(2);
+  });
+
+  it("Should make one generation for many identical concurrent misses (single flight)", async () => {
+    const model = uniqueModel("slow-300");
+    const body = ask(model);
+    const responses = await Promise.all(Array.from({ length: 20 }, () => chat(body)));
+    const outcomes = responses.map((r) => r.headers.get("muscle-mem-cache"));
+    const payloads = (await Promise.all(responses.map((r) => r.json()))) as OpenAI.ChatCompletion[];
+    expect(await generations(model)).toBe(1);
+    expect(outcomes.filter((o) => o === "miss")).toHaveLength(1);
+    expect(outcomes.filter((o) => o === "hit")).toHaveLength(19);
+    for (const p of payloads) {
+      const call = p.choices[0].message.tool_calls?.[0];
+      expect(call?.type === "function" && call.function.arguments).toBe('{"order_id":"A-1"}');
+    }
+  });
+
+  it("Should count hits and tokens saved per tree", async () => {
+    const model = uniqueModel();
+    await (await chat(ask(model))).arrayBuffer();
+    await recorded(ask(model));
+    for (let i = 0; i < 3; i++) await (await chat(ask(model))).arrayBuffer();
+    let row: { hits: number; misses: number; prompt_tokens_saved: number } | null = null;
+    for (let i = 0; i < 100 && (row?.hits ?? 0) < 4; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      row = await env.DB.prepare("SELECT hits, misses, prompt_tokens_saved FROM trees WHERE model = ?").bind(model).first();
+    }
+    // 3 hits plus the one `recorded` made with only-if-cached.
+    expect(row?.hits).toBe(4);
+    expect(row?.misses).toBe(1);
+    expect(row?.prompt_tokens_saved).toBeGreaterThan(0);
   });
 });

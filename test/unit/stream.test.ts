@@ -1,0 +1,76 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { StoredAnswer } from "../../src/cache/answer";
+import { renderChunkStream, renderCompletion, servedToolCallId } from "../../src/cache/render";
+import { SseAssembler } from "../../src/cache/sse-assembler";
+
+const answer = (content: string | undefined, args = '{"order_id":"Ä-1 ✓ 🧾"}'): StoredAnswer => ({
+  hash: "0123456789abcdef0123456789abcdef",
+  message: { role: "assistant", ...(content === undefined ? {} : { content }), tool_calls: [{ id: "call_0", type: "function", function: { name: "get_order", arguments: args } }, { id: "call_1", type: "function", function: { name: "refund", arguments: "{}" } }] },
+  observations: 1,
+  finishReason: "tool_calls",
+  promptTokens: 10,
+  completionTokens: 5,
+  latencyMs: 100,
+});
+
+const ctx = { id: "chatcmpl-x", model: "m", created: 1 };
+
+/** Cuts bytes at the given points. */
+function cut(bytes: Uint8Array, points: number[]): Uint8Array[] {
+  const sorted = [...new Set(points.map((p) => p % (bytes.length + 1)))].sort((a, b) => a - b);
+  const parts: Uint8Array[] = [];
+  let start = 0;
+  for (const p of sorted) {
+    parts.push(bytes.slice(start, p));
+    start = p;
+  }
+  parts.push(bytes.slice(start));
+  return parts;
+}
+
+describe("rendering and assembling streams", () => {
+  it("Should render fresh, deterministic, unique tool-call ids", () => {
+    const json = renderCompletion(answer(undefined), ctx) as { choices: Array<{ message: { tool_calls: Array<{ id: string }> } }> };
+    const ids = json.choices[0].message.tool_calls.map((c) => c.id);
+    expect(ids).toEqual([servedToolCallId(answer(undefined).hash, 0), servedToolCallId(answer(undefined).hash, 1)]);
+    expect(new Set(ids).size).toBe(2);
+  });
+
+  it("Should end a rendered stream with [DONE] and a usage chunk when asked", () => {
+    const text = renderChunkStream(answer("hi"), ctx, true);
+    expect(text.endsWith("data: [DONE]\n\n")).toBe(true);
+    expect(text).toContain('"choices":[],"usage":{"prompt_tokens":10');
+  });
+
+  it("Should assemble the same message wherever the byte stream is cut, even inside UTF-8", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), fc.array(fc.nat(), { maxLength: 12 }), (content, points) => {
+        const bytes = new TextEncoder().encode(renderChunkStream(answer(content), ctx, true));
+        const assembler = new SseAssembler();
+        for (const part of cut(bytes, points)) assembler.feed(part);
+        const result = assembler.result();
+        expect(result?.finishReason).toBe("tool_calls");
+        expect(result?.message.content).toBe(content === "" ? null : content);
+        expect(result?.message.tool_calls?.map((c) => c.function)).toEqual([
+          { name: "get_order", arguments: '{"order_id":"Ä-1 ✓ 🧾"}' },
+          { name: "refund", arguments: "{}" },
+        ]);
+        expect(result?.usage).toEqual({ prompt_tokens: 10, completion_tokens: 5 });
+      }),
+    );
+  });
+
+  it("Should give nothing for a stream cut before [DONE]", () => {
+    const text = renderChunkStream(answer("hi"), ctx, false);
+    const assembler = new SseAssembler();
+    assembler.feed(new TextEncoder().encode(text.slice(0, text.indexOf("data: [DONE]"))));
+    expect(assembler.result()).toBeNull();
+  });
+
+  it("Should give nothing for a stream that carries an error event", () => {
+    const assembler = new SseAssembler();
+    assembler.feed(new TextEncoder().encode('data: {"error":{"message":"overloaded"}}\n\ndata: [DONE]\n\n'));
+    expect(assembler.result()).toBeNull();
+  });
+});

@@ -1,0 +1,69 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../src/cache/canonical";
+import { childHash, walk } from "../../src/cache/hash";
+import { readAnswers } from "../../src/store/answers";
+import { recordGeneration, type RecordInput } from "../../src/store/record";
+
+/** A recording of `texts` (alternating user/assistant) followed by `answer`. */
+function recording(treeId: string, texts: string[], answer: string): RecordInput {
+  const path = walk(treeId, texts.map((t, i) => ({ role: i % 2 ? "assistant" : "user", content: t })));
+  const parent = path.at(-1)!.hash;
+  const json = canonicalJson({ role: "assistant", content: answer });
+  return {
+    treeId,
+    tenant: "t",
+    namespace: "default",
+    model: "m",
+    frameJson: '{"model":"m"}',
+    path: path.map((s) => ({ hash: s.hash, parent: s.parent, role: s.message.role, json: s.json })),
+    answer: { hash: childHash(parent, json), parent, role: "assistant", json, finishReason: "stop", promptTokens: 3, completionTokens: 2, latencyMs: 50 },
+  };
+}
+
+async function count(sql: string, ...binds: unknown[]): Promise<number> {
+  const row = await env.DB.prepare(sql).bind(...binds).first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+describe("recording in D1", () => {
+  it("Should store a path once and count repeated answers as observations", async () => {
+    const input = recording("tree-a", ["hi", "hello", "refund A-1"], "done");
+    const first = await recordGeneration(env.DB, input);
+    expect(first).toEqual({ nodesInserted: 4, answerIsNew: true });
+    const again = await recordGeneration(env.DB, input);
+    expect(again).toEqual({ nodesInserted: 0, answerIsNew: false });
+    expect(await count("SELECT COUNT(*) AS n FROM nodes WHERE tree_id = ?", "tree-a")).toBe(4);
+    const answers = await readAnswers(env.DB, input.answer.parent);
+    expect(answers.map((a) => [a.message.content, a.observations])).toEqual([["done", 2]]);
+    expect(await count("SELECT node_count AS n FROM trees WHERE id = ?", "tree-a")).toBe(4);
+    expect(await count("SELECT misses AS n FROM trees WHERE id = ?", "tree-a")).toBe(2);
+  });
+
+  it("Should grow storage with the messages that differ, not with the prompts", async () => {
+    const texts: string[] = [];
+    for (let turn = 0; turn < 30; turn++) {
+      texts.push(`question ${turn}`.padEnd(200, "."));
+      await recordGeneration(env.DB, recording("tree-long", texts, `answer ${turn}`));
+      texts.push(`answer ${turn}`);
+    }
+    // 30 requests carry 30 * 31 = 930 messages in all; the tree stores each message once.
+    expect(await count("SELECT COUNT(*) AS n FROM nodes WHERE tree_id = ?", "tree-long")).toBe(60);
+  });
+
+  it("Should keep siblings apart and serve no path node that was never an answer", async () => {
+    await recordGeneration(env.DB, recording("tree-b", ["q"], "one"));
+    await recordGeneration(env.DB, recording("tree-b", ["q"], "two"));
+    const parent = walk("tree-b", [{ role: "user", content: "q" }])[0].hash;
+    expect((await readAnswers(env.DB, parent)).map((a) => a.message.content).sort()).toEqual(["one", "two"]);
+    // "hello" is stored as a path node (depth 2) but the model never produced it here.
+    await recordGeneration(env.DB, recording("tree-c", ["hi", "hello", "more"], "x"));
+    const hi = walk("tree-c", [{ role: "user", content: "hi" }])[0].hash;
+    expect(await readAnswers(env.DB, hi)).toEqual([]);
+  });
+
+  it("Should look the answer up with one indexed query whatever the depth", async () => {
+    const plan = await env.DB.prepare("EXPLAIN QUERY PLAN SELECT hash FROM nodes WHERE parent = ? AND role = 'assistant'").bind("x").all<{ detail: string }>();
+    expect(plan.results.map((r) => r.detail).join(" ")).toContain("USING INDEX nodes_parent_idx");
+  });
+});
