@@ -45,7 +45,7 @@ type Compatible<A extends unknown[], B extends unknown[]> = ((...args: A) => voi
   ? unknown
   : { error: "the check's capture does not accept this tool's arguments" };
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+// Merged with the class below: an engine is called like the agent it wraps.
 export interface Engine {
   /** Runs a task: replays a recorded trajectory when one matches, else calls the agent. Resolves to "was it a cache hit". */
   (task: string, options?: RunOptions): Promise<boolean>;
@@ -63,7 +63,6 @@ export interface Engine {
  * await engine("erik"); // false: the agent ran and was recorded
  * await engine("erik"); // true: replayed without the agent
  */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Engine {
   // Declared, not initialised: the constructor returns a callable, and these live on it.
   declare private readonly store: TrajectoryStore;

@@ -28,14 +28,12 @@ describe("Engine setup", () => {
   });
 
   it("Should name an anonymous tool after its source", async () => {
-    const { engine } = quiet();
     const store = new MemoryStore();
     const e = new Engine({ store });
     const f = e.function({}, (x: number) => x + 1);
     e.setAgent(() => { f(1); }).finalize();
     await e("t");
     expect(store.dump()[0].steps[0].tool).toMatch(/^fn_[0-9a-f]{12}$/);
-    void engine;
   });
 });
 
