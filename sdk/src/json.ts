@@ -32,7 +32,7 @@ export function encodeValue(value: unknown, path = "", seen: Set<object> = new S
       return value;
     case "number":
       if (Number.isFinite(value) && !Object.is(value, -0)) return value;
-      return { [TAG]: "number", value: String(value) };
+      return { [TAG]: "number", value: Object.is(value, -0) ? "-0" : String(value) };
     case "object":
       break;
     default:

@@ -23,6 +23,7 @@ describe("encodeValue / decodeValue", () => {
         const text = JSON.stringify(encodeValue(v));
         expect(decodeValue(JSON.parse(text))).toStrictEqual(v);
       }),
+      { numRuns: 1000 },
     );
   });
 
