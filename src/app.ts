@@ -1,6 +1,8 @@
 import { Hono } from "hono";
 import { ApiError, errorResponse } from "./errors";
 import { chatCompletions } from "./routes/chat/handler";
+import { messages } from "./routes/messages/handler";
+import { anthropicPassThrough } from "./routes/messages/passthrough";
 import { passThrough } from "./routes/passthrough";
 
 /** The Worker's routes: the cached chat endpoint, the pass-through and a health check. */
@@ -11,6 +13,11 @@ export function newApp(): Hono<{ Bindings: Env }> {
   app.all("/v1/chat/completions", () => {
     throw new ApiError("method_not_allowed", "Use POST for /v1/chat/completions.");
   });
+  app.post("/v1/messages", messages);
+  app.all("/v1/messages", () => {
+    throw new ApiError("method_not_allowed", "Use POST for /v1/messages.");
+  });
+  app.use("/v1/*", anthropicPassThrough);
   app.all("/v1/*", passThrough);
   app.notFound(() => new ApiError("not_found", "No such route.").toResponse());
   app.onError((err) => {

@@ -3,6 +3,8 @@ import { parsePolicy, type ServePolicy } from "./cache/policy";
 /** The Worker's settings, parsed once per isolate from its vars with safe defaults. */
 export interface Config {
   upstreamBaseUrl: string;
+  /** The Anthropic upstream for `/v1/messages` (`ANTHROPIC_BASE_URL`). */
+  anthropicBaseUrl: string;
   policy: ServePolicy;
   hotCacheTtlMs: number;
   maxBodyBytes: number;
@@ -22,6 +24,7 @@ export function configOf(env: Env): Config {
   const vars = env as unknown as Record<string, string | undefined>;
   const config: Config = {
     upstreamBaseUrl: vars.UPSTREAM_BASE_URL || "https://api.openai.com/v1",
+    anthropicBaseUrl: vars.ANTHROPIC_BASE_URL || "https://api.anthropic.com/v1",
     policy: parsePolicy(vars.SERVE_POLICY, vars.SERVE_MIN_OBSERVATIONS),
     hotCacheTtlMs: int(vars.HOT_CACHE_TTL_MS, 1000),
     maxBodyBytes: int(vars.MAX_BODY_BYTES, 32 * 1024 * 1024, 1),

@@ -1,0 +1,105 @@
+import type { CanonicalError } from "../canonical";
+import type { AnthropicCanonicalMessage, AnthropicMessage, CanonicalBlock, CanonicalText, ContentBlock } from "./schema";
+
+export type AnthropicCanonicalResult =
+  | { ok: true; messages: AnthropicCanonicalMessage[]; ids: ToolUseIds }
+  | { ok: false; error: CanonicalError };
+
+/**
+ * Maps the `tool_use` ids of one conversation to ordinals (`toolu_0`, …) in
+ * order of appearance; the same map canonicalises the `tool_result`s that answer them.
+ */
+export class ToolUseIds {
+  private readonly byId = new Map<string, string>();
+
+  /** Assigns the next ordinal to `id` (a repeated id keeps its first ordinal). */
+  assign(id: string): string {
+    const known = this.byId.get(id);
+    if (known) return known;
+    const ordinal = `toolu_${this.byId.size}`;
+    this.byId.set(id, ordinal);
+    return ordinal;
+  }
+
+  lookup(id: string): string | undefined {
+    return this.byId.get(id);
+  }
+
+  /** An independent copy, so that keying an answer never changes the request's map. */
+  clone(): ToolUseIds {
+    const copy = new ToolUseIds();
+    for (const id of this.byId.keys()) copy.assign(id);
+    return copy;
+  }
+}
+
+type Blocks = string | readonly ContentBlock[];
+
+/** Text as canonical blocks; empty text is dropped (the API rejects it, and SDKs differ in echoing it). */
+function textBlocks(content: Blocks | undefined): CanonicalText[] | null {
+  if (content === undefined) return [];
+  if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }];
+  const out: CanonicalText[] = [];
+  for (const block of content) {
+    if (block.type !== "text" || typeof block.text !== "string") return null;
+    if (block.text !== "") out.push({ type: "text", text: block.text });
+  }
+  return out;
+}
+
+function uncacheable(reason: string): CanonicalError {
+  return { kind: "uncacheable", reason };
+}
+
+/** One content block in canonical form; `cache_control`, `citations: null` and the like are dropped. */
+function canonicalBlock(block: ContentBlock, ids: ToolUseIds, where: string): CanonicalBlock | CanonicalError {
+  switch (block.type) {
+    case "text":
+      if (typeof block.text !== "string") return { kind: "invalid", message: `${where}.text must be a string`, param: `${where}.text` };
+      return { type: "text", text: block.text };
+    case "tool_use": {
+      if (typeof block.id !== "string" || block.id === "" || typeof block.name !== "string") {
+        return { kind: "invalid", message: `${where} needs a non-empty id and a name`, param: where };
+      }
+      return { type: "tool_use", id: ids.assign(block.id), name: block.name, input: block.input ?? {} };
+    }
+    case "tool_result": {
+      const ordinal = typeof block.tool_use_id === "string" ? ids.lookup(block.tool_use_id) : undefined;
+      if (!ordinal) {
+        return { kind: "invalid", message: `${where}.tool_use_id '${String(block.tool_use_id)}' does not answer any earlier tool_use`, param: `${where}.tool_use_id` };
+      }
+      const content = textBlocks(block.content as Blocks | undefined);
+      if (!content) return uncacheable("non-text tool_result content");
+      const out: CanonicalBlock = { type: "tool_result", tool_use_id: ordinal, content };
+      if (block.is_error === true) out.is_error = true;
+      return out;
+    }
+    default:
+      return uncacheable(`${block.type} content block`);
+  }
+}
+
+/** Puts one message in canonical form: content as a list of blocks, tool ids as ordinals. */
+export function canonicalAnthropicMessage(message: AnthropicMessage, ids: ToolUseIds, index: number): AnthropicCanonicalMessage | CanonicalError {
+  const blocks: readonly ContentBlock[] = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+  const content: CanonicalBlock[] = [];
+  for (let i = 0; i < blocks.length; i++) {
+    const block = canonicalBlock(blocks[i], ids, `messages[${index}].content[${i}]`);
+    if ("kind" in block) return block;
+    if (block.type === "text" && block.text === "") continue;
+    content.push(block);
+  }
+  return { role: message.role, content };
+}
+
+/** Canonicalises a whole conversation, numbering `tool_use` ids in order of appearance. */
+export function canonicalAnthropicConversation(messages: readonly AnthropicMessage[]): AnthropicCanonicalResult {
+  const ids = new ToolUseIds();
+  const out: AnthropicCanonicalMessage[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const canonical = canonicalAnthropicMessage(messages[i], ids, i);
+    if ("kind" in canonical) return { ok: false, error: canonical };
+    out.push(canonical);
+  }
+  return { ok: true, messages: out, ids };
+}

@@ -1,0 +1,74 @@
+import { canonicalJson, type CanonicalError } from "../canonical";
+import { childHash, treeIdOf } from "../hash";
+import { canonicalAnthropicConversation, canonicalAnthropicMessage, type ToolUseIds } from "./canonical";
+import { anthropicBypassReason, anthropicFrameJsonOf } from "./frame";
+import type { AnthropicCanonicalMessage, AnthropicMessage, MessagesRequest } from "./schema";
+
+/** One step of a walk: the node's hash, its parent, its role and its canonical message JSON. */
+export interface AnthropicPathStep {
+  hash: string;
+  parent: string;
+  role: AnthropicCanonicalMessage["role"];
+  json: string;
+}
+
+/** The path from the root to h_n: h_i = H(h_{i-1}, canonical(m_i)), as for chat trees. */
+export function walkAnthropic(root: string, messages: readonly AnthropicCanonicalMessage[]): AnthropicPathStep[] {
+  const steps: AnthropicPathStep[] = [];
+  let parent = root;
+  for (const message of messages) {
+    const json = canonicalJson(message);
+    const hash = childHash(parent, json);
+    steps.push({ hash, parent, role: message.role, json });
+    parent = hash;
+  }
+  return steps;
+}
+
+/** Where a Messages request sits in the trees: its tree, its path and h_n. */
+export interface AnthropicKey {
+  tenant: string;
+  namespace: string;
+  treeId: string;
+  frameJson: string;
+  model: string;
+  path: AnthropicPathStep[];
+  /** h_n: the parent of the answer. */
+  key: string;
+  ids: ToolUseIds;
+}
+
+export type AnthropicKeyResult =
+  | { ok: true; key: AnthropicKey }
+  | { ok: false; bypass: string }
+  | { ok: false; invalid: { message: string; param: string } };
+
+function failure(error: CanonicalError): AnthropicKeyResult {
+  return error.kind === "invalid" ? { ok: false, invalid: { message: error.message, param: error.param } } : { ok: false, bypass: error.reason };
+}
+
+/** Keys a validated Messages request: frame (with the API name), tree id, canonical messages, path hashes. */
+export function keyMessagesRequest(body: MessagesRequest, headers: Headers, tenant: string, namespace: string): AnthropicKeyResult {
+  const reason = anthropicBypassReason(body);
+  if (reason) return { ok: false, bypass: reason };
+  const canonical = canonicalAnthropicConversation(body.messages);
+  if (!canonical.ok) return failure(canonical.error);
+  const frameJson = anthropicFrameJsonOf(body, headers);
+  const treeId = treeIdOf(tenant, namespace, frameJson);
+  const path = walkAnthropic(treeId, canonical.messages);
+  return {
+    ok: true,
+    key: { tenant, namespace, treeId, frameJson, model: body.model, path, key: path[path.length - 1].hash, ids: canonical.ids },
+  };
+}
+
+/**
+ * Canonicalises the model's answer, numbering its `tool_use` ids after those
+ * of the conversation, and hashes it as a child of h_n. Null when it is not cacheable.
+ */
+export function keyAnthropicAnswer(key: AnthropicKey, message: AnthropicMessage): { hash: string; json: string; message: AnthropicCanonicalMessage } | null {
+  const canonical = canonicalAnthropicMessage(message, key.ids.clone(), key.path.length);
+  if ("kind" in canonical || canonical.content.length === 0) return null;
+  const json = canonicalJson(canonical);
+  return { hash: childHash(key.key, json), json, message: canonical };
+}

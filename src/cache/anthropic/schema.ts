@@ -1,0 +1,74 @@
+import { z } from "zod";
+
+/** A content block as Anthropic accepts it; the canonical form decides which types are cacheable. */
+export const contentBlock = z.looseObject({ type: z.string().min(1, "content blocks need a type") });
+
+export type ContentBlock = z.infer<typeof contentBlock>;
+
+const content = z.union([z.string(), z.array(contentBlock)]);
+
+/** One message of a Messages API conversation. */
+export const anthropicMessage = z.looseObject({
+  role: z.enum(["user", "assistant"]),
+  content,
+});
+
+export type AnthropicMessage = z.infer<typeof anthropicMessage>;
+
+/** The body of `POST /v1/messages`, as far as the cache needs to know it; unknown fields pass through. */
+export const messagesRequest = z.looseObject({
+  model: z.string().min(1, "model must be a non-empty string"),
+  max_tokens: z.number().int().positive("max_tokens must be a positive integer"),
+  messages: z.array(anthropicMessage).min(1, "messages must contain at least one message"),
+  system: z.union([z.string(), z.array(contentBlock)]).optional(),
+  tools: z.array(z.looseObject({ name: z.string() })).optional(),
+  tool_choice: z.looseObject({ type: z.string() }).optional(),
+  stream: z.boolean().optional(),
+  thinking: z.looseObject({ type: z.string() }).optional(),
+});
+
+export type MessagesRequest = z.infer<typeof messagesRequest>;
+
+/** A text block in canonical form. */
+export interface CanonicalText {
+  type: "text";
+  text: string;
+}
+
+/** A tool call in canonical form: the id is an ordinal (`toolu_0`, `toolu_1`, …). */
+export interface CanonicalToolUse {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** A tool result in canonical form: its id is the ordinal of the call it answers, its content text blocks. */
+export interface CanonicalToolResult {
+  type: "tool_result";
+  tool_use_id: string;
+  content: CanonicalText[];
+  is_error?: true;
+}
+
+export type CanonicalBlock = CanonicalText | CanonicalToolUse | CanonicalToolResult;
+
+/** An Anthropic message in canonical form: what is hashed and stored as a node. */
+export interface AnthropicCanonicalMessage {
+  role: "user" | "assistant";
+  content: CanonicalBlock[];
+}
+
+const canonicalText = z.object({ type: z.literal("text"), text: z.string() });
+
+/** Validates a stored node's message before it is rendered (a node of another API fails here). */
+export const storedAnthropicMessage = z.object({
+  role: z.enum(["user", "assistant"]),
+  content: z.array(
+    z.discriminatedUnion("type", [
+      canonicalText,
+      z.object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() }),
+      z.object({ type: z.literal("tool_result"), tool_use_id: z.string(), content: z.array(canonicalText), is_error: z.literal(true).optional() }),
+    ]),
+  ),
+});

@@ -1,0 +1,120 @@
+import { createParser, type EventSourceParser } from "eventsource-parser";
+
+/** A block being assembled: text, or a tool call whose input arrives as JSON fragments. */
+type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; json: string };
+
+/** What a complete Messages event stream assembles into. */
+export interface AssembledMessage {
+  message: { role: "assistant"; content: Array<{ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }> };
+  stopReason: string;
+  stopSequence: string | null;
+  usage: { input_tokens: number; output_tokens: number } | null;
+}
+
+interface StreamEvent {
+  type?: string;
+  index?: number;
+  message?: { usage?: { input_tokens?: number; output_tokens?: number } };
+  content_block?: { type?: string; text?: string; id?: string; name?: string };
+  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null };
+  usage?: { input_tokens?: number | null; output_tokens?: number | null };
+}
+
+/**
+ * Assembles a streamed Messages answer from raw bytes cut anywhere. `result()`
+ * is null unless the stream ended with `message_stop`, carried no `error`
+ * event and held only text and `tool_use` blocks (thinking, citations and
+ * server tools make an answer unrecordable).
+ */
+export class AnthropicSseAssembler {
+  private readonly decoder = new TextDecoder();
+  private readonly parser: EventSourceParser;
+  private readonly blocks: Block[] = [];
+  private stopReason: string | null = null;
+  private stopSequence: string | null = null;
+  private inputTokens: number | null = null;
+  private outputTokens: number | null = null;
+  private done = false;
+  private failed = false;
+
+  constructor() {
+    this.parser = createParser({ onEvent: (event) => this.onData(event.data) });
+  }
+
+  feed(bytes: Uint8Array): void {
+    this.parser.feed(this.decoder.decode(bytes, { stream: true }));
+  }
+
+  private onData(data: string): void {
+    if (this.done || this.failed) return;
+    let event: StreamEvent;
+    try {
+      event = JSON.parse(data) as StreamEvent;
+    } catch {
+      this.failed = true;
+      return;
+    }
+    switch (event.type) {
+      case "message_start":
+        this.inputTokens = event.message?.usage?.input_tokens ?? null;
+        this.outputTokens = event.message?.usage?.output_tokens ?? null;
+        return;
+      case "content_block_start":
+        return this.start(event);
+      case "content_block_delta":
+        return this.delta(event);
+      case "message_delta":
+        this.stopReason = event.delta?.stop_reason ?? this.stopReason;
+        this.stopSequence = event.delta?.stop_sequence ?? this.stopSequence;
+        if (typeof event.usage?.output_tokens === "number") this.outputTokens = event.usage.output_tokens;
+        if (typeof event.usage?.input_tokens === "number") this.inputTokens = event.usage.input_tokens;
+        return;
+      case "message_stop":
+        this.done = true;
+        return;
+      case "error":
+        this.failed = true;
+        return;
+      default:
+        return; // ping, content_block_stop and future events carry nothing to record
+    }
+  }
+
+  private start(event: StreamEvent): void {
+    const block = event.content_block;
+    const index = event.index ?? this.blocks.length;
+    if (block?.type === "text") this.blocks[index] = { type: "text", text: block.text ?? "" };
+    else if (block?.type === "tool_use" && block.id && block.name) this.blocks[index] = { type: "tool_use", id: block.id, name: block.name, json: "" };
+    else this.failed = true;
+  }
+
+  private delta(event: StreamEvent): void {
+    const block = this.blocks[event.index ?? -1];
+    const delta = event.delta;
+    if (block?.type === "text" && delta?.type === "text_delta") block.text += delta.text ?? "";
+    else if (block?.type === "tool_use" && delta?.type === "input_json_delta") block.json += delta.partial_json ?? "";
+    else this.failed = true;
+  }
+
+  /** The assembled message, or null when the stream was truncated, failed or holds other blocks. */
+  result(): AssembledMessage | null {
+    this.parser.feed(this.decoder.decode());
+    if (!this.done || this.failed || !this.stopReason) return null;
+    const content: AssembledMessage["message"]["content"] = [];
+    for (let i = 0; i < this.blocks.length; i++) {
+      const block = this.blocks[i];
+      if (!block) return null;
+      if (block.type === "text") {
+        content.push({ type: "text", text: block.text });
+        continue;
+      }
+      try {
+        content.push({ type: "tool_use", id: block.id, name: block.name, input: block.json === "" ? {} : JSON.parse(block.json) });
+      } catch {
+        return null;
+      }
+    }
+    const usage = this.inputTokens === null || this.outputTokens === null ? null : { input_tokens: this.inputTokens, output_tokens: this.outputTokens };
+    return { message: { role: "assistant", content }, stopReason: this.stopReason, stopSequence: this.stopSequence, usage };
+  }
+}

@@ -1,0 +1,21 @@
+/** Stop reasons that mark a complete, replayable Messages generation. */
+const RECORDABLE = new Set(["end_turn", "tool_use", "max_tokens", "stop_sequence"]);
+
+const SEQUENCE_PREFIX = "stop_sequence:";
+
+/**
+ * The finish reason stored for an Anthropic answer: its `stop_reason`, and for
+ * `stop_sequence` also the sequence that matched (`stop_sequence:<seq>`), so a
+ * hit can report it. Null when the generation must not be recorded
+ * (`pause_turn`, `refusal`, a missing reason, …).
+ */
+export function encodeStop(stopReason: string | null | undefined, stopSequence: string | null | undefined): string | null {
+  if (!stopReason || !RECORDABLE.has(stopReason)) return null;
+  return stopReason === "stop_sequence" && stopSequence ? `${SEQUENCE_PREFIX}${stopSequence}` : stopReason;
+}
+
+/** The `stop_reason` and `stop_sequence` of a stored finish reason. */
+export function decodeStop(finishReason: string): { stop_reason: string; stop_sequence: string | null } {
+  if (finishReason.startsWith(SEQUENCE_PREFIX)) return { stop_reason: "stop_sequence", stop_sequence: finishReason.slice(SEQUENCE_PREFIX.length) };
+  return { stop_reason: finishReason, stop_sequence: null };
+}

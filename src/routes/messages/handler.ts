@@ -1,0 +1,106 @@
+import type { Context } from "hono";
+import { anthropicCredential } from "../../cache/anthropic/tenant";
+import { keyMessagesRequest, type AnthropicKey } from "../../cache/anthropic/key";
+import { anthropicAnswerOf, type AnthropicAnswer } from "../../cache/anthropic/render";
+import { messagesRequest } from "../../cache/anthropic/schema";
+import type { StoredAnswer } from "../../cache/answer";
+import { tenantOf } from "../../cache/hash";
+import { configOf } from "../../config";
+import { ApiError } from "../../errors";
+import { isolate } from "../../isolate";
+import type { Claim } from "../../store/single-flight";
+import type { TreeWriter } from "../../store/tree-writer";
+import { forward, relayResponse } from "../../upstream/forward";
+import { parseJsonBody } from "../body";
+import { readControls } from "../chat/controls";
+import { lookupAnswer, withTimeout } from "../chat/lookup";
+import { CACHE_HEADER } from "../chat/respond";
+import { generateMessage } from "./generate";
+import type { Recording } from "./record";
+import { serveMessage } from "./respond";
+import { countBypass, countHit } from "./stats";
+
+type Ctx = Context<{ Bindings: Env }>;
+
+/**
+ * `POST /v1/messages` (Anthropic): the same orchestration as chat completions
+ * (exact lookup, single flight through the tree's Durable Object, fail open),
+ * over Anthropic canonical messages in trees of their own. It mirrors
+ * src/routes/chat/handler.ts rather than sharing it while that file changes.
+ */
+export async function messages(c: Ctx): Promise<Response> {
+  const config = configOf(c.env);
+  const headers = c.req.raw.headers;
+  const controls = readControls(headers);
+  const { raw, body } = await parseJsonBody(c.req.raw, config.maxBodyBytes, messagesRequest);
+  const stream = body.stream === true;
+  const keyed = keyMessagesRequest(body, headers, tenantOf(anthropicCredential(headers)), controls.namespace);
+  if (!keyed.ok) {
+    if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
+    if (controls.onlyIfCached) throw notCached();
+    return bypass(c, raw);
+  }
+  const key = keyed.key;
+  if (controls.noStore) return bypass(c, raw, key.treeId);
+
+  const view = { model: body.model, stream };
+  if (!controls.noCache) {
+    const found = await lookupAnswer(c.env.DB, isolate(config).hot, key.key, config.policy, config.lookupTimeoutMs);
+    const answer = found.status === "hit" ? anthropicAnswerOf(found.answer) : null;
+    if (found.status === "hit" && answer) return serveHit(c, key, found.answer, answer, view);
+    if (controls.onlyIfCached) throw notCached();
+    if (found.status !== "miss") return bypass(c, raw, key.treeId);
+  } else if (controls.onlyIfCached) {
+    throw notCached();
+  }
+
+  const writer = c.env.TREE_WRITER.get(c.env.TREE_WRITER.idFromName(key.treeId));
+  let claim: Claim;
+  try {
+    claim = controls.noCache ? { role: "alone", reason: "leader-failed" } : await withTimeout(claimOf(writer, key.key), config.lookupTimeoutMs, "single-flight claim");
+  } catch {
+    return bypass(c, raw, key.treeId);
+  }
+  if (claim.role === "follower") {
+    const answer = anthropicAnswerOf(claim.answer);
+    if (answer) return serveHit(c, key, claim.answer, answer, { ...view, headers: { "muscle-mem-single-flight": "follower" } });
+    return bypass(c, raw, key.treeId);
+  }
+  const token = claim.role === "leader" ? claim.token : undefined;
+  const onSettled = async (recording: Recording) => {
+    try {
+      if (recording) {
+        await writer.record(recording, key.key, token);
+        isolate(config).hot.delete(key.key);
+      } else if (token) {
+        await writer.release(key.key, token);
+      }
+    } catch (error) {
+      console.error(JSON.stringify({ event: "record_failed", tree: key.treeId, error: String(error) }));
+    }
+  };
+  const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p.catch(() => undefined));
+  return generateMessage({ request: c.req.raw, raw, base: config.anthropicBaseUrl, stream, key, onSettled, waitUntil });
+}
+
+function serveHit(c: Ctx, key: AnthropicKey, stored: StoredAnswer, answer: AnthropicAnswer, view: { model: string; stream: boolean; headers?: Record<string, string> }): Response {
+  countHit(c, key.treeId, stored);
+  return serveMessage(answer, view);
+}
+
+/** RPC wraps union results in stubs' types; the claim is plain data, so unwrap it. */
+async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string): Promise<Claim> {
+  return (await writer.claim(key)) as Claim;
+}
+
+function notCached(): ApiError {
+  return new ApiError("not_cached", "No cached answer for this request (cache-control: only-if-cached).");
+}
+
+/** Sends the request to the Anthropic upstream without the cache: nothing is read or recorded. */
+async function bypass(c: Ctx, raw: string, treeId?: string): Promise<Response> {
+  if (treeId) countBypass(c, treeId);
+  const base = configOf(c.env).anthropicBaseUrl;
+  const upstream = await forward({ base, pathname: "/v1/messages", method: "POST", headers: c.req.raw.headers, body: raw, signal: c.req.raw.signal });
+  return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
+}

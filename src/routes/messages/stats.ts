@@ -1,0 +1,33 @@
+import type { Context } from "hono";
+import { configOf } from "../../config";
+import { isolate } from "../../isolate";
+
+type Ctx = Context<{ Bindings: Env }>;
+
+/**
+ * Counts a hit in isolate memory and schedules the flush. The same steps as
+ * the chat handler's (kept apart while that handler is being changed).
+ */
+export function countHit(c: Ctx, treeId: string, answer: { hash: string; promptTokens: number; completionTokens: number; latencyMs: number }): void {
+  isolate(configOf(c.env)).counters.hit(treeId, answer.hash, answer);
+  scheduleFlush(c);
+}
+
+/** Counts a bypass of a keyed request and schedules the flush. */
+export function countBypass(c: Ctx, treeId: string): void {
+  isolate(configOf(c.env)).counters.bypass(treeId);
+  scheduleFlush(c);
+}
+
+/** Flushes buffered counters off the response path, at most once per flush interval. */
+function scheduleFlush(c: Ctx): void {
+  const config = configOf(c.env);
+  const { counters } = isolate(config);
+  if (!counters.due()) return;
+  counters.markScheduled();
+  c.executionCtx.waitUntil(
+    new Promise((resolve) => setTimeout(resolve, config.counterFlushMs))
+      .then(() => counters.flush(c.env.DB))
+      .catch((error) => console.error(JSON.stringify({ event: "counter_flush_failed", error: String(error) }))),
+  );
+}
