@@ -120,6 +120,15 @@ describe("wire format", () => {
     expect(fromLine(JSON.parse(JSON.stringify(line)))).toEqual(t);
   });
 
+  it("Should read content given as parts", async () => {
+    const t: Trajectory = { id: "p", key: { task: "t" }, task: "t", recordedAt: 5, steps: [{ tool: "f", args: [], result: 1 }] };
+    const line = JSON.parse(JSON.stringify(toLine(t, await skillModel(t.key)))) as { messages: { content: unknown }[] };
+    line.messages = line.messages.map((m, i) =>
+      typeof m.content !== "string" ? m : { ...m, content: i % 2 ? [m.content] : [{ type: "text", text: m.content }] },
+    );
+    expect(fromLine(line)).toEqual(t);
+  });
+
   it("Should ignore lines that are not SDK trajectories", () => {
     expect(fromLine({ messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }] })).toBeUndefined();
     expect(fromLine("nope")).toBeUndefined();

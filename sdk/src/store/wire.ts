@@ -72,7 +72,7 @@ export function toLine(trajectory: Trajectory, model: string): WireLine {
 function text(content: unknown): string | undefined {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return undefined;
-  const parts = content.map((p: unknown) => (isObject(p) && typeof p.text === "string" ? p.text : undefined));
+  const parts = content.map((p: unknown) => (typeof p === "string" ? p : isObject(p) && typeof p.text === "string" ? p.text : undefined));
   return parts.every((p) => p !== undefined) ? parts.join("") : undefined;
 }
 
