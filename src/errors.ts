@@ -8,6 +8,7 @@ const STATUS = {
   body_too_large: 413,
   unsupported_media_type: 415,
   not_cached: 504,
+  upstream_unreachable: 502,
   internal_error: 500,
 } as const;
 
@@ -22,6 +23,7 @@ const TYPE: Record<ErrorCode, string> = {
   body_too_large: "invalid_request_error",
   unsupported_media_type: "invalid_request_error",
   not_cached: "cache_miss",
+  upstream_unreachable: "upstream_error",
   internal_error: "server_error",
 };
 

@@ -70,7 +70,7 @@ function writeStream(res: ServerResponse, body: ChatBody, message: ScriptedMessa
   send([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
   if (truncate) {
     send([{ index: 0, delta: { content: "partial ans" }, finish_reason: null }]);
-    res.destroy();
+    setTimeout(() => res.destroy(), 30);
     return;
   }
   const text = message.content ?? "";

@@ -44,12 +44,17 @@ export class SingleFlight {
     });
   }
 
-  /** The leader's answer: every waiter is served it. */
-  complete(key: string, token: string, answer: StoredAnswer, now = Date.now()): void {
-    this.recent.set(key, { answer, until: now + this.recentMs });
+  /**
+   * A generation for `key` was recorded. Waiters of the leader's flight are
+   * served its answer; `servable` is what the serving policy would now serve
+   * from D1 (null when nothing), remembered for requests that raced the record.
+   */
+  complete(key: string, token: string | undefined, answer: StoredAnswer, servable: StoredAnswer | null, now = Date.now()): void {
     this.sweep(now);
+    if (servable) this.recent.set(key, { answer: servable, until: now + this.recentMs });
+    else this.recent.delete(key);
     const flight = this.flights.get(key);
-    if (flight?.token === token) this.settle(key, flight, { role: "follower", answer });
+    if (token !== undefined && flight?.token === token) this.settle(key, flight, { role: "follower", answer });
   }
 
   /** The leader failed (upstream error, truncated stream, abort): waiters go to the model themselves. */

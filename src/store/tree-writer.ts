@@ -1,5 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import type { StoredAnswer } from "../cache/answer";
+import { importNodes, type ImportBatch, type ImportOutcome } from "./import";
+import { runPrune, type PruneOutcome, type PruneRequest } from "./prune";
+import { choose } from "../cache/policy";
+import { configOf } from "../config";
+import { readAnswers } from "./answers";
 import { recordGeneration, type RecordInput, type RecordOutcome } from "./record";
 import { SingleFlight, type Claim } from "./single-flight";
 
@@ -23,13 +28,34 @@ export class TreeWriter extends DurableObject<Env> {
    */
   async record(input: RecordInput, key?: string, token?: string): Promise<RecordOutcome> {
     const outcome = await this.serialised(() => recordGeneration(this.env.DB, input));
-    if (key && token) this.flights.complete(key, token, this.answerOf(input));
+    if (key) {
+      const answers = await readAnswers(this.env.DB, key).catch(() => []);
+      const chosen = choose(answers, configOf(this.env).policy);
+      this.flights.complete(key, token, this.answerOf(input), chosen === null ? null : answers[chosen]);
+    }
     return outcome;
   }
 
   /** The leader could not produce a recordable answer. */
   async release(key: string, token: string): Promise<void> {
     this.flights.fail(key, token);
+  }
+
+  /**
+   * Prunes a subtree or the stale paths of this tree, serialised with its
+   * writes, and forgets the recent answers single flight would still serve.
+   */
+  async prune(request: PruneRequest): Promise<PruneOutcome> {
+    try {
+      return await this.serialised(() => runPrune(this.env.DB, request));
+    } finally {
+      this.flights.forget();
+    }
+  }
+
+  /** Seeds this tree from imported trajectories (idempotent), serialised with its writes. */
+  async importPaths(batch: ImportBatch): Promise<ImportOutcome> {
+    return this.serialised(() => importNodes(this.env.DB, batch));
   }
 
   /** Runs `work` after every write queued before it, whatever their outcome. */

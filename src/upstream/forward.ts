@@ -1,3 +1,5 @@
+import { ApiError } from "../errors";
+
 /** Request headers that belong to this hop or to muscle-mem, never to the upstream. */
 const DROP_REQUEST = new Set(["host", "content-length", "connection", "keep-alive", "transfer-encoding", "upgrade", "cf-connecting-ip", "cf-ray", "cf-visitor", "cf-ipcountry", "x-forwarded-for", "x-forwarded-proto", "x-real-ip"]);
 
@@ -40,12 +42,20 @@ export interface ForwardOptions {
   signal?: AbortSignal;
 }
 
-/** Sends the request on to the upstream unchanged (the client's Authorization included). */
-export function forward(options: ForwardOptions): Promise<Response> {
-  return fetch(upstreamUrl(options.base, options.pathname, options.search), {
-    method: options.method,
-    headers: forwardedHeaders(options.headers),
-    body: options.body,
-    signal: options.signal,
-  });
+/**
+ * Sends the request on to the upstream unchanged (the client's Authorization
+ * included). A network failure becomes a 502 in the error envelope.
+ */
+export async function forward(options: ForwardOptions): Promise<Response> {
+  try {
+    return await fetch(upstreamUrl(options.base, options.pathname, options.search), {
+      method: options.method,
+      headers: forwardedHeaders(options.headers),
+      body: options.body,
+      signal: options.signal,
+    });
+  } catch (error) {
+    console.error(JSON.stringify({ event: "upstream_unreachable", error: String(error) }));
+    throw new ApiError("upstream_unreachable", "The upstream model could not be reached.");
+  }
 }

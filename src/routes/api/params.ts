@@ -1,0 +1,42 @@
+import type { Context } from "hono";
+import { z } from "zod";
+import type { AuthVariables } from "../../auth/middleware";
+import { ApiError } from "../../errors";
+
+/** The context of every /api route: the Worker's env and the resolved caller. */
+export type ApiCtx = Context<{ Bindings: Env; Variables: AuthVariables }>;
+
+/** Tree ids and node hashes: 128-bit lowercase hex. */
+export const HASH = /^[0-9a-f]{32}$/;
+
+/** Validates a path id; a malformed one is a 400 (a well-formed unknown one is a 404 later). */
+export function hashParam(c: ApiCtx, name: string): string {
+  const value = c.req.param(name) ?? "";
+  if (!HASH.test(value)) throw new ApiError("invalid_request", `${name} must be 32 lowercase hex characters.`, name);
+  return value;
+}
+
+/** A page size: 1..max, default `fallback`. */
+export function limitSchema(fallback: number, max: number) {
+  return z.coerce.number().int().min(1).max(max).default(fallback);
+}
+
+/** Parses with zod; the first issue becomes a 400 naming its parameter. */
+export function parseWith<T extends z.ZodType>(schema: T, input: unknown, what = "query"): z.infer<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const param = issue.path.length > 0 ? issue.path.join(".") : what;
+  throw new ApiError("invalid_request", `${param}: ${issue.message}`, param);
+}
+
+/** The caller's tenant scope: null (every tenant) for the admin. */
+export function scopeOf(c: ApiCtx): string | null {
+  const caller = c.var.caller;
+  return caller.admin ? null : caller.tenant;
+}
+
+/** The 404 for unknown ids and for other tenants' ids alike (no oracle). */
+export function notFound(what: string): ApiError {
+  return new ApiError("not_found", `No such ${what}.`);
+}

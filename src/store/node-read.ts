@@ -1,0 +1,86 @@
+import { openAIMessageOf, parseStoredMessage, type OpenAIMessage } from "./trajectory-messages";
+
+/** One node in full. */
+export interface NodeDetail {
+  hash: string;
+  parent: string;
+  tree_id: string;
+  depth: number;
+  role: string;
+  /** The message as an OpenAI message (tool-call ids as ordinals). */
+  message: OpenAIMessage;
+  observations: number;
+  hits: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  finish_reason: string | null;
+  latency_ms: number;
+  created_at: number;
+  last_hit_at: number | null;
+}
+
+interface NodeRowRaw {
+  hash: string;
+  parent: string;
+  tree_id: string;
+  depth: number;
+  role: string;
+  message: string;
+  observations: number;
+  hits: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  finish_reason: string | null;
+  latency_ms: number;
+  created_at: number;
+  last_hit_at: number | null;
+}
+
+const NODE_COLUMNS = `n.hash, n.parent, n.tree_id, n.depth, n.role, n.message, n.observations, n.hits, n.prompt_tokens,
+  n.completion_tokens, n.finish_reason, n.latency_ms, n.created_at, n.last_hit_at`;
+
+/** Where a node lives: its tree and the tree's tenant (null when there is no such node). */
+export async function nodeOwner(db: D1Database, hash: string): Promise<{ treeId: string; tenant: string } | null> {
+  const row = await db
+    .prepare(`SELECT n.tree_id AS tree_id, t.tenant AS tenant FROM nodes n JOIN trees t ON t.id = n.tree_id WHERE n.hash = ?1`)
+    .bind(hash)
+    .first<{ tree_id: string; tenant: string }>();
+  return row ? { treeId: row.tree_id, tenant: row.tenant } : null;
+}
+
+/** One node in full, if the scope (a tenant, or null for every tenant) may see it. */
+export async function readNode(db: D1Database, hash: string, tenant: string | null): Promise<NodeDetail | null> {
+  const row = await db
+    .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN trees t ON t.id = n.tree_id WHERE n.hash = ?1 AND (?2 IS NULL OR t.tenant = ?2)`)
+    .bind(hash, tenant)
+    .first<NodeRowRaw>();
+  return row ? detailOf(row) : null;
+}
+
+function detailOf(row: NodeRowRaw): NodeDetail {
+  const { message, ...rest } = row;
+  return { ...rest, message: openAIMessageOf(parseStoredMessage(message)) };
+}
+
+/**
+ * The path from the root to `hash` as rows, root first: one recursive query
+ * that follows `parent` through the primary key, so its cost is the depth.
+ */
+export async function readPathRows(db: D1Database, hash: string): Promise<NodeRowRaw[]> {
+  const rows = await db
+    .prepare(
+      `WITH RECURSIVE up(h, k) AS (SELECT ?1, 0 UNION ALL SELECT n.parent, up.k + 1 FROM nodes n JOIN up ON n.hash = up.h WHERE up.k < 100000)
+       SELECT ${NODE_COLUMNS} FROM up JOIN nodes n ON n.hash = up.h ORDER BY n.depth`,
+    )
+    .bind(hash)
+    .all<NodeRowRaw>();
+  return rows.results;
+}
+
+/** The path to a node as an OpenAI message list, if the scope may see the node. */
+export async function readPath(db: D1Database, hash: string, tenant: string | null): Promise<{ tree_id: string; messages: OpenAIMessage[] } | null> {
+  const owner = await nodeOwner(db, hash);
+  if (!owner || (tenant !== null && owner.tenant !== tenant)) return null;
+  const rows = await readPathRows(db, hash);
+  return { tree_id: owner.treeId, messages: rows.map((r) => openAIMessageOf(parseStoredMessage(r.message))) };
+}

@@ -1,0 +1,57 @@
+import { configOf } from "../config";
+import { isolate } from "../isolate";
+import { addOutcome, previewStale, type PruneOutcome, type PruneRequest, type StaleCriteria } from "./prune";
+
+const TREES_PER_PAGE = 100;
+
+/**
+ * Runs a prune in the tree's Durable Object (serialised with its writes, and
+ * it forgets single flight's recent answers), then drops this isolate's hot
+ * answers. Other isolates stop serving pruned nodes within HOT_CACHE_TTL_MS.
+ */
+export async function pruneThroughWriter(env: Env, request: PruneRequest): Promise<PruneOutcome> {
+  const writer = env.TREE_WRITER.get(env.TREE_WRITER.idFromName(request.treeId));
+  const outcome = (await writer.prune(request)) as PruneOutcome;
+  isolate(configOf(env)).hot.clear();
+  return outcome;
+}
+
+/**
+ * A stale prune over one tree, or every tree of a tenant (null: every
+ * tenant). A dry run only reads; a real run goes through each tree's
+ * Durable Object. The scheduled prune calls this too.
+ */
+export async function pruneStaleTrees(
+  env: Env,
+  q: { tenant: string | null; treeId?: string; criteria: StaleCriteria; dryRun: boolean },
+): Promise<PruneOutcome> {
+  let total: PruneOutcome = { trees: 0, nodes: 0, answers: 0, roots: [] };
+  let after = "";
+  for (;;) {
+    const page = await env.DB.prepare(
+      `SELECT id FROM trees WHERE (?1 IS NULL OR tenant = ?1) AND (?2 IS NULL OR id = ?2) AND id > ?3 ORDER BY id LIMIT ${TREES_PER_PAGE}`,
+    )
+      .bind(q.tenant, q.treeId ?? null, after)
+      .all<{ id: string }>();
+    for (const { id } of page.results) {
+      const one = q.dryRun
+        ? await previewStale(env.DB, id, q.criteria)
+        : await pruneThroughWriter(env, { kind: "stale", treeId: id, criteria: q.criteria, dryRun: false });
+      total = addOutcome(total, one);
+    }
+    if (page.results.length < TREES_PER_PAGE) return total;
+    after = page.results[page.results.length - 1].id;
+  }
+}
+
+/**
+ * The scheduled (cron) prune: removes paths whose answers were last hit (or
+ * recorded) more than PRUNE_TTL_MS ago, in every tenant. 0 or unset disables it.
+ */
+export async function scheduledPrune(env: Env, now = Date.now()): Promise<PruneOutcome | null> {
+  const ttl = Number.parseInt((env as unknown as Record<string, string | undefined>).PRUNE_TTL_MS ?? "", 10);
+  if (!Number.isFinite(ttl) || ttl <= 0) return null;
+  const outcome = await pruneStaleTrees(env, { tenant: null, criteria: { cutoff: now - ttl, minHits: null }, dryRun: false });
+  console.log(JSON.stringify({ event: "scheduled_prune", ttl_ms: ttl, trees: outcome.trees, nodes: outcome.nodes, answers: outcome.answers }));
+  return outcome;
+}

@@ -1,0 +1,95 @@
+import { costSaved, type PriceTable } from "./prices";
+
+/** Savings and hit rate of a set of trees. */
+export interface Stats {
+  trees: number;
+  nodes: number;
+  hits: number;
+  misses: number;
+  bypasses: number;
+  /** hits / (hits + misses); bypassed requests never reach the tree. Null before any request. */
+  hit_rate: number | null;
+  prompt_tokens_saved: number;
+  completion_tokens_saved: number;
+  /** Estimated from the price table; trees whose model has no price count as 0 and are listed in unpriced_models. */
+  cost_saved_usd: number;
+  latency_saved_ms: number;
+  unpriced_models: string[];
+}
+
+export interface TreeStats extends Stats {
+  tree_id: string;
+  namespace: string;
+  model: string;
+  last_hit_at: number | null;
+}
+
+interface Row {
+  id: string;
+  namespace: string;
+  model: string;
+  trees: number;
+  nodes: number;
+  hits: number;
+  misses: number;
+  bypasses: number;
+  prompt: number;
+  completion: number;
+  latency: number;
+  last_hit_at: number | null;
+}
+
+const SUMS = `count(*) AS trees, coalesce(sum(node_count), 0) AS nodes, coalesce(sum(hits), 0) AS hits, coalesce(sum(misses), 0) AS misses,
+  coalesce(sum(bypasses), 0) AS bypasses, coalesce(sum(prompt_tokens_saved), 0) AS prompt, coalesce(sum(completion_tokens_saved), 0) AS completion,
+  coalesce(sum(latency_saved_ms), 0) AS latency`;
+
+function statsOf(rows: Row[], prices: PriceTable): Stats {
+  const total: Stats = {
+    trees: 0,
+    nodes: 0,
+    hits: 0,
+    misses: 0,
+    bypasses: 0,
+    hit_rate: null,
+    prompt_tokens_saved: 0,
+    completion_tokens_saved: 0,
+    cost_saved_usd: 0,
+    latency_saved_ms: 0,
+    unpriced_models: [],
+  };
+  for (const r of rows) {
+    total.trees += r.trees;
+    total.nodes += r.nodes;
+    total.hits += r.hits;
+    total.misses += r.misses;
+    total.bypasses += r.bypasses;
+    total.prompt_tokens_saved += r.prompt;
+    total.completion_tokens_saved += r.completion;
+    total.latency_saved_ms += r.latency;
+    const cost = costSaved(prices, r.model, r.prompt, r.completion);
+    if (cost === null) {
+      if (r.prompt + r.completion > 0 && !total.unpriced_models.includes(r.model)) total.unpriced_models.push(r.model);
+    } else total.cost_saved_usd += cost;
+  }
+  const decided = total.hits + total.misses;
+  total.hit_rate = decided > 0 ? total.hits / decided : null;
+  return total;
+}
+
+/**
+ * Overall stats (one aggregate per model, priced) and per-tree stats for the
+ * `limit` trees with the most hits, within a tenant (or every tenant when null).
+ */
+export async function readStats(db: D1Database, q: { tenant: string | null; treeId?: string; limit: number; prices: PriceTable }): Promise<{ overall: Stats; trees: TreeStats[] }> {
+  const where = `WHERE (?1 IS NULL OR tenant = ?1) AND (?2 IS NULL OR id = ?2)`;
+  const [byModel, byTree] = await db.batch<Row>([
+    db.prepare(`SELECT model, ${SUMS} FROM trees ${where} GROUP BY model`).bind(q.tenant, q.treeId ?? null),
+    db
+      .prepare(`SELECT id, namespace, model, last_hit_at, ${SUMS} FROM trees ${where} GROUP BY id ORDER BY hits DESC, id LIMIT ?3`)
+      .bind(q.tenant, q.treeId ?? null, q.limit),
+  ]);
+  return {
+    overall: statsOf(byModel.results, q.prices),
+    trees: byTree.results.map((r) => ({ ...statsOf([r], q.prices), tree_id: r.id, namespace: r.namespace, model: r.model, last_hit_at: r.last_hit_at })),
+  };
+}

@@ -1,0 +1,179 @@
+import { encodeCursor } from "./cursor";
+import { previewOf } from "./trajectory-messages";
+
+/** A tree as the API lists it. */
+export interface TreeSummary {
+  id: string;
+  tenant: string;
+  namespace: string;
+  model: string;
+  tools: string[];
+  node_count: number;
+  hits: number;
+  misses: number;
+  bypasses: number;
+  hit_rate: number | null;
+  prompt_tokens_saved: number;
+  completion_tokens_saved: number;
+  latency_saved_ms: number;
+  created_at: number;
+  last_hit_at: number | null;
+}
+
+interface TreeRowRaw {
+  id: string;
+  tenant: string;
+  namespace: string;
+  model: string;
+  tool_names: string | null;
+  node_count: number;
+  hits: number;
+  misses: number;
+  bypasses: number;
+  prompt_tokens_saved: number;
+  completion_tokens_saved: number;
+  latency_saved_ms: number;
+  created_at: number;
+  last_hit_at: number | null;
+  activity: number;
+  frame?: string;
+}
+
+const TREE_COLUMNS = `id, tenant, namespace, model, node_count, hits, misses, bypasses, prompt_tokens_saved,
+  completion_tokens_saved, latency_saved_ms, created_at, last_hit_at, coalesce(last_hit_at, created_at) AS activity,
+  (SELECT json_group_array(coalesce(json_extract(t.value, '$.function.name'), json_extract(t.value, '$.name'), json_extract(t.value, '$.type')))
+     FROM json_each(trees.frame, '$.tools') AS t) AS tool_names`;
+
+function treeOf(row: TreeRowRaw): TreeSummary {
+  const decided = row.hits + row.misses;
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    namespace: row.namespace,
+    model: row.model,
+    tools: row.tool_names ? (JSON.parse(row.tool_names) as Array<string | null>).map((n) => n ?? "?") : [],
+    node_count: row.node_count,
+    hits: row.hits,
+    misses: row.misses,
+    bypasses: row.bypasses,
+    hit_rate: decided > 0 ? row.hits / decided : null,
+    prompt_tokens_saved: row.prompt_tokens_saved,
+    completion_tokens_saved: row.completion_tokens_saved,
+    latency_saved_ms: row.latency_saved_ms,
+    created_at: row.created_at,
+    last_hit_at: row.last_hit_at,
+  };
+}
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+/**
+ * Trees of one tenant (or of all when `tenant` is null), newest activity
+ * first, keyset-paginated on (activity, id).
+ */
+export async function listTrees(db: D1Database, q: { tenant: string | null; namespace?: string; limit: number; after?: [number, string] }): Promise<Page<TreeSummary>> {
+  const rows = await db
+    .prepare(
+      `SELECT ${TREE_COLUMNS} FROM trees
+       WHERE (?1 IS NULL OR tenant = ?1) AND (?2 IS NULL OR namespace = ?2)
+         AND (?3 IS NULL OR coalesce(last_hit_at, created_at) < ?3 OR (coalesce(last_hit_at, created_at) = ?3 AND id < ?4))
+       ORDER BY activity DESC, id DESC LIMIT ?5`,
+    )
+    .bind(q.tenant, q.namespace ?? null, q.after?.[0] ?? null, q.after?.[1] ?? null, q.limit + 1)
+    .all<TreeRowRaw>();
+  const page = rows.results.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return { data: page.map(treeOf), next_cursor: rows.results.length > q.limit && last ? encodeCursor([last.activity, last.id]) : null };
+}
+
+/** One tree with its full frame, if the scope may see it. */
+export async function readTree(db: D1Database, treeId: string, tenant: string | null): Promise<(TreeSummary & { frame: Record<string, unknown> }) | null> {
+  const row = await db
+    .prepare(`SELECT ${TREE_COLUMNS}, frame FROM trees WHERE id = ?1 AND (?2 IS NULL OR tenant = ?2)`)
+    .bind(treeId, tenant)
+    .first<TreeRowRaw>();
+  if (!row) return null;
+  return { ...treeOf(row), frame: JSON.parse(row.frame ?? "{}") as Record<string, unknown> };
+}
+
+/** A node as one level of a tree lists it. */
+export interface NodeSummary {
+  hash: string;
+  parent: string;
+  depth: number;
+  role: string;
+  preview: string;
+  observations: number;
+  hits: number;
+  /** Children, counted up to CHILD_COUNT_CAP (a larger fan-out shows as the cap). */
+  child_count: number;
+  /** Hits and last hit of this node's recorded answers: the traffic through a non-answer node. */
+  answer_hits: number;
+  answer_last_hit_at: number | null;
+  created_at: number;
+  last_hit_at: number | null;
+}
+
+/** Child counts and answer sums read at most this many index entries per node. */
+export const CHILD_COUNT_CAP = 1000;
+
+/**
+ * One level: the children of `parent`, in insertion order, keyset-paginated on
+ * rowid so that every page is one range of nodes_parent_idx (parent, rowid),
+ * whatever the fan-out or the size of the tree.
+ */
+export const CHILDREN_SQL = `SELECT n.rowid AS rid, n.hash, n.parent, n.depth, n.role, n.observations, n.hits, n.created_at, n.last_hit_at,
+    substr(json_extract(n.message, '$.content'), 1, 400) AS content,
+    substr(json_extract(n.message, '$.tool_calls'), 1, 1000) AS tool_calls,
+    json_extract(n.message, '$.tool_call_id') AS tool_call_id,
+    (SELECT count(*) FROM (SELECT 1 FROM nodes c WHERE c.parent = n.hash LIMIT ${CHILD_COUNT_CAP})) AS child_count,
+    (SELECT coalesce(sum(a.hits), 0) FROM (SELECT c.hits, c.role, c.observations FROM nodes c WHERE c.parent = n.hash LIMIT ${CHILD_COUNT_CAP}) AS a
+       WHERE a.role = 'assistant' AND a.observations > 0) AS answer_hits,
+    (SELECT max(a.last_hit_at) FROM (SELECT c.last_hit_at, c.role, c.observations FROM nodes c WHERE c.parent = n.hash LIMIT ${CHILD_COUNT_CAP}) AS a
+       WHERE a.role = 'assistant' AND a.observations > 0) AS answer_last_hit_at
+  FROM nodes n WHERE n.parent = ?1 AND n.rowid > ?2 ORDER BY n.rowid LIMIT ?3`;
+
+interface ChildRow {
+  rid: number;
+  hash: string;
+  parent: string;
+  depth: number;
+  role: string;
+  observations: number;
+  hits: number;
+  created_at: number;
+  last_hit_at: number | null;
+  content: string | null;
+  tool_calls: string | null;
+  tool_call_id: string | null;
+  child_count: number;
+  answer_hits: number;
+  answer_last_hit_at: number | null;
+}
+
+/** The children of `parent` (a node hash, or the tree id for the first level). */
+export async function listChildren(db: D1Database, parent: string, limit: number, afterRowid = 0): Promise<Page<NodeSummary>> {
+  const rows = await db.prepare(CHILDREN_SQL).bind(parent, afterRowid, limit + 1).all<ChildRow>();
+  const page = rows.results.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    data: page.map((r) => ({
+      hash: r.hash,
+      parent: r.parent,
+      depth: r.depth,
+      role: r.role,
+      preview: previewOf(r.role, r.content, r.tool_calls, r.tool_call_id),
+      observations: r.observations,
+      hits: r.hits,
+      child_count: r.child_count,
+      answer_hits: r.answer_hits,
+      answer_last_hit_at: r.answer_last_hit_at,
+      created_at: r.created_at,
+      last_hit_at: r.last_hit_at,
+    })),
+    next_cursor: rows.results.length > limit && last ? encodeCursor([last.rid]) : null,
+  };
+}

@@ -1,0 +1,49 @@
+import type { CanonicalMessage } from "../cache/messages";
+
+/** An OpenAI chat message rebuilt from a stored canonical message. */
+export interface OpenAIMessage {
+  role: string;
+  content: string | null | Array<{ type: "text"; text: string }>;
+  name?: string;
+  refusal?: string;
+  tool_calls?: CanonicalMessage["tool_calls"];
+  tool_call_id?: string;
+}
+
+/**
+ * Turns a stored canonical message back into an OpenAI message. Tool-call ids
+ * stay ordinals (`call_0`, …), which are valid ids and key the same nodes
+ * when the message list is sent again or imported.
+ */
+export function openAIMessageOf(message: CanonicalMessage): OpenAIMessage {
+  const out: OpenAIMessage = { role: message.role, content: null };
+  if (typeof message.content === "string") out.content = message.content;
+  else if (Array.isArray(message.content)) out.content = message.content.map((text) => ({ type: "text", text }));
+  else if (message.role !== "assistant") out.content = "";
+  if (message.name !== undefined) out.name = message.name;
+  if (message.refusal !== undefined) out.refusal = message.refusal;
+  if (message.tool_calls) out.tool_calls = message.tool_calls;
+  if (message.tool_call_id !== undefined) out.tool_call_id = message.tool_call_id;
+  return out;
+}
+
+/** Parses a stored message column (canonical JSON). */
+export function parseStoredMessage(json: string): CanonicalMessage {
+  return JSON.parse(json) as CanonicalMessage;
+}
+
+/**
+ * A one-line preview of a message from its leading content and tool calls,
+ * for lists: never the whole message.
+ */
+export function previewOf(role: string, content: string | null, toolCalls: string | null, toolCallId: string | null, max = 160): string {
+  const parts: string[] = [];
+  if (toolCallId) parts.push(`[${toolCallId}]`);
+  if (content) parts.push(content.replace(/\s+/g, " ").trim());
+  if (toolCalls) {
+    const names = [...toolCalls.matchAll(/"name":"([^"]{1,80})"/g)].map((m) => `${m[1]}()`);
+    parts.push(names.length ? `→ ${names.join(", ")}` : "→ tool calls");
+  }
+  const text = parts.join(" ") || `(${role}, empty)`;
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
