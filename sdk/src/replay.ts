@@ -58,17 +58,15 @@ function selfFor(tool: Tool, env: ReplayEnv): unknown {
   return tool.isMethod ? env.context : undefined;
 }
 
-/** Captures for the current state, one per distinct call, taken once per step. */
-class CaptureMemo {
-  private readonly values = new Map<string, Promise<{ ok: boolean; value?: unknown }>>();
+type Taken = { ok: true; value: unknown } | { ok: false };
 
-  get(key: string, take: () => unknown): Promise<{ ok: boolean; value?: unknown }> {
-    let entry = this.values.get(key);
-    if (!entry) {
-      entry = (async () => ({ ok: true, value: await take() }))().catch(() => ({ ok: false }));
-      this.values.set(key, entry);
-    }
-    return entry;
+/** Runs a capture; a throw or a rejection is reported and counts as a mismatch. */
+async function attempt(env: ReplayEnv, tool: Tool, which: "pre" | "post", take: () => unknown): Promise<Taken> {
+  try {
+    return { ok: true, value: await take() };
+  } catch (error) {
+    env.warn({ kind: "check-error", message: `${which}-check capture of ${tool.name} threw`, error });
+    return { ok: false };
   }
 }
 
@@ -87,7 +85,8 @@ function compare(env: ReplayEnv, tool: Tool, which: "pre" | "post", current: unk
 
 /** Evaluates the pre-check of each candidate's next step against the current environment. */
 async function preCheck(env: ReplayEnv, candidates: Trajectory[], idx: number): Promise<Option[]> {
-  const memo = new CaptureMemo();
+  // One capture per distinct call: the environment does not change while the candidates are compared.
+  const memo = new Map<string, Promise<Taken>>();
   const options: Option[] = [];
   for (const trajectory of candidates) {
     const step = trajectory.steps[idx];
@@ -96,9 +95,9 @@ async function preCheck(env: ReplayEnv, candidates: Trajectory[], idx: number): 
     if (tool.pre) {
       const check = tool.pre;
       const args = resolveArgs(step.args, env.params) as unknown[];
-      const taken = await memo.get(callIdentity(step.tool, step.args, env.params), () =>
-        check.capture(selfFor(tool, env), args),
-      );
+      const identity = callIdentity(step.tool, step.args, env.params);
+      if (!memo.has(identity)) memo.set(identity, attempt(env, tool, "pre", () => check.capture(selfFor(tool, env), args)));
+      const taken = (await memo.get(identity)) as Taken;
       if (!taken.ok) continue;
       current = taken.value;
     }
@@ -154,7 +153,8 @@ export async function replay(all: Trajectory[], env: ReplayEnv): Promise<ReplayO
 
     let survivors = group.map((o) => o.trajectory);
     if (tool.post) {
-      const taken = await new CaptureMemo().get(identity, () => tool.post?.capture(self, args));
+      const check = tool.post;
+      const taken = await attempt(env, tool, "post", () => check.capture(self, args));
       survivors = taken.ok
         ? survivors.filter((t) => compare(env, tool, "post", taken.value, t.steps[idx].post).pass)
         : [];
@@ -164,7 +164,7 @@ export async function replay(all: Trajectory[], env: ReplayEnv): Promise<ReplayO
           done,
           prefix: best.steps.slice(0, idx),
           // The step ran but its outcome differs: the branch keeps it, with what was observed this time.
-          diverged: { tool: step.tool, args: step.args, pre: options[0].current, post: taken.value, result },
+          diverged: { tool: step.tool, args: step.args, pre: options[0].current, post: taken.ok ? taken.value : undefined, result },
           branchOf: { id: best.id, at: idx },
           reason: `post-check failed at step ${idx} (${step.tool})`,
         };

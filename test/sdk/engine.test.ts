@@ -148,6 +148,18 @@ describe("Engine replay", () => {
     expect(ran).toEqual(["bright"]);
   });
 
+  it("Should reject, and store nothing, when a replayed tool throws", async () => {
+    const store = new MemoryStore();
+    const { engine } = quiet(store);
+    let broken = false;
+    const f = engine.function({ name: "f" }, () => { if (broken) throw new Error("motor stalled"); });
+    engine.setAgent(() => { f(); }).finalize();
+    await engine("t");
+    broken = true;
+    await expect(engine("t")).rejects.toThrow("motor stalled");
+    expect(store.size).toBe(1);
+  });
+
   it("Should skip recordings of tools this engine does not have", async () => {
     const stranger: Trajectory = { id: "s", key: { task: "t" }, task: "t", recordedAt: 1, steps: [{ tool: "gone", args: [] }] };
     const { engine } = quiet(new MemoryStore([stranger]));
