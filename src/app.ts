@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { ApiError, errorResponse } from "./errors";
+import { apiRoutes } from "./routes/api";
 import { chatCompletions } from "./routes/chat/handler";
 import { messages } from "./routes/messages/handler";
 import { anthropicPassThrough } from "./routes/messages/passthrough";
@@ -19,6 +20,7 @@ export function newApp(): Hono<{ Bindings: Env }> {
   });
   app.use("/v1/*", anthropicPassThrough);
   app.all("/v1/*", passThrough);
+  app.route("/api", apiRoutes());
   app.notFound(() => new ApiError("not_found", "No such route.").toResponse());
   app.onError((err) => {
     if (!(err instanceof ApiError)) console.error(JSON.stringify({ event: "unhandled_error", error: String(err) }));

@@ -1,4 +1,5 @@
 import { newApp } from "./app";
+import { scheduledPrune } from "./store/prune-runner";
 
 export { TreeWriter } from "./store/tree-writer";
 
@@ -6,4 +7,6 @@ const app = newApp();
 
 export default {
   fetch: app.fetch,
+  /** The cron trigger: prune paths not hit within PRUNE_TTL_MS (the same code as POST /api/prune). */
+  scheduled: (_controller, env, ctx) => ctx.waitUntil(scheduledPrune(env)),
 } satisfies ExportedHandler<Env>;

@@ -9,12 +9,12 @@ export function encodeCursor(position: readonly (string | number)[]): string {
  * Decodes a cursor made by `encodeCursor` with the expected element types;
  * anything else is a 400 on `param`.
  */
-export function decodeCursor<T extends readonly ("string" | "number")[]>(cursor: string, shape: T, param = "cursor"): { [K in keyof T]: T[K] extends "string" ? string : number } {
+export function decodeCursor<T extends readonly ("string" | "number")[]>(cursor: string, shape: T, param = "cursor"): { -readonly [K in keyof T]: T[K] extends "string" ? string : number } {
   try {
     const json = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
     const value: unknown = JSON.parse(json);
     if (Array.isArray(value) && value.length === shape.length && value.every((v, i) => typeof v === shape[i] && (typeof v !== "number" || Number.isFinite(v)))) {
-      return value as { [K in keyof T]: T[K] extends "string" ? string : number };
+      return value as { -readonly [K in keyof T]: T[K] extends "string" ? string : number };
     }
   } catch {
     // fall through to the 400

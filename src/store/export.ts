@@ -90,14 +90,15 @@ function lineOf(tree: ExportTree, leaf: string, byHash: Map<string, PathRow>): E
 }
 
 /**
- * Writes up to `limit` lines (one per leaf path) after `after`, and answers
+ * Writes up to `limit` lines (one per leaf path) after `after`, stopping early
+ * after a batch in which `write` answered false (a size budget), and answers
  * the cursor of the next line, or null at the end of the tree.
  */
 export async function exportLines(
   db: D1Database,
   tree: ExportTree,
   q: { after: [number, number]; limit: number },
-  write: (line: ExportLine) => Promise<void>,
+  write: (line: ExportLine) => boolean,
 ): Promise<string | null> {
   let after = q.after;
   let left = q.limit;
@@ -106,11 +107,13 @@ export async function exportLines(
     const batch = leaves.slice(0, Math.min(LEAVES_PER_QUERY, left));
     if (batch.length === 0) return null;
     const byHash = await pathNodes(db, batch.map((l) => l.hash));
-    for (const leaf of batch) await write(lineOf(tree, leaf.hash, byHash));
+    let more = true;
+    for (const leaf of batch) more = write(lineOf(tree, leaf.hash, byHash)) && more;
     const last = batch[batch.length - 1];
     after = [last.depth, last.rid];
     left -= batch.length;
     if (leaves.length <= batch.length) return null;
+    if (!more) break;
   }
   return encodeCursor(after);
 }

@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { configOf } from "../../config";
+import { ApiError } from "../../errors";
+import { isolate } from "../../isolate";
+import type { ImportBatch } from "../../store/import";
+import { keyLine, trajectoryLine, type ImportNode } from "../../store/trajectory-lines";
+import { readControls } from "../chat/controls";
+import { readBoundedText } from "./body";
+import { parseWith, type ApiCtx } from "./params";
+
+/** Message characters per Durable Object call (RPC payloads stay well under their limit). */
+const RPC_CHARS = 8_000_000;
+
+interface TreeImport {
+  frameJson: string;
+  model: string;
+  nodes: Map<string, ImportNode>;
+}
+
+const importQuery = z.object({ tenant: z.string().regex(/^[0-9a-f]{32}$/, "must be a tenant id (32 lowercase hex characters)").optional() });
+
+/** The tenant an import seeds: the caller's own; the admin names one with `?tenant=`. */
+function importTenant(c: ApiCtx): string {
+  const q = parseWith(importQuery, c.req.query());
+  const caller = c.var.caller;
+  if (!caller.admin) {
+    if (q.tenant !== undefined) throw new ApiError("invalid_request", "Only the admin token may name a tenant; a key imports into its own.", "tenant");
+    return caller.tenant;
+  }
+  if (q.tenant === undefined) throw new ApiError("invalid_request", "The admin token must name the tenant to seed: ?tenant=<tenant id>.", "tenant");
+  return q.tenant;
+}
+
+/** Parses and keys every line first: one bad line rejects the whole import, before anything is written. */
+function keyLines(text: string, tenant: string, namespace: string): { lines: number; trees: Map<string, TreeImport> } {
+  const trees = new Map<string, TreeImport>();
+  let lines = 0;
+  text.split("\n").forEach((raw, index) => {
+    if (raw.trim() === "") return;
+    const where = `line ${index + 1}`;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      throw new ApiError("invalid_json", `${where} is not valid JSON.`, where);
+    }
+    const line = parseWith(trajectoryLine, json, where);
+    const keyed = keyLine(line, tenant, namespace);
+    if ("error" in keyed) throw new ApiError("invalid_request", `${where}: ${keyed.error}`, where);
+    lines++;
+    const tree = trees.get(keyed.treeId) ?? { frameJson: keyed.frameJson, model: keyed.model, nodes: new Map() };
+    trees.set(keyed.treeId, tree);
+    for (const node of keyed.nodes) {
+      const known = tree.nodes.get(node.h);
+      if (!known || (node.o > known.o)) tree.nodes.set(node.h, node);
+    }
+  });
+  if (lines === 0) throw new ApiError("invalid_request", "The body holds no JSONL lines.", "body");
+  return { lines, trees };
+}
+
+/** Splits a tree's nodes (ancestors first) into Durable Object calls of bounded size. */
+function rpcBatches(nodes: ImportNode[]): ImportNode[][] {
+  const sorted = [...nodes].sort((a, b) => a.d - b.d);
+  const batches: ImportNode[][] = [];
+  let current: ImportNode[] = [];
+  let chars = 0;
+  for (const node of sorted) {
+    if (current.length > 0 && chars + node.m.length > RPC_CHARS) {
+      batches.push(current);
+      current = [];
+      chars = 0;
+    }
+    current.push(node);
+    chars += node.m.length;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/**
+ * `POST /api/import`: seeds trees from JSONL trajectories without calling a
+ * model, through each tree's Durable Object. Idempotent.
+ */
+export async function postImport(c: ApiCtx): Promise<Response> {
+  const tenant = importTenant(c);
+  const { namespace } = readControls(c.req.raw.headers);
+  const text = await readBoundedText(c.req.raw, configOf(c.env).maxBodyBytes);
+  const { lines, trees } = keyLines(text, tenant, namespace);
+  let inserted = 0;
+  let answers = 0;
+  for (const [treeId, tree] of trees) {
+    const writer = c.env.TREE_WRITER.get(c.env.TREE_WRITER.idFromName(treeId));
+    const nodes = [...tree.nodes.values()];
+    answers += nodes.filter((n) => n.o > 0).length;
+    for (const batch of rpcBatches(nodes)) {
+      const input: ImportBatch = { treeId, tenant, namespace, model: tree.model, frameJson: tree.frameJson, nodes: batch };
+      const outcome = await writer.importPaths(input);
+      inserted += outcome.nodesInserted;
+    }
+  }
+  isolate(configOf(c.env)).hot.clear();
+  return c.json({ lines, trees: trees.size, nodes_inserted: inserted, answers, tenant, namespace });
+}

@@ -1,0 +1,25 @@
+import { Hono } from "hono";
+import { requireCaller, type AuthVariables } from "../../auth/middleware";
+import { getExport } from "./export";
+import { postImport } from "./import";
+import { getNode, getPath } from "./nodes";
+import { deleteNode, postPrune } from "./prune";
+import { getStats } from "./stats";
+import { getChildren, getTree, getTrees } from "./trees";
+
+/** The trajectory API (docs/api.md), mounted under /api. Every route needs a bearer credential. */
+export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
+  const api = new Hono<{ Bindings: Env; Variables: AuthVariables }>();
+  api.use("*", requireCaller());
+  api.get("/trees", getTrees);
+  api.get("/trees/:treeId", getTree);
+  api.get("/trees/:treeId/children", getChildren);
+  api.get("/trees/:treeId/export", getExport);
+  api.get("/nodes/:hash", getNode);
+  api.get("/nodes/:hash/path", getPath);
+  api.delete("/nodes/:hash", deleteNode);
+  api.post("/import", postImport);
+  api.post("/prune", postPrune);
+  api.get("/stats", getStats);
+  return api;
+}

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { ApiError } from "../../errors";
+import { nodeOwner } from "../../store/node-read";
+import { pruneStaleTrees, pruneThroughWriter } from "../../store/prune-runner";
+import { hashParam, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
+
+/** `DELETE /api/nodes/:hash`: prunes the node and everything under it. */
+export async function deleteNode(c: ApiCtx): Promise<Response> {
+  const hash = hashParam(c, "hash");
+  const scope = scopeOf(c);
+  const owner = await nodeOwner(c.env.DB, hash);
+  if (!owner || (scope !== null && owner.tenant !== scope)) throw notFound("node");
+  const outcome = await pruneThroughWriter(c.env, { kind: "subtree", treeId: owner.treeId, hash });
+  if (outcome.nodes === 0) throw notFound("node");
+  return c.json({ tree_id: owner.treeId, ...outcome });
+}
+
+const staleBody = z
+  .strictObject({
+    older_than_ms: z.number().int().min(0).max(10 * 365 * 24 * 3600 * 1000).optional(),
+    min_hits: z.number().int().min(1).max(1_000_000_000).optional(),
+    tree_id: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lowercase hex characters").optional(),
+    dry_run: z.boolean().default(false),
+  })
+  .refine((b) => b.older_than_ms !== undefined || b.min_hits !== undefined, { message: "give older_than_ms, min_hits or both", path: ["older_than_ms"] });
+
+/** `POST /api/prune`: prunes the paths whose answers are stale; `dry_run` previews. */
+export async function postPrune(c: ApiCtx): Promise<Response> {
+  let json: unknown;
+  try {
+    json = await c.req.json();
+  } catch {
+    throw new ApiError("invalid_json", "The body must be a JSON object.");
+  }
+  const body = parseWith(staleBody, json, "body");
+  const scope = scopeOf(c);
+  if (body.tree_id) {
+    const tree = await c.env.DB.prepare(`SELECT 1 AS ok FROM trees WHERE id = ?1 AND (?2 IS NULL OR tenant = ?2)`).bind(body.tree_id, scope).first();
+    if (!tree) throw notFound("tree");
+  }
+  const criteria = { cutoff: body.older_than_ms === undefined ? null : Date.now() - body.older_than_ms, minHits: body.min_hits ?? null };
+  const outcome = await pruneStaleTrees(c.env, { tenant: scope, treeId: body.tree_id, criteria, dryRun: body.dry_run });
+  return c.json({ dry_run: body.dry_run, ...outcome });
+}

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { pricesOf } from "../../store/prices";
+import { readStats } from "../../store/stats";
+import { limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
+
+const statsQuery = z.object({
+  tree_id: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lowercase hex characters").optional(),
+  limit: limitSchema(50, 200),
+});
+
+/** `GET /api/stats`: hit rate, tokens, estimated cost and latency saved; overall and per tree. */
+export async function getStats(c: ApiCtx): Promise<Response> {
+  const q = parseWith(statsQuery, c.req.query());
+  const prices = pricesOf((c.env as unknown as Record<string, string | undefined>).PRICES_JSON);
+  const stats = await readStats(c.env.DB, { tenant: scopeOf(c), treeId: q.tree_id, limit: q.limit, prices });
+  if (q.tree_id && stats.trees.length === 0) throw notFound("tree");
+  return c.json(stats);
+}

@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { decodeCursor } from "../../store/cursor";
+import { listChildren, listTrees, readTree } from "../../store/trajectories";
+import { hashParam, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
+
+const NAMESPACE = /^[A-Za-z0-9._:\-/]{1,128}$/;
+
+const listQuery = z.object({
+  limit: limitSchema(50, 200),
+  cursor: z.string().max(512).optional(),
+  namespace: z.string().regex(NAMESPACE, "must be a namespace (1-128 of A-Z a-z 0-9 . _ : - /)").optional(),
+});
+
+/** `GET /api/trees`: the caller's trees, newest activity first. */
+export async function getTrees(c: ApiCtx): Promise<Response> {
+  const q = parseWith(listQuery, c.req.query());
+  const after = q.cursor ? decodeCursor(q.cursor, ["number", "string"] as const) : undefined;
+  return c.json(await listTrees(c.env.DB, { tenant: scopeOf(c), namespace: q.namespace, limit: q.limit, after }));
+}
+
+/** `GET /api/trees/:treeId`: one tree with its full frame. */
+export async function getTree(c: ApiCtx): Promise<Response> {
+  const tree = await readTree(c.env.DB, hashParam(c, "treeId"), scopeOf(c));
+  if (!tree) throw notFound("tree");
+  return c.json(tree);
+}
+
+const childrenQuery = z.object({
+  parent: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lowercase hex characters").optional(),
+  limit: limitSchema(50, 500),
+  cursor: z.string().max(512).optional(),
+});
+
+/** `GET /api/trees/:treeId/children`: one level of the tree, paginated. */
+export async function getChildren(c: ApiCtx): Promise<Response> {
+  const treeId = hashParam(c, "treeId");
+  const q = parseWith(childrenQuery, c.req.query());
+  const after = q.cursor ? decodeCursor(q.cursor, ["number"] as const)[0] : 0;
+  const scope = scopeOf(c);
+  const parent = q.parent ?? treeId;
+  const owned = await c.env.DB.prepare(
+    `SELECT 1 AS ok FROM trees t WHERE t.id = ?1 AND (?2 IS NULL OR t.tenant = ?2)
+       AND (?3 = ?1 OR EXISTS (SELECT 1 FROM nodes n WHERE n.hash = ?3 AND n.tree_id = ?1))`,
+  )
+    .bind(treeId, scope, parent)
+    .first();
+  if (!owned) throw notFound(q.parent ? "node in this tree" : "tree");
+  return c.json(await listChildren(c.env.DB, parent, q.limit, after));
+}
