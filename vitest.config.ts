@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { tc39Decorators } from "./test/sdk/tc39-decorators";
 
 /** A free loopback port for the scripted upstream that test/global-setup.ts starts. */
 async function freePort(): Promise<number> {
@@ -31,6 +32,7 @@ export default defineConfig({
               bindings: {
                 TEST_MIGRATIONS: migrations,
                 UPSTREAM_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
+                ANTHROPIC_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
                 UPSTREAM_TEST_URL: `http://127.0.0.1:${upstreamPort}`,
                 ADMIN_TOKEN: "test-admin-token",
                 COUNTER_FLUSH_MS: "0",
@@ -47,6 +49,8 @@ export default defineConfig({
         },
       },
       {
+        // The SDK's tests use TC39 standard decorators, which vite's own TypeScript transform does not lower.
+        plugins: [tc39Decorators()],
         test: {
           name: "node",
           environment: "node",

@@ -7,7 +7,7 @@ export type CanonicalError =
   | { kind: "invalid"; message: string; param: string };
 
 export type CanonicalResult =
-  | { ok: true; messages: CanonicalMessage[]; ids: ToolCallIds }
+  | { ok: true; messages: CanonicalMessage[]; stored: CanonicalMessage[]; ids: ToolCallIds }
   | { ok: false; error: CanonicalError };
 
 /**
@@ -113,14 +113,31 @@ function hasAudio(message: ChatMessage): boolean {
   return audio !== null && audio !== undefined;
 }
 
+/**
+ * The form a message is stored in: canonical, except that tool-call arguments
+ * keep the text the model first produced (key order included), so a replay
+ * serves exactly the recorded arguments. Hashes always use the canonical form.
+ */
+export function storedForm(canonical: CanonicalMessage, original: ChatMessage): CanonicalMessage {
+  if (!canonical.tool_calls || original.role !== "assistant" || !original.tool_calls) return canonical;
+  const raw = original.tool_calls;
+  if (canonical.tool_calls.every((call, i) => call.function.arguments === raw[i].function.arguments)) return canonical;
+  return {
+    ...canonical,
+    tool_calls: canonical.tool_calls.map((call, i) => ({ ...call, function: { ...call.function, arguments: raw[i].function.arguments } })),
+  };
+}
+
 /** Canonicalises a whole conversation, numbering tool-call ids in order of appearance. */
 export function canonicalConversation(messages: readonly ChatMessage[]): CanonicalResult {
   const ids = new ToolCallIds();
   const out: CanonicalMessage[] = [];
+  const stored: CanonicalMessage[] = [];
   for (let i = 0; i < messages.length; i++) {
     const canonical = canonicalMessage(messages[i], ids, i);
     if ("kind" in canonical) return { ok: false, error: canonical };
     out.push(canonical);
+    stored.push(storedForm(canonical, messages[i]));
   }
-  return { ok: true, messages: out, ids };
+  return { ok: true, messages: out, stored, ids };
 }

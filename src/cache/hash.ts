@@ -22,7 +22,7 @@ export function childHash(parent: string, canonicalMessageJson: string): string 
   return digest(`${parent}\u0000${canonicalMessageJson}`);
 }
 
-/** One step of a walk: the node's hash, its parent and the canonical message JSON. */
+/** One step of a walk: the node's hash, its parent and the message as stored (JSON and object). */
 export interface PathStep {
   hash: string;
   parent: string;
@@ -30,14 +30,18 @@ export interface PathStep {
   message: CanonicalMessage;
 }
 
-/** The path from the root to h_n, one step per message. */
-export function walk(root: string, messages: readonly CanonicalMessage[]): PathStep[] {
+/**
+ * The path from the root to h_n, one step per message. Hashes come from the
+ * canonical `messages`; `stored` (default: the same) is what a node keeps.
+ */
+export function walk(root: string, messages: readonly CanonicalMessage[], stored: readonly CanonicalMessage[] = messages): PathStep[] {
   const steps: PathStep[] = [];
   let parent = root;
-  for (const message of messages) {
-    const json = canonicalJson(message);
-    const hash = childHash(parent, json);
-    steps.push({ hash, parent, json, message });
+  for (let i = 0; i < messages.length; i++) {
+    const canonical = canonicalJson(messages[i]);
+    const hash = childHash(parent, canonical);
+    const json = stored[i] === messages[i] ? canonical : canonicalJson(stored[i]);
+    steps.push({ hash, parent, json, message: stored[i] });
     parent = hash;
   }
   return steps;

@@ -135,3 +135,18 @@ describe("hashing properties", () => {
     );
   });
 });
+
+describe("stored form", () => {
+  it("Should keep the model's argument text while hashing the canonical form", async () => {
+    const { keyRequest, keyAnswer } = await import("../../src/cache/key");
+    const keyed = keyRequest({ model: "m", messages: [{ role: "user", content: "x" }] }, "t", "default");
+    if (!keyed.ok) throw new Error("not keyed");
+    const a = keyAnswer(keyed.key, { role: "assistant", content: null, tool_calls: [call("c1", '{"b":1, "a":2}')] });
+    const again = keyRequest({ model: "m", messages: [{ role: "user", content: "x" }] }, "t", "default");
+    if (!again.ok) throw new Error("not keyed");
+    const b = keyAnswer(again.key, { role: "assistant", content: null, tool_calls: [call("c2", '{"a":2,"b":1}')] });
+    expect(a?.hash).toBe(b?.hash);
+    expect(a?.message.tool_calls?.[0].function.arguments).toBe('{"b":1, "a":2}');
+    expect(a?.json).toContain('{\\"b\\":1, \\"a\\":2}');
+  });
+});

@@ -1,0 +1,19 @@
+/**
+ * `npm run replay [-- --limit N] [-- --files tau_bench.jsonl,tau2_bench.jsonl]`:
+ * replays ../shared/workloads through wrangler dev twice and prints the table.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { replayTable, runReplay } from "../tools/replay-run";
+
+const { values } = parseArgs({ options: { limit: { type: "string" }, files: { type: "string" }, concurrency: { type: "string" } } });
+const files = (values.files ?? "tau_bench.jsonl,tau2_bench.jsonl").split(",");
+const report = await runReplay(files, values.limit ? Number(values.limit) : Infinity, Number(values.concurrency ?? 8));
+console.log(replayTable(report));
+mkdirSync("bench-output", { recursive: true });
+writeFileSync("bench-output/replay.json", JSON.stringify({ date: new Date().toISOString(), files, ...report }, null, 2));
+const ok = report.pass2.outcomes.hit === report.requests && report.pass2.mismatches === 0 && report.upstreamGenerationsPass2 === 0;
+if (!ok) {
+  console.error("replay: pass 2 was not served entirely from the tree");
+  process.exit(1);
+}
