@@ -15,31 +15,36 @@ export function replayScript(requests: WorkloadRequest[]): (body: ChatBody) => S
 export interface PassResult {
   requests: number;
   outcomes: Record<string, number>;
-  /** Served answers that differ from the recorded one (content or tool calls). */
+  /** Served answers that differ from the expected ones (content or tool calls, exact text). */
   mismatches: number;
+  /** The signature of each served answer, by request index. */
+  served: string[];
   errors: number;
   wallMs: number;
   requestBytes: number;
 }
 
-function sameAnswer(served: { content?: string | null; tool_calls?: Array<{ function: { name: string; arguments: string } }> }, expected: WorkloadRequest["answer"]): boolean {
-  // Exact text: a replay serves the arguments exactly as the model wrote them.
-  const calls = (list: unknown) => ((list as Array<{ function: { name: string; arguments: string } }> | undefined) ?? []).map((c) => `${c.function.name}:${c.function.arguments}`);
-  const text = (c: unknown) => (typeof c === "string" && c !== "" ? c : null);
-  return text(served.content) === text(expected.content) && JSON.stringify(calls(served.tool_calls)) === JSON.stringify(calls(expected.tool_calls));
+/** An answer's content and tool calls (names and exact argument text), ids aside. */
+export function signature(answer: { content?: unknown; tool_calls?: unknown }): string {
+  const calls = ((answer.tool_calls as Array<{ function: { name: string; arguments: string } }> | undefined) ?? []).map((c) => `${c.function.name}:${c.function.arguments}`);
+  const text = typeof answer.content === "string" && answer.content !== "" ? answer.content : null;
+  return JSON.stringify([text, calls]);
 }
 
 /**
  * Sends every request through the proxy at `baseUrl` (concurrently across
- * requests) and checks each answer against the recording.
+ * requests) and checks each answer against `expected` signatures (default:
+ * the recorded answers).
  */
-export async function replayPass(baseUrl: string, requests: WorkloadRequest[], opts: { key: string; namespace: string; concurrency?: number }): Promise<PassResult> {
-  const result: PassResult = { requests: requests.length, outcomes: {}, mismatches: 0, errors: 0, wallMs: 0, requestBytes: 0 };
+export async function replayPass(baseUrl: string, requests: WorkloadRequest[], opts: { key: string; namespace: string; concurrency?: number; expected?: string[] }): Promise<PassResult> {
+  const result: PassResult = { requests: requests.length, outcomes: {}, mismatches: 0, served: [], errors: 0, wallMs: 0, requestBytes: 0 };
+  const expected = opts.expected ?? requests.map((r) => signature(r.answer));
   const started = performance.now();
   let next = 0;
   const worker = async () => {
     while (next < requests.length) {
-      const request = requests[next++];
+      const index = next++;
+      const request = requests[index];
       const body = JSON.stringify(request.body);
       result.requestBytes += Buffer.byteLength(body);
       const res = await fetch(`${baseUrl}/v1/chat/completions`, {
@@ -54,8 +59,9 @@ export async function replayPass(baseUrl: string, requests: WorkloadRequest[], o
         await res.arrayBuffer();
         continue;
       }
-      const json = (await res.json()) as { choices: Array<{ message: Parameters<typeof sameAnswer>[0] }> };
-      if (!sameAnswer(json.choices[0].message, request.answer)) result.mismatches++;
+      const json = (await res.json()) as { choices: Array<{ message: { content?: unknown; tool_calls?: unknown } }> };
+      result.served[index] = signature(json.choices[0].message);
+      if (result.served[index] !== expected[index]) result.mismatches++;
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency ?? 8 }, worker));
