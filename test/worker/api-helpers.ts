@@ -1,0 +1,81 @@
+import { env, exports } from "cloudflare:workers";
+import { REFUND_TOOLS } from "../../tools/refund-desk";
+import { chat, recorded } from "./helpers";
+
+export const ADMIN = "test-admin-token";
+
+/** Calls the trajectory API through the Worker with a bearer token (or none). */
+export function api(path: string, init: { token?: string | null; method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.token !== null) headers.authorization = `Bearer ${init.token ?? ADMIN}`;
+  let body: string | undefined;
+  if (init.body !== undefined) {
+    body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+    headers["content-type"] ??= "application/json";
+  }
+  return exports.default.fetch(new Request(`http://mm.test/api${path}`, { method: init.method ?? "GET", headers, body }));
+}
+
+/** JSON of a response that must be 2xx. */
+export async function ok<T>(res: Response | Promise<Response>): Promise<T> {
+  const r = await res;
+  if (!r.ok) throw new Error(`${r.status}: ${await r.text()}`);
+  return (await r.json()) as T;
+}
+
+/** A fresh tenant key. */
+export function newKey(): string {
+  return `sk-${crypto.randomUUID()}`;
+}
+
+export interface Tree {
+  id: string;
+  tenant: string;
+  namespace: string;
+  model: string;
+  tools: string[];
+  node_count: number;
+  hits: number;
+  misses: number;
+  last_hit_at: number | null;
+}
+
+export interface NodeSummary {
+  hash: string;
+  parent: string;
+  depth: number;
+  role: string;
+  preview: string;
+  observations: number;
+  hits: number;
+  child_count: number;
+  last_hit_at: number | null;
+}
+
+/** The refund-desk conversation of one order, as its requests grow. */
+export function refundTurns(model: string, order = "A-1") {
+  const user = { role: "user", content: `Refund order #${order} please` };
+  const first = { model, tools: REFUND_TOOLS, messages: [user] };
+  return { user, first };
+}
+
+/** Records one miss for `body` under `key` and waits until it is served. */
+export async function learn(body: unknown, key: string, headers: Record<string, string> = {}): Promise<void> {
+  const res = await chat(body, { key, headers });
+  await res.arrayBuffer();
+  if (res.headers.get("muscle-mem-cache") !== "miss") throw new Error(`expected a miss, got ${res.headers.get("muscle-mem-cache")}`);
+  await recorded(body, { key, headers });
+}
+
+/** Nodes really stored for a tree, read straight from D1. */
+export async function storedCount(treeId: string): Promise<number> {
+  const row = await env.DB.prepare("SELECT count(*) AS n FROM nodes WHERE tree_id = ?1").bind(treeId).first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** The one tree of a tenant key (the test made exactly one). */
+export async function onlyTree(key: string): Promise<Tree> {
+  const page = await ok<{ data: Tree[] }>(api("/trees", { token: key }));
+  if (page.data.length !== 1) throw new Error(`expected one tree, got ${page.data.length}`);
+  return page.data[0];
+}
