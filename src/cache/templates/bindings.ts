@@ -1,0 +1,54 @@
+/** Declared variables: `{"name":"Ada","order_id":"A-1"}` from the `muscle-mem-bindings` header. */
+export type Bindings = Readonly<Record<string, string>>;
+
+export const BINDINGS_HEADER = "muscle-mem-bindings";
+const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+export const MAX_BINDINGS = 32;
+export const MAX_VALUE_CHARS = 1024;
+export const MAX_HEADER_CHARS = 16 * 1024;
+
+export type BindingsResult = { ok: true; bindings: Bindings | null } | { ok: false; message: string };
+
+/**
+ * Validates the header: a JSON object of at most 32 non-empty string values
+ * (at most 1,024 characters each) whose names match
+ * `^[A-Za-z_][A-Za-z0-9_]{0,63}$`. An absent or empty header means no bindings.
+ *
+ * @example parseBindings('{"name":"Ada"}') // => { ok: true, bindings: { name: "Ada" } }
+ */
+export function parseBindings(header: string | null): BindingsResult {
+  if (header === null || header.trim() === "") return { ok: true, bindings: null };
+  if (header.length > MAX_HEADER_CHARS) return { ok: false, message: `${BINDINGS_HEADER} must be at most ${MAX_HEADER_CHARS} characters.` };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(header);
+  } catch {
+    return { ok: false, message: `${BINDINGS_HEADER} is not valid JSON.` };
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return { ok: false, message: `${BINDINGS_HEADER} must be a JSON object of string values.` };
+  }
+  const entries = Object.entries(parsed as Record<string, unknown>);
+  if (entries.length > MAX_BINDINGS) return { ok: false, message: `${BINDINGS_HEADER} may hold at most ${MAX_BINDINGS} variables.` };
+  const out: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    if (!NAME.test(name)) return { ok: false, message: `${BINDINGS_HEADER}: '${name.slice(0, 70)}' is not a valid variable name (^[A-Za-z_][A-Za-z0-9_]{0,63}$).` };
+    if (typeof value !== "string" || value === "") return { ok: false, message: `${BINDINGS_HEADER}: '${name}' must be a non-empty string.` };
+    if (value.length > MAX_VALUE_CHARS) return { ok: false, message: `${BINDINGS_HEADER}: '${name}' must be at most ${MAX_VALUE_CHARS} characters.` };
+    out[name] = value;
+  }
+  return { ok: true, bindings: entries.length === 0 ? null : out };
+}
+
+/**
+ * Bindings whose values can be told apart: no value equals or contains
+ * another. Otherwise an occurrence could belong to two variables, so the
+ * request is keyed concretely instead.
+ */
+export function distinctValues(bindings: Bindings): boolean {
+  const values = Object.values(bindings);
+  for (let i = 0; i < values.length; i++) {
+    for (let j = 0; j < values.length; j++) if (i !== j && values[i].includes(values[j])) return false;
+  }
+  return true;
+}

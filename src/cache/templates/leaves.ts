@@ -1,0 +1,187 @@
+import { canonicalJson } from "../canonical";
+import type { CanonicalMessage, CanonicalToolCall } from "../messages";
+
+/**
+ * A message broken into its skeleton (roles, names, JSON structure, the
+ * separators between tokens) and its leaves (the tokens and JSON numbers, in
+ * order). Two messages whose skeletons are equal differ only in leaves.
+ * `compose(skeleton, leaves)` gives the message back exactly.
+ */
+export interface Decomposed {
+  skeleton: string;
+  leaves: Leaf[];
+}
+
+/** One leaf: a token of text (`text`) or a JSON number (`number`, canonical form). */
+export interface Leaf {
+  value: string;
+  kind: "text" | "number";
+}
+
+/** Characters that make up a token. Joiners (`-` `.` `@` `/` `+` `:` `#`) count only between them. */
+const TOKEN = /[\p{L}\p{N}_]+(?:[-.@/+:#][\p{L}\p{N}_]+)*/gu;
+
+type TextSk = ["t", ...string[]];
+/** JSON text that is not in canonical form, kept as text: it must still parse once composed. */
+type RawJsonSk = ["r", ...string[]];
+type JsonSk = TextSk | ["n"] | ["v", boolean | null] | ["a", ...unknown[]] | ["o", ...Array<[string, unknown]>];
+type ArgsSk = ["j", JsonSk] | TextSk | RawJsonSk;
+interface CallSk {
+  id: string;
+  name: string;
+  args: ArgsSk;
+}
+interface MessageSk {
+  role: string;
+  name?: string;
+  tool_call_id?: string;
+  content?: TextSk | TextSk[];
+  refusal?: TextSk;
+  tool_calls?: CallSk[];
+}
+
+/** Splits text into separators and tokens: `["t", sep0, sep1, ...]` with one token between each two separators. */
+function splitText(text: string, leaves: Leaf[]): TextSk {
+  return splitTagged("t", text, leaves) as TextSk;
+}
+
+function splitTagged(tag: "t" | "r", text: string, leaves: Leaf[]): TextSk | RawJsonSk {
+  const sk: TextSk | RawJsonSk = [tag];
+  let last = 0;
+  for (const match of text.matchAll(TOKEN)) {
+    sk.push(text.slice(last, match.index));
+    leaves.push({ value: match[0], kind: "text" });
+    last = match.index + match[0].length;
+  }
+  sk.push(text.slice(last));
+  return sk;
+}
+
+function splitJson(value: unknown, leaves: Leaf[]): JsonSk {
+  if (typeof value === "string") return splitText(value, leaves);
+  if (typeof value === "number") {
+    leaves.push({ value: canonicalJson(value), kind: "number" });
+    return ["n"];
+  }
+  if (value === null || typeof value === "boolean") return ["v", value];
+  if (Array.isArray(value)) return ["a", ...value.map((item) => splitJson(item, leaves))];
+  const entries = Object.keys(value as Record<string, unknown>)
+    .sort()
+    .map((key): [string, JsonSk] => [key, splitJson((value as Record<string, unknown>)[key], leaves)]);
+  return ["o", ...entries];
+}
+
+function splitArgs(raw: string, leaves: Leaf[]): ArgsSk {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return splitText(raw, leaves);
+  }
+  // Arguments that are not in canonical form stay text, so that they come back byte for byte.
+  return canonicalJson(parsed) === raw ? ["j", splitJson(parsed, leaves)] : splitTagged("r", raw, leaves);
+}
+
+/** Breaks a canonical message into skeleton and leaves. */
+export function decompose(message: CanonicalMessage): Decomposed {
+  const leaves: Leaf[] = [];
+  const sk: MessageSk = { role: message.role };
+  if (message.name !== undefined) sk.name = message.name;
+  if (message.tool_call_id !== undefined) sk.tool_call_id = message.tool_call_id;
+  if (message.content !== undefined) {
+    sk.content = Array.isArray(message.content) ? message.content.map((part) => splitText(part, leaves)) : splitText(message.content, leaves);
+  }
+  if (message.refusal !== undefined) sk.refusal = splitText(message.refusal, leaves);
+  if (message.tool_calls !== undefined) {
+    sk.tool_calls = message.tool_calls.map((call) => ({ id: call.id, name: call.function.name, args: splitArgs(call.function.arguments, leaves) }));
+  }
+  return { skeleton: canonicalJson(sk), leaves };
+}
+
+/** Thrown inside compose when a value cannot stand where it is asked to. */
+class ComposeError extends Error {}
+
+class LeafReader {
+  private next = 0;
+  constructor(private readonly values: readonly string[]) {}
+  take(): string {
+    if (this.next >= this.values.length) throw new ComposeError("too few leaves");
+    return this.values[this.next++];
+  }
+  done(): boolean {
+    return this.next === this.values.length;
+  }
+}
+
+/** A JSON number leaf must be a number in canonical form, or the composed JSON would change meaning. */
+export function isCanonicalNumber(value: string): boolean {
+  if (!/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(value)) return false;
+  const n = Number(value);
+  return Number.isFinite(n) && canonicalJson(n) === value;
+}
+
+function joinText(sk: TextSk | RawJsonSk, reader: LeafReader): string {
+  let out = sk[1];
+  for (let i = 2; i < sk.length; i++) out += reader.take() + sk[i];
+  return out;
+}
+
+function joinJson(sk: JsonSk, reader: LeafReader): unknown {
+  switch (sk[0]) {
+    case "t":
+      return joinText(sk, reader);
+    case "n": {
+      const value = reader.take();
+      if (!isCanonicalNumber(value)) throw new ComposeError(`not a JSON number: ${value}`);
+      return Number(value);
+    }
+    case "v":
+      return sk[1];
+    case "a":
+      return (sk.slice(1) as JsonSk[]).map((item) => joinJson(item, reader));
+    case "o": {
+      const out: Record<string, unknown> = {};
+      for (const [key, value] of sk.slice(1) as Array<[string, JsonSk]>) out[key] = joinJson(value, reader);
+      return out;
+    }
+  }
+}
+
+function joinArgs(sk: ArgsSk, reader: LeafReader): string {
+  if (sk[0] === "j") return canonicalJson(joinJson(sk[1], reader));
+  const text = joinText(sk, reader);
+  if (sk[0] === "r") {
+    try {
+      JSON.parse(text);
+    } catch {
+      throw new ComposeError("JSON arguments no longer parse");
+    }
+  }
+  return text;
+}
+
+/**
+ * Rebuilds a message from its skeleton and leaf values (JSON strings are
+ * escaped by serialisation). Null when the values do not fit: a wrong count,
+ * or a JSON number slot given something that is not a canonical number.
+ */
+export function compose(skeleton: string, values: readonly string[]): CanonicalMessage | null {
+  const sk = JSON.parse(skeleton) as MessageSk;
+  const reader = new LeafReader(values);
+  try {
+    const out: CanonicalMessage = { role: sk.role };
+    if (sk.content !== undefined) {
+      out.content = typeof sk.content[0] === "string" ? joinText(sk.content as TextSk, reader) : (sk.content as TextSk[]).map((part) => joinText(part, reader));
+    }
+    if (sk.name !== undefined) out.name = sk.name;
+    if (sk.refusal !== undefined) out.refusal = joinText(sk.refusal, reader);
+    if (sk.tool_calls !== undefined) {
+      out.tool_calls = sk.tool_calls.map((call): CanonicalToolCall => ({ id: call.id, type: "function", function: { name: call.name, arguments: joinArgs(call.args, reader) } }));
+    }
+    if (sk.tool_call_id !== undefined) out.tool_call_id = sk.tool_call_id;
+    return reader.done() ? out : null;
+  } catch (error) {
+    if (error instanceof ComposeError) return null;
+    throw error;
+  }
+}
