@@ -9,6 +9,10 @@ export interface Config {
   hotCacheTtlMs: number;
   maxBodyBytes: number;
   lookupTimeoutMs: number;
+  /** How long a follower of single flight waits for its leader's answer (`SINGLE_FLIGHT_WAIT_MS`). */
+  singleFlightWaitMs: number;
+  /** How long the upstream may take to send its status and headers (`UPSTREAM_TIMEOUT_MS`; 0 waits forever). */
+  upstreamTimeoutMs: number;
   counterFlushMs: number;
 }
 
@@ -29,6 +33,8 @@ export function configOf(env: Env): Config {
     hotCacheTtlMs: int(vars.HOT_CACHE_TTL_MS, 1000),
     maxBodyBytes: int(vars.MAX_BODY_BYTES, 32 * 1024 * 1024, 1),
     lookupTimeoutMs: int(vars.LOOKUP_TIMEOUT_MS, 1500, 1),
+    singleFlightWaitMs: int(vars.SINGLE_FLIGHT_WAIT_MS, 120_000, 1),
+    upstreamTimeoutMs: int(vars.UPSTREAM_TIMEOUT_MS, 600_000),
     counterFlushMs: int(vars.COUNTER_FLUSH_MS, 1000),
   };
   cached = { env, config };

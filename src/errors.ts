@@ -9,6 +9,7 @@ const STATUS = {
   unsupported_media_type: 415,
   not_cached: 504,
   upstream_unreachable: 502,
+  upstream_timeout: 504,
   internal_error: 500,
 } as const;
 
@@ -24,6 +25,7 @@ const TYPE: Record<ErrorCode, string> = {
   unsupported_media_type: "invalid_request_error",
   not_cached: "cache_miss",
   upstream_unreachable: "upstream_error",
+  upstream_timeout: "upstream_error",
   internal_error: "server_error",
 };
 

@@ -15,6 +15,7 @@ export async function passThrough(c: Context<{ Bindings: Env }>): Promise<Respon
     headers: c.req.raw.headers,
     body: method === "GET" || method === "HEAD" ? null : c.req.raw.body,
     signal: c.req.raw.signal,
+    timeoutMs: configOf(c.env).upstreamTimeoutMs,
   });
   return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
 }

@@ -40,22 +40,37 @@ export interface ForwardOptions {
   headers: Headers;
   body: BodyInit | null;
   signal?: AbortSignal;
+  /** Give up when the upstream has not answered (status and headers) within this many ms; 0 or unset waits. */
+  timeoutMs?: number;
 }
 
 /**
  * Sends the request on to the upstream unchanged (the client's Authorization
- * included). A network failure becomes a 502 in the error envelope.
+ * included). A network failure becomes a 502 in the error envelope; an
+ * upstream that sends no status within `timeoutMs` is cut, a 504. Once the
+ * headers are in, the body streams at the upstream's pace (the client's
+ * abort still cancels it).
  */
 export async function forward(options: ForwardOptions): Promise<Response> {
+  const limit = options.timeoutMs ?? 0;
+  const timer = limit > 0 ? new AbortController() : undefined;
+  const signals = [options.signal, timer?.signal].filter((s): s is AbortSignal => s !== undefined);
+  const timeout = timer ? setTimeout(() => timer.abort(), limit) : undefined;
   try {
     return await fetch(upstreamUrl(options.base, options.pathname, options.search), {
       method: options.method,
       headers: forwardedHeaders(options.headers),
       body: options.body,
-      signal: options.signal,
+      signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
     });
   } catch (error) {
+    if (timer?.signal.aborted && !options.signal?.aborted) {
+      console.error(JSON.stringify({ event: "upstream_timeout", timeout_ms: limit }));
+      throw new ApiError("upstream_timeout", `The upstream model did not answer within ${limit} ms (UPSTREAM_TIMEOUT_MS).`);
+    }
     console.error(JSON.stringify({ event: "upstream_unreachable", error: String(error) }));
     throw new ApiError("upstream_unreachable", "The upstream model could not be reached.");
+  } finally {
+    clearTimeout(timeout);
   }
 }

@@ -2,6 +2,7 @@ import { RECORDABLE_FINISH } from "../../cache/answer";
 import { keyAnswer, type RequestKey } from "../../cache/key";
 import { chatMessage } from "../../cache/messages";
 import { SseAssembler } from "../../cache/sse-assembler";
+import { ApiError } from "../../errors";
 import type { RecordInput } from "../../store/record";
 import { forward, relayResponse } from "../../upstream/forward";
 import { CACHE_HEADER, type CacheOutcome } from "./respond";
@@ -13,6 +14,8 @@ export interface GenerateOptions {
   request: Request;
   raw: string;
   base: string;
+  /** UPSTREAM_TIMEOUT_MS: how long the upstream may take to answer with its headers. */
+  timeoutMs?: number;
   stream: boolean;
   key: RequestKey;
   outcome: CacheOutcome;
@@ -64,9 +67,11 @@ export async function generate(opts: GenerateOptions): Promise<Response> {
   const started = Date.now();
   let upstream: Response;
   try {
-    upstream = await forward({ base: opts.base, pathname: "/v1/chat/completions", method: "POST", headers: opts.request.headers, body: opts.raw, signal: opts.request.signal });
+    upstream = await forward({ base: opts.base, pathname: "/v1/chat/completions", method: "POST", headers: opts.request.headers, body: opts.raw, signal: opts.request.signal, timeoutMs: opts.timeoutMs });
   } catch (error) {
     opts.waitUntil(opts.onSettled(null));
+    // The upstream timed out or could not be reached: say so in the envelope, with the cache outcome.
+    if (error instanceof ApiError) return error.toResponse({ [CACHE_HEADER]: opts.outcome });
     throw error;
   }
   const headers = { [CACHE_HEADER]: opts.outcome };

@@ -74,7 +74,7 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
       console.error(JSON.stringify({ event: "record_failed", tree: key.treeId, error: String(error) }));
     }
   };
-  return generate({ request: c.req.raw, raw, base: config.upstreamBaseUrl, stream, key, outcome: "miss", onSettled, waitUntil });
+  return generate({ request: c.req.raw, raw, base: config.upstreamBaseUrl, timeoutMs: config.upstreamTimeoutMs, stream, key, outcome: "miss", onSettled, waitUntil });
 }
 
 /** RPC wraps union results in stubs' types; the claim is plain data, so unwrap it. */
@@ -87,14 +87,20 @@ function notCached(): ApiError {
 }
 
 function forwardRaw(c: Ctx, raw: string, base: string): Promise<Response> {
-  return forward({ base, pathname: "/v1/chat/completions", method: "POST", headers: c.req.raw.headers, body: raw, signal: c.req.raw.signal });
+  return forward({ base, pathname: "/v1/chat/completions", method: "POST", headers: c.req.raw.headers, body: raw, signal: c.req.raw.signal, timeoutMs: configOf(c.env).upstreamTimeoutMs });
 }
 
 /** Sends the request to the model without the cache: nothing is read or recorded. */
 async function bypass(c: Ctx, raw: string, base: string, treeId?: string): Promise<Response> {
   if (treeId) isolate(configOf(c.env)).counters.bypass(treeId);
   scheduleFlush(c);
-  const upstream = await forwardRaw(c, raw, base);
+  let upstream: Response;
+  try {
+    upstream = await forwardRaw(c, raw, base);
+  } catch (error) {
+    if (error instanceof ApiError) return error.toResponse({ [CACHE_HEADER]: "bypass" });
+    throw error;
+  }
   return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
 }
 

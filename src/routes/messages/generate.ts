@@ -1,5 +1,6 @@
 import type { AnthropicKey } from "../../cache/anthropic/key";
 import { AnthropicSseAssembler } from "../../cache/anthropic/sse-assembler";
+import { ApiError } from "../../errors";
 import { forward, relayResponse } from "../../upstream/forward";
 import { CACHE_HEADER } from "../chat/respond";
 import { recordingOfMessage, type MessagesUsage, type Recording } from "./record";
@@ -8,6 +9,8 @@ export interface GenerateMessageOptions {
   request: Request;
   raw: string;
   base: string;
+  /** UPSTREAM_TIMEOUT_MS: how long the upstream may take to answer with its headers. */
+  timeoutMs?: number;
   stream: boolean;
   key: AnthropicKey;
   /** Called once, when the generation is known complete (a RecordInput) or unusable (null). */
@@ -34,9 +37,11 @@ export async function generateMessage(opts: GenerateMessageOptions): Promise<Res
   const started = Date.now();
   let upstream: Response;
   try {
-    upstream = await forward({ base: opts.base, pathname: "/v1/messages", method: "POST", headers: opts.request.headers, body: opts.raw, signal: opts.request.signal });
+    upstream = await forward({ base: opts.base, pathname: "/v1/messages", method: "POST", headers: opts.request.headers, body: opts.raw, signal: opts.request.signal, timeoutMs: opts.timeoutMs });
   } catch (error) {
     opts.waitUntil(opts.onSettled(null));
+    // The upstream timed out or could not be reached: say so in the envelope, with the cache outcome.
+    if (error instanceof ApiError) return error.toResponse({ [CACHE_HEADER]: "miss" });
     throw error;
   }
   const headers = { [CACHE_HEADER]: "miss" };

@@ -80,7 +80,7 @@ export async function messages(c: Ctx): Promise<Response> {
     }
   };
   const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p.catch(() => undefined));
-  return generateMessage({ request: c.req.raw, raw, base: config.anthropicBaseUrl, stream, key, onSettled, waitUntil });
+  return generateMessage({ request: c.req.raw, raw, base: config.anthropicBaseUrl, timeoutMs: config.upstreamTimeoutMs, stream, key, onSettled, waitUntil });
 }
 
 function serveHit(c: Ctx, key: AnthropicKey, stored: StoredAnswer, answer: AnthropicAnswer, view: { model: string; stream: boolean; headers?: Record<string, string> }): Response {
@@ -101,6 +101,6 @@ function notCached(): ApiError {
 async function bypass(c: Ctx, raw: string, treeId?: string): Promise<Response> {
   if (treeId) countBypass(c, treeId);
   const base = configOf(c.env).anthropicBaseUrl;
-  const upstream = await forward({ base, pathname: "/v1/messages", method: "POST", headers: c.req.raw.headers, body: raw, signal: c.req.raw.signal });
+  const upstream = await forward({ base, pathname: "/v1/messages", method: "POST", headers: c.req.raw.headers, body: raw, signal: c.req.raw.signal, timeoutMs: configOf(c.env).upstreamTimeoutMs });
   return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
 }

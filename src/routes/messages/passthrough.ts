@@ -21,6 +21,7 @@ export async function anthropicPassThrough(c: Context<{ Bindings: Env }>, next: 
     headers: c.req.raw.headers,
     body: method === "GET" || method === "HEAD" ? null : c.req.raw.body,
     signal: c.req.raw.signal,
+    timeoutMs: configOf(c.env).upstreamTimeoutMs,
   });
   return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
 }

@@ -1,0 +1,130 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/**
+ * Faulty upstream behaviours for the reliability tests, reached through the
+ * test upstream's port by a base URL path rather than a model name, so that
+ * the request body is never read before it is relayed:
+ *
+ *   UPSTREAM_BASE_URL = http://127.0.0.1:PORT/__fault/<kind>/<tag>/v1
+ *
+ * - `hang`: reads the request and never answers.
+ * - `stall`: answers 200 and one SSE chunk, then never sends another byte.
+ * - `drip`: a well-formed stream of 2,000 chunks, one every 20 ms (about 40 s).
+ * - `garbage`: a 200 stream whose events are not JSON, ended with `[DONE]`.
+ * - `error-event`: a 200 stream that carries an `error` event, ended with `[DONE]`.
+ * - `no-finish`: a 200 stream that ends with `[DONE]` but never gives a finish reason.
+ * - `html`: a 200 `text/html` page instead of a completion.
+ * - `reset`: destroys the connection without answering.
+ *
+ * `GET /__fault/stats/<tag>` answers `{requests, closedEarly, completed}` for
+ * that tag: `closedEarly` counts requests whose connection the caller closed
+ * before the fault finished, which is how tests see that a fetch was cancelled.
+ */
+export interface FaultRoutes {
+  /** Handles `req` when it is a fault route; false when it is not one. */
+  handle: (req: IncomingMessage, res: ServerResponse) => boolean;
+}
+
+interface Stats {
+  requests: number;
+  closedEarly: number;
+  completed: number;
+}
+
+const ROUTE = /^\/__fault\/([a-z-]+)\/([A-Za-z0-9_-]+)\//;
+const STATS = /^\/__fault\/stats\/([A-Za-z0-9_-]+)$/;
+
+function chunk(content: string, finish: string | null = null): string {
+  const body = { id: "chatcmpl-fault", object: "chat.completion.chunk", created: 1, model: "fault", choices: [{ index: 0, delta: { content }, finish_reason: finish }] };
+  return `data: ${JSON.stringify(body)}\n\n`;
+}
+
+/** Creates the fault routes with their per-tag statistics. */
+export function faultRoutes(): FaultRoutes {
+  const stats = new Map<string, Stats>();
+  const of = (tag: string): Stats => {
+    let s = stats.get(tag);
+    if (!s) stats.set(tag, (s = { requests: 0, closedEarly: 0, completed: 0 }));
+    return s;
+  };
+
+  const run = (kind: string, s: Stats, req: IncomingMessage, res: ServerResponse): void => {
+    let finished = false;
+    const finish = () => {
+      finished = true;
+      s.completed++;
+    };
+    res.on("close", () => {
+      if (!finished) s.closedEarly++;
+    });
+    const sse = () => res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    switch (kind) {
+      case "hang":
+        return;
+      case "stall":
+        sse();
+        res.write(chunk("partial ans"));
+        return;
+      case "drip": {
+        sse();
+        let i = 0;
+        const timer = setInterval(() => {
+          if (res.destroyed) return clearInterval(timer);
+          if (i++ < 2000) return void res.write(chunk("x"));
+          clearInterval(timer);
+          res.write(chunk("", "stop"));
+          finish();
+          res.end("data: [DONE]\n\n");
+        }, 20);
+        res.on("close", () => clearInterval(timer));
+        return;
+      }
+      case "garbage":
+        sse();
+        finish();
+        return void res.end("data: {not json\n\ndata: [DONE]\n\n");
+      case "error-event":
+        sse();
+        res.write(chunk("half"));
+        res.write(`data: ${JSON.stringify({ error: { message: "overloaded mid-stream", type: "server_error" } })}\n\n`);
+        finish();
+        return void res.end("data: [DONE]\n\n");
+      case "no-finish":
+        sse();
+        res.write(chunk("no finish reason"));
+        finish();
+        return void res.end("data: [DONE]\n\n");
+      case "html":
+        res.writeHead(200, { "content-type": "text/html" });
+        finish();
+        return void res.end("<html><body>502 Bad Gateway (from a proxy in front of the model)</body></html>");
+      case "reset":
+        finish();
+        return void req.socket.destroy();
+      default:
+        res.writeHead(404, { "content-type": "application/json" });
+        finish();
+        res.end(JSON.stringify({ error: { message: `no fault '${kind}'`, type: "invalid_request_error" } }));
+    }
+  };
+
+  return {
+    handle(req, res) {
+      const path = new URL(req.url ?? "/", "http://localhost").pathname;
+      const statsMatch = STATS.exec(path);
+      if (req.method === "GET" && statsMatch) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(of(statsMatch[1])));
+        return true;
+      }
+      const match = ROUTE.exec(path);
+      if (!match) return false;
+      const s = of(match[2]);
+      s.requests++;
+      // Read the request body fully first, as a real model server does.
+      req.resume();
+      req.on("end", () => run(match[1], s, req, res));
+      return true;
+    },
+  };
+}
