@@ -56,3 +56,44 @@ export const nodes = sqliteTable(
 
 export type TreeRow = typeof trees.$inferSelect;
 export type NodeRow = typeof nodes.$inferSelect;
+
+/**
+ * Learned templates (docs/templates.md). A template generalises sibling
+ * trajectories of one tree; it is found by `lookup_key` = H(anchor h_k,
+ * skeletons of the messages after it). `pattern` and `state` are JSON
+ * (src/cache/templates/learned.ts); `refuted` templates never serve again.
+ */
+export const templates = sqliteTable(
+  "templates",
+  {
+    id: text("id").primaryKey(),
+    treeId: text("tree_id").notNull(),
+    lookupKey: text("lookup_key").notNull(),
+    anchorDepth: integer("anchor_depth").notNull(),
+    pattern: text("pattern").notNull(),
+    state: text("state").notNull(),
+    bindings: integer("bindings").notNull().default(0),
+    refuted: integer("refuted").notNull().default(0),
+    hits: integer("hits").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("templates_lookup_idx").on(t.lookupKey), index("templates_tree_idx").on(t.treeId)],
+);
+
+/**
+ * One row per answer the model gave that templates may learn from, grouped by
+ * `shape_key` (same tree, same skeletons): the partners a new answer is paired with.
+ */
+export const templateObservations = sqliteTable(
+  "template_observations",
+  {
+    answerHash: text("answer_hash").primaryKey(),
+    treeId: text("tree_id").notNull(),
+    shapeKey: text("shape_key").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("template_observations_shape_idx").on(t.shapeKey, t.createdAt)],
+);
+
+export type TemplateRow = typeof templates.$inferSelect;
