@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { ApiError, errorResponse } from "./errors";
+import { observe } from "./observability";
 import { apiRoutes } from "./routes/api";
 import { chatCompletions } from "./routes/chat/handler";
 import { messages } from "./routes/messages/handler";
@@ -9,6 +10,7 @@ import { passThrough } from "./routes/passthrough";
 /** The Worker's routes: the cached chat endpoint, the pass-through and a health check. */
 export function newApp(): Hono<{ Bindings: Env }> {
   const app = new Hono<{ Bindings: Env }>();
+  app.use("*", observe());
   app.get("/healthz", (c) => c.json({ ok: true, service: "muscle-mem" }));
   app.post("/v1/chat/completions", chatCompletions);
   app.all("/v1/chat/completions", () => {

@@ -4,6 +4,7 @@ import { tenantOf } from "../../cache/hash";
 import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
+import { note, phase } from "../../observability";
 import type { Claim } from "../../store/single-flight";
 import type { TreeWriter } from "../../store/tree-writer";
 import { forward, relayResponse } from "../../upstream/forward";
@@ -25,10 +26,12 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   const config = configOf(env);
   const controls = readControls(c.req.raw.headers);
   const { raw, body } = await parseChatRequest(c.req.raw, config.maxBodyBytes);
+  phase(c, "parse");
   const stream = body.stream === true;
   const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p.catch(() => undefined));
 
   const keyed = keyRequest(body, tenantOf(c.req.header("authorization")), controls.namespace);
+  note(c, keyed.ok ? { tree: keyed.key.treeId } : { reason: "bypass" in keyed ? keyed.bypass : "invalid" });
   if (!keyed.ok) {
     if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
     if (controls.onlyIfCached) throw notCached();
@@ -40,6 +43,7 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   const view = { model: body.model, stream, includeUsage: body.stream_options?.include_usage === true };
   if (!controls.noCache) {
     const found = await lookupAnswer(env.DB, isolate(config).hot, key.key, config.policy, config.lookupTimeoutMs);
+    phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
     if (found.status === "hit") {
       countHit(c, key, found.answer);
       return serveAnswer(found.answer, view);
@@ -57,6 +61,7 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   } catch {
     return bypass(c, raw, config.upstreamBaseUrl, key.treeId);
   }
+  phase(c, "claim");
   if (claim.role === "follower") {
     countHit(c, key, claim.answer);
     return serveAnswer(claim.answer, { ...view, headers: { "muscle-mem-single-flight": "follower" } });

@@ -1,0 +1,66 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import { writeRequestPoint } from "./analytics";
+import { parseLogLevel, requestLine, shouldLog } from "./log";
+import { newReport } from "./report";
+import { REQUEST_ID_HEADER, requestIdOf } from "./request-id";
+
+export { note, phase } from "./report";
+
+type Ctx = Context<{ Bindings: Env }>;
+
+/**
+ * The request-observability middleware: gives each request an id (the
+ * incoming `x-request-id` when sane, else a UUID), echoes it as a response
+ * header, writes one JSON log line per request at `LOG_LEVEL`, and one
+ * Analytics Engine data point when the `ANALYTICS` binding exists.
+ *
+ * @example app.use("*", observe())
+ */
+export function observe(): MiddlewareHandler<{ Bindings: Env }> {
+  return async function observability(c, next) {
+    const requestId = requestIdOf(c.req.raw.headers);
+    c.set("requestId", requestId);
+    c.set("mm", newReport());
+    await next();
+    const end = Date.now();
+    setResponseHeader(c, REQUEST_ID_HEADER, requestId);
+    const level = parseLogLevel(c.env.LOG_LEVEL);
+    const line = requestLine({
+      requestId,
+      method: c.req.method,
+      route: routeOf(c),
+      status: c.res.status,
+      outcome: c.res.headers.get("muscle-mem-cache"),
+      follower: c.res.headers.get("muscle-mem-single-flight") === "follower",
+      report: c.get("mm"),
+      end,
+    });
+    if (level === "debug") {
+      const colo = (c.req.raw.cf as { colo?: unknown } | undefined)?.colo;
+      if (typeof colo === "string") line.colo = colo;
+      const length = Number(c.req.header("content-length"));
+      if (Number.isFinite(length)) line.bytes_in = length;
+    }
+    if (shouldLog(level, line)) console.log(JSON.stringify(line));
+    writeRequestPoint(c.env.ANALYTICS, line);
+  };
+}
+
+/** The pattern of the route that answered, never the raw URL (no query strings in logs). */
+function routeOf(c: Ctx): string {
+  const route = matchedRoutes(c)[c.req.routeIndex];
+  return route && route.path !== "*" ? route.path : new URL(c.req.url).pathname.slice(0, 200);
+}
+
+/** Responses relayed from fetch() have immutable headers: copy the response once when needed. */
+function setResponseHeader(c: Ctx, name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    const copy = new Response(c.res.body, c.res);
+    copy.headers.set(name, value);
+    c.res = undefined;
+    c.res = copy;
+  }
+}

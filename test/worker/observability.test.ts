@@ -1,0 +1,156 @@
+import { exports } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { writeRequestPoint } from "../../src/observability/analytics";
+import { parseLogLevel, requestLine, shouldLog, type RequestLogLine } from "../../src/observability/log";
+import { newReport } from "../../src/observability/report";
+import { requestIdOf } from "../../src/observability/request-id";
+import { chat, recorded, uniqueModel } from "./helpers";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const LINE_KEYS = ["event", "level", "request_id", "method", "route", "status", "outcome", "tree", "reason", "ms"].sort();
+
+let printed: string[] = [];
+
+beforeEach(() => {
+  printed = [];
+  const capture = (...args: unknown[]) => {
+    printed.push(args.map(String).join(" "));
+  };
+  vi.spyOn(console, "log").mockImplementation(capture);
+  vi.spyOn(console, "info").mockImplementation(capture);
+  vi.spyOn(console, "warn").mockImplementation(capture);
+  vi.spyOn(console, "error").mockImplementation(capture);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** The request lines printed so far for `requestId`. */
+function linesFor(requestId: string): RequestLogLine[] {
+  return printed
+    .filter((p) => p.startsWith("{"))
+    .map((p) => JSON.parse(p) as RequestLogLine)
+    .filter((l) => l.event === "request" && l.request_id === requestId);
+}
+
+describe("request logs", () => {
+  it("Should echo a sane x-request-id and log one line per request with outcome, tree and timings", async () => {
+    const model = uniqueModel("obs");
+    const body = { model, messages: [{ role: "user", content: "Refund order #A-1 please" }] };
+    const miss = await chat(body, { headers: { "x-request-id": "run-42.miss" } });
+    expect(miss.headers.get("x-request-id")).toBe("run-42.miss");
+    expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
+    await miss.arrayBuffer();
+    await recorded(body);
+    const hit = await chat(body, { headers: { "x-request-id": "run-42.hit" } });
+    expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
+    await hit.arrayBuffer();
+
+    const [missLine, ...moreMiss] = linesFor("run-42.miss");
+    const [hitLine, ...moreHit] = linesFor("run-42.hit");
+    expect(moreMiss).toEqual([]);
+    expect(moreHit).toEqual([]);
+    for (const line of [missLine, hitLine]) {
+      expect(Object.keys(line).sort()).toEqual(LINE_KEYS);
+      expect(line).toMatchObject({ event: "request", level: "info", method: "POST", route: "/v1/chat/completions", status: 200, reason: null });
+      expect(line.tree).toMatch(/^[0-9a-f]{16,}$/);
+      expect(line.ms.parse).toBeGreaterThanOrEqual(0);
+      expect(line.ms.lookup).toBeGreaterThanOrEqual(0);
+      expect(line.ms.total).toBeGreaterThanOrEqual(line.ms.parse ?? 0);
+    }
+    expect(missLine.outcome).toBe("miss");
+    expect(hitLine.outcome).toBe("hit");
+    expect(hitLine.tree).toBe(missLine.tree);
+    expect(missLine.ms.upstream).toBeGreaterThanOrEqual(0);
+    expect(missLine.ms.claim).toBeGreaterThanOrEqual(0);
+    expect(hitLine.ms.upstream).toBeUndefined();
+    expect(hitLine.ms.respond).toBeGreaterThanOrEqual(0);
+  });
+
+  it("Should never log the API key or message content", async () => {
+    const key = "sk-live-SECRET-7f3a9c";
+    const content = "my card is 4242-PURPLE-ELEPHANT";
+    const model = uniqueModel("obs");
+    const body = { model, messages: [{ role: "user", content }] };
+    const streamed = await chat({ ...body, stream: true }, { key, headers: { "x-request-id": "secret-check" } });
+    await streamed.text();
+    const bypassed = await chat({ ...body, n: 2 }, { key });
+    await bypassed.text();
+    const bad = await chat({ model, messages: [{ role: "wizard", content }] }, { key });
+    expect(bad.status).toBe(400);
+    await bad.text();
+
+    expect(linesFor("secret-check")).toHaveLength(1);
+    const all = printed.join("\n");
+    expect(all).toContain('"event":"request"');
+    expect(all).not.toContain("SECRET-7f3a9c");
+    expect(all).not.toContain("PURPLE-ELEPHANT");
+  });
+
+  it("Should give a fresh id to a request without a sane one, and log bypasses and errors", async () => {
+    const model = uniqueModel("obs");
+    const bypassed = await chat({ model, n: 2, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-request-id": "has spaces and \"quotes\"" } });
+    const id = bypassed.headers.get("x-request-id") ?? "";
+    expect(id).toMatch(UUID);
+    expect(bypassed.headers.get("muscle-mem-cache")).toBe("bypass");
+    await bypassed.arrayBuffer();
+    expect(linesFor(id)).toEqual([expect.objectContaining({ outcome: "bypass", reason: "n > 1", tree: null, status: 200 })]);
+    expect(linesFor(id)[0].ms.upstream).toBeGreaterThanOrEqual(0);
+
+    const broken = await chat("{not json", { headers: { "x-request-id": "broken-1" } });
+    expect(broken.status).toBe(400);
+    expect(broken.headers.get("x-request-id")).toBe("broken-1");
+    await broken.arrayBuffer();
+    expect(linesFor("broken-1")).toEqual([expect.objectContaining({ level: "warn", status: 400, outcome: null, route: "/v1/chat/completions" })]);
+  });
+
+  it("Should log other routes by their pattern, never their query string", async () => {
+    const res = await exports.default.fetch(new Request("http://mm.test/healthz?token=abc123", { headers: { "x-request-id": "health-1" } }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-request-id")).toBe("health-1");
+    expect(linesFor("health-1")).toEqual([expect.objectContaining({ route: "/healthz", method: "GET", outcome: null, tree: null })]);
+    expect(printed.join("\n")).not.toContain("abc123");
+  });
+});
+
+describe("log levels and request ids", () => {
+  const line = (status: number) =>
+    requestLine({ requestId: "r", method: "POST", route: "/v1/chat/completions", status, outcome: null, follower: false, report: newReport(0), end: 5 });
+
+  it("Should write every line at info and debug, 4xx and 5xx at warn, 5xx at error, none at off", () => {
+    const [ok, client, server] = [line(200), line(404), line(502)];
+    expect([ok, client, server].map((l) => l.level)).toEqual(["info", "warn", "error"]);
+    expect([ok, client, server].map((l) => shouldLog("info", l))).toEqual([true, true, true]);
+    expect([ok, client, server].map((l) => shouldLog("debug", l))).toEqual([true, true, true]);
+    expect([ok, client, server].map((l) => shouldLog("warn", l))).toEqual([false, true, true]);
+    expect([ok, client, server].map((l) => shouldLog("error", l))).toEqual([false, false, true]);
+    expect([ok, client, server].map((l) => shouldLog("off", l))).toEqual([false, false, false]);
+    expect([parseLogLevel(" DEBUG "), parseLogLevel(undefined), parseLogLevel("loud")]).toEqual(["debug", "info", "info"]);
+  });
+
+  it("Should book the time after the last phase to upstream on a miss and to respond on a follower", () => {
+    const report = { ...newReport(0), phases: { parse: 1, lookup: 2 }, lastMark: 3 };
+    const base = { requestId: "r", method: "POST", route: "/v1/chat/completions", status: 200, report, end: 10 };
+    expect(requestLine({ ...base, outcome: "miss", follower: false }).ms).toEqual({ parse: 1, lookup: 2, upstream: 7, total: 10 });
+    expect(requestLine({ ...base, outcome: "miss", follower: true }).ms).toEqual({ parse: 1, lookup: 2, respond: 7, total: 10 });
+  });
+
+  it("Should accept only short printable request ids", () => {
+    expect(requestIdOf(new Headers({ "x-request-id": "abc-123_x.y:z" }))).toBe("abc-123_x.y:z");
+    expect(requestIdOf(new Headers({ "x-request-id": "x".repeat(129) }))).toMatch(UUID);
+    expect(requestIdOf(new Headers({ "x-request-id": "a\u00e9b" }))).toMatch(UUID);
+    expect(requestIdOf(new Headers())).toMatch(UUID);
+  });
+});
+
+describe("Analytics Engine", () => {
+  it("Should write one data point with outcome, route, tree and timings, and do nothing without a binding", () => {
+    const points: AnalyticsEngineDataPoint[] = [];
+    const dataset: AnalyticsEngineDataset = { writeDataPoint: (p) => void points.push(p ?? {}) };
+    const line: RequestLogLine = { event: "request", level: "info", request_id: "r", method: "POST", route: "/v1/chat/completions", status: 200, outcome: "hit", tree: "t1", reason: null, ms: { lookup: 2, total: 5 } };
+    writeRequestPoint(dataset, line);
+    expect(points).toEqual([{ indexes: ["t1"], blobs: ["hit", "/v1/chat/completions", "t1", ""], doubles: [5, 2, 0, 200] }]);
+    expect(() => writeRequestPoint(undefined, line)).not.toThrow();
+  });
+});
