@@ -7,8 +7,13 @@ const TRANSPORT_KEYS = new Set(["messages", "stream", "metadata", "service_tier"
 /** The frame key that keeps Anthropic trees apart from OpenAI trees (no API parameter has a colon). */
 export const API_KEY = "muscle-mem:api";
 
-/** Headers that change what the model answers; they join the frame under their own names. */
-const FRAME_HEADERS = ["anthropic-version", "anthropic-beta"] as const;
+/**
+ * Headers that change what the model answers join the frame under their own
+ * names: `anthropic-beta` turns on features that change answers. The
+ * `anthropic-version` header is left out: it selects the wire format, which
+ * hits render themselves, so upgrading the SDK keeps the cache.
+ */
+const FRAME_HEADERS = ["anthropic-beta"] as const;
 
 /** Drops `cache_control` (prompt-caching hints) from each item of a list: they never change the answer. */
 function withoutCacheControl(items: readonly Record<string, unknown>[]): Record<string, unknown>[] {
