@@ -82,13 +82,13 @@ export class Desk {
 }
 
 /** The JSON schemas of the desk's tools (OpenAI `parameters`, Anthropic `input_schema`). */
-export const GET_ORDER_SCHEMA = { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"], additionalProperties: false } as const;
+export const GET_ORDER_SCHEMA = { type: "object" as const, properties: { order_id: { type: "string" } }, required: ["order_id"], additionalProperties: false };
 export const REFUND_SCHEMA = {
-  type: "object",
+  type: "object" as const,
   properties: { order_id: { type: "string" }, amount: { type: "number" } },
   required: ["order_id", "amount"],
   additionalProperties: false,
-} as const;
+};
 
 /** The user's request every run starts with. */
 export const PROMPT = "Please refund order #A-1.";
