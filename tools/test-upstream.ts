@@ -1,5 +1,6 @@
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { evalWorkflowScript } from "./eval-workflows/run";
 import { refundDeskScript } from "./refund-desk";
 import { anthropicRefundDesk, answerMessages, readBody, type AnthropicBody, type AnthropicReply } from "./scripted-anthropic";
 import { startScriptedModel, type ChatBody, type ScriptReply, type ScriptedModel } from "./scripted-model";
@@ -14,6 +15,7 @@ import { answerResponses, type ResponsesBody } from "./scripted-responses";
  * - `error-<status>[-...]`: answers that HTTP status with an OpenAI error body
  * - `echo[-...]`: answers the last user message back as text
  * - `fresh[-...]`: answers a new random text every time (a non-deterministic model)
+ * - `wf-refund[-...]`, `wf-intake[-...]`: the template evaluation's workflows (tools/eval-workflows)
  * - `slow-<ms>[-...]`: answers after a delay
  * - `truncate[-...]`: a stream that stops before `[DONE]`; JSON that is cut short
  *
@@ -38,7 +40,7 @@ export async function startTestUpstream(port = 0): Promise<ScriptedModel & { cou
       return { role: "assistant", content: `echo: ${String(lastUser?.content ?? "")}` };
     }
     if (model.startsWith("fresh")) return { role: "assistant", content: `fresh ${crypto.randomUUID()}` };
-    return refundDeskScript(body);
+    return evalWorkflowScript(body) ?? refundDeskScript(body);
   };
   const model = await startScriptedModel({ script, port: 0, truncate: (body) => body.model.startsWith("truncate") });
   const anthropicModels: string[] = [];

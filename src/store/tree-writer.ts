@@ -7,6 +7,7 @@ import { configOf } from "../config";
 import { readAnswers } from "./answers";
 import { recordGeneration, type RecordInput, type RecordOutcome } from "./record";
 import { SingleFlight, type Claim } from "./single-flight";
+import { learnFrom, type LearnReport } from "./templates-learn";
 
 /**
  * One Durable Object per tree (tenant, namespace, frame), reached with
@@ -56,6 +57,17 @@ export class TreeWriter extends DurableObject<Env> {
   /** Seeds this tree from imported trajectories (idempotent), serialised with its writes. */
   async importPaths(batch: ImportBatch): Promise<ImportOutcome> {
     return this.serialised(() => importNodes(this.env.DB, batch));
+  }
+
+  /**
+   * Learns templates from a recorded answer (docs/templates.md), serialised
+   * with this tree's writes. Never throws: learning is an optimisation.
+   */
+  async learn(input: RecordInput): Promise<LearnReport | null> {
+    return this.serialised(() => learnFrom(this.env.DB, input)).catch((error) => {
+      console.error(JSON.stringify({ event: "template_learn_failed", tree: input.treeId, error: String(error) }));
+      return null;
+    });
   }
 
   /** Runs `work` after every write queued before it, whatever their outcome. */

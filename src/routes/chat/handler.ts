@@ -13,6 +13,7 @@ import { generate, type Recording } from "./generate";
 import { lookupAnswer, withTimeout } from "./lookup";
 import { parseChatRequest } from "./parse";
 import { CACHE_HEADER, serveAnswer } from "./respond";
+import { planTemplates, readBindings, settingsOf } from "./templates";
 
 type Ctx = Context<{ Bindings: Env }>;
 
@@ -25,6 +26,7 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   const env = c.env;
   const config = configOf(env);
   const controls = readControls(c.req.raw.headers);
+  const bindings = readBindings(c.req.raw.headers);
   const { raw, body } = await parseChatRequest(c.req.raw, config.maxBodyBytes);
   phase(c, "parse");
   const stream = body.stream === true;
@@ -37,16 +39,23 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
     if (controls.onlyIfCached) throw notCached();
     return bypass(c, raw, config.upstreamBaseUrl);
   }
-  const key = keyed.key;
+  const plan = planTemplates(keyed.key, bindings, c.req.raw.headers, settingsOf(env));
+  const key = plan.key;
   if (controls.noStore) return bypass(c, raw, config.upstreamBaseUrl, key.treeId);
 
   const view = { model: body.model, stream, includeUsage: body.stream_options?.include_usage === true };
   if (!controls.noCache) {
     const found = await lookupAnswer(env.DB, isolate(config).hot, key.key, config.policy, config.lookupTimeoutMs);
     phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
-    if (found.status === "hit") {
-      countHit(c, key, found.answer);
-      return serveAnswer(found.answer, view);
+    const served = found.status === "hit" ? plan.render(found.answer) : null;
+    if (served) {
+      countHit(c, key, served);
+      return serveAnswer(served, { ...view, headers: plan.hitHeaders });
+    }
+    const learned = found.status === "failed" ? null : await plan.learned(env.DB, config.lookupTimeoutMs);
+    if (learned) {
+      countHit(c, key, learned.answer);
+      return serveAnswer(learned.answer, { ...view, headers: { "muscle-mem-template": learned.template } });
     }
     if (controls.onlyIfCached) throw notCached();
     if (found.status === "failed") return bypass(c, raw, config.upstreamBaseUrl, key.treeId);
@@ -63,8 +72,12 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   }
   phase(c, "claim");
   if (claim.role === "follower") {
-    countHit(c, key, claim.answer);
-    return serveAnswer(claim.answer, { ...view, headers: { "muscle-mem-single-flight": "follower" } });
+    const served = plan.render(claim.answer);
+    if (served) {
+      countHit(c, key, served);
+      return serveAnswer(served, { ...view, headers: { ...plan.hitHeaders, "muscle-mem-single-flight": "follower" } });
+    }
+    claim = { role: "alone", reason: "leader-failed" };
   }
   const token = claim.role === "leader" ? claim.token : undefined;
   const onSettled = async (recording: Recording) => {
@@ -72,6 +85,7 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
       if (recording) {
         await writer.record(recording, key.key, token);
         isolate(config).hot.delete(key.key);
+        if (plan.induction) await writer.learn(recording);
       } else if (token) {
         await writer.release(key.key, token);
       }

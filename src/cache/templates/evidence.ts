@@ -1,0 +1,75 @@
+import { canonicalJson } from "../canonical";
+import type { CanonicalMessage } from "../messages";
+import type { Trajectory, LearnedTemplate } from "./induce";
+import { decompose, type Decomposed } from "./leaves";
+import { bind, bindingDigest, MAX_BINDINGS, MAX_VALUES, rejectReason, renderAnswer, type Binding, type Slot, type TemplateState } from "./learned";
+import { compareRanged, isRanged, shapeOf, slotTypeOf } from "./slot-types";
+
+/**
+ * What a new model answer says about a template:
+ * - `confirmed`: it fits and the template renders exactly that answer (one more binding);
+ * - `refuted`: it fits inside everything the template would serve, yet the model answered otherwise;
+ * - `fenced`: it fits only outside a numeric range, and the model answered otherwise (the range must not grow there);
+ * - `unrelated`: it does not fit.
+ */
+export type Outcome = "confirmed" | "refuted" | "fenced" | "unrelated";
+
+function typesFit(slots: readonly Slot[], binding: Binding): boolean {
+  return slots.every((slot, i) => slotTypeOf(binding.values[i], binding.kinds[i]) === slot.type);
+}
+
+function sameAnswer(rendered: CanonicalMessage | null, answer: CanonicalMessage): boolean {
+  return rendered !== null && canonicalJson(rendered) === canonicalJson(answer);
+}
+
+/** Adds one confirming value to a slot; false when it would cross a fence. */
+function confirmSlot(slot: Slot, value: string): boolean {
+  if (!slot.values.includes(value) && slot.values.length < MAX_VALUES) slot.values.push(value);
+  const shape = shapeOf(value);
+  if (!slot.shapes.includes(shape)) slot.shapes.push(shape);
+  if (!isRanged(slot.type) || slot.min === undefined || slot.max === undefined) return true;
+  if (compareRanged(slot.type, value, slot.min) < 0) slot.min = value;
+  if (compareRanged(slot.type, value, slot.max) > 0) slot.max = value;
+  if (slot.fenceLow !== undefined && compareRanged(slot.type, slot.min, slot.fenceLow) <= 0) return false;
+  if (slot.fenceHigh !== undefined && compareRanged(slot.type, slot.max, slot.fenceHigh) >= 0) return false;
+  return true;
+}
+
+/** Records a counter-example outside a range as the nearest fence on that side. */
+function fenceSlot(slot: Slot, value: string): boolean {
+  if (!isRanged(slot.type) || slot.min === undefined || slot.max === undefined) return false;
+  if (compareRanged(slot.type, value, slot.max) > 0) {
+    if (slot.fenceHigh === undefined || compareRanged(slot.type, value, slot.fenceHigh) < 0) slot.fenceHigh = value;
+    return true;
+  }
+  if (compareRanged(slot.type, value, slot.min) < 0) {
+    if (slot.fenceLow === undefined || compareRanged(slot.type, value, slot.fenceLow) > 0) slot.fenceLow = value;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Weighs a trajectory the model produced against a template found under its
+ * lookup key, and returns the template's new state. Pure: the caller stores it.
+ */
+export function weigh(template: LearnedTemplate, t: Trajectory, suffix?: readonly Decomposed[]): { outcome: Outcome; state: TemplateState } {
+  const { pattern } = template;
+  const state: TemplateState = structuredClone(template.state);
+  const parts = suffix ?? t.messages.slice(pattern.anchorDepth).map(decompose);
+  const binding = bind(pattern, parts, state.slots.length);
+  if (!binding || state.refuted) return { outcome: "unrelated", state };
+  const same = pattern.answer.finishReason === t.meta.finishReason && sameAnswer(renderAnswer(pattern, binding.values), t.answer);
+  const fit = typesFit(state.slots, binding);
+  if (same) {
+    if (!fit) return { outcome: "unrelated", state };
+    const crossed = state.slots.map((slot, i) => confirmSlot(slot, binding.values[i])).some((ok) => !ok);
+    if (crossed) return { outcome: "refuted", state: { ...state, refuted: true } };
+    const digest = bindingDigest(binding.values);
+    if (!state.bindings.includes(digest) && state.bindings.length < MAX_BINDINGS) state.bindings.push(digest);
+    return { outcome: "confirmed", state };
+  }
+  if (fit && rejectReason(state.slots, binding) === null) return { outcome: "refuted", state: { ...state, refuted: true } };
+  const fenced = fit && state.slots.map((slot, i) => fenceSlot(slot, binding.values[i])).some(Boolean);
+  return { outcome: fenced ? "fenced" : "unrelated", state };
+}

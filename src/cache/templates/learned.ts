@@ -1,0 +1,148 @@
+import { canonicalJson } from "../canonical";
+import { digest } from "../hash";
+import type { CanonicalMessage } from "../messages";
+import { compose, decompose, type Decomposed } from "./leaves";
+import { compareRanged, isRanged, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
+
+/** A leaf of a pattern: a literal value, or the index of a slot. */
+export type Ref = string | number;
+
+/** One message of a pattern: its skeleton and a ref per leaf. */
+export interface MessagePattern {
+  skeleton: string;
+  refs: Ref[];
+}
+
+/** What a template stands for: the messages after its anchor, and the answer it renders. */
+export interface TemplatePattern {
+  /** Messages before the suffix (the anchor h_k is at this depth; 0 is the tree root). */
+  anchorDepth: number;
+  suffix: MessagePattern[];
+  answer: MessagePattern & { finishReason: string; promptTokens: number; completionTokens: number; latencyMs: number };
+}
+
+/** What is known of one slot: its type, the values and shapes seen, the range confirmed and its fences. */
+export interface Slot {
+  type: SlotType;
+  /** Distinct values seen (at most MAX_VALUES). */
+  values: string[];
+  shapes: string[];
+  /** Whether the answer copies it (pass-through) or not (don't-care). */
+  copied: boolean;
+  min?: string;
+  max?: string;
+  /** The nearest values outside the range where the model answered differently: the range never grows past them. */
+  fenceLow?: string;
+  fenceHigh?: string;
+}
+
+/** The evidence a template carries. */
+export interface TemplateState {
+  slots: Slot[];
+  /** Digests of the distinct bindings that confirmed it (at most MAX_BINDINGS). */
+  bindings: string[];
+  refuted: boolean;
+}
+
+export const MAX_VALUES = 16;
+export const MAX_BINDINGS = 64;
+/** The longest suffix (messages after the anchor) a template may span; also bounds the lookup. */
+export const MAX_SUFFIX = 64;
+
+/** Skeleton digests of messages, for lookup keys. */
+export function skeletonDigests(parts: readonly Decomposed[]): string[] {
+  return parts.map((p) => digest(p.skeleton));
+}
+
+/**
+ * The lookup keys of a request, one per possible anchor h_k (k = n-1 down to
+ * n-MAX_SUFFIX): H(h_k, skeletons of messages k+1..n). A template is found
+ * only by a request whose suffix has exactly its skeletons. O(n) digests.
+ */
+export function lookupKeys(root: string, hashes: readonly string[], skeletons: readonly string[]): Array<{ depth: number; key: string }> {
+  const keys: Array<{ depth: number; key: string }> = [];
+  let suffix = "";
+  for (let k = hashes.length - 1; k >= Math.max(0, hashes.length - MAX_SUFFIX); k--) {
+    suffix = digest(`${skeletons[k]}\u0000${suffix}`);
+    const anchor = k === 0 ? root : hashes[k - 1];
+    keys.push({ depth: k, key: digest(`tpl\u0000${anchor}\u0000${suffix}`) });
+  }
+  return keys;
+}
+
+/** The id of a template: its lookup key and its pattern. */
+export function templateId(lookupKey: string, pattern: TemplatePattern): string {
+  return digest(`tplid\u0000${lookupKey}\u0000${canonicalJson({ s: pattern.suffix, a: [pattern.answer.skeleton, pattern.answer.refs, pattern.answer.finishReason] })}`);
+}
+
+/** Slot values bound from a request, with the kind of leaf each came from. */
+export interface Binding {
+  values: string[];
+  kinds: Array<"text" | "number">;
+}
+
+/**
+ * Matches request messages (the suffix, decomposed) against a pattern: same
+ * skeletons, equal literals, one value per slot. Returns the slot values, or
+ * null when the request does not fit.
+ */
+export function bind(pattern: TemplatePattern, suffix: readonly Decomposed[], slotCount: number): Binding | null {
+  if (suffix.length !== pattern.suffix.length) return null;
+  const values: Array<string | undefined> = new Array(slotCount).fill(undefined);
+  const kinds: Array<"text" | "number"> = new Array(slotCount).fill("text");
+  for (let i = 0; i < suffix.length; i++) {
+    const want = pattern.suffix[i];
+    const got = suffix[i];
+    if (want.skeleton !== got.skeleton || want.refs.length !== got.leaves.length) return null;
+    for (let j = 0; j < want.refs.length; j++) {
+      const ref = want.refs[j];
+      const leaf = got.leaves[j];
+      if (typeof ref === "string") {
+        if (ref !== leaf.value) return null;
+      } else if (values[ref] === undefined) {
+        values[ref] = leaf.value;
+        kinds[ref] = leaf.kind;
+      } else if (values[ref] !== leaf.value) return null;
+    }
+  }
+  return values.every((v) => v !== undefined) ? { values: values as string[], kinds } : null;
+}
+
+/** Why bound values may not be served: null when every slot accepts its value (type, shape, range). */
+export function rejectReason(slots: readonly Slot[], binding: Binding): string | null {
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i];
+    const value = binding.values[i];
+    if (slotTypeOf(value, binding.kinds[i]) !== slot.type) return `slot ${i}: type`;
+    if (!slot.shapes.includes(shapeOf(value))) return `slot ${i}: shape`;
+    if (isRanged(slot.type)) {
+      if (slot.min === undefined || slot.max === undefined) return `slot ${i}: no range`;
+      if (slot.type === "number" && !Number.isFinite(Number(value))) return `slot ${i}: not finite`;
+      if (compareRanged(slot.type, value, slot.min) < 0 || compareRanged(slot.type, value, slot.max) > 0) return `slot ${i}: range`;
+    }
+  }
+  return null;
+}
+
+/** Whether the template has enough evidence to serve: k distinct bindings, and k distinct values in every slot. */
+export function isConfirmed(state: TemplateState, minBindings: number): boolean {
+  return !state.refuted && state.bindings.length >= minBindings && state.slots.every((s) => s.values.length >= minBindings);
+}
+
+/** The answer a template renders for slot values, or null when a value cannot stand where the answer needs it. */
+export function renderAnswer(pattern: TemplatePattern, values: readonly string[]): CanonicalMessage | null {
+  return compose(
+    pattern.answer.skeleton,
+    pattern.answer.refs.map((ref) => (typeof ref === "string" ? ref : values[ref])),
+  );
+}
+
+/** The digest of one binding (the slot values, in order). */
+export function bindingDigest(values: readonly string[]): string {
+  return digest(`binding\u0000${values.join("\u0000")}`);
+}
+
+/** Decomposes messages, for matching. */
+export function decomposeAll(messages: readonly CanonicalMessage[]): Decomposed[] {
+  return messages.map(decompose);
+}

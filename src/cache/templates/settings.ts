@@ -1,0 +1,31 @@
+/** How templates behave, from the Worker's vars. */
+export interface TemplateSettings {
+  /** `TEMPLATE_INDUCTION` (default `on`): `off` neither learns templates nor serves learned ones. */
+  induction: boolean;
+  /** `TEMPLATE_MIN_BINDINGS` (default 3, 2..16): distinct bindings (and distinct values per slot) before a learned template serves. */
+  minBindings: number;
+  /** Templates tried per lookup, deepest anchor first (bounded work on an exact miss). */
+  maxTried: number;
+}
+
+export const DEFAULT_MIN_BINDINGS = 3;
+export const INDUCTION_HEADER = "muscle-mem-induction";
+
+/**
+ * Parses the template vars; a bad value falls back to the safe default.
+ *
+ * @example templateSettings({ TEMPLATE_MIN_BINDINGS: "5" }).minBindings // => 5
+ */
+export function templateSettings(vars: Readonly<Record<string, unknown>>): TemplateSettings {
+  const k = Number.parseInt(String(vars.TEMPLATE_MIN_BINDINGS ?? ""), 10);
+  return {
+    induction: String(vars.TEMPLATE_INDUCTION ?? "on").toLowerCase() !== "off",
+    minBindings: Number.isFinite(k) && k >= 2 && k <= 16 ? k : DEFAULT_MIN_BINDINGS,
+    maxTried: 8,
+  };
+}
+
+/** Whether a request turned induction off (`muscle-mem-induction: off`). */
+export function inductionOffFor(headers: Headers): boolean {
+  return (headers.get(INDUCTION_HEADER) ?? "").trim().toLowerCase() === "off";
+}

@@ -1,0 +1,102 @@
+import type { StoredAnswer } from "../../cache/answer";
+import { childHash } from "../../cache/hash";
+import { canonicalJson } from "../../cache/canonical";
+import type { RequestKey } from "../../cache/key";
+import { BINDINGS_HEADER, parseBindings, type Bindings } from "../../cache/templates/bindings";
+import { hashForm, renderDeclared, withDeclared } from "../../cache/templates/declared";
+import { bind, isConfirmed, lookupKeys, rejectReason, renderAnswer, skeletonDigests } from "../../cache/templates/learned";
+import { decompose } from "../../cache/templates/leaves";
+import { inductionOffFor, templateSettings, type TemplateSettings } from "../../cache/templates/settings";
+import { ApiError } from "../../errors";
+import { readTemplates } from "../../store/templates";
+import { withTimeout } from "./lookup";
+
+/** What templates do for one request: its key (declared or concrete), rendering, learned lookup, learning. */
+export interface TemplatePlan {
+  key: RequestKey;
+  /** A stored answer with the request's declared values in it; null when they cannot be rendered (a miss). */
+  render(answer: StoredAnswer): StoredAnswer | null;
+  /** The learned-template answer for an exact miss, or null. Never throws. */
+  learned(db: D1Database, timeoutMs: number): Promise<{ answer: StoredAnswer; template: string } | null>;
+  /** Whether the model's answer to this request may teach templates. */
+  induction: boolean;
+  /** Headers of an exact hit: `muscle-mem-template: declared` in a declared tree. */
+  hitHeaders: Record<string, string>;
+}
+
+/** Reads `muscle-mem-bindings`; a malformed header is a 400 in the error envelope. */
+export function readBindings(headers: Headers): Bindings | null {
+  const parsed = parseBindings(headers.get(BINDINGS_HEADER));
+  if (!parsed.ok) throw new ApiError("invalid_request", parsed.message, BINDINGS_HEADER);
+  return parsed.bindings;
+}
+
+let settingsCache: { env: Env; settings: TemplateSettings } | undefined;
+
+/** The template vars, parsed once per isolate. */
+export function settingsOf(env: Env): TemplateSettings {
+  if (settingsCache?.env !== env) settingsCache = { env, settings: templateSettings(env as unknown as Record<string, unknown>) };
+  return settingsCache.settings;
+}
+
+/**
+ * Plans templates for a keyed request: with bindings, the request moves to
+ * its declared tree (unless its values collide, then it stays concrete).
+ */
+export function planTemplates(concrete: RequestKey, bindings: Bindings | null, headers: Headers, settings: TemplateSettings): TemplatePlan {
+  const key = (bindings && withDeclared(concrete, bindings)) || concrete;
+  const induction = settings.induction && !inductionOffFor(headers);
+  const render = (answer: StoredAnswer): StoredAnswer | null => {
+    if (!key.declared) return answer;
+    const message = renderDeclared(answer.message, key.declared);
+    return message ? { ...answer, message } : null;
+  };
+  return {
+    key,
+    render,
+    induction,
+    hitHeaders: key.declared ? { "muscle-mem-template": "declared" } : {},
+    learned: async (db, timeoutMs) => {
+      if (!induction) return null;
+      try {
+        const found = await withTimeout(learnedAnswer(db, key, settings), timeoutMs, "template lookup");
+        if (!found) return null;
+        const answer = render(found.answer);
+        return answer ? { answer, template: found.template } : null;
+      } catch (error) {
+        console.error(JSON.stringify({ event: "template_lookup_failed", tree: key.treeId, error: String(error) }));
+        return null;
+      }
+    },
+  };
+}
+
+/**
+ * Learned-template lookup on an exact miss: one indexed query for the
+ * templates under the request's lookup keys (one per anchor), then matching
+ * in memory. Served only when every confirmed template that fits renders the
+ * same answer: two that disagree are a miss.
+ */
+async function learnedAnswer(db: D1Database, key: RequestKey, settings: TemplateSettings): Promise<{ answer: StoredAnswer; template: string } | null> {
+  const messages = key.path.map((step) => hashForm(step.message));
+  const parts = messages.map((m, i) => (i < messages.length - 64 ? { skeleton: "", leaves: [] } : decompose(m)));
+  const keys = lookupKeys(key.treeId, key.path.map((s) => s.hash), skeletonDigests(parts));
+  const candidates = await readTemplates(db, keys.map((k) => k.key), settings.maxTried);
+  let chosen: { json: string; template: string; answer: StoredAnswer } | null = null;
+  for (const template of candidates) {
+    if (!isConfirmed(template.state, settings.minBindings)) continue;
+    const binding = bind(template.pattern, parts.slice(template.pattern.anchorDepth), template.state.slots.length);
+    if (!binding || rejectReason(template.state.slots, binding) !== null) continue;
+    const message = renderAnswer(template.pattern, binding.values);
+    if (!message) continue;
+    const json = canonicalJson(message);
+    if (chosen && chosen.json !== json) return null;
+    const a = template.pattern.answer;
+    chosen ??= {
+      json,
+      template: template.id,
+      answer: { hash: childHash(key.key, json), message, observations: template.state.bindings.length, finishReason: a.finishReason, promptTokens: a.promptTokens, completionTokens: a.completionTokens, latencyMs: a.latencyMs },
+    };
+  }
+  return chosen && { answer: chosen.answer, template: chosen.template };
+}

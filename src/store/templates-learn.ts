@@ -1,0 +1,80 @@
+import type { CanonicalMessage } from "../cache/messages";
+import { hashForm } from "../cache/templates/declared";
+import { weigh, type Outcome } from "../cache/templates/evidence";
+import { induce, shapeKeyOf, type LearnedTemplate, type Trajectory } from "../cache/templates/induce";
+import { decompose } from "../cache/templates/leaves";
+import { lookupKeys, skeletonDigests } from "../cache/templates/learned";
+import type { RecordInput } from "./record";
+import { observe, partnersOf, readPathTo, readTemplates, saveTemplates } from "./templates";
+
+/** Partners a new answer is paired with, and templates it is weighed against: the bounds of learning. */
+const MAX_PARTNERS = 4;
+const MAX_WEIGHED = 32;
+
+/** What one answer taught. */
+export interface LearnReport {
+  outcomes: Outcome[];
+  induced: number;
+}
+
+function trajectoryOf(input: RecordInput): Trajectory {
+  return {
+    root: input.treeId,
+    hashes: input.path.map((p) => p.hash),
+    messages: input.path.map((p) => hashForm(JSON.parse(p.json) as CanonicalMessage)),
+    answer: JSON.parse(input.answer.json) as CanonicalMessage,
+    meta: { finishReason: input.answer.finishReason, promptTokens: input.answer.promptTokens, completionTokens: input.answer.completionTokens, latencyMs: input.answer.latencyMs },
+  };
+}
+
+async function loadPartner(db: D1Database, root: string, answerHash: string): Promise<Trajectory | null> {
+  const read = await readPathTo(db, answerHash);
+  if (!read || read.path[0].parent !== root) return null;
+  return {
+    root,
+    hashes: read.path.map((p) => p.hash),
+    messages: read.path.map((p) => hashForm(JSON.parse(p.message) as CanonicalMessage)),
+    answer: JSON.parse(read.answer.message) as CanonicalMessage,
+    meta: { finishReason: read.answer.finishReason ?? "stop", promptTokens: read.answer.promptTokens, completionTokens: read.answer.completionTokens, latencyMs: read.answer.latencyMs },
+  };
+}
+
+/**
+ * Learns from one answer the model gave (in the tree's Durable Object, after
+ * record): weighs it against the templates it fits (confirm, fence or
+ * refute), and when none confirmed, pairs it with up to four recent siblings
+ * of the same shape to induce new templates, each weighed at once against the
+ * other siblings loaded. Bounded: one template read, at most four path reads,
+ * one batch of writes.
+ */
+export async function learnFrom(db: D1Database, input: RecordInput): Promise<LearnReport> {
+  const t = trajectoryOf(input);
+  const parts = t.messages.map(decompose);
+  const keys = lookupKeys(t.root, t.hashes, skeletonDigests(parts));
+  const known = await readTemplates(db, keys.map((k) => k.key), MAX_WEIGHED);
+  const updated: LearnedTemplate[] = [];
+  const outcomes: Outcome[] = [];
+  for (const template of known) {
+    const { outcome, state } = weigh(template, t, parts.slice(template.pattern.anchorDepth));
+    outcomes.push(outcome);
+    if (outcome !== "unrelated") updated.push({ ...template, state });
+  }
+  const shapeKey = shapeKeyOf(t);
+  const fresh = new Map<string, LearnedTemplate>();
+  if (!outcomes.includes("confirmed")) {
+    const partners = (await Promise.all((await partnersOf(db, shapeKey, input.answer.hash, MAX_PARTNERS)).map((h) => loadPartner(db, t.root, h)))).filter((p): p is Trajectory => p !== null);
+    for (const partner of partners) {
+      const template = induce(t, partner);
+      if (!template || fresh.has(template.id) || known.some((k) => k.id === template.id)) continue;
+      for (const other of partners) {
+        if (other === partner || template.state.refuted) continue;
+        const { outcome, state } = weigh(template, other);
+        if (outcome !== "unrelated") template.state = state;
+      }
+      fresh.set(template.id, template);
+    }
+  }
+  await saveTemplates(db, [...fresh.values()], updated);
+  await observe(db, t.root, shapeKey, input.answer.hash);
+  return { outcomes, induced: fresh.size };
+}

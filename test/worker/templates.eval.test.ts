@@ -1,0 +1,28 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { intake } from "../../tools/eval-workflows/intake";
+import { refundDesk } from "../../tools/eval-workflows/refund";
+import { experiment, type Chat } from "../../tools/eval-workflows/run";
+
+const chatVia: Chat = (body, headers) =>
+  exports.default.fetch(new Request("http://mm.test/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
+
+/**
+ * The small form of `npm run eval:templates`: warm a few cases, then run new
+ * cases and traps (values above the warm range, above a threshold, a status,
+ * plan or country never seen, a missing record). No answer may differ from
+ * the model's own; templates must serve some.
+ */
+describe("template evaluation (small)", () => {
+  for (const [prefix, wf] of [["wf-refund", refundDesk], ["wf-intake", intake]] as const) {
+    for (const mode of ["learned", "declared"] as const) {
+      it(`Should serve ${wf.name} from ${mode} templates with no wrong replay`, { timeout: 120_000 }, async () => {
+        const tag = crypto.randomUUID().slice(0, 8);
+        const result = await experiment(wf, prefix, chatVia, { mode, warm: 8, fresh: 16, trapsPerKind: 1, seed: 7, tag });
+        expect(result.warm.wrongRuns + result.fresh.wrongRuns + result.traps.wrongRuns).toBe(0);
+        expect(result.fresh.served[mode]).toBeGreaterThan(0);
+        expect(result.traps.runs).toBe(wf.traps.length);
+      });
+    }
+  }
+});

@@ -1,0 +1,135 @@
+import type { ChatBody, ScriptedMessage } from "../scripted-model";
+import { intake } from "./intake";
+import { refundDesk } from "./refund";
+import { seeded, type Workflow } from "./types";
+
+/** The workflows of the evaluation, by model-name prefix (`wf-refund…`, `wf-intake…`). */
+export const WORKFLOWS: Record<string, Workflow<unknown>> = { "wf-refund": refundDesk as Workflow<unknown>, "wf-intake": intake as Workflow<unknown> };
+
+/** The scripted model for an evaluation request, chosen by its model name; null for other models. */
+export function evalWorkflowScript(body: ChatBody): ScriptedMessage | null {
+  const prefix = Object.keys(WORKFLOWS).find((p) => body.model.startsWith(p));
+  return prefix ? WORKFLOWS[prefix].script(body) : null;
+}
+
+/** Sends one chat request through the Worker. */
+export type Chat = (body: unknown, headers: Record<string, string>) => Promise<Response>;
+
+export type ServedBy = "model" | "exact" | "declared" | "learned";
+
+interface ApiMessage {
+  role: "assistant";
+  content: string | null;
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+}
+
+/** What a message does: its text and its tool calls (names and parsed arguments); ids aside. */
+function behaviour(m: { content: string | null; tool_calls?: ApiMessage["tool_calls"] }): string {
+  const calls = (m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments) as unknown]);
+  return JSON.stringify([m.content ?? null, calls]);
+}
+
+export interface RunResult {
+  steps: number;
+  served: Record<ServedBy, number>;
+  /** Steps whose answer differs from what the model alone answers to the same messages. */
+  wrong: number;
+  /** Per step: how it was served and the client-side latency. */
+  timings: Array<{ by: ServedBy; ms: number }>;
+}
+
+/**
+ * Runs one case as an agent would: ask, execute the tool calls against the
+ * case's world, repeat. Each answer is compared with the scripted model's
+ * answer to exactly the same messages (the ground truth).
+ */
+export async function runCase<C>(wf: Workflow<C>, c: C, chat: Chat, opts: { model: string; headers: Record<string, string>; declare: boolean }): Promise<RunResult> {
+  const messages: ChatBody["messages"] = [
+    { role: "system", content: wf.system },
+    { role: "user", content: wf.userMessage(c) },
+  ];
+  const result: RunResult = { steps: 0, served: { model: 0, exact: 0, declared: 0, learned: 0 }, wrong: 0, timings: [] };
+  const headers = { ...opts.headers, ...(opts.declare ? { "muscle-mem-bindings": JSON.stringify(wf.bindingsOf(c)) } : {}) };
+  for (let step = 0; step < 8; step++) {
+    const body: ChatBody = { model: opts.model, tools: wf.tools, messages: [...messages] };
+    const started = performance.now();
+    const res = await chat(body, headers);
+    const text = await res.text();
+    const ms = performance.now() - started;
+    if (res.status !== 200) throw new Error(`${wf.name}: HTTP ${res.status}: ${text.slice(0, 300)}`);
+    const message = (JSON.parse(text) as { choices: Array<{ message: ApiMessage }> }).choices[0].message;
+    const truth = wf.script(body);
+    const by: ServedBy = res.headers.get("muscle-mem-cache") !== "hit" ? "model" : res.headers.get("muscle-mem-template") === "declared" ? "declared" : res.headers.get("muscle-mem-template") ? "learned" : "exact";
+    result.steps++;
+    result.served[by]++;
+    result.timings.push({ by, ms });
+    if (behaviour(message) !== behaviour(truth)) result.wrong++;
+    messages.push({ role: "assistant", content: message.content, tool_calls: message.tool_calls });
+    if (!message.tool_calls?.length) break;
+    for (const call of message.tool_calls) {
+      const output = wf.execTool(c, { name: call.function.name, args: JSON.parse(call.function.arguments) as Record<string, unknown> });
+      messages.push({ role: "tool", tool_call_id: call.id, content: JSON.stringify(output) });
+    }
+  }
+  return result;
+}
+
+/** Totals of a phase of runs. */
+export interface Tally {
+  runs: number;
+  steps: number;
+  served: Record<ServedBy, number>;
+  wrongSteps: number;
+  wrongRuns: number;
+  timings: RunResult["timings"];
+}
+
+function emptyTally(): Tally {
+  return { runs: 0, steps: 0, served: { model: 0, exact: 0, declared: 0, learned: 0 }, wrongSteps: 0, wrongRuns: 0, timings: [] };
+}
+
+function add(t: Tally, r: RunResult): void {
+  t.runs++;
+  t.steps += r.steps;
+  for (const k of Object.keys(r.served) as ServedBy[]) t.served[k] += r.served[k];
+  t.wrongSteps += r.wrong;
+  if (r.wrong > 0) t.wrongRuns++;
+  t.timings.push(...r.timings);
+}
+
+export interface ExperimentOptions {
+  /** `declared`: the client sends muscle-mem-bindings; `learned`: no bindings; `exact`: no bindings and induction off. */
+  mode: "declared" | "learned" | "exact";
+  warm: number;
+  fresh: number;
+  trapsPerKind: number;
+  seed: number;
+  /** Unique per experiment, so trees and upstream counts are its own. */
+  tag: string;
+}
+
+/**
+ * Warms the cache with a few ordinary cases, then runs new ordinary cases
+ * and traps (kinds never seen while warming) interleaved, in a seeded order.
+ */
+export async function experiment<C>(wf: Workflow<C>, prefix: string, chat: Chat, o: ExperimentOptions): Promise<{ warm: Tally; fresh: Tally; traps: Tally }> {
+  const rng = seeded(o.seed);
+  const weighted = wf.kinds.flatMap(([kind, w]) => new Array<string>(w).fill(kind));
+  const draw = () => weighted[Math.floor(rng() * weighted.length)];
+  const model = `${prefix}-${o.mode}-${o.tag}`;
+  const headers: Record<string, string> = { authorization: `Bearer sk-eval-${o.tag}`, "muscle-mem-namespace": `eval-${o.tag}-${o.mode}`, ...(o.mode === "exact" ? { "muscle-mem-induction": "off" } : {}) };
+  const opts = { model, headers, declare: o.mode === "declared" };
+  const out = { warm: emptyTally(), fresh: emptyTally(), traps: emptyTally() };
+  const warmKinds = wf.kinds.map(([k]) => k);
+  for (let i = 0; i < o.warm; i++) add(out.warm, await runCase(wf, wf.makeCase(rng, warmKinds[i % warmKinds.length]), chat, opts));
+  const queue: Array<{ trap: boolean; kind: string }> = [
+    ...Array.from({ length: o.fresh }, () => ({ trap: false, kind: draw() })),
+    ...wf.traps.flatMap((kind) => Array.from({ length: o.trapsPerKind }, () => ({ trap: true, kind }))),
+  ];
+  for (let i = queue.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    [queue[i], queue[j]] = [queue[j], queue[i]];
+  }
+  for (const item of queue) add(item.trap ? out.traps : out.fresh, await runCase(wf, wf.makeCase(rng, item.kind), chat, opts));
+  return out;
+}
