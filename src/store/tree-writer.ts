@@ -28,7 +28,14 @@ export class TreeWriter extends DurableObject<Env> {
    * and serves its answer to the waiters of `key` when a claim `token` is given.
    */
   async record(input: RecordInput, key?: string, token?: string): Promise<RecordOutcome> {
-    const outcome = await this.serialised(() => recordGeneration(this.env.DB, input));
+    let outcome: RecordOutcome;
+    try {
+      outcome = await this.serialised(() => recordGeneration(this.env.DB, input));
+    } catch (error) {
+      // Nothing was stored: end the flight, so its waiters and the next request go to the model.
+      if (key && token) this.flights.fail(key, token);
+      throw error;
+    }
     if (key) {
       const answers = await readAnswers(this.env.DB, key).catch(() => []);
       const chosen = choose(answers, configOf(this.env).policy);
