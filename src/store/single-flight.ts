@@ -6,6 +6,9 @@ export type Claim =
   | { role: "follower"; answer: StoredAnswer }
   | { role: "alone"; reason: "leader-failed" | "timeout" };
 
+/** What `join` answers at once: a claim, or `waiting` when another request leads (then call `follow`). */
+export type Joined = Exclude<Claim, { role: "alone" }> | { role: "waiting" };
+
 interface Flight {
   token: string;
   startedAt: number;
@@ -29,6 +32,12 @@ export class SingleFlight {
   ) {}
 
   claim(key: string, now = Date.now()): Claim | Promise<Claim> {
+    const joined = this.join(key, now);
+    return joined.role === "waiting" ? this.follow(key, now) : joined;
+  }
+
+  /** Never waits: leads, is served a recent answer, or learns that another request leads. */
+  join(key: string, now = Date.now()): Joined {
     const recent = this.recent.get(key);
     if (recent && recent.until > now) return { role: "follower", answer: recent.answer };
     const flight = this.flights.get(key);
@@ -38,6 +47,15 @@ export class SingleFlight {
       this.flights.set(key, { token, startedAt: now, waiters: [] });
       return { role: "leader", token };
     }
+    return { role: "waiting" };
+  }
+
+  /** Waits for the current leader of `key` (at most its lease); `alone` when there is none any more. */
+  follow(key: string, now = Date.now()): Claim | Promise<Claim> {
+    const recent = this.recent.get(key);
+    if (recent && recent.until > now) return { role: "follower", answer: recent.answer };
+    const flight = this.flights.get(key);
+    if (!flight) return { role: "alone", reason: "leader-failed" };
     return new Promise<Claim>((resolve) => {
       flight.waiters.push(resolve);
       setTimeout(() => resolve({ role: "alone", reason: "timeout" }), Math.max(0, this.leaseMs - (now - flight.startedAt)));

@@ -6,7 +6,7 @@ import { choose } from "../cache/policy";
 import { configOf } from "../config";
 import { readAnswers } from "./answers";
 import { recordGeneration, type RecordInput, type RecordOutcome } from "./record";
-import { SingleFlight, type Claim } from "./single-flight";
+import { SingleFlight, type Claim, type Joined } from "./single-flight";
 import { learnFrom, type LearnReport } from "./templates-learn";
 
 /**
@@ -21,6 +21,16 @@ export class TreeWriter extends DurableObject<Env> {
   /** Asks to generate the answer for path hash `key`: lead, or wait for the leader. */
   async claim(key: string): Promise<Claim> {
     return this.flights.claim(key);
+  }
+
+  /** Like claim, but answers at once: a request that must wait learns `waiting` and calls `follow`. */
+  async join(key: string): Promise<Joined> {
+    return this.flights.join(key);
+  }
+
+  /** Waits for the leader of `key` (bounded by its lease). */
+  async follow(key: string): Promise<Claim> {
+    return this.flights.follow(key);
   }
 
   /**

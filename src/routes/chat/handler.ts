@@ -1,11 +1,11 @@
 import type { Context } from "hono";
 import { keyRequest, type RequestKey } from "../../cache/key";
 import { tenantOf } from "../../cache/hash";
-import { configOf } from "../../config";
+import { configOf, type Config } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
 import { note, phase } from "../../observability";
-import type { Claim } from "../../store/single-flight";
+import type { Claim, Joined } from "../../store/single-flight";
 import type { TreeWriter } from "../../store/tree-writer";
 import { forward, relayResponse } from "../../upstream/forward";
 import { readControls } from "./controls";
@@ -66,7 +66,7 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   const writer = env.TREE_WRITER.get(env.TREE_WRITER.idFromName(key.treeId));
   let claim: Claim;
   try {
-    claim = controls.noCache ? { role: "alone", reason: "leader-failed" } : await withTimeout(claimOf(writer, key.key), config.lookupTimeoutMs, "single-flight claim");
+    claim = controls.noCache ? { role: "alone", reason: "leader-failed" } : await claimOf(writer, key.key, config);
   } catch {
     return bypass(c, raw, config.upstreamBaseUrl, key.treeId);
   }
@@ -96,9 +96,16 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   return generate({ request: c.req.raw, raw, base: config.upstreamBaseUrl, timeoutMs: config.upstreamTimeoutMs, stream, key, outcome: "miss", onSettled, waitUntil });
 }
 
-/** RPC wraps union results in stubs' types; the claim is plain data, so unwrap it. */
-async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string): Promise<Claim> {
-  return (await writer.claim(key)) as Claim;
+/**
+ * Single flight through the tree's object. Reaching it is bounded by
+ * LOOKUP_TIMEOUT_MS; waiting for another request's generation by
+ * SINGLE_FLIGHT_WAIT_MS. Throws when either runs out (the caller steps aside).
+ */
+async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string, config: Config): Promise<Claim> {
+  // RPC wraps union results in stubs' types; the claim is plain data, so unwrap it.
+  const joined = await withTimeout(writer.join(key) as unknown as Promise<Joined>, config.lookupTimeoutMs, "single-flight join");
+  if (joined.role !== "waiting") return joined;
+  return withTimeout(writer.follow(key) as unknown as Promise<Claim>, config.singleFlightWaitMs, "single-flight wait");
 }
 
 function notCached(): ApiError {

@@ -5,10 +5,10 @@ import { anthropicAnswerOf, type AnthropicAnswer } from "../../cache/anthropic/r
 import { messagesRequest } from "../../cache/anthropic/schema";
 import type { StoredAnswer } from "../../cache/answer";
 import { tenantOf } from "../../cache/hash";
-import { configOf } from "../../config";
+import { configOf, type Config } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
-import type { Claim } from "../../store/single-flight";
+import type { Claim, Joined } from "../../store/single-flight";
 import type { TreeWriter } from "../../store/tree-writer";
 import { forward, relayResponse } from "../../upstream/forward";
 import { parseJsonBody } from "../body";
@@ -57,7 +57,7 @@ export async function messages(c: Ctx): Promise<Response> {
   const writer = c.env.TREE_WRITER.get(c.env.TREE_WRITER.idFromName(key.treeId));
   let claim: Claim;
   try {
-    claim = controls.noCache ? { role: "alone", reason: "leader-failed" } : await withTimeout(claimOf(writer, key.key), config.lookupTimeoutMs, "single-flight claim");
+    claim = controls.noCache ? { role: "alone", reason: "leader-failed" } : await claimOf(writer, key.key, config);
   } catch {
     return bypass(c, raw, key.treeId);
   }
@@ -88,9 +88,16 @@ function serveHit(c: Ctx, key: AnthropicKey, stored: StoredAnswer, answer: Anthr
   return serveMessage(answer, view);
 }
 
-/** RPC wraps union results in stubs' types; the claim is plain data, so unwrap it. */
-async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string): Promise<Claim> {
-  return (await writer.claim(key)) as Claim;
+/**
+ * Single flight through the tree's object. Reaching it is bounded by
+ * LOOKUP_TIMEOUT_MS; waiting for another request's generation by
+ * SINGLE_FLIGHT_WAIT_MS. Throws when either runs out (the caller steps aside).
+ */
+async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string, config: Config): Promise<Claim> {
+  // RPC wraps union results in stubs' types; the claim is plain data, so unwrap it.
+  const joined = await withTimeout(writer.join(key) as unknown as Promise<Joined>, config.lookupTimeoutMs, "single-flight join");
+  if (joined.role !== "waiting") return joined;
+  return withTimeout(writer.follow(key) as unknown as Promise<Claim>, config.singleFlightWaitMs, "single-flight wait");
 }
 
 function notCached(): ApiError {
