@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { intake } from "../../tools/eval-workflows/intake";
 import { refundDesk } from "../../tools/eval-workflows/refund";
 import { experiment, type Chat } from "../../tools/eval-workflows/run";
+import type { Workflow } from "../../tools/eval-workflows/types";
 
 const chatVia: Chat = (body, headers) =>
   exports.default.fetch(new Request("http://mm.test/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
@@ -14,7 +15,8 @@ const chatVia: Chat = (body, headers) =>
  * the model's own; templates must serve some.
  */
 describe("template evaluation (small)", () => {
-  for (const [prefix, wf] of [["wf-refund", refundDesk], ["wf-intake", intake]] as const) {
+  const workflows: Array<[string, Workflow<unknown>]> = [["wf-refund", refundDesk as Workflow<unknown>], ["wf-intake", intake as Workflow<unknown>]];
+  for (const [prefix, wf] of workflows) {
     for (const mode of ["learned", "declared"] as const) {
       it(`Should serve ${wf.name} from ${mode} templates with no wrong replay`, { timeout: 120_000 }, async () => {
         const tag = crypto.randomUUID().slice(0, 8);
