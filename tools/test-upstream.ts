@@ -1,5 +1,6 @@
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { faultRoutes } from "./fault-upstream";
 import { evalWorkflowScript } from "./eval-workflows/run";
 import { refundDeskScript } from "./refund-desk";
 import { anthropicRefundDesk, answerMessages, readBody, type AnthropicBody, type AnthropicReply } from "./scripted-anthropic";
@@ -25,6 +26,8 @@ import { answerResponses, type ResponsesBody } from "./scripted-responses";
  * `port` that hands every other request to the scripted chat model.
  *
  * `GET /__count?model=M` answers `{generations, requests}` for that model.
+ * Fault behaviours (hang, stall, drip, garbage streams, reset) live under
+ * `/__fault/<kind>/<tag>/v1`, see tools/fault-upstream.ts.
  */
 export async function startTestUpstream(port = 0): Promise<ScriptedModel & { count: (model: string) => { generations: number; requests: number } }> {
   const generations = new Map<string, number>();
@@ -87,8 +90,11 @@ interface FrontRoutes {
 /** The test upstream's one port: Anthropic and Responses routes here, everything else to the chat model. */
 async function startFront(port: number, innerPort: string, routes: FrontRoutes): Promise<{ url: string; close: () => Promise<void> }> {
   const agent = new Agent({ keepAlive: true });
+  const faults = faultRoutes();
   const server = createServer(async (req, res) => {
     try {
+      // Reliability tests: /__fault/<kind>/<tag>/v1/... (tools/fault-upstream.ts)
+      if (faults.handle(req, res)) return;
       const path = new URL(req.url ?? "/", "http://localhost").pathname;
       if (req.method === "POST" && path.endsWith("/messages")) return await routes.messages(res, JSON.parse(await readBody(req)) as AnthropicBody);
       if (req.method === "POST" && path.endsWith("/responses")) return routes.responses(res, JSON.parse(await readBody(req)) as ResponsesBody);
