@@ -21,6 +21,7 @@ describe("template evaluation (small)", () => {
       it(`Should serve ${wf.name} from ${mode} templates with no wrong replay`, { timeout: 120_000 }, async () => {
         const tag = crypto.randomUUID().slice(0, 8);
         const result = await experiment(wf, prefix, chatVia, { mode, warm: 8, fresh: 16, trapsPerKind: 1, seed: 7, tag });
+        expect([...result.warm.mismatches, ...result.fresh.mismatches, ...result.traps.mismatches]).toEqual([]);
         expect(result.warm.wrongRuns + result.fresh.wrongRuns + result.traps.wrongRuns).toBe(0);
         expect(result.fresh.served[mode]).toBeGreaterThan(0);
         expect(result.traps.runs).toBe(wf.traps.length);

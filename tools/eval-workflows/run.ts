@@ -1,3 +1,4 @@
+import canonicalize from "canonicalize";
 import type { ChatBody, ScriptedMessage } from "../scripted-model";
 import { intake } from "./intake";
 import { refundDesk } from "./refund";
@@ -23,10 +24,10 @@ interface ApiMessage {
   tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
 }
 
-/** What a message does: its text and its tool calls (names and parsed arguments); ids aside. */
+/** What a message does: its text and its tool calls (names and arguments as JSON values, key order aside); ids aside. */
 function behaviour(m: { content: string | null; tool_calls?: ApiMessage["tool_calls"] }): string {
   const calls = (m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments) as unknown]);
-  return JSON.stringify([m.content ?? null, calls]);
+  return canonicalize([m.content ?? null, calls]) ?? "";
 }
 
 export interface RunResult {
@@ -36,6 +37,8 @@ export interface RunResult {
   wrong: number;
   /** Per step: how it was served and the client-side latency. */
   timings: Array<{ by: ServedBy; ms: number }>;
+  /** The wrong steps: what was served and what the model answers. */
+  mismatches: Array<{ by: ServedBy; served: string; truth: string }>;
 }
 
 /**
@@ -48,7 +51,7 @@ export async function runCase<C>(wf: Workflow<C>, c: C, chat: Chat, opts: { mode
     { role: "system", content: wf.system },
     { role: "user", content: wf.userMessage(c) },
   ];
-  const result: RunResult = { steps: 0, served: { model: 0, exact: 0, declared: 0, learned: 0 }, wrong: 0, timings: [] };
+  const result: RunResult = { steps: 0, served: { model: 0, exact: 0, declared: 0, learned: 0 }, wrong: 0, timings: [], mismatches: [] };
   const headers = { ...opts.headers, ...(opts.declare ? { "muscle-mem-bindings": JSON.stringify(wf.bindingsOf(c)) } : {}) };
   for (let step = 0; step < 8; step++) {
     const body: ChatBody = { model: opts.model, tools: wf.tools, messages: [...messages] };
@@ -63,7 +66,10 @@ export async function runCase<C>(wf: Workflow<C>, c: C, chat: Chat, opts: { mode
     result.steps++;
     result.served[by]++;
     result.timings.push({ by, ms });
-    if (behaviour(message) !== behaviour(truth)) result.wrong++;
+    if (behaviour(message) !== behaviour(truth)) {
+      result.wrong++;
+      result.mismatches.push({ by, served: behaviour(message), truth: behaviour(truth) });
+    }
     messages.push({ role: "assistant", content: message.content, tool_calls: message.tool_calls });
     if (!message.tool_calls?.length) break;
     for (const call of message.tool_calls) {
@@ -82,10 +88,11 @@ export interface Tally {
   wrongSteps: number;
   wrongRuns: number;
   timings: RunResult["timings"];
+  mismatches: RunResult["mismatches"];
 }
 
 function emptyTally(): Tally {
-  return { runs: 0, steps: 0, served: { model: 0, exact: 0, declared: 0, learned: 0 }, wrongSteps: 0, wrongRuns: 0, timings: [] };
+  return { runs: 0, steps: 0, served: { model: 0, exact: 0, declared: 0, learned: 0 }, wrongSteps: 0, wrongRuns: 0, timings: [], mismatches: [] };
 }
 
 function add(t: Tally, r: RunResult): void {
@@ -95,6 +102,7 @@ function add(t: Tally, r: RunResult): void {
   t.wrongSteps += r.wrong;
   if (r.wrong > 0) t.wrongRuns++;
   t.timings.push(...r.timings);
+  t.mismatches.push(...r.mismatches);
 }
 
 export interface ExperimentOptions {
