@@ -1,0 +1,63 @@
+/**
+ * `npm run eval:templates`: the template evaluation under `wrangler dev`.
+ * Two scripted workflows (tools/eval-workflows: a refund desk and a sign-up
+ * intake) run in three modes: exact only, learned templates only (no
+ * bindings), declared variables (the client sends muscle-mem-bindings).
+ * Each answer is compared with the scripted model's own answer to the same
+ * messages. Options: --warm N --fresh N --traps N --seed N.
+ */
+import { parseArgs } from "node:util";
+import { startWranglerDev } from "../test/support/wrangler-dev";
+import { startScriptedModel } from "../tools/scripted-model";
+import { experiment, WORKFLOWS, type Chat, type ServedBy, type Tally } from "../tools/eval-workflows/run";
+
+const { values } = parseArgs({ options: { warm: { type: "string", default: "8" }, fresh: { type: "string", default: "80" }, traps: { type: "string", default: "5" }, seed: { type: "string", default: "42" } } });
+const opts = { warm: Number(values.warm), fresh: Number(values.fresh), trapsPerKind: Number(values.traps), seed: Number(values.seed) };
+
+const model = await startScriptedModel({ script: (body) => WORKFLOWS[Object.keys(WORKFLOWS).find((p) => body.model.startsWith(p)) ?? "wf-refund"].script(body) });
+const dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url, COUNTER_FLUSH_MS: "0" } });
+const chat: Chat = (body, headers) => fetch(`${dev.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+
+const pct = (n: number, d: number) => (d === 0 ? "-" : `${((100 * n) / d).toFixed(1)}%`);
+const median = (xs: number[]) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
+const ms = (t: Tally, by: ServedBy) => median(t.timings.filter((x) => x.by === by).map((x) => x.ms));
+
+const rows: string[] = [];
+const latency: string[] = [];
+const mismatches: string[] = [];
+try {
+  for (const [prefix, wf] of Object.entries(WORKFLOWS)) {
+    for (const mode of ["exact", "learned", "declared"] as const) {
+      const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+      const r = await experiment(wf, prefix, chat, { ...opts, mode, tag });
+      const f = r.fresh;
+      const t = r.traps;
+      const served = f.served.exact + f.served.declared + f.served.learned;
+      rows.push(
+        `| ${wf.name} | ${mode} | ${f.runs} | ${f.steps} | ${pct(served, f.steps)} | ${f.served.exact} / ${f.served.declared} / ${f.served.learned} | ${f.wrongRuns} | ${t.runs} | ${pct(t.served.exact + t.served.declared + t.served.learned, t.steps)} | ${t.wrongRuns} |`,
+      );
+      // Latency per serving path, first half vs second half of the new cases (the tree grows in between).
+      const half = Math.floor(f.timings.length / 2);
+      const early = { ...f, timings: f.timings.slice(0, half) };
+      const late = { ...f, timings: f.timings.slice(half) };
+      const fmt = (x: number) => (Number.isNaN(x) ? "-" : x.toFixed(1));
+      latency.push(`| ${wf.name} | ${mode} | ${fmt(ms(early, "exact"))} / ${fmt(ms(late, "exact"))} | ${fmt(ms(early, mode === "declared" ? "declared" : "learned"))} / ${fmt(ms(late, mode === "declared" ? "declared" : "learned"))} | ${fmt(ms(early, "learned"))} / ${fmt(ms(late, "learned"))} | ${fmt(ms(early, "model"))} / ${fmt(ms(late, "model"))} |`);
+      for (const m of [...r.warm.mismatches, ...f.mismatches, ...t.mismatches]) mismatches.push(`${wf.name} ${mode} (${m.by}): served ${m.served} but the model says ${m.truth}`);
+    }
+  }
+  const templateRows = await dev.sql("SELECT count(*) AS templates, sum(refuted) AS refuted, sum(CASE WHEN bindings >= 3 AND refuted = 0 THEN 1 ELSE 0 END) AS confirmed FROM templates");
+  console.log(`\nTemplate evaluation: warm ${opts.warm} cases, then ${opts.fresh} new cases and ${opts.trapsPerKind} of each trap kind, seed ${opts.seed}; TEMPLATE_MIN_BINDINGS=3.\n`);
+  console.log("| workflow | mode | new runs | model calls | served | exact / declared / learned | wrong runs | trap runs | traps served | wrong trap runs |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const row of rows) console.log(row);
+  console.log("\nMedian client latency in ms (first half / second half of the new cases):\n");
+  console.log("| workflow | mode | exact hit | declared or learned hit | learned hit | model (miss) |");
+  console.log("| --- | --- | --- | --- | --- | --- |");
+  for (const row of latency) console.log(row);
+  console.log(`\nTemplates stored: ${JSON.stringify(templateRows[0])}`);
+  console.log(mismatches.length === 0 ? "\nWrong replays: 0" : `\nWrong replays:\n${mismatches.join("\n")}`);
+  process.exitCode = mismatches.length === 0 ? 0 : 1;
+} finally {
+  await dev.stop();
+  await model.close();
+}
