@@ -1,4 +1,4 @@
-import { canonicalJson } from "./canonical";
+import { canonicalJsonMemo } from "./canonical";
 import type { ChatRequest } from "./messages";
 
 /** Parameters that change how the answer is delivered, not what it says. */
@@ -29,7 +29,7 @@ export function frameOf(body: ChatRequest): Record<string, unknown> {
 }
 
 export function frameJsonOf(body: ChatRequest): string {
-  return canonicalJson(frameOf(body));
+  return canonicalJsonMemo(frameOf(body));
 }
 
 /** Why a request must skip the cache entirely (null when it may use it). */

@@ -1,0 +1,44 @@
+/** The part of autocannon 8's API the benchmark uses (the package ships no types). */
+declare module "autocannon" {
+  interface Histogram {
+    average: number;
+    mean: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    max: number;
+  }
+  interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string>) => void;
+  }
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    amount?: number;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    requests?: Request[];
+    timeout?: number;
+  }
+  interface Result {
+    latency: Histogram;
+    requests: Histogram & { total: number };
+    throughput: Histogram;
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    "2xx": number;
+  }
+  interface Tracker extends PromiseLike<Result> {
+    on(event: "response", listener: (client: unknown, status: number, bytes: number, ms: number) => void): Tracker;
+  }
+  function autocannon(options: Options): Tracker;
+  export default autocannon;
+}

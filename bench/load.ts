@@ -1,0 +1,84 @@
+import autocannon, { type Request } from "autocannon";
+
+/** One measured segment: latency percentiles (ms), throughput and what the cache said. */
+export interface Segment {
+  p50: number;
+  p99: number;
+  rps: number;
+  requests: number;
+  errors: number;
+  outcomes: Record<string, number>;
+}
+
+/** What a row reports: the median of its segments' numbers, and the segments. */
+export interface Measure {
+  p50: number;
+  p99: number;
+  rps: number;
+  segments: Segment[];
+}
+
+export interface LoadSpec {
+  name: string;
+  /** One or more requests, cycled by each connection. */
+  requests: Request[];
+}
+
+/** Runs autocannon against `url` for `seconds`, counting the `muscle-mem-cache` header of each response. */
+export async function runSegment(url: string, spec: LoadSpec, seconds: number, connections: number): Promise<Segment> {
+  const outcomes: Record<string, number> = {};
+  const requests = spec.requests.map((r) => ({
+    ...r,
+    onResponse: (status: number, _body: string, _ctx: unknown, headers: Record<string, string>) => {
+      const outcome = headers["muscle-mem-cache"] ?? `status-${status}`;
+      outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    },
+  }));
+  // autocannon's own histogram keeps whole milliseconds; the rows compare sub-millisecond
+  // differences, so every response time (float ms) is collected from its tracker.
+  const latencies: number[] = [];
+  const tracker = autocannon({ url, connections, duration: seconds, requests, timeout: 30 });
+  tracker.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
+    if (status >= 200 && status < 300) latencies.push(ms);
+  });
+  const result = await tracker;
+  latencies.sort((a, b) => a - b);
+  return {
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    rps: result.requests.total / Math.max(0.001, result.duration),
+    requests: result.requests.total,
+    errors: result.errors + result.timeouts + result.non2xx,
+    outcomes,
+  };
+}
+
+/** The q-quantile of sorted values (nearest rank). */
+export function percentile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export function summarise(segments: Segment[]): Measure {
+  return { p50: median(segments.map((s) => s.p50)), p99: median(segments.map((s) => s.p99)), rps: median(segments.map((s) => s.rps)), segments };
+}
+
+/**
+ * Measures several loads side by side: `rounds` rounds, each running every
+ * spec once for `seconds`, in an order that alternates between rounds so
+ * that drift on a shared machine hits every spec alike.
+ */
+export async function interleaved(url: string, specs: LoadSpec[], opts: { rounds: number; seconds: number; connections: number }): Promise<Record<string, Measure>> {
+  const segments: Record<string, Segment[]> = Object.fromEntries(specs.map((s) => [s.name, []]));
+  for (let round = 0; round < opts.rounds; round++) {
+    const order = round % 2 === 0 ? specs : [...specs].reverse();
+    for (const spec of order) segments[spec.name].push(await runSegment(url, spec, opts.seconds, opts.connections));
+  }
+  return Object.fromEntries(Object.entries(segments).map(([name, s]) => [name, summarise(s)]));
+}
