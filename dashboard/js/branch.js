@@ -1,0 +1,207 @@
+// @ts-check
+import { hierarchy, tree as treeLayout } from "../vendor/d3-hierarchy.mjs";
+import { api } from "./api.js";
+import { ago } from "./format.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const PAGE = 50;
+const ROW = 30;
+const COLUMN = 230;
+const DAY = 86_400_000;
+
+/**
+ * @typedef {{ hash: string, parent: string, depth: number, role: string, preview: string, observations: number,
+ *   hits: number, child_count: number, answer_hits: number, answer_last_hit_at: number | null, created_at: number,
+ *   last_hit_at: number | null }} NodeSummary
+ * @typedef {{ id: string, data: NodeSummary | null, kind: "root" | "node" | "more", children: Item[] | null,
+ *   next: string | null, open: boolean, loading: boolean, parent: Item | null }} Item
+ */
+
+/** Traffic through a node: its own hits (an answer) or its answers' hits. @param {NodeSummary} d */
+export function trafficOf(d) {
+  return d.role === "assistant" && d.observations > 0 ? d.hits : d.answer_hits;
+}
+
+/** Last activity: last hit of the node or its answers, else its recording. @param {NodeSummary} d */
+export function activityOf(d) {
+  return Math.max(d.last_hit_at ?? 0, d.answer_last_hit_at ?? 0) || d.created_at;
+}
+
+/** 1 for a fresh node, fading to 0.25 after 30 days without a hit. @param {NodeSummary} d */
+function freshness(d) {
+  return Math.max(0.25, 1 - (Date.now() - activityOf(d)) / (30 * DAY));
+}
+
+/** Hot paths are warm and thick; cold ones grey and thin. @param {NodeSummary} d */
+function edgeStyle(d) {
+  const traffic = trafficOf(d);
+  const fresh = freshness(d);
+  const width = 1.5 + Math.min(9, Math.log2(1 + traffic) * 1.6);
+  const hue = 18 + (1 - fresh) * 190;
+  const sat = traffic > 0 ? 85 : 20;
+  return { width, colour: `hsl(${hue} ${sat}% ${traffic > 0 ? 50 : 62}%)`, opacity: fresh };
+}
+
+const ROLE_GLYPH = { system: "S", developer: "D", user: "U", assistant: "A", tool: "T", function: "F" };
+
+/**
+ * The branch view of one tree: levels are fetched on demand, a page of
+ * children at a time, so a 100k-node tree costs only what is opened.
+ */
+export class BranchView {
+  /**
+   * @param {HTMLElement} frame
+   * @param {string} treeId
+   * @param {(item: NodeSummary) => void} onSelect
+   */
+  constructor(frame, treeId, onSelect) {
+    this.frame = frame;
+    this.treeId = treeId;
+    this.onSelect = onSelect;
+    /** @type {Item} */
+    this.root = { id: treeId, data: null, kind: "root", children: null, next: null, open: true, loading: false, parent: null };
+    /** @type {string | null} */
+    this.selected = null;
+  }
+
+  async load() {
+    await this.fetchChildren(this.root);
+    this.render();
+  }
+
+  /** @param {Item} item */
+  async fetchChildren(item) {
+    item.loading = true;
+    const parent = item.kind === "root" ? "" : `&parent=${item.id}`;
+    const cursor = item.next ? `&cursor=${encodeURIComponent(item.next)}` : "";
+    const page = await api(`/trees/${this.treeId}/children?limit=${PAGE}${parent}${cursor}`);
+    const fresh = page.data.map((/** @type {NodeSummary} */ d) => ({ id: d.hash, data: d, kind: "node", children: null, next: null, open: false, loading: false, parent: item }));
+    item.children = [...(item.children ?? []), ...fresh];
+    item.next = page.next_cursor;
+    item.loading = false;
+  }
+
+  /** @param {Item} item */
+  async toggle(item) {
+    if (item.kind === "more" && item.parent) {
+      await this.fetchChildren(item.parent);
+      return this.render();
+    }
+    if (!item.data) return;
+    this.selected = item.id;
+    this.onSelect(item.data);
+    if (item.data.child_count === 0) return this.render();
+    if (item.open) item.open = false;
+    else {
+      item.open = true;
+      if (!item.children) await this.fetchChildren(item);
+    }
+    this.render();
+  }
+
+  /** Drops a pruned node from the view. @param {string} hash */
+  remove(hash) {
+    /** @param {Item} item */
+    const walk = (item) => {
+      if (!item.children) return false;
+      const i = item.children.findIndex((c) => c.id === hash);
+      if (i >= 0) {
+        item.children.splice(i, 1);
+        if (item.data) item.data.child_count = Math.max(0, item.data.child_count - 1);
+        return true;
+      }
+      return item.children.some(walk);
+    };
+    walk(this.root);
+    if (this.selected === hash) this.selected = null;
+    this.render();
+  }
+
+  render() {
+    const root = hierarchy(this.root, (/** @type {Item} */ item) => {
+      if (!item.open || !item.children) return null;
+      const more = item.next ? [{ id: `${item.id}:more`, data: null, kind: "more", children: null, next: null, open: false, loading: false, parent: item }] : [];
+      return [...item.children, ...more];
+    });
+    treeLayout().nodeSize([ROW, COLUMN])(root);
+    let minX = Infinity;
+    let maxX = -Infinity;
+    let maxY = 0;
+    root.each((n) => {
+      minX = Math.min(minX, n.x ?? 0);
+      maxX = Math.max(maxX, n.x ?? 0);
+      maxY = Math.max(maxY, n.y ?? 0);
+    });
+    const width = maxY + COLUMN + 40;
+    const height = maxX - minX + ROW * 2;
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("width", String(width));
+    svg.setAttribute("height", String(height));
+    svg.setAttribute("role", "tree");
+    const g = document.createElementNS(SVG, "g");
+    g.setAttribute("transform", `translate(24, ${ROW - minX})`);
+    svg.append(g);
+    for (const link of root.links()) {
+      const d = /** @type {Item} */ (link.target.data).data;
+      const style = d ? edgeStyle(d) : { width: 1, colour: "#9aa4b2", opacity: 0.6 };
+      const path = document.createElementNS(SVG, "path");
+      const [sx, sy, tx, ty] = [link.source.x ?? 0, link.source.y ?? 0, link.target.x ?? 0, link.target.y ?? 0];
+      const mid = (sy + ty) / 2;
+      path.setAttribute("d", `M${sy},${sx}C${mid},${sx} ${mid},${tx} ${ty},${tx}`);
+      path.setAttribute("class", "edge");
+      path.setAttribute("stroke", style.colour);
+      path.setAttribute("stroke-width", String(style.width));
+      path.setAttribute("stroke-opacity", String(style.opacity));
+      g.append(path);
+    }
+    for (const node of root.descendants()) g.append(this.nodeElement(/** @type {Item} */ (node.data), node.x ?? 0, node.y ?? 0));
+    this.frame.replaceChildren(svg);
+  }
+
+  /** @param {Item} item @param {number} x @param {number} y */
+  nodeElement(item, x, y) {
+    const group = document.createElementNS(SVG, "g");
+    group.setAttribute("transform", `translate(${y},${x})`);
+    group.setAttribute("class", `node ${item.kind}${item.id === this.selected ? " selected" : ""}`);
+    group.setAttribute("data-hash", item.id);
+    group.setAttribute("role", "treeitem");
+    group.setAttribute("tabindex", "0");
+    const circle = document.createElementNS(SVG, "circle");
+    circle.setAttribute("r", item.kind === "root" ? "7" : "9");
+    const label = document.createElementNS(SVG, "text");
+    label.setAttribute("x", "14");
+    label.setAttribute("dy", "0.32em");
+    const glyph = document.createElementNS(SVG, "text");
+    glyph.setAttribute("class", "glyph");
+    glyph.setAttribute("text-anchor", "middle");
+    glyph.setAttribute("dy", "0.35em");
+    const title = document.createElementNS(SVG, "title");
+    if (item.kind === "root") {
+      label.textContent = "root";
+    } else if (item.kind === "more") {
+      label.textContent = "more…";
+      glyph.textContent = "+";
+    } else if (item.data) {
+      const d = item.data;
+      group.classList.add(`role-${d.role}`);
+      if (d.observations > 0 && d.role === "assistant") group.classList.add("answer");
+      if (d.child_count > 0) group.classList.add(item.open ? "open" : "closed");
+      group.setAttribute("opacity", String(0.35 + 0.65 * freshness(d)));
+      glyph.textContent = ROLE_GLYPH[/** @type {keyof typeof ROLE_GLYPH} */ (d.role)] ?? "?";
+      const text = d.preview.length > 30 ? `${d.preview.slice(0, 29)}…` : d.preview;
+      const traffic = trafficOf(d);
+      label.textContent = traffic > 0 ? `${text}  ·${traffic}` : text;
+      title.textContent = `${d.role}: ${d.preview}\nhits ${traffic} · last ${ago(activityOf(d))} · ${d.child_count}${d.child_count >= 1000 ? "+" : ""} children`;
+    }
+    group.append(title, circle, glyph, label);
+    const activate = () => void this.toggle(item).catch((e) => alert(e.message));
+    group.addEventListener("click", activate);
+    group.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        activate();
+      }
+    });
+    return group;
+  }
+}

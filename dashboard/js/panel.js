@@ -1,0 +1,83 @@
+// @ts-check
+import { api } from "./api.js";
+import { ago, confirmDialog, el, toast } from "./format.js";
+
+/**
+ * @typedef {{ role: string, content: string | null | Array<{ text: string }>, tool_calls?: Array<{ id: string, function: { name: string, arguments: string } }>,
+ *   tool_call_id?: string, name?: string, refusal?: string }} Message
+ */
+
+/** @param {string} raw */
+function prettyJson(raw) {
+  try {
+    return JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    return raw;
+  }
+}
+
+/** @param {Message} m */
+function contentText(m) {
+  if (m.content === null || m.content === undefined) return "";
+  return typeof m.content === "string" ? m.content : m.content.map((p) => p.text).join("\n");
+}
+
+/**
+ * Opens one node in the side panel: the full message, its tool calls, the
+ * results that answered them (its tool children), counters and a prune button.
+ * @param {HTMLElement} panel @param {string} hash @param {{ onPruned: (hash: string) => void, onClose: () => void }} hooks
+ */
+export async function openNode(panel, hash, hooks) {
+  panel.hidden = false;
+  panel.replaceChildren(el("p", { class: "muted" }, ["Loading…"]));
+  const node = await api(`/nodes/${hash}`);
+  const message = /** @type {Message} */ (node.message);
+  const close = el("button", { class: "icon", "aria-label": "Close" }, ["×"]);
+  close.addEventListener("click", hooks.onClose);
+  const answer = node.role === "assistant" && node.observations > 0;
+  const facts = el("dl", { class: "facts" }, [
+    el("dt", {}, ["depth"]), el("dd", {}, [String(node.depth)]),
+    el("dt", {}, [answer ? "recorded answer" : "path node"]), el("dd", {}, [answer ? `seen ${node.observations}×` : "—"]),
+    el("dt", {}, ["hits"]), el("dd", {}, [String(node.hits)]),
+    el("dt", {}, ["last hit"]), el("dd", {}, [ago(node.last_hit_at)]),
+    el("dt", {}, ["recorded"]), el("dd", {}, [ago(node.created_at)]),
+  ]);
+  if (answer) facts.append(el("dt", {}, ["tokens"]), el("dd", {}, [`${node.prompt_tokens} in · ${node.completion_tokens} out`]), el("dt", {}, ["finish"]), el("dd", {}, [node.finish_reason ?? "—"]));
+  const body = el("section", { class: "message" });
+  const text = contentText(message);
+  if (message.tool_call_id) body.append(el("p", { class: "muted" }, [`result of ${message.tool_call_id}`]));
+  if (text) body.append(el("pre", { class: `content${message.role === "tool" ? " json" : ""}` }, [message.role === "tool" ? prettyJson(text) : text]));
+  if (message.refusal) body.append(el("p", { class: "error" }, [`refusal: ${message.refusal}`]));
+  for (const call of message.tool_calls ?? []) {
+    body.append(el("div", { class: "call" }, [el("strong", {}, [`${call.function.name}()`]), el("span", { class: "muted" }, [` ${call.id}`]), el("pre", { class: "json" }, [prettyJson(call.function.arguments)])]));
+  }
+  if (!text && !message.tool_calls?.length) body.append(el("p", { class: "muted" }, ["(empty message)"]));
+  const results = el("section", { class: "results" });
+  if (message.tool_calls?.length) void showResults(results, node.tree_id, hash);
+  const prune = el("button", { class: "danger", id: "prune-node" }, ["Prune this branch"]);
+  prune.addEventListener("click", async () => {
+    const ok = await confirmDialog("Prune this branch?", el("p", {}, [`This removes the ${node.role} node at depth ${node.depth} and everything under it. The next identical request goes to the model again.`]));
+    if (!ok) return;
+    const outcome = await api(`/nodes/${hash}`, { method: "DELETE" });
+    toast(`Pruned ${outcome.nodes} node${outcome.nodes === 1 ? "" : "s"} (${outcome.answers} answers).`);
+    hooks.onPruned(hash);
+  });
+  panel.replaceChildren(
+    el("div", { class: "pane-head" }, [el("h2", {}, [el("span", { class: `role-chip role-${node.role}` }, [node.role]), " node"]), close]),
+    facts,
+    body,
+    results,
+    el("div", { class: "panel-actions" }, [prune]),
+    el("p", { class: "hash muted" }, [hash]),
+  );
+}
+
+/** Lists the tool results that answered an assistant's calls (its children). @param {HTMLElement} into @param {string} treeId @param {string} hash */
+async function showResults(into, treeId, hash) {
+  const page = await api(`/trees/${treeId}/children?parent=${hash}&limit=20`);
+  const tools = page.data.filter((/** @type {{ role: string }} */ c) => c.role === "tool");
+  if (tools.length === 0) return;
+  into.append(el("h3", {}, ["Results"]));
+  for (const child of tools) into.append(el("pre", { class: "json result" }, [child.preview]));
+  if (page.data.length > tools.length) into.append(el("p", { class: "muted" }, [`and ${page.data.length - tools.length} other children`]));
+}

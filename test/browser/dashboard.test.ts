@@ -1,0 +1,176 @@
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REFUND_TOOLS } from "../../tools/refund-desk";
+import { startTestUpstream } from "../../tools/test-upstream";
+import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
+
+/**
+ * The dashboard in real headless Chromium against `wrangler dev` and the
+ * scripted refund-desk model: real traffic, then browse, open, prune, and
+ * check that the pruned request misses. Screenshots go to test-output/dashboard/.
+ */
+const CHROMIUM = "/usr/bin/chromium";
+const ROOT = resolve(import.meta.dirname, "../..");
+const OUT = resolve(ROOT, "test-output/dashboard");
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const KEY = "sk-dashboard-test";
+const skip = !existsSync(CHROMIUM) && process.env.MM_SKIP_BROWSER === "1";
+if (skip) console.warn(`[browser] ${CHROMIUM} is missing and MM_SKIP_BROWSER=1: skipping the dashboard browser tests.`);
+
+type Msg = { role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
+
+let dev: WranglerDev;
+let upstream: Awaited<ReturnType<typeof startTestUpstream>>;
+let browser: Browser;
+
+async function chat(messages: Msg[], headers: Record<string, string> = {}): Promise<{ cache: string | null; message: Msg }> {
+  const res = await fetch(`${dev.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", ...headers },
+    body: JSON.stringify({ model: "gpt-4o-mini", tools: REFUND_TOOLS, messages }),
+  });
+  const body = (await res.json()) as { choices: Array<{ message: Msg }> };
+  if (res.status !== 200 && !headers["cache-control"]) throw new Error(`chat answered ${res.status}: ${JSON.stringify(body)}`);
+  return { cache: res.headers.get("muscle-mem-cache"), message: body.choices?.[0]?.message };
+}
+
+/** Walks the refund desk for one order twice: once to learn (misses), once served (hits). */
+async function converse(order: string, status: string): Promise<void> {
+  for (let pass = 0; pass < 2; pass++) {
+    const messages: Msg[] = [{ role: "user", content: `Please refund order #${order}` }];
+    for (let turn = 0; turn < 3; turn++) {
+      let reply = await chat(messages);
+      for (let i = 0; pass === 1 && reply.cache !== "hit" && i < 50; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        reply = await chat(messages);
+      }
+      const m = reply.message;
+      messages.push({ role: "assistant", content: m.content, ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}) });
+      if (!m.tool_calls) break;
+      const result = m.tool_calls[0].function.name === "refund" ? { order_id: order, refunded: true } : { order_id: order, status, amount: 25 };
+      messages.push({ role: "tool", tool_call_id: m.tool_calls[0].id, content: JSON.stringify(result) });
+    }
+  }
+}
+
+async function login(page: Page): Promise<void> {
+  await page.goto(`${dev.url}/`);
+  await page.fill("#token", KEY);
+  await page.click("#login-form button[type=submit]");
+  await page.waitForSelector(".tree-card");
+}
+
+/** Clicks the tree node whose label contains `text` (the first such). */
+async function clickNode(page: Page, text: string): Promise<void> {
+  await page.locator("g.node", { hasText: text }).first().click();
+}
+
+describe.skipIf(skip)("dashboard in headless Chromium", () => {
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (or set MM_SKIP_BROWSER=1 to skip on purpose)`);
+    mkdirSync(OUT, { recursive: true });
+    upstream = await startTestUpstream(0);
+    dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, HOT_CACHE_TTL_MS: "1000" } });
+    await converse("A-1", "delivered");
+    await converse("B-2", "shipped");
+    await converse("C-3", "delivered");
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await dev?.stop();
+    await upstream?.close();
+  });
+
+  it("Should serve the vendored d3-hierarchy that matches the pinned package", async () => {
+    const vendored = readFileSync(resolve(ROOT, "dashboard/vendor/d3-hierarchy.mjs"), "utf8");
+    expect(vendored).toBe(readFileSync(resolve(ROOT, "node_modules/d3-hierarchy/dist/d3-hierarchy.min.mjs"), "utf8"));
+    const served = await fetch(`${dev.url}/vendor/d3-hierarchy.mjs`);
+    expect(served.status).toBe(200);
+    expect((await fetch(`${dev.url}/build.mjs`)).status).not.toBe(200);
+  });
+
+  it("Should browse, open a node, prune its branch, and make the next identical request miss (laptop)", async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await login(page);
+    expect(await page.locator(".tree-card").count()).toBe(1);
+    await expect.poll(() => page.locator("#overall").textContent()).toContain("hit rate");
+    await page.click(".tree-card");
+    await page.waitForSelector("g.node.role-user");
+    expect(await page.locator("g.node.role-user").count()).toBe(3);
+    await clickNode(page, "order #A-1");
+    await page.waitForSelector("g.node.role-assistant");
+    await clickNode(page, "get_order()");
+    await page.waitForSelector("#node-panel:not([hidden]) .call");
+    expect(await page.locator("#node-panel .call").textContent()).toContain("get_order()");
+    await clickNode(page, "delivered");
+    await clickNode(page, "refund()");
+    await page.waitForSelector("#node-panel .results pre.result");
+    expect(await page.locator("#node-panel .results").textContent()).toContain("refunded");
+    await clickNode(page, "refunded");
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: resolve(OUT, "laptop-branch.png") });
+
+    // Prune the A-1 answer (get_order) and everything under it.
+    await clickNode(page, "get_order()");
+    await page.waitForSelector("#node-panel .call");
+    await page.click("#prune-node");
+    await page.waitForSelector("#confirm-dialog[open]");
+    await page.screenshot({ path: resolve(OUT, "laptop-confirm.png") });
+    await page.click("#confirm-ok");
+    await page.waitForSelector("#toast:not([hidden])");
+    expect(await page.locator("#toast").textContent()).toMatch(/Pruned 5 nodes \(3 answers\)/);
+    const before = upstream.generations();
+    const next = await chat([{ role: "user", content: "Please refund order #A-1" }]);
+    expect(next.cache).toBe("miss");
+    expect(upstream.generations()).toBe(before + 1);
+    const other = await chat([{ role: "user", content: "Please refund order #C-3" }]);
+    expect(other.cache).toBe("hit");
+    await page.close();
+  });
+
+  it("Should preview a stale prune, then run it", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await login(page);
+    await page.click(".tree-card");
+    await page.waitForSelector("g.node.role-user");
+    await page.click("#stale-open");
+    await page.fill("#stale-days", "0");
+    await page.click("#stale-preview-btn");
+    await page.waitForSelector("#stale-preview .summary");
+    const summary = (await page.locator("#stale-preview .summary").textContent()) ?? "";
+    expect(summary).toMatch(/Would remove \d+ nodes/);
+    expect(await page.locator("#stale-preview .roots li").count()).toBeGreaterThan(0);
+    await page.screenshot({ path: resolve(OUT, "laptop-stale-preview.png") });
+    const wouldGo = Number(/remove (\d+) nodes/.exec(summary)?.[1]);
+    await page.click("#stale-run");
+    await page.waitForSelector("#toast:not([hidden])");
+    expect(await page.locator("#toast").textContent()).toContain(`Pruned ${wouldGo} stale nodes`);
+    const trees = (await (await fetch(`${dev.url}/api/trees`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { data: Array<{ node_count: number }> };
+    expect(trees.data[0].node_count).toBe(0);
+    const gone = await chat([{ role: "user", content: "Please refund order #C-3" }], { "cache-control": "only-if-cached" });
+    expect(gone.cache).toBe(null);
+    await page.close();
+  });
+
+  it("Should be usable on a phone: tree list, then branch and node panel", async () => {
+    await converse("D-4", "delivered");
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    const page = await context.newPage();
+    await login(page);
+    await page.screenshot({ path: resolve(OUT, "phone-trees.png") });
+    await page.tap(".tree-card");
+    await page.waitForSelector("g.node.role-user");
+    expect(await page.locator("#trees-pane").isVisible()).toBe(false);
+    await page.locator("g.node", { hasText: "order #D-4" }).first().tap();
+    await page.locator("g.node", { hasText: "get_order()" }).first().tap();
+    await page.waitForSelector("#node-panel .call");
+    await page.screenshot({ path: resolve(OUT, "phone-branch.png"), fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await context.close();
+  });
+});

@@ -1,0 +1,84 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyAnswer, keyRequest } from "../../src/cache/key";
+import type { ChatMessage, ChatRequest } from "../../src/cache/messages";
+import { startTestUpstream } from "../../tools/test-upstream";
+import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
+
+/**
+ * Imports shared/workloads/tau_bench.jsonl through POST /api/import of a real
+ * `wrangler dev`, then replays every request the log holds: each one is served
+ * from the tree, and the upstream sees no generation.
+ */
+interface Line {
+  model: string;
+  tools: unknown[] | null;
+  messages: ChatMessage[];
+  scripted_assistant_idx: number[];
+}
+
+const TAU = resolve(import.meta.dirname, "../../../shared/workloads/tau_bench.jsonl");
+const KEY = "Bearer sk-tau-replay";
+
+let dev: WranglerDev;
+let upstream: Awaited<ReturnType<typeof startTestUpstream>>;
+
+beforeAll(async () => {
+  upstream = await startTestUpstream(0);
+  dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url } });
+});
+
+afterAll(async () => {
+  await dev?.stop();
+  await upstream?.close();
+});
+
+describe("tau_bench import and replay", () => {
+  it("Should serve every imported request from the tree with zero upstream calls", { timeout: 900_000 }, async () => {
+    const text = readFileSync(TAU, "utf8");
+    const lines = text.trim().split("\n").map((l) => JSON.parse(l) as Line);
+    const importRes = await fetch(`${dev.url}/api/import`, { method: "POST", headers: { authorization: KEY, "content-type": "application/x-ndjson" }, body: text });
+    expect(importRes.status).toBe(200);
+    const imported = (await importRes.json()) as { lines: number; trees: number; answers: number; nodes_inserted: number };
+    expect(imported.lines).toBe(lines.length);
+
+    // The proxy's own keying tells which requests hold exactly one recorded answer.
+    const answersAt = new Map<string, Set<string>>();
+    const requests: Array<{ body: ChatRequest; h: string }> = [];
+    for (const line of lines) {
+      line.messages.forEach((message, i) => {
+        if (i === 0 || message.role !== "assistant" || line.scripted_assistant_idx.includes(i)) return;
+        const body = { model: line.model, messages: line.messages.slice(0, i), ...(line.tools ? { tools: line.tools } : {}) } as ChatRequest;
+        const keyed = keyRequest(body, "t", "default");
+        if (!keyed.ok) throw new Error("unkeyable request");
+        answersAt.set(keyed.key.key, (answersAt.get(keyed.key.key) ?? new Set()).add(keyAnswer(keyed.key, message)!.hash));
+        requests.push({ body, h: keyed.key.key });
+      });
+    }
+    let hits = 0;
+    let ambiguous = 0;
+    for (const r of requests) {
+      const single = (answersAt.get(r.h)?.size ?? 0) === 1;
+      // Ambiguous nodes (two different recorded answers) are never served under the unanimous policy: ask only-if-cached there.
+      const res = await fetch(`${dev.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: KEY, "content-type": "application/json", ...(single ? {} : { "cache-control": "only-if-cached" }) },
+        body: JSON.stringify(r.body),
+      });
+      await res.arrayBuffer();
+      if (single) {
+        expect(res.headers.get("muscle-mem-cache")).toBe("hit");
+        hits++;
+      } else {
+        expect(res.status).toBe(504);
+        ambiguous++;
+      }
+    }
+    console.log(JSON.stringify({ event: "tau_replay", imported, requests: requests.length, hits, ambiguous, upstream_generations: upstream.generations() }));
+    expect(hits).toBeGreaterThan(4000);
+    expect(ambiguous).toBeLessThanOrEqual(2);
+    expect(upstream.generations()).toBe(0);
+    expect(upstream.requests).toHaveLength(0);
+  });
+});
