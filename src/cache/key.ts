@@ -28,15 +28,49 @@ function failure(error: CanonicalError): KeyResult {
   return error.kind === "invalid" ? { ok: false, invalid: { message: error.message, param: error.param } } : { ok: false, bypass: error.reason };
 }
 
+/**
+ * The largest stored message or frame, in UTF-8 bytes, that the cache keeps
+ * (`MAX_CACHEABLE_MESSAGE_BYTES`). D1 rejects a row over 1,000,000 bytes and a
+ * node or tree row holds one of these plus under 1 KB of columns; a request
+ * with a larger one is bypassed (docs/limits.md).
+ */
+export const DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES = 900_000;
+
+/** Parses `MAX_CACHEABLE_MESSAGE_BYTES`: a positive integer, else the default. */
+export function maxCacheableMessageBytes(value: string | undefined): number {
+  const n = Number.parseInt(value ?? "", 10);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES;
+}
+
+const utf8 = new TextEncoder();
+
+/** Why the frame or a message is too large to store as one row, or null. */
+function oversized(frameJson: string, path: readonly PathStep[], maxBytes: number): string | null {
+  // A UTF-8 byte count is at most 3x the UTF-16 length: skip encoding what cannot be too large.
+  const tooBig = (json: string) => json.length * 3 > maxBytes && utf8.encode(json).byteLength > maxBytes;
+  if (tooBig(frameJson)) return "frame too large";
+  return path.some((step) => tooBig(step.json)) ? "message too large" : null;
+}
+
+/** True when some string in `value` holds a lone UTF-16 surrogate (not valid Unicode text; RFC 8785 cannot serialise it). */
+export function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === "string") return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value);
+  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
+  if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => hasLoneSurrogate(k) || hasLoneSurrogate(v));
+  return false;
+}
+
 /** Keys a validated request: frame, tree id, canonical messages and path hashes. */
-export function keyRequest(body: ChatRequest, tenant: string, namespace: string): KeyResult {
-  const reason = bypassReason(body);
+export function keyRequest(body: ChatRequest, tenant: string, namespace: string, maxMessageBytes = DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES): KeyResult {
+  const reason = bypassReason(body) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
   if (reason) return { ok: false, bypass: reason };
   const canonical = canonicalConversation(body.messages);
   if (!canonical.ok) return failure(canonical.error);
   const frameJson = frameJsonOf(body);
   const treeId = treeIdOf(tenant, namespace, frameJson);
   const path = walk(treeId, canonical.messages, canonical.stored);
+  const tooLarge = oversized(frameJson, path, maxMessageBytes);
+  if (tooLarge) return { ok: false, bypass: tooLarge };
   return {
     ok: true,
     key: { tenant, namespace, treeId, frameJson, model: body.model, path, key: path[path.length - 1].hash, ids: canonical.ids },

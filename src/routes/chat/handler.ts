@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { keyRequest, type RequestKey } from "../../cache/key";
+import { keyRequest, maxCacheableMessageBytes, type RequestKey } from "../../cache/key";
 import { tenantOf } from "../../cache/hash";
 import { configOf, type Config } from "../../config";
 import { ApiError } from "../../errors";
@@ -32,7 +32,7 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   const stream = body.stream === true;
   const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p.catch(() => undefined));
 
-  const keyed = keyRequest(body, tenantOf(c.req.header("authorization")), controls.namespace);
+  const keyed = keyRequest(body, tenantOf(c.req.header("authorization")), controls.namespace, maxCacheableMessageBytes(env.MAX_CACHEABLE_MESSAGE_BYTES));
   note(c, keyed.ok ? { tree: keyed.key.treeId } : { reason: "bypass" in keyed ? keyed.bypass : "invalid" });
   if (!keyed.ok) {
     if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);

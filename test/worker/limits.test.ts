@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, keyRequest, maxCacheableMessageBytes } from "../../src/cache/key";
+import { chatRequest } from "../../src/cache/messages";
+import type { RequestLogLine } from "../../src/observability/log";
+import { chat, generations, recorded, uniqueModel } from "./helpers";
+
+let printed: string[] = [];
+
+beforeEach(() => {
+  printed = [];
+  vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(" ")));
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+function logLine(requestId: string): RequestLogLine | undefined {
+  return printed
+    .filter((p) => p.startsWith("{"))
+    .map((p) => JSON.parse(p) as RequestLogLine)
+    .find((l) => l.event === "request" && l.request_id === requestId);
+}
+
+const tool = (i: number) => ({
+  type: "function",
+  function: {
+    name: `tool_${i}`,
+    description: `Tool number ${i}: looks things up in system ${i} and returns a JSON record.`,
+    parameters: { type: "object", properties: { id: { type: "string", description: "The record id" }, limit: { type: "integer" } }, required: ["id"] },
+  },
+});
+
+/** A conversation of `n` messages ending with a user turn. */
+function conversation(n: number): Array<{ role: string; content: string }> {
+  return Array.from({ length: n }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: `turn ${i}: ${i % 2 === 0 ? "what about order" : "noted"} #A-${i}` }));
+}
+
+describe("large requests (docs/limits.md)", () => {
+  it("Should bypass and count a 1 MB system prompt, answer the agent, and store nothing", async () => {
+    const model = uniqueModel("big");
+    const body = { model, messages: [{ role: "system", content: "You are a refund desk. ".repeat(48_000) }, { role: "user", content: "Refund order #A-1" }] };
+    expect(JSON.stringify(body).length).toBeGreaterThan(1_000_000);
+    for (const id of ["big-1", "big-2"]) {
+      const res = await chat(body, { headers: { "x-request-id": id } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
+      expect(((await res.json()) as { object: string }).object).toBe("chat.completion");
+      expect(logLine(id)).toMatchObject({ outcome: "bypass", reason: "message too large", status: 200 });
+    }
+    expect(await generations(model)).toBe(2);
+    const cached = await chat(body, { headers: { "cache-control": "only-if-cached" } });
+    expect(cached.status).toBe(504);
+  });
+
+  it("Should bypass and count a 5 MB base64 image, never an error, and never log its bytes", async () => {
+    const model = uniqueModel("img");
+    const image = `data:image/png;base64,${"iVBORw0KGgo".repeat(480_000)}`;
+    const body = { model, messages: [{ role: "user", content: [{ type: "text", text: "What is in this picture?" }, { type: "image_url", image_url: { url: image } }] }] };
+    const res = await chat(body, { headers: { "x-request-id": "img-1" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
+    await res.arrayBuffer();
+    expect(logLine("img-1")).toMatchObject({ outcome: "bypass", reason: "non-text content part", status: 200 });
+    expect(printed.join("\n")).not.toContain("iVBORw0KGgo");
+    expect(await generations(model)).toBe(1);
+  });
+
+  it("Should store a 500-message conversation as a path and serve it from the tree", async () => {
+    const model = uniqueModel("long");
+    const body = { model, messages: conversation(499) };
+    expect(body.messages).toHaveLength(499);
+    const first = await chat(body);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("muscle-mem-cache")).toBe("miss");
+    const missed = (await first.json()) as { choices: Array<{ message: unknown }> };
+    await recorded(body);
+    const second = await chat(body, { headers: { "x-request-id": "long-hit" } });
+    expect(second.headers.get("muscle-mem-cache")).toBe("hit");
+    const hit = (await second.json()) as { choices: Array<{ message: { content: unknown } }> };
+    expect(hit.choices[0].message.content).toEqual((missed.choices[0].message as { content: unknown }).content);
+    expect(logLine("long-hit")).toMatchObject({ outcome: "hit", reason: null });
+    // The 500th message: the answer, then one more user turn extends the same path by two nodes.
+    const next = { model, messages: [...conversation(499), { role: "assistant", content: hit.choices[0].message.content }, { role: "user", content: "and then?" }] };
+    const third = await chat(next);
+    expect(third.status).toBe(200);
+    await third.arrayBuffer();
+    expect(await generations(model)).toBe(2);
+  });
+
+  it("Should store a 200-tool schema in the frame and serve hits for it", async () => {
+    const model = uniqueModel("tools");
+    const body = { model, tools: Array.from({ length: 200 }, (_, i) => tool(i)), messages: [{ role: "user", content: "Refund order #A-9" }] };
+    expect(JSON.stringify(body.tools).length).toBeGreaterThan(50_000);
+    const first = await chat(body);
+    expect(first.headers.get("muscle-mem-cache")).toBe("miss");
+    await first.arrayBuffer();
+    await recorded(body);
+    const again = await chat({ ...body, tools: [...body.tools] });
+    expect(again.headers.get("muscle-mem-cache")).toBe("hit");
+    await again.arrayBuffer();
+    expect(await generations(model)).toBe(1);
+  });
+});
+
+describe("MAX_CACHEABLE_MESSAGE_BYTES", () => {
+  const parse = (body: unknown) => chatRequest.parse(body);
+
+  it("Should bypass a message or a frame over the limit, counting UTF-8 bytes, and key one at the limit", () => {
+    const text = "é".repeat(600); // 1,200 UTF-8 bytes, 600 UTF-16 units
+    const body = parse({ model: "m", messages: [{ role: "user", content: text }] });
+    expect(keyRequest(body, "t", "ns", 1_000)).toEqual({ ok: false, bypass: "message too large" });
+    expect(keyRequest(body, "t", "ns", 2_000).ok).toBe(true);
+    const tools = parse({ model: "m", tools: Array.from({ length: 20 }, (_, i) => tool(i)), messages: [{ role: "user", content: "hi" }] });
+    expect(keyRequest(tools, "t", "ns", 1_000)).toEqual({ ok: false, bypass: "frame too large" });
+    expect(keyRequest(tools, "t", "ns").ok).toBe(true);
+  });
+
+  it("Should parse the var, falling back to the default below D1's 1,000,000-byte row limit", () => {
+    expect(DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES).toBeLessThan(1_000_000);
+    expect([maxCacheableMessageBytes("4096"), maxCacheableMessageBytes(undefined), maxCacheableMessageBytes("0"), maxCacheableMessageBytes("x")]).toEqual([
+      4096,
+      DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES,
+      DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES,
+      DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES,
+    ]);
+  });
+});
