@@ -26,9 +26,10 @@ const value = fc.letrec((tie) => ({
 
 /** Sets one field of the valid base request (top level or inside a message) to a hostile value. */
 const mutation = fc.tuple(fc.constantFrom("model", "messages", "stream", "n", "tools", "tool_choice", "stream_options", "logprobs", "msg.role", "msg.content", "msg.tool_calls", "msg.tool_call_id", "call.id", "call.function", "call.arguments"), fc.nat(3), value).map(([where, index, v]) => {
-  const body = base() as Record<string, unknown> & { messages: Array<Record<string, unknown>> };
-  const msg = body.messages[index];
-  const call = (body.messages[2].tool_calls as Array<Record<string, unknown>>)[0];
+  const body = base() as unknown as Record<string, unknown>;
+  const messages = body.messages as Array<Record<string, unknown>>;
+  const msg = messages[index];
+  const call = (messages[2].tool_calls as Array<Record<string, unknown>>)[0];
   if (where.startsWith("msg.")) msg[where.slice(4)] = v;
   else if (where === "call.arguments") (call.function as Record<string, unknown>).arguments = v;
   else if (where.startsWith("call.")) call[where.slice(5)] = v;

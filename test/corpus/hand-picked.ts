@@ -36,7 +36,7 @@ export const handPicked: CorpusCase[] = [
   chat("null", "null"),
   chat("true", "true"),
   chat("an array of requests", j([ok, ok])),
-  chat("invalid UTF-8 is not sent as text; BOM then JSON", `\ufeff${j(ok)}`),
+  chat("a byte-order mark before the JSON (accepted or refused, never a 5xx)", `\ufeff${j(ok)}`, "either"),
   chat("unescaped control character in a string", '{"model":"m","messages":[{"role":"user","content":"a\u0001b"}]}'),
   // Wrong types
   chat("model null", { ...ok, model: null }),
@@ -93,6 +93,8 @@ export const handPicked: CorpusCase[] = [
   // Unicode edge cases
   chat("lone high surrogate (valid JSON escape: passes through)", '{"model":"echo-corpus","messages":[{"role":"user","content":"\\ud800"}]}', "either"),
   chat("lone low surrogate (valid JSON escape: passes through)", '{"model":"echo-corpus","messages":[{"role":"user","content":"a\\udfffb"}]}', "either"),
+  chat("lone surrogate in tool arguments (passes through)", '{"model":"echo-corpus","messages":[{"role":"user","content":"x"},{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\\"a\\":\\"\\ud800\\"}"}}]},{"role":"tool","tool_call_id":"c","content":"r"}]}', "either"),
+  chat("lone surrogate in a frame parameter (passes through)", '{"model":"echo-corpus","user":"ok","stop":["\\udc00"],"messages":[{"role":"user","content":"x"}]}', "either"),
   chat("NUL in content (passes through)", { model: "echo-corpus", messages: [{ role: "user", content: "a\u0000b" }] }, "either"),
   chat("RTL override and zero-width joiners (passes through)", { model: "echo-corpus", messages: [{ role: "user", content: "\u202eevil\u200d\u200b\ufeff" }] }, "either"),
   chat("emoji ZWJ sequences and combining marks (passes through)", { model: "echo-corpus", messages: [{ role: "user", content: "👩‍👩‍👧‍👦 é é Z͑ͫ̓ͪ̂ͫ̽͏̴̙̤̞͉͚̯̞̠͍" }] }, "either"),
@@ -134,6 +136,8 @@ export const handPicked: CorpusCase[] = [
   { name: "messages: text/plain", route: MSG, body: j({ model: "m", max_tokens: 5, messages: [user] }), headers: { "content-type": "text/plain" }, expect: "reject" },
   { name: "messages: bad namespace", route: MSG, body: j({ model: "m", max_tokens: 5, messages: [user] }), headers: { "muscle-mem-namespace": "../x y" }, expect: "reject" },
   { name: "messages: deep nesting", route: MSG, body: deepObject(10_000), expect: "reject" },
+  { name: "messages: lone surrogate in a text block (passes through)", route: MSG, body: '{"model":"echo-corpus","max_tokens":5,"messages":[{"role":"user","content":[{"type":"text","text":"\\udfff"}]}]}', expect: "either" },
+  { name: "messages: lone surrogate in the system prompt (passes through)", route: MSG, body: '{"model":"echo-corpus","max_tokens":5,"system":"\\ud83d","messages":[{"role":"user","content":"hi"}]}', expect: "either" },
   // Methods
   { name: "chat: PUT", route: CHAT, method: "PUT", body: j(ok), expect: "reject" },
   { name: "chat: DELETE", route: CHAT, method: "DELETE", body: "", expect: "reject" },

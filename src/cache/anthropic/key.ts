@@ -1,4 +1,5 @@
 import { canonicalJson, type CanonicalError } from "../canonical";
+import { hasLoneSurrogate } from "../key";
 import { childHash, treeIdOf } from "../hash";
 import { canonicalAnthropicConversation, canonicalAnthropicMessage, type ToolUseIds } from "./canonical";
 import { anthropicBypassReason, anthropicFrameJsonOf } from "./frame";
@@ -49,7 +50,7 @@ function failure(error: CanonicalError): AnthropicKeyResult {
 
 /** Keys a validated Messages request: frame (with the API name), tree id, canonical messages, path hashes. */
 export function keyMessagesRequest(body: MessagesRequest, headers: Headers, tenant: string, namespace: string): AnthropicKeyResult {
-  const reason = anthropicBypassReason(body);
+  const reason = anthropicBypassReason(body) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
   if (reason) return { ok: false, bypass: reason };
   const canonical = canonicalAnthropicConversation(body.messages);
   if (!canonical.ok) return failure(canonical.error);
