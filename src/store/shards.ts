@@ -1,0 +1,133 @@
+/**
+ * Trees spread over several D1 databases, and D1 read replicas for hits.
+ *
+ * - **Shards.** `D1_SHARDS` lists the D1 bindings that hold trees
+ *   (`"DB,DB_1,DB_2"`, default `"DB"`). A tree lives in exactly one of them,
+ *   chosen by rendezvous hashing of its id (the tree id is already a hash of
+ *   tenant, namespace and frame): every binding gets a score `H(name, treeId)`
+ *   and the highest wins. The choice depends on the names, not their order,
+ *   and adding an Nth shard moves only the ~1/N of trees that now score
+ *   highest on it (docs/capacity.md "Adding a shard").
+ * - **Sessions.** Hit reads go through `withSession(bookmark)`, so that D1 may
+ *   answer from a nearby read replica. The bookmark a client sends back
+ *   (`muscle-mem-d1-bookmark`) keeps its reads monotonic; a miss on a replica
+ *   is confirmed on the primary before the request goes to the model, so an
+ *   agent never misses an answer that has been recorded (read-your-writes).
+ */
+
+/** The response/request header that carries a D1 bookmark: `<binding>:<bookmark>`. */
+export const BOOKMARK_HEADER = "muscle-mem-d1-bookmark";
+
+/** A shard: its binding name and the database. */
+export interface Shard {
+  name: string;
+  db: D1Database;
+}
+
+const BINDING_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
+
+/** The shard binding names from `D1_SHARDS` (comma separated, deduplicated), or `["DB"]`. */
+export function shardNames(value: string | undefined): string[] {
+  const names = (value ?? "")
+    .split(",")
+    .map((n) => n.trim())
+    .filter((n) => BINDING_NAME.test(n));
+  return names.length > 0 ? [...new Set(names)] : ["DB"];
+}
+
+/** 32-bit FNV-1a of a string: cheap, stable across isolates and releases. */
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  // A final avalanche so that names differing in one character spread well.
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b) >>> 0;
+  h ^= h >>> 13;
+  return h >>> 0;
+}
+
+/**
+ * Which of `names` holds `treeId` (rendezvous hashing: highest score wins,
+ * ties broken by name). Pure, for tests and for planning a re-shard.
+ *
+ * @example shardOf(["DB", "DB_1"], treeId) // "DB_1"
+ */
+export function shardOf(names: readonly string[], treeId: string): string {
+  let best = names[0];
+  let bestScore = -1;
+  for (const name of names) {
+    const score = fnv1a(`${name}\u0000${treeId}`);
+    if (score > bestScore || (score === bestScore && name < best)) {
+      best = name;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+type Bindings = Record<string, unknown>;
+
+function isD1(value: unknown): value is D1Database {
+  return typeof value === "object" && value !== null && typeof (value as { prepare?: unknown }).prepare === "function";
+}
+
+/** Every configured shard that is bound; throws when `D1_SHARDS` names a binding that does not exist. */
+export function shards(env: Env): Shard[] {
+  const vars = env as unknown as Bindings;
+  return shardNames(vars.D1_SHARDS as string | undefined).map((name) => {
+    const db = vars[name];
+    if (!isD1(db)) throw new Error(`D1_SHARDS names '${name}', which is not a D1 binding of this Worker`);
+    return { name, db };
+  });
+}
+
+/** The D1 database that holds `treeId` (and every node of that tree). */
+export function dbFor(env: Env, treeId: string): Shard {
+  const all = shards(env);
+  const name = shardOf(
+    all.map((s) => s.name),
+    treeId,
+  );
+  return all.find((s) => s.name === name) ?? all[0];
+}
+
+/** Parses `<binding>:<bookmark>` from the client; null when absent, malformed or for another shard. */
+export function bookmarkFor(header: string | null | undefined, shard: string): string | null {
+  if (!header) return null;
+  const at = header.indexOf(":");
+  if (at <= 0 || header.length > 512) return null;
+  const name = header.slice(0, at);
+  const bookmark = header.slice(at + 1).trim();
+  return name === shard && bookmark.length > 0 ? bookmark : null;
+}
+
+/** The header value for a shard's bookmark. */
+export function bookmarkHeader(shard: string, bookmark: string): string {
+  return `${shard}:${bookmark}`;
+}
+
+/** A read session for hits: as fresh as the client's bookmark, else any replica. */
+export function readSession(shard: Shard, clientBookmark: string | null): D1DatabaseSession {
+  return shard.db.withSession(clientBookmark ?? "first-unconstrained");
+}
+
+/**
+ * Reads through a replica session and, when the replica has nothing,
+ * confirms on the primary (`first-primary`), so a just-recorded answer is
+ * never missed. Returns the rows and the newest bookmark seen.
+ */
+export async function readYourWrites<T>(
+  shard: Shard,
+  clientBookmark: string | null,
+  read: (db: D1DatabaseSession) => Promise<T[]>,
+): Promise<{ rows: T[]; bookmark: string | null; from: "replica" | "primary" }> {
+  const replica = readSession(shard, clientBookmark);
+  const rows = await read(replica);
+  if (rows.length > 0) return { rows, bookmark: replica.getBookmark(), from: "replica" };
+  const primary = shard.db.withSession("first-primary");
+  const confirmed = await read(primary);
+  return { rows: confirmed, bookmark: primary.getBookmark() ?? replica.getBookmark(), from: "primary" };
+}

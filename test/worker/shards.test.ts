@@ -1,0 +1,87 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bookmarkFor, bookmarkHeader, dbFor, readYourWrites, shardNames, shardOf, shards } from "../../src/store/shards";
+
+/** Deterministic 64-hex tree ids. */
+async function treeIds(n: number): Promise<string[]> {
+  return Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`tree-${i}`));
+      return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    }),
+  );
+}
+
+describe("shard choice", () => {
+  let ids: string[] = [];
+  beforeAll(async () => {
+    ids = await treeIds(4000);
+  });
+
+  it("Should read the binding list from D1_SHARDS, defaulting to DB", () => {
+    expect(shardNames(undefined)).toEqual(["DB"]);
+    expect(shardNames("")).toEqual(["DB"]);
+    expect(shardNames(" DB, DB_1 ,DB_2,DB_1, not-a-binding ")).toEqual(["DB", "DB_1", "DB_2"]);
+  });
+
+  it("Should spread trees evenly and not depend on the order of the list", () => {
+    const names = ["DB", "DB_1", "DB_2", "DB_3"];
+    const counts = new Map<string, number>();
+    for (const id of ids) counts.set(shardOf(names, id), (counts.get(shardOf(names, id)) ?? 0) + 1);
+    for (const name of names) {
+      expect(counts.get(name)).toBeGreaterThan(850);
+      expect(counts.get(name)).toBeLessThan(1150);
+    }
+    const reversed = [...names].reverse();
+    expect(ids.every((id) => shardOf(names, id) === shardOf(reversed, id))).toBe(true);
+  });
+
+  it("Should move only about 1/N of the trees, all to the new shard, when an Nth shard is added", () => {
+    const before = ["DB", "DB_1", "DB_2", "DB_3"];
+    const after = [...before, "DB_4"];
+    const moved = ids.filter((id) => shardOf(before, id) !== shardOf(after, id));
+    expect(moved.length / ids.length).toBeGreaterThan(0.15);
+    expect(moved.length / ids.length).toBeLessThan(0.25);
+    expect(moved.every((id) => shardOf(after, id) === "DB_4")).toBe(true);
+  });
+});
+
+describe("shard bindings", () => {
+  it("Should resolve DB alone by default and every listed binding otherwise", () => {
+    expect(dbFor(env, "abc")).toEqual({ name: "DB", db: env.DB });
+    const two = { ...env, D1_SHARDS: "DB,DB_1", DB_1: env.DB } as unknown as Env;
+    expect(shards(two).map((s) => s.name)).toEqual(["DB", "DB_1"]);
+    const id = "f".repeat(64);
+    expect(dbFor(two, id).name).toBe(shardOf(["DB", "DB_1"], id));
+  });
+
+  it("Should fail loudly when D1_SHARDS names a binding that does not exist", () => {
+    const broken = { ...env, D1_SHARDS: "DB,DB_9" } as unknown as Env;
+    expect(() => shards(broken)).toThrow(/DB_9/);
+  });
+});
+
+describe("bookmarks", () => {
+  it("Should accept a bookmark only for the shard it came from", () => {
+    const header = bookmarkHeader("DB_1", "0000002a-00000001-00004f8e-abc");
+    expect(bookmarkFor(header, "DB_1")).toBe("0000002a-00000001-00004f8e-abc");
+    expect(bookmarkFor(header, "DB")).toBeNull();
+    expect(bookmarkFor("garbage", "DB")).toBeNull();
+    expect(bookmarkFor(":x", "DB")).toBeNull();
+    expect(bookmarkFor(null, "DB")).toBeNull();
+    expect(bookmarkFor(`DB:${"x".repeat(600)}`, "DB")).toBeNull();
+  });
+
+  it("Should read a just-written row through a session, and confirm an empty read on the primary", async () => {
+    await env.DB.prepare("CREATE TABLE IF NOT EXISTS shard_probe (k TEXT PRIMARY KEY, v TEXT)").run();
+    const key = crypto.randomUUID();
+    await env.DB.prepare("INSERT INTO shard_probe (k, v) VALUES (?1, 'written')").bind(key).run();
+    const read = (k: string) => async (db: D1DatabaseSession) => (await db.prepare("SELECT v FROM shard_probe WHERE k = ?1").bind(k).all<{ v: string }>()).results;
+    const shard = dbFor(env, key);
+    const hit = await readYourWrites(shard, null, read(key));
+    expect(hit.rows).toEqual([{ v: "written" }]);
+    expect(hit.from).toBe("replica");
+    const none = await readYourWrites(shard, null, read("absent"));
+    expect(none).toMatchObject({ rows: [], from: "primary" });
+  });
+});
