@@ -5,8 +5,8 @@ import { ago } from "./format.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const PAGE = 50;
-const ROW = 30;
-const COLUMN = 230;
+const ROW = 40;
+const COLUMN = 200;
 const DAY = 86_400_000;
 
 /**
@@ -37,8 +37,8 @@ function edgeStyle(d) {
   const traffic = trafficOf(d);
   const fresh = freshness(d);
   const width = 1.5 + Math.min(9, Math.log2(1 + traffic) * 1.6);
-  const hue = 18 + (1 - fresh) * 190;
-  const sat = traffic > 0 ? 85 : 20;
+  const hue = 18 + (1 - fresh) * 192;
+  const sat = traffic > 0 ? Math.round(12 + 73 * fresh) : 15;
   return { width, colour: `hsl(${hue} ${sat}% ${traffic > 0 ? 50 : 62}%)`, opacity: fresh };
 }
 
@@ -88,10 +88,13 @@ export class BranchView {
       return this.render();
     }
     if (!item.data) return;
+    const wasSelected = this.selected === item.id;
     this.selected = item.id;
     this.onSelect(item.data);
     if (item.data.child_count === 0) return this.render();
-    if (item.open) item.open = false;
+    // A click opens a node; a click on the selected open node closes it.
+    if (item.open && wasSelected) item.open = false;
+    else if (item.open) return this.render();
     else {
       item.open = true;
       if (!item.children) await this.fetchChildren(item);
@@ -166,11 +169,17 @@ export class BranchView {
     group.setAttribute("data-hash", item.id);
     group.setAttribute("role", "treeitem");
     group.setAttribute("tabindex", "0");
+    const hit = document.createElementNS(SVG, "rect");
+    hit.setAttribute("class", "hit");
+    hit.setAttribute("x", "-12");
+    hit.setAttribute("y", "-28");
+    hit.setAttribute("width", String(COLUMN - 24));
+    hit.setAttribute("height", "40");
     const circle = document.createElementNS(SVG, "circle");
     circle.setAttribute("r", item.kind === "root" ? "7" : "9");
     const label = document.createElementNS(SVG, "text");
-    label.setAttribute("x", "14");
-    label.setAttribute("dy", "0.32em");
+    label.setAttribute("x", "-6");
+    label.setAttribute("y", "-14");
     const glyph = document.createElementNS(SVG, "text");
     glyph.setAttribute("class", "glyph");
     glyph.setAttribute("text-anchor", "middle");
@@ -188,12 +197,12 @@ export class BranchView {
       if (d.child_count > 0) group.classList.add(item.open ? "open" : "closed");
       group.setAttribute("opacity", String(0.35 + 0.65 * freshness(d)));
       glyph.textContent = ROLE_GLYPH[/** @type {keyof typeof ROLE_GLYPH} */ (d.role)] ?? "?";
-      const text = d.preview.length > 30 ? `${d.preview.slice(0, 29)}…` : d.preview;
+      const text = d.preview.length > 27 ? `${d.preview.slice(0, 26)}…` : d.preview;
       const traffic = trafficOf(d);
       label.textContent = traffic > 0 ? `${text}  ·${traffic}` : text;
       title.textContent = `${d.role}: ${d.preview}\nhits ${traffic} · last ${ago(activityOf(d))} · ${d.child_count}${d.child_count >= 1000 ? "+" : ""} children`;
     }
-    group.append(title, circle, glyph, label);
+    group.append(title, hit, circle, glyph, label);
     const activate = () => void this.toggle(item).catch((e) => alert(e.message));
     group.addEventListener("click", activate);
     group.addEventListener("keydown", (e) => {

@@ -60,6 +60,14 @@ const SUBTREE_CTE = `WITH RECURSIVE sub(h) AS (
     SELECT n.hash FROM nodes n JOIN sub ON n.parent = sub.h
   )`;
 
+/**
+ * A template stores no link to the nodes it was learned from, and a template
+ * anchored above a pruned node could still serve the pruned path. So a prune
+ * that removes nodes also drops the tree's learned templates (the remaining
+ * evidence re-learns them) and the template evidence of the removed answers.
+ */
+const DROP_TEMPLATES_SQL = `DELETE FROM templates WHERE tree_id = ?1`;
+
 const RECOUNT_SQL = `UPDATE trees SET node_count = (SELECT count(*) FROM nodes WHERE tree_id = ?1) WHERE id = ?1`;
 
 interface RootRow {
@@ -121,8 +129,10 @@ export async function pruneStale(db: D1Database, treeId: string, criteria: Stale
   const preview = await previewStale(db, treeId, criteria);
   if (preview.nodes === 0) return preview;
   const params = staleParams(treeId, criteria);
-  const [deleted] = await db.batch([
+  const [, deleted] = await db.batch([
+    db.prepare(`${KEEP_CTE} DELETE FROM template_observations WHERE tree_id = ?1 AND answer_hash NOT IN (SELECT h FROM keep)`).bind(...params),
     db.prepare(`${KEEP_CTE} DELETE FROM nodes WHERE tree_id = ?1 AND hash NOT IN (SELECT h FROM keep)`).bind(...params),
+    db.prepare(DROP_TEMPLATES_SQL).bind(treeId),
     db.prepare(RECOUNT_SQL).bind(treeId),
   ]);
   return { ...preview, nodes: deleted.meta.changes ?? preview.nodes };
@@ -135,9 +145,11 @@ export async function pruneStale(db: D1Database, treeId: string, criteria: Stale
 export async function pruneSubtree(db: D1Database, treeId: string, hash: string): Promise<PruneOutcome> {
   const root = await db.prepare(`SELECT ${ROOT_COLUMNS} FROM nodes WHERE hash = ?2 AND tree_id = ?1`).bind(treeId, hash).first<RootRow>();
   if (!root) return { trees: 0, nodes: 0, answers: 0, roots: [] };
-  const [answers, deleted] = await db.batch([
+  const [answers, , deleted] = await db.batch([
     db.prepare(`${SUBTREE_CTE} SELECT coalesce(sum(role = 'assistant' AND observations > 0), 0) AS answers FROM nodes WHERE hash IN (SELECT h FROM sub)`).bind(treeId, hash),
+    db.prepare(`${SUBTREE_CTE} DELETE FROM template_observations WHERE answer_hash IN (SELECT h FROM sub)`).bind(treeId, hash),
     db.prepare(`${SUBTREE_CTE} DELETE FROM nodes WHERE hash IN (SELECT h FROM sub)`).bind(treeId, hash),
+    db.prepare(DROP_TEMPLATES_SQL).bind(treeId),
     db.prepare(RECOUNT_SQL).bind(treeId),
   ]);
   const answerCount = (answers.results[0] as { answers: number } | undefined)?.answers ?? 0;

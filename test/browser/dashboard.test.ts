@@ -37,12 +37,12 @@ async function chat(messages: Msg[], headers: Record<string, string> = {}): Prom
 }
 
 /** Walks the refund desk for one order twice: once to learn (misses), once served (hits). */
-async function converse(order: string, status: string): Promise<void> {
-  for (let pass = 0; pass < 2; pass++) {
+async function converse(order: string, status: string, passes = 2): Promise<void> {
+  for (let pass = 0; pass < passes; pass++) {
     const messages: Msg[] = [{ role: "user", content: `Please refund order #${order}` }];
     for (let turn = 0; turn < 3; turn++) {
       let reply = await chat(messages);
-      for (let i = 0; pass === 1 && reply.cache !== "hit" && i < 50; i++) {
+      for (let i = 0; pass >= 1 && reply.cache !== "hit" && i < 50; i++) {
         await new Promise((r) => setTimeout(r, 100));
         reply = await chat(messages);
       }
@@ -75,7 +75,11 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
     dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, HOT_CACHE_TTL_MS: "1000" } });
     await converse("A-1", "delivered");
     await converse("B-2", "shipped");
-    await converse("C-3", "delivered");
+    await converse("C-3", "delivered", 5);
+    // Age the B-2 branch by 20 days (after the hit counters have been flushed), so the view shows it fading.
+    await new Promise((r) => setTimeout(r, 1500));
+    const aged = Date.now() - 20 * 86_400_000;
+    await dev.sql(`UPDATE nodes SET created_at = ${aged}, last_hit_at = CASE WHEN last_hit_at IS NULL THEN NULL ELSE ${aged} END WHERE message LIKE '%B-2%'`);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   });
 
@@ -101,6 +105,8 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
     await page.click(".tree-card");
     await page.waitForSelector("g.node.role-user");
     expect(await page.locator("g.node.role-user").count()).toBe(3);
+    await clickNode(page, "order #B-2");
+    await clickNode(page, "order #C-3");
     await clickNode(page, "order #A-1");
     await page.waitForSelector("g.node.role-assistant");
     await clickNode(page, "get_order()");
@@ -111,7 +117,9 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
     await page.waitForSelector("#node-panel .results pre.result");
     expect(await page.locator("#node-panel .results").textContent()).toContain("refunded");
     await clickNode(page, "refunded");
-    await page.waitForTimeout(300);
+    await clickNode(page, "refund()");
+    await page.waitForSelector("#node-panel .results pre.result");
+    await page.evaluate(() => document.getElementById("branch-frame")?.scrollTo(0, 0));
     await page.screenshot({ path: resolve(OUT, "laptop-branch.png") });
 
     // Prune the A-1 answer (get_order) and everything under it.
