@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import dashboard from "../../dashboard/index.html?raw";
+import { env } from "cloudflare:workers";
 import { api } from "./api-helpers";
 import { chat, recorded, uniqueModel } from "./helpers";
 
@@ -61,7 +61,17 @@ describe("admin auth on every /api route", () => {
 });
 
 describe("the dashboard", () => {
-  it("Should ship as static assets that embed no data, token or tenant", () => {
+  it("Should be served publicly as static assets that embed no data, token or tenant", async () => {
+    const model = uniqueModel("echo");
+    const body = { model, messages: [{ role: "user", content: "dashboard must not show this" }] };
+    await (await chat(body, { key: "sk-dash" })).arrayBuffer();
+    await recorded(body, { key: "sk-dash" });
+    // What the asset layer serves before the Worker runs (no credential involved).
+    const res = await env.ASSETS.fetch("http://mm.test/index.html");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    const dashboard = await res.text();
+    expect(dashboard).not.toContain(model);
     expect(dashboard).not.toContain("test-admin-token");
     expect(dashboard).not.toMatch(/[0-9a-f]{32}/);
     expect(dashboard).not.toMatch(/sk-[A-Za-z0-9]/);
