@@ -18,7 +18,7 @@ interface Line {
   scripted_assistant_idx: number[];
 }
 
-const TAU = resolve(import.meta.dirname, "../../../shared/workloads/tau_bench.jsonl");
+const TAU = resolve(process.env.MM_WORKLOADS_DIR ?? resolve(import.meta.dirname, "../../../shared/workloads"), "tau_bench.jsonl");
 const KEY = "Bearer sk-tau-replay";
 
 let dev: WranglerDev;
