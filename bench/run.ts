@@ -192,7 +192,7 @@ if (!args["skip-replay"]) {
     target: "≤ 5%",
     value: `${(100 * ratio).toFixed(2)}%`,
     met: ratio <= 0.05,
-    detail: `${(replay.storedBytes / 1e6).toFixed(2)} MB in ${replay.nodes} nodes / ${(replay.requestBytes / 1e6).toFixed(1)} MB`,
+    detail: `${(replay.storedBytes / 1e6).toFixed(2)} MB row payload in ${replay.nodes} nodes / ${(replay.requestBytes / 1e6).toFixed(1)} MB; SQLite file with indexes ${replay.fileBytes === null ? "n/a" : `${(replay.fileBytes / 1e6).toFixed(2)} MB (${((100 * replay.fileBytes) / replay.requestBytes).toFixed(2)}%)`}`,
   });
   const pass = (p: typeof replay.pass1) => `${(p.wallMs / 1000).toFixed(1)} s, ${Math.round((1000 * p.requests) / p.wallMs)} req/s, ${JSON.stringify(p.outcomes)}`;
   rows.push({

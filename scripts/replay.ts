@@ -1,14 +1,15 @@
 /**
- * `npm run replay [-- --limit N] [-- --files tau_bench.jsonl,tau2_bench.jsonl]`:
+ * `npm run replay [-- --limit N] [-- --files tau_bench.jsonl,tau2_bench.jsonl] [-- --induction]`:
  * replays ../shared/workloads through wrangler dev twice and prints the table.
+ * `--induction` keeps learned templates on (they are off by default: this is the exact-tree check).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { replayTable, runReplay } from "../tools/replay-run";
 
-const { values } = parseArgs({ options: { limit: { type: "string" }, files: { type: "string" }, concurrency: { type: "string" } } });
+const { values } = parseArgs({ options: { limit: { type: "string" }, files: { type: "string" }, concurrency: { type: "string" }, induction: { type: "boolean" } } });
 const files = (values.files ?? "tau_bench.jsonl,tau2_bench.jsonl").split(",");
-const report = await runReplay(files, values.limit ? Number(values.limit) : Infinity, Number(values.concurrency ?? 8));
+const report = await runReplay(files, values.limit ? Number(values.limit) : Infinity, Number(values.concurrency ?? 8), undefined, values.induction === true);
 console.log(replayTable(report));
 mkdirSync("bench-output", { recursive: true });
 writeFileSync("bench-output/replay.json", JSON.stringify({ date: new Date().toISOString(), files, ...report }, null, 2));

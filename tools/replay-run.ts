@@ -1,7 +1,8 @@
 import { replayPass, replayScript, type PassResult } from "./replay";
 import { startScriptedModel } from "./scripted-model";
+import { measureStorage } from "./storage";
 import { readWorkload, requestsOf } from "./workloads";
-import { startWranglerDev } from "../test/support/wrangler-dev";
+import { startWranglerDev, type WranglerDev } from "../test/support/wrangler-dev";
 
 export interface ReplayReport {
   trajectories: number;
@@ -9,39 +10,45 @@ export interface ReplayReport {
   pass1: PassResult;
   pass2: PassResult;
   upstreamGenerationsPass2: number;
+  /** Row payload bytes (tools/storage.ts). */
   storedBytes: number;
+  /** The local SQLite file, indexes included (null when not found). */
+  fileBytes: number | null;
   requestBytes: number;
   nodes: number;
 }
 
+/** Starts a Worker whose upstream is `upstreamUrl` (wrangler dev on the checkout, or a bench snapshot). */
+export type DevStarter = (vars: Record<string, string>) => Promise<WranglerDev>;
+
 /**
- * Replays workload trajectories through a real `wrangler dev`: pass 1 records
+ * Replays workload trajectories through a running Worker: pass 1 records
  * every distinct request (the upstream answers with the recorded message),
- * pass 2 must be served entirely from the tree.
+ * pass 2 must be served entirely from the tree, exactly as pass 1 was.
  */
-export async function runReplay(files: string[], limitPerFile = Infinity, concurrency = 8): Promise<ReplayReport> {
+export async function runReplay(files: string[], limitPerFile = Infinity, concurrency = 8, start: DevStarter = (vars) => startWranglerDev({ vars }), induction = false): Promise<ReplayReport> {
   const lines = files.flatMap((f) => readWorkload(f, limitPerFile));
   const requests = requestsOf(lines);
   const model = await startScriptedModel({ script: replayScript(requests), chunkChars: 64 });
-  const dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url } });
+  // By default an exact replay: learned templates stay out of it, so pass 2 is the exact tree's alone.
+  const dev = await start({ UPSTREAM_BASE_URL: model.url, ...(induction ? {} : { TEMPLATE_INDUCTION: "off" }) });
   try {
     const opts = { key: "sk-replay", namespace: "replay", concurrency };
     const pass1 = await replayPass(dev.url, requests, opts);
     await new Promise((r) => setTimeout(r, 1500));
     const before = model.generations();
     const pass2 = await replayPass(dev.url, requests, { ...opts, expected: pass1.served });
-    const [bytes] = await dev.sql(
-      "SELECT (SELECT COALESCE(SUM(length(hash) + length(parent) + length(tree_id) + length(role) + length(message) + COALESCE(length(finish_reason), 0) + 8 * 8), 0) FROM nodes) + (SELECT COALESCE(SUM(length(id) + length(tenant) + length(namespace) + length(model) + length(frame) + 8 * 9), 0) FROM trees) AS bytes, (SELECT COUNT(*) FROM nodes) AS nodes",
-    );
+    const storage = await measureStorage(dev.sql, dev.stateDir);
     return {
       trajectories: lines.length,
       requests: requests.length,
       pass1,
       pass2,
       upstreamGenerationsPass2: model.generations() - before,
-      storedBytes: Number(bytes.bytes),
+      storedBytes: storage.rowBytes,
+      fileBytes: storage.fileBytes,
       requestBytes: pass1.requestBytes,
-      nodes: Number(bytes.nodes),
+      nodes: storage.nodes,
     };
   } finally {
     await dev.stop();
@@ -52,6 +59,7 @@ export async function runReplay(files: string[], limitPerFile = Infinity, concur
 /** The report as a Markdown table. */
 export function replayTable(r: ReplayReport): string {
   const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(2)}%`;
+  const file = r.fileBytes === null ? "n/a" : `${(r.fileBytes / 1e6).toFixed(2)} MB = ${pct(r.fileBytes, r.requestBytes)}`;
   return [
     "| measure | value |",
     "| --- | --- |",
@@ -66,6 +74,7 @@ export function replayTable(r: ReplayReport): string {
     `| pass 1 wall time | ${(r.pass1.wallMs / 1000).toFixed(1)} s |`,
     `| pass 2 wall time | ${(r.pass2.wallMs / 1000).toFixed(1)} s (${(r.pass2.wallMs / r.pass1.wallMs).toFixed(2)}x pass 1) |`,
     `| nodes stored | ${r.nodes} |`,
-    `| stored bytes (row payload) / sum of request bodies | ${(r.storedBytes / 1e6).toFixed(2)} MB / ${(r.requestBytes / 1e6).toFixed(1)} MB = ${pct(r.storedBytes, r.requestBytes)} |`,
+    `| stored row payload / sum of request bodies | ${(r.storedBytes / 1e6).toFixed(2)} MB / ${(r.requestBytes / 1e6).toFixed(1)} MB = ${pct(r.storedBytes, r.requestBytes)} |`,
+    `| SQLite file, indexes included / sum of request bodies | ${file} |`,
   ].join("\n");
 }
