@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
+import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET_ORDER_SCHEMA, matrixRow, PROMPT, REFUND_SCHEMA, startCompatWorld, type CompatWorld, type Runner } from "./support-compat";
+import { Desk, GET_ORDER_SCHEMA, matrixRow, PROMPT, REFUND_SCHEMA, startCompatWorld, trackingFetch, type CompatWorld, type Exchange, type Runner } from "./support-compat";
 
 let world: CompatWorld;
 beforeAll(async () => {
@@ -36,8 +37,44 @@ const anthropicSdk: Runner = async ({ key, stream, desk, fetch }) => {
   throw new Error("the agent did not finish");
 };
 
+/**
+ * The SDK's tool runner helper (`beta.messages.toolRunner`): it calls the tools and loops by itself.
+ * By default it keeps the conversation in a server-side message thread, which the Worker passes
+ * through; with `thread: false` it sends the whole conversation every turn, and the Worker caches it.
+ */
+const toolRunner = (thread: boolean): Runner => async ({ key, stream, desk, fetch }) => {
+  const client = new Anthropic({ apiKey: key, baseURL: world.dev.url, maxRetries: 0, fetch });
+  const tools = [
+    betaTool({
+      name: "get_order",
+      description: "Look up an order by id.",
+      inputSchema: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"], additionalProperties: false },
+      run: ({ order_id }) => desk.getOrder(order_id),
+    }),
+    betaTool({
+      name: "refund",
+      description: "Refund an order in full.",
+      inputSchema: { type: "object", properties: { order_id: { type: "string" }, amount: { type: "number" } }, required: ["order_id", "amount"], additionalProperties: false },
+      run: ({ order_id, amount }) => desk.refund(order_id, amount),
+    }),
+  ];
+  const params = { model: "claude-compat-runner", max_tokens: 512, max_iterations: 6, tools, messages: [{ role: "user" as const, content: PROMPT }], ...(thread ? {} : { thread: false as const }) };
+  const final = stream ? await client.beta.messages.toolRunner({ ...params, stream: true }).runUntilDone() : await client.beta.messages.toolRunner(params).runUntilDone();
+  return final.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+};
+
 describe("compatibility: @anthropic-ai/sdk through wrangler dev", () => {
   matrixRow("anthropic-sdk messages", () => world, "anthropic", anthropicSdk);
+  matrixRow("anthropic-sdk beta toolRunner (thread: false)", () => world, "anthropic", toolRunner(false));
+
+  it("Should pass the tool runner's default message threads through, uncached, with the same tool effects", async () => {
+    const exchanges: Exchange[] = [];
+    const desk = new Desk("delivered");
+    const final = await toolRunner(true)({ key: "sk-ant-threads", stream: false, desk, fetch: trackingFetch(exchanges) });
+    expect(exchanges.map((e) => e.outcome)).toEqual(["bypass", "bypass", "bypass"]);
+    expect(desk.effects).toEqual(["get_order A-1", "refund A-1 42.5"]);
+    expect(final).toContain("refunded");
+  });
 
   it("Should forward the client's credentials and anthropic-version unchanged", async () => {
     const seen = world.anthropic.requests.length;

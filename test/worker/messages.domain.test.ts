@@ -43,9 +43,9 @@ describe("Anthropic canonical form", () => {
     ]);
   });
 
-  it("Should call a tool_result without its tool_use invalid, and an image uncacheable", () => {
+  it("Should call a tool_result without its tool_use, and an image, uncacheable", () => {
     const orphan = canonicalAnthropicConversation([{ role: "user", content: [{ type: "tool_result", tool_use_id: "nope", content: "x" }] }]);
-    expect(!orphan.ok && orphan.error.kind).toBe("invalid");
+    expect(!orphan.ok && orphan.error.kind).toBe("uncacheable");
     const image = canonicalAnthropicConversation([{ role: "user", content: [{ type: "image", source: {} }] }]);
     expect(!image.ok && image.error).toEqual({ kind: "uncacheable", reason: "image content block" });
   });
@@ -67,8 +67,11 @@ describe("Anthropic keys", () => {
     expect(JSON.parse(anthropic.frameJson)).toMatchObject({ "muscle-mem:api": "anthropic" });
   });
 
-  it("Should bypass extended thinking", () => {
+  it("Should bypass extended thinking and server-side state", () => {
     expect(keyMessagesRequest(request({ thinking: { type: "enabled", budget_tokens: 2000 } }), headers(), "t", "d")).toEqual({ ok: false, bypass: "extended thinking" });
+    expect(keyMessagesRequest(request({ thread: { type: "create" } }), headers(), "t", "d")).toEqual({ ok: false, bypass: "server-side thread" });
+    expect(keyMessagesRequest(request({ container: "cntr_1" }), headers(), "t", "d")).toEqual({ ok: false, bypass: "server-side container" });
+    expect(keyMessagesRequest(request({ thinking: { type: "disabled" } }), headers(), "t", "d").ok).toBe(true);
   });
 
   it("Should find a recorded answer on the path of the next request that echoes it with other ids", () => {

@@ -65,9 +65,8 @@ function canonicalBlock(block: ContentBlock, ids: ToolUseIds, where: string): Ca
     }
     case "tool_result": {
       const ordinal = typeof block.tool_use_id === "string" ? ids.lookup(block.tool_use_id) : undefined;
-      if (!ordinal) {
-        return { kind: "invalid", message: `${where}.tool_use_id '${String(block.tool_use_id)}' does not answer any earlier tool_use`, param: `${where}.tool_use_id` };
-      }
+      // The call may live upstream (threads, compaction): the model judges, the cache steps aside.
+      if (!ordinal) return uncacheable("tool_result without its tool_use in the request");
       const content = textBlocks(block.content as Blocks | undefined);
       if (!content) return uncacheable("non-text tool_result content");
       const out: CanonicalBlock = { type: "tool_result", tool_use_id: ordinal, content };

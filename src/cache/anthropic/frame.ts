@@ -53,8 +53,15 @@ export function anthropicFrameJsonOf(body: MessagesRequest, headers: Headers): s
   return canonicalJson(anthropicFrameOf(body, headers));
 }
 
-/** Why a Messages request must skip the cache (null when it may use it). */
+/**
+ * Why a Messages request must skip the cache (null when it may use it):
+ * extended thinking, and server-side state (a message `thread`, a code
+ * `container`), where the request carries only part of the conversation and
+ * a served answer's id would mean nothing to the upstream.
+ */
 export function anthropicBypassReason(body: MessagesRequest): string | null {
   if (body.thinking && body.thinking.type !== "disabled") return "extended thinking";
+  if (body.thread !== undefined && body.thread !== null) return "server-side thread";
+  if (body.container !== undefined && body.container !== null) return "server-side container";
   return null;
 }

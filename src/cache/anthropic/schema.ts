@@ -25,6 +25,9 @@ export const messagesRequest = z.looseObject({
   tool_choice: z.looseObject({ type: z.string() }).optional(),
   stream: z.boolean().optional(),
   thinking: z.looseObject({ type: z.string() }).optional(),
+  /** Server-side conversation state (message threads): the Worker cannot see the whole conversation. */
+  thread: z.unknown().optional(),
+  container: z.unknown().optional(),
 });
 
 export type MessagesRequest = z.infer<typeof messagesRequest>;
