@@ -67,6 +67,17 @@ describe("compatibility: @anthropic-ai/sdk through wrangler dev", () => {
   matrixRow("anthropic-sdk messages", () => world, "anthropic", anthropicSdk);
   matrixRow("anthropic-sdk beta toolRunner (thread: false)", () => world, "anthropic", toolRunner(false));
 
+  it("Should send the Anthropic SDK's other calls to ANTHROPIC_BASE_URL", async () => {
+    const res = await fetch(`${world.dev.url}/v1/messages/count_tokens`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "sk-ant-count", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({ model: "claude-compat", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
+    // The scripted Anthropic server answers unknown routes in Anthropic's error shape; the OpenAI one would not.
+    expect(await res.json()).toMatchObject({ type: "error", error: { type: "not_found_error", message: "no route POST /v1/messages/count_tokens" } });
+  });
+
   it("Should pass the tool runner's default message threads through, uncached, with the same tool effects", async () => {
     const exchanges: Exchange[] = [];
     const desk = new Desk("delivered");

@@ -11,12 +11,18 @@ export interface AnthropicAnswer {
   completionTokens: number;
 }
 
+/** Validated answers by stored object: a hot-cache hit serves the same object again without re-validating. */
+const validated = new WeakMap<StoredAnswer, AnthropicAnswer | null>();
+
 /** Reads a stored answer as an Anthropic message; null when the node holds something else. */
 export function anthropicAnswerOf(answer: StoredAnswer): AnthropicAnswer | null {
+  const known = validated.get(answer);
+  if (known !== undefined) return known;
   const parsed = storedAnthropicMessage.safeParse(answer.message as unknown);
-  if (!parsed.success || parsed.data.role !== "assistant") return null;
   const { hash, finishReason, promptTokens, completionTokens } = answer;
-  return { hash, message: parsed.data as AnthropicCanonicalMessage, finishReason, promptTokens, completionTokens };
+  const result = parsed.success && parsed.data.role === "assistant" ? { hash, message: parsed.data as AnthropicCanonicalMessage, finishReason, promptTokens, completionTokens } : null;
+  validated.set(answer, result);
+  return result;
 }
 
 /** Fresh `tool_use` ids for a served answer: deterministic per node, unique per call. */
