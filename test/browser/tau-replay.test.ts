@@ -21,6 +21,28 @@ interface Line {
 const TAU = resolve(process.env.MM_WORKLOADS_DIR ?? resolve(import.meta.dirname, "../../../shared/workloads"), "tau_bench.jsonl");
 const KEY = "Bearer sk-tau-replay";
 
+type Call = { function: { name: string; arguments: string } };
+type Served = { choices: Array<{ message: { content: string | null; tool_calls?: Call[] } }> };
+
+/** A tool call as name and canonical arguments (key order is not part of the answer). */
+function callOf(call: Call): [string, unknown] {
+  try {
+    return [call.function.name, JSON.parse(call.function.arguments)];
+  } catch {
+    return [call.function.name, call.function.arguments];
+  }
+}
+
+/** fetch with one retry when a kept-alive socket was closed under it (a transport race, not a cache outcome). */
+async function post(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch {
+    await new Promise((r) => setTimeout(r, 200));
+    return fetch(url, init);
+  }
+}
+
 let dev: WranglerDev;
 let upstream: Awaited<ReturnType<typeof startTestUpstream>>;
 
@@ -45,7 +67,7 @@ describe("tau_bench import and replay", () => {
 
     // The proxy's own keying tells which requests hold exactly one recorded answer.
     const answersAt = new Map<string, Set<string>>();
-    const requests: Array<{ body: ChatRequest; h: string }> = [];
+    const requests: Array<{ body: ChatRequest; h: string; expected: ChatMessage }> = [];
     for (const line of lines) {
       line.messages.forEach((message, i) => {
         if (i === 0 || message.role !== "assistant" || line.scripted_assistant_idx.includes(i)) return;
@@ -53,28 +75,38 @@ describe("tau_bench import and replay", () => {
         const keyed = keyRequest(body, "t", "default");
         if (!keyed.ok) throw new Error("unkeyable request");
         answersAt.set(keyed.key.key, (answersAt.get(keyed.key.key) ?? new Set()).add(keyAnswer(keyed.key, message)!.hash));
-        requests.push({ body, h: keyed.key.key });
+        requests.push({ body, h: keyed.key.key, expected: message });
       });
     }
     let hits = 0;
     let ambiguous = 0;
-    for (const r of requests) {
+    const replay = async (r: (typeof requests)[number]) => {
       const single = (answersAt.get(r.h)?.size ?? 0) === 1;
       // Ambiguous nodes (two different recorded answers) are never served under the unanimous policy: ask only-if-cached there.
-      const res = await fetch(`${dev.url}/v1/chat/completions`, {
+      const res = await post(`${dev.url}/v1/chat/completions`, {
         method: "POST",
         headers: { authorization: KEY, "content-type": "application/json", ...(single ? {} : { "cache-control": "only-if-cached" }) },
         body: JSON.stringify(r.body),
       });
-      await res.arrayBuffer();
+      const json = (await res.json()) as Served;
       if (single) {
         expect(res.headers.get("muscle-mem-cache")).toBe("hit");
+        // Every served message is exactly the recorded one, tool calls included (ids are fresh by design).
+        const served = json.choices[0].message;
+        const expected = r.expected as { content?: unknown; tool_calls?: Array<{ function: { name: string; arguments: string } }> };
+        expect(served.content ?? null).toBe(typeof expected.content === "string" && expected.content !== "" ? expected.content : null);
+        expect((served.tool_calls ?? []).map(callOf)).toEqual((expected.tool_calls ?? []).map(callOf));
         hits++;
       } else {
         expect(res.status).toBe(504);
         ambiguous++;
       }
-    }
+    };
+    // A few requests in flight at once, like several agents replaying.
+    let next = 0;
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (next < requests.length) await replay(requests[next++]);
+    }));
     console.log(JSON.stringify({ event: "tau_replay", imported, requests: requests.length, hits, ambiguous, upstream_generations: upstream.generations() }));
     expect(hits).toBeGreaterThan(4000);
     expect(ambiguous).toBeLessThanOrEqual(2);

@@ -19,7 +19,8 @@ async function tenantWithAnswer() {
 
 describe("trajectory API: authentication", () => {
   it("Should answer 401 in the error envelope without a usable bearer credential", async () => {
-    for (const headers of [{}, { authorization: "Basic abc" }, { authorization: "Bearer " }, { authorization: "test-admin-token" }]) {
+    const variants: Array<Record<string, string>> = [{}, { authorization: "Basic abc" }, { authorization: "Bearer " }, { authorization: "test-admin-token" }];
+    for (const headers of variants) {
       const res = await exports.default.fetch(new Request("http://mm.test/api/trees", { headers }));
       expect(res.status).toBe(401);
       expect(((await res.json()) as { error: { code: string; type: string } }).error).toMatchObject({ code: "unauthorized", type: "authentication_error" });
