@@ -89,6 +89,12 @@ describe("Anthropic keys", () => {
     expect(echoed.path[1].hash).toBe(answer?.hash);
     expect(echoed.path[1].parent).toBe(key.key);
   });
+
+  it("Should record an empty answer (Claude may end a turn with no content) and refuse non-text blocks", () => {
+    const key = keyed(request());
+    expect(keyAnthropicAnswer(key, { role: "assistant", content: [] })?.message).toEqual({ role: "assistant", content: [] });
+    expect(keyAnthropicAnswer(key, { role: "assistant", content: [{ type: "thinking", thinking: "hm", signature: "s" }] })).toBeNull();
+  });
 });
 
 const answer: AnthropicAnswer = {

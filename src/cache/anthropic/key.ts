@@ -69,7 +69,7 @@ export function keyMessagesRequest(body: MessagesRequest, headers: Headers, tena
  */
 export function keyAnthropicAnswer(key: AnthropicKey, message: AnthropicMessage): { hash: string; json: string; message: AnthropicCanonicalMessage } | null {
   const canonical = canonicalAnthropicMessage(message, key.ids.clone(), key.path.length);
-  if ("kind" in canonical || canonical.content.length === 0) return null;
+  if ("kind" in canonical) return null;
   const json = canonicalJson(canonical);
   return { hash: childHash(key.key, json), json, message: canonical };
 }
