@@ -220,3 +220,16 @@ describe("trajectory API: pruning", () => {
     expect((await onlyTree(key)).node_count).toBe(0);
   });
 });
+
+describe("stats price table", () => {
+  it("Should price models exactly, by their longest priced prefix, and from PRICES_JSON", async () => {
+    const { costSaved, priceOf, pricesOf, DEFAULT_PRICES } = await import("../../src/store/prices");
+    expect(priceOf(DEFAULT_PRICES, "gpt-4o")).toEqual({ prompt: 2.5, completion: 10 });
+    expect(priceOf(DEFAULT_PRICES, "gpt-4o-mini-2024-07-18")).toEqual(DEFAULT_PRICES["gpt-4o-mini"]);
+    expect(priceOf(DEFAULT_PRICES, "ft:gpt-4.1-2025-04-14:org:x:y")).toEqual(DEFAULT_PRICES["gpt-4.1"]);
+    expect(priceOf(DEFAULT_PRICES, "grok-3")).toBeNull();
+    const table = pricesOf('{"grok-3":{"prompt":3,"completion":15}}');
+    expect(costSaved(table, "grok-3", 1_000_000, 100_000)).toBeCloseTo(4.5);
+    expect(pricesOf("not json")).toBe(DEFAULT_PRICES);
+  });
+});
