@@ -5,6 +5,11 @@ import { ago, compact, dollars, duration, el, percent } from "./format.js";
 import { openNode } from "./panel.js";
 import { setupStalePrune } from "./stale.js";
 
+/**
+ * @typedef {{ id: string, model: string, namespace: string, tools: string[], node_count: number, hits: number, misses: number,
+ *   hit_rate: number | null, prompt_tokens_saved: number, completion_tokens_saved: number, last_hit_at: number | null }} Tree
+ */
+
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
 /** @type {{ tree: string | null, view: BranchView | null, cursor: string | null, costs: Map<string, number> }} */
@@ -38,7 +43,7 @@ async function loadStats() {
   );
 }
 
-/** @param {any} t */
+/** @param {Tree} t */
 function treeCard(t) {
   const button = el("button", { class: `tree-card${t.id === state.tree ? " active" : ""}`, "data-tree": t.id }, [
     el("div", { class: "tree-title" }, [el("strong", {}, [t.model]), el("span", { class: "ns" }, [t.namespace])]),
@@ -70,7 +75,7 @@ async function loadTrees(more = false) {
   $("more-trees").hidden = !state.cursor;
 }
 
-/** @param {any} t */
+/** @param {Tree} t */
 async function selectTree(t) {
   state.tree = t.id;
   document.body.classList.add("tree-open");
