@@ -181,4 +181,20 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await context.close();
   });
+  it("Should page a wide level on demand: 50 children, then the rest behind a more… node", async () => {
+    const lines = Array.from({ length: 60 }, (_, i) =>
+      JSON.stringify({ model: "gpt-4o-mini", tools: null, messages: [{ role: "user", content: `wide question ${i}` }, { role: "assistant", content: `answer ${i}` }] }),
+    ).join("\n");
+    const imported = await fetch(`${dev.url}/api/import`, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "muscle-mem-namespace": "wide" }, body: lines });
+    expect(imported.status).toBe(200);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await login(page);
+    await page.locator(".tree-card", { hasText: "wide" }).click();
+    await page.waitForSelector("g.node.role-user");
+    expect(await page.locator("g.node.role-user").count()).toBe(50);
+    await page.locator("g.node.more").click();
+    await expect.poll(() => page.locator("g.node.role-user").count()).toBe(60);
+    expect(await page.locator("g.node.more").count()).toBe(0);
+    await page.close();
+  });
 });
