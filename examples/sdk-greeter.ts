@@ -5,13 +5,13 @@
  *
  * With a Worker running (`npm start`), share the recordings through it:
  *
- *   MUSCLE_MEM_URL=http://127.0.0.1:8787 MUSCLE_MEM_TOKEN=dev-admin-token npx tsx examples/sdk-greeter.ts
+ *   MUSCLE_MEM_URL=http://127.0.0.1:8787 MUSCLE_MEM_TOKEN=sk-your-team-key npx tsx examples/sdk-greeter.ts
  */
 import { Check, Engine, MemoryStore, RemoteStore } from "../sdk/src/index.js";
 
 const url = process.env.MUSCLE_MEM_URL;
 const store = url
-  ? new RemoteStore({ baseUrl: url, namespace: "sdk-greeter", token: process.env.MUSCLE_MEM_TOKEN ?? "dev-admin-token" })
+  ? new RemoteStore({ baseUrl: url, namespace: "sdk-greeter", token: process.env.MUSCLE_MEM_TOKEN ?? "sk-sdk-greeter" })
   : new MemoryStore();
 const engine = new Engine({ store });
 

@@ -3,10 +3,11 @@ import { Check, Engine, RemoteStore, type SkillKey } from "../../sdk/src/index.j
 import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev.js";
 
 // Two engines on different "machines" share skills through the real Worker
-// (wrangler dev, local D1). Opt in with MUSCLE_MEM_E2E=1: it needs the
-// trajectory API of docs/api.md (POST /api/import, GET /api/trees, export).
+// (wrangler dev, local D1) and its trajectory API (POST /api/import, GET /api/trees, export).
 
-const ADMIN = "dev-admin-token"; // .dev.vars
+// Machines of one team share skills through the same upstream key (its tenant);
+// the admin token must name a tenant to import (docs/api.md), so it is not used here.
+const TEAM_KEY = "sk-sdk-team";
 
 let dev: WranglerDev;
 
@@ -40,7 +41,7 @@ async function readable(store: RemoteStore, key: SkillKey, count: number): Promi
   }
 }
 
-describe.skipIf(!process.env.MUSCLE_MEM_E2E)("SDK RemoteStore against wrangler dev", () => {
+describe("SDK RemoteStore against wrangler dev", () => {
   beforeAll(async () => {
     dev = await startWranglerDev();
   }, 120_000);
@@ -49,8 +50,8 @@ describe.skipIf(!process.env.MUSCLE_MEM_E2E)("SDK RemoteStore against wrangler d
   });
 
   it("Should share a skill recorded on one machine with another machine", async () => {
-    const a = machine("sdk-e2e", ADMIN);
-    const b = machine("sdk-e2e", ADMIN);
+    const a = machine("sdk-e2e", TEAM_KEY);
+    const b = machine("sdk-e2e", TEAM_KEY);
     expect(await a.engine("pick and pack", { tags: ["pick-pack"], params: { item: "mug" } })).toBe(false);
     await readable(b.store, { tags: ["pick-pack"] }, 1);
     expect(await b.engine("pick and pack", { tags: ["pick-pack"], params: { item: "lamp" } })).toBe(true);
@@ -60,8 +61,8 @@ describe.skipIf(!process.env.MUSCLE_MEM_E2E)("SDK RemoteStore against wrangler d
   });
 
   it("Should record a branch on one machine that the other then replays", async () => {
-    const a = machine("sdk-e2e-branch", ADMIN);
-    const b = machine("sdk-e2e-branch", ADMIN);
+    const a = machine("sdk-e2e-branch", TEAM_KEY);
+    const b = machine("sdk-e2e-branch", TEAM_KEY);
     const key = { tags: ["restock"] };
     expect(await a.engine("restock", { tags: key.tags, params: { item: "cup" } })).toBe(false);
     await readable(b.store, key, 1);
