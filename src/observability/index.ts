@@ -25,6 +25,8 @@ export function observe(): MiddlewareHandler<{ Bindings: Env }> {
     await next();
     const end = Date.now();
     setResponseHeader(c, REQUEST_ID_HEADER, requestId);
+    const timing = serverTiming(c.get("mm"), end);
+    if (timing) setResponseHeader(c, "server-timing", timing);
     const level = parseLogLevel(c.env.LOG_LEVEL);
     const line = requestLine({
       requestId,
@@ -45,6 +47,13 @@ export function observe(): MiddlewareHandler<{ Bindings: Env }> {
     if (shouldLog(level, line)) console.log(JSON.stringify(line));
     writeRequestPoint(c.env.ANALYTICS, line);
   };
+}
+
+/** Phase durations as a standard `Server-Timing` value (names and milliseconds only). */
+function serverTiming(report: { phases: Partial<Record<string, number>>; startedAt: number } | undefined, end: number): string | null {
+  if (!report) return null;
+  const phases = Object.entries(report.phases).map(([name, ms]) => `${name};dur=${ms}`);
+  return [...phases, `total;dur=${end - report.startedAt}`].join(", ");
 }
 
 /** The pattern of the route that answered, never the raw URL (no query strings in logs). */

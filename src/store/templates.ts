@@ -26,6 +26,16 @@ export async function readTemplates(db: D1Database, keys: readonly string[], lim
   return rows.map(toTemplate);
 }
 
+/** Whether the tree has any template that is not refuted: one indexed probe (templates_tree_idx). */
+export async function hasLiveTemplates(db: D1Database, treeId: string): Promise<boolean> {
+  const rows = await drizzle(db)
+    .select({ id: templates.id })
+    .from(templates)
+    .where(and(eq(templates.treeId, treeId), eq(templates.refuted, 0)))
+    .limit(1);
+  return rows.length > 0;
+}
+
 /** Inserts new templates and stores new states of known ones, in one batch. */
 export async function saveTemplates(db: D1Database, fresh: readonly LearnedTemplate[], updated: readonly LearnedTemplate[], now = Date.now()): Promise<void> {
   const orm = drizzle(db);

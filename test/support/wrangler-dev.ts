@@ -30,6 +30,8 @@ export interface WranglerDev {
   /** Runs SQL against the local D1 database (JSON rows). */
   sql: (query: string) => Promise<Array<Record<string, unknown>>>;
   stop: () => Promise<void>;
+  /** Everything wrangler dev printed so far. */
+  output: () => string;
 }
 
 export interface WranglerDevOptions {
@@ -37,6 +39,8 @@ export interface WranglerDevOptions {
   /** Reuse a state folder (default: a new temporary one, removed on stop). */
   stateDir?: string;
   readyTimeoutMs?: number;
+  /** wrangler's --log-level (default "warn"); "info" shows the Worker's request log lines. */
+  logLevel?: "debug" | "info" | "log" | "warn" | "error";
 }
 
 function quietEnv(dir: string): NodeJS.ProcessEnv {
@@ -59,7 +63,7 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
   const env = quietEnv(stateDir);
   await run(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], { cwd: ROOT, env });
   const port = await freePort();
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", "warn", "--show-interactive-dev-session=false"];
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", options.logLevel ?? "warn", "--show-interactive-dev-session=false"];
   for (const [k, v] of Object.entries(options.vars ?? {})) args.push("--var", `${k}:${v}`);
   const child: ChildProcess = spawn(WRANGLER, args, { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
@@ -89,6 +93,7 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
       const parsed = JSON.parse(stdout) as Array<{ results: Array<Record<string, unknown>> }>;
       return parsed.flatMap((r) => r.results);
     },
+    output: () => output,
     stop: async () => {
       kill(child);
       await new Promise((r) => setTimeout(r, 200));

@@ -13,7 +13,7 @@ import { generate, type Recording } from "./generate";
 import { lookupAnswer, withTimeout } from "./lookup";
 import { parseChatRequest } from "./parse";
 import { CACHE_HEADER, serveAnswer } from "./respond";
-import { planTemplates, readBindings, settingsOf } from "./templates";
+import { forgetTemplatePresence, planTemplates, readBindings, settingsOf } from "./templates";
 
 type Ctx = Context<{ Bindings: Env }>;
 
@@ -52,7 +52,7 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
       countHit(c, key, served);
       return serveAnswer(served, { ...view, headers: plan.hitHeaders });
     }
-    const learned = found.status === "failed" ? null : await plan.learned(env.DB, config.lookupTimeoutMs);
+    const learned = found.status === "failed" ? null : await plan.learned(env.DB, config.lookupTimeoutMs, config.hotCacheTtlMs);
     if (learned) {
       countHit(c, key, learned.answer);
       return serveAnswer(learned.answer, { ...view, headers: { "muscle-mem-template": learned.template } });
@@ -85,7 +85,10 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
       if (recording) {
         await writer.record(recording, key.key, token);
         isolate(config).hot.delete(key.key);
-        if (plan.induction) await writer.learn(recording);
+        if (plan.induction) {
+          await writer.learn(recording);
+          forgetTemplatePresence(key.treeId);
+        }
       } else if (token) {
         await writer.release(key.key, token);
       }

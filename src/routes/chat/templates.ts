@@ -8,7 +8,7 @@ import { bind, isConfirmed, lookupKeys, rejectReason, renderAnswer, skeletonDige
 import { decompose } from "../../cache/templates/leaves";
 import { inductionOffFor, templateSettings, type TemplateSettings } from "../../cache/templates/settings";
 import { ApiError } from "../../errors";
-import { readTemplates } from "../../store/templates";
+import { hasLiveTemplates, readTemplates } from "../../store/templates";
 import { withTimeout } from "./lookup";
 
 /** What templates do for one request: its key (declared or concrete), rendering, learned lookup, learning. */
@@ -16,8 +16,11 @@ export interface TemplatePlan {
   key: RequestKey;
   /** A stored answer with the request's declared values in it; null when they cannot be rendered (a miss). */
   render(answer: StoredAnswer): StoredAnswer | null;
-  /** The learned-template answer for an exact miss, or null. Never throws. */
-  learned(db: D1Database, timeoutMs: number): Promise<{ answer: StoredAnswer; template: string } | null>;
+  /**
+   * The learned-template answer for an exact miss, or null. Never throws.
+   * A tree known (within `presenceTtlMs`) to have no live templates costs no query.
+   */
+  learned(db: D1Database, timeoutMs: number, presenceTtlMs?: number): Promise<{ answer: StoredAnswer; template: string } | null>;
   /** Whether the model's answer to this request may teach templates. */
   induction: boolean;
   /** Headers of an exact hit: `muscle-mem-template: declared` in a declared tree. */
@@ -56,9 +59,10 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
     render,
     induction,
     hitHeaders: key.declared ? { "muscle-mem-template": "declared" } : {},
-    learned: async (db, timeoutMs) => {
+    learned: async (db, timeoutMs, presenceTtlMs = 0) => {
       if (!induction) return null;
       try {
+        if (!(await withTimeout(treeHasTemplates(db, key.treeId, presenceTtlMs), timeoutMs, "template presence"))) return null;
         const found = await withTimeout(learnedAnswer(db, key, settings), timeoutMs, "template lookup");
         if (!found) return null;
         const answer = render(found.answer);
@@ -69,6 +73,32 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
       }
     },
   };
+}
+
+/** Per isolate: whether a tree has live templates, and until when that may be believed. */
+const presence = new Map<string, { has: boolean; until: number }>();
+const PRESENCE_MAX = 10_000;
+
+/**
+ * Whether a tree has live learned templates, remembered for `ttlMs` (the
+ * hot-cache bound). A template learned meanwhile is served at most that much
+ * later, which is a miss, never a wrong answer; a stale "yes" costs only the
+ * template query it would have cost anyway.
+ */
+async function treeHasTemplates(db: D1Database, treeId: string, ttlMs: number, now = Date.now()): Promise<boolean> {
+  const known = presence.get(treeId);
+  if (known && known.until > now) return known.has;
+  const has = await hasLiveTemplates(db, treeId);
+  if (ttlMs > 0) {
+    if (presence.size >= PRESENCE_MAX) presence.clear();
+    presence.set(treeId, { has, until: now + ttlMs });
+  }
+  return has;
+}
+
+/** Forgets what this isolate believed about a tree's templates (after it learned some). */
+export function forgetTemplatePresence(treeId: string): void {
+  presence.delete(treeId);
 }
 
 /**
