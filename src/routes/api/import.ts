@@ -5,7 +5,7 @@ import { isolate } from "../../isolate";
 import type { ImportBatch } from "../../store/import";
 import { keyLine, trajectoryLine, type ImportNode } from "../../store/trajectory-lines";
 import { readControls } from "../chat/controls";
-import { readBoundedText } from "./body";
+import { readBoundedText } from "../body";
 import { parseWith, type ApiCtx } from "./params";
 
 /** Message characters per Durable Object call (RPC payloads stay well under their limit). */

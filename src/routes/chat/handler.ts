@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { keyRequest, maxCacheableMessageBytes, type RequestKey } from "../../cache/key";
+import { keyRequest, maxCacheableMessageBytes } from "../../cache/key";
 import { tenantOf } from "../../cache/hash";
 import { configOf, type Config } from "../../config";
 import { ApiError } from "../../errors";
@@ -8,6 +8,7 @@ import { note, phase } from "../../observability";
 import type { Claim, Joined } from "../../store/single-flight";
 import type { TreeWriter } from "../../store/tree-writer";
 import { forward, relayResponse } from "../../upstream/forward";
+import { countBypass, countHit } from "../counting";
 import { readControls } from "./controls";
 import { generate, type Recording } from "./generate";
 import { lookupAnswer, withTimeout } from "./lookup";
@@ -49,12 +50,12 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
     phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
     const served = found.status === "hit" ? plan.render(found.answer) : null;
     if (served) {
-      countHit(c, key, served);
+      countHit(c, key.treeId, served);
       return serveAnswer(served, { ...view, headers: plan.hitHeaders });
     }
     const learned = found.status === "failed" ? null : await plan.learned(env.DB, config.lookupTimeoutMs, config.hotCacheTtlMs);
     if (learned) {
-      countHit(c, key, learned.answer);
+      countHit(c, key.treeId, learned.answer);
       return serveAnswer(learned.answer, { ...view, headers: { "muscle-mem-template": learned.template } });
     }
     if (controls.onlyIfCached) throw notCached();
@@ -74,7 +75,7 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   if (claim.role === "follower") {
     const served = plan.render(claim.answer);
     if (served) {
-      countHit(c, key, served);
+      countHit(c, key.treeId, served);
       return serveAnswer(served, { ...view, headers: { ...plan.hitHeaders, "muscle-mem-single-flight": "follower" } });
     }
     claim = { role: "alone", reason: "leader-failed" };
@@ -121,8 +122,7 @@ function forwardRaw(c: Ctx, raw: string, base: string): Promise<Response> {
 
 /** Sends the request to the model without the cache: nothing is read or recorded. */
 async function bypass(c: Ctx, raw: string, base: string, treeId?: string): Promise<Response> {
-  if (treeId) isolate(configOf(c.env)).counters.bypass(treeId);
-  scheduleFlush(c);
+  if (treeId) countBypass(c, treeId);
   let upstream: Response;
   try {
     upstream = await forwardRaw(c, raw, base);
@@ -131,22 +131,4 @@ async function bypass(c: Ctx, raw: string, base: string, treeId?: string): Promi
     throw error;
   }
   return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
-}
-
-function countHit(c: Ctx, key: RequestKey, answer: { hash: string; promptTokens: number; completionTokens: number; latencyMs: number }): void {
-  isolate(configOf(c.env)).counters.hit(key.treeId, answer.hash, answer);
-  scheduleFlush(c);
-}
-
-/** Flushes buffered counters off the response path, at most once per flush interval. */
-function scheduleFlush(c: Ctx): void {
-  const config = configOf(c.env);
-  const { counters } = isolate(config);
-  if (!counters.due()) return;
-  counters.markScheduled();
-  c.executionCtx.waitUntil(
-    new Promise((resolve) => setTimeout(resolve, config.counterFlushMs))
-      .then(() => counters.flush(c.env.DB))
-      .catch((error) => console.error(JSON.stringify({ event: "counter_flush_failed", error: String(error) }))),
-  );
 }

@@ -1,64 +1,7 @@
-import type { z } from "zod";
 import { chatRequest, type ChatRequest } from "../../cache/messages";
-import { ApiError } from "../../errors";
+import { parseJsonBody } from "../body";
 
-/** Reads the body within `maxBytes` and validates it; every failure is a 4xx ApiError. */
-export async function parseChatRequest(request: Request, maxBytes: number): Promise<{ raw: string; body: ChatRequest }> {
-  const type = request.headers.get("content-type") ?? "";
-  if (type && !/^application\/json\b/i.test(type.trim())) {
-    throw new ApiError("unsupported_media_type", `Content-Type must be application/json, got '${type.slice(0, 80)}'`);
-  }
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const raw = await readText(request, maxBytes);
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    throw new ApiError("invalid_json", "The request body is not valid JSON.");
-  }
-  const parsed = chatRequest.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const param = issue.path.map(String).join(".") || null;
-    throw new ApiError("invalid_request", describe(issue, param), param);
-  }
-  return { raw, body: parsed.data };
-}
-
-function describe(issue: z.core.$ZodIssue, param: string | null): string {
-  const where = param ? `'${param}': ` : "";
-  return `${where}${issue.message}`;
-}
-
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError("body_too_large", `The request body exceeds the limit of ${maxBytes} bytes (MAX_BODY_BYTES).`);
-}
-
-async function readText(request: Request, maxBytes: number): Promise<string> {
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new ApiError("invalid_json", "The request body is not valid UTF-8.");
-  }
+/** Reads the body within `maxBytes` and validates it as a chat request; every failure is a 4xx ApiError. */
+export function parseChatRequest(request: Request, maxBytes: number): Promise<{ raw: string; body: ChatRequest }> {
+  return parseJsonBody(request, maxBytes, chatRequest);
 }

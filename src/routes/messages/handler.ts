@@ -18,7 +18,7 @@ import { CACHE_HEADER } from "../chat/respond";
 import { generateMessage } from "./generate";
 import type { Recording } from "./record";
 import { serveMessage } from "./respond";
-import { countBypass, countHit } from "./stats";
+import { countBypass, countHit } from "../counting";
 
 type Ctx = Context<{ Bindings: Env }>;
 

@@ -1,13 +1,10 @@
 import type { Context } from "hono";
-import { configOf } from "../../config";
-import { isolate } from "../../isolate";
+import { configOf } from "../config";
+import { isolate } from "../isolate";
 
 type Ctx = Context<{ Bindings: Env }>;
 
-/**
- * Counts a hit in isolate memory and schedules the flush. The same steps as
- * the chat handler's (kept apart while that handler is being changed).
- */
+/** Counts a hit in isolate memory and schedules the flush (the chat and messages routes). */
 export function countHit(c: Ctx, treeId: string, answer: { hash: string; promptTokens: number; completionTokens: number; latencyMs: number }): void {
   isolate(configOf(c.env)).counters.hit(treeId, answer.hash, answer);
   scheduleFlush(c);
