@@ -5,6 +5,7 @@ import { postImport } from "./import";
 import { getNode, getPath } from "./nodes";
 import { deleteNode, postPrune } from "./prune";
 import { getStats } from "./stats";
+import { getTemplates } from "./templates";
 import { getChildren, getTree, getTrees } from "./trees";
 
 /** The trajectory API (docs/api.md), mounted under /api. Every route needs a bearer credential. */
@@ -15,6 +16,7 @@ export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   api.get("/trees/:treeId", getTree);
   api.get("/trees/:treeId/children", getChildren);
   api.get("/trees/:treeId/export", getExport);
+  api.get("/trees/:treeId/templates", getTemplates);
   api.get("/nodes/:hash", getNode);
   api.get("/nodes/:hash/path", getPath);
   api.delete("/nodes/:hash", deleteNode);
