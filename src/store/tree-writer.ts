@@ -77,8 +77,10 @@ export class TreeWriter extends DurableObject<Env> {
   }
 
   /**
-   * Learns templates from a recorded answer (docs/templates.md), serialised
-   * with this tree's writes. Never throws: learning is an optimisation.
+   * Learns templates from a recorded answer (docs/templates.md). The chat
+   * route calls it on the tree's learner object (`idFromName("learn\0" + treeId)`),
+   * so learning is serialised per tree without holding up the writer's joins
+   * and records. Never throws: learning is an optimisation.
    */
   async learn(input: RecordInput): Promise<LearnReport | null> {
     return this.serialised(() => learnFrom(this.env.DB, input)).catch((error) => {

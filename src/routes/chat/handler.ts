@@ -87,7 +87,8 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
         await writer.record(recording, key.key, token);
         isolate(config).hot.delete(key.key);
         if (plan.induction) {
-          await writer.learn(recording);
+          // Learning runs in its own object per tree, so that joins and records never queue behind it.
+          await learnerOf(env, key.treeId).learn(recording);
           forgetTemplatePresence(key.treeId);
         }
       } else if (token) {
@@ -110,6 +111,11 @@ async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string, confi
   const joined = await withTimeout(writer.join(key) as unknown as Promise<Joined>, config.lookupTimeoutMs, "single-flight join");
   if (joined.role !== "waiting") return joined;
   return withTimeout(writer.follow(key) as unknown as Promise<Claim>, config.singleFlightWaitMs, "single-flight wait");
+}
+
+/** The object that learns templates for a tree: a TreeWriter of its own, apart from the tree's writer. */
+function learnerOf(env: Env, treeId: string): DurableObjectStub<TreeWriter> {
+  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(`learn\u0000${treeId}`));
 }
 
 function notCached(): ApiError {
