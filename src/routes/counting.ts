@@ -5,8 +5,10 @@ import { isolate } from "../isolate";
 type Ctx = Context<{ Bindings: Env }>;
 
 /** Counts a hit in isolate memory and schedules the flush (the chat and messages routes). */
-export function countHit(c: Ctx, treeId: string, answer: { hash: string; promptTokens: number; completionTokens: number; latencyMs: number }): void {
-  isolate(configOf(c.env)).counters.hit(treeId, answer.hash, answer);
+export function countHit(c: Ctx, treeId: string, answer: { hash: string; promptTokens: number; completionTokens: number; latencyMs: number }, templateId?: string): void {
+  const { counters } = isolate(configOf(c.env));
+  counters.hit(treeId, answer.hash, answer);
+  if (templateId) counters.templateHit(templateId);
   scheduleFlush(c);
 }
 

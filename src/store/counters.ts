@@ -1,7 +1,7 @@
 import { inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle } from "drizzle-orm/d1";
-import { nodes, trees } from "./schema";
+import { nodes, templates, trees } from "./schema";
 
 interface TreeDelta {
   hits: number;
@@ -21,6 +21,7 @@ interface TreeDelta {
 export class Counters {
   private treeDeltas = new Map<string, TreeDelta>();
   private nodeHits = new Map<string, { hits: number; lastHitAt: number }>();
+  private templateHits = new Map<string, number>();
   private scheduled = false;
 
   private tree(treeId: string): TreeDelta {
@@ -45,6 +46,11 @@ export class Counters {
     this.nodeHits.set(nodeHash, node);
   }
 
+  /** One more hit served by a learned template (counted besides the tree's hit). */
+  templateHit(templateId: string): void {
+    this.templateHits.set(templateId, (this.templateHits.get(templateId) ?? 0) + 1);
+  }
+
   bypass(treeId: string): void {
     this.tree(treeId).bypasses++;
   }
@@ -64,8 +70,10 @@ export class Counters {
     if (this.treeDeltas.size === 0) return;
     const treeDeltas = this.treeDeltas;
     const nodeHits = this.nodeHits;
+    const templateHits = this.templateHits;
     this.treeDeltas = new Map();
     this.nodeHits = new Map();
+    this.templateHits = new Map();
     const orm = drizzle(db);
     const statements: BatchItem<"sqlite">[] = [];
     for (const [id, d] of treeDeltas) {
@@ -90,6 +98,9 @@ export class Counters {
           .set({ hits: sql`${nodes.hits} + ${n.hits}`, lastHitAt: n.lastHitAt })
           .where(inArray(nodes.hash, [hash])),
       );
+    }
+    for (const [id, n] of templateHits) {
+      statements.push(orm.update(templates).set({ hits: sql`${templates.hits} + ${n}` }).where(inArray(templates.id, [id])));
     }
     await orm.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   }

@@ -91,6 +91,12 @@ export async function readPathTo(db: D1Database, answerHash: string): Promise<{ 
   };
 }
 
+/** How often each of a tree's templates has served (template id -> hits). */
+export async function templateHits(db: D1Database, treeId: string): Promise<Map<string, number>> {
+  const rows = await drizzle(db).select({ id: templates.id, hits: templates.hits }).from(templates).where(eq(templates.treeId, treeId));
+  return new Map(rows.map((r) => [r.id, r.hits]));
+}
+
 /** Lists a tree's templates for the trajectory API and the dashboard. */
 export async function listTemplates(db: D1Database, treeId: string, limit = 100): Promise<LearnedTemplate[]> {
   const rows = await drizzle(db)

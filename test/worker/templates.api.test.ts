@@ -6,6 +6,7 @@ import { REFUND_TOOLS } from "../../tools/refund-desk";
 interface TemplateSummary {
   id: string;
   bindings: number;
+  hits: number;
   confirmed: boolean;
   refuted: boolean;
   slots: Array<{ type: string; copied: boolean; values: string[] }>;
@@ -35,6 +36,14 @@ describe("GET /api/trees/:treeId/templates", () => {
     expect(fourth.headers.get("muscle-mem-cache")).toBe("hit");
     expect(fourth.headers.get("muscle-mem-template")).toBe(template?.id);
     await fourth.arrayBuffer();
+    // Its hit is counted on the template.
+    let hits = 0;
+    for (let i = 0; i < 100 && hits < 1; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      const after = await ok<{ data: TemplateSummary[] }>(api(`/trees/${tree.id}/templates`, { token: key }));
+      hits = after.data.find((t) => t.id === template?.id)?.hits ?? 0;
+    }
+    expect(hits).toBe(1);
   });
 
   it("Should answer 404 for another tenant's tree and 400 for a malformed id", async () => {

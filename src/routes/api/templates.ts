@@ -1,18 +1,19 @@
 import { isConfirmed } from "../../cache/templates/learned";
 import type { LearnedTemplate } from "../../cache/templates/induce";
 import { settingsOf } from "../chat/templates";
-import { listTemplates } from "../../store/templates";
+import { listTemplates, templateHits } from "../../store/templates";
 import { readTree } from "../../store/trajectories";
 import { hashParam, notFound, scopeOf, type ApiCtx } from "./params";
 
 /** A learned template as the API shows it: its shape, its slots and how far it is confirmed. */
-function summary(t: LearnedTemplate, minBindings: number) {
+function summary(t: LearnedTemplate, minBindings: number, hits: number) {
   return {
     id: t.id,
     anchor_depth: t.pattern.anchorDepth,
     suffix_messages: t.pattern.suffix.length,
     finish_reason: t.pattern.answer.finishReason,
     bindings: t.state.bindings.length,
+    hits,
     confirmed: isConfirmed(t.state, minBindings),
     refuted: t.state.refuted,
     slots: t.state.slots.map((s) => ({ type: s.type, copied: s.copied, values: s.values, min: s.min ?? null, max: s.max ?? null })),
@@ -25,6 +26,6 @@ export async function getTemplates(c: ApiCtx): Promise<Response> {
   const tree = await readTree(c.env.DB, treeId, scopeOf(c));
   if (!tree) throw notFound("tree");
   const { minBindings } = settingsOf(c.env);
-  const templates = await listTemplates(c.env.DB, treeId);
-  return c.json({ tree_id: treeId, min_bindings: minBindings, data: templates.map((t) => summary(t, minBindings)) });
+  const [templates, hits] = await Promise.all([listTemplates(c.env.DB, treeId), templateHits(c.env.DB, treeId)]);
+  return c.json({ tree_id: treeId, min_bindings: minBindings, data: templates.map((t) => summary(t, minBindings, hits.get(t.id) ?? 0)) });
 }

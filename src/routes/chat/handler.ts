@@ -55,7 +55,7 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
     }
     const learned = found.status === "failed" ? null : await plan.learned(env.DB, config.lookupTimeoutMs, config.hotCacheTtlMs);
     if (learned) {
-      countHit(c, key.treeId, learned.answer);
+      countHit(c, key.treeId, learned.answer, learned.template);
       return serveAnswer(learned.answer, { ...view, headers: { "muscle-mem-template": learned.template } });
     }
     if (controls.onlyIfCached) throw notCached();
