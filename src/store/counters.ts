@@ -18,6 +18,20 @@ interface TreeDelta {
  * Counts still buffered when an isolate is evicted are lost: the counters are
  * statistics, never correctness.
  */
+/** Row updates per flush: well under D1's per-invocation statement limit. */
+export const MAX_ROWS_PER_FLUSH = 400;
+
+/** Removes and returns up to `n` entries of `map` (oldest first). */
+function take<K, V>(map: Map<K, V>, n: number): Map<K, V> {
+  const out = new Map<K, V>();
+  for (const [k, v] of map) {
+    if (out.size >= n) break;
+    out.set(k, v);
+  }
+  for (const k of out.keys()) map.delete(k);
+  return out;
+}
+
 export class Counters {
   private treeDeltas = new Map<string, TreeDelta>();
   private nodeHits = new Map<string, { hits: number; lastHitAt: number }>();
@@ -57,23 +71,33 @@ export class Counters {
 
   /** Whether counts wait and no flush is scheduled yet. */
   due(): boolean {
-    return this.treeDeltas.size > 0 && !this.scheduled;
+    return this.pending() > 0 && !this.scheduled;
+  }
+
+  /** How many rows wait to be updated. */
+  pending(): number {
+    return this.treeDeltas.size + this.nodeHits.size + this.templateHits.size;
   }
 
   markScheduled(): void {
     this.scheduled = true;
   }
 
-  /** Writes and clears the buffered counts. Failures drop the counts, never the request. */
-  async flush(db: D1Database): Promise<void> {
+  /**
+   * Writes and clears the buffered counts, at most `maxRows` row updates per
+   * flush (one Worker invocation may run only so many D1 statements); the
+   * rest stay buffered for the next flush. Failures drop the counts, never
+   * the request.
+   */
+  async flush(db: D1Database, maxRows = MAX_ROWS_PER_FLUSH): Promise<void> {
     this.scheduled = false;
-    if (this.treeDeltas.size === 0) return;
-    const treeDeltas = this.treeDeltas;
-    const nodeHits = this.nodeHits;
-    const templateHits = this.templateHits;
-    this.treeDeltas = new Map();
-    this.nodeHits = new Map();
-    this.templateHits = new Map();
+    if (this.pending() === 0) return;
+    let budget = maxRows;
+    const treeDeltas = take(this.treeDeltas, budget);
+    budget -= treeDeltas.size;
+    const nodeHits = take(this.nodeHits, budget);
+    budget -= nodeHits.size;
+    const templateHits = take(this.templateHits, budget);
     const orm = drizzle(db);
     const statements: BatchItem<"sqlite">[] = [];
     for (const [id, d] of treeDeltas) {
@@ -102,6 +126,7 @@ export class Counters {
     for (const [id, n] of templateHits) {
       statements.push(orm.update(templates).set({ hits: sql`${templates.hits} + ${n}` }).where(inArray(templates.id, [id])));
     }
+    if (statements.length === 0) return;
     await orm.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   }
 }
