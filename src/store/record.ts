@@ -27,6 +27,49 @@ export interface RecordInput {
   };
 }
 
+/** Where a generation belongs: its tree, h_n (`key`) and the path to it. */
+export interface RecordTarget {
+  treeId: string;
+  tenant: string;
+  namespace: string;
+  model: string;
+  frameJson: string;
+  key: string;
+  path: PathNode[];
+}
+
+/**
+ * The record of an answer at `target`. Token counts the upstream did not
+ * report (a stream without usage) are estimated at 4 characters a token.
+ */
+export function recordInputOf(
+  target: RecordTarget,
+  answer: { hash: string; json: string },
+  finishReason: string,
+  usage: { prompt?: number | null; completion?: number | null },
+  rawLength: number,
+  latencyMs: number,
+): RecordInput {
+  return {
+    treeId: target.treeId,
+    tenant: target.tenant,
+    namespace: target.namespace,
+    model: target.model,
+    frameJson: target.frameJson,
+    path: target.path,
+    answer: {
+      hash: answer.hash,
+      parent: target.key,
+      role: "assistant",
+      json: answer.json,
+      finishReason,
+      promptTokens: usage.prompt ?? Math.ceil(rawLength / 4),
+      completionTokens: usage.completion ?? Math.ceil(answer.json.length / 4),
+      latencyMs,
+    },
+  };
+}
+
 export interface RecordOutcome {
   nodesInserted: number;
   answerIsNew: boolean;

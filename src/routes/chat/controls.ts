@@ -33,3 +33,8 @@ export function readControls(headers: Headers): CacheControls {
     namespace,
   };
 }
+
+/** The answer to `cache-control: only-if-cached` when the tree has nothing to serve. */
+export function notCached(): ApiError {
+  return new ApiError("not_cached", "No cached answer for this request (cache-control: only-if-cached).");
+}

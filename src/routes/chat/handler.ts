@@ -1,17 +1,19 @@
 import type { Context } from "hono";
 import { keyRequest, maxCacheableMessageBytes } from "../../cache/key";
 import { tenantOf } from "../../cache/hash";
-import { configOf, type Config } from "../../config";
+import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
 import { note, phase } from "../../observability";
-import type { Claim, Joined } from "../../store/single-flight";
+import type { Claim } from "../../store/single-flight";
 import type { TreeWriter } from "../../store/tree-writer";
 import { forward, relayResponse } from "../../upstream/forward";
 import { countBypass, countHit } from "../counting";
-import { readControls } from "./controls";
-import { generate, type Recording } from "./generate";
-import { lookupAnswer, withTimeout } from "./lookup";
+import { claimOf } from "../claim";
+import { notCached, readControls } from "./controls";
+import { generate, type Recording } from "../generation";
+import { chatAnswerReader } from "./answer-reader";
+import { lookupAnswer } from "./lookup";
 import { parseChatRequest } from "./parse";
 import { CACHE_HEADER, serveAnswer } from "./respond";
 import { forgetTemplatePresence, planTemplates, readBindings, settingsOf } from "./templates";
@@ -98,28 +100,23 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
       console.error(JSON.stringify({ event: "record_failed", tree: key.treeId, error: String(error) }));
     }
   };
-  return generate({ request: c.req.raw, raw, base: config.upstreamBaseUrl, timeoutMs: config.upstreamTimeoutMs, stream, key, outcome: "miss", onSettled, waitUntil });
-}
-
-/**
- * Single flight through the tree's object. Reaching it is bounded by
- * LOOKUP_TIMEOUT_MS; waiting for another request's generation by
- * SINGLE_FLIGHT_WAIT_MS. Throws when either runs out (the caller steps aside).
- */
-async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string, config: Config): Promise<Claim> {
-  // RPC wraps union results in stubs' types; the claim is plain data, so unwrap it.
-  const joined = await withTimeout(writer.join(key) as unknown as Promise<Joined>, config.lookupTimeoutMs, "single-flight join");
-  if (joined.role !== "waiting") return joined;
-  return withTimeout(writer.follow(key) as unknown as Promise<Claim>, config.singleFlightWaitMs, "single-flight wait");
+  return generate({
+    request: c.req.raw,
+    raw,
+    base: config.upstreamBaseUrl,
+    pathname: "/v1/chat/completions",
+    timeoutMs: config.upstreamTimeoutMs,
+    stream,
+    outcome: "miss",
+    reader: chatAnswerReader(key, raw.length),
+    onSettled,
+    waitUntil,
+  });
 }
 
 /** The object that learns templates for a tree: a TreeWriter of its own, apart from the tree's writer. */
 function learnerOf(env: Env, treeId: string): DurableObjectStub<TreeWriter> {
   return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(`learn\u0000${treeId}`));
-}
-
-function notCached(): ApiError {
-  return new ApiError("not_cached", "No cached answer for this request (cache-control: only-if-cached).");
 }
 
 function forwardRaw(c: Ctx, raw: string, base: string): Promise<Response> {

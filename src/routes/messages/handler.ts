@@ -5,18 +5,18 @@ import { anthropicAnswerOf, type AnthropicAnswer } from "../../cache/anthropic/r
 import { messagesRequest } from "../../cache/anthropic/schema";
 import type { StoredAnswer } from "../../cache/answer";
 import { tenantOf } from "../../cache/hash";
-import { configOf, type Config } from "../../config";
+import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
-import type { Claim, Joined } from "../../store/single-flight";
-import type { TreeWriter } from "../../store/tree-writer";
+import type { Claim } from "../../store/single-flight";
 import { forward, relayResponse } from "../../upstream/forward";
 import { parseJsonBody } from "../body";
-import { readControls } from "../chat/controls";
-import { lookupAnswer, withTimeout } from "../chat/lookup";
+import { claimOf } from "../claim";
+import { notCached, readControls } from "../chat/controls";
+import { lookupAnswer } from "../chat/lookup";
 import { CACHE_HEADER } from "../chat/respond";
-import { generateMessage } from "./generate";
-import type { Recording } from "./record";
+import { generate, type Recording } from "../generation";
+import { messagesAnswerReader } from "./answer-reader";
 import { serveMessage } from "./respond";
 import { countBypass, countHit } from "../counting";
 
@@ -80,28 +80,23 @@ export async function messages(c: Ctx): Promise<Response> {
     }
   };
   const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p.catch(() => undefined));
-  return generateMessage({ request: c.req.raw, raw, base: config.anthropicBaseUrl, timeoutMs: config.upstreamTimeoutMs, stream, key, onSettled, waitUntil });
+  return generate({
+    request: c.req.raw,
+    raw,
+    base: config.anthropicBaseUrl,
+    pathname: "/v1/messages",
+    timeoutMs: config.upstreamTimeoutMs,
+    stream,
+    outcome: "miss",
+    reader: messagesAnswerReader(key, raw.length),
+    onSettled,
+    waitUntil,
+  });
 }
 
 function serveHit(c: Ctx, key: AnthropicKey, stored: StoredAnswer, answer: AnthropicAnswer, view: { model: string; stream: boolean; headers?: Record<string, string> }): Response {
   countHit(c, key.treeId, stored);
   return serveMessage(answer, view);
-}
-
-/**
- * Single flight through the tree's object. Reaching it is bounded by
- * LOOKUP_TIMEOUT_MS; waiting for another request's generation by
- * SINGLE_FLIGHT_WAIT_MS. Throws when either runs out (the caller steps aside).
- */
-async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string, config: Config): Promise<Claim> {
-  // RPC wraps union results in stubs' types; the claim is plain data, so unwrap it.
-  const joined = await withTimeout(writer.join(key) as unknown as Promise<Joined>, config.lookupTimeoutMs, "single-flight join");
-  if (joined.role !== "waiting") return joined;
-  return withTimeout(writer.follow(key) as unknown as Promise<Claim>, config.singleFlightWaitMs, "single-flight wait");
-}
-
-function notCached(): ApiError {
-  return new ApiError("not_cached", "No cached answer for this request (cache-control: only-if-cached).");
 }
 
 /** Sends the request to the Anthropic upstream without the cache: nothing is read or recorded. */

@@ -1,10 +1,8 @@
 import { keyAnthropicAnswer, type AnthropicKey } from "../../cache/anthropic/key";
 import { anthropicMessage } from "../../cache/anthropic/schema";
 import { encodeStop } from "../../cache/anthropic/stop";
-import type { RecordInput } from "../../store/record";
-
-/** What the model produced, ready to record; null when it must not be recorded. */
-export type Recording = RecordInput | null;
+import { recordInputOf } from "../../store/record";
+import type { Recording } from "../generation";
 
 /** Upstream usage as the Messages API reports it. */
 export interface MessagesUsage {
@@ -30,23 +28,6 @@ export function recordingOfMessage(
   if (!parsed.success || parsed.data.role !== "assistant") return null;
   const answer = keyAnthropicAnswer(key, parsed.data);
   if (!answer) return null;
-  return {
-    treeId: key.treeId,
-    tenant: key.tenant,
-    namespace: key.namespace,
-    model: key.model,
-    frameJson: key.frameJson,
-    path: key.path.map((s) => ({ hash: s.hash, parent: s.parent, role: s.role, json: s.json })),
-    answer: {
-      hash: answer.hash,
-      parent: key.key,
-      role: "assistant",
-      json: answer.json,
-      finishReason,
-      // Without upstream usage, estimate at 4 characters a token.
-      promptTokens: usage?.input_tokens ?? Math.ceil(rawLength / 4),
-      completionTokens: usage?.output_tokens ?? Math.ceil(answer.json.length / 4),
-      latencyMs,
-    },
-  };
+  const path = key.path.map((s) => ({ hash: s.hash, parent: s.parent, role: s.role, json: s.json }));
+  return recordInputOf({ ...key, path }, answer, finishReason, { prompt: usage?.input_tokens, completion: usage?.output_tokens }, rawLength, latencyMs);
 }

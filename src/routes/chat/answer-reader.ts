@@ -1,0 +1,47 @@
+import { RECORDABLE_FINISH } from "../../cache/answer";
+import { keyAnswer, type RequestKey } from "../../cache/key";
+import { chatMessage } from "../../cache/messages";
+import { SseAssembler } from "../../cache/sse-assembler";
+import { recordInputOf } from "../../store/record";
+import type { AnswerReader, Recording } from "../generation";
+
+interface UpstreamCompletion {
+  choices?: Array<{ index?: number; message?: unknown; finish_reason?: string | null }>;
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+}
+
+/** Builds the record of a generation, or null when the answer is not complete or not cacheable. */
+export function recordingOf(key: RequestKey, message: unknown, finishReason: string | null | undefined, usage: UpstreamCompletion["usage"], rawLength: number, latencyMs: number): Recording {
+  if (!finishReason || !RECORDABLE_FINISH.has(finishReason)) return null;
+  const parsed = chatMessage.safeParse(message);
+  if (!parsed.success || parsed.data.role !== "assistant") return null;
+  const answer = keyAnswer(key, parsed.data);
+  if (!answer) return null;
+  const path = key.path.map((s) => ({ hash: s.hash, parent: s.parent, role: s.message.role, json: s.json }));
+  return recordInputOf({ ...key, path }, answer, finishReason, { prompt: usage?.prompt_tokens, completion: usage?.completion_tokens }, rawLength, latencyMs);
+}
+
+/** Reads chat-completions answers (a `chat.completion` or its chunk stream) into recordings. */
+export function chatAnswerReader(key: RequestKey, rawLength: number): AnswerReader {
+  return {
+    fromJson(text, latencyMs) {
+      try {
+        const json = JSON.parse(text) as UpstreamCompletion;
+        const choice = json.choices?.find((c) => (c.index ?? 0) === 0);
+        return recordingOf(key, choice?.message, choice?.finish_reason, json.usage, rawLength, latencyMs);
+      } catch {
+        return null;
+      }
+    },
+    stream() {
+      const assembler = new SseAssembler();
+      return {
+        feed: (bytes) => assembler.feed(bytes),
+        finish: (latencyMs) => {
+          const result = assembler.result();
+          return result ? recordingOf(key, result.message, result.finishReason, result.usage, rawLength, latencyMs) : null;
+        },
+      };
+    },
+  };
+}
