@@ -3,12 +3,14 @@ import { configOf } from "../config";
 import { forward, relayResponse } from "../upstream/forward";
 import { CACHE_HEADER } from "./chat/respond";
 
-/** Any other `/v1/*` route goes to the upstream unchanged, streaming included. */
-export async function passThrough(c: Context<{ Bindings: Env }>): Promise<Response> {
+type Ctx = Context<{ Bindings: Env }>;
+
+/** Relays the request to `base` unchanged (method, headers, body, streaming), marked `bypass`. */
+export async function relayTo(c: Ctx, base: string): Promise<Response> {
   const url = new URL(c.req.url);
   const method = c.req.method;
   const upstream = await forward({
-    base: configOf(c.env).upstreamBaseUrl,
+    base,
     pathname: url.pathname,
     search: url.search,
     method,
@@ -18,4 +20,9 @@ export async function passThrough(c: Context<{ Bindings: Env }>): Promise<Respon
     timeoutMs: configOf(c.env).upstreamTimeoutMs,
   });
   return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
+}
+
+/** Any other `/v1/*` route goes to the upstream unchanged, streaming included. */
+export function passThrough(c: Ctx): Promise<Response> {
+  return relayTo(c, configOf(c.env).upstreamBaseUrl);
 }

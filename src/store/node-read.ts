@@ -19,22 +19,8 @@ export interface NodeDetail {
   last_hit_at: number | null;
 }
 
-interface NodeRowRaw {
-  hash: string;
-  parent: string;
-  tree_id: string;
-  depth: number;
-  role: string;
-  message: string;
-  observations: number;
-  hits: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  finish_reason: string | null;
-  latency_ms: number;
-  created_at: number;
-  last_hit_at: number | null;
-}
+/** A node row as D1 returns it: the detail's fields, with the message still as stored JSON. */
+type NodeRowRaw = Omit<NodeDetail, "message"> & { message: string };
 
 const NODE_COLUMNS = `n.hash, n.parent, n.tree_id, n.depth, n.role, n.message, n.observations, n.hits, n.prompt_tokens,
   n.completion_tokens, n.finish_reason, n.latency_ms, n.created_at, n.last_hit_at`;

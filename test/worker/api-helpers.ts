@@ -28,29 +28,10 @@ export function newKey(): string {
   return `sk-${crypto.randomUUID()}`;
 }
 
-export interface Tree {
-  id: string;
-  tenant: string;
-  namespace: string;
-  model: string;
-  tools: string[];
-  node_count: number;
-  hits: number;
-  misses: number;
-  last_hit_at: number | null;
-}
+/** The API's response shapes, as the routes produce them. */
+import type { NodeSummary, TreeSummary as Tree } from "../../src/store/trajectories";
 
-export interface NodeSummary {
-  hash: string;
-  parent: string;
-  depth: number;
-  role: string;
-  preview: string;
-  observations: number;
-  hits: number;
-  child_count: number;
-  last_hit_at: number | null;
-}
+export type { NodeSummary, Tree };
 
 /** The refund-desk conversation of one order, as its requests grow. */
 export function refundTurns(model: string, order = "A-1") {
