@@ -4,6 +4,7 @@ import { BranchView } from "./branch.js";
 import { ago, compact, dollars, duration, el, percent } from "./format.js";
 import { openNode } from "./panel.js";
 import { setupStalePrune } from "./stale.js";
+import { TemplatesPanel } from "./templates.js";
 
 /**
  * @typedef {{ id: string, model: string, namespace: string, tools: string[], node_count: number, hits: number, misses: number,
@@ -14,6 +15,7 @@ const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.get
 
 /** @type {{ tree: string | null, view: BranchView | null, cursor: string | null, costs: Map<string, number> }} */
 const state = { tree: null, view: null, cursor: null, costs: new Map() };
+const templates = new TemplatesPanel($("templates-pane"));
 
 function showLogin(message = "") {
   $("login-view").hidden = false;
@@ -84,9 +86,11 @@ async function selectTree(t) {
   $("branch-title").textContent = `${t.model} · ${t.namespace}`;
   /** @type {HTMLButtonElement} */ ($("stale-open")).disabled = false;
   closePanel();
-  const view = new BranchView($("branch-frame"), t.id, (node) => void openNode($("node-panel"), node.hash, { onPruned: (hash) => { view.remove(hash); closePanel(); }, onClose: closePanel }).catch(fail));
+  // A prune also drops the tree's learned templates: show that at once.
+  const onPruned = (/** @type {string} */ hash) => { view.remove(hash); closePanel(); void templates.reload().catch(fail); };
+  const view = new BranchView($("branch-frame"), t.id, (node) => void openNode($("node-panel"), node.hash, { onPruned, onClose: closePanel }).catch(fail));
   state.view = view;
-  await view.load();
+  await Promise.all([view.load(), templates.load(t.id).catch((e) => templates.showError(e))]);
 }
 
 function closePanel() {
@@ -126,6 +130,7 @@ $("back").addEventListener("click", () => {
 });
 setupStalePrune(() => state.tree, () => {
   void loadTrees().catch(fail);
+  void templates.reload().catch(fail);
   if (state.tree && state.view) void state.view.load.call(new BranchView($("branch-frame"), state.tree, state.view.onSelect)).catch(fail);
 });
 
