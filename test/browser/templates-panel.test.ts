@@ -1,0 +1,209 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REFUND_TOOLS } from "../../tools/refund-desk";
+import { startTestUpstream } from "../../tools/test-upstream";
+import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
+
+/**
+ * The dashboard's Templates panel in headless Chromium against `wrangler dev`
+ * and the scripted refund desk: three orders teach the Worker learned templates,
+ * a fourth is served by them, and the panel shows each template, its slots and
+ * its hits; a tree with two orders shows a template still learning, a tree with
+ * one order the empty state, a declared tree its variables. Screenshots go to
+ * test-output/dashboard/.
+ */
+const CHROMIUM = "/usr/bin/chromium";
+const OUT = resolve(import.meta.dirname, "../../test-output/dashboard");
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const KEY = "sk-templates-panel-test";
+const skip = !existsSync(CHROMIUM) && process.env.MM_SKIP_BROWSER === "1";
+if (skip) console.warn(`[browser] ${CHROMIUM} is missing and MM_SKIP_BROWSER=1: skipping the templates panel browser tests.`);
+
+type Msg = { role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
+interface Slot { type: string; copied: boolean; values: string[]; min: string | null; max: string | null }
+interface Template { id: string; bindings: number; hits: number; confirmed: boolean; refuted: boolean; slots: Slot[] }
+interface TemplatePage { min_bindings: number; data: Template[] }
+
+let dev: WranglerDev;
+let upstream: Awaited<ReturnType<typeof startTestUpstream>>;
+let browser: Browser;
+/** Tree ids by namespace. */
+const trees = new Map<string, string>();
+
+async function api<T>(path: string): Promise<T> {
+  const res = await fetch(`${dev.url}/api${path}`, { headers: { authorization: `Bearer ${KEY}` } });
+  if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** Walks the refund desk for one delivered order to the end; answers how each step was served. */
+async function refund(namespace: string, order: string, amount: number, headers: Record<string, string> = {}): Promise<Array<{ cache: string | null; template: string | null }>> {
+  const messages: Msg[] = [{ role: "user", content: `Please refund order #${order}` }];
+  const steps: Array<{ cache: string | null; template: string | null }> = [];
+  for (let turn = 0; turn < 4; turn++) {
+    const res = await fetch(`${dev.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", "muscle-mem-namespace": namespace, ...headers },
+      body: JSON.stringify({ model: "gpt-4o-mini", tools: REFUND_TOOLS, messages }),
+    });
+    const body = (await res.json()) as { choices: Array<{ message: Msg }> };
+    if (res.status !== 200) throw new Error(`chat answered ${res.status}: ${JSON.stringify(body)}`);
+    steps.push({ cache: res.headers.get("muscle-mem-cache"), template: res.headers.get("muscle-mem-template") });
+    const m = body.choices[0].message;
+    messages.push({ role: "assistant", content: m.content, ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}) });
+    if (!m.tool_calls) break;
+    const result = m.tool_calls[0].function.name === "refund" ? { order_id: order, refunded: true } : { order_id: order, status: "delivered", amount };
+    messages.push({ role: "tool", tool_call_id: m.tool_calls[0].id, content: JSON.stringify(result) });
+  }
+  return steps;
+}
+
+/** Polls the templates API until `done` holds (learning and hit counting run after the response). */
+async function templatesWhen(namespace: string, done: (page: TemplatePage) => boolean): Promise<TemplatePage> {
+  let page: TemplatePage = { min_bindings: 0, data: [] };
+  for (let i = 0; i < 200; i++) {
+    page = await api<TemplatePage>(`/trees/${trees.get(namespace)}/templates`);
+    if (done(page)) return page;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`templates of ${namespace} never got there: ${JSON.stringify(page)}`);
+}
+
+async function openTree(page: Page, namespace: string, tap = false): Promise<void> {
+  await page.goto(`${dev.url}/`);
+  await page.fill("#token", KEY);
+  await page.click("#login-form button[type=submit]");
+  const card = page.locator(".tree-card", { hasText: namespace });
+  if (tap) await card.tap();
+  else await card.click();
+  await page.waitForSelector("#templates-pane:not([hidden]) .templates-body > :not(.muted)");
+}
+
+describe.skipIf(skip)("dashboard Templates panel in headless Chromium", () => {
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (or set MM_SKIP_BROWSER=1 to skip on purpose)`);
+    mkdirSync(OUT, { recursive: true });
+    upstream = await startTestUpstream(0);
+    dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, HOT_CACHE_TTL_MS: "1000" } });
+    for (const [order, amount] of [["A-1", 25], ["B-22", 40], ["C-333", 60]] as const) await refund("learned", order, amount);
+    for (const [order, amount] of [["K-7", 10], ["L-88", 20]] as const) await refund("learning", order, amount);
+    await refund("solo", "S-1", 15);
+    await refund("declared", "E-5", 35, { "muscle-mem-bindings": JSON.stringify({ order_id: "E-5" }) });
+    const listed = await api<{ data: Array<{ id: string; namespace: string; node_count: number }> }>("/trees");
+    for (const t of listed.data) if (t.node_count > 0) trees.set(t.namespace, t.id);
+    expect([...trees.keys()].sort()).toEqual(["declared", "learned", "learning", "solo"]);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await dev?.stop();
+    await upstream?.close();
+  });
+
+  it("Should show each learned template with its slots, ranges, bindings and hits after a learned hit (laptop)", async () => {
+    const learned = await templatesWhen("learned", (p) => p.data.length === 3 && p.data.every((t) => t.confirmed));
+    const steps = await refund("learned", "D-4444", 30);
+    expect(steps.map((s) => s.cache)).toEqual(["hit", "hit", "hit"]);
+    expect(steps.every((s) => s.template && learned.data.some((t) => t.id === s.template))).toBe(true);
+    const served = await templatesWhen("learned", (p) => p.data.every((t) => t.hits === 1));
+
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await openTree(page, "learned");
+    const items = page.locator("#templates-pane li.template");
+    expect(await items.count()).toBe(3);
+    expect(await page.locator("#templates-pane h2 .count").textContent()).toBe("3");
+    expect(await page.locator(".templates-summary").textContent()).toContain("3 learned templates · 3 serving · 0 learning · 0 refuted");
+    for (const t of served.data) {
+      const item = page.locator(`li.template[data-template="${t.id}"]`);
+      expect(await item.locator(".badge").textContent()).toBe("serves");
+      expect(await item.locator("dd.hits").textContent()).toBe("1");
+      expect(await item.locator("dd.bindings").textContent()).toBe("3 distinct (serves from 3)");
+      expect(await item.locator("li.slot").count()).toBe(t.slots.length);
+      const first = item.locator("li.slot").first();
+      expect(await first.locator(".chip.type").textContent()).toBe("identifier");
+      expect((await first.locator("code.value").allTextContents()).sort()).toEqual(["A-1", "B-22", "C-333"]);
+    }
+    // The refund step copies the amount: a number slot with the range seen so far.
+    const refundStep = served.data.find((t) => t.slots.some((s) => s.type === "number" && s.copied));
+    expect(refundStep).toBeDefined();
+    const numberSlot = page.locator(`li.template[data-template="${refundStep?.id}"] li.slot`, { hasText: "number" });
+    expect(await numberSlot.locator(".range").textContent()).toBe("range 25 – 60");
+    expect(await numberSlot.textContent()).toContain("copied into the answer");
+    expect((await numberSlot.locator("code.value").allTextContents()).sort()).toEqual(["25", "40", "60"]);
+    // On a laptop the panel scrolls inside the branch pane; the page itself does not grow.
+    expect(await page.evaluate(() => document.documentElement.scrollHeight - window.innerHeight)).toBeLessThanOrEqual(0);
+    await page.locator("g.node", { hasText: "order #A-1" }).first().click();
+    await page.waitForSelector("g.node.role-assistant");
+    await page.screenshot({ path: resolve(OUT, "laptop-templates.png") });
+    await page.close();
+  });
+
+  it("Should show a template that is still learning, with the bindings it lacks", async () => {
+    const learning = await templatesWhen("learning", (p) => p.data.length > 0);
+    expect(learning.data.every((t) => !t.confirmed && t.bindings === 2)).toBe(true);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await openTree(page, "learning");
+    expect(await page.locator("li.template").count()).toBe(learning.data.length);
+    expect(await page.locator("li.template .badge").allTextContents()).toEqual(learning.data.map(() => "learning"));
+    expect(await page.locator("li.template .note").first().textContent()).toBe("Confirmed by 2 of 3 distinct bindings; serves from 3.");
+    expect(await page.locator(".templates-summary").textContent()).toContain("0 serving");
+    await page.screenshot({ path: resolve(OUT, "laptop-templates-learning.png") });
+    await page.close();
+  });
+
+  it("Should explain the empty state on a tree without templates, pointing at muscle-mem-bindings", async () => {
+    expect((await api<TemplatePage>(`/trees/${trees.get("solo")}/templates`)).data).toEqual([]);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await openTree(page, "solo");
+    const empty = page.locator("#templates-pane .templates-empty");
+    const text = (await empty.textContent()) ?? "";
+    expect(text).toContain("No learned templates yet");
+    expect(text).toContain("3 distinct bindings");
+    expect(text).toContain("muscle-mem-bindings");
+    expect(await page.locator("#templates-pane h2 .count").textContent()).toBe("0");
+    expect(await page.locator("#templates-pane .declared").count()).toBe(0);
+    await page.screenshot({ path: resolve(OUT, "laptop-templates-empty.png") });
+    await page.close();
+  });
+
+  it("Should list a declared tree's variables from its frame", async () => {
+    const tree = await api<{ frame: Record<string, unknown> }>(`/trees/${trees.get("declared")}`);
+    expect(tree.frame["muscle-mem-variables"]).toEqual(["order_id"]);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await openTree(page, "declared");
+    expect(await page.locator("#templates-pane .declared .chip.variable").allTextContents()).toEqual(["{{order_id}}"]);
+    expect(await page.locator("#templates-pane .templates-empty").textContent()).toContain("declared variables above");
+    await page.close();
+  });
+
+  it("Should render API text as text, never as markup", async () => {
+    const real = await api<TemplatePage>(`/trees/${trees.get("learned")}/templates`);
+    const evil = `<img src=x onerror="window.__pwned=1">`;
+    const crafted = { ...real, data: real.data.map((t) => ({ ...t, finish_reason: evil, slots: t.slots.map((s) => ({ ...s, values: [evil, ...s.values] })) })) };
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.route("**/api/trees/*/templates", (route) => route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(crafted) }));
+    await openTree(page, "learned");
+    expect(await page.locator("#templates-pane img").count()).toBe(0);
+    expect(await page.locator("#templates-pane code.value", { hasText: evil }).count()).toBeGreaterThan(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await page.close();
+  });
+
+  it("Should fit a phone: the panel under the branch view, no horizontal overflow", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    const page = await context.newPage();
+    await openTree(page, "learned", true);
+    expect(await page.locator("#trees-pane").isVisible()).toBe(false);
+    await page.locator("#templates-pane").scrollIntoViewIfNeeded();
+    expect(await page.locator("#templates-pane li.template").first().isVisible()).toBe(true);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    const wide = await page.evaluate(() => [...document.querySelectorAll("#templates-pane *")].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5).length);
+    expect(wide).toBe(0);
+    await page.screenshot({ path: resolve(OUT, "phone-templates.png"), fullPage: true });
+    await context.close();
+  });
+});
