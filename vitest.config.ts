@@ -20,6 +20,17 @@ const upstreamPort = Number(process.env.MM_TEST_UPSTREAM_PORT) || (await freePor
 process.env.MM_TEST_UPSTREAM_PORT = String(upstreamPort);
 const migrations = await readD1Migrations("./migrations");
 
+/** The vars both Worker projects run with: the scripted upstream, an admin token, immediate counter flushes. */
+const workerBindings = {
+  TEST_MIGRATIONS: migrations,
+  UPSTREAM_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
+  ANTHROPIC_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
+  UPSTREAM_TEST_URL: `http://127.0.0.1:${upstreamPort}`,
+  ADMIN_TOKEN: "test-admin-token",
+  COUNTER_FLUSH_MS: "0",
+  HOT_CACHE_TTL_MS: "200",
+};
+
 export default defineConfig({
   test: {
     projects: [
@@ -29,15 +40,7 @@ export default defineConfig({
             main: "./src/index.ts",
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: {
-                TEST_MIGRATIONS: migrations,
-                UPSTREAM_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
-                ANTHROPIC_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
-                UPSTREAM_TEST_URL: `http://127.0.0.1:${upstreamPort}`,
-                ADMIN_TOKEN: "test-admin-token",
-                COUNTER_FLUSH_MS: "0",
-                HOT_CACHE_TTL_MS: "200",
-              },
+              bindings: workerBindings,
             },
           }),
         ],
@@ -45,6 +48,26 @@ export default defineConfig({
           name: "workers",
           include: ["test/unit/**/*.test.ts", "test/worker/**/*.test.ts"],
           setupFiles: ["./test/worker/apply-migrations.ts"],
+          globalSetup: ["./test/global-setup.ts"],
+        },
+      },
+      {
+        // The same Worker over four D1 shards with read replication on (src/store/shards.ts): every route
+        // must find each tree in its own shard. The scripted upstream is the workers project's (same port).
+        plugins: [
+          cloudflareTest({
+            main: "./src/index.ts",
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              d1Databases: { DB: "shard-0", DB_1: "shard-1", DB_2: "shard-2", DB_3: "shard-3" },
+              bindings: { ...workerBindings, D1_SHARDS: "DB,DB_1,DB_2,DB_3", D1_READ_REPLICATION: "on" },
+            },
+          }),
+        ],
+        test: {
+          name: "sharded",
+          include: ["test/sharded/**/*.test.ts"],
+          setupFiles: ["./test/sharded/apply-migrations.ts"],
           globalSetup: ["./test/global-setup.ts"],
         },
       },

@@ -14,6 +14,8 @@ export interface Config {
   /** How long the upstream may take to send its status and headers (`UPSTREAM_TIMEOUT_MS`; 0 waits forever). */
   upstreamTimeoutMs: number;
   counterFlushMs: number;
+  /** `D1_READ_REPLICATION=on`: hits read through D1 sessions (replicas), misses are confirmed on the primary. */
+  readReplication: boolean;
 }
 
 function int(value: string | undefined, fallback: number, min = 0): number {
@@ -36,6 +38,7 @@ export function configOf(env: Env): Config {
     singleFlightWaitMs: int(vars.SINGLE_FLIGHT_WAIT_MS, 120_000, 1),
     upstreamTimeoutMs: int(vars.UPSTREAM_TIMEOUT_MS, 600_000),
     counterFlushMs: int(vars.COUNTER_FLUSH_MS, 1000),
+    readReplication: vars.D1_READ_REPLICATION === "on",
   };
   cached = { env, config };
   return config;

@@ -105,7 +105,13 @@ async function startFront(port: number, innerPort: string, routes: FrontRoutes):
     }
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
   const { port: bound } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${bound}/v1`,

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { configOf } from "../config";
 import { isolate } from "../isolate";
+import { dbFor } from "../store/shards";
 
 type Ctx = Context<{ Bindings: Env }>;
 
@@ -8,7 +9,7 @@ type Ctx = Context<{ Bindings: Env }>;
 export function countHit(c: Ctx, treeId: string, answer: { hash: string; promptTokens: number; completionTokens: number; latencyMs: number }, templateId?: string): void {
   const { counters } = isolate(configOf(c.env));
   counters.hit(treeId, answer.hash, answer);
-  if (templateId) counters.templateHit(templateId);
+  if (templateId) counters.templateHit(treeId, templateId);
   scheduleFlush(c);
 }
 
@@ -26,7 +27,7 @@ function scheduleFlush(c: Ctx): void {
   counters.markScheduled();
   c.executionCtx.waitUntil(
     new Promise((resolve) => setTimeout(resolve, config.counterFlushMs))
-      .then(() => counters.flush(c.env.DB))
+      .then(() => counters.flush((treeId) => dbFor(c.env, treeId).db))
       .catch((error) => console.error(JSON.stringify({ event: "counter_flush_failed", error: String(error) }))),
   );
 }

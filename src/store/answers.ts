@@ -1,8 +1,6 @@
-import { and, eq } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/d1";
 import type { StoredAnswer } from "../cache/answer";
 import type { CanonicalMessage } from "../cache/messages";
-import { nodes, type NodeRow } from "./schema";
+import type { NodeRow } from "./schema";
 
 /** Converts a node row into the answer the proxy serves. */
 export function answerOf(row: Pick<NodeRow, "hash" | "message" | "observations" | "finishReason" | "promptTokens" | "completionTokens" | "latencyMs">): StoredAnswer {
@@ -17,24 +15,31 @@ export function answerOf(row: Pick<NodeRow, "hash" | "message" | "observations" 
   };
 }
 
+/** The exact lookup's one query (its plan is checked in test/worker/store.test.ts). */
+export const ANSWERS_SQL = `SELECT hash, message, observations, finish_reason AS finishReason, prompt_tokens AS promptTokens,
+  completion_tokens AS completionTokens, latency_ms AS latencyMs
+  FROM nodes WHERE parent = ?1 AND role = 'assistant' ORDER BY hash`;
+
+type AnswerRow = Pick<NodeRow, "hash" | "message" | "observations" | "finishReason" | "promptTokens" | "completionTokens" | "latencyMs">;
+
+/** What one answers query returned, and whether D1 says the primary served it (read replication). */
+export interface AnswersRead {
+  answers: StoredAnswer[];
+  /** `meta.served_by_primary`; undefined when the runtime does not say. */
+  servedByPrimary: boolean | undefined;
+}
+
 /**
  * The recorded answers at h_n: the assistant children of one node. One indexed
  * query (nodes_parent_idx), whatever the depth of the conversation or the size
- * of the tree.
+ * of the tree. Takes a database or a read-replica session.
  */
-export async function readAnswers(db: D1Database, parent: string): Promise<StoredAnswer[]> {
-  const rows = await drizzle(db)
-    .select({
-      hash: nodes.hash,
-      message: nodes.message,
-      observations: nodes.observations,
-      finishReason: nodes.finishReason,
-      promptTokens: nodes.promptTokens,
-      completionTokens: nodes.completionTokens,
-      latencyMs: nodes.latencyMs,
-    })
-    .from(nodes)
-    .where(and(eq(nodes.parent, parent), eq(nodes.role, "assistant")))
-    .orderBy(nodes.hash);
-  return rows.filter((row) => row.observations > 0).map(answerOf);
+export async function queryAnswers(db: D1Database | D1DatabaseSession, parent: string): Promise<AnswersRead> {
+  const result = await db.prepare(ANSWERS_SQL).bind(parent).all<AnswerRow>();
+  return { answers: result.results.filter((row) => row.observations > 0).map(answerOf), servedByPrimary: result.meta.served_by_primary };
+}
+
+/** The recorded answers at h_n (see queryAnswers). */
+export async function readAnswers(db: D1Database | D1DatabaseSession, parent: string): Promise<StoredAnswer[]> {
+  return (await queryAnswers(db, parent)).answers;
 }

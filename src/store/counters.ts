@@ -1,6 +1,6 @@
 import { inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { drizzle } from "drizzle-orm/d1";
+import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import { nodes, templates, trees } from "./schema";
 
 interface TreeDelta {
@@ -34,8 +34,8 @@ function take<K, V>(map: Map<K, V>, n: number): Map<K, V> {
 
 export class Counters {
   private treeDeltas = new Map<string, TreeDelta>();
-  private nodeHits = new Map<string, { hits: number; lastHitAt: number }>();
-  private templateHits = new Map<string, number>();
+  private nodeHits = new Map<string, { treeId: string; hits: number; lastHitAt: number }>();
+  private templateHits = new Map<string, { treeId: string; hits: number }>();
   private scheduled = false;
 
   private tree(treeId: string): TreeDelta {
@@ -54,15 +54,17 @@ export class Counters {
     delta.completionTokens += saved.completionTokens;
     delta.latencyMs += saved.latencyMs;
     delta.lastHitAt = now;
-    const node = this.nodeHits.get(nodeHash) ?? { hits: 0, lastHitAt: 0 };
+    const node = this.nodeHits.get(nodeHash) ?? { treeId, hits: 0, lastHitAt: 0 };
     node.hits++;
     node.lastHitAt = now;
     this.nodeHits.set(nodeHash, node);
   }
 
-  /** One more hit served by a learned template (counted besides the tree's hit). */
-  templateHit(templateId: string): void {
-    this.templateHits.set(templateId, (this.templateHits.get(templateId) ?? 0) + 1);
+  /** One more hit served by a learned template of `treeId` (counted besides the tree's hit). */
+  templateHit(treeId: string, templateId: string): void {
+    const template = this.templateHits.get(templateId) ?? { treeId, hits: 0 };
+    template.hits++;
+    this.templateHits.set(templateId, template);
   }
 
   bypass(treeId: string): void {
@@ -86,10 +88,11 @@ export class Counters {
   /**
    * Writes and clears the buffered counts, at most `maxRows` row updates per
    * flush (one Worker invocation may run only so many D1 statements); the
-   * rest stay buffered for the next flush. Failures drop the counts, never
-   * the request.
+   * rest stay buffered for the next flush. Each tree's counts go to the
+   * database `dbOf` names for it (its shard), one batch per database.
+   * Failures drop the counts, never the request.
    */
-  async flush(db: D1Database, maxRows = MAX_ROWS_PER_FLUSH): Promise<void> {
+  async flush(dbOf: (treeId: string) => D1Database, maxRows = MAX_ROWS_PER_FLUSH): Promise<void> {
     this.scheduled = false;
     if (this.pending() === 0) return;
     let budget = maxRows;
@@ -98,10 +101,15 @@ export class Counters {
     const nodeHits = take(this.nodeHits, budget);
     budget -= nodeHits.size;
     const templateHits = take(this.templateHits, budget);
-    const orm = drizzle(db);
-    const statements: BatchItem<"sqlite">[] = [];
+    const batches = new Map<D1Database, BatchItem<"sqlite">[]>();
+    const add = (treeId: string, build: (orm: DrizzleD1Database) => BatchItem<"sqlite">) => {
+      const db = dbOf(treeId);
+      const list = batches.get(db) ?? [];
+      list.push(build(drizzle(db)));
+      batches.set(db, list);
+    };
     for (const [id, d] of treeDeltas) {
-      statements.push(
+      add(id, (orm) =>
         orm
           .update(trees)
           .set({
@@ -116,7 +124,7 @@ export class Counters {
       );
     }
     for (const [hash, n] of nodeHits) {
-      statements.push(
+      add(n.treeId, (orm) =>
         orm
           .update(nodes)
           .set({ hits: sql`${nodes.hits} + ${n.hits}`, lastHitAt: n.lastHitAt })
@@ -124,9 +132,10 @@ export class Counters {
       );
     }
     for (const [id, n] of templateHits) {
-      statements.push(orm.update(templates).set({ hits: sql`${templates.hits} + ${n}` }).where(inArray(templates.id, [id])));
+      add(n.treeId, (orm) => orm.update(templates).set({ hits: sql`${templates.hits} + ${n.hits}` }).where(inArray(templates.id, [id])));
     }
-    if (statements.length === 0) return;
-    await orm.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    await Promise.all(
+      [...batches].map(([db, statements]) => drizzle(db).batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])),
+    );
   }
 }

@@ -1,5 +1,6 @@
 import { configOf } from "../config";
 import { isolate } from "../isolate";
+import { allShards, dbFor } from "./shards";
 import { addOutcome, previewStale, type PruneOutcome, type PruneRequest, type StaleCriteria } from "./prune";
 
 const TREES_PER_PAGE = 100;
@@ -18,30 +19,33 @@ export async function pruneThroughWriter(env: Env, request: PruneRequest): Promi
 
 /**
  * A stale prune over one tree, or every tree of a tenant (null: every
- * tenant). A dry run only reads; a real run goes through each tree's
- * Durable Object. The scheduled prune calls this too.
+ * tenant), shard by shard. A dry run only reads; a real run goes through each
+ * tree's Durable Object. The scheduled prune calls this too.
  */
 export async function pruneStaleTrees(
   env: Env,
   q: { tenant: string | null; treeId?: string; criteria: StaleCriteria; dryRun: boolean },
 ): Promise<PruneOutcome> {
   let total: PruneOutcome = { trees: 0, nodes: 0, answers: 0, roots: [] };
-  let after = "";
-  for (;;) {
-    const page = await env.DB.prepare(
-      `SELECT id FROM trees WHERE (?1 IS NULL OR tenant = ?1) AND (?2 IS NULL OR id = ?2) AND id > ?3 ORDER BY id LIMIT ${TREES_PER_PAGE}`,
-    )
-      .bind(q.tenant, q.treeId ?? null, after)
-      .all<{ id: string }>();
-    for (const { id } of page.results) {
-      const one = q.dryRun
-        ? await previewStale(env.DB, id, q.criteria)
-        : await pruneThroughWriter(env, { kind: "stale", treeId: id, criteria: q.criteria, dryRun: false });
-      total = addOutcome(total, one);
+  const dbs = q.treeId ? [dbFor(env, q.treeId).db] : allShards(env);
+  for (const db of dbs) {
+    let after = "";
+    for (;;) {
+      const page = await db
+        .prepare(`SELECT id FROM trees WHERE (?1 IS NULL OR tenant = ?1) AND (?2 IS NULL OR id = ?2) AND id > ?3 ORDER BY id LIMIT ${TREES_PER_PAGE}`)
+        .bind(q.tenant, q.treeId ?? null, after)
+        .all<{ id: string }>();
+      for (const { id } of page.results) {
+        const one = q.dryRun
+          ? await previewStale(db, id, q.criteria)
+          : await pruneThroughWriter(env, { kind: "stale", treeId: id, criteria: q.criteria, dryRun: false });
+        total = addOutcome(total, one);
+      }
+      if (page.results.length < TREES_PER_PAGE) break;
+      after = page.results[page.results.length - 1].id;
     }
-    if (page.results.length < TREES_PER_PAGE) return total;
-    after = page.results[page.results.length - 1].id;
   }
+  return total;
 }
 
 /**

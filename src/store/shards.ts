@@ -74,24 +74,49 @@ function isD1(value: unknown): value is D1Database {
   return typeof value === "object" && value !== null && typeof (value as { prepare?: unknown }).prepare === "function";
 }
 
+/** The shard list per env object (one per isolate): parsed once, off the hot path. */
+const resolved = new WeakMap<object, Shard[]>();
+
 /** Every configured shard that is bound; throws when `D1_SHARDS` names a binding that does not exist. */
 export function shards(env: Env): Shard[] {
+  const known = resolved.get(env);
+  if (known) return known;
   const vars = env as unknown as Bindings;
-  return shardNames(vars.D1_SHARDS as string | undefined).map((name) => {
+  const all = shardNames(vars.D1_SHARDS as string | undefined).map((name) => {
     const db = vars[name];
     if (!isD1(db)) throw new Error(`D1_SHARDS names '${name}', which is not a D1 binding of this Worker`);
     return { name, db };
   });
+  resolved.set(env, all);
+  return all;
 }
 
-/** The D1 database that holds `treeId` (and every node of that tree). */
+/** The D1 database that holds `treeId` (and every node and template of that tree). */
 export function dbFor(env: Env, treeId: string): Shard {
   const all = shards(env);
+  if (all.length === 1) return all[0];
   const name = shardOf(
     all.map((s) => s.name),
     treeId,
   );
   return all.find((s) => s.name === name) ?? all[0];
+}
+
+/** Every shard's database, for reads that span trees (lists, stats, the scheduled prune). */
+export function allShards(env: Env): D1Database[] {
+  return shards(env).map((s) => s.db);
+}
+
+/**
+ * Runs `read` on every shard at once and returns the first non-null result,
+ * with its shard. For the few reads that start from a node hash, which does not
+ * name its tree (the node and path API, pruning a node).
+ */
+export async function findInShards<T>(env: Env, read: (db: D1Database) => Promise<T | null>): Promise<{ shard: Shard; value: T } | null> {
+  const all = shards(env);
+  const found = await Promise.all(all.map(async (shard) => ({ shard, value: await read(shard.db) })));
+  for (const f of found) if (f.value !== null) return { shard: f.shard, value: f.value };
+  return null;
 }
 
 /** Parses `<binding>:<bookmark>` from the client; null when absent, malformed or for another shard. */
@@ -114,20 +139,29 @@ export function readSession(shard: Shard, clientBookmark: string | null): D1Data
   return shard.db.withSession(clientBookmark ?? "first-unconstrained");
 }
 
+/** One read through a session: its rows and whether D1 says the primary served it. */
+export interface SessionRead<T> {
+  rows: T[];
+  servedByPrimary: boolean | undefined;
+}
+
 /**
- * Reads through a replica session and, when the replica has nothing,
- * confirms on the primary (`first-primary`), so a just-recorded answer is
- * never missed. Returns the rows and the newest bookmark seen.
+ * Reads through a replica session and, when the replica has nothing and was
+ * not the primary, confirms on the primary (`first-primary`), so that a
+ * just-recorded answer is never missed. Returns the rows and the newest
+ * bookmark seen. Without read replication every read is served by the
+ * primary and no second read happens.
  */
 export async function readYourWrites<T>(
   shard: Shard,
   clientBookmark: string | null,
-  read: (db: D1DatabaseSession) => Promise<T[]>,
+  read: (db: D1DatabaseSession) => Promise<SessionRead<T>>,
 ): Promise<{ rows: T[]; bookmark: string | null; from: "replica" | "primary" }> {
   const replica = readSession(shard, clientBookmark);
-  const rows = await read(replica);
-  if (rows.length > 0) return { rows, bookmark: replica.getBookmark(), from: "replica" };
+  const first = await read(replica);
+  if (first.rows.length > 0) return { rows: first.rows, bookmark: replica.getBookmark(), from: first.servedByPrimary === true ? "primary" : "replica" };
+  if (first.servedByPrimary === true) return { rows: first.rows, bookmark: replica.getBookmark(), from: "primary" };
   const primary = shard.db.withSession("first-primary");
   const confirmed = await read(primary);
-  return { rows: confirmed, bookmark: primary.getBookmark() ?? replica.getBookmark(), from: "primary" };
+  return { rows: confirmed.rows, bookmark: primary.getBookmark() ?? replica.getBookmark(), from: "primary" };
 }

@@ -78,18 +78,31 @@ function statsOf(rows: Row[], prices: PriceTable): Stats {
 
 /**
  * Overall stats (one aggregate per model, priced) and per-tree stats for the
- * `limit` trees with the most hits, within a tenant (or every tenant when null).
+ * `limit` trees with the most hits, within a tenant (or every tenant when
+ * null), over every shard: per-model rows add up, per-tree rows merge.
  */
-export async function readStats(db: D1Database, q: { tenant: string | null; treeId?: string; limit: number; prices: PriceTable }): Promise<{ overall: Stats; trees: TreeStats[] }> {
+export async function readStats(
+  dbs: readonly D1Database[],
+  q: { tenant: string | null; treeId?: string; limit: number; prices: PriceTable },
+): Promise<{ overall: Stats; trees: TreeStats[] }> {
   const where = `WHERE (?1 IS NULL OR tenant = ?1) AND (?2 IS NULL OR id = ?2)`;
-  const [byModel, byTree] = await db.batch<Row>([
-    db.prepare(`SELECT model, ${SUMS} FROM trees ${where} GROUP BY model`).bind(q.tenant, q.treeId ?? null),
-    db
-      .prepare(`SELECT id, namespace, model, last_hit_at, ${SUMS} FROM trees ${where} GROUP BY id ORDER BY hits DESC, id LIMIT ?3`)
-      .bind(q.tenant, q.treeId ?? null, q.limit),
-  ]);
+  const perShard = await Promise.all(
+    dbs.map((db) =>
+      db.batch<Row>([
+        db.prepare(`SELECT model, ${SUMS} FROM trees ${where} GROUP BY model`).bind(q.tenant, q.treeId ?? null),
+        db
+          .prepare(`SELECT id, namespace, model, last_hit_at, ${SUMS} FROM trees ${where} GROUP BY id ORDER BY hits DESC, id LIMIT ?3`)
+          .bind(q.tenant, q.treeId ?? null, q.limit),
+      ]),
+    ),
+  );
+  const byModel = perShard.flatMap(([models]) => models.results);
+  const byTree = perShard
+    .flatMap(([, perTree]) => perTree.results)
+    .sort((a, b) => b.hits - a.hits || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, q.limit);
   return {
-    overall: statsOf(byModel.results, q.prices),
-    trees: byTree.results.map((r) => ({ ...statsOf([r], q.prices), tree_id: r.id, namespace: r.namespace, model: r.model, last_hit_at: r.last_hit_at })),
+    overall: statsOf(byModel, q.prices),
+    trees: byTree.map((r) => ({ ...statsOf([r], q.prices), tree_id: r.id, namespace: r.namespace, model: r.model, last_hit_at: r.last_hit_at })),
   };
 }

@@ -70,23 +70,38 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
+/** Newest activity first, then id descending: the order of the list and of its cursor. */
+function byActivity(a: TreeRowRaw, b: TreeRowRaw): number {
+  return b.activity - a.activity || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
 /**
  * Trees of one tenant (or of all when `tenant` is null), newest activity
- * first, keyset-paginated on (activity, id).
+ * first, keyset-paginated on (activity, id). With several shards, each
+ * returns its first `limit + 1` after the cursor and the pages merge: the
+ * cursor is the same whatever shard a tree lives in.
  */
-export async function listTrees(db: D1Database, q: { tenant: string | null; namespace?: string; limit: number; after?: [number, string] }): Promise<Page<TreeSummary>> {
-  const rows = await db
-    .prepare(
-      `SELECT ${TREE_COLUMNS} FROM trees
+export async function listTrees(
+  dbs: readonly D1Database[],
+  q: { tenant: string | null; namespace?: string; limit: number; after?: [number, string] },
+): Promise<Page<TreeSummary>> {
+  const pages = await Promise.all(
+    dbs.map((db) =>
+      db
+        .prepare(
+          `SELECT ${TREE_COLUMNS} FROM trees
        WHERE (?1 IS NULL OR tenant = ?1) AND (?2 IS NULL OR namespace = ?2)
          AND (?3 IS NULL OR coalesce(last_hit_at, created_at) < ?3 OR (coalesce(last_hit_at, created_at) = ?3 AND id < ?4))
        ORDER BY activity DESC, id DESC LIMIT ?5`,
-    )
-    .bind(q.tenant, q.namespace ?? null, q.after?.[0] ?? null, q.after?.[1] ?? null, q.limit + 1)
-    .all<TreeRowRaw>();
-  const page = rows.results.slice(0, q.limit);
+        )
+        .bind(q.tenant, q.namespace ?? null, q.after?.[0] ?? null, q.after?.[1] ?? null, q.limit + 1)
+        .all<TreeRowRaw>(),
+    ),
+  );
+  const rows = pages.flatMap((p) => p.results).sort(byActivity);
+  const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { data: page.map(treeOf), next_cursor: rows.results.length > q.limit && last ? encodeCursor([last.activity, last.id]) : null };
+  return { data: page.map(treeOf), next_cursor: rows.length > q.limit && last ? encodeCursor([last.activity, last.id]) : null };
 }
 
 /** One tree with its full frame, if the scope may see it. */

@@ -6,6 +6,7 @@ import { choose } from "../cache/policy";
 import { configOf } from "../config";
 import { readAnswers } from "./answers";
 import { recordGeneration, type RecordInput, type RecordOutcome } from "./record";
+import { dbFor } from "./shards";
 import { SingleFlight, type Claim, type Joined } from "./single-flight";
 import { learnFrom, type LearnReport } from "./templates-learn";
 
@@ -40,14 +41,14 @@ export class TreeWriter extends DurableObject<Env> {
   async record(input: RecordInput, key?: string, token?: string): Promise<RecordOutcome> {
     let outcome: RecordOutcome;
     try {
-      outcome = await this.serialised(() => recordGeneration(this.env.DB, input));
+      outcome = await this.serialised(() => recordGeneration(this.db(input.treeId), input));
     } catch (error) {
       // Nothing was stored: end the flight, so its waiters and the next request go to the model.
       if (key && token) this.flights.fail(key, token);
       throw error;
     }
     if (key) {
-      const answers = await readAnswers(this.env.DB, key).catch(() => []);
+      const answers = await readAnswers(this.db(input.treeId), key).catch(() => []);
       const chosen = choose(answers, configOf(this.env).policy);
       this.flights.complete(key, token, this.answerOf(input), chosen === null ? null : answers[chosen]);
     }
@@ -65,7 +66,7 @@ export class TreeWriter extends DurableObject<Env> {
    */
   async prune(request: PruneRequest): Promise<PruneOutcome> {
     try {
-      return await this.serialised(() => runPrune(this.env.DB, request));
+      return await this.serialised(() => runPrune(this.db(request.treeId), request));
     } finally {
       this.flights.forget();
     }
@@ -73,7 +74,7 @@ export class TreeWriter extends DurableObject<Env> {
 
   /** Seeds this tree from imported trajectories (idempotent), serialised with its writes. */
   async importPaths(batch: ImportBatch): Promise<ImportOutcome> {
-    return this.serialised(() => importNodes(this.env.DB, batch));
+    return this.serialised(() => importNodes(this.db(batch.treeId), batch));
   }
 
   /**
@@ -83,10 +84,15 @@ export class TreeWriter extends DurableObject<Env> {
    * and records. Never throws: learning is an optimisation.
    */
   async learn(input: RecordInput): Promise<LearnReport | null> {
-    return this.serialised(() => learnFrom(this.env.DB, input)).catch((error) => {
+    return this.serialised(() => learnFrom(this.db(input.treeId), input)).catch((error) => {
       console.error(JSON.stringify({ event: "template_learn_failed", tree: input.treeId, error: String(error) }));
       return null;
     });
+  }
+
+  /** The shard that holds `treeId` (src/store/shards.ts); the primary, never a replica. */
+  private db(treeId: string): D1Database {
+    return dbFor(this.env, treeId).db;
   }
 
   /** Runs `work` after every write queued before it, whatever their outcome. */

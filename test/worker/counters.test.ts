@@ -15,13 +15,13 @@ describe("buffered counters", () => {
     const counters = new Counters();
     for (let i = 0; i < 30; i++) counters.hit("t", `${prefix}-${i}`, { promptTokens: 1, completionTokens: 1, latencyMs: 1 });
     expect(counters.pending()).toBe(31);
-    await counters.flush(env.DB, 10);
+    await counters.flush(() => env.DB, 10);
     expect(counters.pending()).toBe(21);
     expect(counters.due()).toBe(true);
     expect(await hitsOf(prefix)).toBe(9);
-    await counters.flush(env.DB, 10);
-    await counters.flush(env.DB, 10);
-    await counters.flush(env.DB, 10);
+    await counters.flush(() => env.DB, 10);
+    await counters.flush(() => env.DB, 10);
+    await counters.flush(() => env.DB, 10);
     expect(counters.pending()).toBe(0);
     expect(counters.due()).toBe(false);
     expect(await hitsOf(prefix)).toBe(30);

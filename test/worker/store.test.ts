@@ -1,3 +1,4 @@
+import { ANSWERS_SQL } from "../../src/store/answers";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/cache/canonical";
@@ -63,7 +64,7 @@ describe("recording in D1", () => {
   });
 
   it("Should look the answer up with one indexed query whatever the depth", async () => {
-    const plan = await env.DB.prepare("EXPLAIN QUERY PLAN SELECT hash FROM nodes WHERE parent = ? AND role = 'assistant'").bind("x").all<{ detail: string }>();
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${ANSWERS_SQL}`).bind("x").all<{ detail: string }>();
     expect(plan.results.map((r) => r.detail).join(" ")).toContain("USING INDEX nodes_parent_idx");
   });
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { decodeCursor } from "../../store/cursor";
+import { dbFor } from "../../store/shards";
 import { exportLines } from "../../store/export";
 import { readTree } from "../../store/trajectories";
 import { hashParam, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
@@ -20,11 +21,12 @@ export async function getExport(c: ApiCtx): Promise<Response> {
   const treeId = hashParam(c, "treeId");
   const q = parseWith(exportQuery, c.req.query());
   const after = q.cursor ? decodeCursor(q.cursor, ["number", "number"] as const) : ([0, 0] as [number, number]);
-  const tree = await readTree(c.env.DB, treeId, scopeOf(c));
+  const db = dbFor(c.env, treeId).db;
+  const tree = await readTree(db, treeId, scopeOf(c));
   if (!tree) throw notFound("tree");
   const chunks: string[] = [];
   let chars = 0;
-  const next = await exportLines(c.env.DB, tree, { after, limit: q.limit }, (line) => {
+  const next = await exportLines(db, tree, { after, limit: q.limit }, (line) => {
     const json = `${JSON.stringify(line)}\n`;
     chunks.push(json);
     chars += json.length;

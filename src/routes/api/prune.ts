@@ -2,13 +2,14 @@ import { z } from "zod";
 import { ApiError } from "../../errors";
 import { nodeOwner } from "../../store/node-read";
 import { pruneStaleTrees, pruneThroughWriter } from "../../store/prune-runner";
+import { dbFor, findInShards } from "../../store/shards";
 import { hashParam, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
 
 /** `DELETE /api/nodes/:hash`: prunes the node and everything under it. */
 export async function deleteNode(c: ApiCtx): Promise<Response> {
   const hash = hashParam(c, "hash");
   const scope = scopeOf(c);
-  const owner = await nodeOwner(c.env.DB, hash);
+  const owner = (await findInShards(c.env, (db) => nodeOwner(db, hash)))?.value;
   if (!owner || (scope !== null && owner.tenant !== scope)) throw notFound("node");
   const outcome = await pruneThroughWriter(c.env, { kind: "subtree", treeId: owner.treeId, hash });
   if (outcome.nodes === 0) throw notFound("node");
@@ -35,7 +36,7 @@ export async function postPrune(c: ApiCtx): Promise<Response> {
   const body = parseWith(staleBody, json, "body");
   const scope = scopeOf(c);
   if (body.tree_id) {
-    const tree = await c.env.DB.prepare(`SELECT 1 AS ok FROM trees WHERE id = ?1 AND (?2 IS NULL OR tenant = ?2)`).bind(body.tree_id, scope).first();
+    const tree = await dbFor(c.env, body.tree_id).db.prepare(`SELECT 1 AS ok FROM trees WHERE id = ?1 AND (?2 IS NULL OR tenant = ?2)`).bind(body.tree_id, scope).first();
     if (!tree) throw notFound("tree");
   }
   const criteria = { cutoff: body.older_than_ms === undefined ? null : Date.now() - body.older_than_ms, minHits: body.min_hits ?? null };

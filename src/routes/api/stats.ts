@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pricesOf } from "../../store/prices";
+import { allShards } from "../../store/shards";
 import { readStats } from "../../store/stats";
 import { limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
 
@@ -12,7 +13,7 @@ const statsQuery = z.object({
 export async function getStats(c: ApiCtx): Promise<Response> {
   const q = parseWith(statsQuery, c.req.query());
   const prices = pricesOf((c.env as unknown as Record<string, string | undefined>).PRICES_JSON);
-  const stats = await readStats(c.env.DB, { tenant: scopeOf(c), treeId: q.tree_id, limit: q.limit, prices });
+  const stats = await readStats(allShards(c.env), { tenant: scopeOf(c), treeId: q.tree_id, limit: q.limit, prices });
   if (q.tree_id && stats.trees.length === 0) throw notFound("tree");
   return c.json(stats);
 }

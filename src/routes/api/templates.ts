@@ -2,6 +2,7 @@ import { isConfirmed } from "../../cache/templates/learned";
 import type { LearnedTemplate } from "../../cache/templates/induce";
 import { settingsOf } from "../chat/templates";
 import { listTemplates, templateHits } from "../../store/templates";
+import { dbFor } from "../../store/shards";
 import { readTree } from "../../store/trajectories";
 import { hashParam, notFound, scopeOf, type ApiCtx } from "./params";
 
@@ -23,9 +24,10 @@ function summary(t: LearnedTemplate, minBindings: number, hits: number) {
 /** `GET /api/trees/:treeId/templates`: the tree's learned templates (at most 100, newest first). */
 export async function getTemplates(c: ApiCtx): Promise<Response> {
   const treeId = hashParam(c, "treeId");
-  const tree = await readTree(c.env.DB, treeId, scopeOf(c));
+  const db = dbFor(c.env, treeId).db;
+  const tree = await readTree(db, treeId, scopeOf(c));
   if (!tree) throw notFound("tree");
   const { minBindings } = settingsOf(c.env);
-  const [templates, hits] = await Promise.all([listTemplates(c.env.DB, treeId), templateHits(c.env.DB, treeId)]);
+  const [templates, hits] = await Promise.all([listTemplates(db, treeId), templateHits(db, treeId)]);
   return c.json({ tree_id: treeId, min_bindings: minBindings, data: templates.map((t) => summary(t, minBindings, hits.get(t.id) ?? 0)) });
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { decodeCursor } from "../../store/cursor";
+import { allShards, dbFor } from "../../store/shards";
 import { listChildren, listTrees, readTree } from "../../store/trajectories";
 import { hashParam, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
 
@@ -15,12 +16,13 @@ const listQuery = z.object({
 export async function getTrees(c: ApiCtx): Promise<Response> {
   const q = parseWith(listQuery, c.req.query());
   const after = q.cursor ? decodeCursor(q.cursor, ["number", "string"] as const) : undefined;
-  return c.json(await listTrees(c.env.DB, { tenant: scopeOf(c), namespace: q.namespace, limit: q.limit, after }));
+  return c.json(await listTrees(allShards(c.env), { tenant: scopeOf(c), namespace: q.namespace, limit: q.limit, after }));
 }
 
 /** `GET /api/trees/:treeId`: one tree with its full frame. */
 export async function getTree(c: ApiCtx): Promise<Response> {
-  const tree = await readTree(c.env.DB, hashParam(c, "treeId"), scopeOf(c));
+  const treeId = hashParam(c, "treeId");
+  const tree = await readTree(dbFor(c.env, treeId).db, treeId, scopeOf(c));
   if (!tree) throw notFound("tree");
   return c.json(tree);
 }
@@ -38,12 +40,13 @@ export async function getChildren(c: ApiCtx): Promise<Response> {
   const after = q.cursor ? decodeCursor(q.cursor, ["number"] as const)[0] : 0;
   const scope = scopeOf(c);
   const parent = q.parent ?? treeId;
-  const owned = await c.env.DB.prepare(
+  const db = dbFor(c.env, treeId).db;
+  const owned = await db.prepare(
     `SELECT 1 AS ok FROM trees t WHERE t.id = ?1 AND (?2 IS NULL OR t.tenant = ?2)
        AND (?3 = ?1 OR EXISTS (SELECT 1 FROM nodes n WHERE n.hash = ?3 AND n.tree_id = ?1))`,
   )
     .bind(treeId, scope, parent)
     .first();
   if (!owned) throw notFound(q.parent ? "node in this tree" : "tree");
-  return c.json(await listChildren(c.env.DB, parent, q.limit, after));
+  return c.json(await listChildren(db, parent, q.limit, after));
 }

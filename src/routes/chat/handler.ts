@@ -13,7 +13,7 @@ import { claimOf } from "../claim";
 import { notCached, readControls } from "./controls";
 import { generate, type Recording } from "../generation";
 import { chatAnswerReader } from "./answer-reader";
-import { lookupAnswer } from "./lookup";
+import { lookupAnswer, lookupSource, withBookmark } from "./lookup";
 import { parseChatRequest } from "./parse";
 import { CACHE_HEADER, serveAnswer } from "./respond";
 import { forgetTemplatePresence, planTemplates, readBindings, settingsOf } from "./templates";
@@ -47,18 +47,20 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   if (controls.noStore) return bypass(c, raw, config.upstreamBaseUrl, key.treeId);
 
   const view = { model: body.model, stream, includeUsage: body.stream_options?.include_usage === true };
+  const source = lookupSource(env, key.treeId, c.req.raw.headers);
+  if (!source) return bypass(c, raw, config.upstreamBaseUrl, key.treeId);
   if (!controls.noCache) {
-    const found = await lookupAnswer(env.DB, isolate(config).hot, key.key, config.policy, config.lookupTimeoutMs);
+    const found = await lookupAnswer(source, isolate(config).hot, key.key, config.policy, config.lookupTimeoutMs);
     phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
     const served = found.status === "hit" ? plan.render(found.answer) : null;
     if (served) {
       countHit(c, key.treeId, served);
-      return serveAnswer(served, { ...view, headers: plan.hitHeaders });
+      return withBookmark(serveAnswer(served, { ...view, headers: plan.hitHeaders }), source, found);
     }
-    const learned = found.status === "failed" ? null : await plan.learned(env.DB, config.lookupTimeoutMs, config.hotCacheTtlMs);
+    const learned = found.status === "failed" ? null : await plan.learned(source.shard.db, config.lookupTimeoutMs, config.hotCacheTtlMs);
     if (learned) {
       countHit(c, key.treeId, learned.answer, learned.template);
-      return serveAnswer(learned.answer, { ...view, headers: { "muscle-mem-template": learned.template } });
+      return withBookmark(serveAnswer(learned.answer, { ...view, headers: { "muscle-mem-template": learned.template } }), source, found);
     }
     if (controls.onlyIfCached) throw notCached();
     if (found.status === "failed") return bypass(c, raw, config.upstreamBaseUrl, key.treeId);

@@ -13,7 +13,7 @@ import { forward, relayResponse } from "../../upstream/forward";
 import { parseJsonBody } from "../body";
 import { claimOf } from "../claim";
 import { notCached, readControls } from "../chat/controls";
-import { lookupAnswer } from "../chat/lookup";
+import { lookupAnswer, lookupSource, withBookmark } from "../chat/lookup";
 import { CACHE_HEADER } from "../chat/respond";
 import { generate, type Recording } from "../generation";
 import { messagesAnswerReader } from "./answer-reader";
@@ -45,9 +45,11 @@ export async function messages(c: Ctx): Promise<Response> {
 
   const view = { model: body.model, stream };
   if (!controls.noCache) {
-    const found = await lookupAnswer(c.env.DB, isolate(config).hot, key.key, config.policy, config.lookupTimeoutMs);
+    const source = lookupSource(c.env, key.treeId, headers);
+    if (!source) return bypass(c, raw, key.treeId);
+    const found = await lookupAnswer(source, isolate(config).hot, key.key, config.policy, config.lookupTimeoutMs);
     const answer = found.status === "hit" ? anthropicAnswerOf(found.answer) : null;
-    if (found.status === "hit" && answer) return serveHit(c, key, found.answer, answer, view);
+    if (found.status === "hit" && answer) return withBookmark(serveHit(c, key, found.answer, answer, view), source, found);
     if (controls.onlyIfCached) throw notCached();
     if (found.status !== "miss") return bypass(c, raw, key.treeId);
   } else if (controls.onlyIfCached) {
