@@ -86,7 +86,7 @@ export function keyRequest(body: ChatRequest, tenant: string, namespace: string,
 export function keyAnswer(key: RequestKey, message: ChatMessage): { hash: string; json: string; message: CanonicalMessage } | null {
   const canonical = canonicalMessage(message, key.ids, key.path.length);
   if ("kind" in canonical) return null;
-  if (key.declared) return keyDeclaredAnswer(key.key, canonical, key.declared);
   const stored = storedForm(canonical, message);
+  if (key.declared) return keyDeclaredAnswer(key.key, stored, key.declared);
   return { hash: childHash(key.key, canonicalJson(canonical)), json: canonicalJson(stored), message: stored };
 }

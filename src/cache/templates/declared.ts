@@ -4,7 +4,7 @@ import type { RequestKey } from "../key";
 import type { CanonicalMessage } from "../messages";
 import { distinctValues, type Bindings } from "./bindings";
 import { decompose } from "./leaves";
-import { hasPlaceholderLike, renderMessage, substituteMessage, textsOf } from "./placeholders";
+import { hasPlaceholderLike, renderArguments, renderMessage, substituteArguments, substituteMessage, textsOf } from "./placeholders";
 import { slotTypeOf } from "./slot-types";
 
 /** The frame key under which a declared-template tree lists its variable names. */
@@ -45,28 +45,61 @@ export function hashForm(message: CanonicalMessage): CanonicalMessage {
 
 /**
  * The request key in the declared tree for `key` with `bindings`, or null
- * when the request must stay in its concrete tree (see declaredKeying).
+ * when the request must stay in its concrete tree (see declaredKeying). Path
+ * nodes are hashed in canonical form and keep the arguments' text as sent.
  */
 export function withDeclared(key: RequestKey, bindings: Bindings): RequestKey | null {
   const keying = declaredKeying(key.tenant, key.namespace, key.frameJson, key.path.map((step) => hashForm(step.message)), bindings);
   if (!keying) return null;
-  const path = walk(keying.treeId, keying.messages);
+  const stored = keying.messages.map((m, i) => keepArgumentText(m, key.path[i].message, bindings));
+  const path = walk(keying.treeId, keying.messages, stored);
   return { ...key, treeId: keying.treeId, frameJson: keying.frameJson, path, key: path[path.length - 1].hash, declared: keying };
 }
 
-/** The model's answer keyed in a declared tree (abstracted), or null when it must not be stored there. */
+/**
+ * The model's answer keyed in a declared tree (abstracted), or null when it
+ * must not be stored there. `answer` holds the tool-call arguments as the
+ * model wrote them: the hash is taken over the canonical form, the stored
+ * message keeps that text with placeholders put in place (see keepArgumentText).
+ */
 export function keyDeclaredAnswer(parent: string, answer: CanonicalMessage, keying: DeclaredKeying): { hash: string; json: string; message: CanonicalMessage } | null {
-  const stored = abstractAnswer(answer, keying);
-  if (!stored) return null;
-  const json = canonicalJson(stored);
-  return { hash: childHash(parent, json), json, message: stored };
+  const abstracted = abstractAnswer(hashForm(answer), keying);
+  if (!abstracted) return null;
+  const stored = keepArgumentText(abstracted, answer, keying.bindings);
+  return { hash: childHash(parent, canonicalJson(abstracted)), json: canonicalJson(stored), message: stored };
+}
+
+/**
+ * `abstracted` (a message keyed with placeholders, arguments canonical) with
+ * each tool call's arguments taken from `original` with the same
+ * placeholders put in place, so that a hit serves the model's key order,
+ * spacing and escapes. A call keeps its canonical arguments unless the text
+ * both parses to them and renders back to `original` byte for byte with
+ * `bindings`: a bound value written with unusual escapes, or a number
+ * written in a non-canonical form, is served as before (keys sorted).
+ */
+export function keepArgumentText(abstracted: CanonicalMessage, original: CanonicalMessage, bindings: Bindings): CanonicalMessage {
+  const calls = abstracted.tool_calls;
+  const raws = original.tool_calls;
+  if (!calls || !raws || raws.length !== calls.length) return abstracted;
+  let changed = false;
+  const kept = calls.map((call, i) => {
+    const raw = raws[i].function.arguments;
+    const text = substituteArguments(raw, bindings);
+    if (text === null || text === call.function.arguments) return call;
+    if (canonicalArguments(text) !== call.function.arguments || renderArguments(text, bindings) !== raw) return call;
+    changed = true;
+    return { ...call, function: { ...call.function, arguments: text } };
+  });
+  return changed ? { ...abstracted, tool_calls: kept } : abstracted;
 }
 
 const DERIVABLE = new Set(["number", "identifier", "email", "date"]);
 
 /**
- * The answer as it is stored in a declared tree, or null when it must not be
- * stored there because a value in it cannot be attributed:
+ * The answer keyed in a declared tree (placeholders in, tool-call arguments
+ * canonical: what is hashed), or null when it must not be stored there
+ * because a value in it cannot be attributed:
  *
  * - the answer already holds placeholder-like text;
  * - a bound value is left over after whole-token substitution, in any case
@@ -92,7 +125,11 @@ export function abstractAnswer(answer: CanonicalMessage, keying: DeclaredKeying)
   return stored;
 }
 
-/** Renders a stored declared answer with the request's values; null (a miss) when it cannot be. */
+/**
+ * Renders a stored declared answer with the request's values; null (a miss)
+ * when it cannot be. Tool-call arguments are rendered in place, in the key
+ * order they were stored with.
+ */
 export function renderDeclared(stored: CanonicalMessage, keying: DeclaredKeying): CanonicalMessage | null {
   return renderMessage(stored, keying.bindings);
 }

@@ -1,6 +1,7 @@
 import { canonicalJson } from "../canonical";
 import type { CanonicalMessage } from "../messages";
 import type { Bindings } from "./bindings";
+import { decodeString, escapeJsonString, jsonLiterals, type JsonLiteral } from "./json-text";
 import { isCanonicalNumber } from "./leaves";
 
 /** Anything that looks like a placeholder: `{{name}}` in text, `{{#name}}` for a JSON number. */
@@ -38,8 +39,8 @@ function ordered(bindings: Bindings): Array<[string, string]> {
   return Object.entries(bindings).sort(([an, av], [bn, bv]) => bv.length - av.length || (an < bn ? -1 : 1));
 }
 
-/** Replaces every whole occurrence of a bound value in `text` by `{{name}}`. */
-export function substituteText(text: string, bindings: Bindings): string {
+/** The whole occurrences of bound values in `text`, as `[start, end, name]` in order; a longer value claims its span first. */
+export function claimsOf(text: string, bindings: Bindings): Array<[number, number, string]> {
   const claims: Array<[number, number, string]> = [];
   for (const [name, value] of ordered(bindings)) {
     for (let i = text.indexOf(value); i !== -1; i = text.indexOf(value, i + 1)) {
@@ -48,15 +49,24 @@ export function substituteText(text: string, bindings: Bindings): string {
       claims.push([i, j, name]);
     }
   }
-  if (claims.length === 0) return text;
-  claims.sort((x, y) => x[0] - y[0]);
+  return claims.sort((x, y) => x[0] - y[0]);
+}
+
+/** Replaces the spans `[start, end)` of `text` (in order, not overlapping) by their replacements. */
+function spliced(text: string, edits: ReadonlyArray<readonly [number, number, string]>): string {
   let out = "";
   let last = 0;
-  for (const [i, j, name] of claims) {
-    out += `${text.slice(last, i)}{{${name}}}`;
+  for (const [i, j, replacement] of edits) {
+    out += text.slice(last, i) + replacement;
     last = j;
   }
   return out + text.slice(last);
+}
+
+/** Replaces every whole occurrence of a bound value in `text` by `{{name}}`. */
+export function substituteText(text: string, bindings: Bindings): string {
+  const claims = claimsOf(text, bindings);
+  return claims.length === 0 ? text : spliced(text, claims.map(([i, j, name]) => [i, j, `{{${name}}}`] as const));
 }
 
 function mapJson(value: unknown, onString: (s: string) => unknown, onNumber: (n: number) => unknown): unknown {
@@ -71,60 +81,90 @@ function mapJson(value: unknown, onString: (s: string) => unknown, onNumber: (n:
   return value;
 }
 
-/**
- * Applies `onText` to each text of a message (content parts, refusal, arguments
- * that are not JSON) and `onString`/`onNumber` to the leaves of JSON arguments.
- */
-function mapMessage(message: CanonicalMessage, onText: (s: string) => string, onNumber: (n: number) => unknown, onString: (s: string) => unknown = onText): CanonicalMessage {
+/** Applies `onText` to each text of a message (content parts, refusal) and `onArguments` to each tool call's arguments. */
+function mapMessage(message: CanonicalMessage, onText: (s: string) => string, onArguments: (raw: string) => string): CanonicalMessage {
   const out: CanonicalMessage = { ...message };
   if (typeof message.content === "string") out.content = onText(message.content);
   else if (Array.isArray(message.content)) out.content = message.content.map(onText);
   if (message.refusal !== undefined) out.refusal = onText(message.refusal);
   if (message.tool_calls) {
-    out.tool_calls = message.tool_calls.map((call) => {
-      let args: unknown;
-      try {
-        args = JSON.parse(call.function.arguments);
-      } catch {
-        return { ...call, function: { ...call.function, arguments: onText(call.function.arguments) } };
-      }
-      return { ...call, function: { ...call.function, arguments: canonicalJson(mapJson(args, onString, onNumber)) } };
-    });
+    out.tool_calls = message.tool_calls.map((call) => ({ ...call, function: { ...call.function, arguments: onArguments(call.function.arguments) } }));
   }
   return out;
+}
+
+/** Applies `onText` to arguments that are not JSON, `onString`/`onNumber` to the leaves of JSON ones (re-serialised canonically). */
+function mapArguments(raw: string, onText: (s: string) => string, onString: (s: string) => unknown, onNumber: (n: number) => unknown): string {
+  let args: unknown;
+  try {
+    args = JSON.parse(raw);
+  } catch {
+    return onText(raw);
+  }
+  return canonicalJson(mapJson(args, onString, onNumber));
+}
+
+function valueNames(bindings: Bindings): Map<string, string> {
+  return new Map(Object.entries(bindings).map(([name, value]) => [value, name]));
 }
 
 /**
  * Keys a message with placeholders: whole occurrences of bound values in text
  * and in JSON string leaves become `{{name}}`; a JSON number leaf equal to a
- * bound value becomes the string `"{{#name}}"`.
+ * bound value becomes the string `"{{#name}}"`. JSON arguments come out canonical.
  */
 export function substituteMessage(message: CanonicalMessage, bindings: Bindings): CanonicalMessage {
-  const byValue = new Map(Object.entries(bindings).map(([name, value]) => [value, name]));
-  return mapMessage(
-    message,
-    (text) => substituteText(text, bindings),
-    (n) => {
-      const name = byValue.get(canonicalJson(n));
-      return name === undefined ? n : `{{#${name}}}`;
-    },
-  );
+  const byValue = valueNames(bindings);
+  const text = (s: string) => substituteText(s, bindings);
+  const number = (n: number) => {
+    const name = byValue.get(canonicalJson(n));
+    return name === undefined ? n : `{{#${name}}}`;
+  };
+  return mapMessage(message, text, (raw) => mapArguments(raw, text, text, number));
+}
+
+/**
+ * The same substitution as `substituteMessage` on one tool call's arguments,
+ * made in the text as it was written (key order, spacing and escapes kept).
+ * Null when a bound value is not written the way rendering writes it back
+ * (`\u0041da` for `Ada`, `1999.0` for `1999`): the text could not come back
+ * byte for byte.
+ */
+export function substituteArguments(raw: string, bindings: Bindings): string | null {
+  const literals = jsonLiterals(raw);
+  if (!literals) return substituteText(raw, bindings);
+  const byValue = valueNames(bindings);
+  const edits: Array<[number, number, string]> = [];
+  for (const literal of literals) {
+    if (literal.kind === "number") {
+      const text = raw.slice(literal.start, literal.end);
+      const name = byValue.get(canonicalJson(Number(text)));
+      if (name === undefined) continue;
+      if (text !== bindings[name]) return null;
+      edits.push([literal.start, literal.end, `"{{#${name}}}"`]);
+      continue;
+    }
+    const { value, offsets } = decodeString(raw, literal.start, literal.end);
+    for (const [i, j, name] of claimsOf(value, bindings)) {
+      if (raw.slice(offsets[i], offsets[j]) !== escapeJsonString(bindings[name])) return null;
+      edits.push([offsets[i], offsets[j], `{{${name}}}`]);
+    }
+  }
+  return spliced(raw, edits);
 }
 
 /** Every text of a message, JSON strings decoded, for searching. */
 export function textsOf(message: CanonicalMessage): string[] {
   const texts: string[] = [];
-  mapMessage(
-    message,
-    (text) => {
-      texts.push(text);
-      return text;
-    },
-    (n) => {
-      texts.push(canonicalJson(n));
-      return n;
-    },
-  );
+  const push = (text: string) => {
+    texts.push(text);
+    return text;
+  };
+  const number = (n: number) => {
+    texts.push(canonicalJson(n));
+    return n;
+  };
+  mapMessage(message, push, (raw) => mapArguments(raw, push, push, number));
   return texts;
 }
 
@@ -136,33 +176,75 @@ export function hasPlaceholderLike(message: CanonicalMessage): boolean {
 /** Thrown while rendering when a placeholder has no value that fits. */
 class Unbound extends Error {}
 
-function renderText(text: string, bindings: Bindings): string {
+const NUMBER_PLACEHOLDER = /^\{\{#([A-Za-z_][A-Za-z0-9_]{0,63})\}\}$/;
+
+function renderText(text: string, bindings: Bindings, encode: (value: string) => string = (value) => value): string {
   return text.replace(PLACEHOLDER, (_, hash: string, name: string) => {
     const value = bindings[name];
     if (hash || value === undefined) throw new Unbound(name);
-    return value;
+    return encode(value);
   });
 }
 
+function placeholderCount(text: string): number {
+  return text.match(PLACEHOLDER)?.length ?? 0;
+}
+
 /**
- * Renders a stored message with the current values: `{{name}}` in text and
- * JSON strings (escaped by serialisation), `"{{#name}}"` as a JSON number.
- * Null when a placeholder is not bound, or a number placeholder's value is not
- * a canonical JSON number: that is a miss.
+ * Renders JSON arguments in place: `{{name}}` inside a string value becomes
+ * the value JSON-escaped, a string value `"{{#name}}"` becomes the number.
+ * Keys, spacing and every other byte stay as stored. A placeholder that is
+ * only one once decoded (written with escapes) is a miss.
+ */
+function renderJsonText(raw: string, literals: readonly JsonLiteral[], bindings: Bindings): string {
+  const edits: Array<[number, number, string]> = [];
+  for (const literal of literals) {
+    if (literal.kind !== "string") continue;
+    const inner = raw.slice(literal.start + 1, literal.end - 1);
+    const count = placeholderCount(inner);
+    const decoded = inner.includes("\\") ? decodeString(raw, literal.start, literal.end).value : inner;
+    if (placeholderCount(decoded) !== count) throw new Unbound("escaped placeholder");
+    if (count === 0) continue;
+    const number = NUMBER_PLACEHOLDER.exec(inner);
+    if (!number) {
+      edits.push([literal.start, literal.end, `"${renderText(inner, bindings, escapeJsonString)}"`]);
+      continue;
+    }
+    const value = bindings[number[1]];
+    if (value === undefined || !isCanonicalNumber(value)) throw new Unbound(number[1]);
+    edits.push([literal.start, literal.end, value]);
+  }
+  return spliced(raw, edits);
+}
+
+function renderArgumentsOrThrow(raw: string, bindings: Bindings): string {
+  const literals = jsonLiterals(raw);
+  return literals ? renderJsonText(raw, literals, bindings) : renderText(raw, bindings);
+}
+
+/** One tool call's stored arguments rendered with the current values (see renderMessage); null for a miss. */
+export function renderArguments(raw: string, bindings: Bindings): string | null {
+  try {
+    return renderArgumentsOrThrow(raw, bindings);
+  } catch (error) {
+    if (error instanceof Unbound) return null;
+    throw error;
+  }
+}
+
+/**
+ * Renders a stored message with the current values: `{{name}}` in text and in
+ * JSON string values (JSON-escaped), `"{{#name}}"` as a JSON number. Tool-call
+ * arguments are rendered in place, so they keep the stored key order and
+ * spacing. Null when a placeholder is not bound, or a number placeholder's
+ * value is not a canonical JSON number: that is a miss.
  */
 export function renderMessage(message: CanonicalMessage, bindings: Bindings): CanonicalMessage | null {
   try {
     return mapMessage(
       message,
       (text) => renderText(text, bindings),
-      (n) => n,
-      (text) => {
-        const number = /^\{\{#([A-Za-z_][A-Za-z0-9_]{0,63})\}\}$/.exec(text);
-        if (!number) return renderText(text, bindings);
-        const value = bindings[number[1]];
-        if (value === undefined || !isCanonicalNumber(value)) throw new Unbound(number[1]);
-        return Number(value);
-      },
+      (raw) => renderArgumentsOrThrow(raw, bindings),
     );
   } catch (error) {
     if (error instanceof Unbound) return null;
