@@ -1,6 +1,6 @@
 /** The part of autocannon 8's API the benchmark uses (the package ships no types). */
 declare module "autocannon" {
-  interface Histogram {
+  export interface Histogram {
     average: number;
     mean: number;
     p50: number;
@@ -8,14 +8,14 @@ declare module "autocannon" {
     p99: number;
     max: number;
   }
-  interface Request {
+  export interface Request {
     method?: string;
     path?: string;
     headers?: Record<string, string>;
     body?: string | Buffer;
     onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string>) => void;
   }
-  interface Options {
+  export interface Options {
     url: string;
     connections?: number;
     duration?: number;
@@ -26,7 +26,7 @@ declare module "autocannon" {
     requests?: Request[];
     timeout?: number;
   }
-  interface Result {
+  export interface Result {
     latency: Histogram;
     requests: Histogram & { total: number };
     throughput: Histogram;
@@ -36,7 +36,7 @@ declare module "autocannon" {
     non2xx: number;
     "2xx": number;
   }
-  interface Tracker extends PromiseLike<Result> {
+  export interface Tracker extends PromiseLike<Result> {
     on(event: "response", listener: (client: unknown, status: number, bytes: number, ms: number) => void): Tracker;
   }
   function autocannon(options: Options): Tracker;

@@ -57,8 +57,13 @@ export async function growTree(dev: WranglerDev, config: string, treeId: string,
   statements.push(`UPDATE trees SET node_count = node_count + ${missing} WHERE id = ${sqlString(treeId)};`);
   const file = join(dev.stateDir, `grow-${target}.sql`);
   writeFileSync(file, statements.join("\n"));
-  const env = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_LOG_PATH: join(dev.stateDir, "logs"), XDG_CONFIG_HOME: join(dev.stateDir, "config") };
-  await run(join(ROOT, "node_modules/.bin/wrangler"), ["d1", "execute", "DB", "--local", "--config", config, "--persist-to", dev.stateDir, "--file", file, "--yes"], { cwd: ROOT, env, maxBuffer: 256 * 1024 * 1024 });
+  await executeSqlFile(dev, config, file);
   const [{ total }] = await dev.sql("SELECT COUNT(*) AS total FROM nodes");
   return Number(total);
+}
+
+/** Runs a file of SQL statements against the dev server's local D1 (`wrangler d1 execute --file`). */
+export async function executeSqlFile(dev: WranglerDev, config: string, file: string): Promise<void> {
+  const env = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_LOG_PATH: join(dev.stateDir, "logs"), XDG_CONFIG_HOME: join(dev.stateDir, "config") };
+  await run(join(ROOT, "node_modules/.bin/wrangler"), ["d1", "execute", "DB", "--local", "--config", config, "--persist-to", dev.stateDir, "--file", file, "--yes"], { cwd: ROOT, env, maxBuffer: 256 * 1024 * 1024 });
 }

@@ -24,13 +24,18 @@ export interface LoadSpec {
   requests: Request[];
 }
 
-/** Runs autocannon against `url` for `seconds`, counting the `muscle-mem-cache` header of each response. */
+/**
+ * Runs autocannon against `url` for `seconds`, counting each response's
+ * outcome: its `muscle-mem-cache` header, with `+template` when it also
+ * carries `muscle-mem-template` (a declared or learned template served it).
+ */
 export async function runSegment(url: string, spec: LoadSpec, seconds: number, connections: number): Promise<Segment> {
   const outcomes: Record<string, number> = {};
   const requests = spec.requests.map((r) => ({
     ...r,
     onResponse: (status: number, _body: string, _ctx: unknown, headers: Record<string, string>) => {
-      const outcome = headers["muscle-mem-cache"] ?? `status-${status}`;
+      const cache = headers["muscle-mem-cache"] ?? `status-${status}`;
+      const outcome = headers["muscle-mem-template"] ? `${cache}+template` : cache;
       outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     },
   }));

@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --seconds 3 --rounds 3 --connections 10 --replay-limit N | --full-replay | --skip-replay]`:
+ * `npm run bench [-- --seconds 3 --rounds 3 --connections 10 --replay-limit N | --full-replay | --skip-replay]`
+ * `npm run bench -- --only templates [--templates 1000 --miss-samples 40]` (sections: core, templates, replay):
  * runs the Worker under `wrangler dev` with a scripted upstream, measures
  * every row side by side, prints a Markdown table and writes
  * bench-output/bench.json. Ratios are what to read: absolute numbers move
@@ -11,14 +12,16 @@ import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { replayScript } from "../tools/replay";
 import { startScriptedModel } from "../tools/scripted-model";
-import { hitRequests, shortAndLong, uniqueMiss, type Body } from "./bodies";
-import { growTree } from "./grow";
-import { interleaved, type LoadSpec } from "./load";
-import { burst, ttfbProbe } from "./probes";
+import { hitRequests, shortAndLong } from "./bodies";
+import { coreRows } from "./core";
+import { log } from "./http";
 import { benchReplay } from "./replay";
 import { snapshotWorker, startSnapshotDev } from "./snapshot";
-import { markdown, triple, type Row } from "./table";
+import { markdown, type Row } from "./table";
+import { templateScript } from "./template-trees";
+import { templateRows } from "./templates";
 
+const SECTIONS = ["core", "templates", "replay"];
 const { values: args } = parseArgs({
   options: {
     seconds: { type: "string", default: "3" },
@@ -26,51 +29,27 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "10" },
     bodies: { type: "string", default: "40" },
     nodes: { type: "string", default: "100000" },
+    // Learned templates in the big template tree (the small one holds 10).
+    templates: { type: "string", default: "1000" },
+    "miss-samples": { type: "string", default: "40" },
     // The whole workload set takes about 5 minutes to replay twice on 2 cores: a subset by default.
     "replay-limit": { type: "string", default: "30" },
     "full-replay": { type: "boolean", default: false },
     "skip-replay": { type: "boolean", default: false },
+    // Comma-separated sections to run (default: all).
+    only: { type: "string" },
   },
 });
+const sections = new Set(args.only ? args.only.split(",").map((s) => s.trim()) : SECTIONS);
+if (args["skip-replay"]) sections.delete("replay");
+for (const s of sections) if (!SECTIONS.includes(s)) throw new Error(`--only: unknown section ${s} (known: ${SECTIONS.join(", ")})`);
 const load = { seconds: Number(args.seconds), rounds: Number(args.rounds), connections: Number(args.connections) };
-const HEADERS = { authorization: "Bearer sk-bench", "muscle-mem-namespace": "bench" };
 const SLOW_MARK = "(single-flight probe)";
-const log = (...a: unknown[]) => console.error("[bench]", ...a);
 
 function machine() {
   const cpu = readFileSync("/proc/cpuinfo", "utf8").match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? "unknown";
   const nproc = Number(execSync("nproc").toString().trim());
   return { nproc, cpu, node: process.version, loadavg: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ") };
-}
-
-const post = (url: string, body: Body, extra: Record<string, string> = {}) =>
-  fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...HEADERS, ...extra }, body: JSON.stringify(body) });
-
-/** Sends each body once (a recorded miss) and waits until each is served from the tree. */
-async function prime(url: string, bodies: Body[]): Promise<void> {
-  for (const body of bodies) await (await post(url, body)).arrayBuffer();
-  for (const body of bodies) {
-    for (let tries = 0; ; tries++) {
-      const res = await post(url, body, { "cache-control": "only-if-cached" });
-      await res.arrayBuffer();
-      if (res.status === 200) break;
-      if (tries > 100) throw new Error("priming: a body was never recorded");
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
-const chatSpec = (name: string, bodies: Body[]): LoadSpec => ({
-  name,
-  requests: bodies.map((b) => ({ method: "POST", path: "/v1/chat/completions", headers: { "content-type": "application/json", ...HEADERS }, body: JSON.stringify(b) })),
-});
-const FLOOR: LoadSpec = { name: "floor", requests: [{ method: "GET", path: "/healthz" }] };
-
-function allHits(name: string, m: { segments: Array<{ outcomes: Record<string, number>; errors: number }> }): void {
-  for (const s of m.segments) {
-    const other = Object.entries(s.outcomes).filter(([k]) => k !== "hit");
-    if (other.length || s.errors) throw new Error(`${name}: not every response was a hit: ${JSON.stringify(s.outcomes)} errors=${s.errors}`);
-  }
 }
 
 const started = Date.now();
@@ -82,6 +61,8 @@ const recorded = replayScript(requests);
 const model = await startScriptedModel({
   chunkChars: 64,
   script: async (body) => {
+    const template = templateScript(body);
+    if (template) return template;
     const last = body.messages.at(-1);
     if (typeof last?.content === "string" && last.content.includes(SLOW_MARK)) await new Promise((r) => setTimeout(r, 500));
     const reply = recorded(body);
@@ -89,100 +70,30 @@ const model = await startScriptedModel({
   },
 });
 const snapshot = await snapshotWorker();
-const dev = await startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url });
 const rows: Row[] = [];
 const results: Record<string, unknown> = {};
-try {
-  const hitBodies = requests.map((r) => r.body);
-  const sizes = hitBodies.map((b) => JSON.stringify(b).length).sort((a, b) => a - b);
-  log(`priming ${hitBodies.length} bodies (${sizes[0]}-${sizes.at(-1)} bytes) and the 2/100-message pair`);
-  await prime(dev.url, [...hitBodies, short, long]);
-  const [{ tree }] = await dev.sql("SELECT tree_id AS tree FROM nodes GROUP BY tree_id ORDER BY COUNT(*) DESC LIMIT 1");
-  const smallNodes = await growTree(dev, snapshot.config, String(tree), 1000);
-  log(`nodes in D1: ${smallNodes}`);
-
-  const hitSpec = chatSpec("hit", hitBodies);
-  // Throughput under concurrency, latency one request at a time: with 10
-  // connections the p50 is mostly queueing (connections / throughput), so the
-  // latency rows measure service time with a single connection.
-  const serial = { ...load, connections: 1 };
-  log("floor vs hit throughput (1k nodes)");
-  const base = await interleaved(dev.url, [FLOOR, hitSpec], load);
-  allHits("hit", base.hit);
-  log("floor vs hit latency (1k nodes)");
-  const baseLat = await interleaved(dev.url, [FLOOR, hitSpec], serial);
-  allHits("hit", baseLat.hit);
-  log("2 vs 100 messages");
-  const convo = await interleaved(dev.url, [chatSpec("2 messages", [short]), chatSpec("100 messages", [long])], serial);
-  allHits("2 messages", convo["2 messages"]);
-  allHits("100 messages", convo["100 messages"]);
-
-  log("streamed miss TTFB");
-  const ttfbBase = hitBodies[0];
-  const ttfb = await ttfbProbe(dev.url, model.url, (i) => uniqueMiss(ttfbBase, `ttfb ${i} ${Date.now()}`), HEADERS, 40);
-
-  log("single flight");
-  const before = model.generations();
-  const flight = await burst(dev.url, uniqueMiss(ttfbBase, `${SLOW_MARK} ${Date.now()}`), HEADERS, 50);
-  const generations = model.generations() - before;
-
-  log(`growing the tree to ${args.nodes} nodes`);
-  const bigNodes = await growTree(dev, snapshot.config, String(tree), Number(args.nodes));
-  log(`nodes in D1: ${bigNodes}`);
-  const big = await interleaved(dev.url, [FLOOR, hitSpec], serial);
-  allHits("hit at 100k", big.hit);
-
-  rows.push({
-    row: "hit throughput / floor throughput",
-    target: "≥ 0.7",
-    value: (base.hit.rps / base.floor.rps).toFixed(2),
-    met: base.hit.rps / base.floor.rps >= 0.7,
-    detail: `${load.connections} connections. ${triple("floor", base.floor)}; ${triple("hit", base.hit)}`,
-  });
-  rows.push({
-    row: "hit p50 − floor p50",
-    target: "≤ 1 ms",
-    value: `${(baseLat.hit.p50 - baseLat.floor.p50).toFixed(2)} ms`,
-    met: baseLat.hit.p50 - baseLat.floor.p50 <= 1,
-    detail: `1 connection. ${triple("floor", baseLat.floor)}; ${triple("hit", baseLat.hit)}`,
-  });
-  rows.push({
-    row: `hit p50 at ${bigNodes} nodes / at ${smallNodes} nodes`,
-    target: "≤ 1.2",
-    value: (big.hit.p50 / baseLat.hit.p50).toFixed(2),
-    met: big.hit.p50 / baseLat.hit.p50 <= 1.2,
-    detail: `1 connection. ${triple("small", baseLat.hit)} (floor ${baseLat.floor.p50.toFixed(2)} ms); ${triple("big", big.hit)} (floor ${big.floor.p50.toFixed(2)} ms)`,
-  });
-  const c2 = convo["2 messages"];
-  const c100 = convo["100 messages"];
-  rows.push({
-    row: "hit p50, 100-message / 2-message conversation",
-    target: "≤ 1.5",
-    value: (c100.p50 / c2.p50).toFixed(2),
-    met: c100.p50 / c2.p50 <= 1.5,
-    detail: `1 connection. ${triple(`2 msgs (${JSON.stringify(short).length} B)`, c2)}; ${triple(`100 msgs (${JSON.stringify(long).length} B)`, c100)}`,
-  });
-  rows.push({
-    row: "streamed miss TTFB, proxy − direct (p50)",
-    target: "≤ 2 ms",
-    value: `${(ttfb.proxy.p50 - ttfb.direct.p50).toFixed(2)} ms`,
-    met: ttfb.proxy.p50 - ttfb.direct.p50 <= 2,
-    detail: `proxy: ${ttfb.proxy.p50.toFixed(2)} / ${ttfb.proxy.p99.toFixed(2)} ms; direct: ${ttfb.direct.p50.toFixed(2)} / ${ttfb.direct.p99.toFixed(2)} ms (${ttfb.proxy.samples} sequential samples each, outcomes ${JSON.stringify(ttfb.proxy.outcomes)})`,
-  });
-  rows.push({
-    row: "single flight: 50 concurrent identical misses → upstream generations",
-    target: "1",
-    value: String(generations),
-    met: generations === 1,
-    detail: `outcomes ${JSON.stringify(flight.outcomes)}, ${flight.followers} followers, ${flight.wallMs.toFixed(0)} ms wall (upstream takes 500 ms)`,
-  });
-  Object.assign(results, { base, baseLat, convo, ttfb, flight: { ...flight, generations }, big, nodes: { small: smallNodes, big: bigNodes }, hitBodyBytes: { min: sizes[0], max: sizes.at(-1) } });
-} finally {
-  await dev.stop();
-  await model.close();
+const dev = sections.has("core") || sections.has("templates") ? await startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url }) : null;
+if (dev) {
+  try {
+    if (sections.has("core")) {
+      const core = await coreRows({ dev, config: snapshot.config, model, hitBodies: requests.map((r) => r.body), short, long, load, nodes: Number(args.nodes), slowMark: SLOW_MARK });
+      rows.push(...core.rows);
+      Object.assign(results, core.results);
+    }
+    if (sections.has("templates")) {
+      const t0 = Date.now();
+      const templates = await templateRows(dev, snapshot.config, { templates: Number(args.templates), small: 10, rounds: load.rounds, seconds: load.seconds, missSamples: Number(args["miss-samples"]) });
+      rows.push(...templates.rows);
+      results.templates = { ...templates.results, seconds: (Date.now() - t0) / 1000 };
+      log(`templates rows: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    }
+  } finally {
+    await dev.stop();
+  }
 }
+await model.close();
 
-if (!args["skip-replay"]) {
+if (sections.has("replay")) {
   log("replay of ../shared/workloads (own wrangler dev)");
   const limit = args["full-replay"] ? Infinity : Number(args["replay-limit"]);
   const replay = await benchReplay(snapshot, limit);
@@ -210,4 +121,5 @@ const table = markdown(rows);
 const header = `muscle-mem bench, ${new Date().toISOString()}, ${info.nproc} cores (${info.cpu}), Node ${info.node}, load average at start ${info.loadavg}; ${load.rounds} interleaved rounds of ${load.seconds} s, ${load.connections} connections, wrangler dev on a bundled snapshot; ${((Date.now() - started) / 1000).toFixed(0)} s in all`;
 console.log(`${header}\n\n${table}`);
 mkdirSync("bench-output", { recursive: true });
-writeFileSync("bench-output/bench.json", JSON.stringify({ date: new Date().toISOString(), machine: info, load, args, rows, results }, null, 2));
+// A partial run (--only) does not overwrite the whole run's file.
+writeFileSync(args.only ? `bench-output/bench-${[...sections].join("-")}.json` : "bench-output/bench.json", JSON.stringify({ date: new Date().toISOString(), machine: info, load, args, rows, results }, null, 2));

@@ -67,6 +67,7 @@ export async function startSnapshotDev(snapshot: { dir: string; config: string }
       const { stdout } = await run(WRANGLER, ["d1", "execute", "DB", "--local", "--config", snapshot.config, "--persist-to", stateDir, "--json", "--command", query], { cwd, env, maxBuffer: 256 * 1024 * 1024 });
       return (JSON.parse(stdout) as Array<{ results: Array<Record<string, unknown>> }>).flatMap((r) => r.results);
     },
+    output: () => output,
     stop: async () => {
       kill();
       await new Promise((r) => setTimeout(r, 300));

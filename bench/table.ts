@@ -13,8 +13,13 @@ export interface Row {
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 
 /** "p50 / p99 / req/s" of a measure. */
+export function numbers(m: Measure): string {
+  return `${ms(m.p50)} / ${ms(m.p99)} / ${Math.round(m.rps)} req/s`;
+}
+
+/** "name: p50 / p99 / req/s" of a measure. */
 export function triple(name: string, m: Measure): string {
-  return `${name}: ${ms(m.p50)} / ${ms(m.p99)} / ${Math.round(m.rps)} req/s`;
+  return `${name}: ${numbers(m)}`;
 }
 
 export function markdown(rows: Row[]): string {
