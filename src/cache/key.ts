@@ -44,8 +44,8 @@ export function maxCacheableMessageBytes(value: string | undefined): number {
 
 const utf8 = new TextEncoder();
 
-/** Why the frame or a message is too large to store as one row, or null. */
-function oversized(frameJson: string, path: readonly PathStep[], maxBytes: number): string | null {
+/** Why the frame or a message is too large to store as one row, or null (both APIs). */
+export function oversized(frameJson: string, path: ReadonlyArray<Pick<PathStep, "json">>, maxBytes: number): string | null {
   // A UTF-8 byte count is at most 3x the UTF-16 length: skip encoding what cannot be too large.
   const tooBig = (json: string) => json.length * 3 > maxBytes && utf8.encode(json).byteLength > maxBytes;
   if (tooBig(frameJson)) return "frame too large";

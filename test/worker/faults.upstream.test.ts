@@ -146,3 +146,24 @@ describe("upstream errors on a stream, and with followers waiting", () => {
     await expectNothingStored(model, "same question");
   });
 });
+
+describe("bypasses on both APIs when the upstream is unreachable", () => {
+  it("Should answer a 502 envelope that still says muscle-mem-cache: bypass, on the chat and Messages routes", async () => {
+    const { base } = faultBase("reset");
+    const chatCall = await callWorker(chatRequest({ model: uniqueModel("reset"), messages: [{ role: "user", content: "hi" }] }, { headers: { "cache-control": "no-store" } }), { UPSTREAM_BASE_URL: base });
+    const messagesCall = await callWorker(
+      new Request("http://mm.test/v1/messages", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": "sk-ant-faults", "anthropic-version": "2023-06-01", "cache-control": "no-store" },
+        body: JSON.stringify({ model: uniqueModel("reset"), max_tokens: 16, messages: [{ role: "user", content: "hi" }] }),
+      }),
+      { ANTHROPIC_BASE_URL: base },
+    );
+    for (const call of [chatCall, messagesCall]) {
+      expect(call.res.status).toBe(502);
+      expect(call.res.headers.get("muscle-mem-cache")).toBe("bypass");
+      expect(((await call.res.json()) as Envelope).error.code).toBe("upstream_unreachable");
+      await call.settled();
+    }
+  });
+});

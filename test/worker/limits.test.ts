@@ -3,6 +3,7 @@ import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, keyRequest, maxCacheableMessageByt
 import { chatRequest } from "../../src/cache/messages";
 import type { RequestLogLine } from "../../src/observability/log";
 import { chat, generations, recorded, uniqueModel } from "./helpers";
+import { postMessages } from "./messages.support";
 
 let printed: string[] = [];
 
@@ -50,6 +51,18 @@ describe("large requests (docs/limits.md)", () => {
     }
     expect(await generations(model)).toBe(2);
     const cached = await chat(body, { headers: { "cache-control": "only-if-cached" } });
+    expect(cached.status).toBe(504);
+  });
+
+  it("Should bypass a 1 MB system prompt on the Messages API too, answer the agent, and store nothing", async () => {
+    const body = { model: uniqueModel("claude-big"), max_tokens: 64, system: "You are a refund desk. ".repeat(48_000), messages: [{ role: "user", content: "Refund order #A-1" }] };
+    for (let i = 0; i < 2; i++) {
+      const res = await postMessages(body);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
+      expect(((await res.json()) as { type: string }).type).toBe("message");
+    }
+    const cached = await postMessages(body, { headers: { "cache-control": "only-if-cached" } });
     expect(cached.status).toBe(504);
   });
 

@@ -67,6 +67,13 @@ describe("Anthropic keys", () => {
     expect(JSON.parse(anthropic.frameJson)).toMatchObject({ "muscle-mem:api": "anthropic" });
   });
 
+  it("Should bypass a message or a system prompt over MAX_CACHEABLE_MESSAGE_BYTES, counting UTF-8 bytes", () => {
+    const long = request({ messages: [{ role: "user", content: "é".repeat(600) }] });
+    expect(keyMessagesRequest(long, headers(), "t", "d", 1_000)).toEqual({ ok: false, bypass: "message too large" });
+    expect(keyMessagesRequest(long, headers(), "t", "d", 10_000).ok).toBe(true);
+    expect(keyMessagesRequest(request({ system: "x".repeat(2_000) }), headers(), "t", "d", 1_000)).toEqual({ ok: false, bypass: "frame too large" });
+  });
+
   it("Should bypass extended thinking and server-side state", () => {
     expect(keyMessagesRequest(request({ thinking: { type: "enabled", budget_tokens: 2000 } }), headers(), "t", "d")).toEqual({ ok: false, bypass: "extended thinking" });
     expect(keyMessagesRequest(request({ thread: { type: "create" } }), headers(), "t", "d")).toEqual({ ok: false, bypass: "server-side thread" });

@@ -1,5 +1,5 @@
 import { canonicalJson, type CanonicalError } from "../canonical";
-import { hasLoneSurrogate } from "../key";
+import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, hasLoneSurrogate, oversized } from "../key";
 import { childHash, treeIdOf } from "../hash";
 import { canonicalAnthropicConversation, canonicalAnthropicMessage, type ToolUseIds } from "./canonical";
 import { anthropicBypassReason, anthropicFrameJsonOf } from "./frame";
@@ -49,7 +49,13 @@ function failure(error: CanonicalError): AnthropicKeyResult {
 }
 
 /** Keys a validated Messages request: frame (with the API name), tree id, canonical messages, path hashes. */
-export function keyMessagesRequest(body: MessagesRequest, headers: Headers, tenant: string, namespace: string): AnthropicKeyResult {
+export function keyMessagesRequest(
+  body: MessagesRequest,
+  headers: Headers,
+  tenant: string,
+  namespace: string,
+  maxMessageBytes = DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES,
+): AnthropicKeyResult {
   const reason = anthropicBypassReason(body) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
   if (reason) return { ok: false, bypass: reason };
   const canonical = canonicalAnthropicConversation(body.messages);
@@ -57,6 +63,8 @@ export function keyMessagesRequest(body: MessagesRequest, headers: Headers, tena
   const frameJson = anthropicFrameJsonOf(body, headers);
   const treeId = treeIdOf(tenant, namespace, frameJson);
   const path = walkAnthropic(treeId, canonical.messages);
+  const tooLarge = oversized(frameJson, path, maxMessageBytes);
+  if (tooLarge) return { ok: false, bypass: tooLarge };
   return {
     ok: true,
     key: { tenant, namespace, treeId, frameJson, model: body.model, path, key: path[path.length - 1].hash, ids: canonical.ids },

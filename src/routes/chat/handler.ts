@@ -7,15 +7,15 @@ import { isolate } from "../../isolate";
 import { note, phase } from "../../observability";
 import type { Claim } from "../../store/single-flight";
 import type { TreeWriter } from "../../store/tree-writer";
-import { forward, relayResponse } from "../../upstream/forward";
-import { countBypass, countHit } from "../counting";
+import { bypassTo } from "../bypass";
+import { countHit } from "../counting";
 import { claimOf } from "../claim";
 import { notCached, readControls } from "./controls";
 import { generate, type Recording } from "../generation";
 import { chatAnswerReader } from "./answer-reader";
 import { lookupAnswer, lookupSource, withBookmark } from "./lookup";
 import { parseChatRequest } from "./parse";
-import { CACHE_HEADER, serveAnswer } from "./respond";
+import { serveAnswer } from "./respond";
 import { forgetTemplatePresence, planTemplates, readBindings, settingsOf } from "./templates";
 
 type Ctx = Context<{ Bindings: Env }>;
@@ -121,19 +121,7 @@ function learnerOf(env: Env, treeId: string): DurableObjectStub<TreeWriter> {
   return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(`learn\u0000${treeId}`));
 }
 
-function forwardRaw(c: Ctx, raw: string, base: string): Promise<Response> {
-  return forward({ base, pathname: "/v1/chat/completions", method: "POST", headers: c.req.raw.headers, body: raw, signal: c.req.raw.signal, timeoutMs: configOf(c.env).upstreamTimeoutMs });
-}
-
 /** Sends the request to the model without the cache: nothing is read or recorded. */
-async function bypass(c: Ctx, raw: string, base: string, treeId?: string): Promise<Response> {
-  if (treeId) countBypass(c, treeId);
-  let upstream: Response;
-  try {
-    upstream = await forwardRaw(c, raw, base);
-  } catch (error) {
-    if (error instanceof ApiError) return error.toResponse({ [CACHE_HEADER]: "bypass" });
-    throw error;
-  }
-  return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
+function bypass(c: Ctx, raw: string, base: string, treeId?: string): Promise<Response> {
+  return bypassTo(c, { base, pathname: "/v1/chat/completions" }, raw, treeId);
 }

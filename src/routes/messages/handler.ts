@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { anthropicCredential } from "../../cache/anthropic/tenant";
 import { keyMessagesRequest, type AnthropicKey } from "../../cache/anthropic/key";
+import { maxCacheableMessageBytes } from "../../cache/key";
 import { anthropicAnswerOf, type AnthropicAnswer } from "../../cache/anthropic/render";
 import { messagesRequest } from "../../cache/anthropic/schema";
 import type { StoredAnswer } from "../../cache/answer";
@@ -9,16 +10,15 @@ import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
 import type { Claim } from "../../store/single-flight";
-import { forward, relayResponse } from "../../upstream/forward";
 import { parseJsonBody } from "../body";
 import { claimOf } from "../claim";
 import { notCached, readControls } from "../chat/controls";
 import { lookupAnswer, lookupSource, withBookmark } from "../chat/lookup";
-import { CACHE_HEADER } from "../chat/respond";
 import { generate, type Recording } from "../generation";
 import { messagesAnswerReader } from "./answer-reader";
 import { serveMessage } from "./respond";
-import { countBypass, countHit } from "../counting";
+import { bypassTo } from "../bypass";
+import { countHit } from "../counting";
 
 type Ctx = Context<{ Bindings: Env }>;
 
@@ -34,7 +34,7 @@ export async function messages(c: Ctx): Promise<Response> {
   const controls = readControls(headers);
   const { raw, body } = await parseJsonBody(c.req.raw, config.maxBodyBytes, messagesRequest);
   const stream = body.stream === true;
-  const keyed = keyMessagesRequest(body, headers, tenantOf(anthropicCredential(headers)), controls.namespace);
+  const keyed = keyMessagesRequest(body, headers, tenantOf(anthropicCredential(headers)), controls.namespace, maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES));
   if (!keyed.ok) {
     if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
     if (controls.onlyIfCached) throw notCached();
@@ -102,9 +102,6 @@ function serveHit(c: Ctx, key: AnthropicKey, stored: StoredAnswer, answer: Anthr
 }
 
 /** Sends the request to the Anthropic upstream without the cache: nothing is read or recorded. */
-async function bypass(c: Ctx, raw: string, treeId?: string): Promise<Response> {
-  if (treeId) countBypass(c, treeId);
-  const base = configOf(c.env).anthropicBaseUrl;
-  const upstream = await forward({ base, pathname: "/v1/messages", method: "POST", headers: c.req.raw.headers, body: raw, signal: c.req.raw.signal, timeoutMs: configOf(c.env).upstreamTimeoutMs });
-  return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
+function bypass(c: Ctx, raw: string, treeId?: string): Promise<Response> {
+  return bypassTo(c, { base: configOf(c.env).anthropicBaseUrl, pathname: "/v1/messages" }, raw, treeId);
 }
