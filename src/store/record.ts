@@ -1,6 +1,6 @@
 import { inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { drizzle } from "drizzle-orm/d1";
+import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import { nodes, trees } from "./schema";
 
 /** One path node to make sure of: the request's messages, in order. */
@@ -79,6 +79,12 @@ export interface RecordOutcome {
 const IN_CHUNK = 90;
 
 /**
+ * Path nodes per INSERT: drizzle binds 12 of a node's 14 columns (the two
+ * nullable ones are literals), and 8 x 12 = 96 stays under D1's 100.
+ */
+export const ROWS_PER_INSERT = 8;
+
+/**
  * Finds which of the given hashes already exist. Because a node is only ever
  * stored with all its ancestors, and pruning removes whole subtrees, the
  * search walks back from the deepest hash and stops at the first chunk that
@@ -106,26 +112,45 @@ async function existingHashes(db: D1Database, hashes: string[]): Promise<Set<str
  * counters. Idempotent for the path; each call is one observation.
  */
 export async function recordGeneration(db: D1Database, input: RecordInput, now = Date.now()): Promise<RecordOutcome> {
-  const orm = drizzle(db);
   const allHashes = [...input.path.map((p) => p.hash), input.answer.hash];
   const existing = await existingHashes(db, allHashes);
+  const { statements, outcome } = recordStatements(drizzle(db), input, existing, now);
+  await drizzle(db).batch(statements);
+  return outcome;
+}
+
+/** A statement of a recording: a batch item whose SQL and parameters can be inspected. */
+type RecordStatement = BatchItem<"sqlite"> & { toSQL(): { sql: string; params: unknown[] } };
+
+/** The statements of one recording, given the hashes that already exist (one atomic batch). */
+export function recordStatements(
+  orm: DrizzleD1Database,
+  input: RecordInput,
+  existing: ReadonlySet<string>,
+  now: number,
+): { statements: [RecordStatement, ...RecordStatement[]]; outcome: RecordOutcome } {
   const missing = input.path.map((p, i) => ({ ...p, depth: i + 1 })).filter((p) => !existing.has(p.hash));
   const answerIsNew = !existing.has(input.answer.hash);
   const inserted = missing.length + (answerIsNew ? 1 : 0);
 
-  const statements: BatchItem<"sqlite">[] = [
+  const statements: [RecordStatement, ...RecordStatement[]] = [
     orm
       .insert(trees)
       .values({ id: input.treeId, tenant: input.tenant, namespace: input.namespace, model: input.model, frame: input.frameJson, createdAt: now })
       .onConflictDoNothing(),
   ];
-  for (const node of missing) {
-    statements.push(
-      orm
-        .insert(nodes)
-        .values({ hash: node.hash, parent: node.parent, treeId: input.treeId, depth: node.depth, role: node.role, message: node.json, createdAt: now })
-        .onConflictDoNothing(),
-    );
+  // Several rows per statement: a long first conversation stays far below D1's queries per invocation.
+  for (let i = 0; i < missing.length; i += ROWS_PER_INSERT) {
+    const rows = missing.slice(i, i + ROWS_PER_INSERT).map((node) => ({
+      hash: node.hash,
+      parent: node.parent,
+      treeId: input.treeId,
+      depth: node.depth,
+      role: node.role,
+      message: node.json,
+      createdAt: now,
+    }));
+    statements.push(orm.insert(nodes).values(rows).onConflictDoNothing());
   }
   const a = input.answer;
   statements.push(
@@ -162,6 +187,5 @@ export async function recordGeneration(db: D1Database, input: RecordInput, now =
       .set({ misses: sql`${trees.misses} + 1`, nodeCount: sql`${trees.nodeCount} + ${inserted}` })
       .where(sql`${trees.id} = ${input.treeId}`),
   );
-  await orm.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  return { nodesInserted: inserted, answerIsNew };
+  return { statements, outcome: { nodesInserted: inserted, answerIsNew } };
 }

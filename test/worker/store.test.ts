@@ -1,10 +1,10 @@
-import { ANSWERS_SQL } from "../../src/store/answers";
 import { env } from "cloudflare:workers";
+import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/cache/canonical";
 import { childHash, walk } from "../../src/cache/hash";
-import { readAnswers } from "../../src/store/answers";
-import { recordGeneration, type RecordInput } from "../../src/store/record";
+import { ANSWERS_SQL, readAnswers } from "../../src/store/answers";
+import { recordGeneration, recordStatements, ROWS_PER_INSERT, type RecordInput } from "../../src/store/record";
 
 /** A recording of `texts` (alternating user/assistant) followed by `answer`. */
 function recording(treeId: string, texts: string[], answer: string): RecordInput {
@@ -61,6 +61,20 @@ describe("recording in D1", () => {
     await recordGeneration(env.DB, recording("tree-c", ["hi", "hello", "more"], "x"));
     const hi = walk("tree-c", [{ role: "user", content: "hi" }])[0].hash;
     expect(await readAnswers(env.DB, hi)).toEqual([]);
+  });
+
+  it("Should record a 1,000-message first conversation in about 1/8 of the statements, each under D1's 100 parameters", async () => {
+    const texts = Array.from({ length: 1000 }, (_, i) => `turn ${i} about order #A-${i}`);
+    const input = recording("tree-thousand", texts, "done");
+    const { statements } = recordStatements(drizzle(env.DB), input, new Set(), 1);
+    // tree row + ceil(1000 / 8) path inserts + the answer + the tree counters
+    expect(statements).toHaveLength(1 + Math.ceil(1000 / ROWS_PER_INSERT) + 2);
+    expect(Math.max(...statements.map((st) => st.toSQL().params.length))).toBeLessThanOrEqual(100);
+    expect(await recordGeneration(env.DB, input)).toEqual({ nodesInserted: 1001, answerIsNew: true });
+    expect(await count("SELECT count(*) AS n FROM nodes WHERE tree_id = ?1", "tree-thousand")).toBe(1001);
+    expect(await count("SELECT node_count AS n FROM trees WHERE id = ?1", "tree-thousand")).toBe(1001);
+    const deepest = walk("tree-thousand", texts.map((t, i) => ({ role: i % 2 ? "assistant" : "user", content: t }))).at(-1)!.hash;
+    expect(await readAnswers(env.DB, deepest)).toHaveLength(1);
   });
 
   it("Should look the answer up with one indexed query whatever the depth", async () => {
