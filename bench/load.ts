@@ -87,3 +87,52 @@ export async function interleaved(url: string, specs: LoadSpec[], opts: { rounds
   }
   return Object.fromEntries(Object.entries(segments).map(([name, s]) => [name, summarise(s)]));
 }
+
+/**
+ * Measures several loads interleaved request by request on one connection:
+ * each round is one autocannon run whose request list alternates the specs
+ * (a0, b0, a1, b1, …), so that every spec sees the same moment of a shared
+ * machine. A response is attributed to its spec by its request's callback,
+ * which autocannon calls just before it reports the response's time. Per
+ * spec, `rps` is 1000 / mean response time: what a connection of its own
+ * would serve.
+ */
+export async function mixed(url: string, specs: LoadSpec[], opts: { rounds: number; seconds: number }): Promise<Record<string, Measure>> {
+  const segments: Record<string, Segment[]> = Object.fromEntries(specs.map((s) => [s.name, []]));
+  const longest = Math.max(...specs.map((s) => s.requests.length));
+  for (let round = 0; round < opts.rounds; round++) {
+    const latencies: Record<string, number[]> = Object.fromEntries(specs.map((s) => [s.name, []]));
+    const outcomes: Record<string, Record<string, number>> = Object.fromEntries(specs.map((s) => [s.name, {}]));
+    const errors: Record<string, number> = Object.fromEntries(specs.map((s) => [s.name, 0]));
+    let pending: { name: string; ok: boolean } | null = null;
+    const order = round % 2 === 0 ? specs : [...specs].reverse();
+    const requests: Request[] = [];
+    for (let i = 0; i < longest; i++) {
+      for (const spec of order) {
+        const r = spec.requests[i % spec.requests.length];
+        requests.push({
+          ...r,
+          onResponse: (status: number, _body: string, _ctx: unknown, headers: Record<string, string>) => {
+            const cache = headers["muscle-mem-cache"] ?? `status-${status}`;
+            const outcome = headers["muscle-mem-template"] ? `${cache}+template` : cache;
+            outcomes[spec.name][outcome] = (outcomes[spec.name][outcome] ?? 0) + 1;
+            if (status < 200 || status >= 300) errors[spec.name]++;
+            pending = { name: spec.name, ok: status >= 200 && status < 300 };
+          },
+        });
+      }
+    }
+    const tracker = autocannon({ url, connections: 1, duration: opts.seconds, requests, timeout: 30 });
+    tracker.on("response", (_client: unknown, _status: number, _bytes: number, ms: number) => {
+      if (pending?.ok) latencies[pending.name].push(ms);
+      pending = null;
+    });
+    const result = await tracker;
+    for (const spec of specs) {
+      const sorted = latencies[spec.name].sort((a, b) => a - b);
+      const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
+      segments[spec.name].push({ p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), rps: 1000 / mean, requests: sorted.length, errors: errors[spec.name] + result.errors + result.timeouts, outcomes: outcomes[spec.name] });
+    }
+  }
+  return Object.fromEntries(Object.entries(segments).map(([name, s]) => [name, summarise(s)]));
+}
