@@ -1,0 +1,201 @@
+/**
+ * `wrangler dev` instances of one bundled build over four local D1 databases,
+ * for scripts/shard-load.ts. The Worker is bundled once (`wrangler deploy
+ * --dry-run`) into a temporary folder, so that every instance runs the same
+ * build even while others edit src/; its wrangler.toml is the repo's with the
+ * four `[[d1_databases]]` bindings DB, DB_1, DB_2, DB_3 (the environments
+ * dropped). How many of them hold trees is `D1_SHARDS`, set per instance.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { parse, stringify } from "smol-toml";
+import { freePort } from "../test/support/wrangler-dev";
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, "..");
+const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
+
+/** The D1 bindings of the load configuration, in `D1_SHARDS` order. */
+export const BINDINGS = ["DB", "DB_1", "DB_2", "DB_3"];
+
+/** The environment the house rules ask for around wrangler (no metrics, no network, logs in `dir`). */
+function quietEnv(dir: string): NodeJS.ProcessEnv {
+  return { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_LOG_PATH: join(dir, "logs"), XDG_CONFIG_HOME: join(dir, "config") };
+}
+
+/** A bundled build and its four-database wrangler.toml. */
+export interface Build {
+  dir: string;
+  config: string;
+  remove: () => void;
+}
+
+/** Bundles the Worker once and writes the wrangler.toml with the four D1 bindings next to it. */
+export async function buildWorker(): Promise<Build> {
+  const dir = mkdtempSync(join(tmpdir(), "mm-shard-load-"));
+  await run(WRANGLER, ["deploy", "--dry-run", "--outdir", join(dir, "dist")], { cwd: ROOT, env: quietEnv(dir), maxBuffer: 64 * 1024 * 1024 });
+  const toml = parse(readFileSync(join(ROOT, "wrangler.toml"), "utf8"));
+  delete toml.env;
+  toml.main = join(dir, "dist/index.js");
+  const assets = toml.assets as { directory?: string } | undefined;
+  if (assets?.directory) assets.directory = join(ROOT, assets.directory);
+  toml.d1_databases = BINDINGS.map((binding, i) => ({
+    binding,
+    database_name: `muscle-mem-load-${i}`,
+    database_id: `00000000-0000-0000-0000-00000000000${i}`,
+    migrations_dir: join(ROOT, "migrations"),
+  }));
+  const config = join(dir, "wrangler.toml");
+  writeFileSync(config, stringify(toml));
+  if (!existsSync(join(dir, "dist/index.js"))) throw new Error(`bundle missing in ${dir}`);
+  return { dir, config, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** CPU time (ms) used so far by the processes of one `wrangler dev`, by role. */
+export interface DevCpu {
+  /** The workerd that runs the Worker, its Durable Objects and the local D1 databases. */
+  worker: number;
+  /** wrangler's proxy in front of it (a second workerd) and wrangler's own Node process. */
+  proxy: number;
+}
+
+const TICK_MS = 10; // getconf CLK_TCK = 100 on Linux
+
+/** [pid, ppid, utime + stime ticks] of every process, from /proc. */
+function processes(): Array<[number, number, number]> {
+  const out: Array<[number, number, number]> = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.push([Number(entry), Number(fields[1]), Number(fields[11]) + Number(fields[12])]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** CPU of `root` and its descendants: the workerd whose entry is not `port` runs the Worker; the rest is wrangler's. */
+function cpuOf(root: number, port: number): DevCpu {
+  const all = processes();
+  const tree = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of all) {
+      if (tree.has(ppid) && !tree.has(pid)) {
+        tree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  const cpu = { worker: 0, proxy: 0 };
+  for (const [pid, , ticks] of all) {
+    if (!tree.has(pid)) continue;
+    let cmd = "";
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    } catch {
+      continue;
+    }
+    const isWorker = cmd.includes("workerd") && !cmd.includes(`entry=127.0.0.1:${port}`);
+    cpu[isWorker ? "worker" : "proxy"] += ticks * TICK_MS;
+  }
+  return cpu;
+}
+
+/** The machine's busy and total CPU time so far (ms, all cores), from /proc/stat. */
+export function machineCpu(): { busy: number; total: number } {
+  const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/);
+  const n = ticks.map(Number);
+  const total = n.reduce((a, b) => a + b, 0);
+  return { busy: (total - n[3] - n[4]) * TICK_MS, total: total * TICK_MS };
+}
+
+/** One running `wrangler dev` with its own state folder. */
+export interface Dev {
+  url: string;
+  /** CPU time its processes have used so far. */
+  cpu: () => DevCpu;
+  /** Trees per D1 binding (`SELECT COUNT(*) FROM trees`), read from the state folder. */
+  treesPerShard: () => Promise<Record<string, number>>;
+  stop: () => Promise<void>;
+  output: () => string;
+}
+
+/**
+ * Migrates all four databases in a fresh state folder, then starts `wrangler dev`
+ * on a free loopback port with `vars` (e.g. `D1_SHARDS`, `HOT_CACHE_TTL_MS`) and
+ * waits for `/healthz`.
+ */
+export async function startDev(build: Build, vars: Record<string, string>): Promise<Dev> {
+  const state = mkdtempSync(join(tmpdir(), "mm-shard-state-"));
+  const env = quietEnv(state);
+  const cwd = build.dir;
+  for (const binding of BINDINGS) {
+    await run(WRANGLER, ["d1", "migrations", "apply", binding, "--local", "--persist-to", state, "--config", build.config], { cwd, env });
+  }
+  const [port, inspector] = [await freePort(), await freePort()];
+  const args = ["dev", "--config", build.config, "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", state, "--log-level", "error", "--show-interactive-dev-session=false"];
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  const child: ChildProcess = spawn(WRANGLER, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const kill = () => {
+    if (child.pid !== undefined && child.exitCode === null) {
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        child.kill("SIGTERM");
+      }
+    }
+  };
+  running.add(kill);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
+    if (Date.now() > deadline) {
+      kill();
+      throw new Error(`wrangler dev was not ready in time:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const treesPerShard = async () => {
+    const counts: Record<string, number> = {};
+    for (const binding of BINDINGS) {
+      const sql = ["d1", "execute", binding, "--local", "--persist-to", state, "--config", build.config, "--json", "--command", "SELECT COUNT(*) AS n FROM trees"];
+      const { stdout } = await run(WRANGLER, sql, { cwd, env });
+      const [{ results }] = JSON.parse(stdout) as Array<{ results: Array<{ n: number }> }>;
+      counts[binding] = results[0]?.n ?? 0;
+    }
+    return counts;
+  };
+  return {
+    url,
+    cpu: () => (child.pid === undefined ? { worker: 0, proxy: 0 } : cpuOf(child.pid, port)),
+    treesPerShard,
+    output: () => output,
+    stop: async () => {
+      kill();
+      running.delete(kill);
+      await new Promise((r) => setTimeout(r, 300));
+      rmSync(state, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Kill functions of the instances still running, for an interrupted run. */
+const running = new Set<() => void>();
+
+/** Stops every instance this module started (process groups it spawned, by pid). */
+export function killAll(): void {
+  for (const kill of running) kill();
+  running.clear();
+}
