@@ -92,8 +92,9 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
         isolate(config).hot.delete(key.key);
         if (plan.induction) {
           // Learning runs in its own object per tree, so that joins and records never queue behind it.
-          await learnerOf(env, key.treeId).learn(recording);
-          forgetTemplatePresence(key.treeId);
+          const learned = await learnerOf(env, key.treeId).learn(recording);
+          // Only a new template can turn "this tree has none" into "it has some"; otherwise keep the memo.
+          if (learned && learned.induced > 0) forgetTemplatePresence(key.treeId);
         }
       } else if (token) {
         await writer.release(key.key, token);
