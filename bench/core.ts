@@ -104,6 +104,20 @@ export async function coreRows(ctx: CoreContext): Promise<{ rows: Row[]; results
     detail: `proxy: ${ttfb.proxy.p50.toFixed(2)} / ${ttfb.proxy.p99.toFixed(2)} ms; direct: ${ttfb.direct.p50.toFixed(2)} / ${ttfb.direct.p99.toFixed(2)} ms (${ttfb.proxy.samples} sequential samples each, outcomes ${JSON.stringify(ttfb.proxy.outcomes)})`,
   });
   rows.push({
+    row: "streamed TTFB, the same Worker relaying without the cache (no-store) − direct (p50): the local relay floor",
+    target: "report",
+    value: `${(ttfb.relay.p50 - ttfb.direct.p50).toFixed(2)} ms`,
+    met: null,
+    detail: `relay: ${ttfb.relay.p50.toFixed(2)} / ${ttfb.relay.p99.toFixed(2)} ms (every sample a bypass)`,
+  });
+  rows.push({
+    row: "streamed miss: the Worker's time before it forwards (server-timing parse + lookup + claim, p50)",
+    target: "report",
+    value: `${ttfb.beforeForward.p50.toFixed(2)} ms`,
+    met: null,
+    detail: `p99 ${ttfb.beforeForward.p99.toFixed(2)} ms: one D1 read, the template presence memo, the single-flight join in the tree's Durable Object (server-timing has whole milliseconds)`,
+  });
+  rows.push({
     row: "single flight: 50 concurrent identical misses → upstream generations",
     target: "1",
     value: String(generations),
