@@ -3,6 +3,9 @@ import { bypassReason, frameJsonOf } from "./frame";
 import { childHash, treeIdOf, walk, type PathStep } from "./hash";
 import type { CanonicalMessage, ChatMessage, ChatRequest } from "./messages";
 import { keyDeclaredAnswer, type DeclaredKeying } from "./templates/declared";
+import { hasLoneSurrogate } from "./unicode";
+
+export { hasLoneSurrogate };
 
 /** Where a request sits in the trees: its tree, its path and h_n, the node whose answer it asks for. */
 export interface RequestKey {
@@ -52,13 +55,6 @@ export function oversized(frameJson: string, path: ReadonlyArray<Pick<PathStep, 
   return path.some((step) => tooBig(step.json)) ? "message too large" : null;
 }
 
-/** True when some string in `value` holds a lone UTF-16 surrogate (not valid Unicode text; RFC 8785 cannot serialise it). */
-export function hasLoneSurrogate(value: unknown): boolean {
-  if (typeof value === "string") return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value);
-  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
-  if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => hasLoneSurrogate(k) || hasLoneSurrogate(v));
-  return false;
-}
 
 /** Keys a validated request: frame, tree id, canonical messages and path hashes. */
 export function keyRequest(body: ChatRequest, tenant: string, namespace: string, maxMessageBytes = DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES): KeyResult {

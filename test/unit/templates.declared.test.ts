@@ -23,8 +23,17 @@ describe("parseBindings", () => {
     ["a bad name", '{"1n":"x"}'],
     ["a too long name", `{"${"a".repeat(65)}":"x"}`],
     ["a too long value", `{"n":"${"x".repeat(1025)}"}`],
+    ["raw non-ASCII bytes", '{"name":"Zoë"}'],
+    ["a control character", '{"name":"A\tB"}'],
+    ["a lone surrogate", '{"name":"x\\ud83dy"}'],
   ])("Should reject %s", (_, header) => {
     expect(parseBindings(header).ok).toBe(false);
+  });
+
+  it("Should take any Unicode written as JSON escapes, and say how when it gets raw bytes", () => {
+    expect(parseBindings('{"name":"Zo\\u00eb","emoji":"\\ud83d\\ude00"}')).toEqual({ ok: true, bindings: { name: "Zoë", emoji: "😀" } });
+    const raw = parseBindings('{"name":"Zoë"}');
+    expect(raw.ok === false && raw.message).toMatch(/ASCII.*\\u00eb/);
   });
 });
 

@@ -1,3 +1,5 @@
+import { hasLoneSurrogate } from "../unicode";
+
 /** Declared variables: `{"name":"Ada","order_id":"A-1"}` from the `muscle-mem-bindings` header. */
 export type Bindings = Readonly<Record<string, string>>;
 
@@ -19,6 +21,10 @@ export type BindingsResult = { ok: true; bindings: Bindings | null } | { ok: fal
 export function parseBindings(header: string | null): BindingsResult {
   if (header === null || header.trim() === "") return { ok: true, bindings: null };
   if (header.length > MAX_HEADER_CHARS) return { ok: false, message: `${BINDINGS_HEADER} must be at most ${MAX_HEADER_CHARS} characters.` };
+  // HTTP header values are bytes: raw UTF-8 arrives garbled (as Latin-1), so ask for JSON escapes instead.
+  if (/[^\x20-\x7e]/.test(header)) {
+    return { ok: false, message: `${BINDINGS_HEADER} must be printable ASCII: write other characters as JSON escapes, e.g. {"name":"Zo\\u00eb"}.` };
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(header);
@@ -34,6 +40,7 @@ export function parseBindings(header: string | null): BindingsResult {
   for (const [name, value] of entries) {
     if (!NAME.test(name)) return { ok: false, message: `${BINDINGS_HEADER}: '${name.slice(0, 70)}' is not a valid variable name (^[A-Za-z_][A-Za-z0-9_]{0,63}$).` };
     if (typeof value !== "string" || value === "") return { ok: false, message: `${BINDINGS_HEADER}: '${name}' must be a non-empty string.` };
+    if (hasLoneSurrogate(value)) return { ok: false, message: `${BINDINGS_HEADER}: '${name}' holds half of a UTF-16 surrogate pair, not text.` };
     if (value.length > MAX_VALUE_CHARS) return { ok: false, message: `${BINDINGS_HEADER}: '${name}' must be at most ${MAX_VALUE_CHARS} characters.` };
     out[name] = value;
   }
