@@ -4,6 +4,11 @@ import { intake } from "./intake";
 import { refundDesk } from "./refund";
 import { seeded, type Workflow } from "./types";
 
+/** JSON with every non-ASCII character as a \uXXXX escape: HTTP header values are bytes. */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** The workflows of the evaluation, by model-name prefix (`wf-refund…`, `wf-intake…`). */
 export const WORKFLOWS: Record<string, Workflow<unknown>> = { "wf-refund": refundDesk as Workflow<unknown>, "wf-intake": intake as Workflow<unknown> };
 
@@ -52,7 +57,7 @@ export async function runCase<C>(wf: Workflow<C>, c: C, chat: Chat, opts: { mode
     { role: "user", content: wf.userMessage(c) },
   ];
   const result: RunResult = { steps: 0, served: { model: 0, exact: 0, declared: 0, learned: 0 }, wrong: 0, timings: [], mismatches: [] };
-  const headers = { ...opts.headers, ...(opts.declare ? { "muscle-mem-bindings": JSON.stringify(wf.bindingsOf(c)) } : {}) };
+  const headers = { ...opts.headers, ...(opts.declare ? { "muscle-mem-bindings": asciiJson(wf.bindingsOf(c)) } : {}) };
   for (let step = 0; step < 8; step++) {
     const body: ChatBody = { model: opts.model, tools: wf.tools, messages: [...messages] };
     const started = performance.now();
