@@ -3,6 +3,7 @@ const STATUS = {
   invalid_json: 400,
   invalid_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   body_too_large: 413,
@@ -11,6 +12,8 @@ const STATUS = {
   upstream_unreachable: 502,
   upstream_timeout: 504,
   internal_error: 500,
+  analytics_not_configured: 501,
+  analytics_unavailable: 502,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS;
@@ -19,6 +22,7 @@ const TYPE: Record<ErrorCode, string> = {
   invalid_json: "invalid_request_error",
   invalid_request: "invalid_request_error",
   unauthorized: "authentication_error",
+  forbidden: "permission_error",
   not_found: "not_found_error",
   method_not_allowed: "invalid_request_error",
   body_too_large: "invalid_request_error",
@@ -27,6 +31,8 @@ const TYPE: Record<ErrorCode, string> = {
   upstream_unreachable: "upstream_error",
   upstream_timeout: "upstream_error",
   internal_error: "server_error",
+  analytics_not_configured: "not_configured_error",
+  analytics_unavailable: "upstream_error",
 };
 
 /** An error answered to the client in OpenAI's `{error:{message,type,code,param}}` envelope. */

@@ -1,5 +1,6 @@
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { analyticsRoutes } from "./analytics-upstream";
 import { faultRoutes } from "./fault-upstream";
 import { evalWorkflowScript } from "./eval-workflows/run";
 import { refundDeskScript } from "./refund-desk";
@@ -27,7 +28,8 @@ import { answerResponses, type ResponsesBody } from "./scripted-responses";
  *
  * `GET /__count?model=M` answers `{generations, requests}` for that model.
  * Fault behaviours (hang, stall, drip, garbage streams, reset) live under
- * `/__fault/<kind>/<tag>/v1`, see tools/fault-upstream.ts.
+ * `/__fault/<kind>/<tag>/v1`, see tools/fault-upstream.ts. A stand-in for Analytics
+ * Engine's SQL API lives under `/__analytics/<mode>/<tag>/`, see tools/analytics-upstream.ts.
  */
 export async function startTestUpstream(port = 0): Promise<ScriptedModel & { count: (model: string) => { generations: number; requests: number } }> {
   const generations = new Map<string, number>();
@@ -91,10 +93,13 @@ interface FrontRoutes {
 async function startFront(port: number, innerPort: string, routes: FrontRoutes): Promise<{ url: string; close: () => Promise<void> }> {
   const agent = new Agent({ keepAlive: true });
   const faults = faultRoutes();
+  const analytics = analyticsRoutes();
   const server = createServer(async (req, res) => {
     try {
       // Reliability tests: /__fault/<kind>/<tag>/v1/... (tools/fault-upstream.ts)
       if (faults.handle(req, res)) return;
+      // GET /api/series: /__analytics/<mode>/<tag>/... (tools/analytics-upstream.ts)
+      if (analytics.handle(req, res)) return;
       const path = new URL(req.url ?? "/", "http://localhost").pathname;
       if (req.method === "POST" && path.endsWith("/messages")) return await routes.messages(res, JSON.parse(await readBody(req)) as AnthropicBody);
       if (req.method === "POST" && path.endsWith("/responses")) return routes.responses(res, JSON.parse(await readBody(req)) as ResponsesBody);

@@ -4,6 +4,7 @@ import { getExport } from "./export";
 import { postImport } from "./import";
 import { getNode, getPath } from "./nodes";
 import { deleteNode, postPrune } from "./prune";
+import { getSeries } from "./series";
 import { getStats } from "./stats";
 import { getTemplates } from "./templates";
 import { getChildren, getTree, getTrees } from "./trees";
@@ -23,5 +24,6 @@ export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   api.post("/import", postImport);
   api.post("/prune", postPrune);
   api.get("/stats", getStats);
+  api.get("/series", getSeries);
   return api;
 }
