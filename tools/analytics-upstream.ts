@@ -35,6 +35,9 @@ export const SCRIPTED_ROWS = [
   { bucket: 2, hits: "10", misses: "0", bypasses: "2", p50_ms: 3, p99_ms: 9.25 },
 ] as const;
 
+/** The error modes' body: markup in it shows whether a client escapes upstream text. */
+export const ERROR_TEXT = "Code: 47. DB::Exception: <b>scripted</b> failure of the SQL API stand-in";
+
 const ROUTE = /^\/__analytics\/(ok|empty|html|hang|error-\d{3})\/([A-Za-z0-9_-]+)\//;
 const SEEN = /^\/__analytics\/seen\/([A-Za-z0-9_-]+)$/;
 
@@ -76,7 +79,7 @@ export function analyticsRoutes(): AnalyticsRoutes {
     const status = /^error-(\d{3})$/.exec(mode);
     if (status) {
       res.writeHead(Number(status[1]), { "content-type": "text/plain" });
-      res.end("Code: 47. DB::Exception: scripted failure of the SQL API stand-in");
+      res.end(ERROR_TEXT);
       return;
     }
     if (mode === "html") {

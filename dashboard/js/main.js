@@ -5,6 +5,7 @@ import { ago, compact, dollars, duration, el, percent } from "./format.js";
 import { openNode } from "./panel.js";
 import { setupStalePrune } from "./stale.js";
 import { TemplatesPanel } from "./templates.js";
+import { TrafficPanel } from "./traffic.js";
 
 /**
  * @typedef {{ id: string, model: string, namespace: string, tools: string[], node_count: number, hits: number, misses: number,
@@ -16,6 +17,7 @@ const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.get
 /** @type {{ tree: string | null, view: BranchView | null, cursor: string | null, costs: Map<string, number> }} */
 const state = { tree: null, view: null, cursor: null, costs: new Map() };
 const templates = new TemplatesPanel($("templates-pane"));
+const traffic = new TrafficPanel($("traffic-pane"));
 
 function showLogin(message = "") {
   $("login-view").hidden = false;
@@ -68,6 +70,7 @@ async function loadTrees(more = false) {
   if (!more) {
     state.cursor = null;
     $("tree-list").replaceChildren();
+    void traffic.load();
     await loadStats();
   }
   const page = await api(`/trees?limit=50${state.cursor ? `&cursor=${encodeURIComponent(state.cursor)}` : ""}`);
