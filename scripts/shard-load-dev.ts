@@ -4,10 +4,11 @@
  * --dry-run`) into a temporary folder, so that every instance runs the same
  * build even while others edit src/; its wrangler.toml is the repo's with the
  * four `[[d1_databases]]` bindings DB, DB_1, DB_2, DB_3 (the environments
- * dropped). How many of them hold trees is `D1_SHARDS`, set per instance.
+ * dropped, the dashboard assets copied). How many of them hold trees is
+ * `D1_SHARDS`, set per instance.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -40,8 +41,12 @@ export async function buildWorker(): Promise<Build> {
   const toml = parse(readFileSync(join(ROOT, "wrangler.toml"), "utf8"));
   delete toml.env;
   toml.main = join(dir, "dist/index.js");
+  // wrangler dev reloads the Worker when its assets change: a copy keeps others' dashboard edits out of the run.
   const assets = toml.assets as { directory?: string } | undefined;
-  if (assets?.directory) assets.directory = join(ROOT, assets.directory);
+  if (assets?.directory) {
+    cpSync(join(ROOT, assets.directory), join(dir, "assets"), { recursive: true });
+    assets.directory = join(dir, "assets");
+  }
   toml.d1_databases = BINDINGS.map((binding, i) => ({
     binding,
     database_name: `muscle-mem-load-${i}`,
@@ -58,8 +63,10 @@ export async function buildWorker(): Promise<Build> {
 export interface DevCpu {
   /** The workerd that runs the Worker, its Durable Objects and the local D1 databases. */
   worker: number;
-  /** wrangler's proxy in front of it (a second workerd) and wrangler's own Node process. */
+  /** wrangler's proxy in front of it: a second workerd, bound to the public port. */
   proxy: number;
+  /** wrangler's own Node processes. */
+  wrangler: number;
 }
 
 const TICK_MS = 10; // getconf CLK_TCK = 100 on Linux
@@ -80,7 +87,7 @@ function processes(): Array<[number, number, number]> {
   return out;
 }
 
-/** CPU of `root` and its descendants: the workerd whose entry is not `port` runs the Worker; the rest is wrangler's. */
+/** CPU of `root` and its descendants: the workerd bound to `port` is wrangler's proxy, the other one runs the Worker. */
 function cpuOf(root: number, port: number): DevCpu {
   const all = processes();
   const tree = new Set([root]);
@@ -93,7 +100,7 @@ function cpuOf(root: number, port: number): DevCpu {
       }
     }
   }
-  const cpu = { worker: 0, proxy: 0 };
+  const cpu = { worker: 0, proxy: 0, wrangler: 0 };
   for (const [pid, , ticks] of all) {
     if (!tree.has(pid)) continue;
     let cmd = "";
@@ -102,8 +109,8 @@ function cpuOf(root: number, port: number): DevCpu {
     } catch {
       continue;
     }
-    const isWorker = cmd.includes("workerd") && !cmd.includes(`entry=127.0.0.1:${port}`);
-    cpu[isWorker ? "worker" : "proxy"] += ticks * TICK_MS;
+    const role = !cmd.includes("workerd") ? "wrangler" : cmd.includes(`entry=127.0.0.1:${port}`) ? "proxy" : "worker";
+    cpu[role] += ticks * TICK_MS;
   }
   return cpu;
 }
@@ -155,7 +162,7 @@ export async function startDev(build: Build, vars: Record<string, string>): Prom
       }
     }
   };
-  running.add(kill);
+  running.set(kill, state);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
   for (;;) {
@@ -179,7 +186,7 @@ export async function startDev(build: Build, vars: Record<string, string>): Prom
   };
   return {
     url,
-    cpu: () => (child.pid === undefined ? { worker: 0, proxy: 0 } : cpuOf(child.pid, port)),
+    cpu: () => (child.pid === undefined ? { worker: 0, proxy: 0, wrangler: 0 } : cpuOf(child.pid, port)),
     treesPerShard,
     output: () => output,
     stop: async () => {
@@ -191,11 +198,14 @@ export async function startDev(build: Build, vars: Record<string, string>): Prom
   };
 }
 
-/** Kill functions of the instances still running, for an interrupted run. */
-const running = new Set<() => void>();
+/** Kill functions of the instances still running and their state folders, for an interrupted run. */
+const running = new Map<() => void, string>();
 
-/** Stops every instance this module started (process groups it spawned, by pid). */
+/** Stops every instance this module started (the process groups it spawned, by pid) and removes their state. */
 export function killAll(): void {
-  for (const kill of running) kill();
+  for (const [kill, state] of running) {
+    kill();
+    rmSync(state, { recursive: true, force: true });
+  }
   running.clear();
 }

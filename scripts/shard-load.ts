@@ -120,8 +120,8 @@ interface Segment {
   errors: number;
   /** Share of the machine's CPU (all cores) in use during the segment, %. */
   busyPct: number;
-  /** CPU ms per request: the Worker's workerd; wrangler's proxy and Node; this client. */
-  cpuPerReq: { worker: number; proxy: number; client: number };
+  /** CPU ms per request: the Worker's workerd; wrangler's proxy workerd; wrangler's Node; this client. */
+  cpuPerReq: { worker: number; proxy: number; wrangler: number; client: number };
 }
 
 const pct = (sorted: number[], q: number): number => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : Number.NaN);
@@ -176,7 +176,7 @@ async function segment(dev: Dev, seconds: number, connections: number): Promise<
     unexpected,
     errors,
     busyPct: (100 * (machine1.busy - machine0.busy)) / Math.max(1, machine1.total - machine0.total),
-    cpuPerReq: { worker: (cpu1.worker - cpu0.worker) / n, proxy: (cpu1.proxy - cpu0.proxy) / n, client: (client1.user + client1.system) / 1000 / n },
+    cpuPerReq: { worker: (cpu1.worker - cpu0.worker) / n, proxy: (cpu1.proxy - cpu0.proxy) / n, wrangler: (cpu1.wrangler - cpu0.wrangler) / n, client: (client1.user + client1.system) / 1000 / n },
   };
 }
 
@@ -191,14 +191,15 @@ interface Instance {
 const started = Date.now();
 const machine = { loadavgStart: loadavg(), loadavgEnd: "" };
 log(`load average ${machine.loadavgStart}; bundling the Worker`);
-process.on("SIGINT", () => {
-  killAll();
-  process.exit(130);
-});
 // A deterministic answer that no learned template can derive from the request (so a new request stays a miss).
 const answerOf = (text: string) => `Noted, reference ${createHash("sha256").update(text).digest("hex").slice(0, 12)}.`;
 const model = await startScriptedModel({ script: (body) => ({ role: "assistant", content: answerOf(String(body.messages.at(-1)?.content ?? "")) }) });
 const build = await buildWorker();
+process.on("SIGINT", () => {
+  killAll();
+  build.remove();
+  process.exit(130);
+});
 const instances: Instance[] = [];
 try {
   for (const variant of variants) {
@@ -251,7 +252,7 @@ const rows = instances.map((inst) => {
     unexpected: sum((s) => s.unexpected),
     errors: sum((s) => s.errors),
     busyPct: med((s) => s.busyPct),
-    cpuPerReq: { worker: med((s) => s.cpuPerReq.worker), proxy: med((s) => s.cpuPerReq.proxy), client: med((s) => s.cpuPerReq.client) },
+    cpuPerReq: { worker: med((s) => s.cpuPerReq.worker), proxy: med((s) => s.cpuPerReq.proxy), wrangler: med((s) => s.cpuPerReq.wrangler), client: med((s) => s.cpuPerReq.client) },
     treesPerShard: inst.trees,
     segments: seg,
   };
@@ -260,14 +261,14 @@ const seconds = Math.round((Date.now() - started) / 1000);
 const header = `${opts.connections} connections, ${opts.rounds} interleaved rounds of ${opts.seconds} s, ${opts.trees} trees × ${opts.bodies} warmed requests; load average ${machine.loadavgStart} at start, ${machine.loadavgEnd} at end; ${seconds} s in all`;
 const f = (n: number, d = 1) => n.toFixed(d);
 console.log(`${header}\n`);
-console.log("| hot cache TTL | D1 shards | req/s (median) | vs 1 | per round | p50 / p99 ms | hit / miss p50 ms | hit lookup ms | hit / miss / other | errors | CPU busy | CPU ms/req: Worker / wrangler / client | trees per shard |");
+console.log("| hot cache TTL | D1 shards | req/s (median) | vs 1 | per round | p50 / p99 ms | hit / miss p50 ms | hit lookup ms | hit / miss / other | errors | CPU busy | CPU ms/req: Worker / proxy / wrangler / client | trees per shard |");
 console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 for (const r of rows) {
   const other = Object.entries(r.outcomes).filter(([k]) => k !== "hit" && k !== "miss").map(([k, v]) => `${k} ${v}`).join(", ") || "0";
   const trees = r.treesPerShard ? BINDINGS.slice(0, r.shards).map((b) => r.treesPerShard?.[b] ?? 0).join("/") : "?";
   const cpu = r.cpuPerReq;
   console.log(
-    `| ${TTL_LABEL[r.variant]} | ${r.shards} | ${f(r.rps, 0)} | ${f(r.vs1, 2)}x | ${r.perRound.join(", ")} | ${f(r.p50)} / ${f(r.p99)} | ${f(r.hitP50)} / ${f(r.missP50)} | ${f(r.hitLookupMs, 1)} | ${r.outcomes.hit ?? 0} / ${r.outcomes.miss ?? 0} / ${other} (${f(100 * r.hitShare)}% hits) | ${r.errors + r.unexpected} | ${f(r.busyPct, 0)}% | ${f(cpu.worker, 2)} / ${f(cpu.proxy, 2)} / ${f(cpu.client, 2)} | ${trees} |`,
+    `| ${TTL_LABEL[r.variant]} | ${r.shards} | ${f(r.rps, 0)} | ${f(r.vs1, 2)}x | ${r.perRound.join(", ")} | ${f(r.p50)} / ${f(r.p99)} | ${f(r.hitP50)} / ${f(r.missP50)} | ${f(r.hitLookupMs, 1)} | ${r.outcomes.hit ?? 0} / ${r.outcomes.miss ?? 0} / ${other} (${f(100 * r.hitShare)}% hits) | ${r.errors + r.unexpected} | ${f(r.busyPct, 0)}% | ${f(cpu.worker, 2)} / ${f(cpu.proxy, 2)} / ${f(cpu.wrangler, 2)} / ${f(cpu.client, 2)} | ${trees} |`,
   );
 }
 mkdirSync("bench-output", { recursive: true });
