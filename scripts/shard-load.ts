@@ -16,9 +16,10 @@
  * machine was, because on a small machine CPU, not D1, is the usual limit.
  *
  * The upstream is a loopback scripted model with no delay (its answer is a hash
- * of the last user message, so that no learned template can serve a new request). `--trees` namespaces are warmed with `--bodies` recorded
- * requests each; then every connection sends 9 repeats of warmed requests
- * (hits) and 1 new request (a miss that records) out of every 10. Rounds run
+ * of the last user message, so that no learned template can serve a new
+ * request). `--trees` namespaces are warmed with `--bodies` recorded requests
+ * each; then every connection sends 9 repeats of warmed requests (hits) and
+ * 1 new request (a miss that records) out of every 10. Rounds run
  * every instance once, in an order that reverses each round; the table shows
  * medians over rounds. Writes bench-output/shard-load.json.
  */
