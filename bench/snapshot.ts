@@ -15,7 +15,7 @@ function quietEnv(dir: string): NodeJS.ProcessEnv {
 
 /**
  * Bundles the Worker once into a temporary folder with its own wrangler.toml,
- * migrations and .dev.vars. `wrangler dev` watches its sources; on a checkout
+ * migrations, .dev.vars and dashboard assets. `wrangler dev` watches its sources; on a checkout
  * that several people edit, a snapshot keeps a run measuring one build.
  */
 export async function snapshotWorker(): Promise<{ dir: string; config: string; remove: () => void }> {
@@ -24,9 +24,9 @@ export async function snapshotWorker(): Promise<{ dir: string; config: string; r
   await run(WRANGLER, ["deploy", "--dry-run", "--outdir", join(dir, "dist")], { cwd: ROOT, env, maxBuffer: 64 * 1024 * 1024 });
   cpSync(join(ROOT, "migrations"), join(dir, "migrations"), { recursive: true });
   if (existsSync(join(ROOT, ".dev.vars"))) cpSync(join(ROOT, ".dev.vars"), join(dir, ".dev.vars"));
-  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8")
-    .replace(/^main = .*$/m, 'main = "dist/index.js"')
-    .replace(/^directory = "\.\/(.*)"$/m, (_, d: string) => `directory = "${join(ROOT, d)}"`);
+  // The dashboard too: wrangler dev restarts the Worker when its assets folder changes.
+  cpSync(join(ROOT, "dashboard"), join(dir, "dashboard"), { recursive: true });
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8").replace(/^main = .*$/m, 'main = "dist/index.js"');
   const config = join(dir, "wrangler.toml");
   writeFileSync(config, toml);
   return { dir, config, remove: () => rmSync(dir, { recursive: true, force: true }) };
