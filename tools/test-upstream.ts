@@ -72,10 +72,17 @@ export async function startTestUpstream(port = 0): Promise<ScriptedModel & { cou
     if (name.startsWith("fresh")) return { content: [{ type: "text", text: `fresh ${crypto.randomUUID()}` }] };
     return anthropicRefundDesk(body);
   };
-  const front = await startFront(port, new URL(model.url).port, {
-    messages: (res, body) => answerMessages(res, body, { script: anthropicScript, onRequest: (b) => anthropicModels.push(b.model), truncate: (b) => b.model.startsWith("truncate") }),
-    responses: (res, body) => answerResponses(res, body),
-  });
+  let front: { url: string; close: () => Promise<void> };
+  try {
+    front = await startFront(port, new URL(model.url).port, {
+      messages: (res, body) => answerMessages(res, body, { script: anthropicScript, onRequest: (b) => anthropicModels.push(b.model), truncate: (b) => b.model.startsWith("truncate") }),
+      responses: (res, body) => answerResponses(res, body),
+    });
+  } catch (error) {
+    // The port is taken (another Worker project's upstream): leave nothing running behind.
+    await model.close();
+    throw error;
+  }
   const closeInner = model.close;
   const close = async () => {
     await front.close();
@@ -110,13 +117,18 @@ async function startFront(port: number, innerPort: string, routes: FrontRoutes):
     }
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    agent.destroy();
+    throw error;
+  }
   const { port: bound } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${bound}/v1`,
