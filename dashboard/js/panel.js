@@ -17,9 +17,17 @@ function prettyJson(raw) {
 }
 
 /** @param {Message} m */
+/** One content part as text: an OpenAI text part, or an Anthropic block (text, tool_use, tool_result). */
+function partText(p) {
+  if (typeof p === "string") return p;
+  if (p.type === "tool_use") return `→ ${p.name}(${JSON.stringify(p.input)}) [${p.id}]`;
+  if (p.type === "tool_result") return `result of ${p.tool_use_id}: ${typeof p.content === "string" ? p.content : (p.content ?? []).map(partText).join("\n")}`;
+  return typeof p.text === "string" ? p.text : JSON.stringify(p);
+}
+
 function contentText(m) {
   if (m.content === null || m.content === undefined) return "";
-  return typeof m.content === "string" ? m.content : m.content.map((p) => p.text).join("\n");
+  return typeof m.content === "string" ? m.content : m.content.map(partText).join("\n");
 }
 
 /**

@@ -1,6 +1,6 @@
 import { encodeCursor } from "./cursor";
 import { splitFrame } from "./trajectory-lines";
-import { openAIMessageOf, parseStoredMessage, type OpenAIMessage } from "./trajectory-messages";
+import { parseStoredMessage, trajectoryMessageOf, type TrajectoryMessage } from "./trajectory-messages";
 
 /** One exported line: the shape of shared/workloads/*.jsonl, plus where it came from. */
 export interface ExportLine {
@@ -10,7 +10,7 @@ export interface ExportLine {
   model: string;
   tools: unknown[] | null;
   params?: Record<string, unknown>;
-  messages: OpenAIMessage[];
+  messages: TrajectoryMessage[];
   /** Assistant messages on the path that are not recorded answers (sent by the client, never generated). */
   scripted_assistant_idx: number[];
 }
@@ -84,7 +84,7 @@ function lineOf(tree: ExportTree, leaf: string, byHash: Map<string, PathRow>): E
     model: tree.model,
     tools,
     ...(params ? { params } : {}),
-    messages: rows.map((r) => openAIMessageOf(parseStoredMessage(r.message))),
+    messages: rows.map((r) => trajectoryMessageOf(parseStoredMessage(r.message))),
     scripted_assistant_idx: scripted,
   };
 }

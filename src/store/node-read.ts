@@ -1,4 +1,4 @@
-import { openAIMessageOf, parseStoredMessage, type OpenAIMessage } from "./trajectory-messages";
+import { parseStoredMessage, trajectoryMessageOf, type TrajectoryMessage } from "./trajectory-messages";
 
 /** One node in full. */
 export interface NodeDetail {
@@ -8,7 +8,7 @@ export interface NodeDetail {
   depth: number;
   role: string;
   /** The message as an OpenAI message (tool-call ids as ordinals). */
-  message: OpenAIMessage;
+  message: TrajectoryMessage;
   observations: number;
   hits: number;
   prompt_tokens: number;
@@ -45,7 +45,7 @@ export async function readNode(db: D1Database, hash: string, tenant: string | nu
 
 function detailOf(row: NodeRowRaw): NodeDetail {
   const { message, ...rest } = row;
-  return { ...rest, message: openAIMessageOf(parseStoredMessage(message)) };
+  return { ...rest, message: trajectoryMessageOf(parseStoredMessage(message)) };
 }
 
 /**
@@ -64,9 +64,9 @@ export async function readPathRows(db: D1Database, hash: string): Promise<NodeRo
 }
 
 /** The path to a node as an OpenAI message list, if the scope may see the node. */
-export async function readPath(db: D1Database, hash: string, tenant: string | null): Promise<{ tree_id: string; messages: OpenAIMessage[] } | null> {
+export async function readPath(db: D1Database, hash: string, tenant: string | null): Promise<{ tree_id: string; messages: TrajectoryMessage[] } | null> {
   const owner = await nodeOwner(db, hash);
   if (!owner || (tenant !== null && owner.tenant !== tenant)) return null;
   const rows = await readPathRows(db, hash);
-  return { tree_id: owner.treeId, messages: rows.map((r) => openAIMessageOf(parseStoredMessage(r.message))) };
+  return { tree_id: owner.treeId, messages: rows.map((r) => trajectoryMessageOf(parseStoredMessage(r.message))) };
 }

@@ -10,12 +10,34 @@ export interface OpenAIMessage {
   tool_call_id?: string;
 }
 
+/** A message of a tree recorded through `/v1/messages`: Anthropic content blocks, as stored. */
+export interface AnthropicStoredMessage {
+  role: string;
+  content: Array<Record<string, unknown>>;
+}
+
+/** A stored message in its API's format: OpenAI chat, or Anthropic Messages for `/v1/messages` trees. */
+export type TrajectoryMessage = OpenAIMessage | AnthropicStoredMessage;
+
+/** Anthropic trees store content as block objects; OpenAI text parts are stored as strings. */
+function isAnthropicStored(message: unknown): message is AnthropicStoredMessage {
+  const content = (message as { content?: unknown }).content;
+  return Array.isArray(content) && content.some((block) => typeof block === "object" && block !== null);
+}
+
 /**
- * Turns a stored canonical message back into an OpenAI message. Tool-call ids
- * stay ordinals (`call_0`, …), which are valid ids and key the same nodes
- * when the message list is sent again or imported.
+ * Turns a stored canonical message back into its API's message: OpenAI chat
+ * (tool-call ids stay ordinals, `call_0`, …, which are valid ids and key the
+ * same nodes when the list is sent again or imported), or, for a tree
+ * recorded through `/v1/messages`, the Anthropic message as stored (ids
+ * `toolu_0`, …).
  */
-export function openAIMessageOf(message: CanonicalMessage): OpenAIMessage {
+export function trajectoryMessageOf(message: CanonicalMessage | AnthropicStoredMessage): TrajectoryMessage {
+  if (isAnthropicStored(message)) return { role: message.role, content: message.content };
+  return openAIMessageOf(message);
+}
+
+function openAIMessageOf(message: CanonicalMessage): OpenAIMessage {
   const out: OpenAIMessage = { role: message.role, content: null };
   if (typeof message.content === "string") out.content = message.content;
   else if (Array.isArray(message.content)) out.content = message.content.map((text) => ({ type: "text", text }));

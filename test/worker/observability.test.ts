@@ -1,3 +1,4 @@
+import { messageRecorded, postMessages } from "./messages.support";
 import { exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { writeRequestPoint } from "../../src/observability/analytics";
@@ -35,6 +36,21 @@ function linesFor(requestId: string): RequestLogLine[] {
 }
 
 describe("request logs", () => {
+  it("Should name the tree on the Messages API's log lines too", async () => {
+    const body = { model: uniqueModel("obs-claude"), max_tokens: 32, messages: [{ role: "user", content: "Refund order #A-1 please" }] };
+    const miss = await postMessages(body, { headers: { "x-request-id": "run-43.miss" } });
+    await miss.arrayBuffer();
+    await messageRecorded(body);
+    const hit = await postMessages(body, { headers: { "x-request-id": "run-43.hit" } });
+    await hit.arrayBuffer();
+    const [missLine] = linesFor("run-43.miss");
+    const [hitLine] = linesFor("run-43.hit");
+    expect(missLine).toMatchObject({ route: "/v1/messages", outcome: "miss" });
+    expect(hitLine).toMatchObject({ route: "/v1/messages", outcome: "hit" });
+    expect(missLine.tree).toMatch(/^[0-9a-f]{16,}$/);
+    expect(hitLine.tree).toBe(missLine.tree);
+  });
+
   it("Should echo a sane x-request-id and log one line per request with outcome, tree and timings", async () => {
     const model = uniqueModel("obs");
     const body = { model, messages: [{ role: "user", content: "Refund order #A-1 please" }] };

@@ -9,6 +9,7 @@ import { tenantOf } from "../../cache/hash";
 import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
+import { note } from "../../observability";
 import type { Claim } from "../../store/single-flight";
 import { parseJsonBody } from "../body";
 import { claimOf } from "../claim";
@@ -35,6 +36,7 @@ export async function messages(c: Ctx): Promise<Response> {
   const { raw, body } = await parseJsonBody(c.req.raw, config.maxBodyBytes, messagesRequest);
   const stream = body.stream === true;
   const keyed = keyMessagesRequest(body, headers, tenantOf(anthropicCredential(headers)), controls.namespace, maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES));
+  note(c, keyed.ok ? { tree: keyed.key.treeId } : { reason: "bypass" in keyed ? keyed.bypass : "invalid" });
   if (!keyed.ok) {
     if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
     if (controls.onlyIfCached) throw notCached();

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { api, ok, type NodeSummary, type Tree } from "./api-helpers";
+import { messageRecorded, postMessages } from "./messages.support";
+
+describe("the trajectory API on Anthropic Messages trees", () => {
+  it("Should read nodes, paths and exports in Anthropic's message format, and refuse to import them clearly", async () => {
+    const key = `sk-ant-${crypto.randomUUID()}`;
+    const body = { model: "claude-api", max_tokens: 64, system: "You are a refund desk.", messages: [{ role: "user", content: "Refund order #A-1 please" }] };
+    await (await postMessages(body, { key })).arrayBuffer();
+    await messageRecorded(body, { key });
+    const page = await ok<{ data: Tree[] }>(api("/trees", { token: key }));
+    expect(page.data).toHaveLength(1);
+    const tree = page.data[0];
+    const level = await ok<{ data: NodeSummary[] }>(api(`/trees/${tree.id}/children`, { token: key }));
+    expect(level.data).toHaveLength(1);
+    const user = await ok<{ message: unknown }>(api(`/nodes/${level.data[0].hash}`, { token: key }));
+    expect(user.message).toEqual({ role: "user", content: [{ type: "text", text: "Refund order #A-1 please" }] });
+    const answers = await ok<{ data: NodeSummary[] }>(api(`/trees/${tree.id}/children?parent=${level.data[0].hash}`, { token: key }));
+    const path = await ok<{ messages: Array<{ role: string; content: Array<Record<string, unknown>> }> }>(api(`/nodes/${answers.data[0].hash}/path`, { token: key }));
+    expect(path.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    // The refund desk looks the order up first: a text block and a tool_use block with an ordinal id.
+    expect(path.messages[1].content).toContainEqual({ type: "tool_use", id: "toolu_0", name: "get_order", input: { order_id: "A-1" } });
+    for (const m of path.messages) for (const block of m.content) expect(typeof block.text === "object").toBe(false);
+
+    const jsonl = await (await api(`/trees/${tree.id}/export`, { token: key })).text();
+    const line = JSON.parse(jsonl.trim()) as { messages: unknown[]; params: Record<string, unknown> };
+    expect(line.messages).toEqual(path.messages);
+    expect(line.params["muscle-mem:api"]).toBe("anthropic");
+    const imported = await api("/import", { token: `sk-ant-${crypto.randomUUID()}`, method: "POST", body: jsonl, headers: { "content-type": "application/x-ndjson" } });
+    expect(imported.status).toBe(400);
+    expect(((await imported.json()) as { error: { message: string } }).error.message).toMatch(/Anthropic Messages tree/);
+  });
+});
