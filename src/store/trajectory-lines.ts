@@ -1,4 +1,3 @@
-import { API_KEY } from "../cache/anthropic/frame";
 import { z } from "zod";
 import { keyRequest } from "../cache/key";
 import { chatMessage, type ChatRequest } from "../cache/messages";
@@ -59,7 +58,6 @@ const OWN_FIELDS = new Set(["model", "tools", "messages"]);
  * `scripted_assistant_idx`) becomes a recorded answer of messages[:i].
  */
 export function keyLine(line: TrajectoryLine, tenant: string, namespace: string): KeyedLine | { error: string } {
-  if (line.params?.[API_KEY] === "anthropic") return { error: "the line was exported from an Anthropic Messages tree; only OpenAI chat trees can be imported so far" };
   const params: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(line.params ?? {})) if (!OWN_FIELDS.has(k)) params[k] = v;
   const body = { ...params, model: line.model, messages: line.messages, ...(line.tools ? { tools: line.tools } : {}) } as ChatRequest;

@@ -3,7 +3,7 @@ import { api, ok, type NodeSummary, type Tree } from "./api-helpers";
 import { messageRecorded, postMessages } from "./messages.support";
 
 describe("the trajectory API on Anthropic Messages trees", () => {
-  it("Should read nodes, paths and exports in Anthropic's message format, and refuse to import them clearly", async () => {
+  it("Should read nodes, paths and exports in Anthropic's message format, and import the export into another tenant", async () => {
     const key = `sk-ant-${crypto.randomUUID()}`;
     const body = { model: "claude-api", max_tokens: 64, system: "You are a refund desk.", messages: [{ role: "user", content: "Refund order #A-1 please" }] };
     await (await postMessages(body, { key })).arrayBuffer();
@@ -26,8 +26,19 @@ describe("the trajectory API on Anthropic Messages trees", () => {
     const line = JSON.parse(jsonl.trim()) as { messages: unknown[]; params: Record<string, unknown> };
     expect(line.messages).toEqual(path.messages);
     expect(line.params["muscle-mem:api"]).toBe("anthropic");
-    const imported = await api("/import", { token: `sk-ant-${crypto.randomUUID()}`, method: "POST", body: jsonl, headers: { "content-type": "application/x-ndjson" } });
-    expect(imported.status).toBe(400);
-    expect(((await imported.json()) as { error: { message: string } }).error.message).toMatch(/Anthropic Messages tree/);
+    // The export seeds another tenant: its identical request is then served without the model.
+    const other = `sk-ant-${crypto.randomUUID()}`;
+    const imported = await ok<{ nodes_inserted: number; answers: number }>(api("/import", { token: other, method: "POST", body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
+    expect(imported).toMatchObject({ nodes_inserted: 2, answers: 1 });
+    const served = await postMessages(body, { key: other, headers: { "cache-control": "only-if-cached" } });
+    expect(served.status).toBe(200);
+    const message = (await served.json()) as { content: unknown[]; stop_reason: string };
+    expect(message.content).toContainEqual({ type: "tool_use", id: expect.stringMatching(/^toolu_/), name: "get_order", input: { order_id: "A-1" } });
+    expect(message.stop_reason).toBe("tool_use");
+    const again = await ok<{ nodes_inserted: number }>(api("/import", { token: other, method: "POST", body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
+    expect(again.nodes_inserted).toBe(0);
+    // A line that claims to be Anthropic but is not a Messages request is a clear 400.
+    const broken = await api("/import", { token: other, method: "POST", body: JSON.stringify({ ...JSON.parse(jsonl.trim()), messages: [{ role: "user" }] }), headers: { "content-type": "application/x-ndjson" } });
+    expect(broken.status).toBe(400);
   });
 });

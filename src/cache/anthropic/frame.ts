@@ -13,7 +13,7 @@ export const API_KEY = "muscle-mem:api";
  * `anthropic-version` header is left out: it selects the wire format, which
  * hits render themselves, so upgrading the SDK keeps the cache.
  */
-const FRAME_HEADERS = ["anthropic-beta"] as const;
+export const FRAME_HEADERS = ["anthropic-beta"] as const;
 
 /** Drops `cache_control` (prompt-caching hints) from each item of a list: they never change the answer. */
 function withoutCacheControl(items: readonly Record<string, unknown>[]): Record<string, unknown>[] {

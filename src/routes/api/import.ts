@@ -4,6 +4,7 @@ import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
 import type { ImportBatch } from "../../store/import";
 import { keyLine, trajectoryLine, type ImportNode } from "../../store/trajectory-lines";
+import { anthropicTrajectoryLine, isAnthropicLine, keyAnthropicLine } from "../../store/trajectory-lines-anthropic";
 import { readControls } from "../chat/controls";
 import { readBoundedText } from "../body";
 import { parseWith, type ApiCtx } from "./params";
@@ -44,8 +45,9 @@ function keyLines(text: string, tenant: string, namespace: string): { lines: num
     } catch {
       throw new ApiError("invalid_json", `${where} is not valid JSON.`, where);
     }
-    const line = parseWith(trajectoryLine, json, where);
-    const keyed = keyLine(line, tenant, namespace);
+    const keyed = isAnthropicLine(json)
+      ? keyAnthropicLine(parseWith(anthropicTrajectoryLine, json, where), tenant, namespace)
+      : keyLine(parseWith(trajectoryLine, json, where), tenant, namespace);
     if ("error" in keyed) throw new ApiError("invalid_request", `${where}: ${keyed.error}`, where);
     lines++;
     const tree = trees.get(keyed.treeId) ?? { frameJson: keyed.frameJson, model: keyed.model, nodes: new Map() };

@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { API_KEY, FRAME_HEADERS } from "../cache/anthropic/frame";
+import { keyMessagesRequest } from "../cache/anthropic/key";
+import { messagesRequest } from "../cache/anthropic/schema";
+import type { ImportNode, KeyedLine } from "./trajectory-lines";
+
+/**
+ * A JSONL line exported from a tree recorded through `/v1/messages`: the
+ * export's shape, with `params["muscle-mem:api"] = "anthropic"` and the
+ * messages in Anthropic's format (validated by the Messages schema when keyed).
+ */
+export const anthropicTrajectoryLine = z.looseObject({
+  model: z.string().min(1, "model must be a non-empty string"),
+  tools: z.array(z.looseObject({ name: z.string() })).nullable().optional(),
+  params: z.record(z.string(), z.unknown()),
+  messages: z.array(z.unknown()).min(1, "messages must contain at least one message"),
+  scripted_assistant_idx: z.array(z.number().int().nonnegative()).nullable().optional(),
+});
+
+export type AnthropicTrajectoryLine = z.infer<typeof anthropicTrajectoryLine>;
+
+/** Whether a parsed JSON line says it came from an Anthropic Messages tree. */
+export function isAnthropicLine(json: unknown): boolean {
+  const params = (json as { params?: unknown } | null)?.params;
+  return typeof params === "object" && params !== null && (params as Record<string, unknown>)[API_KEY] === "anthropic";
+}
+
+/** The stored finish reason an imported answer gets: what the Messages API would have said (stop sequences are not exported). */
+function stopOf(json: string): string {
+  const content = (JSON.parse(json) as { content?: unknown }).content;
+  return Array.isArray(content) && content.some((b) => (b as { type?: unknown }).type === "tool_use") ? "tool_use" : "end_turn";
+}
+
+/**
+ * Keys an Anthropic line exactly as `/v1/messages` keys `{...params, model,
+ * tools, messages[:i]}` (frame headers such as `anthropic-beta` come back
+ * from `params`): the same tree id and path hashes, so that an export of one
+ * deployment seeds another.
+ */
+export function keyAnthropicLine(line: AnthropicTrajectoryLine, tenant: string, namespace: string): KeyedLine | { error: string } {
+  const params: Record<string, unknown> = { ...line.params };
+  delete params[API_KEY];
+  const headers = new Headers();
+  for (const name of FRAME_HEADERS) {
+    const value = params[name];
+    if (typeof value === "string") headers.set(name, value);
+    delete params[name];
+  }
+  const parsed = messagesRequest.safeParse({ ...params, model: line.model, messages: line.messages, ...(line.tools ? { tools: line.tools } : {}) });
+  if (!parsed.success) return { error: parsed.error.issues.map((i) => `${i.path.join(".") || "line"}: ${i.message}`).join("; ") };
+  const keyed = keyMessagesRequest(parsed.data, headers, tenant, namespace);
+  if (!keyed.ok) return { error: "invalid" in keyed ? keyed.invalid.message : `the request would bypass the cache (${keyed.bypass})` };
+  const scripted = new Set(line.scripted_assistant_idx ?? []);
+  const nodes: ImportNode[] = [];
+  let promptChars = 0;
+  let answers = 0;
+  keyed.key.path.forEach((step, i) => {
+    const answer = i > 0 && step.role === "assistant" && !scripted.has(i);
+    if (answer) answers++;
+    nodes.push({
+      h: step.hash,
+      p: step.parent,
+      d: i + 1,
+      r: step.role,
+      m: step.json,
+      o: answer ? 1 : 0,
+      pt: answer ? Math.ceil(promptChars / 4) : 0,
+      ct: answer ? Math.ceil(step.json.length / 4) : 0,
+      f: answer ? stopOf(step.json) : null,
+    });
+    promptChars += step.json.length;
+  });
+  return { treeId: keyed.key.treeId, frameJson: keyed.key.frameJson, model: line.model, nodes, answers };
+}
