@@ -2,7 +2,7 @@ import { z } from "zod";
 import { API_KEY, FRAME_HEADERS } from "../cache/anthropic/frame";
 import { keyMessagesRequest } from "../cache/anthropic/key";
 import { messagesRequest } from "../cache/anthropic/schema";
-import type { ImportNode, KeyedLine } from "./trajectory-lines";
+import { importNodesOf, type KeyedLine } from "./trajectory-lines";
 
 /**
  * A JSONL line exported from a tree recorded through `/v1/messages`: the
@@ -50,25 +50,6 @@ export function keyAnthropicLine(line: AnthropicTrajectoryLine, tenant: string, 
   if (!parsed.success) return { error: parsed.error.issues.map((i) => `${i.path.join(".") || "line"}: ${i.message}`).join("; ") };
   const keyed = keyMessagesRequest(parsed.data, headers, tenant, namespace);
   if (!keyed.ok) return { error: "invalid" in keyed ? keyed.invalid.message : `the request would bypass the cache (${keyed.bypass})` };
-  const scripted = new Set(line.scripted_assistant_idx ?? []);
-  const nodes: ImportNode[] = [];
-  let promptChars = 0;
-  let answers = 0;
-  keyed.key.path.forEach((step, i) => {
-    const answer = i > 0 && step.role === "assistant" && !scripted.has(i);
-    if (answer) answers++;
-    nodes.push({
-      h: step.hash,
-      p: step.parent,
-      d: i + 1,
-      r: step.role,
-      m: step.json,
-      o: answer ? 1 : 0,
-      pt: answer ? Math.ceil(promptChars / 4) : 0,
-      ct: answer ? Math.ceil(step.json.length / 4) : 0,
-      f: answer ? stopOf(step.json) : null,
-    });
-    promptChars += step.json.length;
-  });
+  const { nodes, answers } = importNodesOf(keyed.key.path, line.scripted_assistant_idx, (step) => stopOf(step.json));
   return { treeId: keyed.key.treeId, frameJson: keyed.key.frameJson, model: line.model, nodes, answers };
 }

@@ -63,27 +63,45 @@ export function keyLine(line: TrajectoryLine, tenant: string, namespace: string)
   const body = { ...params, model: line.model, messages: line.messages, ...(line.tools ? { tools: line.tools } : {}) } as ChatRequest;
   const keyed = keyRequest(body, tenant, namespace);
   if (!keyed.ok) return { error: "invalid" in keyed ? keyed.invalid.message : `the request would bypass the cache (${keyed.bypass})` };
-  const scripted = new Set(line.scripted_assistant_idx ?? []);
+  const { nodes, answers } = importNodesOf(
+    keyed.key.path.map((step) => ({ hash: step.hash, parent: step.parent, role: step.message.role, json: step.json, toolCalls: (step.message.tool_calls?.length ?? 0) > 0 })),
+    line.scripted_assistant_idx,
+    (step) => (step.toolCalls ? "tool_calls" : "stop"),
+  );
+  return { treeId: keyed.key.treeId, frameJson: keyed.key.frameJson, model: line.model, nodes, answers };
+}
+
+/**
+ * The nodes of one keyed line: every path step, and assistant message i
+ * (unless listed in `scripted`) as a recorded answer of messages[:i], with
+ * token counts estimated from characters and the finish reason `finishOf` gives.
+ */
+export function importNodesOf<S extends { hash: string; parent: string; role: string; json: string }>(
+  path: readonly S[],
+  scriptedIdx: readonly number[] | null | undefined,
+  finishOf: (step: S) => string,
+): { nodes: ImportNode[]; answers: number } {
+  const scripted = new Set(scriptedIdx ?? []);
   const nodes: ImportNode[] = [];
   let promptChars = 0;
   let answers = 0;
-  keyed.key.path.forEach((step, i) => {
-    const answer = i > 0 && step.message.role === "assistant" && !scripted.has(i);
+  path.forEach((step, i) => {
+    const answer = i > 0 && step.role === "assistant" && !scripted.has(i);
     if (answer) answers++;
     nodes.push({
       h: step.hash,
       p: step.parent,
       d: i + 1,
-      r: step.message.role,
+      r: step.role,
       m: step.json,
       o: answer ? 1 : 0,
       pt: answer ? Math.ceil(promptChars / 4) : 0,
       ct: answer ? Math.ceil(step.json.length / 4) : 0,
-      f: answer ? (step.message.tool_calls?.length ? "tool_calls" : "stop") : null,
+      f: answer ? finishOf(step) : null,
     });
     promptChars += step.json.length;
   });
-  return { treeId: keyed.key.treeId, frameJson: keyed.key.frameJson, model: line.model, nodes, answers };
+  return { nodes, answers };
 }
 
 /** Splits a frame into the export line's own fields and the remaining `params`. */
