@@ -1,4 +1,6 @@
 import type { Config } from "../config";
+import type { RecordInput } from "../store/record";
+import type { HotCache } from "../store/hot-cache";
 import type { Claim, Joined } from "../store/single-flight";
 import type { TreeWriter } from "../store/tree-writer";
 import { withTimeout } from "./chat/lookup";
@@ -13,4 +15,32 @@ export async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string
   const joined = await withTimeout(writer.join(key) as unknown as Promise<Joined>, config.lookupTimeoutMs, "single-flight join");
   if (joined.role !== "waiting") return joined;
   return withTimeout(writer.follow(key) as unknown as Promise<Claim>, config.singleFlightWaitMs, "single-flight wait");
+}
+
+/**
+ * Settles a generation through the tree's object (both APIs): records it, which
+ * also serves the waiting followers, and drops this isolate's hot entry; or,
+ * when nothing could be recorded, releases the claim. `afterRecord` runs after
+ * a recording (template learning). Never throws: a failure is logged.
+ */
+export async function settleGeneration(opts: {
+  writer: DurableObjectStub<TreeWriter>;
+  treeId: string;
+  key: string;
+  token: string | undefined;
+  hot: HotCache;
+  recording: RecordInput | null;
+  afterRecord?: (recording: RecordInput) => Promise<void>;
+}): Promise<void> {
+  try {
+    if (opts.recording) {
+      await opts.writer.record(opts.recording, opts.key, opts.token);
+      opts.hot.delete(opts.key);
+      await opts.afterRecord?.(opts.recording);
+    } else if (opts.token) {
+      await opts.writer.release(opts.key, opts.token);
+    }
+  } catch (error) {
+    console.error(JSON.stringify({ event: "record_failed", tree: opts.treeId, error: String(error) }));
+  }
 }

@@ -9,11 +9,11 @@ import type { Claim } from "../../store/single-flight";
 import type { TreeWriter } from "../../store/tree-writer";
 import { bypassTo } from "../bypass";
 import { countHit } from "../counting";
-import { claimOf } from "../claim";
+import { claimOf, settleGeneration } from "../claim";
 import { notCached, readControls } from "./controls";
 import { generate, type Recording } from "../generation";
 import { chatAnswerReader } from "./answer-reader";
-import { lookupAnswer, lookupSource, withBookmark } from "./lookup";
+import { bookmarkHeaders, lookupAnswer, lookupSource } from "./lookup";
 import { parseChatRequest } from "./parse";
 import { serveAnswer } from "./respond";
 import { forgetTemplatePresence, planTemplates, readBindings, settingsOf } from "./templates";
@@ -55,12 +55,12 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
     const served = found.status === "hit" ? plan.render(found.answer) : null;
     if (served) {
       countHit(c, key.treeId, served);
-      return withBookmark(serveAnswer(served, { ...view, headers: plan.hitHeaders }), source, found);
+      return serveAnswer(served, { ...view, headers: { ...plan.hitHeaders, ...bookmarkHeaders(source, found) } });
     }
     const learned = found.status === "failed" ? null : await plan.learned(source.shard.db, config.lookupTimeoutMs, config.hotCacheTtlMs);
     if (learned) {
       countHit(c, key.treeId, learned.answer, learned.template);
-      return withBookmark(serveAnswer(learned.answer, { ...view, headers: { "muscle-mem-template": learned.template } }), source, found);
+      return serveAnswer(learned.answer, { ...view, headers: { "muscle-mem-template": learned.template, ...bookmarkHeaders(source, found) } });
     }
     if (controls.onlyIfCached) throw notCached();
     if (found.status === "failed") return bypass(c, raw, config.upstreamBaseUrl, key.treeId);
@@ -85,24 +85,23 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
     claim = { role: "alone", reason: "leader-failed" };
   }
   const token = claim.role === "leader" ? claim.token : undefined;
-  const onSettled = async (recording: Recording) => {
-    try {
-      if (recording) {
-        await writer.record(recording, key.key, token);
-        isolate(config).hot.delete(key.key);
-        if (plan.induction) {
-          // Learning runs in its own object per tree, so that joins and records never queue behind it.
-          const learned = await learnerOf(env, key.treeId).learn(recording);
-          // Only a new template can turn "this tree has none" into "it has some"; otherwise keep the memo.
-          if (learned && learned.induced > 0) forgetTemplatePresence(key.treeId);
-        }
-      } else if (token) {
-        await writer.release(key.key, token);
-      }
-    } catch (error) {
-      console.error(JSON.stringify({ event: "record_failed", tree: key.treeId, error: String(error) }));
-    }
-  };
+  const onSettled = (recording: Recording) =>
+    settleGeneration({
+      writer,
+      treeId: key.treeId,
+      key: key.key,
+      token,
+      hot: isolate(config).hot,
+      recording,
+      afterRecord: plan.induction
+        ? async (recorded) => {
+            // Learning runs in its own object per tree, so that joins and records never queue behind it.
+            const learned = await learnerOf(env, key.treeId).learn(recorded);
+            // Only a new template can turn "this tree has none" into "it has some"; otherwise keep the memo.
+            if (learned && learned.induced > 0) forgetTemplatePresence(key.treeId);
+          }
+        : undefined,
+    });
   return generate({
     request: c.req.raw,
     raw,

@@ -72,13 +72,7 @@ function readFrom(source: LookupSource, key: string): Promise<{ rows: StoredAnsw
   });
 }
 
-/** Sets `muscle-mem-d1-bookmark` on a response the Worker made, so that the client's next read is at least as fresh. */
-export function withBookmark(response: Response, source: LookupSource, lookup: Lookup): Response {
-  if (lookup.status === "failed" || !lookup.bookmark) return response;
-  try {
-    response.headers.set(BOOKMARK_HEADER, bookmarkHeader(source.shard.name, lookup.bookmark));
-  } catch {
-    // An immutable (relayed) response keeps its headers.
-  }
-  return response;
+/** The `muscle-mem-d1-bookmark` header of a hit read from D1, so that the client's next read is at least as fresh (none from memory). */
+export function bookmarkHeaders(source: LookupSource, lookup: Lookup): Record<string, string> {
+  return lookup.status !== "failed" && lookup.bookmark ? { [BOOKMARK_HEADER]: bookmarkHeader(source.shard.name, lookup.bookmark) } : {};
 }

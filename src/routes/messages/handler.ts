@@ -12,9 +12,9 @@ import { isolate } from "../../isolate";
 import { note } from "../../observability";
 import type { Claim } from "../../store/single-flight";
 import { parseJsonBody } from "../body";
-import { claimOf } from "../claim";
+import { claimOf, settleGeneration } from "../claim";
 import { notCached, readControls } from "../chat/controls";
-import { lookupAnswer, lookupSource, withBookmark } from "../chat/lookup";
+import { bookmarkHeaders, lookupAnswer, lookupSource } from "../chat/lookup";
 import { generate, type Recording } from "../generation";
 import { messagesAnswerReader } from "./answer-reader";
 import { serveMessage } from "./respond";
@@ -51,7 +51,7 @@ export async function messages(c: Ctx): Promise<Response> {
     if (!source) return bypass(c, raw, key.treeId);
     const found = await lookupAnswer(source, isolate(config).hot, key.key, config.policy, config.lookupTimeoutMs);
     const answer = found.status === "hit" ? anthropicAnswerOf(found.answer) : null;
-    if (found.status === "hit" && answer) return withBookmark(serveHit(c, key, found.answer, answer, view), source, found);
+    if (found.status === "hit" && answer) return serveHit(c, key, found.answer, answer, { ...view, headers: bookmarkHeaders(source, found) });
     if (controls.onlyIfCached) throw notCached();
     if (found.status !== "miss") return bypass(c, raw, key.treeId);
   } else if (controls.onlyIfCached) {
@@ -71,18 +71,7 @@ export async function messages(c: Ctx): Promise<Response> {
     return bypass(c, raw, key.treeId);
   }
   const token = claim.role === "leader" ? claim.token : undefined;
-  const onSettled = async (recording: Recording) => {
-    try {
-      if (recording) {
-        await writer.record(recording, key.key, token);
-        isolate(config).hot.delete(key.key);
-      } else if (token) {
-        await writer.release(key.key, token);
-      }
-    } catch (error) {
-      console.error(JSON.stringify({ event: "record_failed", tree: key.treeId, error: String(error) }));
-    }
-  };
+  const onSettled = (recording: Recording) => settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, recording });
   const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p.catch(() => undefined));
   return generate({
     request: c.req.raw,
