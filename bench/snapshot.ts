@@ -1,17 +1,13 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { freePort, type WranglerDev } from "../test/support/wrangler-dev";
+import { quietEnv, startWranglerDev, type WranglerDev } from "../test/support/wrangler-dev";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "..");
 const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
-
-function quietEnv(dir: string): NodeJS.ProcessEnv {
-  return { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_LOG_PATH: join(dir, "logs"), XDG_CONFIG_HOME: join(dir, "config") };
-}
 
 /**
  * Bundles the Worker once into a temporary folder with its own wrangler.toml,
@@ -33,45 +29,6 @@ export async function snapshotWorker(): Promise<{ dir: string; config: string; r
 }
 
 /** Starts `wrangler dev` on the snapshot, with fresh local state, and waits for /healthz. */
-export async function startSnapshotDev(snapshot: { dir: string; config: string }, vars: Record<string, string>): Promise<WranglerDev> {
-  const stateDir = mkdtempSync(join(tmpdir(), "mm-bench-state-"));
-  const env = quietEnv(stateDir);
-  const cwd = snapshot.dir;
-  await run(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--config", snapshot.config, "--persist-to", stateDir], { cwd, env });
-  const port = await freePort();
-  const args = ["dev", "--config", snapshot.config, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", "error", "--show-interactive-dev-session=false"];
-  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-  const child: ChildProcess = spawn(WRANGLER, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const kill = () => {
-    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
-  };
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
-    if (ok) break;
-    if (Date.now() > deadline) {
-      kill();
-      throw new Error(`wrangler dev was not ready in time:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    url,
-    stateDir,
-    sql: async (query) => {
-      const { stdout } = await run(WRANGLER, ["d1", "execute", "DB", "--local", "--config", snapshot.config, "--persist-to", stateDir, "--json", "--command", query], { cwd, env, maxBuffer: 256 * 1024 * 1024 });
-      return (JSON.parse(stdout) as Array<{ results: Array<Record<string, unknown>> }>).flatMap((r) => r.results);
-    },
-    output: () => output,
-    stop: async () => {
-      kill();
-      await new Promise((r) => setTimeout(r, 300));
-      rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
+export function startSnapshotDev(snapshot: { dir: string; config: string }, vars: Record<string, string>): Promise<WranglerDev> {
+  return startWranglerDev({ config: snapshot.config, vars, logLevel: "error" });
 }

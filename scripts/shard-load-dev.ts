@@ -7,13 +7,13 @@
  * dropped, the dashboard assets copied). How many of them hold trees is
  * `D1_SHARDS`, set per instance.
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { parse, stringify } from "smol-toml";
-import { freePort } from "../test/support/wrangler-dev";
+import { quietEnv, startWranglerDev, type WranglerDev } from "../test/support/wrangler-dev";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "..");
@@ -21,11 +21,6 @@ const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
 
 /** The D1 bindings of the load configuration, in `D1_SHARDS` order. */
 export const BINDINGS = ["DB", "DB_1", "DB_2", "DB_3"];
-
-/** The environment the house rules ask for around wrangler (no metrics, no network, logs in `dir`). */
-function quietEnv(dir: string): NodeJS.ProcessEnv {
-  return { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_LOG_PATH: join(dir, "logs"), XDG_CONFIG_HOME: join(dir, "config") };
-}
 
 /** A bundled build and its four-database wrangler.toml. */
 export interface Build {
@@ -140,72 +135,37 @@ export interface Dev {
  * waits for `/healthz`.
  */
 export async function startDev(build: Build, vars: Record<string, string>): Promise<Dev> {
-  const state = mkdtempSync(join(tmpdir(), "mm-shard-state-"));
-  const env = quietEnv(state);
-  const cwd = build.dir;
-  for (const binding of BINDINGS) {
-    await run(WRANGLER, ["d1", "migrations", "apply", binding, "--local", "--persist-to", state, "--config", build.config], { cwd, env });
-  }
-  const [port, inspector] = [await freePort(), await freePort()];
-  const args = ["dev", "--config", build.config, "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", state, "--log-level", "error", "--show-interactive-dev-session=false"];
-  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-  const child: ChildProcess = spawn(WRANGLER, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  const kill = () => {
-    if (child.pid !== undefined && child.exitCode === null) {
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        child.kill("SIGTERM");
-      }
-    }
-  };
-  running.set(kill, state);
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
-    if (Date.now() > deadline) {
-      kill();
-      throw new Error(`wrangler dev was not ready in time:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const dev = await startWranglerDev({ config: build.config, vars, logLevel: "error", migrate: BINDINGS, freeInspector: true, readyTimeoutMs: 90_000 });
+  running.add(dev);
+  const port = Number(new URL(dev.url).port);
   const treesPerShard = async () => {
     const counts: Record<string, number> = {};
     for (const binding of BINDINGS) {
-      const sql = ["d1", "execute", binding, "--local", "--persist-to", state, "--config", build.config, "--json", "--command", "SELECT COUNT(*) AS n FROM trees"];
-      const { stdout } = await run(WRANGLER, sql, { cwd, env });
-      const [{ results }] = JSON.parse(stdout) as Array<{ results: Array<{ n: number }> }>;
-      counts[binding] = results[0]?.n ?? 0;
+      const [row] = await dev.sql("SELECT COUNT(*) AS n FROM trees", binding);
+      counts[binding] = Number(row?.n ?? 0);
     }
     return counts;
   };
   return {
-    url,
-    cpu: () => (child.pid === undefined ? { worker: 0, proxy: 0, wrangler: 0 } : cpuOf(child.pid, port)),
+    url: dev.url,
+    cpu: () => (dev.pid === undefined ? { worker: 0, proxy: 0, wrangler: 0 } : cpuOf(dev.pid, port)),
     treesPerShard,
-    output: () => output,
+    output: dev.output,
     stop: async () => {
-      kill();
-      running.delete(kill);
-      await new Promise((r) => setTimeout(r, 300));
-      rmSync(state, { recursive: true, force: true });
+      running.delete(dev);
+      await dev.stop();
     },
   };
 }
 
-/** Kill functions of the instances still running and their state folders, for an interrupted run. */
-const running = new Map<() => void, string>();
+/** The instances still running, for an interrupted run. */
+const running = new Set<WranglerDev>();
 
-/** Stops every instance this module started (the process groups it spawned, by pid) and removes their state. */
+/** Stops every instance this module started (the process groups it spawned) and removes their state. */
 export function killAll(): void {
-  for (const [kill, state] of running) {
-    kill();
-    rmSync(state, { recursive: true, force: true });
+  for (const dev of running) {
+    dev.kill();
+    rmSync(dev.stateDir, { recursive: true, force: true });
   }
   running.clear();
 }

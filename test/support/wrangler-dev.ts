@@ -2,7 +2,7 @@ import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -27,9 +27,14 @@ export interface WranglerDev {
   url: string;
   /** The local state folder (D1 and Durable Objects). */
   stateDir: string;
-  /** Runs SQL against the local D1 database (JSON rows). */
-  sql: (query: string) => Promise<Array<Record<string, unknown>>>;
+  /** The process group leader (wrangler), for CPU accounting. */
+  pid: number | undefined;
+  /** Runs SQL against a local D1 database (default `DB`; JSON rows). */
+  sql: (query: string, binding?: string) => Promise<Array<Record<string, unknown>>>;
+  /** Stops the process group and removes a state folder it created. */
   stop: () => Promise<void>;
+  /** Stops the process group at once (for a signal handler); the state folder stays. */
+  kill: () => void;
   /** Everything wrangler dev printed so far. */
   output: () => string;
 }
@@ -41,9 +46,16 @@ export interface WranglerDevOptions {
   readyTimeoutMs?: number;
   /** wrangler's --log-level (default "warn"); "info" shows the Worker's request log lines. */
   logLevel?: "debug" | "info" | "log" | "warn" | "error";
+  /** A wrangler.toml other than the repo's (a bundled snapshot), run from its own folder. */
+  config?: string;
+  /** The D1 bindings to migrate before starting (default `["DB"]`). */
+  migrate?: readonly string[];
+  /** Give the inspector a free port too, so that several instances can run at once. */
+  freeInspector?: boolean;
 }
 
-function quietEnv(dir: string): NodeJS.ProcessEnv {
+/** The environment the house rules ask for around wrangler: no metrics, no network, logs and config in `dir`. */
+export function quietEnv(dir: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
     CI: "true",
@@ -61,11 +73,16 @@ function quietEnv(dir: string): NodeJS.ProcessEnv {
 export async function startWranglerDev(options: WranglerDevOptions = {}): Promise<WranglerDev> {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), "mm-dev-"));
   const env = quietEnv(stateDir);
-  await run(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], { cwd: ROOT, env });
+  const cwd = options.config ? dirname(options.config) : ROOT;
+  const configArgs = options.config ? ["--config", options.config] : [];
+  for (const binding of options.migrate ?? ["DB"]) {
+    await run(WRANGLER, ["d1", "migrations", "apply", binding, "--local", "--persist-to", stateDir, ...configArgs], { cwd, env });
+  }
   const port = await freePort();
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", options.logLevel ?? "warn", "--show-interactive-dev-session=false"];
+  const args = ["dev", ...configArgs, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", options.logLevel ?? "warn", "--show-interactive-dev-session=false"];
+  if (options.freeInspector) args.push("--inspector-port", String(await freePort()));
   for (const [k, v] of Object.entries(options.vars ?? {})) args.push("--var", `${k}:${v}`);
-  const child: ChildProcess = spawn(WRANGLER, args, { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(WRANGLER, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
@@ -88,15 +105,17 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
   return {
     url,
     stateDir,
-    sql: async (query) => {
-      const { stdout } = await run(WRANGLER, ["d1", "execute", "DB", "--local", "--persist-to", stateDir, "--json", "--command", query], { cwd: ROOT, env, maxBuffer: 256 * 1024 * 1024 });
+    pid: child.pid,
+    sql: async (query, binding = "DB") => {
+      const { stdout } = await run(WRANGLER, ["d1", "execute", binding, "--local", "--persist-to", stateDir, ...configArgs, "--json", "--command", query], { cwd, env, maxBuffer: 256 * 1024 * 1024 });
       const parsed = JSON.parse(stdout) as Array<{ results: Array<Record<string, unknown>> }>;
       return parsed.flatMap((r) => r.results);
     },
     output: () => output,
+    kill: () => kill(child),
     stop: async () => {
       kill(child);
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 300));
       if (!options.stateDir) rmSync(stateDir, { recursive: true, force: true });
     },
   };
