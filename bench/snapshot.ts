@@ -3,28 +3,40 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { parse, stringify } from "smol-toml";
 import { quietEnv, startWranglerDev, type WranglerDev } from "../test/support/wrangler-dev";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "..");
 const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
 
+/** A bundled build of the Worker in a folder of its own, with the wrangler.toml that runs it. */
+export interface Snapshot {
+  dir: string;
+  config: string;
+  remove: () => void;
+}
+
 /**
  * Bundles the Worker once into a temporary folder with its own wrangler.toml,
  * migrations, .dev.vars and dashboard assets. `wrangler dev` watches its sources; on a checkout
- * that several people edit, a snapshot keeps a run measuring one build.
+ * that several people edit, a snapshot keeps a run measuring one build. `edit`
+ * may change the parsed wrangler.toml first (scripts/shard-load-dev.ts binds four databases).
  */
-export async function snapshotWorker(): Promise<{ dir: string; config: string; remove: () => void }> {
+export async function snapshotWorker(edit?: (toml: Record<string, unknown>) => void): Promise<Snapshot> {
   const dir = mkdtempSync(join(tmpdir(), "mm-bench-"));
   const env = quietEnv(dir);
   await run(WRANGLER, ["deploy", "--dry-run", "--outdir", join(dir, "dist")], { cwd: ROOT, env, maxBuffer: 64 * 1024 * 1024 });
+  if (!existsSync(join(dir, "dist/index.js"))) throw new Error(`bundle missing in ${dir}`);
   cpSync(join(ROOT, "migrations"), join(dir, "migrations"), { recursive: true });
   if (existsSync(join(ROOT, ".dev.vars"))) cpSync(join(ROOT, ".dev.vars"), join(dir, ".dev.vars"));
   // The dashboard too: wrangler dev restarts the Worker when its assets folder changes.
   cpSync(join(ROOT, "dashboard"), join(dir, "dashboard"), { recursive: true });
-  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8").replace(/^main = .*$/m, 'main = "dist/index.js"');
+  const toml = parse(readFileSync(join(ROOT, "wrangler.toml"), "utf8"));
+  toml.main = "dist/index.js";
+  edit?.(toml);
   const config = join(dir, "wrangler.toml");
-  writeFileSync(config, toml);
+  writeFileSync(config, stringify(toml));
   return { dir, config, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -7,51 +7,27 @@
  * dropped, the dashboard assets copied). How many of them hold trees is
  * `D1_SHARDS`, set per instance.
  */
-import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { promisify } from "node:util";
-import { parse, stringify } from "smol-toml";
-import { quietEnv, startWranglerDev, type WranglerDev } from "../test/support/wrangler-dev";
-
-const run = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, "..");
-const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { snapshotWorker, type Snapshot } from "../bench/snapshot";
+import { startWranglerDev, type WranglerDev } from "../test/support/wrangler-dev";
 
 /** The D1 bindings of the load configuration, in `D1_SHARDS` order. */
 export const BINDINGS = ["DB", "DB_1", "DB_2", "DB_3"];
 
 /** A bundled build and its four-database wrangler.toml. */
-export interface Build {
-  dir: string;
-  config: string;
-  remove: () => void;
-}
+export type Build = Snapshot;
 
-/** Bundles the Worker once and writes the wrangler.toml with the four D1 bindings next to it. */
-export async function buildWorker(): Promise<Build> {
-  const dir = mkdtempSync(join(tmpdir(), "mm-shard-load-"));
-  await run(WRANGLER, ["deploy", "--dry-run", "--outdir", join(dir, "dist")], { cwd: ROOT, env: quietEnv(dir), maxBuffer: 64 * 1024 * 1024 });
-  const toml = parse(readFileSync(join(ROOT, "wrangler.toml"), "utf8"));
-  delete toml.env;
-  toml.main = join(dir, "dist/index.js");
-  // wrangler dev reloads the Worker when its assets change: a copy keeps others' dashboard edits out of the run.
-  const assets = toml.assets as { directory?: string } | undefined;
-  if (assets?.directory) {
-    cpSync(join(ROOT, assets.directory), join(dir, "assets"), { recursive: true });
-    assets.directory = join(dir, "assets");
-  }
-  toml.d1_databases = BINDINGS.map((binding, i) => ({
-    binding,
-    database_name: `muscle-mem-load-${i}`,
-    database_id: `00000000-0000-0000-0000-00000000000${i}`,
-    migrations_dir: join(ROOT, "migrations"),
-  }));
-  const config = join(dir, "wrangler.toml");
-  writeFileSync(config, stringify(toml));
-  if (!existsSync(join(dir, "dist/index.js"))) throw new Error(`bundle missing in ${dir}`);
-  return { dir, config, remove: () => rmSync(dir, { recursive: true, force: true }) };
+/** Bundles the Worker once (bench/snapshot.ts) with the four D1 bindings in its wrangler.toml and no environments. */
+export function buildWorker(): Promise<Build> {
+  return snapshotWorker((toml) => {
+    delete toml.env;
+    toml.d1_databases = BINDINGS.map((binding, i) => ({
+      binding,
+      database_name: `muscle-mem-load-${i}`,
+      database_id: `00000000-0000-0000-0000-00000000000${i}`,
+      migrations_dir: "migrations",
+    }));
+  });
 }
 
 /** CPU time (ms) used so far by the processes of one `wrangler dev`, by role. */
