@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BOOKMARK_HEADER, shardOf, shards } from "../../src/store/shards";
+import { dbNamed, NAMES } from "./shard-helpers";
 import { api, newKey, ok, type NodeSummary, type Tree } from "../worker/api-helpers";
 import { chat, eventually, recorded, uniqueModel } from "../worker/helpers";
 
@@ -9,14 +10,8 @@ import { chat, eventually, recorded, uniqueModel } from "../worker/helpers";
  * D1_SHARDS="DB,DB_1,DB_2,DB_3", D1_READ_REPLICATION=on. Every tree must live
  * wholly in the shard `shardOf` names, and every route must find it there.
  */
-const NAMES = ["DB", "DB_1", "DB_2", "DB_3"];
 const TREES = 16;
 
-function dbNamed(name: string): D1Database {
-  const shard = shards(env).find((s) => s.name === name);
-  if (!shard) throw new Error(`no shard ${name}`);
-  return shard.db;
-}
 
 /** How many rows of `table` with `column = value` each shard holds, by shard name. */
 async function rowsPerShard(table: "trees" | "nodes", column: "id" | "tree_id", value: string): Promise<Record<string, number>> {

@@ -1,18 +1,12 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { shardOf, shards } from "../../src/store/shards";
+import { shardOf } from "../../src/store/shards";
+import { dbNamed, NAMES } from "./shard-helpers";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { api, learn, ok, type Tree } from "../worker/api-helpers";
 import { chat, eventually } from "../worker/helpers";
 import { messageRecorded, postMessages } from "../worker/messages.support";
 
-const NAMES = ["DB", "DB_1", "DB_2", "DB_3"];
 
-function dbNamed(name: string): D1Database {
-  const shard = shards(env).find((s) => s.name === name);
-  if (!shard) throw new Error(`no shard ${name}`);
-  return shard.db;
-}
 
 async function count(name: string, sql: string, bind: string): Promise<number> {
   return (await dbNamed(name).prepare(sql).bind(bind).first<{ n: number }>())?.n ?? 0;
