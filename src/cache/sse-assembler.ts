@@ -1,4 +1,4 @@
-import { createParser, type EventSourceParser } from "eventsource-parser";
+import { JsonEventStream } from "./json-event-stream";
 
 /** What a complete chat-completions stream assembles into. */
 export interface AssembledCompletion {
@@ -29,39 +29,19 @@ interface Chunk {
  * anywhere (even inside a UTF-8 sequence). `result()` is null unless the
  * stream ended with `[DONE]`, carried no error and a finish reason.
  */
-export class SseAssembler {
-  private readonly decoder = new TextDecoder();
-  private readonly parser: EventSourceParser;
+export class SseAssembler extends JsonEventStream<Chunk> {
   private content = "";
   private refusal = "";
   private sawContent = false;
   private readonly calls: Array<{ id: string; name: string; arguments: string }> = [];
   private finishReason: string | null = null;
   private usage: AssembledCompletion["usage"] = null;
-  private done = false;
-  private failed = false;
 
-  constructor() {
-    this.parser = createParser({ onEvent: (event) => this.onData(event.data) });
+  protected override isEndMarker(data: string): boolean {
+    return data.trim() === "[DONE]";
   }
 
-  feed(bytes: Uint8Array): void {
-    this.parser.feed(this.decoder.decode(bytes, { stream: true }));
-  }
-
-  private onData(data: string): void {
-    if (this.done || this.failed) return;
-    if (data.trim() === "[DONE]") {
-      this.done = true;
-      return;
-    }
-    let chunk: Chunk;
-    try {
-      chunk = JSON.parse(data) as Chunk;
-    } catch {
-      this.failed = true;
-      return;
-    }
+  protected onEvent(chunk: Chunk): void {
     if (chunk.error) this.failed = true;
     if (chunk.usage) this.usage = { prompt_tokens: chunk.usage.prompt_tokens ?? 0, completion_tokens: chunk.usage.completion_tokens ?? 0 };
     for (const choice of chunk.choices ?? []) {
@@ -87,7 +67,7 @@ export class SseAssembler {
 
   /** The assembled completion, or null when the stream was truncated or carried an error. */
   result(): AssembledCompletion | null {
-    this.parser.feed(this.decoder.decode());
+    this.end();
     if (!this.done || this.failed || !this.finishReason) return null;
     for (let i = 0; i < this.calls.length; i++) {
       const call = this.calls[i];

@@ -1,4 +1,4 @@
-import { createParser, type EventSourceParser } from "eventsource-parser";
+import { JsonEventStream } from "../json-event-stream";
 
 /** A block being assembled: text, or a tool call whose input arrives as JSON fragments. */
 type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; json: string };
@@ -26,34 +26,14 @@ interface StreamEvent {
  * event and held only text and `tool_use` blocks (thinking, citations and
  * server tools make an answer unrecordable).
  */
-export class AnthropicSseAssembler {
-  private readonly decoder = new TextDecoder();
-  private readonly parser: EventSourceParser;
+export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   private readonly blocks: Block[] = [];
   private stopReason: string | null = null;
   private stopSequence: string | null = null;
   private inputTokens: number | null = null;
   private outputTokens: number | null = null;
-  private done = false;
-  private failed = false;
 
-  constructor() {
-    this.parser = createParser({ onEvent: (event) => this.onData(event.data) });
-  }
-
-  feed(bytes: Uint8Array): void {
-    this.parser.feed(this.decoder.decode(bytes, { stream: true }));
-  }
-
-  private onData(data: string): void {
-    if (this.done || this.failed) return;
-    let event: StreamEvent;
-    try {
-      event = JSON.parse(data) as StreamEvent;
-    } catch {
-      this.failed = true;
-      return;
-    }
+  protected onEvent(event: StreamEvent): void {
     switch (event.type) {
       case "message_start":
         this.inputTokens = event.message?.usage?.input_tokens ?? null;
@@ -98,7 +78,7 @@ export class AnthropicSseAssembler {
 
   /** The assembled message, or null when the stream was truncated, failed or holds other blocks. */
   result(): AssembledMessage | null {
-    this.parser.feed(this.decoder.decode());
+    this.end();
     if (!this.done || this.failed || !this.stopReason) return null;
     const content: AssembledMessage["message"]["content"] = [];
     for (let i = 0; i < this.blocks.length; i++) {

@@ -1,0 +1,47 @@
+import { createParser, type EventSourceParser } from "eventsource-parser";
+
+/**
+ * The part both stream assemblers share: server-sent events from raw bytes
+ * cut anywhere (even inside a UTF-8 sequence), each event's data parsed as
+ * JSON. Data that is not JSON fails the stream; once the stream is done or
+ * failed, later events are ignored. Subclasses read the parsed events.
+ */
+export abstract class JsonEventStream<E> {
+  private readonly decoder = new TextDecoder();
+  private readonly parser: EventSourceParser = createParser({ onEvent: (event) => this.onData(event.data) });
+  protected done = false;
+  protected failed = false;
+
+  feed(bytes: Uint8Array): void {
+    this.parser.feed(this.decoder.decode(bytes, { stream: true }));
+  }
+
+  /** Feeds what the decoder still holds: call once, before reading the result. */
+  protected end(): void {
+    this.parser.feed(this.decoder.decode());
+  }
+
+  /** Whether `data` is a non-JSON end marker (chat's `[DONE]`); none by default. */
+  protected isEndMarker(_data: string): boolean {
+    return false;
+  }
+
+  /** One parsed event of a stream that is neither done nor failed. */
+  protected abstract onEvent(event: E): void;
+
+  private onData(data: string): void {
+    if (this.done || this.failed) return;
+    if (this.isEndMarker(data)) {
+      this.done = true;
+      return;
+    }
+    let event: E;
+    try {
+      event = JSON.parse(data) as E;
+    } catch {
+      this.failed = true;
+      return;
+    }
+    this.onEvent(event);
+  }
+}
