@@ -1,7 +1,7 @@
 import { replayPass, replayScript, type PassResult } from "./replay";
 import { startScriptedModel } from "./scripted-model";
 import { measureStorage } from "./storage";
-import { readWorkload, requestsOf } from "./workloads";
+import { readWorkload, requestsOf, workloadsDir } from "./workloads";
 import { startWranglerDev, type WranglerDev } from "../test/support/wrangler-dev";
 
 export interface ReplayReport {
@@ -26,8 +26,8 @@ export type DevStarter = (vars: Record<string, string>) => Promise<WranglerDev>;
  * every distinct request (the upstream answers with the recorded message),
  * pass 2 must be served entirely from the tree, exactly as pass 1 was.
  */
-export async function runReplay(files: string[], limitPerFile = Infinity, concurrency = 8, start: DevStarter = (vars) => startWranglerDev({ vars }), induction = false): Promise<ReplayReport> {
-  const lines = files.flatMap((f) => readWorkload(f, limitPerFile));
+export async function runReplay(files: string[], limitPerFile = Infinity, concurrency = 8, start: DevStarter = (vars) => startWranglerDev({ vars }), induction = false, dir = workloadsDir()): Promise<ReplayReport> {
+  const lines = files.flatMap((f) => readWorkload(f, limitPerFile, dir));
   const requests = requestsOf(lines);
   const model = await startScriptedModel({ script: replayScript(requests), chunkChars: 64 });
   // By default an exact replay: learned templates stay out of it, so pass 2 is the exact tree's alone.

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
 /** One line of shared/workloads/*.jsonl. */
@@ -17,13 +17,24 @@ export interface WorkloadRequest {
   answer: WorkloadLine["messages"][number];
 }
 
-/** The workloads folder beside the checkout (../shared/workloads), or MM_WORKLOADS_DIR. */
+/** The subset shipped in the repository (test/fixtures/workloads): the only workloads `npm test` reads. */
+export const SHIPPED_WORKLOADS = resolve(import.meta.dirname, "../test/fixtures/workloads");
+
+/** The full set beside the checkout, when it is there. */
+const FULL_WORKLOADS = resolve(import.meta.dirname, "../../shared/workloads");
+
+/**
+ * The workloads folder for scripts and benchmarks: MM_WORKLOADS_DIR when set, else the full set in
+ * ../shared/workloads when it exists, else the shipped subset. Tests pass SHIPPED_WORKLOADS instead.
+ */
 export function workloadsDir(): string {
-  return process.env.MM_WORKLOADS_DIR ?? resolve(import.meta.dirname, "../../shared/workloads");
+  if (process.env.MM_WORKLOADS_DIR) return resolve(process.env.MM_WORKLOADS_DIR);
+  return existsSync(resolve(FULL_WORKLOADS, "tau_bench.jsonl")) ? FULL_WORKLOADS : SHIPPED_WORKLOADS;
 }
 
-export function readWorkload(file: string, limit = Infinity): WorkloadLine[] {
-  const lines = readFileSync(resolve(workloadsDir(), file), "utf8").split("\n").filter(Boolean);
+/** Reads the first `limit` lines of a workload file from `dir` (default: workloadsDir()). */
+export function readWorkload(file: string, limit = Infinity, dir = workloadsDir()): WorkloadLine[] {
+  const lines = readFileSync(resolve(dir, file), "utf8").split("\n").filter(Boolean);
   return lines.slice(0, limit).map((l) => JSON.parse(l) as WorkloadLine);
 }
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { runReplay } from "../../tools/replay-run";
+import { SHIPPED_WORKLOADS } from "../../tools/workloads";
 
-describe("replay of ../shared/workloads (a subset; `npm run replay` runs all)", () => {
+describe("replay of the shipped workload subset (test/fixtures/workloads; `npm run replay` runs the full set)", () => {
   it("Should serve pass 2 entirely from the tree, message for message", async () => {
-    const report = await runReplay(["tau_bench.jsonl", "tau2_bench.jsonl"], 12);
+    const report = await runReplay(["tau_bench.jsonl", "tau2_bench.jsonl"], 12, undefined, undefined, undefined, SHIPPED_WORKLOADS);
     console.log(JSON.stringify({ requests: report.requests, pass1: report.pass1.outcomes, pass2: report.pass2.outcomes, stored: report.storedBytes, bodies: report.requestBytes }));
     expect(report.requests).toBeGreaterThan(200);
     expect(report.pass1.errors).toBe(0);
