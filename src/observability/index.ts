@@ -4,6 +4,7 @@ import { writeRequestPoint } from "./analytics";
 import { parseLogLevel, requestLine, shouldLog } from "./log";
 import { newReport } from "./report";
 import { REQUEST_ID_HEADER, requestIdOf } from "./request-id";
+import { meteredEnv, newStoreCost, runMetered, storeTimingEntries, type StoreCost } from "./store-meter";
 
 export { note, phase } from "./report";
 
@@ -22,10 +23,13 @@ export function observe(): MiddlewareHandler<{ Bindings: Env }> {
     const requestId = requestIdOf(c.req.raw.headers);
     c.set("requestId", requestId);
     c.set("mm", newReport());
-    await next();
+    // Every D1 query and Durable Object call the request makes is counted (server-timing d1 and do).
+    c.env = meteredEnv(c.env);
+    const cost = newStoreCost();
+    await runMetered(cost, next);
     const end = Date.now();
     setResponseHeader(c, REQUEST_ID_HEADER, requestId);
-    const timing = serverTiming(c.get("mm"), end);
+    const timing = serverTiming(c.get("mm"), cost, end);
     if (timing) setResponseHeader(c, "server-timing", timing);
     const level = parseLogLevel(c.env.LOG_LEVEL);
     const line = requestLine({
@@ -49,11 +53,15 @@ export function observe(): MiddlewareHandler<{ Bindings: Env }> {
   };
 }
 
-/** Phase durations as a standard `Server-Timing` value (names and milliseconds only). */
-function serverTiming(report: { phases: Partial<Record<string, number>>; startedAt: number } | undefined, end: number): string | null {
+/**
+ * Phase durations and the store's cost as a standard `Server-Timing` value
+ * (names, milliseconds and counts only): `parse;dur=0, lookup;dur=2,
+ * d1;dur=2;desc=1, do;dur=0;desc=0, total;dur=3`.
+ */
+function serverTiming(report: { phases: Partial<Record<string, number>>; startedAt: number } | undefined, cost: StoreCost, end: number): string | null {
   if (!report) return null;
   const phases = Object.entries(report.phases).map(([name, ms]) => `${name};dur=${ms}`);
-  return [...phases, `total;dur=${end - report.startedAt}`].join(", ");
+  return [...phases, ...storeTimingEntries(cost), `total;dur=${end - report.startedAt}`].join(", ");
 }
 
 /** The pattern of the route that answered, never the raw URL (no query strings in logs). */

@@ -1,0 +1,137 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { shardNames } from "../store/shards";
+
+/** What one request asked of the store: D1 queries and Durable Object calls, with their wall time. */
+export interface StoreCost {
+  d1: { queries: number; ms: number };
+  do: { calls: number; ms: number };
+}
+
+/** A zero cost, started for one request. */
+export function newStoreCost(): StoreCost {
+  return { d1: { queries: 0, ms: 0 }, do: { calls: 0, ms: 0 } };
+}
+
+/** The cost of the request whose async context is running (none outside a request: cron, alarms). */
+const current = new AsyncLocalStorage<StoreCost>();
+
+/**
+ * Runs `fn` with `cost` as the request's meter: every D1 query and Durable
+ * Object call made through a `meteredEnv` binding inside it is added to `cost`,
+ * however deep in the store the binding was captured.
+ *
+ * @example await runMetered(cost, next)
+ */
+export function runMetered<T>(cost: StoreCost, fn: () => T): T {
+  return current.run(cost, fn);
+}
+
+async function timed<T>(kind: "d1" | "do", count: number, work: () => Promise<T>): Promise<T> {
+  const cost = current.getStore();
+  if (!cost) return work();
+  const started = Date.now();
+  try {
+    return await work();
+  } finally {
+    const ms = Date.now() - started;
+    if (kind === "d1") {
+      cost.d1.queries += count;
+      cost.d1.ms += ms;
+    } else {
+      cost.do.calls += count;
+      cost.do.ms += ms;
+    }
+  }
+}
+
+/** Metered statements, to the real ones (D1's batch needs the real statements). */
+const realStatement = new WeakMap<object, D1PreparedStatement>();
+
+const RUNS = new Set<PropertyKey>(["first", "run", "all", "raw"]);
+
+function meteredStatement(statement: D1PreparedStatement): D1PreparedStatement {
+  const proxy = new Proxy(statement, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property === "bind") return (...values: unknown[]) => meteredStatement(target.bind(...values));
+      if (RUNS.has(property)) return (...args: unknown[]) => timed("d1", 1, () => Reflect.apply(value, target, args) as Promise<unknown>);
+      return (...args: unknown[]) => Reflect.apply(value, target, args) as unknown;
+    },
+  });
+  realStatement.set(proxy, statement);
+  return proxy;
+}
+
+/** D1Database and D1DatabaseSession share prepare and batch; both are metered the same way. */
+function meteredDatabase<D extends D1Database | D1DatabaseSession>(db: D): D {
+  return new Proxy(db, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property === "prepare") return (query: string) => meteredStatement(target.prepare(query));
+      if (property === "batch") {
+        return (statements: D1PreparedStatement[]) =>
+          timed("d1", statements.length, () => target.batch(statements.map((s) => realStatement.get(s) ?? s)));
+      }
+      if (property === "exec") return (query: string) => timed("d1", 1, () => (target as D1Database).exec(query));
+      if (property === "withSession") {
+        return (...args: unknown[]) => meteredDatabase(Reflect.apply(value, target, args) as D1DatabaseSession);
+      }
+      return (...args: unknown[]) => Reflect.apply(value, target, args) as unknown;
+    },
+  });
+}
+
+/** Every method of a Durable Object stub is an RPC call: each is counted and timed. */
+function meteredStub<S extends object>(stub: S): S {
+  return new Proxy(stub, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function" || typeof property === "symbol" || property === "then") return value;
+      return (...args: unknown[]) => timed("do", 1, () => Promise.resolve(Reflect.apply(value, target, args) as unknown));
+    },
+  });
+}
+
+function meteredNamespace<N extends DurableObjectNamespace<never>>(namespace: N): N {
+  return new Proxy(namespace, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (property === "get" || property === "getByName") {
+        return (...args: unknown[]) => meteredStub(Reflect.apply(value, target, args) as object);
+      }
+      return (...args: unknown[]) => Reflect.apply(value, target, args) as unknown;
+    },
+  });
+}
+
+const meteredEnvs = new WeakMap<Env, Env>();
+
+/**
+ * The Worker's bindings with every D1 shard and the tree objects metered
+ * (once per isolate and env object). Calls made outside `runMetered` pass
+ * straight through.
+ */
+export function meteredEnv(env: Env): Env {
+  const known = meteredEnvs.get(env);
+  if (known) return known;
+  const record = env as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...record };
+  for (const name of new Set(["DB", ...shardNames(env.D1_SHARDS)])) {
+    const db = record[name];
+    // SAFETY: the names come from D1_SHARDS and DB, which wrangler.toml binds as D1 databases.
+    if (db && typeof db === "object") out[name] = meteredDatabase(db as D1Database);
+  }
+  // SAFETY: TREE_WRITER is the tree objects' namespace; its stubs are typed by Env, the proxy keeps their shape.
+  out.TREE_WRITER = meteredNamespace(env.TREE_WRITER as unknown as DurableObjectNamespace<never>);
+  const metered = out as unknown as Env;
+  meteredEnvs.set(env, metered);
+  return metered;
+}
+
+/** The cost as `Server-Timing` entries: `d1;dur=<ms>;desc=<queries>, do;dur=<ms>;desc=<calls>`. */
+export function storeTimingEntries(cost: StoreCost): string[] {
+  return [`d1;dur=${cost.d1.ms};desc=${cost.d1.queries}`, `do;dur=${cost.do.ms};desc=${cost.do.calls}`];
+}

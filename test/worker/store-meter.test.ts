@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { newKey } from "./api-helpers";
+import { chat, recorded, uniqueModel } from "./helpers";
+import { messageRecorded, postMessages } from "./messages.support";
+
+/** The store's cost of a response from its `server-timing`: D1 queries and Durable Object calls. */
+function storeCost(res: Response): { d1: number; do: number } {
+  const timing = res.headers.get("server-timing") ?? "";
+  const count = (name: string) => {
+    const entry = timing.split(",").map((e) => e.trim()).find((e) => e.startsWith(`${name};`));
+    const desc = entry ? /;desc=(\d+)/.exec(entry) : null;
+    if (!desc) throw new Error(`no ${name} entry in server-timing '${timing}'`);
+    return Number(desc[1]);
+  };
+  return { d1: count("d1"), do: count("do") };
+}
+
+describe("server-timing: what the store did for a request", () => {
+  it("Should count the D1 read and the tree object's calls on a miss, and none of either on a warm repeat hit", async () => {
+    const key = newKey();
+    const body = { model: uniqueModel("meter"), messages: [{ role: "user", content: `meter ${crypto.randomUUID()}` }] };
+    const miss = await chat(body, { key });
+    expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
+    const missCost = storeCost(miss);
+    await miss.arrayBuffer();
+    expect(missCost.d1).toBeGreaterThanOrEqual(1);
+    expect(missCost.do).toBeGreaterThanOrEqual(1);
+    await recorded(body, { key });
+
+    const first = await chat(body, { key });
+    expect(first.headers.get("muscle-mem-cache")).toBe("hit");
+    await first.arrayBuffer();
+    // The answer set is in this isolate's hot cache now: the next hit reads nothing.
+    const warm = await chat(body, { key });
+    expect(warm.headers.get("muscle-mem-cache")).toBe("hit");
+    expect(storeCost(warm)).toEqual({ d1: 0, do: 0 });
+    await warm.arrayBuffer();
+  });
+
+  it("Should count D1 on a hit that the hot cache does not hold, with no Durable Object call", async () => {
+    const key = newKey();
+    const body = { model: uniqueModel("meter-cold"), messages: [{ role: "user", content: `cold ${crypto.randomUUID()}` }] };
+    await (await chat(body, { key })).arrayBuffer();
+    await recorded(body, { key });
+    // HOT_CACHE_TTL_MS is 200 ms in tests: past it, the hit reads D1 once again.
+    await new Promise((r) => setTimeout(r, 400));
+    const hit = await chat(body, { key });
+    expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
+    const cost = storeCost(hit);
+    await hit.arrayBuffer();
+    expect(cost.d1).toBeGreaterThanOrEqual(1);
+    expect(cost.do).toBe(0);
+  });
+
+  it("Should carry the entries on the Messages API's responses too", async () => {
+    const key = `sk-ant-${crypto.randomUUID()}`;
+    const body = { model: uniqueModel("meter-msg"), max_tokens: 64, messages: [{ role: "user", content: `hello ${crypto.randomUUID()}` }] };
+    const miss = await postMessages(body, { key });
+    const cost = storeCost(miss);
+    await miss.arrayBuffer();
+    expect(cost.d1 + cost.do).toBeGreaterThanOrEqual(1);
+    await messageRecorded(body, { key });
+    const hit = await postMessages(body, { key });
+    expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
+    expect(storeCost(hit).do).toBe(0);
+    await hit.arrayBuffer();
+  });
+});
