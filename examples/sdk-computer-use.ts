@@ -5,7 +5,7 @@
  *
  *   npx tsx examples/sdk-computer-use.ts
  */
-import { Check, Engine, type AgentContext } from "../sdk/src/index.js";
+import { Check, Engine } from "../sdk/src/index.js";
 import { crop, draw, locate, similarity, type Button, type Pixels } from "./sdk-fake-screen.js";
 
 const engine = new Engine();
@@ -35,12 +35,12 @@ class Screen {
 const screen = new Screen();
 let modelCalls = 0;
 
-// A pretend computer-use model: looks at the screen once per click, and
-// continues after the steps the engine already replayed.
-function agent(task: string, { done }: AgentContext): void {
+// A pretend computer-use model: looks at the screen once per click. After a
+// partial replay it starts over like any agent; its clicks that repeat the
+// replayed ones are answered from the replay instead of clicking twice.
+function agent(task: string): void {
   const labels = task.replace(/^click /, "").split(", ");
-  if (done.length > 0) console.log(`  (agent takes over after ${done.length} replayed step(s))`);
-  for (const label of labels.slice(done.length)) {
+  for (const label of labels) {
     modelCalls++;
     const at = locate(screen.pixels, label);
     if (!at) throw new Error(`${label} is not on screen`);

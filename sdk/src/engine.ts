@@ -147,6 +147,15 @@ export class Engine {
 
   /** Runs a task and reports what happened (the engine call itself resolves to `report.hit`). */
   async run(task: string, options: RunOptions = {}): Promise<RunReport> {
+    const outer = this.scope.getStore();
+    if (outer) {
+      outer.recording.refuse("the agent called the engine inside its own run");
+      throw new Error(
+        "muscle-mem: the engine was called inside its own run (a sub-task of the agent). The outer recording would miss " +
+          "the sub-task's steps, so neither is recorded: call the sub-task's tools from the agent directly, or give the " +
+          "sub-task its own Engine with its own tools.",
+      );
+    }
     this.finalize();
     const tags = options.tags ?? [];
     const params = options.params ?? {};
@@ -159,11 +168,14 @@ export class Engine {
     const outcome = await replay(candidates, { tools: this.tools, params, context: this.context, warn: this.warn });
     if (outcome.kind === "hit") return { hit: true, replayed: outcome.done.length, recorded: 0, stored: false };
 
-    const recording = new Recording();
+    const recording = new Recording(outcome.done);
     const agent = this.agent as Agent;
     await this.scope.run({ recording, nested: false }, async () => {
-      await agent(task, { params, tags, done: outcome.done });
+      await agent(task, { params, tags });
     });
+    if (recording.absorbing && !recording.caughtUp) {
+      recording.refuse(`the agent returned before repeating the ${outcome.done.length} step(s) the engine had already replayed`);
+    }
 
     const report: RunReport = {
       hit: false,
@@ -173,14 +185,13 @@ export class Engine {
       reason: outcome.reason,
       branchOf: outcome.branchOf,
     };
+    if (recording.problem) return this.notStored(report, recording.problem);
     let steps: Step[];
     try {
       const diverged = outcome.diverged ? [this.toStep(outcome.diverged)] : [];
       steps = [...outcome.prefix, ...diverged, ...recording.calls.map((call) => this.recordStep(call, params))];
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.warn({ kind: "not-storable", message: `run not stored: ${message}`, error });
-      return { ...report, reason: message };
+      return this.notStored(report, error instanceof Error ? error.message : String(error), error);
     }
     if (steps.length === 0) return { ...report, reason: "the agent called no tools; nothing to store" };
 
@@ -192,6 +203,11 @@ export class Engine {
       this.warn({ kind: "store-add", message: "could not store the trajectory", error });
       return { ...report, reason: "store failed" };
     }
+  }
+
+  private notStored(report: RunReport, reason: string, error?: unknown): RunReport {
+    this.warn({ kind: "not-storable", message: `run not stored: ${reason}`, error });
+    return { ...report, reason };
   }
 
   private register<A extends unknown[], This, P, Q>(options: ToolOptions<A, This, P, Q>, fn: Tool["fn"], fallback: string, isMethod: boolean): Tool {

@@ -7,7 +7,6 @@ export type {
   Agent,
   AgentContext,
   BranchOf,
-  DoneStep,
   EngineWarning,
   RunOptions,
   RunReport,

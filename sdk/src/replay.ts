@@ -1,8 +1,8 @@
 import type { Verdict } from "./check.js";
 import { decodeValue, type Json } from "./json.js";
 import { callIdentity, resolveArgs } from "./steps.js";
-import type { Tool } from "./tools.js";
-import type { BranchOf, DoneStep, EngineWarning, Step, StepArg, Trajectory } from "./types.js";
+import { isThenable, type ReplayedCall, type Tool } from "./tools.js";
+import type { BranchOf, EngineWarning, Step, StepArg, Trajectory } from "./types.js";
 
 export interface ReplayEnv {
   tools: ReadonlyMap<string, Tool>;
@@ -27,10 +27,10 @@ export interface ObservedStep {
  * the step that ran but did not match, if that is why the replay stopped.
  */
 export type ReplayOutcome =
-  | { kind: "hit"; done: DoneStep[] }
+  | { kind: "hit"; done: ReplayedCall[] }
   | {
       kind: "miss";
-      done: DoneStep[];
+      done: ReplayedCall[];
       prefix: Step[];
       diverged?: ObservedStep;
       branchOf?: BranchOf;
@@ -117,7 +117,7 @@ async function preCheck(env: ReplayEnv, candidates: Trajectory[], idx: number): 
  */
 export async function replay(all: Trajectory[], env: ReplayEnv): Promise<ReplayOutcome> {
   let live = all.filter((t) => usable(t, env)).sort(newestFirst);
-  const done: DoneStep[] = [];
+  const done: ReplayedCall[] = [];
   if (live.length === 0) return { kind: "miss", done, prefix: [], reason: "no usable trajectory" };
 
   for (let idx = 0; ; idx++) {
@@ -148,8 +148,24 @@ export async function replay(all: Trajectory[], env: ReplayEnv): Promise<ReplayO
     const tool = env.tools.get(step.tool) as Tool;
     const args = resolveArgs(step.args, env.params) as unknown[];
     const self = selfFor(tool, env);
-    const result = await tool.fn.apply(self, args);
-    done.push({ tool: tool.name, args, result });
+    let result: unknown;
+    let async = false;
+    try {
+      const out = tool.fn.apply(self, args);
+      async = isThenable(out);
+      result = await out;
+    } catch (error) {
+      // The step may have half happened: hand over to the agent from here, as for a failed check.
+      env.warn({ kind: "tool-error", message: `replayed tool ${tool.name} threw at step ${idx}; the agent takes over`, error });
+      return {
+        kind: "miss",
+        done,
+        prefix: best.steps.slice(0, idx),
+        branchOf: idx > 0 ? { id: best.id, at: idx } : undefined,
+        reason: `replayed tool ${tool.name} threw at step ${idx}: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    done.push({ tool: tool.name, args, result, async });
 
     let survivors = group.map((o) => o.trajectory);
     if (tool.post) {

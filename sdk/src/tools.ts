@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ErasedCheck } from "./check.js";
+import { canonicalJson, encodeValue } from "./json.js";
 
 /** A registered tool: the original (uninstrumented) function and its checks. */
 export interface Tool {
@@ -22,9 +23,65 @@ export interface RecordedCall {
   problem?: string;
 }
 
-/** The calls of one agent run, in the order they were made. */
+/** A step the engine replayed before it handed over to the agent. */
+export interface ReplayedCall {
+  tool: string;
+  args: unknown[];
+  result: unknown;
+  /** Whether the tool returned a promise; a repeated call then gets one too. */
+  async: boolean;
+}
+
+/**
+ * The calls of one agent run, in the order they were made. After a partial
+ * replay the agent starts over: its first calls, as long as they repeat the
+ * replayed steps in order, answer with the replayed results instead of running
+ * again, and are not recorded (they are already in the stored prefix).
+ */
 export class Recording {
   readonly calls: RecordedCall[] = [];
+  /** Why this run must not be stored, whatever its calls; the first reason wins. */
+  problem?: string;
+  /** How many replayed steps the agent's calls have repeated so far. */
+  repeated = 0;
+  /** False once a call differed from the replayed step it should have repeated. */
+  absorbing = true;
+
+  constructor(readonly replayed: readonly ReplayedCall[] = []) {}
+
+  refuse(reason: string): void {
+    this.problem ??= reason;
+  }
+
+  /** True when the agent repeated every replayed step before doing anything else. */
+  get caughtUp(): boolean {
+    return this.repeated === this.replayed.length;
+  }
+}
+
+function argsText(args: readonly unknown[]): string | undefined {
+  try {
+    return canonicalJson(encodeValue(args));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Answers a call that repeats the next replayed step; undefined when it does not. */
+function repeat(recording: Recording, tool: Tool, args: unknown[]): { value: unknown } | undefined {
+  if (!recording.absorbing || recording.caughtUp) return undefined;
+  const expected = recording.replayed[recording.repeated];
+  const text = argsText(args);
+  if (expected.tool === tool.name && text !== undefined && text === argsText(expected.args)) {
+    recording.repeated++;
+    return { value: expected.async ? Promise.resolve(expected.result) : expected.result };
+  }
+  recording.absorbing = false;
+  recording.refuse(
+    `the agent's call ${recording.repeated + 1} (${tool.name}) differs from the step the engine had already replayed ` +
+      `(${expected.tool}); the replayed steps ran, so this run cannot be stored as one trajectory`,
+  );
+  return undefined;
 }
 
 /** Which recording (if any) the current async context belongs to. */
@@ -40,7 +97,7 @@ export function newScope(): Scope {
   return new AsyncLocalStorage<Frame>();
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     (typeof value === "object" || typeof value === "function") &&
     value !== null &&
@@ -93,6 +150,15 @@ export function instrument(tool: Tool, scope: Scope): (this: unknown, ...args: u
   return function instrumented(this: unknown, ...args: unknown[]): unknown {
     const frame = scope.getStore();
     if (!frame || frame.nested) return tool.fn.apply(this, args);
+    const repeated = repeat(frame.recording, tool, args);
+    if (repeated) return repeated.value;
+    const running = frame.recording.calls.find((c) => c.status === "running");
+    if (running) {
+      frame.recording.refuse(
+        `tools ${running.tool.name} and ${tool.name} ran at the same time (Promise.all?); a replay runs tools one at a time, ` +
+          "so its checks would not see what this run saw. Await each tool before calling the next one to have the run recorded",
+      );
+    }
     const call: RecordedCall = { tool, args: [...args], status: "running" };
     frame.recording.calls.push(call);
     const threw = (error: unknown): never => {

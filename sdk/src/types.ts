@@ -47,24 +47,19 @@ export interface TrajectoryStore {
   add(trajectory: Trajectory): Promise<void>;
 }
 
-/** A step that already ran in this call, handed to the agent on a partial replay. */
-export interface DoneStep {
-  tool: string;
-  args: unknown[];
-  result: unknown;
-}
-
 export interface RunOptions {
   tags?: string[];
   params?: Record<string, unknown>;
 }
 
-/** What the agent receives besides the task. */
+/**
+ * What the agent receives besides the task. After a partial replay the agent
+ * starts over as usual: its calls that repeat the steps already replayed are
+ * answered with the replayed results instead of running twice.
+ */
 export interface AgentContext {
   params: Record<string, unknown>;
   tags: string[];
-  /** Steps the engine already replayed before it handed over; continue from here. */
-  done: DoneStep[];
 }
 
 export type Agent = (task: string, context: AgentContext) => unknown;
@@ -87,7 +82,7 @@ export interface RunReport {
 
 /** Problems the engine survives, reported instead of thrown. */
 export interface EngineWarning {
-  kind: "store-query" | "store-add" | "not-storable" | "check-error";
+  kind: "store-query" | "store-add" | "not-storable" | "check-error" | "tool-error";
   message: string;
   error?: unknown;
 }

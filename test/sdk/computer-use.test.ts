@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Check, Engine, type AgentContext, type RunReport } from "../../sdk/src/index.js";
+import { Check, Engine, type RunReport } from "../../sdk/src/index.js";
 import { crop, draw, locate, similarity, type Button, type Pixels } from "../../examples/sdk-fake-screen.js";
 
 // The original README's computer-use example (examples/cua.py), with a fake
@@ -36,10 +36,10 @@ function setup() {
 
   const screen = new Screen();
   const model = { calls: 0 };
-  // A pretend computer-use agent: one "model call" per click, continuing after the steps already done.
-  const agent = (task: string, { done }: AgentContext) => {
+  // A pretend computer-use agent: one "model call" per click; after a partial replay it starts over.
+  const agent = (task: string) => {
     const labels = task.replace(/^click /, "").split(", ");
-    for (const label of labels.slice(done.length)) {
+    for (const label of labels) {
       model.calls++;
       const at = locate(screen.pixels, label);
       if (!at) throw new Error(`no ${label} on screen`);
@@ -70,13 +70,13 @@ describe("computer use with a pixel-crop pre-check", () => {
     screen.clicks.length = 0;
     const third: RunReport = await engine.run(TASK);
     expect(third).toMatchObject({ hit: false, replayed: 1, recorded: 5, stored: true, branchOf: { at: 1 } });
-    expect(model.calls).toBe(11);
+    expect(model.calls).toBe(12);
     expect(screen.clicks).toEqual(["10,20", "24,45", "38,20", "52,20", "66,45", "80,20"]); // A once, never twice
 
     expect(await engine(TASK)).toBe(true);
     screen.show(LAYOUT);
     expect(await engine(TASK)).toBe(true);
-    expect(model.calls).toBe(11);
+    expect(model.calls).toBe(12);
   });
 
   it("Should score a crop against the threshold rather than as pass/fail", () => {

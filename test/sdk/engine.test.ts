@@ -148,7 +148,7 @@ describe("Engine replay", () => {
     expect(ran).toEqual(["bright"]);
   });
 
-  it("Should reject, and store nothing, when a replayed tool throws", async () => {
+  it("Should hand over to the agent when a replayed tool throws, and reject when its retry throws too", async () => {
     const store = new MemoryStore();
     const { engine } = quiet(store);
     let broken = false;

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { Check, Engine, MemoryStore, type AgentContext, type EngineWarning, type Trajectory } from "../../sdk/src/index.js";
+import { Check, Engine, MemoryStore, type EngineWarning, type Trajectory } from "../../sdk/src/index.js";
 
 // One test per defect of the original Python SDK. Each would fail on the original behaviour.
 
@@ -36,7 +36,6 @@ describe("Bug: a mid-trajectory mismatch restarted the agent and ran steps twice
     const engine = new Engine({ store });
     const env: Record<string, string> = { s0: "ok", s1: "ok", s2: "ok" };
     const ran: string[] = [];
-    const received: AgentContext["done"][] = [];
     const step = engine.function(
       {
         name: "step",
@@ -45,15 +44,15 @@ describe("Bug: a mid-trajectory mismatch restarted the agent and ran steps twice
       },
       (id: string) => { ran.push(id); },
     );
-    engine.setAgent((_task, { done }) => {
-      received.push(done);
-      for (const id of ["s0", "s1", "s2"].slice(done.length)) step(id);
+    // The original README's agent: it always starts from the top.
+    engine.setAgent(() => {
+      for (const id of ["s0", "s1", "s2"]) step(id);
     }).finalize();
-    return { engine, store, env, ran, received };
+    return { engine, store, env, ran };
   }
 
-  it("Should hand the agent the steps done when a pre-check fails mid-way, and record a branch", async () => {
-    const { engine, store, env, ran, received } = setup();
+  it("Should not run the replayed steps again when a pre-check fails mid-way, and record a branch", async () => {
+    const { engine, store, env, ran } = setup();
     await engine("three steps");
     const [first] = store.dump();
     ran.length = 0;
@@ -62,7 +61,6 @@ describe("Bug: a mid-trajectory mismatch restarted the agent and ran steps twice
     const report = await engine.run("three steps");
     expect(report).toMatchObject({ hit: false, replayed: 1, recorded: 2, stored: true, branchOf: { id: first.id, at: 1 } });
     expect(ran).toEqual(["s0", "s1", "s2"]); // s0 ran once, not again by the agent
-    expect(received[1]).toEqual([{ tool: "step", args: ["s0"], result: undefined }]);
 
     const branch = store.dump().find((t) => t.id !== first.id) as Trajectory;
     expect(branch.steps[0]).toEqual(first.steps[0]); // the shared prefix, verbatim
@@ -74,7 +72,7 @@ describe("Bug: a mid-trajectory mismatch restarted the agent and ran steps twice
   });
 
   it("Should keep a step whose post-check failed as done, and continue after it", async () => {
-    const { engine, store, env, ran, received } = setup();
+    const { engine, store, env, ran } = setup();
     await engine("three steps");
     const [first] = store.dump();
     ran.length = 0;
@@ -83,7 +81,6 @@ describe("Bug: a mid-trajectory mismatch restarted the agent and ran steps twice
     const report = await engine.run("three steps");
     expect(report).toMatchObject({ hit: false, replayed: 2, recorded: 1, branchOf: { id: first.id, at: 1 } });
     expect(ran).toEqual(["s0", "s1", "s2"]);
-    expect(received[1].map((d) => d.args[0])).toEqual(["s0", "s1"]);
     const branch = store.dump().find((t) => t.id !== first.id) as Trajectory;
     expect(branch.steps.map((s) => s.post)).toEqual(["s0:same", "s1:different", "s2:same"]);
   });

@@ -24,10 +24,10 @@ function machine(namespace: string, token = ADMIN_TOKEN) {
   const hooks: { onGrip?: () => void } = {};
   const grip = engine.function({ name: "grip" }, (force: number) => { log.push(`grip ${force}`); hooks.onGrip?.(); });
   let agentRuns = 0;
-  engine.setAgent((_task, { params, done }) => {
+  engine.setAgent((_task, { params }) => {
     agentRuns++;
     const plan = [() => move(String(params.target)), () => grip(5), () => move("home")];
-    for (const step of plan.slice(done.length)) step();
+    for (const step of plan) step();
   }).finalize();
   return Object.assign(hooks, { engine, env, log, agentRuns: () => agentRuns });
 }
