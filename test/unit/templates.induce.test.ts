@@ -12,10 +12,10 @@ const ROOT = "root";
 const meta = { finishReason: "tool_calls", promptTokens: 10, completionTokens: 5, latencyMs: 100 };
 
 /** A refund-desk trajectory at its third request: user, get_order, the order. */
-function refund(c: { id: string; name: string; status: string; cents: number }, answer?: CanonicalMessage): Trajectory {
+function refund(c: { id: string; name: string; status: string; cents: number }, answer?: CanonicalMessage, greet = false): Trajectory {
   const messages: CanonicalMessage[] = [
     { role: "system", content: "Refund desk. Limit 50000 cents." },
-    { role: "user", content: `Hi, this is ${c.name}. Please refund order ${c.id}.` },
+    { role: "user", content: greet ? `Hi, this is ${c.name}. Please refund order ${c.id}.` : `Please refund order ${c.id}.` },
     { role: "assistant", tool_calls: [{ id: "call_0", type: "function", function: { name: "get_order", arguments: canonicalJson({ order_id: c.id }) } }] },
     { role: "tool", tool_call_id: "call_0", content: JSON.stringify({ order_id: c.id, status: c.status, amount_cents: c.cents }) },
   ];
@@ -51,11 +51,15 @@ describe("induce", () => {
     const t = induce(refund(ada), refund(bob))!;
     expect(t.pattern.anchorDepth).toBe(1);
     expect(t.state.slots.map((s) => [s.type, s.copied])).toEqual([
-      ["name", false],
       ["identifier", true],
       ["number", true],
     ]);
-    expect(t.state.slots[2]).toMatchObject({ min: "1999", max: "4500" });
+    expect(t.state.slots[1]).toMatchObject({ min: "1999", max: "4500" });
+  });
+
+  it("Should not generalise a name that no answer on the path copies (it may be what the model decides on)", () => {
+    expect(induce(refund(ada, undefined, true), refund(bob, undefined, true))).toBeNull();
+    expect(induce(refund(ada, undefined, true), refund({ ...bob, name: "Ada" }, undefined, true))).not.toBeNull();
   });
 
   it("Should not generalise categorical words, derivations or answers that decide differently", () => {
@@ -82,7 +86,7 @@ describe("induce", () => {
     expect(weigh(t, refund({ ...cy, id: "E-5005", name: "Eve", cents: 2000 }, other)).outcome).toBe("refuted");
     const fenced = weigh(t, refund({ ...cy, id: "E-5005", name: "Eve", cents: 60_000 }));
     expect(fenced.outcome).toBe("fenced");
-    expect(fenced.state.slots[2].fenceHigh).toBe("60000");
+    expect(fenced.state.slots[1].fenceHigh).toBe("60000");
     // Growing the range up to the fence is a contradiction: the template is dropped.
     expect(weigh({ ...t, state: fenced.state }, refund({ ...cy, id: "F-6006", name: "Fay", cents: 60_000 })).outcome).not.toBe("confirmed");
   });

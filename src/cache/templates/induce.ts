@@ -85,17 +85,36 @@ function alignAnswer(a: Decomposed, b: Decomposed, table: SlotTable): MessagePat
     if (leaf.value === other) return leaf.value;
     const slot = table.copied(leaf.value, other);
     if (slot === undefined) throw new NoTemplate();
-    table.slots[slot].copied = true;
     return slot;
   });
   return { skeleton: a.skeleton, refs };
 }
 
 /**
+ * Whether every slot is data the model demonstrably copies: an assistant
+ * message (an earlier answer on the path, or the answer itself) holds it after
+ * a message that is not the assistant's (user, system, tool) gave it. A slot
+ * no answer copies is an input to a decision, so the pair makes no template.
+ */
+function everySlotCopied(roles: readonly string[], patterns: readonly MessagePattern[], slots: Slot[]): boolean {
+  const given = new Set<number>();
+  for (let i = 0; i < patterns.length; i++) {
+    const refs = patterns[i].refs.filter((r): r is number => typeof r === "number");
+    if (roles[i] === "assistant") {
+      for (const r of refs) if (given.has(r)) slots[r].copied = true;
+    } else {
+      for (const r of refs) given.add(r);
+    }
+  }
+  return slots.every((s) => s.copied);
+}
+
+/**
  * Generalises two sibling trajectories of one tree into a template, or null.
  * The anchor is their deepest common node; every leaf that differs after it
  * becomes a slot, and must be identity-like (never a categorical word); every
- * leaf where the answers differ must copy one slot verbatim in both.
+ * leaf where the answers differ must copy one slot verbatim in both; and every
+ * slot must be copied by some answer on the path (everySlotCopied).
  */
 export function induce(a: Trajectory, b: Trajectory): LearnedTemplate | null {
   const n = a.hashes.length;
@@ -108,6 +127,8 @@ export function induce(a: Trajectory, b: Trajectory): LearnedTemplate | null {
     const all = a.messages.map((m, i) => (i < k ? { skeleton: "", leaves: [] } : decompose(m)));
     const suffix = all.slice(k).map((da, i) => alignMessage(da, decompose(b.messages[k + i]), table));
     const answer = alignAnswer(decompose(a.answer), decompose(b.answer), table);
+    const roles = [...a.messages.slice(k).map((m) => m.role), "assistant"];
+    if (!everySlotCopied(roles, [...suffix, answer], table.slots)) return null;
     const pattern: TemplatePattern = { anchorDepth: k, suffix, answer: { ...answer, ...a.meta } };
     const lookupKey = lookupKeys(a.root, a.hashes, skeletonDigests(all)).find((x) => x.depth === k)?.key;
     if (!lookupKey || table.slots.length === 0) return null;

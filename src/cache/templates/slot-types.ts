@@ -1,7 +1,10 @@
 /**
  * The type of a leaf value. Identity-like types (`identifier`, `email`,
- * `number`, `date`, `name`) may become template slots; `word` is categorical
- * (a status, a plan, a country code, a verb) and always stays structural.
+ * `number`, `date`, `name`) may become template slots, and only where an
+ * answer on the path copies them (induce.ts); `word` is categorical (a
+ * status, a plan, a country code, a verb) and always stays structural.
+ * `name` is only a shape (a capitalised word): capitalisation is no evidence
+ * that a value is data rather than something the model decides on.
  */
 export type SlotType = "identifier" | "email" | "number" | "date" | "name" | "word";
 
