@@ -29,6 +29,8 @@ const workerBindings = {
   ADMIN_TOKEN: "test-admin-token",
   COUNTER_FLUSH_MS: "0",
   HOT_CACHE_TTL_MS: "200",
+  // The per-colo layer's bound equals the isolate's in tests, so that one wait covers both (test/worker/colo-cache.test.ts).
+  COLO_CACHE_TTL_MS: "200",
 };
 
 export default defineConfig({

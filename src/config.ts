@@ -7,6 +7,8 @@ export interface Config {
   anthropicBaseUrl: string;
   policy: ServePolicy;
   hotCacheTtlMs: number;
+  /** How long the per-colo layer (Cache API) serves an answer set read from D1 (`COLO_CACHE_TTL_MS`; 0 turns it off). */
+  coloCacheTtlMs: number;
   maxBodyBytes: number;
   lookupTimeoutMs: number;
   /** How long a follower of single flight waits for its leader's answer (`SINGLE_FLIGHT_WAIT_MS`). */
@@ -33,6 +35,7 @@ export function configOf(env: Env): Config {
     anthropicBaseUrl: vars.ANTHROPIC_BASE_URL || "https://api.anthropic.com/v1",
     policy: parsePolicy(vars.SERVE_POLICY, vars.SERVE_MIN_OBSERVATIONS),
     hotCacheTtlMs: int(vars.HOT_CACHE_TTL_MS, 1000),
+    coloCacheTtlMs: int(vars.COLO_CACHE_TTL_MS, 5000),
     maxBodyBytes: int(vars.MAX_BODY_BYTES, 32 * 1024 * 1024, 1),
     lookupTimeoutMs: int(vars.LOOKUP_TIMEOUT_MS, 1500, 1),
     singleFlightWaitMs: int(vars.SINGLE_FLIGHT_WAIT_MS, 120_000, 1),

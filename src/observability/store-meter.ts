@@ -5,6 +5,8 @@ import { shardNames } from "../store/shards";
 export interface StoreCost {
   d1: { queries: number; ms: number };
   do: { calls: number; ms: number };
+  /** The per-colo layer's read, when the lookup asked it (src/store/colo-cache.ts). */
+  colo?: { outcome: "hit" | "miss"; ms: number };
 }
 
 /** A zero cost, started for one request. */
@@ -42,6 +44,12 @@ async function timed<T>(kind: "d1" | "do", count: number, work: () => Promise<T>
       cost.do.ms += ms;
     }
   }
+}
+
+/** Books a read of the per-colo layer to the running request (the last read wins). */
+export function noteColo(outcome: "hit" | "miss", ms: number): void {
+  const cost = current.getStore();
+  if (cost) cost.colo = { outcome, ms };
 }
 
 /** Metered statements, to the real ones (D1's batch needs the real statements). */
@@ -131,7 +139,12 @@ export function meteredEnv(env: Env): Env {
   return metered;
 }
 
-/** The cost as `Server-Timing` entries: `d1;dur=<ms>;desc=<queries>, do;dur=<ms>;desc=<calls>`. */
+/**
+ * The cost as `Server-Timing` entries: `d1;dur=<ms>;desc=<queries>, do;dur=<ms>;desc=<calls>`,
+ * and `colo;dur=<ms>;desc=hit|miss` when the per-colo layer was read.
+ */
 export function storeTimingEntries(cost: StoreCost): string[] {
-  return [`d1;dur=${cost.d1.ms};desc=${cost.d1.queries}`, `do;dur=${cost.do.ms};desc=${cost.do.calls}`];
+  const entries = [`d1;dur=${cost.d1.ms};desc=${cost.d1.queries}`, `do;dur=${cost.do.ms};desc=${cost.do.calls}`];
+  if (cost.colo) entries.push(`colo;dur=${cost.colo.ms};desc=${cost.colo.outcome}`);
+  return entries;
 }

@@ -29,14 +29,15 @@ export class HotCache {
     return entry.answers;
   }
 
-  set(key: string, answers: StoredAnswer[], now = Date.now()): void {
-    if (this.ttlMs <= 0 || answers.length === 0) return;
+  /** Keeps `answers` for the TTL, or until `notAfter` when that is sooner (an entry read from the colo layer keeps its deadline). */
+  set(key: string, answers: StoredAnswer[], now = Date.now(), notAfter = Infinity): void {
+    if (this.ttlMs <= 0 || answers.length === 0 || notAfter <= now) return;
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
     this.entries.delete(key);
-    this.entries.set(key, { answers, expiresAt: now + this.ttlMs });
+    this.entries.set(key, { answers, expiresAt: Math.min(now + this.ttlMs, notAfter) });
   }
 
   delete(key: string): void {

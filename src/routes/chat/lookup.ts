@@ -4,6 +4,8 @@ import { configOf } from "../../config";
 import { queryAnswers, readAnswers } from "../../store/answers";
 import { BOOKMARK_HEADER, bookmarkFor, bookmarkHeader, dbFor, readYourWrites, type Shard } from "../../store/shards";
 import type { HotCache } from "../../store/hot-cache";
+import { coloCache, type ColoCache } from "../../store/colo-cache";
+import { noteColo } from "../../observability/store-meter";
 
 export type Lookup = { status: "hit"; answer: StoredAnswer; bookmark: string | null } | { status: "miss"; bookmark: string | null } | { status: "failed"; error: unknown };
 
@@ -22,17 +24,24 @@ export interface LookupSource {
   bookmark: string | null;
   /** D1_READ_REPLICATION: read through a session (replicas), else the database itself. */
   replicas: boolean;
+  /** The per-colo layer (Cache API) between isolate memory and D1, or null when COLO_CACHE_TTL_MS is 0. */
+  colo: ColoCache | null;
+  /** Runs work after the response (ctx.waitUntil); without it, a colo write is awaited. */
+  defer?: (work: Promise<unknown>) => void;
 }
 
 /**
  * The tree's shard and the client's bookmark for it; null (and an error log)
  * when D1_SHARDS names a binding this Worker lacks, so the caller fails open.
  */
-export function lookupSource(env: Env, treeId: string, headers: Headers): LookupSource | null {
+export function lookupSource(env: Env, treeId: string, headers: Headers, defer?: (work: Promise<unknown>) => void): LookupSource | null {
   try {
     const shard = dbFor(env, treeId);
-    const replicas = configOf(env).readReplication;
-    return { shard, bookmark: replicas ? bookmarkFor(headers.get(BOOKMARK_HEADER), shard.name) : null, replicas };
+    const config = configOf(env);
+    const replicas = config.readReplication;
+    // A client that sends a bookmark asks for reads at least that fresh: the colo layer cannot promise it.
+    const bookmark = replicas ? bookmarkFor(headers.get(BOOKMARK_HEADER), shard.name) : null;
+    return { shard, bookmark, replicas, colo: bookmark ? null : coloCache(config.coloCacheTtlMs), defer };
   } catch (error) {
     console.error(JSON.stringify({ event: "shard_config_error", error: String(error) }));
     return null;
@@ -50,17 +59,45 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
   let answers = hot.get(key);
   let bookmark: string | null = null;
   if (!answers) {
-    try {
-      const read = await withTimeout(readFrom(source, key), timeoutMs, "D1 lookup");
-      answers = read.rows;
-      bookmark = read.bookmark;
-    } catch (error) {
-      return { status: "failed", error };
+    const fromColo = await readColo(source.colo, key, timeoutMs);
+    if (fromColo) {
+      answers = fromColo.answers;
+      hot.set(key, answers, Date.now(), fromColo.expiresAt);
+    } else {
+      try {
+        const read = await withTimeout(readFrom(source, key), timeoutMs, "D1 lookup");
+        answers = read.rows;
+        bookmark = read.bookmark;
+      } catch (error) {
+        return { status: "failed", error };
+      }
+      hot.set(key, answers);
+      if (source.colo && answers.length > 0) await keepInColo(source.colo, source.defer, key, answers);
     }
-    hot.set(key, answers);
   }
   const chosen = choose(answers, policy);
   return chosen === null ? { status: "miss", bookmark } : { status: "hit", answer: answers[chosen], bookmark };
+}
+
+/** The colo layer's entry for `key`; a failing or slow Cache API is a colo miss, never an error. */
+async function readColo(colo: ColoCache | null, key: string, timeoutMs: number): Promise<{ answers: StoredAnswer[]; expiresAt: number } | undefined> {
+  if (!colo) return undefined;
+  const started = Date.now();
+  try {
+    const entry = await withTimeout(colo.get(key), timeoutMs, "colo cache read");
+    noteColo(entry ? "hit" : "miss", Date.now() - started);
+    return entry;
+  } catch {
+    noteColo("miss", Date.now() - started);
+    return undefined;
+  }
+}
+
+/** Puts a D1 read into the colo layer: after the response when the route can defer, else now. */
+async function keepInColo(colo: ColoCache, defer: LookupSource["defer"], key: string, answers: StoredAnswer[]): Promise<void> {
+  const put = colo.put(key, answers).catch(() => undefined);
+  if (defer) defer(put);
+  else await put;
 }
 
 /** One indexed read of the answers at `key`: from the shard itself, or through a replica session with read-your-writes. */

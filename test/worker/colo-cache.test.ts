@@ -1,0 +1,70 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { StoredAnswer } from "../../src/cache/answer";
+import { configOf } from "../../src/config";
+import { isolate } from "../../src/isolate";
+import { coloCache } from "../../src/store/colo-cache";
+import { newKey } from "./api-helpers";
+import { chat, recorded, uniqueModel } from "./helpers";
+
+/** COLO_CACHE_TTL_MS of the test Worker (vitest.config.ts): the bound on another colo serving a stale node. */
+const COLO_TTL_MS = Number((env as unknown as Record<string, string>).COLO_CACHE_TTL_MS);
+
+const answer = (hash: string): StoredAnswer => ({
+  hash,
+  message: { role: "assistant", content: "ok" },
+  observations: 1,
+  finishReason: "stop",
+  promptTokens: 1,
+  completionTokens: 1,
+  latencyMs: 1,
+});
+
+function timing(res: Response, name: string): string | undefined {
+  return (res.headers.get("server-timing") ?? "").split(",").map((e) => e.trim()).find((e) => e.startsWith(`${name};`));
+}
+
+describe("colo cache: the Cache API layer shared by a colo's isolates", () => {
+  it("Should serve an entry until COLO_CACHE_TTL_MS has passed, then never again", async () => {
+    const colo = coloCache(COLO_TTL_MS)!;
+    const key = crypto.randomUUID().replaceAll("-", "");
+    await colo.put(key, [answer("a".repeat(32))]);
+    expect((await colo.get(key))?.answers.map((a) => a.hash)).toEqual(["a".repeat(32)]);
+    await new Promise((r) => setTimeout(r, COLO_TTL_MS + 50));
+    // The Cache API keeps whole seconds; the entry's own deadline is what bounds staleness.
+    expect(await colo.get(key)).toBeUndefined();
+  });
+
+  it("Should keep no empty answer set, forget a deleted entry, and be off at TTL 0", async () => {
+    const colo = coloCache(60_000)!;
+    const key = crypto.randomUUID().replaceAll("-", "");
+    await colo.put(key, []);
+    expect(await colo.get(key)).toBeUndefined();
+    await colo.put(key, [answer("b".repeat(32))]);
+    await colo.delete(key);
+    expect(await colo.get(key)).toBeUndefined();
+    expect(coloCache(0)).toBeNull();
+  });
+
+  it("Should answer a hit from the colo with no D1 query when this isolate's memory has forgotten it", async () => {
+    const key = newKey();
+    const body = { model: uniqueModel("colo"), messages: [{ role: "user", content: `colo ${crypto.randomUUID()}` }] };
+    await (await chat(body, { key })).arrayBuffer();
+    await recorded(body, { key });
+    // Wait out every layer, then read D1 once: the read fills the isolate's memory and the colo.
+    await new Promise((r) => setTimeout(r, COLO_TTL_MS + 50));
+    const fromD1 = await chat(body, { key });
+    expect(fromD1.headers.get("muscle-mem-cache")).toBe("hit");
+    expect(timing(fromD1, "colo")).toContain("desc=miss");
+    expect(timing(fromD1, "d1")).not.toContain("desc=0");
+    await fromD1.arrayBuffer();
+    // Another isolate of the colo has nothing in memory: stand for it by emptying this one's.
+    isolate(configOf(env)).hot.clear();
+    const fromColo = await chat(body, { key });
+    expect(fromColo.headers.get("muscle-mem-cache")).toBe("hit");
+    expect(timing(fromColo, "colo")).toContain("desc=hit");
+    expect(timing(fromColo, "d1")).toContain("desc=0");
+    expect(timing(fromColo, "do")).toContain("desc=0");
+    await fromColo.arrayBuffer();
+  });
+});
