@@ -6,6 +6,8 @@ import { chatCompletions } from "./routes/chat/handler";
 import { messages } from "./routes/messages/handler";
 import { anthropicPassThrough } from "./routes/messages/passthrough";
 import { passThrough } from "./routes/passthrough";
+import { cachedCompletion } from "./routes/flow/cached-completion";
+import { responsesAdapter } from "./routes/responses/adapter";
 
 /** The Worker's routes: the cached chat endpoint, the pass-through and a health check. */
 export function newApp(): Hono<{ Bindings: Env }> {
@@ -20,6 +22,7 @@ export function newApp(): Hono<{ Bindings: Env }> {
   app.all("/v1/messages", () => {
     throw new ApiError("method_not_allowed", "Use POST for /v1/messages.");
   });
+  app.post("/v1/responses", cachedCompletion(responsesAdapter));
   app.use("/v1/*", anthropicPassThrough);
   app.all("/v1/*", passThrough);
   app.route("/api", apiRoutes());

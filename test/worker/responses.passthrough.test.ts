@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
+import { responses } from "./responses.support";
 
 const outcomes: string[] = [];
 const client = new OpenAI({
@@ -14,18 +15,18 @@ const client = new OpenAI({
   },
 });
 
-describe("POST /v1/responses (pass-through)", () => {
-  it("Should pass a Responses request through to the upstream and back", async () => {
+describe("POST /v1/responses: what is passed through", () => {
+  it("Should pass store: true through, every time (the client wants the upstream to keep it)", async () => {
     outcomes.length = 0;
-    const response = await client.responses.create({ model: "gpt-resp", input: "hello there" });
+    const response = await client.responses.create({ model: "echo-resp-store", input: "hello there", store: true });
     expect(response.output_text).toBe("echo: hello there");
-    expect(response.status).toBe("completed");
-    expect(outcomes).toEqual(["bypass"]);
+    await client.responses.create({ model: "echo-resp-store", input: "hello there", store: true });
+    expect(outcomes).toEqual(["bypass", "bypass"]);
   });
 
-  it("Should pass a streamed Responses request through event by event", async () => {
+  it("Should pass a streamed previous_response_id request through event by event", async () => {
     outcomes.length = 0;
-    const stream = await client.responses.create({ model: "gpt-resp", input: "stream me", stream: true });
+    const stream = await client.responses.create({ model: "echo-resp-prev", input: "stream me", previous_response_id: "resp_upstream1", stream: true });
     const types: string[] = [];
     let text = "";
     for await (const event of stream) {
@@ -39,17 +40,17 @@ describe("POST /v1/responses (pass-through)", () => {
     expect(outcomes).toEqual(["bypass"]);
   });
 
-  it("Should not serve Responses from the cache: only-if-cached still goes upstream", async () => {
-    const res = await exports.default.fetch(
-      new Request("http://mm.test/v1/responses", {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: "Bearer sk-test-responses", "cache-control": "only-if-cached" },
-        body: JSON.stringify({ model: "gpt-resp", input: "hello there" }),
-      }),
-    );
-    // The pass-through does not read cache controls: it forwards, and says so.
-    expect(res.status).toBe(200);
-    expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
-    expect(((await res.json()) as { output: unknown[] }).output).toHaveLength(1);
+  it("Should answer only-if-cached for a request it never caches with 504 not_cached", async () => {
+    const res = await responses({ model: "echo-resp-bg", input: "x", background: true }, { headers: { "cache-control": "only-if-cached" } });
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ error: { code: "not_cached" } });
+  });
+
+  it("Should pass server-side tools and conversation objects through", async () => {
+    for (const extra of [{ tools: [{ type: "web_search" }] }, { conversation: "conv_1" }]) {
+      const res = await responses({ model: "echo-resp-server", input: "x", ...extra });
+      expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
+      await res.arrayBuffer();
+    }
   });
 });

@@ -1,0 +1,119 @@
+import type { z } from "zod";
+import type { Config } from "../config";
+import type { ApiError } from "../errors";
+import type { PathNode, RecordInput } from "../store/record";
+import type { StoredAnswer } from "./answer";
+
+/**
+ * The seam between the one cached flow (src/routes/flow) and each provider
+ * API. The flow never names a provider: it parses, keys, looks up, claims,
+ * generates, settles and responds through these functions. A provider is a
+ * folder under src/cache/<name>/ that exports one `ProviderAdapter`
+ * (see docs/architecture.md, "How to add a provider").
+ */
+
+/** Where a request sits in the trees: its tree, the path to h_n, and h_n (`key`), the parent of the answer. */
+export interface ProviderKey {
+  tenant: string;
+  namespace: string;
+  treeId: string;
+  frameJson: string;
+  model: string;
+  path: PathNode[];
+  key: string;
+}
+
+/** Keying outcome: a key, a reason to bypass the cache, or bad input (a 4xx in the API's envelope). */
+export type KeyOutcome<K extends ProviderKey> =
+  | { ok: true; key: K }
+  | { ok: false; bypass: string }
+  | { ok: false; invalid: { message: string; param: string } };
+
+/** A parsed request as the adapter sees it. */
+export interface ProviderRequest<B> {
+  body: B;
+  /** The body's exact text, forwarded unchanged unless `upstreamBody` says otherwise. */
+  raw: string;
+  url: URL;
+  headers: Headers;
+}
+
+/** Who and where a request is keyed for. */
+export interface KeyScope {
+  tenant: string;
+  namespace: string;
+  /** MAX_CACHEABLE_MESSAGE_BYTES: a larger frame or message is bypassed. */
+  maxMessageBytes: number;
+}
+
+/** A recorded answer rendered in the API's shape: the JSON body or its event stream. */
+export interface Rendered {
+  body: string;
+  contentType: string;
+}
+
+/** What the model produced, ready to record; null when it must not be recorded. */
+export type ProviderRecording = RecordInput | null;
+
+/** Reads an upstream answer (a JSON body, or an event stream fed byte by byte) into a recording. */
+export interface UpstreamReader {
+  fromJson(text: string, latencyMs: number): ProviderRecording;
+  stream(): { feed(bytes: Uint8Array): void; finish(latencyMs: number): ProviderRecording };
+}
+
+/** Where a miss or a bypass goes: `forward()`'s base and path (a path may carry a query). */
+export interface UpstreamTarget {
+  base: string;
+  pathname: string;
+}
+
+/** What templates do for one keyed request (optional per adapter; the identity when absent). */
+export interface TemplatePlan<K extends ProviderKey> {
+  /** The key the request is looked up and recorded under (a declared tree, or the concrete key). */
+  key: K;
+  /** A stored answer with the request's values in it; null when it cannot be rendered (then a miss). */
+  render(answer: StoredAnswer): StoredAnswer | null;
+  /** A learned-template answer for an exact miss, or null. Never throws. */
+  learned(db: D1Database, timeoutMs: number, presenceTtlMs: number): Promise<{ answer: StoredAnswer; template: string } | null>;
+  /** Headers of an exact hit (e.g. `muscle-mem-template: declared`). */
+  hitHeaders: Record<string, string>;
+  /** Runs after a recording (template learning). */
+  afterRecord?: (recording: RecordInput) => Promise<void>;
+}
+
+export interface TemplateHook<K extends ProviderKey> {
+  /** May throw an ApiError (a malformed bindings header); the flow answers it in the API's envelope. */
+  plan(key: K, headers: Headers, env: Env): TemplatePlan<K>;
+}
+
+/**
+ * One provider API over the cached flow.
+ *
+ * @example app.post("/v1/responses", cachedCompletion(responsesAdapter))
+ */
+export interface ProviderAdapter<B, K extends ProviderKey, A> {
+  /** A short name for logs and docs (`responses`, `gemini`); never branched on. */
+  readonly name: string;
+  /** The request body schema; a body that fails it is a 400 in the API's envelope. */
+  readonly schema: z.ZodType<B>;
+  /** The upstream credential the tenant is hashed from (`Bearer <key>` form), or null: then the request is passed through. */
+  credential(headers: Headers, url: URL): string | null;
+  /** Whether the client asked for the API's event stream. */
+  isStream(request: ProviderRequest<B>): boolean;
+  /** Frame, canonical messages and path hashes: the request's key, a bypass reason, or bad input. */
+  key(request: ProviderRequest<B>, scope: KeyScope): KeyOutcome<K>;
+  /** The upstream for this request (base URL from config, the API's path). */
+  upstream(config: Config, request: ProviderRequest<B>): UpstreamTarget;
+  /** The body a miss sends upstream (default: the request's raw text). */
+  upstreamBody?(request: ProviderRequest<B>): string;
+  /** A stored answer validated for rendering; null when the node holds something this API cannot serve. */
+  answerOf(stored: StoredAnswer): A | null;
+  /** A served answer as the API's JSON or event stream, with fresh ids. */
+  render(answer: A, request: ProviderRequest<B>, stream: boolean): Rendered;
+  /** Reads the upstream's answer to a keyed miss into a recording. */
+  reader(key: K, request: ProviderRequest<B>): UpstreamReader;
+  /** The Worker's own errors in the API's error envelope. */
+  errorResponse(error: ApiError, headers?: Record<string, string>): Response;
+  /** Declared variables and learned templates, where the API's shape allows them. */
+  templates?: TemplateHook<K>;
+}

@@ -1,0 +1,79 @@
+import { canonicalJsonMemo } from "../canonical";
+import type { ResponsesRequest } from "./schema";
+
+/** The frame key that keeps Responses trees apart from chat and Anthropic trees (no API parameter has a colon). */
+export const API_KEY = "muscle-mem:api";
+
+/**
+ * Parameters that cannot change what the model answers, left out of the
+ * frame (the short documented list, docs/api.md): the conversation itself
+ * (`input`, keyed as the path), delivery (`stream`, `stream_options`,
+ * `service_tier`, `background` when false), bookkeeping (`metadata`, `user`,
+ * `safety_identifier`, `store` when not true), the upstream's prompt cache
+ * (`prompt_cache_key`, `prompt_cache_retention`) and empty server-state
+ * fields (`previous_response_id`, `conversation`, `include` when empty or null).
+ * Every other parameter, known or not, is in the frame.
+ */
+const IGNORED = new Set([
+  "input",
+  "stream",
+  "stream_options",
+  "service_tier",
+  "background",
+  "metadata",
+  "user",
+  "safety_identifier",
+  "store",
+  "prompt_cache_key",
+  "prompt_cache_retention",
+  "previous_response_id",
+  "conversation",
+]);
+
+/** The frame of a Responses request: model, instructions, tools, tool_choice, text, reasoning, temperature, … */
+export function responsesFrameOf(body: ResponsesRequest): Record<string, unknown> {
+  const frame: Record<string, unknown> = { [API_KEY]: "openai-responses" };
+  for (const [key, value] of Object.entries(body)) {
+    if (IGNORED.has(key) || value === null || value === undefined) continue;
+    if (key === "include" && Array.isArray(value) && value.length === 0) continue;
+    frame[key] = value;
+  }
+  return frame;
+}
+
+export function responsesFrameJsonOf(body: ResponsesRequest): string {
+  return canonicalJsonMemo(responsesFrameOf(body));
+}
+
+/** Tool types the model calls and the client runs: the only ones a replay can stand for. */
+const CLIENT_TOOLS = new Set(["function"]);
+
+/**
+ * Why a Responses request must skip the cache (null when it may use it).
+ * Each reason is server-side state or work the Worker cannot replay:
+ * - `store: true`: the client asks the upstream to keep the response (to fetch
+ *   it, or chain on it, later); a served answer would have an id it never saw.
+ *   An absent `store` is cached: clients that send the whole `input`
+ *   (`@openai/agents`) leave it unset, and on a miss the request reaches the
+ *   upstream unchanged.
+ * - `previous_response_id`, `conversation`: the conversation lives upstream.
+ * - `background`: the upstream runs it as a job to poll.
+ * - server-side tools (`web_search`, `file_search`, `code_interpreter`,
+ *   `computer_use_preview`, `mcp`, `image_generation`, …): the upstream runs them.
+ * - a stored `prompt` template: its text lives upstream and may change.
+ * - `include` (extra output such as encrypted reasoning or logprobs) and
+ *   `top_logprobs`: output the cache does not record.
+ */
+export function responsesBypassReason(body: ResponsesRequest): string | null {
+  if (!body.model) return "no model";
+  if (body.store === true) return "store: true";
+  if (body.background === true) return "background";
+  if (body.previous_response_id) return "previous_response_id";
+  if (body.conversation !== undefined && body.conversation !== null) return "conversation";
+  if (body.prompt !== undefined && body.prompt !== null) return "stored prompt";
+  const server = body.tools?.find((tool) => !CLIENT_TOOLS.has(tool.type));
+  if (server) return `server-side tool ${server.type}`;
+  if (body.include && body.include.length > 0) return "include";
+  if (typeof body.top_logprobs === "number" && body.top_logprobs > 0) return "logprobs";
+  return null;
+}

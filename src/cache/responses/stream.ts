@@ -1,0 +1,31 @@
+import { JsonEventStream } from "../json-event-stream";
+
+interface StreamEvent {
+  type?: string;
+  response?: unknown;
+}
+
+/**
+ * Reads a streamed Responses answer from raw bytes cut anywhere: the
+ * `response.completed` event carries the whole response. `result()` is null
+ * unless the stream reached it without `error`, `response.failed` or
+ * `response.incomplete`.
+ */
+export class ResponsesStreamReader extends JsonEventStream<StreamEvent> {
+  private response: unknown = null;
+
+  protected onEvent(event: StreamEvent): void {
+    if (event.type === "response.completed") {
+      this.response = event.response ?? null;
+      this.done = true;
+    } else if (event.type === "error" || event.type === "response.failed" || event.type === "response.incomplete") {
+      this.failed = true;
+    }
+  }
+
+  /** The completed `response` object, or null when the stream was cut or failed. */
+  result(): unknown {
+    this.end();
+    return this.done && !this.failed ? this.response : null;
+  }
+}

@@ -1,0 +1,158 @@
+import type { Context } from "hono";
+import type { StoredAnswer } from "../../cache/answer";
+import { tenantOf } from "../../cache/hash";
+import { maxCacheableMessageBytes } from "../../cache/key";
+import type { ProviderAdapter, ProviderKey, ProviderRequest, TemplatePlan } from "../../cache/provider";
+import { configOf, type Config } from "../../config";
+import { ApiError } from "../../errors";
+import { isolate } from "../../isolate";
+import { note, phase } from "../../observability";
+import type { Claim } from "../../store/single-flight";
+import { parseJsonBody } from "../body";
+import { bypassTo } from "../bypass";
+import { notCached, readControls, type CacheControls } from "../chat/controls";
+import { bookmarkHeaders, lookupAnswer, lookupSource } from "../chat/lookup";
+import { claimOf, settleGeneration } from "../claim";
+import { countHit } from "../counting";
+import { generate, type Recording } from "../generation";
+import { serveRendered } from "./serve";
+
+type Ctx = Context<{ Bindings: Env }>;
+
+/** One request on its way through the flow: what every step reads. */
+interface Walk<B, K extends ProviderKey, A> {
+  c: Ctx;
+  adapter: ProviderAdapter<B, K, A>;
+  config: Config;
+  controls: CacheControls;
+  request: ProviderRequest<B>;
+  stream: boolean;
+}
+
+/**
+ * The one cached-completion flow, for any provider API: parse → key → lookup
+ * (exact, then templates) → claim (single flight in the tree's object) →
+ * generate → settle → respond. Controls (`cache-control`, namespace),
+ * fail-open bypass, `server-timing` phases and hit counting hold for every
+ * adapter. The Worker's own errors are answered in the adapter's envelope.
+ *
+ * @example app.post("/v1/responses", cachedCompletion(responsesAdapter))
+ */
+export function cachedCompletion<B, K extends ProviderKey, A>(adapter: ProviderAdapter<B, K, A>): (c: Ctx) => Promise<Response> {
+  return async (c) => {
+    try {
+      return await run(c, adapter);
+    } catch (error) {
+      if (error instanceof ApiError) return adapter.errorResponse(error);
+      throw error;
+    }
+  };
+}
+
+async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter<B, K, A>): Promise<Response> {
+  const config = configOf(c.env);
+  const headers = c.req.raw.headers;
+  const controls = readControls(headers);
+  const { raw, body } = await parseJsonBody(c.req.raw, config.maxBodyBytes, adapter.schema);
+  phase(c, "parse");
+  const request: ProviderRequest<B> = { body, raw, url: new URL(c.req.url), headers };
+  const walk: Walk<B, K, A> = { c, adapter, config, controls, request, stream: adapter.isStream(request) };
+
+  const credential = adapter.credential(headers, request.url);
+  if (!credential) return uncached(walk, "no credential");
+  const scope = { tenant: tenantOf(credential), namespace: controls.namespace, maxMessageBytes: maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES) };
+  const keyed = adapter.key(request, scope);
+  if (!keyed.ok) {
+    if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
+    return uncached(walk, keyed.bypass);
+  }
+  note(c, { tree: keyed.key.treeId });
+  const plan = adapter.templates?.plan(keyed.key, headers, c.env) ?? identityPlan(keyed.key);
+  const treeId = plan.key.treeId;
+  if (controls.noStore) return bypass(walk, treeId);
+  if (controls.noCache) {
+    if (controls.onlyIfCached) throw notCached();
+    return generation(walk, plan, { role: "alone", reason: "leader-failed" });
+  }
+
+  const source = lookupSource(c.env, treeId, headers);
+  if (!source) return bypass(walk, treeId);
+  const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs);
+  phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
+  if (found.status === "hit") {
+    const hit = serve(walk, plan, plan.render(found.answer), { ...plan.hitHeaders, ...bookmarkHeaders(source, found) });
+    if (hit) return hit;
+  }
+  if (found.status !== "failed") {
+    const learned = await plan.learned(source.shard.db, config.lookupTimeoutMs, config.hotCacheTtlMs);
+    const hit = learned && serve(walk, plan, learned.answer, { "muscle-mem-template": learned.template, ...bookmarkHeaders(source, found) }, learned.template);
+    if (hit) return hit;
+  }
+  if (controls.onlyIfCached) throw notCached();
+  if (found.status === "failed") return bypass(walk, treeId);
+
+  const writer = c.env.TREE_WRITER.get(c.env.TREE_WRITER.idFromName(treeId));
+  let claim: Claim;
+  try {
+    claim = await claimOf(writer, plan.key.key, config);
+  } catch {
+    return bypass(walk, treeId);
+  }
+  phase(c, "claim");
+  if (claim.role === "follower") {
+    const hit = serve(walk, plan, plan.render(claim.answer), { ...plan.hitHeaders, "muscle-mem-single-flight": "follower" });
+    if (hit) return hit;
+    // The leader's answer cannot be served to this request: generate again.
+    claim = { role: "alone", reason: "leader-failed" };
+  }
+  return generation(walk, plan, claim);
+}
+
+/** Serves a stored answer when the adapter can render it (counted as a hit); null otherwise. */
+function serve<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplatePlan<K>, stored: StoredAnswer | null, headers: Record<string, string>, template?: string): Response | null {
+  const answer = stored && walk.adapter.answerOf(stored);
+  if (!stored || !answer) return null;
+  countHit(walk.c, plan.key.treeId, stored, template);
+  return serveRendered(walk.adapter.render(answer, walk.request, walk.stream), walk.stream, { "muscle-mem-node": stored.hash, ...headers });
+}
+
+/** Sends a miss to the model and records its answer through the tree's object (which serves the followers). */
+function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplatePlan<K>, claim: Exclude<Claim, { role: "follower" }>): Promise<Response> {
+  const { c, adapter, config, request } = walk;
+  const key = plan.key;
+  const writer = c.env.TREE_WRITER.get(c.env.TREE_WRITER.idFromName(key.treeId));
+  const token = claim.role === "leader" ? claim.token : undefined;
+  const onSettled = (recording: Recording) =>
+    settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, recording, afterRecord: plan.afterRecord });
+  const target = adapter.upstream(config, request);
+  return generate({
+    request: c.req.raw,
+    raw: adapter.upstreamBody?.(request) ?? request.raw,
+    base: target.base,
+    pathname: target.pathname,
+    timeoutMs: config.upstreamTimeoutMs,
+    stream: walk.stream,
+    outcome: "miss",
+    reader: adapter.reader(key, request),
+    onSettled,
+    waitUntil: (p) => c.executionCtx.waitUntil(p.catch(() => undefined)),
+  });
+}
+
+/** A request the cache does not key: `only-if-cached` is a 504, anything else goes to the model. */
+function uncached<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, reason: string): Promise<Response> {
+  note(walk.c, { reason });
+  if (walk.controls.onlyIfCached) throw notCached();
+  return bypass(walk);
+}
+
+/** Sends the request to the model without the cache: nothing is read or recorded. */
+function bypass<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, treeId?: string): Promise<Response> {
+  const target = walk.adapter.upstream(walk.config, walk.request);
+  return bypassTo(walk.c, target, walk.adapter.upstreamBody?.(walk.request) ?? walk.request.raw, treeId);
+}
+
+/** No templates: the concrete key, answers served as stored. */
+function identityPlan<K extends ProviderKey>(key: K): TemplatePlan<K> {
+  return { key, render: (answer) => answer, learned: async () => null, hitHeaders: {} };
+}

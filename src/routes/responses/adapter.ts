@@ -1,0 +1,61 @@
+import type { ProviderAdapter, ProviderRecording, UpstreamReader } from "../../cache/provider";
+import { keyResponsesAnswer, keyResponsesRequest, type ResponsesKey } from "../../cache/responses/key";
+import { renderResponse, renderResponseEvents, responsesAnswerOf, type ResponsesAnswer } from "../../cache/responses/render";
+import { responsesRequest, type ResponsesRequest } from "../../cache/responses/schema";
+import { ResponsesStreamReader } from "../../cache/responses/stream";
+import { responsesUpstreamBody } from "../../cache/responses/upstream-body";
+import { recordInputOf } from "../../store/record";
+
+interface UpstreamResponse {
+  status?: string;
+  output?: unknown;
+  usage?: { input_tokens?: number | null; output_tokens?: number | null } | null;
+}
+
+/** The record of a completed response, or null (incomplete, failed, reasoning or server-tool output). */
+export function recordingOfResponse(key: ResponsesKey, response: unknown, rawLength: number, latencyMs: number): ProviderRecording {
+  const r = response as UpstreamResponse | null;
+  if (!r || r.status !== "completed" || !Array.isArray(r.output)) return null;
+  const answer = keyResponsesAnswer(key, r.output);
+  if (!answer) return null;
+  return recordInputOf(key, answer, "completed", { prompt: r.usage?.input_tokens, completion: r.usage?.output_tokens }, rawLength, latencyMs);
+}
+
+function responsesReader(key: ResponsesKey, rawLength: number): UpstreamReader {
+  return {
+    fromJson(text, latencyMs) {
+      try {
+        return recordingOfResponse(key, JSON.parse(text), rawLength, latencyMs);
+      } catch {
+        return null;
+      }
+    },
+    stream() {
+      const reader = new ResponsesStreamReader();
+      return { feed: (bytes) => reader.feed(bytes), finish: (latencyMs) => recordingOfResponse(key, reader.result(), rawLength, latencyMs) };
+    },
+  };
+}
+
+/**
+ * The OpenAI Responses API (`POST /v1/responses`) over the cached flow:
+ * tenant from `Authorization`, upstream `UPSTREAM_BASE_URL`, OpenAI's error
+ * envelope. Keying and bypass rules: src/cache/responses/frame.ts.
+ */
+export const responsesAdapter: ProviderAdapter<ResponsesRequest, ResponsesKey, ResponsesAnswer> = {
+  name: "responses",
+  schema: responsesRequest,
+  credential: (headers) => headers.get("authorization"),
+  isStream: ({ body }) => body.stream === true,
+  key: ({ body }, scope) => keyResponsesRequest(body, scope),
+  upstream: (config) => ({ base: config.upstreamBaseUrl, pathname: "/v1/responses" }),
+  upstreamBody: ({ raw, body }) => responsesUpstreamBody(raw, body.input),
+  answerOf: responsesAnswerOf,
+  render(answer, { body }, stream) {
+    const ctx = { id: `resp_mm${crypto.randomUUID().replaceAll("-", "")}`, createdAt: Math.floor(Date.now() / 1000) };
+    if (stream) return { body: renderResponseEvents(answer, body, ctx), contentType: "text/event-stream; charset=utf-8" };
+    return { body: JSON.stringify(renderResponse(answer, body, ctx)), contentType: "application/json" };
+  },
+  reader: (key, { raw }) => responsesReader(key, raw.length),
+  errorResponse: (error, headers) => error.toResponse(headers),
+};
