@@ -15,6 +15,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
  * - `no-finish`: a 200 stream that ends with `[DONE]` but never gives a finish reason.
  * - `html`: a 200 `text/html` page instead of a completion.
  * - `reset`: destroys the connection without answering.
+ * - `cut-json`: a 200 JSON answer whose body is cut after its first bytes (the connection is destroyed).
+ * - `stall-json`: a 200 JSON answer that sends its headers and first bytes, then never another byte.
  *
  * `GET /__fault/stats/<tag>` answers `{requests, closedEarly, completed}` for
  * that tag: `closedEarly` counts requests whose connection the caller closed
@@ -101,6 +103,14 @@ export function faultRoutes(): FaultRoutes {
       case "reset":
         finish();
         return void req.socket.destroy();
+      case "cut-json":
+        res.writeHead(200, { "content-type": "application/json", "content-length": "4096" });
+        res.write('{"id":"chatcmpl-cut","object":"chat.completion","choices":[{"index":0,"message":{"role":"assis');
+        finish();
+        return void setTimeout(() => req.socket.destroy(), 20);
+      case "stall-json":
+        res.writeHead(200, { "content-type": "application/json", "content-length": "4096" });
+        return void res.write('{"id":"chatcmpl-stall","object":"chat.completion","choices":[');
       default:
         res.writeHead(404, { "content-type": "application/json" });
         finish();

@@ -27,6 +27,8 @@ import { answerResponses, type ResponsesBody } from "./scripted-responses";
  * `port` that hands every other request to the scripted chat model.
  *
  * `GET /__count?model=M` answers `{generations, requests}` for that model.
+ * `GET /__urls?tag=T` answers the URLs (path and query) of every request that carried
+ * the header `x-test-tag: T`, in order, so tests see what reached the upstream.
  * Fault behaviours (hang, stall, drip, garbage streams, reset) live under
  * `/__fault/<kind>/<tag>/v1`, see tools/fault-upstream.ts. A stand-in for Analytics
  * Engine's SQL API lives under `/__analytics/<mode>/<tag>/`, see tools/analytics-upstream.ts.
@@ -101,8 +103,16 @@ async function startFront(port: number, innerPort: string, routes: FrontRoutes):
   const agent = new Agent({ keepAlive: true });
   const faults = faultRoutes();
   const analytics = analyticsRoutes();
+  const seen = new Map<string, string[]>();
   const server = createServer(async (req, res) => {
     try {
+      const tag = req.headers["x-test-tag"];
+      if (typeof tag === "string") seen.set(tag, [...(seen.get(tag) ?? []), req.url ?? ""]);
+      const url = new URL(req.url ?? "/", "http://localhost");
+      if (req.method === "GET" && url.pathname === "/__urls") {
+        res.writeHead(200, { "content-type": "application/json" });
+        return void res.end(JSON.stringify(seen.get(url.searchParams.get("tag") ?? "") ?? []));
+      }
       // Reliability tests: /__fault/<kind>/<tag>/v1/... (tools/fault-upstream.ts)
       if (faults.handle(req, res)) return;
       // GET /api/series: /__analytics/<mode>/<tag>/... (tools/analytics-upstream.ts)

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { configOf } from "../config";
 import { ApiError } from "../errors";
-import { forward, relayResponse } from "../upstream/forward";
+import { forward, queryOf, relayResponse } from "../upstream/forward";
 import { CACHE_HEADER } from "./chat/respond";
 import { countBypass } from "./counting";
 
@@ -11,13 +11,14 @@ type Ctx = Context<{ Bindings: Env }>;
  * Sends a request to the model without the cache (chat and Messages routes):
  * nothing is read or recorded, a keyed request's bypass is counted on its
  * tree, and every answer, the upstream's or an unreachable/timeout envelope,
- * says `muscle-mem-cache: bypass`.
+ * says `muscle-mem-cache: bypass`. The client's query string (`?api-version=`)
+ * goes with it.
  */
-export async function bypassTo(c: Ctx, target: { base: string; pathname: string }, raw: string, treeId?: string): Promise<Response> {
+export async function bypassTo(c: Ctx, target: { base: string; pathname: string; baseVar?: string }, raw: string, treeId?: string): Promise<Response> {
   if (treeId) countBypass(c, treeId);
   let upstream: Response;
   try {
-    upstream = await forward({ ...target, method: "POST", headers: c.req.raw.headers, body: raw, signal: c.req.raw.signal, timeoutMs: configOf(c.env).upstreamTimeoutMs });
+    upstream = await forward({ ...target, search: queryOf(c.req.url, target.pathname), method: "POST", headers: c.req.raw.headers, body: raw, signal: c.req.raw.signal, timeoutMs: configOf(c.env).upstreamTimeoutMs });
   } catch (error) {
     if (error instanceof ApiError) return error.toResponse({ [CACHE_HEADER]: "bypass" });
     throw error;

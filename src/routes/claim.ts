@@ -21,7 +21,8 @@ export async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string
  * Settles a generation through the tree's object (both APIs): records it, which
  * also serves the waiting followers, and drops this isolate's hot entry; or,
  * when nothing could be recorded, releases the claim. `afterRecord` runs after
- * a recording (template learning). Never throws: a failure is logged.
+ * a recording (template learning). Never throws: a failure is logged and the
+ * claim released (a no-op when the object already ended the flight).
  */
 export async function settleGeneration(opts: {
   writer: DurableObjectStub<TreeWriter>;
@@ -42,5 +43,7 @@ export async function settleGeneration(opts: {
     }
   } catch (error) {
     console.error(JSON.stringify({ event: "record_failed", tree: opts.treeId, error: String(error) }));
+    // The record never reached the object (or failed after it ended the flight): release, so no one waits out the lease.
+    if (opts.token) await opts.writer.release(opts.key, opts.token).catch(() => undefined);
   }
 }

@@ -1,6 +1,6 @@
 import { ApiError } from "../errors";
 import type { RecordInput } from "../store/record";
-import { forward, relayResponse } from "../upstream/forward";
+import { forward, queryOf, relayResponse } from "../upstream/forward";
 import { CACHE_HEADER, type CacheOutcome } from "./chat/respond";
 
 /** What the model produced, ready to record; null when it must not be recorded. */
@@ -20,6 +20,8 @@ export interface GenerationOptions {
   base: string;
   /** The route's path, e.g. `/v1/chat/completions` (`/v1` is replaced by `base`). */
   pathname: string;
+  /** The var that sets `base`, named in the envelope when the upstream cannot be reached. */
+  baseVar?: string;
   /** UPSTREAM_TIMEOUT_MS: how long the upstream may take to answer with its headers. */
   timeoutMs?: number;
   stream: boolean;
@@ -33,56 +35,89 @@ export interface GenerationOptions {
 /**
  * Sends a miss to the model. A JSON answer is read whole, then relayed; a
  * stream is relayed chunk by chunk as it arrives while the reader's assembler
- * rebuilds the message. Either way `onSettled` learns whether there is
- * something to record: never for upstream errors, truncated streams or
- * client aborts.
+ * rebuilds the message. Either way `onSettled` runs exactly once and learns
+ * whether there is something to record: never for upstream errors, truncated
+ * bodies or streams, client aborts, or anything that throws on the way (so
+ * the single-flight claim is always released).
  */
 export async function generate(opts: GenerationOptions): Promise<Response> {
+  let done = false;
+  const settle = (recording: Recording) => {
+    if (done) return;
+    done = true;
+    opts.waitUntil(opts.onSettled(recording));
+  };
+  try {
+    return await generateOnce(opts, settle);
+  } catch (error) {
+    settle(null);
+    throw error;
+  }
+}
+
+async function generateOnce(opts: GenerationOptions, settle: (recording: Recording) => void): Promise<Response> {
   const started = Date.now();
   const headers = { [CACHE_HEADER]: opts.outcome };
   let upstream: Response;
   try {
-    upstream = await forward({ base: opts.base, pathname: opts.pathname, method: "POST", headers: opts.request.headers, body: opts.raw, signal: opts.request.signal, timeoutMs: opts.timeoutMs });
+    upstream = await forward({ base: opts.base, pathname: opts.pathname, search: queryOf(opts.request.url, opts.pathname), method: "POST", headers: opts.request.headers, body: opts.raw, signal: opts.request.signal, timeoutMs: opts.timeoutMs, baseVar: opts.baseVar });
   } catch (error) {
-    opts.waitUntil(opts.onSettled(null));
+    settle(null);
     // The upstream timed out or could not be reached: say so in the envelope, with the cache outcome.
     if (error instanceof ApiError) return error.toResponse(headers);
     throw error;
   }
   if (!upstream.ok || !upstream.body) {
-    opts.waitUntil(opts.onSettled(null));
+    settle(null);
     return relayResponse(upstream, upstream.body, headers);
   }
   if (!opts.stream) {
-    const text = await upstream.text();
-    opts.waitUntil(opts.onSettled(opts.reader.fromJson(text, Date.now() - started)));
+    let text: string;
+    try {
+      text = await upstream.text();
+    } catch (error) {
+      // Cut after its headers (connection lost, client abort): nothing to record, and a 502 rather than a 500.
+      settle(null);
+      console.error(JSON.stringify({ event: "upstream_incomplete", aborted: opts.request.signal.aborted, error: String(error) }));
+      return new ApiError("upstream_incomplete", "The upstream model's answer was cut off before it was complete.").toResponse(headers);
+    }
+    settle(readSafely(() => opts.reader.fromJson(text, Date.now() - started)));
     return relayResponse(upstream, text, headers);
   }
-  return relayResponse(upstream, teeStream(upstream.body, opts, started), headers);
+  return relayResponse(upstream, teeStream(upstream.body, opts.reader, settle, started), headers);
+}
+
+/** A reader that throws has nothing to record: the answer is still relayed, the claim still released. */
+function readSafely(read: () => Recording): Recording {
+  try {
+    return read();
+  } catch (error) {
+    console.error(JSON.stringify({ event: "answer_unreadable", error: String(error) }));
+    return null;
+  }
 }
 
 /** Passes the upstream bytes to the client as they arrive and records the assembled answer at the end. */
-function teeStream(body: ReadableStream<Uint8Array>, opts: GenerationOptions, started: number): ReadableStream<Uint8Array> {
+function teeStream(body: ReadableStream<Uint8Array>, answerReader: AnswerReader, settle: (recording: Recording) => void, started: number): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  const assembler = opts.reader.stream();
-  let settle!: (recording: Recording) => void;
-  const settled = new Promise<Recording>((resolve) => (settle = resolve));
-  opts.waitUntil(settled.then((recording) => opts.onSettled(recording)));
+  const assembler = answerReader.stream();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
-        const { done, value } = await reader.read();
-        if (done) {
-          controller.close();
-          settle(assembler.finish(Date.now() - started));
-          return;
-        }
-        assembler.feed(value);
-        controller.enqueue(value);
+        chunk = await reader.read();
+        if (!chunk.done) assembler.feed(chunk.value);
       } catch (error) {
         settle(null);
         controller.error(error);
+        return;
       }
+      if (chunk.done) {
+        settle(readSafely(() => assembler.finish(Date.now() - started)));
+        controller.close();
+        return;
+      }
+      controller.enqueue(chunk.value);
     },
     async cancel(reason) {
       settle(null);

@@ -6,7 +6,7 @@ import { CACHE_HEADER } from "./chat/respond";
 type Ctx = Context<{ Bindings: Env }>;
 
 /** Relays the request to `base` unchanged (method, headers, body, streaming), marked `bypass`. */
-export async function relayTo(c: Ctx, base: string): Promise<Response> {
+export async function relayTo(c: Ctx, base: string, baseVar = "UPSTREAM_BASE_URL"): Promise<Response> {
   const url = new URL(c.req.url);
   const method = c.req.method;
   const upstream = await forward({
@@ -18,6 +18,7 @@ export async function relayTo(c: Ctx, base: string): Promise<Response> {
     body: method === "GET" || method === "HEAD" ? null : c.req.raw.body,
     signal: c.req.raw.signal,
     timeoutMs: configOf(c.env).upstreamTimeoutMs,
+    baseVar,
   });
   return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
 }

@@ -12,6 +12,14 @@ export function upstreamUrl(base: string, pathname: string, search = ""): string
   return `${base.replace(/\/+$/, "")}${rest}${search}`;
 }
 
+/**
+ * The client's query string (`?api-version=…` for Azure, `?key=…` for Gemini) to send on with a request to
+ * `pathname`; empty when the route's own path already carries a query.
+ */
+export function queryOf(requestUrl: string, pathname: string): string {
+  return pathname.includes("?") ? "" : new URL(requestUrl).search;
+}
+
 function forwardedHeaders(incoming: Headers): Headers {
   const headers = new Headers();
   incoming.forEach((value, key) => {
@@ -20,6 +28,13 @@ function forwardedHeaders(incoming: Headers): Headers {
     headers.set(key, value);
   });
   return headers;
+}
+
+/** An error as one short line: `Name: first line of the message`. */
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  // A URL in a runtime's message could carry a path or a query secret (`?key=`): keep only its host.
+  return text.split("\n")[0].replace(/\bhttps?:\/\/[^\s"']+/g, (url) => hostOf(url) ?? "[url]").slice(0, 200);
 }
 
 /** Copies an upstream response, dropping transfer headers and adding ours. */
@@ -42,6 +57,18 @@ export interface ForwardOptions {
   signal?: AbortSignal;
   /** Give up when the upstream has not answered (status and headers) within this many ms; 0 or unset waits. */
   timeoutMs?: number;
+  /** The var that sets `base` (`UPSTREAM_BASE_URL`, `ANTHROPIC_BASE_URL`), named when the upstream cannot be reached. */
+  baseVar?: string;
+}
+
+/** The scheme, host and port of a base URL, never its path, query or credentials; null when it is no URL. */
+export function hostOf(base: string): string | null {
+  try {
+    const url = new URL(base);
+    return `${url.protocol}//${url.host}`;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -68,8 +95,11 @@ export async function forward(options: ForwardOptions): Promise<Response> {
       console.error(JSON.stringify({ event: "upstream_timeout", timeout_ms: limit }));
       throw new ApiError("upstream_timeout", `The upstream model did not answer within ${limit} ms (UPSTREAM_TIMEOUT_MS).`);
     }
-    console.error(JSON.stringify({ event: "upstream_unreachable", error: String(error) }));
-    throw new ApiError("upstream_unreachable", "The upstream model could not be reached.");
+    const host = hostOf(options.base) ?? "(not a URL)";
+    const setting = options.baseVar ?? "UPSTREAM_BASE_URL";
+    // One line: the host and the var, the error's name and first line, never a stack, a path or a key.
+    console.error(JSON.stringify({ event: "upstream_unreachable", host, var: setting, error: firstLine(error) }));
+    throw new ApiError("upstream_unreachable", `The upstream model at ${host} could not be reached. Check ${setting}, which sets it.`);
   } finally {
     clearTimeout(timeout);
   }

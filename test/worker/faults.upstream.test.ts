@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { eventually, uniqueModel } from "./helpers";
 import { callWorker, chatRequest, faultBase, faultStats, nodesContaining, storedFor } from "./faults.support";
 
@@ -159,11 +159,119 @@ describe("bypasses on both APIs when the upstream is unreachable", () => {
       }),
       { ANTHROPIC_BASE_URL: base },
     );
-    for (const call of [chatCall, messagesCall]) {
+    for (const [call, setting] of [[chatCall, "UPSTREAM_BASE_URL"], [messagesCall, "ANTHROPIC_BASE_URL"]] as const) {
       expect(call.res.status).toBe(502);
       expect(call.res.headers.get("muscle-mem-cache")).toBe("bypass");
-      expect(((await call.res.json()) as Envelope).error.code).toBe("upstream_unreachable");
+      const { error } = (await call.res.json()) as Envelope;
+      expect(error.code).toBe("upstream_unreachable");
+      // The host and the var that sets it; never the base URL's path.
+      expect(error.message).toContain(new URL(base).host);
+      expect(error.message).toContain(setting);
+      expect(error.message).not.toContain("__fault");
       await call.settled();
     }
+  });
+
+  it("Should log one line naming the host and the var for an unreachable upstream, with no stack, path or query secret", async () => {
+    const { base } = faultBase("reset");
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+    try {
+      const call = await callWorker(
+        new Request("http://mm.test/v1/models?key=AIza-query-secret", { headers: { authorization: "Bearer sk-unreachable-secret" } }),
+        { UPSTREAM_BASE_URL: base },
+      );
+      expect(call.res.status).toBe(502);
+      await call.res.arrayBuffer();
+      await call.settled();
+    } finally {
+      spy.mockRestore();
+    }
+    const unreachable = lines.filter((l) => l.includes("upstream_unreachable"));
+    expect(unreachable).toHaveLength(1);
+    expect(JSON.parse(unreachable[0])).toMatchObject({ event: "upstream_unreachable", host: `http://${new URL(base).host}`, var: "UPSTREAM_BASE_URL" });
+    const all = lines.join("\n");
+    expect(all).not.toMatch(/\n\s+at /);
+    expect(all).not.toContain("AIza-query-secret");
+    expect(all).not.toContain("sk-unreachable-secret");
+    expect(all).not.toContain("__fault");
+  });
+});
+
+describe("an upstream answer cut after its headers", () => {
+  // A follower of a leaked claim waits SINGLE_FLIGHT_WAIT_MS, then steps aside (`bypass`); a released claim lets the retry lead (`miss`).
+  const vars = (base: string) => ({ UPSTREAM_BASE_URL: base, SINGLE_FLIGHT_WAIT_MS: "400" });
+
+  it("Should answer a cut JSON body with a 502 envelope, store nothing, and let an immediate identical retry lead", async () => {
+    const { base, tag } = faultBase("cut-json");
+    const model = uniqueModel("cut");
+    const first = await callWorker(chatRequest(ask(model, tag)), vars(base));
+    expect(first.res.status).toBe(502);
+    expect(first.res.headers.get("muscle-mem-cache")).toBe("miss");
+    expect(((await first.res.json()) as Envelope).error).toMatchObject({ code: "upstream_incomplete", type: "upstream_error" });
+    await first.settled();
+    const retry = await callWorker(chatRequest(ask(model, tag)), vars(base));
+    expect(retry.res.status).toBe(502);
+    expect(retry.res.headers.get("muscle-mem-cache")).toBe("miss");
+    await retry.res.arrayBuffer();
+    await retry.settled();
+    expect((await faultStats(tag)).requests).toBe(2);
+    await expectNothingStored(model, tag);
+  });
+
+  it("Should send concurrent identical requests to the model when their leader's body is cut, none held or served a partial answer", async () => {
+    const { base, tag } = faultBase("cut-json");
+    const model = uniqueModel("cut");
+    const calls = await Promise.all(Array.from({ length: 3 }, () => callWorker(chatRequest(ask(model, tag)), vars(base))));
+    for (const call of calls) {
+      expect(call.res.status).toBe(502);
+      expect(call.res.headers.get("muscle-mem-cache")).not.toBe("hit");
+      await call.res.arrayBuffer();
+    }
+    await Promise.all(calls.map((c) => c.settled()));
+    const retry = await callWorker(chatRequest(ask(model, tag)), vars(base));
+    expect(retry.res.headers.get("muscle-mem-cache")).toBe("miss");
+    await retry.res.arrayBuffer();
+    await retry.settled();
+    await expectNothingStored(model, tag);
+  });
+
+  it("Should release the claim when the client aborts while a JSON body is still arriving", async () => {
+    const { base, tag } = faultBase("stall-json");
+    const model = uniqueModel("stall-json");
+    const controller = new AbortController();
+    const pending = callWorker(chatRequest(ask(model, tag), { signal: controller.signal }), vars(base));
+    await eventually(async () => (await faultStats(tag)).requests === 1);
+    await new Promise((r) => setTimeout(r, 50));
+    controller.abort();
+    const first = await pending;
+    await first.res.arrayBuffer().catch(() => undefined);
+    await first.settled();
+    await eventually(async () => (await faultStats(tag)).closedEarly === 1);
+    const cut = faultBase("cut-json", tag);
+    const retry = await callWorker(chatRequest(ask(model, tag)), vars(cut.base));
+    expect(retry.res.headers.get("muscle-mem-cache")).toBe("miss");
+    await retry.res.arrayBuffer();
+    await retry.settled();
+    await expectNothingStored(model, tag);
+  });
+
+  it("Should answer a cut Anthropic JSON body with a 502 envelope and let the retry lead", async () => {
+    const { base, tag } = faultBase("cut-json");
+    const model = uniqueModel("cut");
+    const request = () =>
+      new Request("http://mm.test/v1/messages", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": "sk-ant-faults", "anthropic-version": "2023-06-01" },
+        body: JSON.stringify({ model, max_tokens: 16, messages: [{ role: "user", content: tag }] }),
+      });
+    const first = await callWorker(request(), { ANTHROPIC_BASE_URL: base, SINGLE_FLIGHT_WAIT_MS: "400" });
+    expect(first.res.status).toBe(502);
+    await first.res.arrayBuffer();
+    await first.settled();
+    const retry = await callWorker(request(), { ANTHROPIC_BASE_URL: base, SINGLE_FLIGHT_WAIT_MS: "400" });
+    expect(retry.res.headers.get("muscle-mem-cache")).toBe("miss");
+    await retry.res.arrayBuffer();
+    await retry.settled();
   });
 });

@@ -77,6 +77,7 @@ export async function messages(c: Ctx): Promise<Response> {
     request: c.req.raw,
     raw,
     base: config.anthropicBaseUrl,
+    baseVar: "ANTHROPIC_BASE_URL",
     pathname: "/v1/messages",
     timeoutMs: config.upstreamTimeoutMs,
     stream,
@@ -94,5 +95,5 @@ function serveHit(c: Ctx, key: AnthropicKey, stored: StoredAnswer, answer: Anthr
 
 /** Sends the request to the Anthropic upstream without the cache: nothing is read or recorded. */
 function bypass(c: Ctx, raw: string, treeId?: string): Promise<Response> {
-  return bypassTo(c, { base: configOf(c.env).anthropicBaseUrl, pathname: "/v1/messages" }, raw, treeId);
+  return bypassTo(c, { base: configOf(c.env).anthropicBaseUrl, pathname: "/v1/messages", baseVar: "ANTHROPIC_BASE_URL" }, raw, treeId);
 }

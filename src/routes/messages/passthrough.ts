@@ -10,5 +10,5 @@ import { relayTo } from "../passthrough";
  */
 export async function anthropicPassThrough(c: Context<{ Bindings: Env }>, next: Next): Promise<Response | void> {
   if (!c.req.raw.headers.has("anthropic-version")) return next();
-  return relayTo(c, configOf(c.env).anthropicBaseUrl);
+  return relayTo(c, configOf(c.env).anthropicBaseUrl, "ANTHROPIC_BASE_URL");
 }
