@@ -7,6 +7,8 @@ import { MemoryStore } from "./store/memory-store.js";
 import { instrument, newScope, Recording, type Scope, type Tool } from "./tools.js";
 import type {
   Agent,
+  Params,
+  RunArgs,
   EngineWarning,
   RunOptions,
   RunReport,
@@ -46,9 +48,9 @@ type Compatible<A extends unknown[], B extends unknown[]> = ((...args: A) => voi
   : { error: "the check's capture does not accept this tool's arguments" };
 
 // Merged with the class below: an engine is called like the agent it wraps.
-export interface Engine {
+export interface Engine<P extends Params = Params> {
   /** Runs a task: replays a recorded trajectory when one matches, else calls the agent. Resolves to "was it a cache hit". */
-  (task: string, options?: RunOptions): Promise<boolean>;
+  (task: string, ...options: RunArgs<P>): Promise<boolean>;
 }
 
 /**
@@ -63,19 +65,19 @@ export interface Engine {
  * await engine("erik"); // false: the agent ran and was recorded
  * await engine("erik"); // true: replayed without the agent
  */
-export class Engine {
+export class Engine<P extends Params = Params> {
   // Declared, not initialised: the constructor returns a callable, and these live on it.
   declare private readonly store: TrajectoryStore;
   declare private readonly warn: (warning: EngineWarning) => void;
   declare private readonly tools: Map<string, Tool>;
   declare private readonly scope: Scope;
-  declare private agent: Agent | undefined;
+  declare private agent: Agent<P> | undefined;
   declare private context: unknown;
   declare private finalized: boolean;
 
   constructor(options: EngineOptions = {}) {
-    const callable = ((task: string, runOptions?: RunOptions) =>
-      callable.run(task, runOptions).then((report) => report.hit)) as Engine;
+    const callable = ((task: string, ...runOptions: RunArgs<P>) =>
+      callable.run(task, ...runOptions).then((report) => report.hit)) as Engine<P>;
     Object.setPrototypeOf(callable, new.target.prototype);
     Object.assign(callable, {
       store: options.store ?? new MemoryStore(),
@@ -90,7 +92,7 @@ export class Engine {
   }
 
   /** The agent to call when no recorded trajectory fits. */
-  setAgent(agent: Agent): this {
+  setAgent(agent: Agent<P>): this {
     this.assertOpen("set the agent");
     this.agent = agent;
     return this;
@@ -146,7 +148,7 @@ export class Engine {
   }
 
   /** Runs a task and reports what happened (the engine call itself resolves to `report.hit`). */
-  async run(task: string, options: RunOptions = {}): Promise<RunReport> {
+  async run(task: string, ...[options = {} as RunOptions<P>]: RunArgs<P>): Promise<RunReport> {
     const outer = this.scope.getStore();
     if (outer) {
       outer.recording.refuse("the agent called the engine inside its own run");
@@ -158,7 +160,7 @@ export class Engine {
     }
     this.finalize();
     const tags = options.tags ?? [];
-    const params = options.params ?? {};
+    const params: Params = options.params ?? {};
     const key = skillKey(task, tags, params);
 
     const candidates = await this.store.query(key).catch((error: unknown) => {
@@ -169,9 +171,9 @@ export class Engine {
     if (outcome.kind === "hit") return { hit: true, replayed: outcome.done.length, recorded: 0, stored: false };
 
     const recording = new Recording(outcome.done);
-    const agent = this.agent as Agent;
+    const agent = this.agent as Agent<P>;
     await this.scope.run({ recording, nested: false }, async () => {
-      await agent(task, { params, tags });
+      await agent(task, { params: params as P, tags });
     });
     if (recording.absorbing && !recording.caughtUp) {
       recording.refuse(`the agent returned before repeating the ${outcome.done.length} step(s) the engine had already replayed`);

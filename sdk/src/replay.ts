@@ -1,6 +1,6 @@
 import type { Verdict } from "./check.js";
 import { decodeValue, type Json } from "./json.js";
-import { callIdentity, resolveArgs } from "./steps.js";
+import { Binder } from "./steps.js";
 import { isThenable, type ReplayedCall, type Tool } from "./tools.js";
 import type { BranchOf, EngineWarning, Step, StepArg, Trajectory } from "./types.js";
 
@@ -47,11 +47,8 @@ interface Option {
 const newestFirst = (a: Trajectory, b: Trajectory) => b.recordedAt - a.recordedAt;
 
 /** Trajectories this engine can replay: non-empty, known tools, every param present. */
-function usable(t: Trajectory, env: ReplayEnv): boolean {
-  return (
-    t.steps.length > 0 &&
-    t.steps.every((s) => env.tools.has(s.tool) && resolveArgs(s.args, env.params) !== undefined)
-  );
+function usable(t: Trajectory, env: ReplayEnv, bind: Binder): boolean {
+  return t.steps.length > 0 && t.steps.every((s, i) => env.tools.has(s.tool) && bind.args(t.steps, i) !== undefined);
 }
 
 function selfFor(tool: Tool, env: ReplayEnv): unknown {
@@ -84,7 +81,7 @@ function compare(env: ReplayEnv, tool: Tool, which: "pre" | "post", current: unk
 }
 
 /** Evaluates the pre-check of each candidate's next step against the current environment. */
-async function preCheck(env: ReplayEnv, candidates: Trajectory[], idx: number): Promise<Option[]> {
+async function preCheck(env: ReplayEnv, bind: Binder, candidates: Trajectory[], idx: number): Promise<Option[]> {
   // One capture per distinct call: the environment does not change while the candidates are compared.
   const memo = new Map<string, Promise<Taken>>();
   const options: Option[] = [];
@@ -94,8 +91,8 @@ async function preCheck(env: ReplayEnv, candidates: Trajectory[], idx: number): 
     let current: unknown;
     if (tool.pre) {
       const check = tool.pre;
-      const args = resolveArgs(step.args, env.params) as unknown[];
-      const identity = callIdentity(step.tool, step.args, env.params);
+      const args = bind.args(trajectory.steps, idx) as unknown[];
+      const identity = bind.identity(trajectory.steps, idx);
       if (!memo.has(identity)) memo.set(identity, attempt(env, tool, "pre", () => check.capture(selfFor(tool, env), args)));
       const taken = (await memo.get(identity)) as Taken;
       if (!taken.ok) continue;
@@ -116,13 +113,14 @@ async function preCheck(env: ReplayEnv, candidates: Trajectory[], idx: number): 
  * continue from there instead of starting over.
  */
 export async function replay(all: Trajectory[], env: ReplayEnv): Promise<ReplayOutcome> {
-  let live = all.filter((t) => usable(t, env)).sort(newestFirst);
+  const bind = new Binder(all, env.params);
+  let live = all.filter((t) => usable(t, env, bind)).sort(newestFirst);
   const done: ReplayedCall[] = [];
   if (live.length === 0) return { kind: "miss", done, prefix: [], reason: "no usable trajectory" };
 
   for (let idx = 0; ; idx++) {
     const continuing = live.filter((t) => t.steps.length > idx);
-    const options = await preCheck(env, continuing, idx);
+    const options = await preCheck(env, bind, continuing, idx);
     if (options.length === 0) {
       if (live.some((t) => t.steps.length === idx)) return { kind: "hit", done };
       const parent = continuing[0];
@@ -139,14 +137,11 @@ export async function replay(all: Trajectory[], env: ReplayEnv): Promise<ReplayO
     options.sort((a, b) => b.verdict.score - a.verdict.score);
     const best = options[0].trajectory;
     const step = best.steps[idx];
-    const identity = callIdentity(step.tool, step.args, env.params);
-    const group = options.filter((o) => {
-      const s = o.trajectory.steps[idx];
-      return callIdentity(s.tool, s.args, env.params) === identity;
-    });
+    const identity = bind.identity(best.steps, idx);
+    const group = options.filter((o) => bind.identity(o.trajectory.steps, idx) === identity);
 
     const tool = env.tools.get(step.tool) as Tool;
-    const args = resolveArgs(step.args, env.params) as unknown[];
+    const args = bind.args(best.steps, idx) as unknown[];
     const self = selfFor(tool, env);
     let result: unknown;
     let async = false;

@@ -1,5 +1,5 @@
 import { canonicalJson, decodeValue, encodeValue, type Json } from "./json.js";
-import type { SkillKey, StepArg } from "./types.js";
+import type { SkillKey, Step, StepArg, Trajectory } from "./types.js";
 
 /**
  * Params worth recognising in tool arguments. Booleans, null, undefined and the
@@ -26,62 +26,105 @@ function paramIndex(params: Record<string, unknown>): Map<string, string> {
 
 /**
  * Encodes a call's arguments for storage. An argument equal (deeply) to a run
- * param is stored as a reference to it, so a replay with other params uses the
- * new value. Throws NotSerialisableError for arguments that cannot be stored.
+ * param keeps its value and notes the param as a *candidate* binding: it is
+ * replayed with another value only once two recordings prove it (see
+ * {@link Binder}). Throws NotSerialisableError for arguments that cannot be stored.
  */
 export function encodeArgs(args: readonly unknown[], params: Record<string, unknown>): StepArg[] {
   const index = paramIndex(params);
   return args.map((arg, i) => {
     const value = encodeValue(arg, `args[${i}]`);
     const param = index.get(canonicalJson(value));
-    return param === undefined ? { value } : { param };
+    return param === undefined ? { value } : { value, param };
   });
 }
 
-/** The live arguments of a stored step, or undefined when a referenced param is missing. */
-export function resolveArgs(args: readonly StepArg[], params: Record<string, unknown>): unknown[] | undefined {
-  const out: unknown[] = [];
-  for (const arg of args) {
-    if ("param" in arg) {
-      if (!Object.hasOwn(params, arg.param)) return undefined;
-      out.push(params[arg.param]);
-    } else {
-      out.push(decodeValue(arg.value));
-    }
+function encodedOrUndefined(value: unknown): string | undefined {
+  try {
+    return canonicalJson(encodeValue(value));
+  } catch {
+    return undefined;
   }
-  return out;
 }
 
 /**
- * A string that is equal for two steps exactly when they would make the same
- * call under `params`. Param references count as the value they resolve to.
+ * Decides which recorded arguments follow a run param. A candidate binding is
+ * proven when two recordings of the skill, through the same tools up to that
+ * step, had the argument equal to the param with different values: then it
+ * is the param, not a literal that happened to be equal. An unproven candidate
+ * replays only when the param has the recorded value again.
  */
-export function callIdentity(tool: string, args: readonly StepArg[], params: Record<string, unknown>): string {
-  const parts: Json[] = args.map((arg) => {
-    if (!("param" in arg)) return arg.value;
-    try {
-      return encodeValue(params[arg.param]);
-    } catch {
-      return { param: arg.param };
+export class Binder {
+  private readonly proven = new Set<string>();
+
+  constructor(trajectories: readonly Trajectory[], private readonly params: Record<string, unknown>) {
+    const first = new Map<string, string>();
+    for (const t of trajectories) {
+      t.steps.forEach((step, i) => {
+        step.args.forEach((arg, j) => {
+          if (arg.param === undefined) return;
+          const slot = slotOf(t.steps, i, j, arg.param);
+          const value = canonicalJson(arg.value);
+          const seen = first.get(slot);
+          if (seen === undefined) first.set(slot, value);
+          else if (seen !== value) this.proven.add(slot);
+        });
+      });
     }
-  });
-  return canonicalJson([tool, parts]);
+  }
+
+  /** The live arguments of step `idx` of `steps`, or undefined when they cannot be replayed under these params. */
+  args(steps: readonly Step[], idx: number): unknown[] | undefined {
+    const out: unknown[] = [];
+    for (const [j, arg] of steps[idx].args.entries()) {
+      if (arg.param === undefined) {
+        out.push(decodeValue(arg.value));
+        continue;
+      }
+      if (!Object.hasOwn(this.params, arg.param)) return undefined;
+      const current = this.params[arg.param];
+      if (encodedOrUndefined(current) === canonicalJson(arg.value)) out.push(decodeValue(arg.value));
+      else if (this.proven.has(slotOf(steps, idx, j, arg.param))) out.push(current);
+      else return undefined;
+    }
+    return out;
+  }
+
+  /** Equal for two steps exactly when they would make the same call. */
+  identity(steps: readonly Step[], idx: number): string {
+    const args = this.args(steps, idx);
+    return `${steps[idx].tool}\u0000${args === undefined ? "?" : (encodedOrUndefined(args) ?? "?")}`;
+  }
+}
+
+function slotOf(steps: readonly Step[], idx: number, arg: number, param: string): string {
+  return canonicalJson([steps.slice(0, idx + 1).map((s) => s.tool), arg, param]);
 }
 
 /**
  * The key a run's skills are filed under: its sorted tags, or, without tags, its
- * task text with each string param value replaced by `{{name}}`.
+ * task text with each string or number param value replaced by `{{name}}` where
+ * it stands as a whole token (not inside a longer word or number).
  *
  * @example skillKey("greet erik", [], { name: "erik" }) // { task: "greet {{name}}" }
  */
 export function skillKey(task: string, tags: readonly string[], params: Record<string, unknown>): SkillKey {
   if (tags.length > 0) return { tags: [...new Set(tags)].sort() };
-  const replacements = Object.entries(params)
-    .filter((entry): entry is [string, string] => typeof entry[1] === "string" && entry[1].length > 0)
+  const names = new Map<string, string>();
+  const texts = Object.entries(params)
+    .map(([name, value]): [string, string] | undefined => {
+      if (typeof value === "string" && value.trim().length > 0) return [name, value];
+      if (typeof value === "number" && Number.isFinite(value)) return [name, String(value)];
+      return undefined;
+    })
+    .filter((entry): entry is [string, string] => entry !== undefined)
     .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
-  let template = task;
-  for (const [name, value] of replacements) template = template.split(value).join(`{{${name}}}`);
-  return { task: template };
+  for (const [name, text] of texts) if (!names.has(text)) names.set(text, name);
+  if (names.size === 0) return { task };
+  // One pass, whole tokens only: "1" is not replaced inside "10", nor a value inside a placeholder.
+  const alternatives = [...names.keys()].map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alternatives})(?![\\p{L}\\p{N}_])`, "gu");
+  return { task: task.replace(pattern, (text) => `{{${names.get(text) as string}}}`) };
 }
 
 export function keyString(key: SkillKey): string {

@@ -1,7 +1,14 @@
 import type { Json } from "./json.js";
 
-/** One recorded argument: a literal value, or a reference to a run parameter. */
-export type StepArg = { value: Json } | { param: string };
+/**
+ * One recorded argument: its value, and the run param it was equal to when
+ * recorded, if any. That param is only a candidate: it replaces the value on a
+ * replay once two recordings with different values prove the binding.
+ */
+export interface StepArg {
+  value: Json;
+  param?: string;
+}
 
 /** One tool call in a trajectory, as stored. */
 export interface Step {
@@ -47,22 +54,28 @@ export interface TrajectoryStore {
   add(trajectory: Trajectory): Promise<void>;
 }
 
-export interface RunOptions {
-  tags?: string[];
-  params?: Record<string, unknown>;
-}
+/** A value a run param may take: data that can be stored, compared and templated. */
+export type ParamValue = string | number | boolean | null | undefined | readonly ParamValue[] | { readonly [key: string]: ParamValue };
+
+/** A run's params. Type them with `new Engine<{ qty: number }>()`; the agent then receives them typed. */
+export type Params = { readonly [name: string]: ParamValue };
+
+export type RunOptions<P extends Params = Params> = { tags?: string[] } & ({} extends P ? { params?: P } : { params: P });
+
+/** The options argument of an engine call: required when the engine's params have required names. */
+export type RunArgs<P extends Params> = {} extends P ? [options?: RunOptions<P>] : [options: RunOptions<P>];
 
 /**
  * What the agent receives besides the task. After a partial replay the agent
  * starts over as usual: its calls that repeat the steps already replayed are
  * answered with the replayed results instead of running twice.
  */
-export interface AgentContext {
-  params: Record<string, unknown>;
+export interface AgentContext<P extends Params = Params> {
+  params: P;
   tags: string[];
 }
 
-export type Agent = (task: string, context: AgentContext) => unknown;
+export type Agent<P extends Params = Params> = (task: string, context: AgentContext<P>) => unknown;
 
 /** What one engine call did. */
 export interface RunReport {

@@ -150,10 +150,12 @@ describe("Bug: None and unhashable arguments crashed", () => {
     engine.setAgent((_task, { params }) => { act({ b: [1, { c: 2 }], a: "x" }, [3, 4]); act(params.order); }).finalize();
     const order1 = { id: "A-1", items: [1, 2] };
     const order2 = { id: "B-2", items: [3] };
+    const order3 = { id: "C-3", items: [] };
     expect(await engine("ship", { params: { order: order1 } })).toBe(false);
-    expect(await engine("ship", { params: { order: order2 } })).toBe(true);
-    expect(calls[2]).toStrictEqual([{ b: [1, { c: 2 }], a: "x" }, [3, 4]]);
-    expect(calls[3]).toStrictEqual([order2]);
+    expect(await engine("ship", { params: { order: order2 } })).toBe(false); // a second value proves the binding
+    expect(await engine("ship", { params: { order: order3 } })).toBe(true);
+    expect(calls[4]).toStrictEqual([{ b: [1, { c: 2 }], a: "x" }, [3, 4]]);
+    expect(calls[5]).toStrictEqual([order3]);
   });
 
   it("Should run, not store, and not crash on arguments that cannot be stored", async () => {

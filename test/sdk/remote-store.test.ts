@@ -37,6 +37,7 @@ describe("RemoteStore against a fake trajectory API", () => {
     const a = machine("shared-skills");
     const b = machine("shared-skills");
     expect(await a.engine("pick", { tags: ["pick"], params: { target: "bin 1" } })).toBe(false);
+    expect(await a.engine("pick", { tags: ["pick"], params: { target: "bin 2" } })).toBe(false); // proves target's binding
     expect(await b.engine("pick", { tags: ["pick"], params: { target: "bin 7" } })).toBe(true);
     expect(b.agentRuns()).toBe(0);
     expect(b.log).toEqual(["move bin 7", "grip 5", "move home"]);
@@ -111,7 +112,7 @@ describe("wire format", () => {
       recordedAt: 123,
       branchOf: { id: "t0", at: 1 },
       steps: [
-        { tool: "click", args: [{ value: 1 }, { param: "name" }], pre: { crop: [[1, 2]] }, result: "ok" },
+        { tool: "click", args: [{ value: 1 }, { value: "erik", param: "name" }], pre: { crop: [[1, 2]] }, result: "ok" },
         { tool: "type", args: [{ value: { $mm: "undefined" } }], post: null },
       ],
     };

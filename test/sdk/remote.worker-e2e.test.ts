@@ -53,7 +53,8 @@ describe("SDK RemoteStore against wrangler dev", () => {
     const a = machine("sdk-e2e", TEAM_KEY);
     const b = machine("sdk-e2e", TEAM_KEY);
     expect(await a.engine("pick and pack", { tags: ["pick-pack"], params: { item: "mug" } })).toBe(false);
-    await readable(b.store, { tags: ["pick-pack"] }, 1);
+    expect(await a.engine("pick and pack", { tags: ["pick-pack"], params: { item: "pen" } })).toBe(false); // proves item's binding
+    await readable(b.store, { tags: ["pick-pack"] }, 2);
     expect(await b.engine("pick and pack", { tags: ["pick-pack"], params: { item: "lamp" } })).toBe(true);
     expect(b.agentRuns()).toBe(0);
     expect(b.log).toEqual(["pick lamp from A", "pack into 3"]);

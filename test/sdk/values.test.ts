@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Check, judge, NotSerialisableError } from "../../sdk/src/index.js";
 import { canonicalJson, decodeValue, encodeValue } from "../../sdk/src/json.js";
-import { encodeArgs, resolveArgs, skillKey } from "../../sdk/src/steps.js";
+import { Binder, encodeArgs, skillKey } from "../../sdk/src/steps.js";
+import type { StepArg, Trajectory } from "../../sdk/src/index.js";
 
 describe("encodeValue / decodeValue", () => {
   it("Should round-trip any JSON-like value through JSON text, undefined and NaN included", () => {
@@ -47,11 +48,17 @@ describe("encodeValue / decodeValue", () => {
 });
 
 describe("params in arguments", () => {
-  it("Should store an argument equal to a param as a reference, and resolve it to the new value", () => {
+  it("Should store an argument equal to a param with its value and the param as a candidate, bound once proven", () => {
     const args = encodeArgs(["Ada", 3, true, { id: "A-1" }], { name: "Ada", flag: true, order: { id: "A-1" } });
-    expect(args).toEqual([{ param: "name" }, { value: 3 }, { value: true }, { param: "order" }]);
-    expect(resolveArgs(args, { name: "Bob", order: { id: "B-2" } })).toEqual(["Bob", 3, true, { id: "B-2" }]);
-    expect(resolveArgs(args, { name: "Bob" })).toBeUndefined(); // a missing param: not replayable
+    expect(args).toEqual([{ value: "Ada", param: "name" }, { value: 3 }, { value: true }, { value: { id: "A-1" }, param: "order" }]);
+    const steps = (a: StepArg[]): Trajectory => ({ id: "t", key: { task: "x" }, task: "x", recordedAt: 1, steps: [{ tool: "f", args: a }] });
+    const first = steps(args);
+    const second = steps(encodeArgs(["Cy", 3, true, { id: "C-3" }], { name: "Cy", order: { id: "C-3" } }));
+    const next = { name: "Bob", order: { id: "B-2" } };
+    expect(new Binder([first], next).args(first.steps, 0)).toBeUndefined(); // one recording proves nothing
+    expect(new Binder([first, second], next).args(first.steps, 0)).toEqual(["Bob", 3, true, { id: "B-2" }]);
+    expect(new Binder([first, second], { name: "Bob" }).args(first.steps, 0)).toBeUndefined(); // a missing param
+    expect(new Binder([first], { name: "Ada", order: { id: "A-1" } }).args(first.steps, 0)).toEqual(["Ada", 3, true, { id: "A-1" }]);
   });
 
   it("Should key a run by its sorted tags, or by its task with params templated out", () => {

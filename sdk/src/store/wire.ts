@@ -49,7 +49,7 @@ export function toLine(trajectory: Trajectory, model: string): WireLine {
   ];
   trajectory.steps.forEach((step, i) => {
     const id = `call_${i}`;
-    const args = canonicalJson({ args: step.args as Json });
+    const args = canonicalJson({ args: step.args.map((a): Json => (a.param === undefined ? { value: a.value } : { value: a.value, param: a.param })) });
     messages.push({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: step.tool, arguments: args } }] });
     const observed: { [k: string]: Json } = {};
     if (step.pre !== undefined) observed.pre = step.pre;
@@ -93,9 +93,9 @@ function parseArgs(json: Json | undefined): StepArg[] | undefined {
   if (!isObject(json) || !Array.isArray(json.args)) return undefined;
   const args: StepArg[] = [];
   for (const a of json.args) {
-    if (isObject(a) && typeof a.param === "string") args.push({ param: a.param });
-    else if (isObject(a) && "value" in a) args.push({ value: a.value });
-    else return undefined;
+    if (!isObject(a) || !("value" in a)) return undefined;
+    if (typeof a.param === "string") args.push({ value: a.value, param: a.param });
+    else args.push({ value: a.value });
   }
   return args;
 }
