@@ -12,7 +12,8 @@ const chatVia: Chat = (body, headers) =>
  * The small form of `npm run eval:templates`: warm a few cases, then run new
  * cases and traps (values above the warm range, above a threshold, a status,
  * plan or country never seen, a missing record). No answer may differ from
- * the model's own; templates must serve some.
+ * the model's own; templates must serve some wherever an answer copies every
+ * value that varies.
  */
 describe("template evaluation (small)", () => {
   const workflows: Array<[string, Workflow<unknown>]> = [["wf-refund", refundDesk as Workflow<unknown>], ["wf-intake", intake as Workflow<unknown>]];
@@ -23,7 +24,10 @@ describe("template evaluation (small)", () => {
         const result = await experiment(wf, prefix, chatVia, { mode, warm: 8, fresh: 16, trapsPerKind: 1, seed: 7, tag });
         expect([...result.warm.mismatches, ...result.fresh.mismatches, ...result.traps.mismatches]).toEqual([]);
         expect(result.warm.wrongRuns + result.fresh.wrongRuns + result.traps.wrongRuns).toBe(0);
-        expect(result.fresh.served[mode]).toBeGreaterThan(0);
+        // The refund desk never copies the customer's last name into an answer: under the copy rule it stays
+        // structural, so learned templates cannot serve that workflow (a miss is the right outcome there).
+        if (prefix === "wf-refund" && mode === "learned") expect(result.fresh.served.learned).toBe(0);
+        else expect(result.fresh.served[mode]).toBeGreaterThan(0);
         expect(result.traps.runs).toBe(wf.traps.length);
       });
     }

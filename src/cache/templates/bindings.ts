@@ -59,3 +59,37 @@ export function distinctValues(bindings: Bindings): boolean {
   }
   return true;
 }
+
+/** The shortest value a variable may have: shorter ones (`1`, `42`, `Jo`) occur as ordinary text too often to be told apart. */
+export const MIN_VALUE_CHARS = 3;
+/** A number needs at least this many digits: `100` or `999` stand alone in text as counts and amounts. */
+export const MIN_NUMBER_DIGITS = 4;
+
+/**
+ * Words so common in answers that a variable holding one (case aside) cannot
+ * be told apart from ordinary text: articles, pronouns, auxiliaries,
+ * yes/no/true/false/null, small number words and a few words that are also
+ * names (`May`, `Will`, `Mark`).
+ */
+const COMMON = new Set(
+  (
+    "the and for are but not you all any can had her was one our out day get has him his how man new now old see two way who boy did its let put say she too use " +
+    "yes no true false null none nil undefined n/a na ok okay done nope " +
+    "this that with have from they will would there their what about which when make like time just know take into year your good some could them than then " +
+    "look only come over also back after work first well even want because these give most very may might must shall should mark bill grace hope joy rose " +
+    "three four five six seven eight nine ten zero hundred thousand other such here where why each more many much"
+  ).split(/\s+/),
+);
+
+/**
+ * Why a bound value is too short or too common to be unambiguous, or null
+ * when it may be declared. A request with such a value is keyed concretely.
+ *
+ * @example ambiguityOf("1") // => "shorter than 3 characters"
+ */
+export function ambiguityOf(value: string): string | null {
+  if ([...value].length < MIN_VALUE_CHARS) return `shorter than ${MIN_VALUE_CHARS} characters`;
+  if (/^[\d.,]+$/.test(value) && value.replace(/\D/g, "").length < MIN_NUMBER_DIGITS) return `a number of fewer than ${MIN_NUMBER_DIGITS} digits`;
+  if (COMMON.has(value.toLowerCase())) return "a common word";
+  return null;
+}

@@ -1,8 +1,8 @@
-import { canonicalArguments, canonicalJson } from "../canonical";
+import { canonicalArguments, canonicalJson, hashFormOf } from "../canonical";
 import { childHash, treeIdOf, walk } from "../hash";
 import type { RequestKey } from "../key";
 import type { CanonicalMessage } from "../messages";
-import { distinctValues, type Bindings } from "./bindings";
+import { ambiguityOf, distinctValues, type Bindings } from "./bindings";
 import { decompose } from "./leaves";
 import { hasPlaceholderLike, renderArguments, renderMessage, substituteArguments, substituteMessage, textsOf } from "./placeholders";
 import { slotTypeOf } from "./slot-types";
@@ -21,10 +21,12 @@ export interface DeclaredKeying {
 /**
  * Keys a request with declared variables: its messages with placeholders, in
  * a tree of its own whose frame names the variables. Null when the request
- * must be keyed concretely: two values that equal or contain one another, or
- * messages that already hold placeholder-like text.
+ * must be keyed concretely: a value too short or too common to be told apart
+ * from ordinary text (bindings.ts ambiguityOf), two values that equal or
+ * contain one another, or messages that already hold placeholder-like text.
  */
 export function declaredKeying(tenant: string, namespace: string, frameJson: string, messages: readonly CanonicalMessage[], bindings: Bindings): DeclaredKeying | null {
+  if (Object.values(bindings).some((v) => ambiguityOf(v) !== null)) return null;
   if (!distinctValues(bindings)) return null;
   if (messages.some(hasPlaceholderLike)) return null;
   const frame = { ...(JSON.parse(frameJson) as Record<string, unknown>), [VARIABLES_FRAME_KEY]: Object.keys(bindings).sort() };
@@ -39,8 +41,7 @@ export function declaredKeying(tenant: string, namespace: string, frameJson: str
 
 /** A message in the form that is hashed: tool-call arguments in canonical JSON. */
 export function hashForm(message: CanonicalMessage): CanonicalMessage {
-  if (!message.tool_calls) return message;
-  return { ...message, tool_calls: message.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: canonicalArguments(c.function.arguments) } })) };
+  return hashFormOf(message);
 }
 
 /**
@@ -95,6 +96,40 @@ export function keepArgumentText(abstracted: CanonicalMessage, original: Canonic
 }
 
 const DERIVABLE = new Set(["number", "identifier", "email", "date"]);
+const PLACEHOLDER_TEXT = /\{\{#?([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
+/** Consecutive parts of a value joined into one form (`ada` + `lovelace` = `adalovelace`), at most this many. */
+const MAX_JOINED_PARTS = 4;
+
+/**
+ * The case-folded forms in which a part of `value` can show up in an answer:
+ * each run of letters or of digits, and up to four consecutive runs joined
+ * (`Ada Lovelace` gives `ada`, `lovelace`, `adalovelace`; `A-1` gives `1`,
+ * `a1`). A form of one or two letters (`a`, `io`) is too common in text to
+ * count; a form with a digit always counts.
+ */
+export function derivedForms(value: string): Set<string> {
+  const parts = value.toLowerCase().match(/\p{L}+|\p{N}+/gu) ?? [];
+  const forms = new Set<string>();
+  for (let i = 0; i < parts.length; i++) {
+    let joined = "";
+    for (let j = i; j < parts.length && j < i + MAX_JOINED_PARTS; j++) {
+      joined += parts[j];
+      if (/\p{N}/u.test(joined) || [...joined].length >= 3) forms.add(joined);
+    }
+  }
+  return forms;
+}
+
+/** The case-folded words of text, and their runs of letters and of digits (`RF-12` gives `rf`, `12`; `lovelace12` gives it and `lovelace`, `12`). */
+function wordsOf(text: string): string[] {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.flatMap((w) => [w, ...(w.match(/\p{L}+|\p{N}+/gu) ?? [])]);
+}
+
+/** The variables whose placeholders occur in some text. */
+function placeholderNames(texts: readonly string[]): Set<string> {
+  return new Set(texts.flatMap((t) => [...t.matchAll(PLACEHOLDER_TEXT)].map((m) => m[1])));
+}
 
 /**
  * The answer keyed in a declared tree (placeholders in, tool-call arguments
@@ -104,6 +139,10 @@ const DERIVABLE = new Set(["number", "identifier", "email", "date"]);
  * - the answer already holds placeholder-like text;
  * - a bound value is left over after whole-token substitution, in any case
  *   or JSON-escaped (inside a longer token, upper-cased, …);
+ * - a word of what is left is a derived form of a bound value (derivedForms:
+ *   `Ada` from `ada@example.com`, `ada-lovelace` from `Ada Lovelace`, `1`
+ *   from `A-1`), case aside: another binding would need another word;
+ * - it names a variable whose value the keyed request does not contain;
  * - it holds a number, id, email or date that the keyed request does not
  *   contain: it may be derived from a variable (`1999` -> `19.99`).
  */
@@ -118,6 +157,10 @@ export function abstractAnswer(answer: CanonicalMessage, keying: DeclaredKeying)
     const escaped = JSON.stringify(value).slice(1, -1);
     if (rest.includes(value.toLowerCase()) || rest.includes(escaped.toLowerCase())) return null;
   }
+  const forms = new Set(Object.values(keying.bindings).flatMap((v) => [...derivedForms(v)]));
+  if (wordsOf(rest).some((w) => forms.has(w))) return null;
+  const given = placeholderNames(keying.messages.flatMap(textsOf));
+  for (const name of placeholderNames(textsOf(stored))) if (!given.has(name)) return null;
   const known = new Set(keying.messages.flatMap((m) => decompose(m).leaves.map((l) => l.value)));
   for (const leaf of decompose(stored).leaves) {
     if (DERIVABLE.has(slotTypeOf(leaf.value, leaf.kind)) && !known.has(leaf.value)) return null;
