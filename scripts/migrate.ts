@@ -1,24 +1,77 @@
 /**
  * Applies the D1 migrations to every shard that `D1_SHARDS` lists (src/store/shards.ts),
- * for the top level of wrangler.toml or one `--env`. `npm start` runs it with `--local`,
- * `npm run deploy*` with `--remote` (their `predeploy*` scripts).
+ * for the top level of wrangler.toml or one `--env`. `npm start` (scripts/start.ts) runs it
+ * with `--local`, `npm run deploy*` with `--remote` (their `predeploy*` scripts).
  *
- *   tsx scripts/migrate.ts --local [--persist-to DIR]
+ *   tsx scripts/migrate.ts --local [--persist-to DIR] [--env NAME]
  *   tsx scripts/migrate.ts --remote [--env staging]
  *
+ * Locally it prints one line per shard (what was applied, or "up to date") and wrangler's
+ * whole output only when it fails; remotely wrangler's output goes through as it is.
  * Fails before touching anything when a listed shard has no `[[d1_databases]]` entry.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parse } from "smol-toml";
 import { shardNames } from "../src/store/shards";
 
 const ROOT = resolve(import.meta.dirname, "..");
+const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
 
 interface Section {
   vars?: Record<string, unknown>;
   d1_databases?: Array<{ binding?: string }>;
+}
+
+export interface MigrateOptions {
+  where: "--local" | "--remote";
+  env?: string;
+  persistTo?: string;
+}
+
+/** The shards of the top level or of `[env.NAME]`, or a message saying what is wrong. */
+export function shardsToMigrate(envName: string | undefined): string[] | string {
+  const config = parse(readFileSync(join(ROOT, "wrangler.toml"), "utf8")) as Section & { env?: Record<string, Section> };
+  const section = envName ? config.env?.[envName] : config;
+  if (!section) return `wrangler.toml has no [env.${envName}]`;
+  const names = shardNames(typeof section.vars?.D1_SHARDS === "string" ? section.vars.D1_SHARDS : undefined);
+  const bound = new Set((section.d1_databases ?? []).map((d) => d.binding));
+  const missing = names.filter((n) => !bound.has(n));
+  if (missing.length === 0) return names;
+  return `D1_SHARDS lists ${missing.join(", ")}, which ${missing.length === 1 ? "has" : "have"} no [[${envName ? `env.${envName}.` : ""}d1_databases]] entry`;
+}
+
+/** One line from wrangler's output of a successful local apply: the migrations it applied, or none. */
+export function summary(output: string): string {
+  if (output.includes("No migrations to apply")) return "up to date";
+  const applied = [...new Set([...output.matchAll(/([\w.-]+\.sql)\s*│\s*✅/g)].map((m) => m[1]))];
+  return applied.length > 0 ? `applied ${applied.join(", ")}` : "done";
+}
+
+/** Applies the migrations to every shard; returns the exit status (0: all applied). */
+export function migrate(options: MigrateOptions): number {
+  const names = shardsToMigrate(options.env);
+  if (typeof names === "string") {
+    console.error(`migrate: ${names}`);
+    return 2;
+  }
+  const quiet = options.where === "--local";
+  for (const name of names) {
+    const cmd = ["d1", "migrations", "apply", name, options.where, ...(options.env ? ["--env", options.env] : []), ...(options.persistTo ? ["--persist-to", options.persistTo] : [])];
+    if (!quiet) console.log(`migrate: wrangler ${cmd.join(" ")}`);
+    // CI=true: apply without the interactive confirmation wrangler asks for in a terminal.
+    // WRANGLER_HIDE_BANNER: no banner (and no npm update check) per shard.
+    const env = { ...process.env, CI: "true", ...(quiet ? { WRANGLER_HIDE_BANNER: "true", NO_COLOR: "1", FORCE_COLOR: "0" } : {}) };
+    const run = spawnSync(WRANGLER, cmd, { stdio: quiet ? "pipe" : "inherit", env, encoding: "utf8", cwd: ROOT });
+    if (run.status !== 0) {
+      if (quiet) console.error(`migrate: wrangler ${cmd.join(" ")} failed:\n${run.stdout ?? ""}${run.stderr ?? ""}${run.error ? String(run.error) : ""}`);
+      return run.status ?? 1;
+    }
+    if (quiet) console.log(`migrate: ${name} (local${options.persistTo ? `, ${options.persistTo}` : ""}): ${summary(`${run.stdout}${run.stderr}`)}`);
+  }
+  return 0;
 }
 
 function usage(message: string): never {
@@ -26,27 +79,13 @@ function usage(message: string): never {
   process.exit(2);
 }
 
-const args = process.argv.slice(2);
-const where = args.includes("--remote") ? "--remote" : args.includes("--local") ? "--local" : usage("say --local or --remote");
-const valueOf = (flag: string): string | undefined => {
-  const i = args.indexOf(flag);
-  return i >= 0 ? (args[i + 1] ?? usage(`${flag} needs a value`)) : undefined;
-};
-const envName = valueOf("--env");
-const persistTo = valueOf("--persist-to");
-
-const config = parse(readFileSync(join(ROOT, "wrangler.toml"), "utf8")) as Section & { env?: Record<string, Section> };
-const section = envName ? config.env?.[envName] : config;
-if (!section) usage(`wrangler.toml has no [env.${envName}]`);
-const names = shardNames(typeof section.vars?.D1_SHARDS === "string" ? section.vars.D1_SHARDS : undefined);
-const bound = new Set((section.d1_databases ?? []).map((d) => d.binding));
-const missing = names.filter((n) => !bound.has(n));
-if (missing.length > 0) usage(`D1_SHARDS lists ${missing.join(", ")}, which ${missing.length === 1 ? "has" : "have"} no [[${envName ? `env.${envName}.` : ""}d1_databases]] entry`);
-
-for (const name of names) {
-  const cmd = ["d1", "migrations", "apply", name, where, ...(envName ? ["--env", envName] : []), ...(persistTo ? ["--persist-to", persistTo] : [])];
-  console.log(`migrate: wrangler ${cmd.join(" ")}`);
-  // CI=true: apply without the interactive confirmation wrangler asks for in a terminal.
-  const run = spawnSync(join(ROOT, "node_modules/.bin/wrangler"), cmd, { stdio: "inherit", env: { ...process.env, CI: "true" } });
-  if (run.status !== 0) process.exit(run.status ?? 1);
+function main(args: string[]): void {
+  const where = args.includes("--remote") ? "--remote" : args.includes("--local") ? "--local" : usage("say --local or --remote");
+  const valueOf = (flag: string): string | undefined => {
+    const i = args.indexOf(flag);
+    return i >= 0 ? (args[i + 1] ?? usage(`${flag} needs a value`)) : undefined;
+  };
+  process.exitCode = migrate({ where, env: valueOf("--env"), persistTo: valueOf("--persist-to") });
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) main(process.argv.slice(2));
