@@ -11,6 +11,14 @@ export function ago(ms) {
   return `${Math.floor(s / 86400)} d ago`;
 }
 
+/**
+ * "1 answer", "2 answers"; `many` for irregular plurals.
+ * @param {number} n @param {string} one @param {string} [many]
+ */
+export function plural(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 /** @param {number} n */
 export function compact(n) {
   return Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 1 }).format(n);

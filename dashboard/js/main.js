@@ -89,8 +89,13 @@ async function selectTree(t) {
   $("branch-title").textContent = `${t.model} · ${t.namespace}`;
   /** @type {HTMLButtonElement} */ ($("stale-open")).disabled = false;
   closePanel();
-  // A prune also drops the tree's learned templates: show that at once.
-  const onPruned = (/** @type {string} */ hash) => { view.remove(hash); closePanel(); void templates.reload().catch(fail); };
+  // A prune drops the templates learned from the branch, and the tree card's node count changes: show both at once.
+  const onPruned = (/** @type {string} */ hash) => {
+    view.remove(hash);
+    closePanel();
+    void templates.reload().catch(fail);
+    void loadTrees().catch(fail);
+  };
   const view = new BranchView($("branch-frame"), t.id, (node) => void openNode($("node-panel"), node.hash, { onPruned, onClose: closePanel }).catch(fail));
   state.view = view;
   await Promise.all([view.load(), templates.load(t.id).catch((e) => templates.showError(e))]);

@@ -1,6 +1,6 @@
 // @ts-check
 import { api } from "./api.js";
-import { ago, confirmDialog, el, toast } from "./format.js";
+import { ago, confirmDialog, el, plural, toast } from "./format.js";
 
 /**
  * @typedef {{ role: string, content: string | null | Array<{ text: string }>, tool_calls?: Array<{ id: string, function: { name: string, arguments: string } }>,
@@ -45,7 +45,7 @@ export async function openNode(panel, hash, hooks) {
   const answer = node.role === "assistant" && node.observations > 0;
   const facts = el("dl", { class: "facts" }, [
     el("dt", {}, ["depth"]), el("dd", {}, [String(node.depth)]),
-    el("dt", {}, [answer ? "recorded answer" : "path node"]), el("dd", {}, [answer ? `seen ${node.observations}×` : "—"]),
+    ...(answer ? [el("dt", {}, ["recorded answer"]), el("dd", {}, [`seen ${node.observations}×`])] : []),
     el("dt", {}, ["hits"]), el("dd", {}, [String(node.hits)]),
     el("dt", {}, ["last hit"]), el("dd", {}, [ago(node.last_hit_at)]),
     el("dt", {}, ["recorded"]), el("dd", {}, [ago(node.created_at)]),
@@ -64,10 +64,11 @@ export async function openNode(panel, hash, hooks) {
   if (message.tool_calls?.length) void showResults(results, node.tree_id, hash);
   const prune = el("button", { class: "danger", id: "prune-node" }, ["Prune this branch"]);
   prune.addEventListener("click", async () => {
-    const ok = await confirmDialog("Prune this branch?", el("p", {}, [`This removes the ${node.role} node at depth ${node.depth} and everything under it. The next identical request goes to the model again.`]));
+    const preview = await api(`/nodes/${hash}/prune`);
+    const ok = await confirmDialog("Prune this branch?", pruneSummary(node, preview));
     if (!ok) return;
     const outcome = await api(`/nodes/${hash}`, { method: "DELETE" });
-    toast(`Pruned ${outcome.nodes} node${outcome.nodes === 1 ? "" : "s"} (${outcome.answers} answers).`);
+    toast(`Pruned ${plural(outcome.nodes, "node")} (${plural(outcome.answers, "answer")}, ${plural(outcome.templates, "template")}).`);
     hooks.onPruned(hash);
   });
   panel.replaceChildren(
@@ -78,6 +79,25 @@ export async function openNode(panel, hash, hooks) {
     el("div", { class: "panel-actions" }, [prune]),
     el("p", { class: "hash muted" }, [hash]),
   );
+}
+
+/**
+ * What a prune of the node takes, from its dry run.
+ * @param {{ role: string, depth: number }} node @param {{ nodes: number, answers: number, templates: number }} preview
+ */
+function pruneSummary(node, preview) {
+  return el("div", { class: "prune-summary" }, [
+    el("p", {}, [`This removes the ${node.role} node at depth ${node.depth} and everything under it:`]),
+    el("ul", {}, [
+      el("li", { "data-count": "nodes" }, [plural(preview.nodes, "node")]),
+      el("li", { "data-count": "answers" }, [`${plural(preview.answers, "recorded answer")} (an identical request no longer finds them: it goes to the model, unless a template learned elsewhere covers it)`]),
+      el("li", { "data-count": "templates" }, [
+        preview.templates === 0
+          ? "no learned templates (none was learned from this branch; the others keep serving)"
+          : `${plural(preview.templates, "learned template")} learned from this branch (the tree's other templates keep serving)`,
+      ]),
+    ]),
+  ]);
 }
 
 /** Lists the tool results that answered an assistant's calls (its children). @param {HTMLElement} into @param {string} treeId @param {string} hash */

@@ -26,7 +26,7 @@ export async function pruneStaleTrees(
   env: Env,
   q: { tenant: string | null; treeId?: string; criteria: StaleCriteria; dryRun: boolean },
 ): Promise<PruneOutcome> {
-  let total: PruneOutcome = { trees: 0, nodes: 0, answers: 0, roots: [] };
+  let total: PruneOutcome = { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [] };
   const dbs = q.treeId ? [dbFor(env, q.treeId).db] : allShards(env);
   for (const db of dbs) {
     let after = "";
@@ -56,6 +56,6 @@ export async function scheduledPrune(env: Env, now = Date.now()): Promise<PruneO
   const ttl = Number.parseInt((env as unknown as Record<string, string | undefined>).PRUNE_TTL_MS ?? "", 10);
   if (!Number.isFinite(ttl) || ttl <= 0) return null;
   const outcome = await pruneStaleTrees(env, { tenant: null, criteria: { cutoff: now - ttl, minHits: null }, dryRun: false });
-  console.log(JSON.stringify({ event: "scheduled_prune", ttl_ms: ttl, trees: outcome.trees, nodes: outcome.nodes, answers: outcome.answers }));
+  console.log(JSON.stringify({ event: "scheduled_prune", ttl_ms: ttl, trees: outcome.trees, nodes: outcome.nodes, answers: outcome.answers, templates: outcome.templates }));
   return outcome;
 }

@@ -31,6 +31,8 @@ export interface PruneOutcome {
   trees: number;
   nodes: number;
   answers: number;
+  /** Learned templates that go with the nodes (their evidence is among them). */
+  templates: number;
   roots: PruneRoot[];
 }
 
@@ -61,12 +63,27 @@ const SUBTREE_CTE = `WITH RECURSIVE sub(h) AS (
   )`;
 
 /**
- * A template stores no link to the nodes it was learned from, and a template
- * anchored above a pruned node could still serve the pruned path. So a prune
- * that removes nodes also drops the tree's learned templates (the remaining
- * evidence re-learns them) and the template evidence of the removed answers.
+ * The learned templates a prune takes: those with confirming evidence (an
+ * answer they were induced from or confirmed by, template_evidence) among the
+ * removed nodes `R`, and those with no recorded evidence at all (learned
+ * before evidence was kept: they might rest on anything). Every other template
+ * of the tree stays and keeps serving; its own evidence lies elsewhere.
  */
-const DROP_TEMPLATES_SQL = `DELETE FROM templates WHERE tree_id = ?1`;
+function dropPredicate(removed: string): string {
+  return `tree_id = ?1 AND (EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = templates.id AND e.answer_hash IN (${removed}))
+    OR NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = templates.id))`;
+}
+
+/** The statements that drop those templates: their evidence first, then every template left without evidence. */
+function dropTemplates(db: D1Database, cte: string, removed: string, params: readonly unknown[]): D1PreparedStatement[] {
+  return [
+    db.prepare(`${cte} DELETE FROM template_evidence WHERE template_id IN (SELECT id FROM templates WHERE ${dropPredicate(removed)})`).bind(...params),
+    db.prepare(`DELETE FROM templates WHERE tree_id = ?1 AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = templates.id)`).bind(params[0]),
+  ];
+}
+
+const STALE_REMOVED = `SELECT hash FROM nodes WHERE tree_id = ?1 AND hash NOT IN (SELECT h FROM keep)`;
+const SUBTREE_REMOVED = `SELECT h FROM sub`;
 
 const RECOUNT_SQL = `UPDATE trees SET node_count = (SELECT count(*) FROM nodes WHERE tree_id = ?1) WHERE id = ?1`;
 
@@ -105,7 +122,7 @@ function staleParams(treeId: string, c: StaleCriteria): [string, number | null, 
 /** What a stale prune of one tree would remove (read-only). */
 export async function previewStale(db: D1Database, treeId: string, criteria: StaleCriteria): Promise<PruneOutcome> {
   const params = staleParams(treeId, criteria);
-  const [counts, roots] = await db.batch([
+  const [counts, roots, dropped] = await db.batch([
     db
       .prepare(`${KEEP_CTE} SELECT count(*) AS nodes, coalesce(sum(role = 'assistant' AND observations > 0), 0) AS answers
         FROM nodes WHERE tree_id = ?1 AND hash NOT IN (SELECT h FROM keep)`)
@@ -114,12 +131,14 @@ export async function previewStale(db: D1Database, treeId: string, criteria: Sta
       .prepare(`${KEEP_CTE} SELECT ${ROOT_COLUMNS} FROM nodes WHERE tree_id = ?1 AND hash NOT IN (SELECT h FROM keep)
         AND (parent = ?1 OR parent IN (SELECT h FROM keep)) ORDER BY depth, hash LIMIT ${ROOTS_SHOWN}`)
       .bind(...params),
+    db.prepare(`${KEEP_CTE} SELECT count(*) AS templates FROM templates WHERE ${dropPredicate(STALE_REMOVED)}`).bind(...params),
   ]);
   const count = (counts.results[0] ?? { nodes: 0, answers: 0 }) as { nodes: number; answers: number };
   return {
     trees: count.nodes > 0 ? 1 : 0,
     nodes: count.nodes,
     answers: count.answers,
+    templates: count.nodes > 0 ? ((dropped.results[0] as { templates: number } | undefined)?.templates ?? 0) : 0,
     roots: (roots.results as RootRow[]).map((r) => rootOf(treeId, r)),
   };
 }
@@ -129,31 +148,43 @@ export async function pruneStale(db: D1Database, treeId: string, criteria: Stale
   const preview = await previewStale(db, treeId, criteria);
   if (preview.nodes === 0) return preview;
   const params = staleParams(treeId, criteria);
-  const [, deleted] = await db.batch([
+  const results = await db.batch([
+    ...dropTemplates(db, KEEP_CTE, STALE_REMOVED, params),
     db.prepare(`${KEEP_CTE} DELETE FROM template_observations WHERE tree_id = ?1 AND answer_hash NOT IN (SELECT h FROM keep)`).bind(...params),
     db.prepare(`${KEEP_CTE} DELETE FROM nodes WHERE tree_id = ?1 AND hash NOT IN (SELECT h FROM keep)`).bind(...params),
-    db.prepare(DROP_TEMPLATES_SQL).bind(treeId),
     db.prepare(RECOUNT_SQL).bind(treeId),
   ]);
-  return { ...preview, nodes: deleted.meta.changes ?? preview.nodes };
+  return { ...preview, nodes: results[3].meta.changes ?? preview.nodes, templates: results[1].meta.changes ?? preview.templates };
+}
+
+/** What removing a node and everything under it would take (read-only); null when the node is not in the tree. */
+export async function previewSubtree(db: D1Database, treeId: string, hash: string): Promise<PruneOutcome | null> {
+  const root = await db.prepare(`SELECT ${ROOT_COLUMNS} FROM nodes WHERE hash = ?2 AND tree_id = ?1`).bind(treeId, hash).first<RootRow>();
+  if (!root) return null;
+  const [counts, dropped] = await db.batch([
+    db.prepare(`${SUBTREE_CTE} SELECT count(*) AS nodes, coalesce(sum(role = 'assistant' AND observations > 0), 0) AS answers FROM nodes WHERE hash IN (SELECT h FROM sub)`).bind(treeId, hash),
+    db.prepare(`${SUBTREE_CTE} SELECT count(*) AS templates FROM templates WHERE ${dropPredicate(SUBTREE_REMOVED)}`).bind(treeId, hash),
+  ]);
+  const count = counts.results[0] as { nodes: number; answers: number };
+  const templates = (dropped.results[0] as { templates: number }).templates;
+  return { trees: 1, nodes: count.nodes, answers: count.answers, templates, roots: [rootOf(treeId, root)] };
 }
 
 /**
  * Removes a node and everything under it (a recursive walk down the indexed
- * `parent` column) and recounts the tree. Run it through the tree's Durable Object.
+ * `parent` column), the templates whose evidence lies there, and recounts the
+ * tree. Run it through the tree's Durable Object.
  */
 export async function pruneSubtree(db: D1Database, treeId: string, hash: string): Promise<PruneOutcome> {
-  const root = await db.prepare(`SELECT ${ROOT_COLUMNS} FROM nodes WHERE hash = ?2 AND tree_id = ?1`).bind(treeId, hash).first<RootRow>();
-  if (!root) return { trees: 0, nodes: 0, answers: 0, roots: [] };
-  const [answers, , deleted] = await db.batch([
-    db.prepare(`${SUBTREE_CTE} SELECT coalesce(sum(role = 'assistant' AND observations > 0), 0) AS answers FROM nodes WHERE hash IN (SELECT h FROM sub)`).bind(treeId, hash),
+  const preview = await previewSubtree(db, treeId, hash);
+  if (!preview) return { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [] };
+  const results = await db.batch([
+    ...dropTemplates(db, SUBTREE_CTE, SUBTREE_REMOVED, [treeId, hash]),
     db.prepare(`${SUBTREE_CTE} DELETE FROM template_observations WHERE answer_hash IN (SELECT h FROM sub)`).bind(treeId, hash),
     db.prepare(`${SUBTREE_CTE} DELETE FROM nodes WHERE hash IN (SELECT h FROM sub)`).bind(treeId, hash),
-    db.prepare(DROP_TEMPLATES_SQL).bind(treeId),
     db.prepare(RECOUNT_SQL).bind(treeId),
   ]);
-  const answerCount = (answers.results[0] as { answers: number } | undefined)?.answers ?? 0;
-  return { trees: 1, nodes: deleted.meta.changes ?? 0, answers: answerCount, roots: [rootOf(treeId, root)] };
+  return { ...preview, nodes: results[3].meta.changes ?? preview.nodes, templates: results[1].meta.changes ?? preview.templates };
 }
 
 /** Runs one prune request (the Durable Object calls this, serialised with the tree's writes). */
@@ -168,6 +199,7 @@ export function addOutcome(total: PruneOutcome, one: PruneOutcome): PruneOutcome
     trees: total.trees + (one.nodes > 0 ? 1 : 0),
     nodes: total.nodes + one.nodes,
     answers: total.answers + one.answers,
+    templates: total.templates + one.templates,
     roots: [...total.roots, ...one.roots].slice(0, ROOTS_SHOWN),
   };
 }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
  * One row per tree: (tenant, namespace, frame). The id is the root hash h0.
@@ -94,6 +94,23 @@ export const templateObservations = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [index("template_observations_shape_idx").on(t.shapeKey, t.createdAt)],
+);
+
+/**
+ * Which recorded answers a template was learned from or confirmed by (its
+ * confirming evidence): a prune drops exactly the templates whose evidence it
+ * removes. A template with no rows here (learned before this table) counts as
+ * evidenced by every answer of its tree.
+ */
+export const templateEvidence = sqliteTable(
+  "template_evidence",
+  {
+    templateId: text("template_id").notNull(),
+    answerHash: text("answer_hash").notNull(),
+    treeId: text("tree_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.templateId, t.answerHash] }), index("template_evidence_answer_idx").on(t.answerHash)],
 );
 
 export type TemplateRow = typeof templates.$inferSelect;

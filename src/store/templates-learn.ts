@@ -5,7 +5,7 @@ import { induce, shapeKeyOf, type LearnedTemplate, type Trajectory } from "../ca
 import { decompose } from "../cache/templates/leaves";
 import { lookupKeys, skeletonDigests } from "../cache/templates/learned";
 import type { RecordInput } from "./record";
-import { observe, partnersOf, readPathTo, readTemplates, saveTemplates } from "./templates";
+import { observe, partnersOf, readPathTo, readTemplates, saveTemplates, type Evidence } from "./templates";
 
 /** Partners a new answer is paired with, and templates it is weighed against: the bounds of learning. */
 const MAX_PARTNERS = 4;
@@ -27,10 +27,11 @@ function trajectoryOf(input: RecordInput): Trajectory {
   };
 }
 
-async function loadPartner(db: D1Database, root: string, answerHash: string): Promise<Trajectory | null> {
+async function loadPartner(db: D1Database, root: string, answerHash: string): Promise<(Trajectory & { answerHash: string }) | null> {
   const read = await readPathTo(db, answerHash);
   if (!read || read.path[0].parent !== root) return null;
   return {
+    answerHash,
     root,
     hashes: read.path.map((p) => p.hash),
     messages: read.path.map((p) => hashForm(JSON.parse(p.message) as CanonicalMessage)),
@@ -54,27 +55,31 @@ export async function learnFrom(db: D1Database, input: RecordInput): Promise<Lea
   const known = await readTemplates(db, keys.map((k) => k.key), MAX_WEIGHED);
   const updated: LearnedTemplate[] = [];
   const outcomes: Outcome[] = [];
+  const evidence: Evidence[] = [];
   for (const template of known) {
     const { outcome, state } = weigh(template, t, parts.slice(template.pattern.anchorDepth));
     outcomes.push(outcome);
     if (outcome !== "unrelated") updated.push({ ...template, state });
+    if (outcome === "confirmed") evidence.push({ templateId: template.id, answerHash: input.answer.hash });
   }
   const shapeKey = shapeKeyOf(t);
   const fresh = new Map<string, LearnedTemplate>();
   if (!outcomes.includes("confirmed")) {
-    const partners = (await Promise.all((await partnersOf(db, shapeKey, input.answer.hash, MAX_PARTNERS)).map((h) => loadPartner(db, t.root, h)))).filter((p): p is Trajectory => p !== null);
+    const partners = (await Promise.all((await partnersOf(db, shapeKey, input.answer.hash, MAX_PARTNERS)).map((h) => loadPartner(db, t.root, h)))).filter((p) => p !== null);
     for (const partner of partners) {
       const template = induce(t, partner);
       if (!template || fresh.has(template.id) || known.some((k) => k.id === template.id)) continue;
+      evidence.push({ templateId: template.id, answerHash: input.answer.hash }, { templateId: template.id, answerHash: partner.answerHash });
       for (const other of partners) {
         if (other === partner || template.state.refuted) continue;
         const { outcome, state } = weigh(template, other);
         if (outcome !== "unrelated") template.state = state;
+        if (outcome === "confirmed") evidence.push({ templateId: template.id, answerHash: other.answerHash });
       }
       fresh.set(template.id, template);
     }
   }
-  await saveTemplates(db, [...fresh.values()], updated);
+  await saveTemplates(db, [...fresh.values()], updated, Date.now(), evidence);
   await observe(db, t.root, shapeKey, input.answer.hash);
   return { outcomes, induced: fresh.size };
 }

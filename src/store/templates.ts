@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, ne, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import type { LearnedTemplate } from "../cache/templates/induce";
 import type { TemplatePattern, TemplateState } from "../cache/templates/learned";
-import { templateObservations, templates } from "./schema";
+import { templateEvidence, templateObservations, templates } from "./schema";
 
 /** D1 allows 100 bound parameters per statement. */
 const IN_CHUNK = 90;
@@ -36,8 +36,14 @@ export async function hasLiveTemplates(db: D1Database, treeId: string): Promise<
   return rows.length > 0;
 }
 
-/** Inserts new templates and stores new states of known ones, in one batch. */
-export async function saveTemplates(db: D1Database, fresh: readonly LearnedTemplate[], updated: readonly LearnedTemplate[], now = Date.now()): Promise<void> {
+/** A recorded answer that induced or confirmed a template (what a prune of that answer takes along). */
+export interface Evidence {
+  templateId: string;
+  answerHash: string;
+}
+
+/** Inserts new templates, stores new states of known ones and their new evidence, in one batch. */
+export async function saveTemplates(db: D1Database, fresh: readonly LearnedTemplate[], updated: readonly LearnedTemplate[], now = Date.now(), evidence: readonly Evidence[] = []): Promise<void> {
   const orm = drizzle(db);
   const statements = [
     ...fresh.map((t) =>
@@ -52,6 +58,10 @@ export async function saveTemplates(db: D1Database, fresh: readonly LearnedTempl
         .set({ state: JSON.stringify(t.state), bindings: t.state.bindings.length, refuted: t.state.refuted ? 1 : 0, updatedAt: now })
         .where(eq(templates.id, t.id)),
     ),
+    ...evidence.map((e) => {
+      const treeId = [...fresh, ...updated].find((t) => t.id === e.templateId)?.treeId ?? "";
+      return orm.insert(templateEvidence).values({ templateId: e.templateId, answerHash: e.answerHash, treeId, createdAt: now }).onConflictDoNothing();
+    }),
   ];
   if (statements.length === 0) return;
   await orm.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);

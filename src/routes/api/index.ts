@@ -3,7 +3,7 @@ import { requireCaller, type AuthVariables } from "../../auth/middleware";
 import { getExport } from "./export";
 import { postImport } from "./import";
 import { getNode, getPath } from "./nodes";
-import { deleteNode, postPrune } from "./prune";
+import { deleteNode, getNodePrune, postPrune } from "./prune";
 import { getSeries } from "./series";
 import { getStats } from "./stats";
 import { getTemplates } from "./templates";
@@ -20,6 +20,7 @@ export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   api.get("/trees/:treeId/templates", getTemplates);
   api.get("/nodes/:hash", getNode);
   api.get("/nodes/:hash/path", getPath);
+  api.get("/nodes/:hash/prune", getNodePrune);
   api.delete("/nodes/:hash", deleteNode);
   api.post("/import", postImport);
   api.post("/prune", postPrune);

