@@ -28,11 +28,19 @@ export interface EngineOptions {
 /** Options for an instrumented tool. */
 export interface ToolOptions<A extends unknown[], This = unknown, P = unknown, Q = unknown> {
   /**
-   * The name the tool is stored under. Default: the function or method name;
-   * for an anonymous function, a hash of its source (so editing it retires
-   * its recordings). Set it to keep recordings valid across refactors.
+   * The name the tool is stored under: its identity across processes and
+   * builds. Required for function tools (minifiers rename functions); a method
+   * tool defaults to its method name (property names survive minification).
    */
   name?: string;
+  /**
+   * Stored with each step; a recording made with another version is not
+   * replayed (a `tool-changed` warning says so). Default: a hash of the tool's
+   * source, so editing the tool retires its recordings, and so does a build
+   * that rewrites it (minification). Set it, and bump it when the tool's
+   * behaviour changes, to keep recordings across builds.
+   */
+  version?: string;
   /** Validates the environment before the call, at query time and before each replayed step. */
   preCheck?: Check<A, P, This>;
   /** Validates the environment after each replayed call. */
@@ -72,7 +80,6 @@ export class Engine<P extends Params = Params> {
   declare private readonly tools: Map<string, Tool>;
   declare private readonly scope: Scope;
   declare private agent: Agent<P> | undefined;
-  declare private context: unknown;
   declare private finalized: boolean;
 
   constructor(options: EngineOptions = {}) {
@@ -85,7 +92,6 @@ export class Engine<P extends Params = Params> {
       tools: new Map<string, Tool>(),
       scope: newScope(),
       agent: undefined,
-      context: undefined,
       finalized: false,
     });
     return callable;
@@ -98,10 +104,26 @@ export class Engine<P extends Params = Params> {
     return this;
   }
 
-  /** The object replayed method tools are called on (their `this`). */
-  setContext(context: unknown): this {
+  /**
+   * The instance that replayed method tools of its class are called on (their
+   * `this`). Call it once per class that has method tools; two instances of
+   * one class cannot both be contexts.
+   */
+  setContext(instance: object): this {
     this.assertOpen("set the context");
-    this.context = context;
+    const methods = [...this.tools.values()].filter(
+      (t) => t.method && (instance as Record<string | symbol, unknown>)[t.method.key] === t.method.wrapper,
+    );
+    if (methods.length === 0) throw new Error("muscle-mem: setContext(instance): the instance has no @engine.method tools of this engine");
+    for (const { name, method } of methods) {
+      if (method?.context !== undefined && method.context !== instance) {
+        throw new Error(
+          `muscle-mem: method tool ${name} already replays on another instance. Methods are bound per class: ` +
+            "record with one instance per class, or give the other instance its own Engine",
+        );
+      }
+    }
+    for (const { method } of methods) if (method) method.context = instance;
     return this;
   }
 
@@ -110,8 +132,9 @@ export class Engine<P extends Params = Params> {
     if (this.finalized) return this;
     if (this.tools.size === 0) throw new Error("muscle-mem: register a tool with engine.function() or @engine.method() first");
     if (!this.agent) throw new Error("muscle-mem: set an agent with engine.setAgent(agent) first");
-    if (this.context === undefined && [...this.tools.values()].some((t) => t.isMethod)) {
-      throw new Error("muscle-mem: method tools need an instance to replay on: engine.setContext(instance)");
+    const unbound = [...this.tools.values()].filter((t) => t.method && t.method.context === undefined).map((t) => t.name);
+    if (unbound.length > 0) {
+      throw new Error(`muscle-mem: method tools need an instance to replay on: engine.setContext(instance) (missing for ${unbound.join(", ")})`);
     }
     this.finalized = true;
     return this;
@@ -124,10 +147,16 @@ export class Engine<P extends Params = Params> {
    * @example const click = engine.function({ preCheck }, (x: number, y: number) => screen.click(x, y));
    */
   function<B extends unknown[], R, A extends unknown[] = B, P = unknown, Q = unknown>(
-    options: ToolOptions<A, unknown, P, Q> & Compatible<A, B>,
+    options: ToolOptions<A, unknown, P, Q> & { name: string } & Compatible<A, B>,
     fn: (...args: B) => R,
   ): (...args: B) => R {
-    const tool = this.register(options, fn as Tool["fn"], fn.name, false);
+    if (typeof options.name !== "string" || options.name === "") {
+      throw new Error(
+        `muscle-mem: engine.function needs { name } (got a function named "${fn.name}"): the name is how recordings find ` +
+          "the tool in other processes, and minifiers rename functions",
+      );
+    }
+    const tool = this.register(options, fn as Tool["fn"], options.name, undefined);
     return instrument(tool, this.scope) as (...args: B) => R;
   }
 
@@ -141,9 +170,17 @@ export class Engine<P extends Params = Params> {
       target: (this: T, ...args: B) => R,
       context: ClassMethodDecoratorContext<T, (this: T, ...args: B) => R> & Compatible<A, B>,
     ): ((this: T, ...args: B) => R) => {
+      if (typeof context !== "object" || context === null || context.kind !== "method") {
+        throw new Error(
+          "muscle-mem: @engine.method was applied as a legacy decorator; it is a TC39 standard decorator. " +
+            'Set "experimentalDecorators": false (or remove it) in tsconfig.json',
+        );
+      }
       if (context.private || context.static) throw new Error("muscle-mem: @engine.method needs a public instance method");
-      const tool = this.register(options, target as Tool["fn"], String(context.name), true);
-      return instrument(tool, this.scope) as (this: T, ...args: B) => R;
+      const tool = this.register(options, target as Tool["fn"], options.name ?? String(context.name), context.name);
+      const wrapper = instrument(tool, this.scope);
+      if (tool.method) tool.method.wrapper = wrapper;
+      return wrapper as (this: T, ...args: B) => R;
     };
   }
 
@@ -167,7 +204,7 @@ export class Engine<P extends Params = Params> {
       this.warn({ kind: "store-query", message: "could not read trajectories; running the agent", error });
       return [] as Trajectory[];
     });
-    const outcome = await replay(candidates, { tools: this.tools, params, context: this.context, warn: this.warn });
+    const outcome = await replay(candidates, { tools: this.tools, params, warn: this.warn });
     if (outcome.kind === "hit") return { hit: true, replayed: outcome.done.length, recorded: 0, stored: false };
 
     const recording = new Recording(outcome.done);
@@ -212,16 +249,22 @@ export class Engine<P extends Params = Params> {
     return { ...report, reason };
   }
 
-  private register<A extends unknown[], This, P, Q>(options: ToolOptions<A, This, P, Q>, fn: Tool["fn"], fallback: string, isMethod: boolean): Tool {
+  private register<A extends unknown[], This, P, Q>(
+    options: ToolOptions<A, This, P, Q>,
+    fn: Tool["fn"],
+    name: string,
+    methodKey: string | symbol | undefined,
+  ): Tool {
     this.assertOpen("register tools");
-    // An anonymous tool is named after its source, as the original named tools by a hash of
-    // their code: stable across machines running the same code, new when the code changes.
-    const name = options.name ?? (fallback || `fn_${createHash("sha256").update(fn.toString()).digest("hex").slice(0, 12)}`);
-    if (this.tools.has(name)) throw new Error(`muscle-mem: a tool named "${name}" is already registered; pass { name }`);
+    if (this.tools.has(name)) throw new Error(`muscle-mem: a tool named "${name}" is already registered; pass another { name }`);
+    // As the original identified tools by a hash of their code: new code retires old recordings.
+    const version = options.version ?? `src:${createHash("sha256").update(fn.toString()).digest("hex").slice(0, 12)}`;
     const tool: Tool = {
       name,
+      version,
       fn,
-      isMethod,
+      isMethod: methodKey !== undefined,
+      method: methodKey === undefined ? undefined : { key: methodKey },
       pre: options.preCheck && eraseCheck(options.preCheck),
       post: options.postCheck && eraseCheck(options.postCheck),
     };
@@ -240,7 +283,7 @@ export class Engine<P extends Params = Params> {
 
   private toStep(observed: { tool: string; args: StepArg[]; pre?: unknown; post?: unknown; result?: unknown }): Step {
     const tool = this.tools.get(observed.tool) as Tool;
-    const step: Step = { tool: observed.tool, args: observed.args };
+    const step: Step = { tool: observed.tool, version: tool.version, args: observed.args };
     if (tool.pre) step.pre = encodeValue(observed.pre, "pre-check capture");
     if (tool.post) step.post = encodeValue(observed.post, "post-check capture");
     const result = tryEncode(observed.result);

@@ -7,8 +7,6 @@ import type { BranchOf, EngineWarning, Step, StepArg, Trajectory } from "./types
 export interface ReplayEnv {
   tools: ReadonlyMap<string, Tool>;
   params: Record<string, unknown>;
-  /** `this` for method tools. */
-  context: unknown;
   warn(warning: EngineWarning): void;
 }
 
@@ -47,12 +45,29 @@ interface Option {
 const newestFirst = (a: Trajectory, b: Trajectory) => b.recordedAt - a.recordedAt;
 
 /** Trajectories this engine can replay: non-empty, known tools, every param present. */
-function usable(t: Trajectory, env: ReplayEnv, bind: Binder): boolean {
-  return t.steps.length > 0 && t.steps.every((s, i) => env.tools.has(s.tool) && bind.args(t.steps, i) !== undefined);
+function usable(t: Trajectory, env: ReplayEnv, bind: Binder, changed: Set<string>): boolean {
+  if (t.steps.length === 0) return false;
+  return t.steps.every((s, i) => {
+    const tool = env.tools.get(s.tool);
+    if (!tool) return false;
+    if (s.version !== tool.version) {
+      if (!changed.has(tool.name)) {
+        changed.add(tool.name);
+        env.warn({
+          kind: "tool-changed",
+          message:
+            `a recording of tool ${tool.name} was made with version ${s.version ?? "(none)"}, this one is version ${tool.version}; ` +
+            "it is not replayed. Pass { version } to the tool to keep recordings across edits and builds",
+        });
+      }
+      return false;
+    }
+    return bind.args(t.steps, i) !== undefined;
+  });
 }
 
-function selfFor(tool: Tool, env: ReplayEnv): unknown {
-  return tool.isMethod ? env.context : undefined;
+function selfFor(tool: Tool, _env: ReplayEnv): unknown {
+  return tool.method?.context;
 }
 
 type Taken = { ok: true; value: unknown } | { ok: false };
@@ -114,7 +129,8 @@ async function preCheck(env: ReplayEnv, bind: Binder, candidates: Trajectory[], 
  */
 export async function replay(all: Trajectory[], env: ReplayEnv): Promise<ReplayOutcome> {
   const bind = new Binder(all, env.params);
-  let live = all.filter((t) => usable(t, env, bind)).sort(newestFirst);
+  const changed = new Set<string>();
+  let live = all.filter((t) => usable(t, env, bind, changed)).sort(newestFirst);
   const done: ReplayedCall[] = [];
   if (live.length === 0) return { kind: "miss", done, prefix: [], reason: "no usable trajectory" };
 

@@ -5,8 +5,12 @@ import { canonicalJson, encodeValue } from "./json.js";
 /** A registered tool: the original (uninstrumented) function and its checks. */
 export interface Tool {
   name: string;
+  /** Stored with each step; a recording made with another version is not replayed. */
+  version: string;
   fn: (this: unknown, ...args: unknown[]) => unknown;
   isMethod: boolean;
+  /** For a method tool: its property name, its instrumented form, and the instance it replays on. */
+  method?: { key: string | symbol; wrapper?: unknown; context?: object };
   pre?: ErasedCheck;
   post?: ErasedCheck;
 }
@@ -150,6 +154,11 @@ export function instrument(tool: Tool, scope: Scope): (this: unknown, ...args: u
   return function instrumented(this: unknown, ...args: unknown[]): unknown {
     const frame = scope.getStore();
     if (!frame || frame.nested) return tool.fn.apply(this, args);
+    if (tool.method && this !== tool.method.context) {
+      frame.recording.refuse(
+        `method ${tool.name} was called on an instance that is not its context (engine.setContext); a replay would call it on the context instead`,
+      );
+    }
     const repeated = repeat(frame.recording, tool, args);
     if (repeated) return repeated.value;
     const running = frame.recording.calls.find((c) => c.status === "running");

@@ -14,6 +14,8 @@ export interface StepArg {
 export interface Step {
   /** The registered tool name. */
   tool: string;
+  /** The tool's version when recorded: its `version` option, else a hash of its source. */
+  version?: string;
   args: StepArg[];
   /** The pre-check capture taken just before the call, when the tool has a pre-check. */
   pre?: Json;
@@ -95,7 +97,7 @@ export interface RunReport {
 
 /** Problems the engine survives, reported instead of thrown. */
 export interface EngineWarning {
-  kind: "store-query" | "store-add" | "not-storable" | "check-error" | "tool-error";
+  kind: "store-query" | "store-add" | "not-storable" | "check-error" | "tool-error" | "tool-changed";
   message: string;
   error?: unknown;
 }

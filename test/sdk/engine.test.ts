@@ -27,13 +27,14 @@ describe("Engine setup", () => {
     expect(() => engine.setAgent(() => {})).toThrow(/finalized/);
   });
 
-  it("Should name an anonymous tool after its source", async () => {
+  it("Should store each step with its tool's version, by default a hash of its source", async () => {
     const store = new MemoryStore();
     const e = new Engine({ store });
-    const f = e.function({}, (x: number) => x + 1);
-    e.setAgent(() => { f(1); }).finalize();
+    const f = e.function({ name: "f" }, (x: number) => x + 1);
+    const g = e.function({ name: "g", version: "2" }, (x: number) => x + 2);
+    e.setAgent(() => { f(1); g(1); }).finalize();
     await e("t");
-    expect(store.dump()[0].steps[0].tool).toMatch(/^fn_[0-9a-f]{12}$/);
+    expect(store.dump()[0].steps.map((s) => s.version)).toEqual([expect.stringMatching(/^src:[0-9a-f]{12}$/), "2"]);
   });
 });
 
@@ -136,13 +137,13 @@ describe("Engine replay", () => {
   it("Should replay the candidate with the best score", async () => {
     const screen = { brightness: 0.8 };
     const recorded = (id: string, brightness: number, tool: string): Trajectory => ({
-      id, key: { task: "t" }, task: "t", recordedAt: 1, steps: [{ tool, args: [], pre: brightness }],
+      id, key: { task: "t" }, task: "t", recordedAt: 1, steps: [{ tool, version: "1", args: [], pre: brightness }],
     });
     const { engine } = quiet(new MemoryStore([recorded("dim", 0.5, "dim"), recorded("bright", 0.75, "bright")]));
     const check = new Check(() => screen.brightness, (a, b) => 1 - Math.abs(a - b), { threshold: 0.6 });
     const ran: string[] = [];
-    engine.function({ name: "dim", preCheck: check }, () => { ran.push("dim"); });
-    engine.function({ name: "bright", preCheck: check }, () => { ran.push("bright"); });
+    engine.function({ name: "dim", version: "1", preCheck: check }, () => { ran.push("dim"); });
+    engine.function({ name: "bright", version: "1", preCheck: check }, () => { ran.push("bright"); });
     engine.setAgent(() => {}).finalize();
     expect(await engine("t")).toBe(true);
     expect(ran).toEqual(["bright"]);

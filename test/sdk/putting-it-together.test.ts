@@ -19,7 +19,7 @@ describe("putting it all together", () => {
     const compare = (current: T, candidate: T): boolean => current.time - candidate.time <= 1000;
 
     const greeted: string[] = [];
-    const hello = engine.function({ preCheck: new Check(capture, compare) }, (name: string) => {
+    const hello = engine.function({ name: "hello", preCheck: new Check(capture, compare) }, (name: string) => {
       greeted.push(`hello ${name}`);
     });
 

@@ -49,7 +49,11 @@ export function toLine(trajectory: Trajectory, model: string): WireLine {
   ];
   trajectory.steps.forEach((step, i) => {
     const id = `call_${i}`;
-    const args = canonicalJson({ args: step.args.map((a): Json => (a.param === undefined ? { value: a.value } : { value: a.value, param: a.param })) });
+    const call: { [k: string]: Json } = {
+      args: step.args.map((a): Json => (a.param === undefined ? { value: a.value } : { value: a.value, param: a.param })),
+    };
+    if (step.version !== undefined) call.version = step.version;
+    const args = canonicalJson(call);
     messages.push({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: step.tool, arguments: args } }] });
     const observed: { [k: string]: Json } = {};
     if (step.pre !== undefined) observed.pre = step.pre;
@@ -114,10 +118,12 @@ export function fromLine(line: unknown): Trajectory | undefined {
     if (!Array.isArray(call) || call.length !== 1 || !isObject(call[0]) || result?.role !== "tool") return undefined;
     const fn = call[0].function;
     if (!isObject(fn) || typeof fn.name !== "string" || typeof fn.arguments !== "string") return undefined;
-    const args = parseArgs(tryParseJson(fn.arguments));
+    const parsed = tryParseJson(fn.arguments);
+    const args = parseArgs(parsed);
     const observed = jsonOf(result.content);
     if (!args || !isObject(observed)) return undefined;
     const step: Step = { tool: fn.name, args };
+    if (isObject(parsed) && typeof parsed.version === "string") step.version = parsed.version;
     if ("pre" in observed) step.pre = observed.pre;
     if ("post" in observed) step.post = observed.post;
     if ("result" in observed) step.result = observed.result;
