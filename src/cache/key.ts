@@ -1,4 +1,4 @@
-import { canonicalConversation, canonicalJson, canonicalMessage, storedForm, type CanonicalError, type ToolCallIds } from "./canonical";
+import { answerForm, canonicalConversation, canonicalJson, canonicalMessage, isCanonicalError, storedForm, type CanonicalError, type ToolCallIds } from "./canonical";
 import { bypassReason, frameJsonOf } from "./frame";
 import { childHash, treeIdOf, walk, type PathStep } from "./hash";
 import type { CanonicalMessage, ChatMessage, ChatRequest } from "./messages";
@@ -81,8 +81,8 @@ export function keyRequest(body: ChatRequest, tenant: string, namespace: string,
  */
 export function keyAnswer(key: RequestKey, message: ChatMessage): { hash: string; json: string; message: CanonicalMessage } | null {
   const canonical = canonicalMessage(message, key.ids, key.path.length);
-  if ("kind" in canonical) return null;
-  const stored = storedForm(canonical, message);
+  if (isCanonicalError(canonical)) return null;
+  const stored = answerForm(storedForm(canonical, message), message);
   if (key.declared) return keyDeclaredAnswer(key.key, stored, key.declared);
   return { hash: childHash(key.key, canonicalJson(canonical)), json: canonicalJson(stored), message: stored };
 }

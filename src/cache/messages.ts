@@ -14,6 +14,9 @@ const toolCall = z.looseObject({
 
 const content = z.union([z.string(), z.array(contentPart), z.null()]).optional();
 
+/** A legacy `function_call` (before tools): name and arguments text. */
+const functionCall = z.looseObject({ name: z.string(), arguments: z.string() });
+
 /** One chat message, validated for the fields the cache reads; unknown fields pass through. */
 export const chatMessage = z.discriminatedUnion("role", [
   z.looseObject({ role: z.literal("system"), content: z.union([z.string(), z.array(contentPart)]), name: z.string().optional() }),
@@ -24,7 +27,8 @@ export const chatMessage = z.discriminatedUnion("role", [
     content,
     name: z.string().optional(),
     refusal: z.string().nullable().optional(),
-    tool_calls: z.array(toolCall).optional(),
+    tool_calls: z.array(toolCall).nullable().optional(),
+    function_call: functionCall.nullable().optional(),
   }),
   z.looseObject({ role: z.literal("tool"), content: z.union([z.string(), z.array(contentPart)]), tool_call_id: z.string().min(1) }),
   z.looseObject({ role: z.literal("function"), content: z.string().nullable(), name: z.string() }),
@@ -32,6 +36,7 @@ export const chatMessage = z.discriminatedUnion("role", [
 
 export type ChatMessage = z.infer<typeof chatMessage>;
 export type ToolCall = z.infer<typeof toolCall>;
+export type FunctionCall = z.infer<typeof functionCall>;
 
 /** The body of `POST /v1/chat/completions`, as far as the cache needs to know it. */
 export const chatRequest = z.looseObject({
@@ -52,15 +57,24 @@ export type ChatRequest = z.infer<typeof chatRequest>;
 export interface CanonicalToolCall {
   id: string;
   type: "function";
-  function: { name: string; arguments: string };
+  function: FunctionCall;
+  [field: string]: unknown;
 }
 
-/** A message in canonical form: what is hashed and what is stored. */
+/**
+ * A message in canonical form: what is hashed and what is stored. Fields the
+ * cache does not read are kept as sent (`prefix`, `reasoning_content`, …).
+ * The hash form holds no null values; an answer's stored form may hold
+ * `content: null`, `refusal: null`, `annotations: []` as the model sent them.
+ */
 export interface CanonicalMessage {
   role: string;
-  content?: string | string[];
+  content?: string | string[] | null;
   name?: string;
-  refusal?: string;
+  refusal?: string | null;
   tool_calls?: CanonicalToolCall[];
+  function_call?: FunctionCall;
+  annotations?: unknown[];
   tool_call_id?: string;
+  [field: string]: unknown;
 }

@@ -5,9 +5,11 @@ export interface OpenAIMessage {
   role: string;
   content: string | null | Array<{ type: "text"; text: string }>;
   name?: string;
-  refusal?: string;
+  refusal?: string | null;
   tool_calls?: CanonicalMessage["tool_calls"];
   tool_call_id?: string;
+  /** Every other field as stored (`function_call`, `prefix`, …): it was keyed, so it must come back. */
+  [field: string]: unknown;
 }
 
 /** A message of a tree recorded through `/v1/messages`: Anthropic content blocks, as stored. */
@@ -46,6 +48,7 @@ function openAIMessageOf(message: CanonicalMessage): OpenAIMessage {
   if (message.refusal !== undefined) out.refusal = message.refusal;
   if (message.tool_calls) out.tool_calls = message.tool_calls;
   if (message.tool_call_id !== undefined) out.tool_call_id = message.tool_call_id;
+  for (const [k, v] of Object.entries(message)) if (!(k in out) && k !== "content") out[k] = v;
   return out;
 }
 

@@ -30,6 +30,14 @@ interface CallSk {
   id: string;
   name: string;
   args: ArgsSk;
+  /** A tool call's other fields (and its function's), whole. */
+  extra?: { call: Record<string, unknown>; fn: Record<string, unknown> };
+}
+
+function extraOf(call: CanonicalToolCall): { extra?: NonNullable<CallSk["extra"]> } {
+  const { id: _id, type: _type, function: fn, ...rest } = call;
+  const { name: _name, arguments: _args, ...fnRest } = fn;
+  return Object.keys(rest).length + Object.keys(fnRest).length > 0 ? { extra: { call: rest, fn: fnRest } } : {};
 }
 interface MessageSk {
   role: string;
@@ -38,7 +46,12 @@ interface MessageSk {
   content?: TextSk | TextSk[];
   refusal?: TextSk;
   tool_calls?: CallSk[];
+  /** Every other field (null ones included), structural: a template never varies it. */
+  extra?: Record<string, unknown>;
 }
+
+/** The fields `decompose` splits into leaves; any other is kept whole in the skeleton. */
+const SPLIT_FIELDS = new Set(["role", "name", "tool_call_id", "content", "refusal", "tool_calls"]);
 
 /** Splits text into separators and tokens: `["t", sep0, sep1, ...]` with one token between each two separators. */
 function splitText(text: string, leaves: Leaf[]): TextSk {
@@ -88,13 +101,15 @@ export function decompose(message: CanonicalMessage): Decomposed {
   const sk: MessageSk = { role: message.role };
   if (message.name !== undefined) sk.name = message.name;
   if (message.tool_call_id !== undefined) sk.tool_call_id = message.tool_call_id;
-  if (message.content !== undefined) {
+  if (typeof message.content === "string" || Array.isArray(message.content)) {
     sk.content = Array.isArray(message.content) ? message.content.map((part) => splitText(part, leaves)) : splitText(message.content, leaves);
   }
-  if (message.refusal !== undefined) sk.refusal = splitText(message.refusal, leaves);
+  if (typeof message.refusal === "string") sk.refusal = splitText(message.refusal, leaves);
   if (message.tool_calls !== undefined) {
-    sk.tool_calls = message.tool_calls.map((call) => ({ id: call.id, name: call.function.name, args: splitArgs(call.function.arguments, leaves) }));
+    sk.tool_calls = message.tool_calls.map((call) => ({ id: call.id, name: call.function.name, args: splitArgs(call.function.arguments, leaves), ...extraOf(call) }));
   }
+  const extra = Object.entries(message).filter(([k, v]) => !SPLIT_FIELDS.has(k) || v === null);
+  if (extra.length > 0) sk.extra = Object.fromEntries(extra);
   return { skeleton: canonicalJson(sk), leaves };
 }
 
@@ -176,8 +191,9 @@ export function compose(skeleton: string, values: readonly string[]): CanonicalM
     if (sk.name !== undefined) out.name = sk.name;
     if (sk.refusal !== undefined) out.refusal = joinText(sk.refusal, reader);
     if (sk.tool_calls !== undefined) {
-      out.tool_calls = sk.tool_calls.map((call): CanonicalToolCall => ({ id: call.id, type: "function", function: { name: call.name, arguments: joinArgs(call.args, reader) } }));
+      out.tool_calls = sk.tool_calls.map((call): CanonicalToolCall => ({ ...call.extra?.call, id: call.id, type: "function", function: { ...call.extra?.fn, name: call.name, arguments: joinArgs(call.args, reader) } }));
     }
+    if (sk.extra) Object.assign(out, sk.extra);
     if (sk.tool_call_id !== undefined) out.tool_call_id = sk.tool_call_id;
     return reader.done() ? out : null;
   } catch (error) {

@@ -86,7 +86,7 @@ function mapMessage(message: CanonicalMessage, onText: (s: string) => string, on
   const out: CanonicalMessage = { ...message };
   if (typeof message.content === "string") out.content = onText(message.content);
   else if (Array.isArray(message.content)) out.content = message.content.map(onText);
-  if (message.refusal !== undefined) out.refusal = onText(message.refusal);
+  if (typeof message.refusal === "string") out.refusal = onText(message.refusal);
   if (message.tool_calls) {
     out.tool_calls = message.tool_calls.map((call) => ({ ...call, function: { ...call.function, arguments: onArguments(call.function.arguments) } }));
   }

@@ -1,0 +1,106 @@
+/**
+ * JSON read for what it says, not for what `JSON.parse` keeps of it. Both
+ * functions take text that `JSON.parse` already accepted and walk it once,
+ * iteratively (no recursion, so any depth is safe to scan).
+ */
+
+/** The deepest nesting of arrays and objects a request body (or an import line) may have: deeper is a 400. */
+export const MAX_JSON_DEPTH = 512;
+
+/** What a scan found: how deep the text nests, and why its parsed value is not exactly the text (null when it is). */
+export interface JsonScan {
+  depth: number;
+  lossy: string | null;
+}
+
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** The index of the closing quote of the string that opens at `start`. */
+function stringEnd(text: string, start: number): number {
+  let j = start + 1;
+  for (;;) {
+    j = text.indexOf('"', j);
+    if (j < 0) return text.length;
+    let slashes = 0;
+    for (let k = j - 1; text.charCodeAt(k) === 0x5c; k--) slashes++;
+    if (slashes % 2 === 0) return j;
+    j++;
+  }
+}
+
+function isNumberChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+}
+
+/** Significant digits and decimal exponent of a finite number's text, e.g. `12.50e1` -> ["125", 2]. */
+function decimalOf(text: string): { digits: string; exponent: number } {
+  const m = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!m) return { digits: text, exponent: 0 };
+  const all = m[1] + (m[2] ?? "");
+  const lead = all.length - all.replace(/^0+/, "").length;
+  const digits = all.slice(lead).replace(/0+$/, "");
+  return { digits, exponent: Number(m[3] ?? 0) + m[1].length - lead - 1 };
+}
+
+/**
+ * Why `JSON.parse` cannot keep the number `text` exactly (null when it can):
+ * beyond a double's range, more digits than a double holds (an integer past
+ * 2^53), or a negative zero (which serialises as `0`).
+ */
+export function inexactNumber(text: string): string | null {
+  // Fast path: up to 15 digits and no fraction or exponent is always exact.
+  if (text.length <= 15 && !/[.eE]/.test(text)) return text === "-0" ? "negative zero" : null;
+  const value = Number(text);
+  if (!Number.isFinite(value)) return "non-finite number";
+  if (value === 0) return text.startsWith("-") ? "negative zero" : null;
+  const a = decimalOf(text);
+  const b = decimalOf(String(Math.abs(value)));
+  return a.digits === b.digits && a.exponent === b.exponent ? null : "inexact number";
+}
+
+/**
+ * Scans JSON text once: its nesting depth, and the first reason its parsed
+ * value would not be exactly the text: a duplicate key in an object (parsers
+ * disagree on which one wins), a `__proto__` key (validation drops it), or a
+ * number a double cannot hold.
+ */
+export function scanJson(text: string): JsonScan {
+  const keys: Array<Set<string> | null> = [];
+  let depth = 0;
+  let lossy: string | null = null;
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) {
+      keys.push(c === 0x7b ? new Set() : null);
+      if (keys.length > depth) depth = keys.length;
+      i++;
+    } else if (c === 0x7d || c === 0x5d) {
+      keys.pop();
+      i++;
+    } else if (c === 0x22) {
+      const end = stringEnd(text, i);
+      const set = keys[keys.length - 1];
+      if (set && lossy === null) {
+        let k = end + 1;
+        while (WHITESPACE.has(text.charCodeAt(k))) k++;
+        if (text.charCodeAt(k) === 0x3a) {
+          const raw = text.slice(i + 1, end);
+          const key = raw.includes("\\") ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+          if (key === "__proto__") lossy = "__proto__ key";
+          else if (set.has(key)) lossy = "duplicate JSON key";
+          set.add(key);
+        }
+      }
+      i = end + 1;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      let j = i + 1;
+      while (j < n && isNumberChar(text.charCodeAt(j))) j++;
+      if (lossy === null) lossy = inexactNumber(text.slice(i, j));
+      i = j;
+    } else {
+      i++;
+    }
+  }
+  return { depth, lossy };
+}
