@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { Check, eraseCheck } from "./check.js";
-import { encodeValue, NotSerialisableError, type Json } from "./json.js";
+import { recordStep, toStep } from "./record.js";
 import { replay } from "./replay.js";
 import { encodeArgs, skillKey } from "./steps.js";
 import { MemoryStore } from "./store/memory-store.js";
@@ -23,6 +23,14 @@ export interface EngineOptions {
   store?: TrajectoryStore;
   /** Problems the engine survives (an unreachable store, a capture that throws). Default: console.warn. */
   onWarning?: (warning: EngineWarning) => void;
+  /**
+   * What a hit does with the snapshots it observed. `"keep"` (default): nothing is
+   * stored, so a recording ages from when it was recorded (a time-window check
+   * expires). `"refresh"`: the hit is stored as a new recording with this run's
+   * snapshots, as the original did, so the window slides with each hit; storage
+   * then grows with hits.
+   */
+  onHit?: "keep" | "refresh";
 }
 
 /** Options for an instrumented tool. */
@@ -80,6 +88,7 @@ export class Engine<P extends Params = Params> {
   declare private readonly tools: Map<string, Tool>;
   declare private readonly scope: Scope;
   declare private agent: Agent<P> | undefined;
+  declare private readonly onHit: "keep" | "refresh";
   declare private finalized: boolean;
 
   constructor(options: EngineOptions = {}) {
@@ -90,6 +99,7 @@ export class Engine<P extends Params = Params> {
       store: options.store ?? new MemoryStore(),
       warn: options.onWarning ?? ((w: EngineWarning) => console.warn(`muscle-mem: ${w.message}`, w.error ?? "")),
       tools: new Map<string, Tool>(),
+      onHit: options.onHit ?? "keep",
       scope: newScope(),
       agent: undefined,
       finalized: false,
@@ -205,7 +215,14 @@ export class Engine<P extends Params = Params> {
       return [] as Trajectory[];
     });
     const outcome = await replay(candidates, { tools: this.tools, params, warn: this.warn });
-    if (outcome.kind === "hit") return { hit: true, replayed: outcome.done.length, recorded: 0, stored: false };
+    if (outcome.kind === "hit") {
+      const report: RunReport = { hit: true, replayed: outcome.done.length, recorded: 0, stored: false };
+      if (this.onHit === "keep") return report;
+      // Refresh: store what this replay observed, so time-window checks slide forward as in the original.
+      return this.save(report, { key, task, branchOf: undefined }, () =>
+        outcome.done.map((d) => toStep(this.tools, { tool: d.tool, args: encodeArgs(d.args, params), pre: d.pre, post: d.post, result: d.result })),
+      );
+    }
 
     const recording = new Recording(outcome.done);
     const agent = this.agent as Agent<P>;
@@ -225,16 +242,24 @@ export class Engine<P extends Params = Params> {
       branchOf: outcome.branchOf,
     };
     if (recording.problem) return this.notStored(report, recording.problem);
+    return this.save(report, { key, task, branchOf: outcome.branchOf }, () => [
+      ...outcome.prefix,
+      ...(outcome.diverged ? [toStep(this.tools, outcome.diverged)] : []),
+      ...recording.calls.map((call) => recordStep(this.tools, call, params)),
+    ]);
+  }
+
+  /** Builds the steps to store (which may throw: not storable) and stores them as a trajectory. */
+  private async save(report: RunReport, meta: Pick<Trajectory, "key" | "task" | "branchOf">, build: () => Step[]): Promise<RunReport> {
     let steps: Step[];
     try {
-      const diverged = outcome.diverged ? [this.toStep(outcome.diverged)] : [];
-      steps = [...outcome.prefix, ...diverged, ...recording.calls.map((call) => this.recordStep(call, params))];
+      steps = build();
     } catch (error) {
       return this.notStored(report, error instanceof Error ? error.message : String(error), error);
     }
     if (steps.length === 0) return { ...report, reason: "the agent called no tools; nothing to store" };
-
-    const trajectory: Trajectory = { id: randomUUID(), key, task, steps, recordedAt: Date.now(), branchOf: outcome.branchOf };
+    const trajectory: Trajectory = { id: randomUUID(), ...meta, steps, recordedAt: Date.now() };
+    if (!meta.branchOf) delete trajectory.branchOf;
     try {
       await this.store.add(trajectory);
       return { ...report, stored: true, trajectoryId: trajectory.id };
@@ -272,36 +297,7 @@ export class Engine<P extends Params = Params> {
     return tool;
   }
 
-  /** The stored form of a call the agent made. Throws when it cannot be stored faithfully. */
-  private recordStep(call: Recording["calls"][number], params: Record<string, unknown>): Step {
-    if (call.status === "threw") throw new Error(`tool ${call.tool.name} threw`);
-    if (call.status === "running") throw new Error(`tool ${call.tool.name} was still running when the agent returned`);
-    if (call.problem) throw new Error(call.problem);
-    const { pre, post, result } = call;
-    return this.toStep({ tool: call.tool.name, args: encodeArgs(call.args, params), pre, post, result });
-  }
-
-  private toStep(observed: { tool: string; args: StepArg[]; pre?: unknown; post?: unknown; result?: unknown }): Step {
-    const tool = this.tools.get(observed.tool) as Tool;
-    const step: Step = { tool: observed.tool, version: tool.version, args: observed.args };
-    if (tool.pre) step.pre = encodeValue(observed.pre, "pre-check capture");
-    if (tool.post) step.post = encodeValue(observed.post, "post-check capture");
-    const result = tryEncode(observed.result);
-    if (result !== undefined) step.result = result;
-    return step;
-  }
-
   private assertOpen(what: string): void {
     if (this.finalized) throw new Error(`muscle-mem: the engine is finalized; cannot ${what}`);
-  }
-}
-
-function tryEncode(value: unknown): Json | undefined {
-  if (value === undefined) return undefined;
-  try {
-    return encodeValue(value);
-  } catch (error) {
-    if (error instanceof NotSerialisableError) return undefined;
-    throw error;
   }
 }

@@ -176,12 +176,14 @@ export async function replay(all: Trajectory[], env: ReplayEnv): Promise<ReplayO
         reason: `replayed tool ${tool.name} threw at step ${idx}: ${error instanceof Error ? error.message : String(error)}`,
       };
     }
-    done.push({ tool: tool.name, args, result, async });
+    const entry: ReplayedCall = { tool: tool.name, args, result, async, pre: options[0].current };
+    done.push(entry);
 
     let survivors = group.map((o) => o.trajectory);
     if (tool.post) {
       const check = tool.post;
       const taken = await attempt(env, tool, "post", () => check.capture(self, args));
+      if (taken.ok) entry.post = taken.value;
       survivors = taken.ok
         ? survivors.filter((t) => compare(env, tool, "post", taken.value, t.steps[idx].post).pass)
         : [];

@@ -34,6 +34,9 @@ export interface ReplayedCall {
   result: unknown;
   /** Whether the tool returned a promise; a repeated call then gets one too. */
   async: boolean;
+  /** The check captures this replay observed for the step. */
+  pre?: unknown;
+  post?: unknown;
 }
 
 /**

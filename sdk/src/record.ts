@@ -1,0 +1,43 @@
+import { encodeValue, NotSerialisableError, type Json } from "./json.js";
+import { encodeArgs } from "./steps.js";
+import type { RecordedCall, Tool } from "./tools.js";
+import type { Step, StepArg } from "./types.js";
+
+/** What a step looked like when it ran: its call, the check captures and the result. */
+export interface Observed {
+  tool: string;
+  args: StepArg[];
+  pre?: unknown;
+  post?: unknown;
+  result?: unknown;
+}
+
+/** The stored form of an observed step. Throws NotSerialisableError when a capture cannot be stored. */
+export function toStep(tools: ReadonlyMap<string, Tool>, observed: Observed): Step {
+  const tool = tools.get(observed.tool) as Tool;
+  const step: Step = { tool: observed.tool, version: tool.version, args: observed.args };
+  if (tool.pre) step.pre = encodeValue(observed.pre, "pre-check capture");
+  if (tool.post) step.post = encodeValue(observed.post, "post-check capture");
+  const result = tryEncode(observed.result);
+  if (result !== undefined) step.result = result;
+  return step;
+}
+
+/** The stored form of a call the agent made. Throws when it cannot be stored faithfully. */
+export function recordStep(tools: ReadonlyMap<string, Tool>, call: RecordedCall, params: Record<string, unknown>): Step {
+  if (call.status === "threw") throw new Error(`tool ${call.tool.name} threw`);
+  if (call.status === "running") throw new Error(`tool ${call.tool.name} was still running when the agent returned`);
+  if (call.problem) throw new Error(call.problem);
+  const { pre, post, result } = call;
+  return toStep(tools, { tool: call.tool.name, args: encodeArgs(call.args, params), pre, post, result });
+}
+
+function tryEncode(value: unknown): Json | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return encodeValue(value);
+  } catch (error) {
+    if (error instanceof NotSerialisableError) return undefined;
+    throw error;
+  }
+}
