@@ -5,6 +5,8 @@ export interface Config {
   upstreamBaseUrl: string;
   /** The Anthropic upstream for `/v1/messages` (`ANTHROPIC_BASE_URL`). */
   anthropicBaseUrl: string;
+  /** The Gemini upstream for `/v1beta/models/{model}:generateContent` (`GEMINI_BASE_URL`). */
+  geminiBaseUrl: string;
   policy: ServePolicy;
   hotCacheTtlMs: number;
   /** How long the per-colo layer (Cache API) serves an answer set read from D1 (`COLO_CACHE_TTL_MS`; 0 turns it off). */
@@ -33,6 +35,7 @@ export function configOf(env: Env): Config {
   const config: Config = {
     upstreamBaseUrl: vars.UPSTREAM_BASE_URL || "https://api.openai.com/v1",
     anthropicBaseUrl: vars.ANTHROPIC_BASE_URL || "https://api.anthropic.com/v1",
+    geminiBaseUrl: vars.GEMINI_BASE_URL || "https://generativelanguage.googleapis.com",
     policy: parsePolicy(vars.SERVE_POLICY, vars.SERVE_MIN_OBSERVATIONS),
     hotCacheTtlMs: int(vars.HOT_CACHE_TTL_MS, 1000),
     coloCacheTtlMs: int(vars.COLO_CACHE_TTL_MS, 5000),

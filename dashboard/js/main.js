@@ -1,21 +1,24 @@
 // @ts-check
 import { api, ApiFailure, session } from "./api.js";
 import { BranchView } from "./branch.js";
-import { ago, compact, dollars, duration, el, percent } from "./format.js";
+import { ago, compact, dollars, duration, el, percent, plural } from "./format.js";
 import { openNode } from "./panel.js";
 import { setupStalePrune } from "./stale.js";
 import { TemplatesPanel } from "./templates.js";
 import { TrafficPanel } from "./traffic.js";
 
 /**
- * @typedef {{ id: string, model: string, namespace: string, tools: string[], node_count: number, hits: number, misses: number,
+ * @typedef {{ id: string, tenant: string, model: string, namespace: string, tools: string[], node_count: number, hits: number, misses: number,
  *   hit_rate: number | null, prompt_tokens_saved: number, completion_tokens_saved: number, last_hit_at: number | null }} Tree
+ * @typedef {{ role: "admin" | "tenant", tenant?: string, short?: string, trees: number, tenants?: number,
+ *   by_tenant?: Array<{ tenant: string, short: string, trees: number }> }} Identity
  */
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
-/** @type {{ tree: string | null, view: BranchView | null, cursor: string | null, costs: Map<string, number> }} */
-const state = { tree: null, view: null, cursor: null, costs: new Map() };
+/** @type {{ tree: string | null, view: BranchView | null, cursor: string | null, costs: Map<string, number>, identity: Identity | null }} */
+const state = { tree: null, view: null, cursor: null, costs: new Map(), identity: null };
+const NAMESPACE = /^[A-Za-z0-9._:\-/]{1,128}$/;
 const templates = new TemplatesPanel($("templates-pane"));
 const traffic = new TrafficPanel($("traffic-pane"));
 
@@ -47,10 +50,47 @@ async function loadStats() {
   );
 }
 
+/** Says who the token is: the admin (every tenant) or one tenant, and warns when a key has no trees at all. */
+async function loadIdentity() {
+  /** @type {Identity} */
+  const me = await api("/whoami");
+  state.identity = me;
+  const badge = $("whoami");
+  badge.hidden = false;
+  badge.className = `whoami ${me.role}${me.role === "tenant" && me.trees === 0 ? " empty" : ""}`;
+  badge.textContent = me.role === "admin"
+    ? `admin · every tenant · ${plural(me.trees, "tree")} of ${plural(me.tenants ?? 0, "tenant")}`
+    : `tenant ${me.short}… · ${plural(me.trees, "tree")}`;
+  badge.title = me.role === "admin" ? "Signed in with the admin token: you see every tenant's trees." : `Signed in with an upstream API key: tenant ${me.tenant}, only its own trees.`;
+  const empty = me.role === "tenant" && me.trees === 0;
+  $("no-trees").hidden = !empty;
+  $("no-trees").textContent = empty
+    ? "This key has no trees: if you meant the admin token, check it. Any other value is read as an upstream API key, and this one has sent no traffic through the proxy yet."
+    : "";
+  $("tree-filters").hidden = me.role !== "admin";
+  $("stale-all-label").textContent = me.role === "admin" ? "every tenant's trees (admin), not only this one" : "all my trees, not only this one";
+  if (me.role === "admin") {
+    const select = /** @type {HTMLSelectElement} */ ($("filter-tenant"));
+    const chosen = select.value;
+    select.replaceChildren(el("option", { value: "" }, [`every tenant (${me.tenants})`]), ...(me.by_tenant ?? []).map((t) => el("option", { value: t.tenant }, [`${t.short}… (${plural(t.trees, "tree")})`])));
+    select.value = chosen;
+  }
+}
+
+/** The admin's tenant and namespace filters as query parameters. */
+function filterQuery() {
+  if (state.identity?.role !== "admin") return "";
+  const tenant = /** @type {HTMLSelectElement} */ ($("filter-tenant")).value;
+  const namespace = /** @type {HTMLInputElement} */ ($("filter-namespace")).value.trim();
+  return `${tenant ? `&tenant=${tenant}` : ""}${namespace && NAMESPACE.test(namespace) ? `&namespace=${encodeURIComponent(namespace)}` : ""}`;
+}
+
 /** @param {Tree} t */
 function treeCard(t) {
-  const button = el("button", { class: `tree-card${t.id === state.tree ? " active" : ""}`, "data-tree": t.id }, [
+  const tenant = state.identity?.role === "admin" ? [el("span", { class: "chip tenant", title: `tenant ${t.tenant}` }, [`tenant ${t.tenant.slice(0, 8)}…`])] : [];
+  const button = el("button", { class: `tree-card${t.id === state.tree ? " active" : ""}`, "data-tree": t.id, title: `${t.model} · ${t.namespace}` }, [
     el("div", { class: "tree-title" }, [el("strong", {}, [t.model]), el("span", { class: "ns" }, [t.namespace])]),
+    ...(tenant.length ? [el("div", { class: "chips" }, tenant)] : []),
     el("div", { class: "chips" }, t.tools.slice(0, 6).map((/** @type {string} */ name) => el("span", { class: "chip" }, [name])).concat(t.tools.length > 6 ? [el("span", { class: "chip" }, [`+${t.tools.length - 6}`])] : [])),
     el("div", { class: "tree-stats" }, [
       el("span", {}, [el("b", {}, [compact(t.node_count)]), " nodes"]),
@@ -71,11 +111,15 @@ async function loadTrees(more = false) {
     state.cursor = null;
     $("tree-list").replaceChildren();
     void traffic.load();
-    await loadStats();
+    await Promise.all([loadStats(), loadIdentity()]);
   }
-  const page = await api(`/trees?limit=50${state.cursor ? `&cursor=${encodeURIComponent(state.cursor)}` : ""}`);
+  const page = await api(`/trees?limit=50${filterQuery()}${state.cursor ? `&cursor=${encodeURIComponent(state.cursor)}` : ""}`);
   for (const t of page.data) $("tree-list").append(treeCard(t));
-  if (!more && page.data.length === 0) $("tree-list").append(el("li", { class: "muted empty" }, ["No trees yet. Send traffic through /v1/chat/completions or import trajectories."]));
+  if (!more && page.data.length === 0) {
+    const filtered = filterQuery() !== "";
+    const noKeyTrees = state.identity?.role === "tenant" && state.identity.trees === 0;
+    if (!noKeyTrees) $("tree-list").append(el("li", { class: "muted empty" }, [filtered ? "No trees match these filters." : "No trees yet. Send traffic through /v1/chat/completions (npm run traffic does it locally) or import trajectories."]));
+  }
   state.cursor = page.next_cursor;
   $("more-trees").hidden = !state.cursor;
 }
@@ -131,6 +175,14 @@ $("logout").addEventListener("click", () => {
   location.reload();
 });
 $("refresh").addEventListener("click", () => void loadTrees().catch(fail));
+$("filter-tenant").addEventListener("change", () => void loadTrees().catch(fail));
+{
+  let timer = 0;
+  $("filter-namespace").addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = window.setTimeout(() => void loadTrees().catch(fail), 300);
+  });
+}
 $("more-trees").addEventListener("click", () => void loadTrees(true).catch(fail));
 $("back").addEventListener("click", () => {
   document.body.classList.remove("tree-open", "panel-open");

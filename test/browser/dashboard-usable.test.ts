@@ -111,7 +111,12 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
     for (const [order, amount] of [["A-1", 25], ["B-22", 40], ["C-333", 60]] as const) await walk("Refund", order, amount);
     for (const [order, amount] of [["D-4", 30], ["E-55", 45], ["F-666", 55]] as const) await walk("Cancel", order, amount);
     await walk("Refund", "G-7777", 35);
+    // A second tenant, for the admin's view.
+    const line = JSON.stringify({ model: "gpt-4o-mini", tools: null, messages: [{ role: "user", content: "other tenant" }, { role: "assistant", content: "hello" }] });
+    const imported = await fetch(`${dev.url}/api/import`, { method: "POST", headers: { authorization: "Bearer sk-other-tenant", "muscle-mem-namespace": "other-ns" }, body: line });
+    if (imported.status !== 200) throw new Error(`import answered ${imported.status}`);
     const trees = await api<{ data: Array<{ id: string }> }>("/trees");
+    if (trees.data.length !== 1) throw new Error("the test tenant should have one tree");
     treeId = trees.data[0].id;
     await until(() => api<{ data: Template[] }>(`/trees/${treeId}/templates`), (p) => p.data.filter((t) => t.confirmed).length >= 6);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -150,6 +155,51 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
     const tree = (await api<{ data: Array<{ node_count: number }> }>("/trees")).data[0];
     await expect.poll(() => page.locator(".tree-card .tree-stats").first().textContent()).toContain(`${tree.node_count} nodes`);
     void errors;
+    await close();
+  });
+
+  it("Should say which identity the dashboard uses: a tenant key, a key with no trees, the admin (all widths)", async () => {
+    for (const size of WIDTHS) {
+      const { page, close } = await newPage(size);
+      await login(page);
+      await page.waitForSelector(".tree-card");
+      expect(await page.locator("#whoami").textContent()).toMatch(/^tenant [0-9a-f]{8}… · 1 tree$/);
+      expect(await page.locator("#no-trees").isVisible()).toBe(false);
+      await page.click("#logout");
+      await login(page, "dev-admin-tokn");
+      await page.waitForSelector("#no-trees:not([hidden])");
+      expect(await page.locator("#no-trees").textContent()).toContain("This key has no trees: if you meant the admin token, check it.");
+      expect(await page.locator("#whoami").textContent()).toMatch(/· 0 trees$/);
+      expect(await page.locator("#tree-list").textContent()).not.toContain("No trees yet");
+      await page.screenshot({ path: resolve(OUT, `usable-typo-${size.name}.png`) });
+      await close();
+    }
+  });
+
+  it("Should show the admin each tree's tenant and filter by tenant and namespace", async () => {
+    const { page, close } = await newPage(WIDTHS[2]);
+    await login(page, ADMIN);
+    await page.waitForSelector(".tree-card");
+    expect(await page.locator("#whoami").textContent()).toBe("admin · every tenant · 2 trees of 2 tenants");
+    expect(await page.locator(".tree-card").count()).toBe(2);
+    expect(await page.locator(".tree-card .chip.tenant").count()).toBe(2);
+    const tenants = await page.locator(".tree-card .chip.tenant").allTextContents();
+    expect(new Set(tenants).size).toBe(2);
+    const options = await page.locator("#filter-tenant option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value).filter(Boolean));
+    expect(options).toHaveLength(2);
+    await page.selectOption("#filter-tenant", options[0]);
+    await expect.poll(() => page.locator(".tree-card").count()).toBe(1);
+    await page.selectOption("#filter-tenant", "");
+    await expect.poll(() => page.locator(".tree-card").count()).toBe(2);
+    await page.fill("#filter-namespace", "other-ns");
+    await expect.poll(() => page.locator(".tree-card").count()).toBe(1);
+    expect(await page.locator(".tree-card .ns").textContent()).toBe("other-ns");
+    await page.fill("#filter-namespace", "");
+    await expect.poll(() => page.locator(".tree-card").count()).toBe(2);
+    await page.locator(".tree-card").first().click();
+    await page.click("#stale-open");
+    expect(await page.locator("#stale-all-label").textContent()).toContain("every tenant's trees");
+    await page.screenshot({ path: resolve(OUT, "usable-admin.png") });
     await close();
   });
 });

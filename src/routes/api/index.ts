@@ -8,6 +8,7 @@ import { getSeries } from "./series";
 import { getStats } from "./stats";
 import { getTemplates } from "./templates";
 import { getChildren, getTree, getTrees } from "./trees";
+import { getWhoami } from "./whoami";
 
 /** The trajectory API (docs/api.md), mounted under /api. Every route needs a bearer credential. */
 export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
@@ -26,5 +27,6 @@ export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   api.post("/prune", postPrune);
   api.get("/stats", getStats);
   api.get("/series", getSeries);
+  api.get("/whoami", getWhoami);
   return api;
 }

@@ -10,13 +10,16 @@ const listQuery = z.object({
   limit: limitSchema(50, 200),
   cursor: z.string().max(512).optional(),
   namespace: z.string().regex(NAMESPACE, "must be a namespace (1-128 of A-Z a-z 0-9 . _ : - /)").optional(),
+  tenant: z.string().regex(/^[0-9a-f]{32}$/, "must be a tenant id (32 lowercase hex characters)").optional(),
 });
 
-/** `GET /api/trees`: the caller's trees, newest activity first. */
+/** `GET /api/trees`: the caller's trees, newest activity first; `tenant` narrows the admin's list (a tenant key sees only its own). */
 export async function getTrees(c: ApiCtx): Promise<Response> {
   const q = parseWith(listQuery, c.req.query());
   const after = q.cursor ? decodeCursor(q.cursor, ["number", "string"] as const) : undefined;
-  return c.json(await listTrees(allShards(c.env), { tenant: scopeOf(c), namespace: q.namespace, limit: q.limit, after }));
+  const scope = scopeOf(c);
+  if (scope !== null && q.tenant !== undefined && q.tenant !== scope) return c.json({ data: [], next_cursor: null });
+  return c.json(await listTrees(allShards(c.env), { tenant: scope ?? q.tenant ?? null, namespace: q.namespace, limit: q.limit, after }));
 }
 
 /** `GET /api/trees/:treeId`: one tree with its full frame. */
