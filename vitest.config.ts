@@ -18,6 +18,8 @@ async function freePort(): Promise<number> {
 
 const upstreamPort = Number(process.env.MM_TEST_UPSTREAM_PORT) || (await freePort());
 process.env.MM_TEST_UPSTREAM_PORT = String(upstreamPort);
+const geminiPort = Number(process.env.MM_TEST_GEMINI_PORT) || (await freePort());
+process.env.MM_TEST_GEMINI_PORT = String(geminiPort);
 const migrations = await readD1Migrations("./migrations");
 
 /** The vars both Worker projects run with: the scripted upstream, an admin token, immediate counter flushes. */
@@ -26,6 +28,7 @@ const workerBindings = {
   UPSTREAM_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
   ANTHROPIC_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
   UPSTREAM_TEST_URL: `http://127.0.0.1:${upstreamPort}`,
+  GEMINI_BASE_URL: `http://127.0.0.1:${geminiPort}`,
   ADMIN_TOKEN: "test-admin-token",
   COUNTER_FLUSH_MS: "0",
   HOT_CACHE_TTL_MS: "200",
@@ -50,7 +53,7 @@ export default defineConfig({
           name: "workers",
           include: ["test/unit/**/*.test.ts", "test/worker/**/*.test.ts"],
           setupFiles: ["./test/worker/apply-migrations.ts"],
-          globalSetup: ["./test/global-setup.ts"],
+          globalSetup: ["./test/global-setup.ts", "./test/gemini-setup.ts"],
         },
       },
       {
@@ -70,7 +73,7 @@ export default defineConfig({
           name: "sharded",
           include: ["test/sharded/**/*.test.ts"],
           setupFiles: ["./test/sharded/apply-migrations.ts"],
-          globalSetup: ["./test/global-setup.ts"],
+          globalSetup: ["./test/global-setup.ts", "./test/gemini-setup.ts"],
         },
       },
       {

@@ -15,6 +15,7 @@ declare namespace Cloudflare {
 		D1_READ_REPLICATION: "off";
 		UPSTREAM_BASE_URL: "https://api.openai.com/v1";
 		ANTHROPIC_BASE_URL: "https://api.anthropic.com/v1";
+		GEMINI_BASE_URL: "https://generativelanguage.googleapis.com";
 		SERVE_POLICY: "unanimous";
 		SERVE_MIN_OBSERVATIONS: "1";
 		HOT_CACHE_TTL_MS: "1000";
@@ -37,6 +38,7 @@ declare namespace Cloudflare {
 		D1_READ_REPLICATION: "off";
 		UPSTREAM_BASE_URL: "https://api.openai.com/v1";
 		ANTHROPIC_BASE_URL: "https://api.anthropic.com/v1";
+		GEMINI_BASE_URL: "https://generativelanguage.googleapis.com";
 		SERVE_POLICY: "unanimous";
 		SERVE_MIN_OBSERVATIONS: "1";
 		HOT_CACHE_TTL_MS: "1000";
@@ -59,6 +61,7 @@ declare namespace Cloudflare {
 		D1_READ_REPLICATION: "off";
 		UPSTREAM_BASE_URL: "https://api.openai.com/v1";
 		ANTHROPIC_BASE_URL: "https://api.anthropic.com/v1";
+		GEMINI_BASE_URL: "https://generativelanguage.googleapis.com";
 		SERVE_POLICY: "unanimous";
 		SERVE_MIN_OBSERVATIONS: "1";
 		HOT_CACHE_TTL_MS: "1000";
@@ -81,7 +84,7 @@ type StringifyValues<EnvType extends Record<string, unknown>> = {
 	[Binding in keyof EnvType]: EnvType[Binding] extends string ? EnvType[Binding] : string;
 };
 declare namespace NodeJS {
-	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "ANALYTICS_DATASET" | "D1_SHARDS" | "D1_READ_REPLICATION" | "UPSTREAM_BASE_URL" | "ANTHROPIC_BASE_URL" | "SERVE_POLICY" | "SERVE_MIN_OBSERVATIONS" | "HOT_CACHE_TTL_MS" | "COLO_CACHE_TTL_MS" | "MAX_BODY_BYTES" | "MAX_CACHEABLE_MESSAGE_BYTES" | "LOOKUP_TIMEOUT_MS" | "SINGLE_FLIGHT_WAIT_MS" | "PRUNE_TTL_MS" | "LOG_LEVEL" | "ADMIN_TOKEN" | "UPSTREAM_TIMEOUT_MS" | "TEMPLATE_INDUCTION" | "TEMPLATE_MIN_BINDINGS">> {}
+	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "ANALYTICS_DATASET" | "D1_SHARDS" | "D1_READ_REPLICATION" | "UPSTREAM_BASE_URL" | "ANTHROPIC_BASE_URL" | "GEMINI_BASE_URL" | "SERVE_POLICY" | "SERVE_MIN_OBSERVATIONS" | "HOT_CACHE_TTL_MS" | "COLO_CACHE_TTL_MS" | "MAX_BODY_BYTES" | "MAX_CACHEABLE_MESSAGE_BYTES" | "LOOKUP_TIMEOUT_MS" | "SINGLE_FLIGHT_WAIT_MS" | "PRUNE_TTL_MS" | "LOG_LEVEL" | "ADMIN_TOKEN" | "UPSTREAM_TIMEOUT_MS" | "TEMPLATE_INDUCTION" | "TEMPLATE_MIN_BINDINGS">> {}
 }
 
 // Begin runtime types

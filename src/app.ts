@@ -8,6 +8,7 @@ import { anthropicPassThrough } from "./routes/messages/passthrough";
 import { passThrough } from "./routes/passthrough";
 import { cachedCompletion } from "./routes/flow/cached-completion";
 import { responsesAdapter } from "./routes/responses/adapter";
+import { geminiRoutes } from "./routes/gemini/route";
 
 /** The Worker's routes: the cached chat endpoint, the pass-through and a health check. */
 export function newApp(): Hono<{ Bindings: Env }> {
@@ -23,6 +24,7 @@ export function newApp(): Hono<{ Bindings: Env }> {
     throw new ApiError("method_not_allowed", "Use POST for /v1/messages.");
   });
   app.post("/v1/responses", cachedCompletion(responsesAdapter));
+  app.all("/v1beta/*", geminiRoutes);
   app.use("/v1/*", anthropicPassThrough);
   app.all("/v1/*", passThrough);
   app.route("/api", apiRoutes());

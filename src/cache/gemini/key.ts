@@ -1,0 +1,46 @@
+import { canonicalJson, type CanonicalError } from "../canonical";
+import { childHash, treeIdOf } from "../hash";
+import { hasLoneSurrogate, oversized } from "../key";
+import type { KeyOutcome, KeyScope, ProviderKey } from "../provider";
+import type { CallIds } from "../responses/canonical";
+import { canonicalContent, canonicalContents } from "./canonical";
+import { geminiBypassReason, geminiFrameJsonOf } from "./frame";
+import type { Content, GenerateContentRequest, GeminiNode } from "./schema";
+
+/** Where a Gemini request sits in the trees, and the call ids its answer is numbered after. */
+export interface GeminiKey extends ProviderKey {
+  ids: CallIds;
+}
+
+function failure(error: CanonicalError): KeyOutcome<GeminiKey> {
+  return error.kind === "invalid" ? { ok: false, invalid: { message: error.message, param: error.param } } : { ok: false, bypass: error.reason };
+}
+
+/** Keys a validated Gemini request for `model` (from the URL): frame, tree id, canonical contents, path hashes. */
+export function keyGeminiRequest(body: GenerateContentRequest, model: string, scope: KeyScope): KeyOutcome<GeminiKey> {
+  const reason = geminiBypassReason(body) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
+  if (reason) return { ok: false, bypass: reason };
+  const canonical = canonicalContents(body.contents);
+  if (!canonical.ok) return failure(canonical.error);
+  const frameJson = geminiFrameJsonOf(body, model);
+  const treeId = treeIdOf(scope.tenant, scope.namespace, frameJson);
+  let parent = treeId;
+  const path = canonical.hashed.map((node, i) => {
+    const hash = childHash(parent, canonicalJson(node));
+    const step = { hash, parent, role: node.role, json: canonicalJson(canonical.stored[i]) };
+    parent = hash;
+    return step;
+  });
+  const tooLarge = oversized(frameJson, path, scope.maxMessageBytes);
+  if (tooLarge) return { ok: false, bypass: tooLarge };
+  return { ok: true, key: { tenant: scope.tenant, namespace: scope.namespace, treeId, frameJson, model, path, key: parent, ids: canonical.ids } };
+}
+
+/** The model's content as the answer node (a child of h_n); null when it is not replayable. */
+export function keyGeminiAnswer(key: GeminiKey, content: Content): { hash: string; json: string; node: GeminiNode } | null {
+  if (content.role !== "model") return null;
+  const out = canonicalContent(content, key.ids.clone(), "candidate");
+  if ("kind" in out || out.stored.parts.length === 0) return null;
+  if (out.stored.parts.some((p) => "functionResponse" in p)) return null;
+  return { hash: childHash(key.key, canonicalJson(out.hashed)), json: canonicalJson(out.stored), node: out.stored };
+}

@@ -1,0 +1,74 @@
+import type { StoredAnswer } from "../answer";
+import { storedGeminiAnswer, type CanonicalPart } from "./schema";
+
+/** A recorded Gemini answer, validated for rendering. */
+export interface GeminiAnswer {
+  hash: string;
+  parts: CanonicalPart[];
+  finishReason: string;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+const validated = new WeakMap<StoredAnswer, GeminiAnswer | null>();
+
+/** Reads a stored answer as a Gemini model content; null when the node holds something else. */
+export function geminiAnswerOf(answer: StoredAnswer): GeminiAnswer | null {
+  const known = validated.get(answer);
+  if (known !== undefined) return known;
+  const parsed = storedGeminiAnswer.safeParse(answer.message as unknown);
+  const { hash, finishReason, promptTokens, completionTokens } = answer;
+  const result = parsed.success ? { hash, parts: parsed.data.parts as CanonicalPart[], finishReason, promptTokens, completionTokens } : null;
+  validated.set(answer, result);
+  return result;
+}
+
+type Served = Record<string, unknown>;
+
+/** The parts as served: function-call args as recorded (key order kept), recorded call ids replaced by fresh ones. */
+function servedParts(answer: GeminiAnswer): Served[] {
+  let calls = 0;
+  return answer.parts.map((p) => {
+    if (!("functionCall" in p)) return { ...p };
+    const { functionCall: raw, ...rest } = p;
+    // The stored form is validated by storedGeminiAnswer: a function call with its args as JSON text.
+    const functionCall = raw as { name: string; id?: string; argsJson?: string };
+    const call: Served = { name: functionCall.name, args: JSON.parse(functionCall.argsJson ?? "{}") as unknown };
+    if (functionCall.id !== undefined) call.id = `call_mm${answer.hash.slice(0, 24)}${(calls++).toString(36)}`;
+    return { ...rest, functionCall: call };
+  });
+}
+
+function usageOf(answer: GeminiAnswer): Served {
+  return { promptTokenCount: answer.promptTokens, candidatesTokenCount: answer.completionTokens, totalTokenCount: answer.promptTokens + answer.completionTokens };
+}
+
+export interface GeminiRenderContext {
+  model: string;
+  responseId: string;
+}
+
+/** A served answer as a `GenerateContentResponse`. */
+export function renderGenerateContent(answer: GeminiAnswer, ctx: GeminiRenderContext): Served {
+  return {
+    candidates: [{ content: { role: "model", parts: servedParts(answer) }, finishReason: answer.finishReason, index: 0 }],
+    usageMetadata: usageOf(answer),
+    modelVersion: ctx.model,
+    responseId: ctx.responseId,
+  };
+}
+
+/** A served answer as `streamGenerateContent?alt=sse`: one chunk per part, the last with the finish reason and usage. */
+export function renderGenerateContentStream(answer: GeminiAnswer, ctx: GeminiRenderContext): string {
+  const parts = servedParts(answer);
+  return parts
+    .map((p, i) => {
+      const last = i === parts.length - 1;
+      const candidate: Served = { content: { role: "model", parts: [p] }, index: 0 };
+      if (last) candidate.finishReason = answer.finishReason;
+      const chunk: Served = { candidates: [candidate], modelVersion: ctx.model, responseId: ctx.responseId };
+      if (last) chunk.usageMetadata = usageOf(answer);
+      return `data: ${JSON.stringify(chunk)}\r\n\r\n`;
+    })
+    .join("");
+}
