@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, ne, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/d1";
 import type { LearnedTemplate } from "../cache/templates/induce";
 import type { TemplatePattern, TemplateState } from "../cache/templates/learned";
@@ -31,7 +31,7 @@ export async function hasLiveTemplates(db: D1Database, treeId: string): Promise<
   const rows = await drizzle(db)
     .select({ id: templates.id })
     .from(templates)
-    .where(and(eq(templates.treeId, treeId), eq(templates.refuted, 0)))
+    .where(and(eq(templates.treeId, treeId), eq(templates.refuted, 0), gte(templates.anchorDepth, 0)))
     .limit(1);
   return rows.length > 0;
 }
@@ -112,7 +112,7 @@ export async function listTemplates(db: D1Database, treeId: string, limit = 100)
   const rows = await drizzle(db)
     .select({ id: templates.id, treeId: templates.treeId, lookupKey: templates.lookupKey, pattern: templates.pattern, state: templates.state })
     .from(templates)
-    .where(eq(templates.treeId, treeId))
+    .where(and(eq(templates.treeId, treeId), gte(templates.anchorDepth, 0)))
     .orderBy(desc(templates.updatedAt))
     .limit(limit);
   return rows.map(toTemplate);

@@ -44,16 +44,22 @@ describe("declared hits keep the model's argument text", () => {
     const sameCall = ((await same.json()) as OpenAI.ChatCompletion).choices[0].message.tool_calls?.[0];
     expect(sameCall?.type === "function" && sameCall.function.arguments).toBe('{"order_id":"A-1","amount":1999}');
 
-    const other = await chat(turn(model, "B-72", 2450), declare("B-72", 2450));
+    // A second binding goes to the model once; its answer confirms the stored one (DECLARED_MIN_BINDINGS=2).
+    const confirming = await chat(turn(model, "B-72", 2450), declare("B-72", 2450));
+    expect(confirming.headers.get("muscle-mem-cache")).toBe("miss");
+    await confirming.arrayBuffer();
+    await recorded(turn(model, "B-72", 2450), declare("B-72", 2450));
+
+    const other = await chat(turn(model, "D-404", 3125), declare("D-404", 3125));
     expect(other.headers.get("muscle-mem-cache")).toBe("hit");
     expect(other.headers.get("muscle-mem-template")).toBe("declared");
     const call = ((await other.json()) as OpenAI.ChatCompletion).choices[0].message.tool_calls?.[0];
-    expect(call?.type === "function" && call.function).toEqual({ name: "refund", arguments: '{"order_id":"B-72","amount":2450}' });
+    expect(call?.type === "function" && call.function).toEqual({ name: "refund", arguments: '{"order_id":"D-404","amount":3125}' });
 
     // Amounts need four digits to be declared (a shorter number is refused as ambiguous: see bindings.ts ambiguityOf).
     const stream = await chat(turn(model, "C-3", 7500, true), declare("C-3", 7500));
     expect(stream.headers.get("muscle-mem-cache")).toBe("hit");
     expect(streamedArguments(await stream.text())).toBe('{"order_id":"C-3","amount":7500}');
-    expect(await generations(model)).toBe(1);
+    expect(await generations(model)).toBe(2);
   });
 });

@@ -2,6 +2,7 @@ import canonicalize from "canonicalize";
 import type { ChatBody, ScriptedMessage } from "../scripted-model";
 import { intake } from "./intake";
 import { refundDesk } from "./refund";
+import { screenDesk } from "./screen";
 import { seeded, type Workflow } from "./types";
 
 /** JSON with every non-ASCII character as a \uXXXX escape: HTTP header values are bytes. */
@@ -9,8 +10,12 @@ function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** The workflows of the evaluation, by model-name prefix (`wf-refund…`, `wf-intake…`). */
-export const WORKFLOWS: Record<string, Workflow<unknown>> = { "wf-refund": refundDesk as Workflow<unknown>, "wf-intake": intake as Workflow<unknown> };
+/** The workflows of the evaluation, by model-name prefix (`wf-refund…`, `wf-intake…`, `wf-screen…`). */
+export const WORKFLOWS: Record<string, Workflow<unknown>> = {
+  "wf-refund": refundDesk as Workflow<unknown>,
+  "wf-intake": intake as Workflow<unknown>,
+  "wf-screen": screenDesk as Workflow<unknown>,
+};
 
 /** The scripted model for an evaluation request, chosen by its model name; null for other models. */
 export function evalWorkflowScript(body: ChatBody): ScriptedMessage | null {

@@ -1,5 +1,5 @@
 import { canonicalArguments, canonicalJson, hashFormOf } from "../canonical";
-import { childHash, treeIdOf, walk } from "../hash";
+import { childHash, digest, treeIdOf, walk } from "../hash";
 import type { RequestKey } from "../key";
 import type { CanonicalMessage } from "../messages";
 import { ambiguityOf, distinctValues, type Bindings } from "./bindings";
@@ -175,4 +175,38 @@ export function abstractAnswer(answer: CanonicalMessage, keying: DeclaredKeying)
  */
 export function renderDeclared(stored: CanonicalMessage, keying: DeclaredKeying): CanonicalMessage | null {
   return renderMessage(stored, keying.bindings);
+}
+
+/**
+ * The digest of the values a declared request holds: the variables whose
+ * placeholder occurs in its keyed messages, with their values. A declared
+ * value the messages never contain changes no digest, so it can never pass
+ * for a second, confirming binding.
+ */
+export function bindingDigestOf(keying: DeclaredKeying): string {
+  const used = [...placeholderNames(keying.messages.flatMap(textsOf))].sort();
+  return digest(`declared-binding\u0000${canonicalJson(used.map((name) => [name, keying.bindings[name] ?? null]))}`);
+}
+
+/** One piece of evidence for a declared answer: the model answered `answer` (its node hash) for the binding with this digest. */
+export interface DeclaredConfirmation {
+  answer: string;
+  binding: string;
+}
+
+/**
+ * Whether a stored declared answer may be served to a binding, given the
+ * evidence recorded at its node (every answer the model gave there, each with
+ * the binding it was given for):
+ * - for the binding it was recorded with, it serves (an exact repeat);
+ * - for other values, only when the model gave no other answer at the node
+ *   and at least `minBindings` distinct bindings got this very answer (the
+ *   answer rendered with their values equals what the model said for them).
+ *
+ * @example declaredServes([{ answer: "h", binding: "b1" }], "h", "b2", 2) // => false
+ */
+export function declaredServes(evidence: readonly DeclaredConfirmation[], answer: string, binding: string, minBindings: number): boolean {
+  if (evidence.some((e) => e.answer === answer && e.binding === binding)) return true;
+  if (evidence.some((e) => e.answer !== answer)) return false;
+  return new Set(evidence.map((e) => e.binding)).size >= minBindings;
 }

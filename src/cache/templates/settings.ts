@@ -4,12 +4,23 @@ export interface TemplateSettings {
   induction: boolean;
   /** `TEMPLATE_MIN_BINDINGS` (default 3, 2..16): distinct bindings (and distinct values per slot) before a learned template serves. */
   minBindings: number;
+  /**
+   * `DECLARED_MIN_BINDINGS` (default 2, 2..16): distinct bindings whose model answer a declared answer
+   * must equal before it serves other values (its own binding is always served).
+   */
+  declaredMinBindings: number;
   /** Templates tried per lookup, deepest anchor first (bounded work on an exact miss). */
   maxTried: number;
 }
 
 export const DEFAULT_MIN_BINDINGS = 3;
+export const DEFAULT_DECLARED_MIN_BINDINGS = 2;
 export const INDUCTION_HEADER = "muscle-mem-induction";
+
+function between2And16(value: unknown, fallback: number): number {
+  const k = Number.parseInt(String(value ?? ""), 10);
+  return Number.isFinite(k) && k >= 2 && k <= 16 ? k : fallback;
+}
 
 /**
  * Parses the template vars; a bad value falls back to the safe default.
@@ -17,10 +28,10 @@ export const INDUCTION_HEADER = "muscle-mem-induction";
  * @example templateSettings({ TEMPLATE_MIN_BINDINGS: "5" }).minBindings // => 5
  */
 export function templateSettings(vars: Readonly<Record<string, unknown>>): TemplateSettings {
-  const k = Number.parseInt(String(vars.TEMPLATE_MIN_BINDINGS ?? ""), 10);
   return {
     induction: String(vars.TEMPLATE_INDUCTION ?? "on").toLowerCase() !== "off",
-    minBindings: Number.isFinite(k) && k >= 2 && k <= 16 ? k : DEFAULT_MIN_BINDINGS,
+    minBindings: between2And16(vars.TEMPLATE_MIN_BINDINGS, DEFAULT_MIN_BINDINGS),
+    declaredMinBindings: between2And16(vars.DECLARED_MIN_BINDINGS, DEFAULT_DECLARED_MIN_BINDINGS),
     maxTried: 8,
   };
 }

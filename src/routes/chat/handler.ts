@@ -52,7 +52,7 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   if (!controls.noCache) {
     const found = await lookupAnswer(source, isolate(config).hot, key.key, config.policy, config.lookupTimeoutMs);
     phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
-    const served = found.status === "hit" ? plan.render(found.answer) : null;
+    const served = found.status === "hit" ? await plan.render(found.answer, { db: source.shard.db, timeoutMs: config.lookupTimeoutMs, ttlMs: config.hotCacheTtlMs }) : null;
     if (served) {
       countHit(c, key.treeId, served);
       return serveAnswer(served, { ...view, headers: { ...plan.hitHeaders, ...bookmarkHeaders(source, found) } });
@@ -77,7 +77,7 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   }
   phase(c, "claim");
   if (claim.role === "follower") {
-    const served = plan.render(claim.answer);
+    const served = await plan.render(claim.answer, { db: source.shard.db, timeoutMs: config.lookupTimeoutMs, ttlMs: 0 });
     if (served) {
       countHit(c, key.treeId, served);
       return serveAnswer(served, { ...view, headers: { ...plan.hitHeaders, "muscle-mem-single-flight": "follower" } });
@@ -93,14 +93,15 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
       token,
       hot: isolate(config).hot,
       recording,
-      afterRecord: plan.induction
-        ? async (recorded) => {
-            // Learning runs in its own object per tree, so that joins and records never queue behind it.
-            const learned = await learnerOf(env, key.treeId).learn(recorded);
-            // Only a new template can turn "this tree has none" into "it has some"; otherwise keep the memo.
-            if (learned && learned.induced > 0) forgetTemplatePresence(key.treeId);
-          }
-        : undefined,
+      afterRecord: async (recorded) => {
+        // A declared answer notes the binding it was given for (a second distinct one lets it serve other values).
+        await plan.confirm(source.shard.db, recorded);
+        if (!plan.induction) return;
+        // Learning runs in its own object per tree, so that joins and records never queue behind it.
+        const learned = await learnerOf(env, key.treeId).learn(recorded);
+        // Only a new template can turn "this tree has none" into "it has some"; otherwise keep the memo.
+        if (learned && learned.induced > 0) forgetTemplatePresence(key.treeId);
+      },
     });
   return generate({
     request: c.req.raw,

@@ -3,19 +3,35 @@ import { childHash } from "../../cache/hash";
 import { canonicalJson } from "../../cache/canonical";
 import type { RequestKey } from "../../cache/key";
 import { BINDINGS_HEADER, parseBindings, type Bindings } from "../../cache/templates/bindings";
-import { hashForm, renderDeclared, withDeclared } from "../../cache/templates/declared";
-import { bind, isConfirmed, lookupKeys, rejectReason, renderAnswer, skeletonDigests } from "../../cache/templates/learned";
+import { bindingDigestOf, declaredServes, hashForm, renderDeclared, withDeclared, type DeclaredConfirmation } from "../../cache/templates/declared";
+import { lookupKeys, skeletonDigests } from "../../cache/templates/learned";
 import { decompose } from "../../cache/templates/leaves";
+import { serveLearned } from "../../cache/templates/serve";
 import { inductionOffFor, templateSettings, type TemplateSettings } from "../../cache/templates/settings";
 import { ApiError } from "../../errors";
+import type { RecordInput } from "../../store/record";
+import { readDeclaredEvidence, recordDeclaredEvidence } from "../../store/templates-declared";
 import { hasLiveTemplates, readTemplates } from "../../store/templates";
 import { withTimeout } from "./lookup";
+
+/** Where a plan reads a declared answer's evidence: the tree's database, the lookup bound, the hot-cache bound. */
+export interface EvidenceStore {
+  db: D1Database;
+  timeoutMs: number;
+  ttlMs: number;
+}
 
 /** What templates do for one request: its key (declared or concrete), rendering, learned lookup, learning. */
 export interface TemplatePlan {
   key: RequestKey;
-  /** A stored answer with the request's declared values in it; null when they cannot be rendered (a miss). */
-  render(answer: StoredAnswer): StoredAnswer | null;
+  /**
+   * A stored answer with the request's declared values in it; null (a miss)
+   * when they cannot be rendered, or when the answer has not been confirmed
+   * for values other than this binding's (declaredServes). Never throws.
+   */
+  render(answer: StoredAnswer, store: EvidenceStore): Promise<StoredAnswer | null>;
+  /** After the model's answer to this request was recorded: notes the binding it answered (declared trees). Never throws. */
+  confirm(db: D1Database, recorded: RecordInput): Promise<void>;
   /**
    * The learned-template answer for an exact miss, or null. Never throws.
    * A tree known (within `presenceTtlMs`) to have no live templates costs no query.
@@ -49,14 +65,34 @@ export function settingsOf(env: Env): TemplateSettings {
 export function planTemplates(concrete: RequestKey, bindings: Bindings | null, headers: Headers, settings: TemplateSettings): TemplatePlan {
   const key = (bindings && withDeclared(concrete, bindings)) || concrete;
   const induction = settings.induction && !inductionOffFor(headers);
+  const declared = key.declared;
+  const binding = declared ? bindingDigestOf(declared) : "";
   const render = (answer: StoredAnswer): StoredAnswer | null => {
-    if (!key.declared) return answer;
-    const message = renderDeclared(answer.message, key.declared);
+    if (!declared) return answer;
+    const message = renderDeclared(answer.message, declared);
     return message ? { ...answer, message } : null;
   };
   return {
     key,
-    render,
+    render: async (answer, store) => {
+      if (!declared) return answer;
+      try {
+        const evidence = await withTimeout(evidenceAt(store.db, key.key, store.ttlMs), store.timeoutMs, "declared evidence");
+        return declaredServes(evidence, answer.hash, binding, settings.declaredMinBindings) ? render(answer) : null;
+      } catch (error) {
+        console.error(JSON.stringify({ event: "declared_evidence_failed", tree: key.treeId, error: String(error) }));
+        return null;
+      }
+    },
+    confirm: async (db, recorded) => {
+      if (!declared) return;
+      try {
+        await recordDeclaredEvidence(db, { treeId: key.treeId, key: key.key, answer: recorded.answer.hash, binding });
+        declaredMemo.delete(key.key);
+      } catch (error) {
+        console.error(JSON.stringify({ event: "declared_evidence_write_failed", tree: key.treeId, error: String(error) }));
+      }
+    },
     induction,
     hitHeaders: key.declared ? { "muscle-mem-template": "declared" } : {},
     learned: async (db, timeoutMs, presenceTtlMs = 0) => {
@@ -75,9 +111,25 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
   };
 }
 
+/** Entries per isolate memo (declared evidence, template presence); a full memo starts over. */
+const PRESENCE_MAX = 10_000;
+
+/** Per isolate: the declared evidence read at a request key, and until when it may be believed (the hot-cache bound). */
+const declaredMemo = new Map<string, { evidence: DeclaredConfirmation[]; until: number }>();
+
+async function evidenceAt(db: D1Database, key: string, ttlMs: number, now = Date.now()): Promise<DeclaredConfirmation[]> {
+  const known = declaredMemo.get(key);
+  if (known && known.until > now) return known.evidence;
+  const evidence = await readDeclaredEvidence(db, key);
+  if (ttlMs > 0) {
+    if (declaredMemo.size >= PRESENCE_MAX) declaredMemo.clear();
+    declaredMemo.set(key, { evidence, until: now + ttlMs });
+  }
+  return evidence;
+}
+
 /** Per isolate: whether a tree has live templates, and until when that may be believed. */
 const presence = new Map<string, { has: boolean; until: number }>();
-const PRESENCE_MAX = 10_000;
 
 /**
  * Whether a tree has live learned templates, remembered for `ttlMs` (the
@@ -112,21 +164,10 @@ async function learnedAnswer(db: D1Database, key: RequestKey, settings: Template
   const parts = messages.map((m, i) => (i < messages.length - 64 ? { skeleton: "", leaves: [] } : decompose(m)));
   const keys = lookupKeys(key.treeId, key.path.map((s) => s.hash), skeletonDigests(parts));
   const candidates = await readTemplates(db, keys.map((k) => k.key), settings.maxTried);
-  let chosen: { json: string; template: string; answer: StoredAnswer } | null = null;
-  for (const template of candidates) {
-    if (!isConfirmed(template.state, settings.minBindings)) continue;
-    const binding = bind(template.pattern, parts.slice(template.pattern.anchorDepth), template.state.slots.length);
-    if (!binding || rejectReason(template.state.slots, binding) !== null) continue;
-    const message = renderAnswer(template.pattern, binding.values);
-    if (!message) continue;
-    const json = canonicalJson(message);
-    if (chosen && chosen.json !== json) return null;
-    const a = template.pattern.answer;
-    chosen ??= {
-      json,
-      template: template.id,
-      answer: { hash: childHash(key.key, json), message, observations: template.state.bindings.length, finishReason: a.finishReason, promptTokens: a.promptTokens, completionTokens: a.completionTokens, latencyMs: a.latencyMs },
-    };
-  }
-  return chosen && { answer: chosen.answer, template: chosen.template };
+  const chosen = serveLearned(candidates, parts, settings.minBindings);
+  if (!chosen) return null;
+  const { message, template } = chosen;
+  const a = template.pattern.answer;
+  const answer: StoredAnswer = { hash: childHash(key.key, canonicalJson(message)), message, observations: template.state.bindings.length, finishReason: a.finishReason, promptTokens: a.promptTokens, completionTokens: a.completionTokens, latencyMs: a.latencyMs };
+  return { answer, template: template.id };
 }
