@@ -9,12 +9,15 @@ export interface ProviderExchange {
   outcome: string;
 }
 
+/** The platform's fetch, captured before a test swaps the global for a client that takes no `fetch` option. */
+const nativeFetch = globalThis.fetch;
+
 /** A fetch that logs every POST whose path matches `modelCall`, with its cache outcome. */
 export function providerFetch(log: ProviderExchange[], modelCall: RegExp): typeof fetch {
   return async (input: string | URL | Request, init?: RequestInit) => {
     const request = new Request(input, init);
     const body = request.method === "POST" ? await request.clone().text() : "";
-    const response = await fetch(request);
+    const response = await nativeFetch(request);
     if (request.method === "POST" && modelCall.test(new URL(request.url).pathname)) {
       const headers: Record<string, string> = {};
       request.headers.forEach((value, key) => (headers[key] = value));
@@ -28,7 +31,7 @@ export function providerFetch(log: ProviderExchange[], modelCall: RegExp): typeo
 export async function waitRecordedExchange(exchange: ProviderExchange, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const res = await fetch(exchange.url, { method: "POST", headers: { ...exchange.headers, "cache-control": "only-if-cached" }, body: exchange.body });
+    const res = await nativeFetch(exchange.url, { method: "POST", headers: { ...exchange.headers, "cache-control": "only-if-cached" }, body: exchange.body });
     await res.arrayBuffer();
     if (res.status === 200) return;
     await new Promise((r) => setTimeout(r, 50));
