@@ -17,6 +17,22 @@ export interface Verdict {
 
 export const DEFAULT_THRESHOLD = 0.9;
 
+type Primitive = string | number | boolean | null | undefined;
+
+/** T with everything that cannot be stored (functions, and so Date, Map and other class objects with methods) mapped to never. */
+export type Snapshot<T> = T extends Primitive
+  ? T
+  : T extends (...args: never[]) => unknown
+    ? never
+    : T extends object
+      ? { [K in keyof T]: Snapshot<T[K]> }
+      : never;
+
+/** Unknown when a capture's value can be stored; otherwise a type that names the fix. */
+export type StorableSnapshot<T> = [T] extends [Snapshot<T>]
+  ? unknown
+  : { "muscle-mem": "a capture must return plain data (objects, arrays, strings, numbers, booleans, null): return date.getTime() for a Date, { ...fields } for a class instance" };
+
 /**
  * Checks make replays safe: `capture` reads the features of the environment
  * that decide whether a tool call is still valid, and `compare` decides whether
@@ -38,7 +54,7 @@ export class Check<A extends unknown[], T, This = unknown> {
 
   constructor(
     readonly capture: (this: This, ...args: A) => T | Promise<T>,
-    readonly compare: (current: T, candidate: T) => CompareResult,
+    readonly compare: ((current: T, candidate: T) => CompareResult) & StorableSnapshot<T>,
     options: CheckOptions = {},
   ) {
     const threshold = options.threshold ?? DEFAULT_THRESHOLD;

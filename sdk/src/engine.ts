@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { Check, eraseCheck } from "./check.js";
+import { UsageError } from "./errors.js";
 import { recordStep, toStep } from "./record.js";
 import { replay } from "./replay.js";
 import { encodeArgs, skillKey } from "./steps.js";
@@ -229,6 +230,9 @@ export class Engine<P extends Params = Params> {
     await this.scope.run({ recording, nested: false }, async () => {
       await agent(task, { params: params as P, tags });
     });
+    await Promise.all(recording.calls.map((call) => call.invoked));
+    const misuse = recording.calls.find((call) => call.misuse)?.misuse;
+    if (misuse) throw new UsageError(misuse);
     if (recording.absorbing && !recording.caughtUp) {
       recording.refuse(`the agent returned before repeating the ${outcome.done.length} step(s) the engine had already replayed`);
     }
@@ -255,6 +259,7 @@ export class Engine<P extends Params = Params> {
     try {
       steps = build();
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       return this.notStored(report, error instanceof Error ? error.message : String(error), error);
     }
     if (steps.length === 0) return { ...report, reason: "the agent called no tools; nothing to store" };

@@ -1,4 +1,5 @@
 export { Check, DEFAULT_THRESHOLD, judge, type CheckOptions, type CompareResult, type Verdict } from "./check.js";
+export { UsageError } from "./errors.js";
 export { Engine, type EngineOptions, type ToolOptions } from "./engine.js";
 export { NotSerialisableError, type Json } from "./json.js";
 export { MemoryStore } from "./store/memory-store.js";

@@ -1,3 +1,4 @@
+import { UsageError } from "./errors.js";
 import { encodeValue, NotSerialisableError, type Json } from "./json.js";
 import { encodeArgs } from "./steps.js";
 import type { RecordedCall, Tool } from "./tools.js";
@@ -16,8 +17,8 @@ export interface Observed {
 export function toStep(tools: ReadonlyMap<string, Tool>, observed: Observed): Step {
   const tool = tools.get(observed.tool) as Tool;
   const step: Step = { tool: observed.tool, version: tool.version, args: observed.args };
-  if (tool.pre) step.pre = encodeValue(observed.pre, "pre-check capture");
-  if (tool.post) step.post = encodeValue(observed.post, "post-check capture");
+  if (tool.pre) step.pre = encodeCapture(tool, "pre", observed.pre);
+  if (tool.post) step.post = encodeCapture(tool, "post", observed.post);
   const result = tryEncode(observed.result);
   if (result !== undefined) step.result = result;
   return step;
@@ -30,6 +31,19 @@ export function recordStep(tools: ReadonlyMap<string, Tool>, call: RecordedCall,
   if (call.problem) throw new Error(call.problem);
   const { pre, post, result } = call;
   return toStep(tools, { tool: call.tool.name, args: encodeArgs(call.args, params), pre, post, result });
+}
+
+function encodeCapture(tool: Tool, which: "pre" | "post", value: unknown): Json {
+  try {
+    return encodeValue(value, `${which}-check capture`);
+  } catch (error) {
+    if (!(error instanceof NotSerialisableError)) throw error;
+    throw new UsageError(
+      `muscle-mem: the ${which}-check capture of ${tool.name} returned a value that cannot be stored (${error.message}). ` +
+        "Captures must return plain data: return date.getTime() for a Date, and { ...snapshot } or an object literal for a " +
+        "class instance (such as a ported @dataclass)",
+    );
+  }
 }
 
 function tryEncode(value: unknown): Json | undefined {

@@ -25,6 +25,10 @@ export interface RecordedCall {
   status: "running" | "ok" | "threw";
   /** Why the call cannot be stored even though it ran (a capture failed). */
   problem?: string;
+  /** A programming error the engine throws once the agent returns (with the fix in the message). */
+  misuse?: string;
+  /** With an async pre-check capture: settles once the tool itself has been called. */
+  invoked?: Promise<void>;
 }
 
 /** A step the engine replayed before it handed over to the agent. */
@@ -132,14 +136,35 @@ function capture(call: RecordedCall, check: ErasedCheck | undefined, self: unkno
   }
 }
 
+function lateSyncTool(tool: Tool, which: "pre" | "post"): string {
+  return (
+    `muscle-mem: tool ${tool.name} is synchronous but its ${which}-check capture is async, so the tool's caller got a ` +
+    "Promise instead of its result" + (which === "pre" ? " and the tool ran late" : "") +
+    ". Make the capture synchronous, or make the tool async"
+  );
+}
+
 function runCall(call: RecordedCall, self: unknown): unknown {
   const { tool, args } = call;
-  return chain(capture(call, tool.pre, self, "pre"), (pre) => {
-    call.pre = pre;
-    return chain(tool.fn.apply(self, args), (result) => {
+  const pre = capture(call, tool.pre, self, "pre");
+  let invoked: (() => void) | undefined;
+  if (isThenable(pre)) call.invoked = new Promise<void>((resolve) => (invoked = resolve));
+  return chain(pre, (preValue) => {
+    call.pre = preValue;
+    let out: unknown;
+    try {
+      out = tool.fn.apply(self, args);
+    } finally {
+      invoked?.();
+    }
+    const sync = !isThenable(out);
+    if (sync && invoked) call.misuse ??= lateSyncTool(tool, "pre");
+    return chain(out, (result) => {
       call.result = result;
-      return chain(capture(call, tool.post, self, "post"), (post) => {
-        call.post = post;
+      const post = capture(call, tool.post, self, "post");
+      if (sync && isThenable(post)) call.misuse ??= lateSyncTool(tool, "post");
+      return chain(post, (postValue) => {
+        call.post = postValue;
         call.status = "ok";
         return result;
       });
