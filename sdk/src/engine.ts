@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
-import { Check, eraseCheck } from "./check.js";
+import { eraseCheck } from "./check.js";
 import { UsageError } from "./errors.js";
 import { recordStep, toStep } from "./record.js";
 import { replay } from "./replay.js";
 import { encodeArgs, skillKey } from "./steps.js";
 import { MemoryStore } from "./store/memory-store.js";
+import type { Compatible, ToolOptions } from "./tool-options.js";
 import { instrument, newScope, Recording, type Scope, type Tool } from "./tools.js";
 import type {
   Agent,
@@ -18,6 +19,8 @@ import type {
   Trajectory,
   TrajectoryStore,
 } from "./types.js";
+
+export type { ToolOptions } from "./tool-options.js";
 
 export interface EngineOptions {
   /** Where trajectories live. Default: a new {@link MemoryStore}. */
@@ -33,36 +36,6 @@ export interface EngineOptions {
    */
   onHit?: "keep" | "refresh";
 }
-
-/** Options for an instrumented tool. */
-export interface ToolOptions<A extends unknown[], This = unknown, P = unknown, Q = unknown> {
-  /**
-   * The name the tool is stored under: its identity across processes and
-   * builds. Required for function tools (minifiers rename functions); a method
-   * tool defaults to its method name (property names survive minification).
-   */
-  name?: string;
-  /**
-   * Stored with each step; a recording made with another version is not
-   * replayed (a `tool-changed` warning says so). Default: a hash of the tool's
-   * source, so editing the tool retires its recordings, and so does a build
-   * that rewrites it (minification). Set it, and bump it when the tool's
-   * behaviour changes, to keep recordings across builds.
-   */
-  version?: string;
-  /** Validates the environment before the call, at query time and before each replayed step. */
-  preCheck?: Check<A, P, This>;
-  /** Validates the environment after each replayed call. */
-  postCheck?: Check<A, Q, This>;
-}
-
-/**
- * A check's capture may take fewer arguments than the tool (it often needs
- * none, or only `this`), but never arguments the tool does not pass.
- */
-type Compatible<A extends unknown[], B extends unknown[]> = ((...args: A) => void) extends (...args: B) => void
-  ? unknown
-  : { error: "the check's capture does not accept this tool's arguments" };
 
 // Merged with the class below: an engine is called like the agent it wraps.
 export interface Engine<P extends Params = Params> {
