@@ -79,7 +79,7 @@ export interface ScriptedGeminiModel {
 /**
  * Starts a scripted Gemini server on loopback: `POST /v1beta/models/{model}:generateContent`
  * and `:streamGenerateContent?alt=sse`. A model named `error-<status>` answers that status in
- * Gemini's error shape. `GET /__count?model=M` answers `{generations}` for that model.
+ * Gemini's error shape; a model named `slow-<ms>…` answers after that delay. `GET /__count?model=M` answers `{generations}` for that model.
  */
 export async function startScriptedGeminiModel(options: { script: (body: GeminiModelBody, model: string) => GeminiReply; chunkChars?: number; port?: number }): Promise<ScriptedGeminiModel> {
   const counts = new Map<string, number>();
@@ -93,6 +93,8 @@ export async function startScriptedGeminiModel(options: { script: (body: GeminiM
       const body = JSON.parse(await readBody(req)) as GeminiModelBody;
       requests.push({ url: `${url.pathname}${url.search}`, body, headers: req.headers });
       const model = action[1];
+      const slow = /^slow-(\d+)/.exec(model);
+      if (slow) await new Promise((r) => setTimeout(r, Number(slow[1])));
       const status = /^error-(\d{3})/.exec(model);
       const reply = status ? { status: Number(status[1]), body: { error: { code: Number(status[1]), message: `scripted ${status[1]}`, status: "UNAVAILABLE" } } } : options.script(body, model);
       if ("status" in reply) return writeJson(res, reply.status, reply.body);
