@@ -185,6 +185,7 @@ export class Engine<P extends Params = Params> {
     const key = skillKey(task, tags, params);
 
     const candidates = await this.store.query(key).catch((error: unknown) => {
+      if (error instanceof UsageError) throw error; // a misconfigured store is a bug to fix, not an outage
       this.warn({ kind: "store-query", message: "could not read trajectories; running the agent", error });
       return [] as Trajectory[];
     });
@@ -242,6 +243,7 @@ export class Engine<P extends Params = Params> {
       await this.store.add(trajectory);
       return { ...report, stored: true, trajectoryId: trajectory.id };
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       this.warn({ kind: "store-add", message: "could not store the trajectory", error });
       return { ...report, reason: "store failed" };
     }

@@ -3,6 +3,8 @@ import { Check, Engine, RemoteStore, type Trajectory } from "../../sdk/src/index
 import { fromLine, skillModel, toLine } from "../../sdk/src/store/wire.js";
 import { ADMIN_TOKEN, FakeWorker } from "./support/fake-worker.js";
 
+const TEAM_KEY = "sk-team";
+
 let worker: FakeWorker;
 let baseUrl: string;
 
@@ -13,8 +15,8 @@ beforeAll(async () => {
 afterAll(() => worker.stop());
 
 /** One "machine": its own engine, store and tool instances, sharing only the Worker. */
-function machine(namespace: string, token = ADMIN_TOKEN) {
-  const engine = new Engine({ store: new RemoteStore({ baseUrl, namespace, token }), onWarning: () => {} });
+function machine(namespace: string, token = TEAM_KEY, tenant?: string) {
+  const engine = new Engine({ store: new RemoteStore({ baseUrl, namespace, token, tenant }), onWarning: () => {} });
   const env = { door: "closed" };
   const log: string[] = [];
   const move = engine.function(
@@ -100,6 +102,59 @@ describe("RemoteStore against a fake trajectory API", () => {
   it("Should reject with the API's error message on 401", async () => {
     const store = new RemoteStore({ baseUrl, namespace: "x", token: "" });
     await expect(store.query({ task: "t" })).rejects.toThrow(/401/);
+  });
+});
+
+/** The tenant id a key resolves to, as the Worker reports it. */
+async function tenantOf(key: string): Promise<string> {
+  const who = (await (await fetch(`${baseUrl}/api/whoami`, { headers: { authorization: `Bearer ${key}` } })).json()) as { tenant: string };
+  return who.tenant;
+}
+
+describe("Issue 17.10: RemoteStore tenancy, argument text and reads", () => {
+  it("Should refuse to record or read with the admin token unless a tenant is named, with the fix in the error", async () => {
+    const admin = machine("admin-no-tenant", ADMIN_TOKEN);
+    await expect(admin.engine("pick", { tags: ["pick"], params: { target: "x" } })).rejects.toThrow(/admin token.*tenant: /s);
+    expect([...worker.trees.values()].some((t) => t.namespace === "admin-no-tenant")).toBe(false);
+  });
+
+  it("Should record as the named tenant with the admin token, and read only that tenant's skills", async () => {
+    const team = await tenantOf("sk-team-a");
+    const admin = machine("admin-tenant", ADMIN_TOKEN, team);
+    expect(await admin.engine("pick", { tags: ["pick"], params: { target: "x" } })).toBe(false);
+    const teammate = machine("admin-tenant", "sk-team-a");
+    expect(await teammate.engine("pick", { tags: ["pick"], params: { target: "x" } })).toBe(true);
+
+    const other = machine("admin-tenant", "sk-team-b");
+    other.env.door = "open"; // another tenant records a path the admin could replay
+    expect(await other.engine("fetch", { tags: ["fetch"], params: { target: "y" } })).toBe(false);
+    const adminOfA = machine("admin-tenant", ADMIN_TOKEN, team);
+    adminOfA.env.door = "open";
+    expect(await adminOfA.engine("fetch", { tags: ["fetch"], params: { target: "y" } })).toBe(false);
+  });
+
+  it("Should replay arguments with their keys in the recorded order, byte for byte", async () => {
+    const build = () => {
+      const engine = new Engine({ store: new RemoteStore({ baseUrl, namespace: "arg-text", token: TEAM_KEY }), onWarning: () => {} });
+      const sent: string[] = [];
+      const post = engine.function({ name: "post" }, (body: Record<string, unknown>) => { sent.push(JSON.stringify(body)); });
+      engine.setAgent(() => { post({ zeta: 1, alpha: { y: 2, b: [3, { d: 4, c: 5 }] } }); }).finalize();
+      return { engine, sent };
+    };
+    const a = build();
+    const b = build();
+    expect(await a.engine("send")).toBe(false);
+    expect(await b.engine("send")).toBe(true);
+    expect(b.sent).toEqual(a.sent);
+  });
+
+  it("Should not download the skill tree again while it has not changed", async () => {
+    const a = machine("no-redownload");
+    expect(await a.engine("pick", { tags: ["pick"], params: { target: "x" } })).toBe(false);
+    const exports = () => worker.requests.filter((r) => r.url.endsWith("/export")).length;
+    const before = exports();
+    for (let i = 0; i < 3; i++) expect(await a.engine("pick", { tags: ["pick"], params: { target: "x" } })).toBe(true);
+    expect(exports() - before).toBeLessThanOrEqual(1);
   });
 });
 

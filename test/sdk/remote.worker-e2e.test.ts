@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import { resolve } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Check, Engine, RemoteStore, type SkillKey } from "../../sdk/src/index.js";
 import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev.js";
@@ -8,12 +11,22 @@ import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev.js";
 // Machines of one team share skills through the same upstream key (its tenant);
 // the admin token must name a tenant to import (docs/api.md), so it is not used here.
 const TEAM_KEY = "sk-sdk-team";
+const ADMIN = "sdk-e2e-admin-token";
+const ROOT = resolve(import.meta.dirname, "../..");
+
+/** Runs one machine as its own process (test/sdk/support/remote-machine.ts): its tool calls, then its report. */
+async function processMachine(namespace: string, token: string, tenant = ""): Promise<{ calls: string[]; hit: boolean; agentRuns: number }> {
+  const { stdout } = await promisify(execFile)(resolve(ROOT, "node_modules/.bin/tsx"), ["test/sdk/support/remote-machine.ts", dev.url, namespace, token, tenant], { cwd: ROOT, timeout: 60_000 });
+  const lines = stdout.trim().split("\n");
+  const last = JSON.parse(lines.at(-1) ?? "{}") as { report: { hit: boolean }; agentRuns: number };
+  return { calls: lines.slice(0, -1), hit: last.report.hit, agentRuns: last.agentRuns };
+}
 
 let dev: WranglerDev;
 
 /** One machine: its own engine, store, tools and world; only the Worker is shared. */
-function machine(namespace: string, token: string) {
-  const store = new RemoteStore({ baseUrl: dev.url, namespace, token });
+function machine(namespace: string, token: string, tenant?: string) {
+  const store = new RemoteStore({ baseUrl: dev.url, namespace, token, tenant });
   const warnings: string[] = [];
   const engine = new Engine({ store, onWarning: (w) => warnings.push(`${w.kind}: ${w.message} ${String(w.error)}`) });
   const world = { shelf: "A" };
@@ -43,7 +56,7 @@ async function readable(store: RemoteStore, key: SkillKey, count: number): Promi
 
 describe("SDK RemoteStore against wrangler dev", () => {
   beforeAll(async () => {
-    dev = await startWranglerDev();
+    dev = await startWranglerDev({ vars: { ADMIN_TOKEN: ADMIN } });
   }, 120_000);
   afterAll(async () => {
     await dev?.stop();
@@ -73,6 +86,29 @@ describe("SDK RemoteStore against wrangler dev", () => {
     a.world.shelf = "B";
     expect(await a.engine("restock", { tags: key.tags, params: { item: "cup" } })).toBe(true);
     expect(a.agentRuns()).toBe(1);
+  });
+
+  it("Should replay in another process the tool calls recorded by one, byte for byte", async () => {
+    const first = await processMachine("sdk-e2e-bytes", TEAM_KEY);
+    expect(first).toMatchObject({ hit: false, agentRuns: 1 });
+    let second = await processMachine("sdk-e2e-bytes", TEAM_KEY);
+    for (let i = 0; i < 20 && !second.hit; i++) second = await processMachine("sdk-e2e-bytes", TEAM_KEY); // import lands
+    expect(second).toMatchObject({ hit: true, agentRuns: 0 });
+    expect(second.calls).toEqual(first.calls);
+    expect(first.calls).toHaveLength(3);
+  }, 120_000);
+
+  it("Should refuse the admin token without a tenant, and record as the tenant it names", async () => {
+    const lost = machine("sdk-e2e-admin", ADMIN);
+    await expect(lost.engine("ship", { tags: ["ship"], params: { item: "x" } })).rejects.toThrow(/admin token.*tenant/s);
+    const who = (await (await fetch(`${dev.url}/api/whoami`, { headers: { authorization: `Bearer ${TEAM_KEY}` } })).json()) as { tenant: string };
+    const admin = machine("sdk-e2e-admin", ADMIN, who.tenant);
+    expect(await admin.engine("ship", { tags: ["ship"], params: { item: "x" } })).toBe(false);
+    const teammate = machine("sdk-e2e-admin", TEAM_KEY);
+    await readable(teammate.store, { tags: ["ship"] }, 1);
+    expect(await teammate.engine("ship", { tags: ["ship"], params: { item: "x" } })).toBe(true);
+    const stranger = machine("sdk-e2e-admin", ADMIN, "0".repeat(32)); // the admin reading another tenant sees none of it
+    expect(await stranger.store.query({ tags: ["ship"] })).toEqual([]);
   });
 
   it("Should keep one tenant's skills from another tenant", async () => {

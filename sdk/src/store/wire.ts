@@ -49,9 +49,9 @@ export function toLine(trajectory: Trajectory, model: string): WireLine {
   ];
   trajectory.steps.forEach((step, i) => {
     const id = `call_${i}`;
-    const call: { [k: string]: Json } = {
-      args: step.args.map((a): Json => (a.param === undefined ? { value: a.value } : { value: a.value, param: a.param })),
-    };
+    // The Worker re-serialises tool-call arguments with sorted keys (that is its canonical form), so
+    // the arguments travel as JSON text inside a string: their keys come back in the recorded order.
+    const call: { [k: string]: Json } = { args_text: JSON.stringify(step.args) };
     if (step.version !== undefined) call.version = step.version;
     const args = canonicalJson(call);
     messages.push({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: step.tool, arguments: args } }] });
@@ -119,7 +119,7 @@ export function fromLine(line: unknown): Trajectory | undefined {
     const fn = call[0].function;
     if (!isObject(fn) || typeof fn.name !== "string" || typeof fn.arguments !== "string") return undefined;
     const parsed = tryParseJson(fn.arguments);
-    const args = parseArgs(parsed);
+    const args = isObject(parsed) && typeof parsed.args_text === "string" ? parseArgs({ args: tryParseJson(parsed.args_text) ?? null }) : undefined;
     const observed = jsonOf(result.content);
     if (!args || !isObject(observed)) return undefined;
     const step: Step = { tool: fn.name, args };

@@ -4,8 +4,9 @@ import type { AddressInfo } from "node:net";
 
 /**
  * A stand-in for the Worker's trajectory API (docs/api.md) with just the routes
- * the RemoteStore uses: POST /api/import, GET /api/trees and
- * GET /api/trees/:id/export. Trees are real path-hash tries, so a branch that
+ * the RemoteStore uses: GET /api/whoami, POST /api/import (the admin names
+ * the tenant), GET /api/trees (tenant and namespace filters), GET /api/trees/:id
+ * and GET /api/trees/:id/export. Trees are real path-hash tries, so a branch that
  * shares leading messages with another path shares their nodes.
  */
 export const ADMIN_TOKEN = "dev-admin-token";
@@ -76,7 +77,14 @@ export class FakeWorker {
     const tenant = token === ADMIN_TOKEN ? "admin" : h("tenant", token);
     const visible = (t: Tree) => token === ADMIN_TOKEN || t.tenant === tenant;
 
+    if (req.method === "GET" && url.pathname === "/api/whoami") {
+      return json(200, token === ADMIN_TOKEN ? { role: "admin" } : { role: "tenant", tenant });
+    }
+
     if (req.method === "POST" && url.pathname === "/api/import") {
+      const named = url.searchParams.get("tenant");
+      if (token === ADMIN_TOKEN && !named) return json(400, { error: { message: "The admin token must name the tenant to seed: ?tenant=<tenant id>.", type: "invalid_request_error", code: "invalid_request" } });
+      const into = token === ADMIN_TOKEN ? (named as string) : tenant;
       let body = "";
       for await (const chunk of req) body += String(chunk);
       let nodesInserted = 0;
@@ -85,8 +93,8 @@ export class FakeWorker {
       for (const line of lines) {
         const { model, tools, messages } = JSON.parse(line) as { model: string; tools: unknown; messages: Message[] };
         const namespace = namespaceHeader ?? "default";
-        const treeId = h("tree", tenant, namespace, model, canonical(tools ?? null));
-        if (!this.trees.has(treeId)) this.trees.set(treeId, { id: treeId, tenant, namespace, model, tools, createdAt: Date.now() });
+        const treeId = h("tree", into, namespace, model, canonical(tools ?? null));
+        if (!this.trees.has(treeId)) this.trees.set(treeId, { id: treeId, tenant: into, namespace, model, tools, createdAt: Date.now() });
         trees.add(treeId);
         let parent = treeId;
         const ordinal = new Map<string, string>();
@@ -104,11 +112,19 @@ export class FakeWorker {
 
     if (req.method === "GET" && url.pathname === "/api/trees") {
       const namespace = url.searchParams.get("namespace");
-      const all = [...this.trees.values()].filter((t) => visible(t) && (!namespace || t.namespace === namespace));
+      const only = url.searchParams.get("tenant");
+      const all = [...this.trees.values()].filter((t) => visible(t) && (!namespace || t.namespace === namespace) && (!only || t.tenant === only));
       const offset = Number(url.searchParams.get("cursor") || 0);
       const limit = Math.min(Number(url.searchParams.get("limit") || 50), this.pageSize);
       const page = all.slice(offset, offset + limit).map((t) => ({ id: t.id, tenant: t.tenant, namespace: t.namespace, model: t.model, tools: [], node_count: this.nodesIn(t.id) }));
       return json(200, { data: page, next_cursor: offset + limit < all.length ? String(offset + limit) : null });
+    }
+
+    const treeMatch = url.pathname.match(/^\/api\/trees\/([^/]+)$/);
+    if (req.method === "GET" && treeMatch) {
+      const tree = this.trees.get(decodeURIComponent(treeMatch[1]));
+      if (!tree || !visible(tree)) return json(404, { error: { message: "tree not found", type: "not_found", code: "not_found" } });
+      return json(200, { id: tree.id, tenant: tree.tenant, namespace: tree.namespace, model: tree.model, node_count: this.nodesIn(tree.id) });
     }
 
     const exportMatch = url.pathname.match(/^\/api\/trees\/([^/]+)\/export$/);
