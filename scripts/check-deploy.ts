@@ -6,6 +6,10 @@
  * 2. Prints the bundle size, raw and gzip, against the Workers size limits.
  * 3. Regenerates `wrangler types` into a temporary file and fails when it differs
  *    from the committed worker-configuration.d.ts (run `npm run types` to fix).
+ * 4. Fails on any warning wrangler prints in those runs, when an `[env.*.vars]`
+ *    section lacks a var the top level has (vars are not inherited), and on a
+ *    placeholder `database_id` in a section that npm scripts deploy (an
+ *    environment's database may omit it: the deploy finds it by name).
  *
  * Needs no account and no network: CI=true, WRANGLER_SEND_METRICS=false.
  */
@@ -15,11 +19,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
+import { configProblems, readWranglerToml, warningsIn } from "./deploy-config";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "..");
 const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
-const ENVIRONMENTS = ["staging", "production"];
 /** Workers script size limits after compression (docs/limits.md). */
 const LIMIT_FREE_GZIP = 3 * 1024 * 1024;
 const LIMIT_PAID_GZIP = 10 * 1024 * 1024;
@@ -36,12 +40,18 @@ const quiet = {
   FORCE_COLOR: "0",
 };
 
+const config = readWranglerToml(join(ROOT, "wrangler.toml"));
+const ENVIRONMENTS = Object.keys(config.env ?? {});
+
 async function wrangler(args: string[]): Promise<string> {
   try {
     const { stdout, stderr } = await run(WRANGLER, args, { cwd: ROOT, env: quiet, maxBuffer: 64 * 1024 * 1024 });
+    const warnings = warningsIn(`${stdout}\n${stderr}`);
+    if (warnings.length > 0) throw new Error(`wrangler ${args.join(" ")} printed ${warnings.length} warning(s):\n${warnings.join("\n")}`);
     return `${stdout}\n${stderr}`;
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; message: string };
+    if (failed.stdout === undefined) throw error;
     throw new Error(`wrangler ${args.join(" ")} failed:\n${failed.stdout ?? ""}${failed.stderr ?? failed.message}`);
   }
 }
@@ -66,6 +76,14 @@ async function checkBuilds(): Promise<void> {
     }
     console.log(`env     ${env.padEnd(11)} dry run ok (${statSync(join(scratch, `dist-${env}`, "index.js")).size} bytes)`);
   }
+}
+
+/** Fails when configProblems finds anything. */
+function checkConfig(): void {
+  const scripts = Object.values((JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts?: Record<string, string> }).scripts ?? {});
+  const problems = configProblems(config, scripts);
+  if (problems.length > 0) throw new Error(`wrangler.toml:\n  ${problems.join("\n  ")}`);
+  console.log(`config  ${ENVIRONMENTS.map((e) => `[env.${e}]`).join(", ")} carry every top-level var; no placeholder database_id is deployed`);
 }
 
 /** The generated file minus the lines that name where and how it was generated. */
@@ -93,6 +111,7 @@ async function checkTypes(): Promise<void> {
 }
 
 try {
+  checkConfig();
   await checkBuilds();
   await checkTypes();
   console.log("check:deploy ok");

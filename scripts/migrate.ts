@@ -9,21 +9,38 @@
  * Locally it prints one line per shard (what was applied, or "up to date") and wrangler's
  * whole output only when it fails; remotely wrangler's output goes through as it is.
  * Fails before touching anything when a listed shard has no `[[d1_databases]]` entry.
+ *
+ * Remotely, a `[[d1_databases]]` entry without `database_id` (the environments in wrangler.toml)
+ * is found by its `database_name` in the account (`wrangler d1 list --json`) and created when it
+ * does not exist yet (`wrangler d1 create`); the migrations then run against a copy of
+ * wrangler.toml with the id filled in, and `wrangler deploy` binds the same database by name.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parse } from "smol-toml";
+import { parse, stringify } from "smol-toml";
 import { shardNames } from "../src/store/shards";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
 
+interface Database {
+  binding?: string;
+  database_name?: string;
+  database_id?: string;
+  migrations_dir?: string;
+}
+
 interface Section {
   vars?: Record<string, unknown>;
-  d1_databases?: Array<{ binding?: string }>;
+  d1_databases?: Database[];
 }
+
+type Config = Section & { main?: string; assets?: { directory?: string }; env?: Record<string, Section> };
+
+const readConfig = (): Config => parse(readFileSync(join(ROOT, "wrangler.toml"), "utf8")) as Config;
 
 export interface MigrateOptions {
   where: "--local" | "--remote";
@@ -33,7 +50,7 @@ export interface MigrateOptions {
 
 /** The shards of the top level or of `[env.NAME]`, or a message saying what is wrong. */
 export function shardsToMigrate(envName: string | undefined): string[] | string {
-  const config = parse(readFileSync(join(ROOT, "wrangler.toml"), "utf8")) as Section & { env?: Record<string, Section> };
+  const config = readConfig();
   const section = envName ? config.env?.[envName] : config;
   if (!section) return `wrangler.toml has no [env.${envName}]`;
   const names = shardNames(typeof section.vars?.D1_SHARDS === "string" ? section.vars.D1_SHARDS : undefined);
@@ -50,6 +67,42 @@ export function summary(output: string): string {
   return applied.length > 0 ? `applied ${applied.join(", ")}` : "done";
 }
 
+function wranglerJson(args: string[]): unknown {
+  const run = spawnSync(WRANGLER, args, { cwd: ROOT, encoding: "utf8", env: { ...process.env, CI: "true" } });
+  if (run.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed:\n${run.stdout}${run.stderr}`);
+  return JSON.parse(run.stdout) as unknown;
+}
+
+/** The id of the account's D1 database called `name`, created first when there is none. */
+function remoteDatabaseId(name: string): string {
+  const find = () => (wranglerJson(["d1", "list", "--json"]) as Array<{ uuid: string; name: string }>).find((db) => db.name === name)?.uuid;
+  const existing = find();
+  if (existing) return existing;
+  console.log(`migrate: creating the D1 database ${name} (wrangler d1 create ${name})`);
+  const created = spawnSync(WRANGLER, ["d1", "create", name], { cwd: ROOT, stdio: "inherit", env: { ...process.env, CI: "true" } });
+  const id = created.status === 0 ? find() : undefined;
+  if (!id) throw new Error(`could not create the D1 database ${name}`);
+  return id;
+}
+
+/**
+ * A copy of wrangler.toml (absolute paths) whose `env` databases without an id carry the account's id
+ * for their name, or undefined when every database of the section already has an id.
+ */
+export function configWithIds(envName: string | undefined, idOf: (name: string) => string = remoteDatabaseId): string | undefined {
+  const config = readConfig();
+  const section = envName ? config.env?.[envName] : config;
+  const missing = (section?.d1_databases ?? []).filter((db) => !db.database_id);
+  if (missing.length === 0) return undefined;
+  for (const db of missing) db.database_id = idOf(db.database_name ?? usage(`[[d1_databases]] ${db.binding ?? ""} has neither database_id nor database_name`));
+  for (const s of [config, ...Object.values(config.env ?? {})]) for (const db of s.d1_databases ?? []) db.migrations_dir = resolve(ROOT, db.migrations_dir ?? "migrations");
+  if (config.main) config.main = resolve(ROOT, config.main);
+  if (config.assets?.directory) config.assets.directory = resolve(ROOT, config.assets.directory);
+  const file = join(mkdtempSync(join(tmpdir(), "mm-migrate-")), "wrangler.toml");
+  writeFileSync(file, stringify(config));
+  return file;
+}
+
 /** Applies the migrations to every shard; returns the exit status (0: all applied). */
 export function migrate(options: MigrateOptions): number {
   const names = shardsToMigrate(options.env);
@@ -58,8 +111,9 @@ export function migrate(options: MigrateOptions): number {
     return 2;
   }
   const quiet = options.where === "--local";
+  const config = quiet ? undefined : configWithIds(options.env);
   for (const name of names) {
-    const cmd = ["d1", "migrations", "apply", name, options.where, ...(options.env ? ["--env", options.env] : []), ...(options.persistTo ? ["--persist-to", options.persistTo] : [])];
+    const cmd = ["d1", "migrations", "apply", name, options.where, ...(options.env ? ["--env", options.env] : []), ...(options.persistTo ? ["--persist-to", options.persistTo] : []), ...(config ? ["--config", config] : [])];
     if (!quiet) console.log(`migrate: wrangler ${cmd.join(" ")}`);
     // CI=true: apply without the interactive confirmation wrangler asks for in a terminal.
     // WRANGLER_HIDE_BANNER: no banner (and no npm update check) per shard.
