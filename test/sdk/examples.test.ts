@@ -15,9 +15,13 @@ async function example(file: string): Promise<string> {
 }
 
 describe("examples/ run under tsx", () => {
-  it("Should print miss, hit, miss for the greeter", async () => {
-    const hits = [...(await example("sdk-greeter.ts")).matchAll(/cache hit: (\w+)/g)].map((m) => m[1]);
+  it("Should print miss, hit, miss for the greeter, with the nine hellos of each run, as the original README does", async () => {
+    const out = await example("sdk-greeter.ts");
+    const hits = [...out.matchAll(/cache hit: (\w+)/g)].map((m) => m[1]);
     expect(hits).toEqual(["false", "true", "false"]);
+    const nine = Array.from({ length: 9 }, (_, i) => `hello erik + ${i}`);
+    expect([...out.matchAll(/hello (erik \+ \d)/g)].map((m) => `hello ${m[1]}`)).toEqual([...nine, ...nine, ...nine]);
+    expect(out.match(/\(agent running\)/g)).toHaveLength(2); // the hit ran without the agent
   });
 
   it("Should replay the computer-use example with its decorated click tool", async () => {
