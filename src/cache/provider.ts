@@ -100,6 +100,12 @@ export interface ProviderAdapter<B, K extends ProviderKey, A> {
   credential(headers: Headers, url: URL): string | null;
   /** Whether the client asked for the API's event stream. */
   isStream(request: ProviderRequest<B>): boolean;
+  /**
+   * Completes a request that refers to conversation state the Worker holds (a response id it issued):
+   * may read the store; resolves to the request unchanged when there is nothing to complete. The flow
+   * bounds it by LOOKUP_TIMEOUT_MS and keeps the request unchanged if it fails.
+   */
+  resolve?(request: ProviderRequest<B>, context: { env: Env; tenant: string }): Promise<ProviderRequest<B>>;
   /** Frame, canonical messages and path hashes: the request's key, a bypass reason, or bad input. */
   key(request: ProviderRequest<B>, scope: KeyScope): KeyOutcome<K>;
   /** The upstream for this request (base URL from config, the API's path). */
@@ -108,8 +114,8 @@ export interface ProviderAdapter<B, K extends ProviderKey, A> {
   upstreamBody?(request: ProviderRequest<B>): string;
   /** A stored answer validated for rendering; null when the node holds something this API cannot serve. */
   answerOf(stored: StoredAnswer): A | null;
-  /** A served answer as the API's JSON or event stream, with fresh ids. */
-  render(answer: A, request: ProviderRequest<B>, stream: boolean): Rendered;
+  /** A served answer as the API's JSON or event stream, with fresh ids (`key`: the tree and h_n it was served for). */
+  render(answer: A, request: ProviderRequest<B>, stream: boolean, key: K): Rendered;
   /** Reads the upstream's answer to a keyed miss into a recording. */
   reader(key: K, request: ProviderRequest<B>): UpstreamReader;
   /** The Worker's own errors in the API's error envelope. */

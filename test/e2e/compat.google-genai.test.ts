@@ -1,4 +1,4 @@
-import { GoogleGenAI, Type, type Content, type Part } from "@google/genai";
+import { GoogleGenAI, Type, type Content, type Part, type Tool } from "@google/genai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { geminiRefundDesk, startScriptedGeminiModel, type ScriptedGeminiModel } from "../../tools/scripted-gemini-model";
 import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
@@ -16,7 +16,7 @@ afterAll(async () => {
   await model?.close();
 });
 
-const tools = [
+const tools: Tool[] = [
   {
     functionDeclarations: [
       { name: "get_order", description: "Look up an order by id.", parameters: { type: Type.OBJECT, properties: { order_id: { type: Type.STRING } }, required: ["order_id"] } },

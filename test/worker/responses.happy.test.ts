@@ -40,7 +40,7 @@ describe("POST /v1/responses (cached)", () => {
     expect(again.headers.get("server-timing")).toMatch(/parse;dur=\d+, lookup;dur=\d+/);
     const hit = (await again.json()) as ResponseJson;
     // A fresh response id the upstream never issued: the model was not asked.
-    expect(hit.id).toMatch(/^resp_mm[0-9a-f]{32}$/);
+    expect(hit.id).toMatch(/^resp_mm[0-9a-f]{72}$/);
     expect(hit.output[0].content?.[0].text).toBe("echo: hello there");
     expect(hit.output[0].id).not.toBe(missed.output[0].id);
   });

@@ -56,7 +56,8 @@ const CLIENT_TOOLS = new Set(["function"]);
  *   An absent `store` is cached: clients that send the whole `input`
  *   (`@openai/agents`) leave it unset, and on a miss the request reaches the
  *   upstream unchanged.
- * - `previous_response_id`, `conversation`: the conversation lives upstream.
+ * - `previous_response_id` (one the Worker served was resolved before keying:
+ *   src/routes/responses/previous.ts), `conversation`: the conversation lives upstream.
  * - `background`: the upstream runs it as a job to poll.
  * - server-side tools (`web_search`, `file_search`, `code_interpreter`,
  *   `computer_use_preview`, `mcp`, `image_generation`, …): the upstream runs them.

@@ -11,7 +11,7 @@ import type { Claim } from "../../store/single-flight";
 import { parseJsonBody } from "../body";
 import { bypassTo } from "../bypass";
 import { notCached, readControls, type CacheControls } from "../chat/controls";
-import { bookmarkHeaders, lookupAnswer, lookupSource } from "../chat/lookup";
+import { bookmarkHeaders, lookupAnswer, lookupSource, withTimeout } from "../chat/lookup";
 import { claimOf, settleGeneration } from "../claim";
 import { countHit } from "../counting";
 import { generate, type Recording } from "../generation";
@@ -55,13 +55,14 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   const controls = readControls(headers);
   const { raw, body } = await parseJsonBody(c.req.raw, config.maxBodyBytes, adapter.schema);
   phase(c, "parse");
-  const request: ProviderRequest<B> = { body, raw, url: new URL(c.req.url), headers };
-  const walk: Walk<B, K, A> = { c, adapter, config, controls, request, stream: adapter.isStream(request) };
+  const parsed: ProviderRequest<B> = { body, raw, url: new URL(c.req.url), headers };
+  const walk: Walk<B, K, A> = { c, adapter, config, controls, request: parsed, stream: adapter.isStream(parsed) };
 
-  const credential = adapter.credential(headers, request.url);
+  const credential = adapter.credential(headers, parsed.url);
   if (!credential) return uncached(walk, "no credential");
   const scope = { tenant: tenantOf(credential), namespace: controls.namespace, maxMessageBytes: maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES) };
-  const keyed = adapter.key(request, scope);
+  walk.request = await resolved(walk, scope.tenant);
+  const keyed = adapter.key(walk.request, scope);
   if (!keyed.ok) {
     if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
     return uncached(walk, keyed.bypass);
@@ -113,7 +114,7 @@ function serve<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplateP
   const answer = stored && walk.adapter.answerOf(stored);
   if (!stored || !answer) return null;
   countHit(walk.c, plan.key.treeId, stored, template);
-  return serveRendered(walk.adapter.render(answer, walk.request, walk.stream), walk.stream, { "muscle-mem-node": stored.hash, ...headers });
+  return serveRendered(walk.adapter.render(answer, walk.request, walk.stream, plan.key), walk.stream, { "muscle-mem-node": stored.hash, ...headers });
 }
 
 /** Sends a miss to the model and records its answer through the tree's object (which serves the followers). */
@@ -137,6 +138,17 @@ function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: Temp
     onSettled,
     waitUntil: (p) => c.executionCtx.waitUntil(p.catch(() => undefined)),
   });
+}
+
+/** The request completed by the adapter's `resolve` (bounded by LOOKUP_TIMEOUT_MS), or as sent when it fails. */
+async function resolved<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, tenant: string): Promise<ProviderRequest<B>> {
+  if (!walk.adapter.resolve) return walk.request;
+  try {
+    return await withTimeout(walk.adapter.resolve(walk.request, { env: walk.c.env, tenant }), walk.config.lookupTimeoutMs, "resolve");
+  } catch (error) {
+    console.error(JSON.stringify({ event: "resolve_failed", api: walk.adapter.name, error: String(error) }));
+    return walk.request;
+  }
 }
 
 /** A request the cache does not key: `only-if-cached` is a 504, anything else goes to the model. */

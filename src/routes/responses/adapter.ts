@@ -4,6 +4,8 @@ import { renderResponse, renderResponseEvents, responsesAnswerOf, type Responses
 import { responsesRequest, type ResponsesRequest } from "../../cache/responses/schema";
 import { ResponsesStreamReader } from "../../cache/responses/stream";
 import { responsesUpstreamBody } from "../../cache/responses/upstream-body";
+import { servedResponseId } from "../../cache/responses/previous";
+import { resolvePreviousResponse } from "./previous";
 import { recordInputOf } from "../../store/record";
 
 interface UpstreamResponse {
@@ -40,19 +42,21 @@ function responsesReader(key: ResponsesKey, rawLength: number): UpstreamReader {
 /**
  * The OpenAI Responses API (`POST /v1/responses`) over the cached flow:
  * tenant from `Authorization`, upstream `UPSTREAM_BASE_URL`, OpenAI's error
- * envelope. Keying and bypass rules: src/cache/responses/frame.ts.
+ * envelope. Keying and bypass rules: src/cache/responses/frame.ts; a
+ * `previous_response_id` the Worker issued is resolved from the tree (./previous.ts).
  */
 export const responsesAdapter: ProviderAdapter<ResponsesRequest, ResponsesKey, ResponsesAnswer> = {
   name: "responses",
   schema: responsesRequest,
   credential: (headers) => headers.get("authorization"),
   isStream: ({ body }) => body.stream === true,
+  resolve: resolvePreviousResponse,
   key: ({ body }, scope) => keyResponsesRequest(body, scope),
   upstream: (config) => ({ base: config.upstreamBaseUrl, pathname: "/v1/responses" }),
   upstreamBody: ({ raw, body }) => responsesUpstreamBody(raw, body.input),
   answerOf: responsesAnswerOf,
-  render(answer, { body }, stream) {
-    const ctx = { id: `resp_mm${crypto.randomUUID().replaceAll("-", "")}`, createdAt: Math.floor(Date.now() / 1000) };
+  render(answer, { body }, stream, key) {
+    const ctx = { id: servedResponseId(key.treeId, answer.hash), createdAt: Math.floor(Date.now() / 1000) };
     if (stream) return { body: renderResponseEvents(answer, body, ctx), contentType: "text/event-stream; charset=utf-8" };
     return { body: JSON.stringify(renderResponse(answer, body, ctx)), contentType: "application/json" };
   },

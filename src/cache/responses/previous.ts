@@ -1,0 +1,77 @@
+import { servedIds } from "./render";
+import type { InputItem, ResponsesRequest } from "./schema";
+
+const SERVED_RESPONSE = /^resp_mm([0-9a-f]{32})([0-9a-f]{32})[0-9a-f]{8}$/;
+
+/** The id of a served response: the tree and the answer node it was served from, and 8 random hex digits. */
+export function servedResponseId(treeId: string, answerHash: string, random = crypto.randomUUID().replaceAll("-", "").slice(0, 8)): string {
+  return `resp_mm${treeId}${answerHash}${random}`;
+}
+
+/** The tree and answer node of a response id the Worker issued; null for any other id. */
+export function parseServedResponseId(id: string): { treeId: string; answerHash: string } | null {
+  const match = SERVED_RESPONSE.exec(id);
+  return match ? { treeId: match[1], answerHash: match[2] } : null;
+}
+
+type Stored = Record<string, unknown>;
+
+function textParts(content: unknown, type: "input_text" | "output_text"): Stored[] | null {
+  if (!Array.isArray(content)) return null;
+  const out: Stored[] = [];
+  for (const part of content as Stored[]) {
+    if (part.type === "text" && typeof part.text === "string") out.push(type === "output_text" ? { type, text: part.text, annotations: [] } : { type, text: part.text });
+    else if (part.type === "refusal" && typeof part.refusal === "string") out.push({ type: "refusal", refusal: part.refusal });
+    else return null;
+  }
+  return out;
+}
+
+/** One stored assistant node as the items a client would echo; the last answer's calls get the ids that were served. */
+function assistantItems(node: Stored, servedFor: string | null): InputItem[] | null {
+  if (!Array.isArray(node.items)) return null;
+  const out: InputItem[] = [];
+  for (const [i, item] of (node.items as Stored[]).entries()) {
+    const { type, ...rest } = item;
+    if (type === "function_call") {
+      out.push({ ...rest, type, call_id: servedFor ? servedIds(servedFor, i).call : rest.call_id });
+    } else if (type === "message") {
+      const content = textParts(rest.content, "output_text");
+      if (!content) return null;
+      out.push({ ...rest, type, role: "assistant", content });
+    } else return null;
+  }
+  return out;
+}
+
+/**
+ * The stored path to a served answer (root first, the answer last) as
+ * Responses input items, in the form the canonical input keys back to the
+ * same nodes. Null when a node is not a Responses node.
+ */
+export function inputItemsOf(nodes: readonly Stored[], answerHash: string): InputItem[] | null {
+  const items: InputItem[] = [];
+  for (const [i, node] of nodes.entries()) {
+    const { role, ...rest } = node;
+    if (role === "assistant") {
+      const out = assistantItems(node, i === nodes.length - 1 ? answerHash : null);
+      if (!out) return null;
+      items.push(...out);
+    } else if (role === "tool") {
+      const output = Array.isArray(rest.output) ? (rest.output as unknown[]).map((text) => ({ type: "input_text", text })) : rest.output;
+      items.push({ ...rest, type: "function_call_output", output });
+    } else if (role === "user" || role === "system" || role === "developer") {
+      const content = textParts(rest.content, "input_text");
+      if (!content) return null;
+      items.push({ ...rest, role, content });
+    } else return null;
+  }
+  return items;
+}
+
+/** The request with the conversation behind `previous_response_id` spelled out in `input`, and the id removed. */
+export function withPreviousInput(body: ResponsesRequest, previous: InputItem[]): ResponsesRequest {
+  const input: InputItem[] = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
+  const { previous_response_id: _id, ...rest } = body;
+  return { ...rest, input: [...previous, ...input] };
+}
