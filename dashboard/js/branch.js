@@ -42,6 +42,23 @@ function edgeStyle(d) {
   return { width, colour: `hsl(${hue} ${sat}% ${traffic > 0 ? 50 : 62}%)`, opacity: fresh };
 }
 
+/**
+ * The filters of the view: which nodes stay bright (the others are dimmed, never hidden, so a path
+ * never breaks). @type {Record<string, (d: NodeSummary) => boolean>}
+ */
+export const FILTERS = {
+  all: () => true,
+  hit: (d) => trafficOf(d) > 0,
+  recent: (d) => Date.now() - activityOf(d) < DAY,
+  week: (d) => Date.now() - activityOf(d) < 7 * DAY,
+  stale: (d) => Date.now() - activityOf(d) >= 7 * DAY,
+};
+
+/** @typedef {keyof typeof FILTERS} FilterName */
+
+/** Nodes an expand-all loads at most (a real tree can be far larger than a screen). */
+export const EXPAND_CAP = 400;
+
 const ROLE_GLYPH = { system: "S", developer: "D", user: "U", assistant: "A", tool: "T", function: "F" };
 
 /**
@@ -62,6 +79,115 @@ export class BranchView {
     this.root = { id: treeId, data: null, kind: "root", children: null, next: null, open: true, loading: false, parent: null };
     /** @type {string | null} */
     this.selected = null;
+    /** @type {FilterName} */
+    this.filter = "all";
+    /** Search matches (hashes). @type {Set<string>} */
+    this.matches = new Set();
+    /** Called after each render with the selected item's chain from the root. @type {(chain: Item[]) => void} */
+    this.onPath = () => {};
+  }
+
+  /** Loaded nodes (the root aside). */
+  count() {
+    let n = 0;
+    /** @param {Item} item */
+    const walk = (item) => {
+      for (const c of item.children ?? []) {
+        n++;
+        walk(c);
+      }
+    };
+    walk(this.root);
+    return n;
+  }
+
+  /**
+   * Opens every node down to `depth` (Infinity: all), level by level, until
+   * EXPAND_CAP nodes are loaded; answers whether it stopped at the cap.
+   * @param {number} depth
+   */
+  async expandTo(depth) {
+    /** @type {Item[]} */
+    let level = [this.root];
+    let capped = false;
+    for (let d = 0; d < depth && level.length > 0; d++) {
+      const openable = level.filter((item) => item.kind === "root" || (item.data && item.data.child_count > 0));
+      for (let i = 0; i < openable.length; i += 6) {
+        if (this.count() >= EXPAND_CAP) {
+          capped = true;
+          break;
+        }
+        await Promise.all(openable.slice(i, i + 6).map(async (item) => {
+          item.open = true;
+          if (!item.children) await this.fetchChildren(item);
+        }));
+      }
+      if (capped) break;
+      level = openable.flatMap((item) => item.children ?? []);
+    }
+    this.render();
+    return capped;
+  }
+
+  /** Closes every node but the root. */
+  collapseAll() {
+    /** @param {Item} item */
+    const walk = (item) => {
+      if (item.kind !== "root") item.open = false;
+      for (const c of item.children ?? []) walk(c);
+    };
+    walk(this.root);
+    this.render();
+  }
+
+  /**
+   * Opens the path to a node (hashes from depth 1 down), fetching pages as
+   * needed; answers the node's item, or null when it is not in the tree.
+   * @param {string[]} path
+   */
+  async openPath(path) {
+    let item = this.root;
+    for (const hash of path) {
+      item.open = true;
+      if (!item.children) await this.fetchChildren(item);
+      let child = item.children?.find((c) => c.id === hash);
+      while (!child && item.next) {
+        await this.fetchChildren(item);
+        child = item.children?.find((c) => c.id === hash);
+      }
+      if (!child) return null;
+      item = child;
+    }
+    return item;
+  }
+
+  /** Marks search matches and opens the path to each. @param {Array<{ hash: string, path: string[] }>} found */
+  async reveal(found) {
+    this.matches = new Set(found.map((m) => m.hash));
+    // openPath opens every ancestor of the node it reaches, so each match becomes visible.
+    for (const m of found.slice(1)) await this.openPath(m.path);
+    const first = found[0] ? await this.openPath(found[0].path) : null;
+    if (first) this.selected = first.id;
+    this.render();
+    if (first?.data) this.onSelect(first.data);
+  }
+
+  /** Selects a loaded node by hash (breadcrumbs). @param {string} hash */
+  select(hash) {
+    /** @param {Item} item @returns {Item | null} */
+    const find = (item) => {
+      if (item.id === hash) return item;
+      for (const c of item.children ?? []) {
+        const f = find(c);
+        if (f) return f;
+      }
+      return null;
+    };
+    const item = find(this.root);
+    if (!item?.data) return;
+    this.selected = hash;
+    this.onSelect(item.data);
+    this.render();
   }
 
   async load() {
@@ -157,8 +283,18 @@ export class BranchView {
       path.setAttribute("stroke-opacity", String(style.opacity));
       g.append(path);
     }
-    for (const node of root.descendants()) g.append(this.nodeElement(/** @type {Item} */ (node.data), node.x ?? 0, node.y ?? 0));
+    /** @type {Item[]} */
+    let chain = [];
+    for (const node of root.descendants()) {
+      const item = /** @type {Item} */ (node.data);
+      g.append(this.nodeElement(item, node.x ?? 0, node.y ?? 0));
+      if (item.id === this.selected) chain = node.ancestors().reverse().map((a) => /** @type {Item} */ (a.data));
+    }
     this.frame.replaceChildren(svg);
+    this.onPath(chain);
+    // Keep the selected node in view; the breadcrumb above keeps the root one click away.
+    const selected = this.frame.querySelector(".node.selected");
+    if (selected && typeof selected.scrollIntoView === "function") selected.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
 
   /** @param {Item} item @param {number} x @param {number} y */
@@ -196,6 +332,9 @@ export class BranchView {
       if (d.observations > 0 && d.role === "assistant") group.classList.add("answer");
       if (d.child_count > 0) group.classList.add(item.open ? "open" : "closed");
       group.setAttribute("opacity", String(0.35 + 0.65 * freshness(d)));
+      if (!FILTERS[this.filter](d)) group.classList.add("dim");
+      if (this.matches.has(item.id)) group.classList.add("match");
+      group.setAttribute("aria-label", `${d.role}: ${d.preview}`);
       glyph.textContent = ROLE_GLYPH[/** @type {keyof typeof ROLE_GLYPH} */ (d.role)] ?? "?";
       const text = d.preview.length > 27 ? `${d.preview.slice(0, 26)}…` : d.preview;
       const traffic = trafficOf(d);

@@ -1,6 +1,6 @@
 // @ts-check
 import { api, ApiFailure, session } from "./api.js";
-import { BranchView } from "./branch.js";
+import { BranchView, EXPAND_CAP } from "./branch.js";
 import { ago, compact, dollars, duration, el, percent, plural } from "./format.js";
 import { openNode } from "./panel.js";
 import { setupStalePrune } from "./stale.js";
@@ -16,8 +16,8 @@ import { TrafficPanel } from "./traffic.js";
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
-/** @type {{ tree: string | null, view: BranchView | null, cursor: string | null, costs: Map<string, number>, identity: Identity | null }} */
-const state = { tree: null, view: null, cursor: null, costs: new Map(), identity: null };
+/** @type {{ tree: string | null, current: Tree | null, view: BranchView | null, cursor: string | null, costs: Map<string, number>, identity: Identity | null }} */
+const state = { tree: null, current: null, view: null, cursor: null, costs: new Map(), identity: null };
 const NAMESPACE = /^[A-Za-z0-9._:\-/]{1,128}$/;
 const templates = new TemplatesPanel($("templates-pane"));
 const traffic = new TrafficPanel($("traffic-pane"));
@@ -127,6 +127,7 @@ async function loadTrees(more = false) {
 /** @param {Tree} t */
 async function selectTree(t) {
   state.tree = t.id;
+  state.current = t;
   document.body.classList.add("tree-open");
   $("back").hidden = false;
   for (const card of document.querySelectorAll(".tree-card")) card.classList.toggle("active", card.getAttribute("data-tree") === t.id);
@@ -141,9 +142,79 @@ async function selectTree(t) {
     void loadTrees().catch(fail);
   };
   const view = new BranchView($("branch-frame"), t.id, (node) => void openNode($("node-panel"), node.hash, { onPruned, onClose: closePanel }).catch(fail));
+  view.onPath = showPath;
+  view.filter = /** @type {import("./branch.js").FilterName} */ (/** @type {HTMLSelectElement} */ ($("branch-filter")).value);
   state.view = view;
+  $("branch-tools").hidden = false;
+  $("branch-status").textContent = "";
   await Promise.all([view.load(), templates.load(t.id).catch((e) => templates.showError(e))]);
 }
+
+/**
+ * The breadcrumb from the root to the selected node: the root stays one click away however deep the path.
+ * @param {Array<{ id: string, kind: string, data: { role: string, preview: string } | null }>} chain
+ */
+function showPath(chain) {
+  const nav = $("branch-path");
+  nav.replaceChildren();
+  chain.forEach((item, i) => {
+    if (i > 0) nav.append(el("span", { class: "sep" }, ["›"]));
+    const label = item.kind === "root" ? "root" : `${item.data?.role[0].toUpperCase() ?? ""} ${item.data?.preview ?? ""}`;
+    const crumb = el("button", { type: "button", title: item.data ? `${item.data.role}: ${item.data.preview}` : "the tree's root", "data-hash": item.id }, [label]);
+    crumb.addEventListener("click", () => {
+      if (item.kind === "root") {
+        closePanel();
+        $("branch-frame").scrollTo(0, 0);
+      } else state.view?.select(item.id);
+    });
+    nav.append(crumb);
+  });
+}
+
+/** Runs a tree tool and reports what it did. @param {() => Promise<string>} action */
+function tool(action) {
+  void action().then((text) => ($("branch-status").textContent = text)).catch(fail);
+}
+
+$("expand-all").addEventListener("click", () => tool(async () => {
+  if (!state.view) return "";
+  const capped = await state.view.expandTo(Infinity);
+  return capped ? `Opened the first ${EXPAND_CAP} nodes (level by level); open deeper branches one by one.` : `Opened all ${state.view.count()} nodes.`;
+}));
+$("expand-depth").addEventListener("change", () => tool(async () => {
+  const select = /** @type {HTMLSelectElement} */ ($("expand-depth"));
+  const depth = Number(select.value);
+  select.value = "";
+  if (!state.view || !depth) return "";
+  state.view.collapseAll();
+  const capped = await state.view.expandTo(depth);
+  return `Opened to depth ${depth}${capped ? ` (stopped at ${EXPAND_CAP} nodes)` : ""}: ${state.view.count()} nodes.`;
+}));
+$("collapse-all").addEventListener("click", () => tool(async () => {
+  state.view?.collapseAll();
+  return "";
+}));
+$("branch-filter").addEventListener("change", () => {
+  if (!state.view) return;
+  state.view.filter = /** @type {import("./branch.js").FilterName} */ (/** @type {HTMLSelectElement} */ ($("branch-filter")).value);
+  state.view.render();
+});
+$("search-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  tool(async () => {
+    const q = /** @type {HTMLInputElement} */ ($("branch-search")).value.trim();
+    if (!state.view || !state.tree) return "";
+    if (!q) {
+      state.view.matches = new Set();
+      state.view.render();
+      return "";
+    }
+    const found = await api(`/trees/${state.tree}/search?q=${encodeURIComponent(q)}&limit=20`);
+    await state.view.reveal(found.data);
+    if (found.data.length === 0) return `Nothing in this tree contains “${q}”.`;
+    return `${plural(found.data.length, "match", "matches")}${found.truncated ? " (the first 20)" : ""} for “${q}”, opened and outlined; the first is selected.`;
+  });
+});
 
 function closePanel() {
   $("node-panel").hidden = true;
@@ -191,7 +262,7 @@ $("back").addEventListener("click", () => {
 setupStalePrune(() => state.tree, () => {
   void loadTrees().catch(fail);
   void templates.reload().catch(fail);
-  if (state.tree && state.view) void state.view.load.call(new BranchView($("branch-frame"), state.tree, state.view.onSelect)).catch(fail);
+  if (state.current) void selectTree(state.current).catch(fail);
 });
 
 if (session.token) void start();

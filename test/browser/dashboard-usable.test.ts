@@ -40,9 +40,9 @@ async function api<T>(path: string, token = KEY): Promise<T> {
   return (await res.json()) as T;
 }
 
-/** Walks the refund desk for one order to the end (`verb` picks the branch: "Refund" or "Cancel"). */
+/** Walks the refund desk for one order to the end (`verb` picks the branch: "refund" or "cancel"; lower case, so that it stays structural). */
 async function walk(verb: string, order: string, amount: number): Promise<void> {
-  const messages: Msg[] = [{ role: "user", content: `${verb} order #${order} please` }];
+  const messages: Msg[] = [{ role: "user", content: `please ${verb} order #${order}` }];
   for (let turn = 0; turn < 4; turn++) {
     const res = await fetch(`${dev.url}/v1/chat/completions`, {
       method: "POST",
@@ -108,9 +108,9 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
     mkdirSync(OUT, { recursive: true });
     upstream = await startTestUpstream(0);
     dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, HOT_CACHE_TTL_MS: "1000", COUNTER_FLUSH_MS: "200" } });
-    for (const [order, amount] of [["A-1", 25], ["B-22", 40], ["C-333", 60]] as const) await walk("Refund", order, amount);
-    for (const [order, amount] of [["D-4", 30], ["E-55", 45], ["F-666", 55]] as const) await walk("Cancel", order, amount);
-    await walk("Refund", "G-7777", 35);
+    for (const [order, amount] of [["A-1", 25], ["B-22", 40], ["C-333", 60]] as const) await walk("refund", order, amount);
+    for (const [order, amount] of [["D-4", 30], ["E-55", 45], ["F-666", 55]] as const) await walk("cancel", order, amount);
+    await walk("refund", "G-7777", 35);
     // A second tenant, for the admin's view.
     const line = JSON.stringify({ model: "gpt-4o-mini", tools: null, messages: [{ role: "user", content: "other tenant" }, { role: "assistant", content: "hello" }] });
     const imported = await fetch(`${dev.url}/api/import`, { method: "POST", headers: { authorization: "Bearer sk-other-tenant", "muscle-mem-namespace": "other-ns" }, body: line });
@@ -136,7 +136,7 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
     await login(page);
     await openTree(page, false);
     await page.waitForSelector("#templates-pane li.template");
-    await page.locator("g.node", { hasText: "Cancel order #D-4" }).first().click();
+    await page.locator("g.node", { hasText: "cancel order #D-4" }).first().click();
     await page.waitForSelector("#node-panel:not([hidden]) #prune-node");
     await page.click("#prune-node");
     await page.waitForSelector("#confirm-dialog[open]");
@@ -201,5 +201,76 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
     expect(await page.locator("#stale-all-label").textContent()).toContain("every tenant's trees");
     await page.screenshot({ path: resolve(OUT, "usable-admin.png") });
     await close();
+  });
+
+  it("Should open the node panel in view on every width (a sheet on phone and 1024 px, a column on 1400 px)", async () => {
+    for (const size of WIDTHS) {
+      const { page, close } = await newPage(size);
+      await login(page);
+      await openTree(page, size.mobile);
+      await tapOrClick(page, "g.node:has-text('refund order #B-22')", size.mobile);
+      await page.waitForSelector("#node-panel:not([hidden]) .facts");
+      const box = await page.locator("#node-panel").evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom, width: r.width, inner: window.innerHeight };
+      });
+      expect(box.width).toBeGreaterThan(200);
+      expect(box.top).toBeGreaterThanOrEqual(0);
+      expect(box.top).toBeLessThan(box.inner - 150);
+      expect(await page.locator("#prune-node").isVisible()).toBe(true);
+      await page.screenshot({ path: resolve(OUT, `usable-panel-${size.name}.png`) });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+      // The back arrow exists only where the list and the branch are two screens.
+      expect(await page.locator("#back").isVisible()).toBe(size.width <= 720);
+      await close();
+    }
+  });
+
+  it("Should expand all, expand to a depth, and search by text, tool name and argument with the root kept in the path (all widths)", async () => {
+    const tree = (await api<{ data: Array<{ node_count: number }> }>("/trees")).data[0];
+    const byTool = await api<{ data: Array<{ hash: string }> }>(`/trees/${treeId}/search?q=get_order`);
+    const users = (await api<{ data: unknown[] }>(`/trees/${treeId}/children`)).data.length;
+    const wait = { timeout: 20_000 };
+    for (const size of WIDTHS) {
+      const { page, close } = await newPage(size);
+      await login(page);
+      await openTree(page, size.mobile);
+      expect(await page.locator("g.node.role-user").count()).toBe(users);
+      expect(await page.locator("g.node.role-assistant").count()).toBe(0);
+      await tapOrClick(page, "#expand-all", size.mobile);
+      await expect.poll(() => page.locator("#branch-status").textContent(), wait).toBe(`Opened all ${tree.node_count} nodes.`);
+      expect(await page.locator("g.node:not(.root):not(.more)").count()).toBe(tree.node_count);
+      await tapOrClick(page, "#collapse-all", size.mobile);
+      expect(await page.locator("g.node:not(.root)").count()).toBe(users);
+      await page.selectOption("#expand-depth", "2");
+      await expect.poll(() => page.locator("#branch-status").textContent(), wait).toContain("Opened to depth 2");
+      expect(await page.locator("g.node.role-assistant").count()).toBe(users);
+      expect(await page.locator("g.node.role-tool").count()).toBe(0);
+      await tapOrClick(page, "#collapse-all", size.mobile);
+      // Tool name.
+      await page.fill("#branch-search", "get_order");
+      await page.press("#branch-search", "Enter");
+      await expect.poll(() => page.locator("g.node.match").count(), wait).toBe(byTool.data.length);
+      expect(await page.locator("#branch-path button").first().textContent()).toBe("root");
+      await page.waitForSelector("#node-panel:not([hidden]) .call");
+      // A tool argument name.
+      await page.fill("#branch-search", "order_id");
+      await page.press("#branch-search", "Enter");
+      await expect.poll(() => page.locator("#branch-status").textContent(), wait).toContain("for “order_id”");
+      expect(await page.locator("g.node.match").count()).toBeGreaterThan(0);
+      expect((await page.locator("#branch-path button").count())).toBeGreaterThan(2);
+      await page.fill("#branch-search", "REFUND order #c-333");
+      await page.press("#branch-search", "Enter");
+      await expect.poll(() => page.locator("g.node.match").count(), wait).toBe(1);
+      await page.fill("#branch-search", "no such thing anywhere");
+      await page.press("#branch-search", "Enter");
+      await expect.poll(() => page.locator("#branch-status").textContent(), wait).toContain("Nothing in this tree contains");
+      // Filters dim, never hide.
+      await page.selectOption("#branch-filter", "hit");
+      expect(await page.locator("g.node.dim").count()).toBeGreaterThan(0);
+      await page.screenshot({ path: resolve(OUT, `usable-search-${size.name}.png`), fullPage: size.mobile });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+      await close();
+    }
   });
 });

@@ -7,7 +7,7 @@ import { deleteNode, getNodePrune, postPrune } from "./prune";
 import { getSeries } from "./series";
 import { getStats } from "./stats";
 import { getTemplates } from "./templates";
-import { getChildren, getTree, getTrees } from "./trees";
+import { getChildren, getSearch, getTree, getTrees } from "./trees";
 import { getWhoami } from "./whoami";
 
 /** The trajectory API (docs/api.md), mounted under /api. Every route needs a bearer credential. */
@@ -19,6 +19,7 @@ export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   api.get("/trees/:treeId/children", getChildren);
   api.get("/trees/:treeId/export", getExport);
   api.get("/trees/:treeId/templates", getTemplates);
+  api.get("/trees/:treeId/search", getSearch);
   api.get("/nodes/:hash", getNode);
   api.get("/nodes/:hash/path", getPath);
   api.get("/nodes/:hash/prune", getNodePrune);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { decodeCursor } from "../../store/cursor";
 import { allShards, dbFor } from "../../store/shards";
+import { searchTree } from "../../store/search";
 import { listChildren, listTrees, readTree } from "../../store/trajectories";
 import { hashParam, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
 
@@ -52,4 +53,20 @@ export async function getChildren(c: ApiCtx): Promise<Response> {
     .first();
   if (!owned) throw notFound(q.parent ? "node in this tree" : "tree");
   return c.json(await listChildren(db, parent, q.limit, after));
+}
+
+const searchQuery = z.object({
+  q: z.string().trim().min(1, "give the text to search for").max(200, "at most 200 characters"),
+  limit: limitSchema(20, 100),
+});
+
+/** `GET /api/trees/:treeId/search?q=`: nodes whose message contains the text (content, tool name, tool arguments), with their paths. */
+export async function getSearch(c: ApiCtx): Promise<Response> {
+  const treeId = hashParam(c, "treeId");
+  const q = parseWith(searchQuery, c.req.query());
+  const db = dbFor(c.env, treeId).db;
+  const owned = await db.prepare(`SELECT 1 AS ok FROM trees WHERE id = ?1 AND (?2 IS NULL OR tenant = ?2)`).bind(treeId, scopeOf(c)).first();
+  if (!owned) throw notFound("tree");
+  const data = await searchTree(db, treeId, q.q, q.limit);
+  return c.json({ tree_id: treeId, q: q.q, data, truncated: data.length === q.limit });
 }
