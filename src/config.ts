@@ -18,6 +18,8 @@ export interface Config {
   /** How long the upstream may take to send its status and headers (`UPSTREAM_TIMEOUT_MS`; 0 waits forever). */
   upstreamTimeoutMs: number;
   counterFlushMs: number;
+  /** `CACHE_ANONYMOUS=on`: cache requests that carry no credential, in a tenant of their own (default: pass them through). */
+  cacheAnonymous: boolean;
   /** `D1_READ_REPLICATION=on`: hits read through D1 sessions (replicas), misses are confirmed on the primary. */
   readReplication: boolean;
 }
@@ -45,6 +47,7 @@ export function configOf(env: Env): Config {
     upstreamTimeoutMs: int(vars.UPSTREAM_TIMEOUT_MS, 600_000),
     counterFlushMs: int(vars.COUNTER_FLUSH_MS, 1000),
     readReplication: vars.D1_READ_REPLICATION === "on",
+    cacheAnonymous: vars.CACHE_ANONYMOUS === "on",
   };
   cached = { env, config };
   return config;

@@ -105,7 +105,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
         const answer = scripted.onGet(new URL(req.url ?? "/", "http://localhost"));
         if (answer !== undefined) return writeJson(res, 200, answer);
       }
-      if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+      if (req.method !== "POST" || !new URL(req.url ?? "/", "http://localhost").pathname.endsWith("/chat/completions")) {
         writeJson(res, 404, { error: { message: `scripted model: no route ${req.method} ${req.url}`, type: "invalid_request_error", code: "not_found" } });
         return;
       }

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { digest, tenantOf } from "../cache/hash";
+import { credentialOf } from "./credential";
 
 /** Who is calling the trajectory API: the admin (every tenant) or one tenant (its own trees). */
 export type Caller = { admin: true; tenant: string } | { admin: false; tenant: string };
@@ -18,8 +19,10 @@ export function sameSecret(given: string, expected: string): boolean {
 
 /**
  * Resolves the caller from the raw `Authorization` header value. A non-admin
- * caller's tenant is derived exactly as the proxy derives it (tenantOf over the
- * whole header value), so a key sees the trees its own traffic built.
+ * caller's tenant is derived by the proxy's one rule (src/auth/credential.ts):
+ * `Bearer <key>` is the tenant of that key however its traffic sent it
+ * (`Authorization`, `api-key`, `x-api-key`, `x-goog-api-key`, `?key=`), so a key
+ * sees the trees its own traffic built.
  * Null when there is no usable bearer credential.
  *
  * @example callerOf("Bearer sk-abc", env.ADMIN_TOKEN) // { admin: false, tenant: "…" }
@@ -30,6 +33,7 @@ export function callerOf(authorization: string | undefined | null, adminToken: s
   if (!match) return null;
   const token = match[1].trim();
   if (token === "") return null;
-  if (adminToken && sameSecret(token, adminToken)) return { admin: true, tenant: tenantOf(authorization) };
-  return { admin: false, tenant: tenantOf(authorization) };
+  const tenant = tenantOf(credentialOf(new Headers({ authorization })));
+  if (adminToken && sameSecret(token, adminToken)) return { admin: true, tenant };
+  return { admin: false, tenant };
 }

@@ -21,8 +21,10 @@ describe("the client's query string reaches the upstream", () => {
     const model = uniqueModel("echo");
     const headers = { "api-key": "sk-azure-query", "x-test-tag": tag };
     const miss = await post("/v1/chat/completions?api-version=2024-10-21", chat(model), headers);
+    expect(miss.status).toBe(200);
     expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
     const bypass = await post("/v1/chat/completions?api-version=2024-10-21", chat(model), { ...headers, "cache-control": "no-store" });
+    expect(bypass.status).toBe(200);
     expect(bypass.headers.get("muscle-mem-cache")).toBe("bypass");
     expect(await urlsSeen(tag)).toEqual(["/v1/chat/completions?api-version=2024-10-21", "/v1/chat/completions?api-version=2024-10-21"]);
   });

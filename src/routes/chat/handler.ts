@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { keyRequest, maxCacheableMessageBytes } from "../../cache/key";
-import { tenantOf } from "../../cache/hash";
+import { tenantOfRequest, unlessAnonymous } from "../../auth/credential";
 import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
@@ -35,7 +35,8 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   const stream = body.stream === true;
   const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p.catch(() => undefined));
 
-  const keyed = keyRequest(body, tenantOf(c.req.header("authorization")), controls.namespace, maxCacheableMessageBytes(env.MAX_CACHEABLE_MESSAGE_BYTES));
+  const tenant = tenantOfRequest(c.req.raw.headers, new URL(c.req.url), config.cacheAnonymous);
+  const keyed = unlessAnonymous(tenant, keyRequest(body, tenant ?? "", controls.namespace, maxCacheableMessageBytes(env.MAX_CACHEABLE_MESSAGE_BYTES)));
   note(c, keyed.ok ? { tree: keyed.key.treeId } : { reason: "bypass" in keyed ? keyed.bypass : "invalid" });
   if (!keyed.ok) {
     if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);

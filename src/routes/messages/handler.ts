@@ -1,11 +1,10 @@
 import type { Context } from "hono";
-import { anthropicCredential } from "../../cache/anthropic/tenant";
+import { tenantOfRequest, unlessAnonymous } from "../../auth/credential";
 import { keyMessagesRequest, type AnthropicKey } from "../../cache/anthropic/key";
 import { maxCacheableMessageBytes } from "../../cache/key";
 import { anthropicAnswerOf, type AnthropicAnswer } from "../../cache/anthropic/render";
 import { messagesRequest } from "../../cache/anthropic/schema";
 import type { StoredAnswer } from "../../cache/answer";
-import { tenantOf } from "../../cache/hash";
 import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
@@ -35,7 +34,8 @@ export async function messages(c: Ctx): Promise<Response> {
   const controls = readControls(headers);
   const { raw, body } = await parseJsonBody(c.req.raw, config.maxBodyBytes, messagesRequest);
   const stream = body.stream === true;
-  const keyed = keyMessagesRequest(body, headers, tenantOf(anthropicCredential(headers)), controls.namespace, maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES));
+  const tenant = tenantOfRequest(headers, new URL(c.req.url), config.cacheAnonymous);
+  const keyed = unlessAnonymous(tenant, keyMessagesRequest(body, headers, tenant ?? "", controls.namespace, maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES)));
   note(c, keyed.ok ? { tree: keyed.key.treeId } : { reason: "bypass" in keyed ? keyed.bypass : "invalid" });
   if (!keyed.ok) {
     if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);

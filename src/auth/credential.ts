@@ -1,0 +1,61 @@
+import { tenantOf } from "../cache/hash";
+
+/** Headers that carry a bare API key, as the providers read them: Azure OpenAI, Anthropic, Gemini. */
+const KEY_HEADERS = ["api-key", "x-api-key", "x-goog-api-key"] as const;
+
+/** The query parameter Gemini reads a key from (`?key=…`). */
+const KEY_PARAM = "key";
+
+/**
+ * The upstream credential of a request, the one string its tenant is hashed
+ * from; null when it carries none. `Authorization` counts as sent (so the
+ * tenant of `Authorization: Bearer sk-x` never changes); a bare key from
+ * `api-key`, `x-api-key`, `x-goog-api-key` or `?key=` counts as `Bearer <key>`,
+ * so a key presented to `/api` as a bearer token sees the trees its traffic
+ * built whichever header it used. Several different credentials are all kept
+ * (sorted, one per line: header values never hold a newline); the same key
+ * sent twice counts once. Empty values are no credential.
+ *
+ * @example credentialOf(new Headers({ "api-key": "k" }), url) // "Bearer k"
+ */
+export function credentialOf(headers: Headers, url?: URL): string | null {
+  const found = new Set<string>();
+  const authorization = headers.get("authorization");
+  if (authorization && authorization.trim() !== "") found.add(authorization);
+  for (const name of KEY_HEADERS) {
+    const key = headers.get(name)?.trim();
+    if (key) found.add(`Bearer ${key}`);
+  }
+  for (const key of url?.searchParams.getAll(KEY_PARAM) ?? []) if (key.trim()) found.add(`Bearer ${key.trim()}`);
+  if (found.size === 0) return null;
+  return [...found].sort().join("\n");
+}
+
+/**
+ * The tenant of a request (a hash; the raw key never leaves this module and
+ * `tenantOf`), or null when it carries no credential and `anonymous` is off:
+ * then it must be passed through and never cached. With `anonymous` on
+ * (`CACHE_ANONYMOUS = "on"`), such requests share the anonymous tenant,
+ * which no credential hashes to and only the admin sees through `/api`.
+ *
+ * @example tenantOfRequest(c.req.raw.headers, new URL(c.req.url), config.cacheAnonymous)
+ */
+export function tenantOfRequest(headers: Headers, url: URL, anonymous: boolean): string | null {
+  const credential = credentialOf(headers, url);
+  if (credential !== null) return tenantOf(credential);
+  return anonymous ? tenantOf(null) : null;
+}
+
+/** Why a request without a credential was not cached (its logged and counted bypass reason). */
+export const NO_CREDENTIAL = "no credential";
+
+/**
+ * A route's keying outcome, turned into a bypass ("no credential") when the
+ * request has no tenant: it is keyed only so that bad input still gets its 4xx.
+ *
+ * @example const keyed = unlessAnonymous(tenant, keyRequest(body, tenant ?? "", ns, max))
+ */
+export function unlessAnonymous<K extends { ok: boolean }>(tenant: string | null, keyed: K): K | { ok: false; bypass: string } {
+  if (tenant === null && keyed.ok) return { ok: false, bypass: NO_CREDENTIAL };
+  return keyed;
+}

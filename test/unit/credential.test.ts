@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { credentialOf, tenantOfRequest } from "../../src/auth/credential";
+import { tenantOf } from "../../src/cache/hash";
+
+const url = (search = "") => new URL(`http://mm.test/v1/chat/completions${search}`);
+const tenant = (headers: Record<string, string>, search = "", anonymous = false) => tenantOfRequest(new Headers(headers), url(search), anonymous);
+
+describe("credentialOf / tenantOfRequest", () => {
+  it("Should keep the tenant of Authorization: Bearer sk-x exactly as it always was", () => {
+    // Pinned: existing deployments keep their trees only while this value stays.
+    expect(tenant({ authorization: "Bearer sk-x" })).toBe("ff09d230c6ecb12d27d7511839366726");
+    expect(tenant({ authorization: "Bearer sk-x" })).toBe(tenantOf("Bearer sk-x"));
+    expect(tenant({ authorization: "Basic dXNlcjpwYXNz" })).toBe(tenantOf("Basic dXNlcjpwYXNz"));
+  });
+
+  it("Should keep Anthropic's x-api-key tenant as the Messages route derived it (Bearer <key>)", () => {
+    expect(tenant({ "x-api-key": "sk-ant-1" })).toBe(tenantOf("Bearer sk-ant-1"));
+  });
+
+  it("Should read api-key, x-goog-api-key and the key query parameter as Bearer <key>", () => {
+    expect(tenant({ "api-key": "k1" })).toBe(tenantOf("Bearer k1"));
+    expect(tenant({ "x-goog-api-key": "k1" })).toBe(tenantOf("Bearer k1"));
+    expect(tenant({}, "?key=k1&alt=sse")).toBe(tenantOf("Bearer k1"));
+  });
+
+  it("Should put every different credential in the tenant, in any order, and one key given twice once", () => {
+    const both = tenant({ authorization: "Bearer a", "api-key": "b" });
+    expect(both).not.toBe(tenant({ authorization: "Bearer a" }));
+    expect(both).not.toBe(tenant({ "api-key": "b" }));
+    expect(both).not.toBe(tenant({ authorization: "Bearer a", "api-key": "c" }));
+    // The same two keys in each other's header are the same two keys: one owner holds both.
+    expect(tenant({ authorization: "Bearer b", "api-key": "a" })).toBe(both);
+    expect(tenant({ "api-key": "b", authorization: "Bearer a" })).toBe(both);
+    expect(tenant({ authorization: "Bearer a", "x-api-key": "a" })).toBe(tenantOf("Bearer a"));
+  });
+
+  it("Should find no credential in no header, empty headers or an empty key parameter", () => {
+    expect(credentialOf(new Headers(), url())).toBeNull();
+    expect(credentialOf(new Headers({ authorization: "", "api-key": " ", "x-api-key": "" }), url("?key="))).toBeNull();
+    expect(tenant({})).toBeNull();
+  });
+
+  it("Should give anonymous traffic a tenant of its own only when asked to", () => {
+    const anonymous = tenant({}, "", true);
+    expect(anonymous).not.toBeNull();
+    expect(anonymous).not.toBe(tenant({ authorization: "Bearer " }));
+    expect(anonymous).not.toBe(tenant({ authorization: "Bearer x" }, "", true));
+  });
+});
