@@ -7,17 +7,24 @@ export function servedToolCallId(answerHash: string, index: number): string {
 }
 
 function servedToolCalls(answer: StoredAnswer): Array<CanonicalToolCall> | undefined {
-  return answer.message.tool_calls?.map((call, i) => ({
-    id: servedToolCallId(answer.hash, i),
-    type: "function",
-    function: { name: call.function.name, arguments: call.function.arguments },
-  }));
+  return answer.message.tool_calls?.map((call, i) => ({ ...call, id: servedToolCallId(answer.hash, i), type: "function", function: call.function }));
 }
 
+/** The content as served: the text as recorded (`""` stays `""`), parts joined, null when there was none. */
 function contentText(answer: StoredAnswer): string | null {
   const content = answer.message.content;
-  if (content === undefined) return null;
+  if (content === undefined || content === null) return null;
   return Array.isArray(content) ? content.join("") : content;
+}
+
+/** Fields rendered on their own; every other recorded field is served as recorded. */
+const RENDERED = new Set(["role", "content", "tool_calls", "tool_call_id"]);
+
+/** The recorded fields served as they are (refusal, annotations, function_call, name, reasoning_content, …). */
+function recordedFields(answer: StoredAnswer): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(answer.message)) if (!RENDERED.has(k)) out[k] = v;
+  return out;
 }
 
 export interface RenderContext {
@@ -38,13 +45,7 @@ function usageOf(answer: StoredAnswer) {
 /** A `chat.completion` object for a served answer, as the OpenAI API shapes it. */
 export function renderCompletion(answer: StoredAnswer, ctx: RenderContext): Record<string, unknown> {
   const toolCalls = servedToolCalls(answer);
-  const message: Record<string, unknown> = {
-    role: "assistant",
-    content: contentText(answer),
-    refusal: answer.message.refusal ?? null,
-    annotations: [],
-  };
-  if (answer.message.name) message.name = answer.message.name;
+  const message: Record<string, unknown> = { role: "assistant", content: contentText(answer), ...recordedFields(answer) };
   if (toolCalls) message.tool_calls = toolCalls;
   return {
     id: ctx.id,
@@ -59,18 +60,30 @@ export function renderCompletion(answer: StoredAnswer, ctx: RenderContext): Reco
 
 /**
  * The chunks of a streamed answer, as server-sent events ending in `[DONE]`:
- * the role, the content, each tool call (id and name, then arguments), the
- * finish reason, and the usage chunk when `includeUsage` is set.
+ * the role (content `""` when the answer has text, null when it has none),
+ * other recorded fields, the content, the refusal, a function call, each tool
+ * call (id and name, then arguments), the finish reason, and the usage chunk
+ * when `includeUsage` is set.
  */
 export function renderChunkStream(answer: StoredAnswer, ctx: RenderContext, includeUsage: boolean): string {
   const base = { id: ctx.id, object: "chat.completion.chunk", created: ctx.created, model: ctx.model, system_fingerprint: null };
   const extra = includeUsage ? { usage: null } : {};
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`;
-  let out = chunk({ role: "assistant", content: "", refusal: null });
   const text = contentText(answer);
+  const { refusal, function_call: fn, annotations, ...fields } = recordedFields(answer) as { refusal?: string | null; function_call?: { name: string; arguments: string }; annotations?: unknown[] };
+  const first: Record<string, unknown> = { role: "assistant", content: text === null ? null : "" };
+  if (refusal !== undefined) first.refusal = null;
+  let out = chunk(first);
+  // Fields the cache does not read (reasoning_content, …) come first, whole, as a model streams its reasoning before its answer.
+  for (const [k, v] of Object.entries(fields)) out += chunk({ [k]: v });
   if (text) out += chunk({ content: text });
-  if (answer.message.refusal) out += chunk({ refusal: answer.message.refusal });
+  if (refusal) out += chunk({ refusal });
+  if (annotations && annotations.length > 0) out += chunk({ annotations });
+  if (fn) {
+    out += chunk({ function_call: { name: fn.name, arguments: "" } });
+    out += chunk({ function_call: { arguments: fn.arguments } });
+  }
   servedToolCalls(answer)?.forEach((call, index) => {
     out += chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] });
     out += chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] });

@@ -5,8 +5,11 @@ export interface AssembledCompletion {
   message: {
     role: "assistant";
     content: string | null;
-    refusal: string | null;
+    refusal?: string | null;
     tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+    function_call?: { name: string; arguments: string };
+    /** Other string fields of the deltas (`reasoning_content`, …), concatenated; null when only null was sent. */
+    [field: string]: unknown;
   };
   finishReason: string | null;
   usage: { prompt_tokens: number; completion_tokens: number } | null;
@@ -18,9 +21,21 @@ interface ChunkToolCall {
   function?: { name?: string; arguments?: string };
 }
 
+interface Delta {
+  role?: string;
+  content?: string | null;
+  refusal?: string | null;
+  tool_calls?: ChunkToolCall[] | null;
+  function_call?: { name?: string; arguments?: string } | null;
+  [field: string]: unknown;
+}
+
+/** Delta fields assembled on their own; any other string field is concatenated, any other non-null one fails the stream. */
+const ASSEMBLED = new Set(["role", "content", "refusal", "tool_calls", "function_call"]);
+
 interface Chunk {
   error?: unknown;
-  choices?: Array<{ index?: number; delta?: { content?: string | null; refusal?: string | null; tool_calls?: ChunkToolCall[] }; finish_reason?: string | null }>;
+  choices?: Array<{ index?: number; delta?: Delta; finish_reason?: string | null }>;
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
 }
 
@@ -31,8 +46,10 @@ interface Chunk {
  */
 export class SseAssembler extends JsonEventStream<Chunk> {
   private content = "";
-  private refusal = "";
   private sawContent = false;
+  private refusal: string | null | undefined;
+  private fn: { name: string; arguments: string } | undefined;
+  private readonly fields = new Map<string, string | null>();
   private readonly calls: Array<{ id: string; name: string; arguments: string }> = [];
   private finishReason: string | null = null;
   private usage: AssembledCompletion["usage"] = null;
@@ -49,11 +66,27 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       const delta = choice.delta ?? {};
       if (typeof delta.content === "string") {
         this.content += delta.content;
-        this.sawContent ||= delta.content !== "";
+        this.sawContent = true;
       }
-      if (typeof delta.refusal === "string") this.refusal += delta.refusal;
+      if (typeof delta.refusal === "string") this.refusal = (this.refusal ?? "") + delta.refusal;
+      else if (delta.refusal === null) this.refusal ??= null;
       for (const call of delta.tool_calls ?? []) this.applyToolCall(call);
+      if (delta.function_call) {
+        this.fn ??= { name: "", arguments: "" };
+        this.fn.name += delta.function_call.name ?? "";
+        this.fn.arguments += delta.function_call.arguments ?? "";
+      }
+      this.applyFields(delta);
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    }
+  }
+
+  private applyFields(delta: Delta): void {
+    for (const [k, v] of Object.entries(delta)) {
+      if (ASSEMBLED.has(k) || v === undefined) continue;
+      if (typeof v === "string") this.fields.set(k, (this.fields.get(k) ?? "") + v);
+      else if (v === null) this.fields.set(k, this.fields.get(k) ?? null);
+      else this.failed = true; // a field this assembler cannot put back together: never record a guess
     }
   }
 
@@ -73,11 +106,11 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       const call = this.calls[i];
       if (!call || !call.id || !call.name) return null;
     }
-    const message: AssembledCompletion["message"] = {
-      role: "assistant",
-      content: this.sawContent ? this.content : null,
-      refusal: this.refusal === "" ? null : this.refusal,
-    };
+    if (this.fn && !this.fn.name) return null;
+    const message: AssembledCompletion["message"] = { role: "assistant", content: this.sawContent ? this.content : null };
+    if (this.refusal !== undefined) message.refusal = this.refusal;
+    for (const [k, v] of this.fields) message[k] = v;
+    if (this.fn) message.function_call = this.fn;
     if (this.calls.length > 0) {
       message.tool_calls = this.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
     }

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { MAX_JSON_DEPTH, scanJson } from "../cache/exact-json";
 import { ApiError } from "../errors";
 
 function tooLarge(maxBytes: number): ApiError {
@@ -36,27 +37,43 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
 }
 
 /**
+ * Parses JSON text and scans it once (src/cache/exact-json.ts): nesting
+ * deeper than MAX_JSON_DEPTH is a 400 (`where` names the line of an import);
+ * `lossy` says why the parsed value is not exactly the text (a request that
+ * says so bypasses the cache), null when it is.
+ */
+export function parseExactJson(text: string, where?: string): { json: unknown; lossy: string | null } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_json", where ? `${where} is not valid JSON.` : "The request body is not valid JSON.", where ?? null);
+  }
+  const scan = scanJson(text);
+  if (scan.depth > MAX_JSON_DEPTH) {
+    throw new ApiError("invalid_request", `${where ? `${where}: ` : ""}JSON nested ${scan.depth} levels deep; the limit is ${MAX_JSON_DEPTH} (docs/limits.md).`, where ?? null);
+  }
+  return { json, lossy: scan.lossy };
+}
+
+/**
  * Reads a JSON request body within `maxBytes` and validates it with `schema`;
  * every failure is a 4xx ApiError (415, 413, 400). Every route that parses a
- * JSON body goes through here.
+ * JSON body goes through here. `lossy` is why the body cannot be keyed
+ * exactly (see parseExactJson), null when it can.
  */
-export async function parseJsonBody<S extends z.ZodType>(request: Request, maxBytes: number, schema: S): Promise<{ raw: string; body: z.infer<S> }> {
+export async function parseJsonBody<S extends z.ZodType>(request: Request, maxBytes: number, schema: S): Promise<{ raw: string; body: z.infer<S>; lossy: string | null }> {
   const type = request.headers.get("content-type") ?? "";
   if (type && !/^application\/json\b/i.test(type.trim())) {
     throw new ApiError("unsupported_media_type", `Content-Type must be application/json, got '${type.slice(0, 80)}'`);
   }
   const raw = await readBoundedText(request, maxBytes);
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    throw new ApiError("invalid_json", "The request body is not valid JSON.");
-  }
+  const { json, lossy } = parseExactJson(raw);
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const param = issue.path.map(String).join(".") || null;
     throw new ApiError("invalid_request", `${param ? `'${param}': ` : ""}${issue.message}`, param);
   }
-  return { raw, body: parsed.data };
+  return { raw, body: parsed.data, lossy };
 }

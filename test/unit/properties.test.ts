@@ -108,7 +108,8 @@ function stream(content: string | null, calls: Array<[string, string]>, pieces: 
     if (i < chars.length) out.push(chars.slice(i).join(""));
     return out;
   };
-  let out = chunk({ role: "assistant", content: "" });
+  // A model with no text sends content null; one with text opens with "" (as OpenAI does).
+  let out = chunk({ role: "assistant", content: content === null ? null : "" });
   if (content !== null) for (const part of split(content)) out += chunk({ content: part });
   calls.forEach(([name, a], index) => {
     out += chunk({ tool_calls: [{ index, id: `call_${index}`, type: "function", function: { name, arguments: "" } }] });

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { chat, generations, uniqueModel } from "./helpers";
+import { completion, withUpstream } from "./upstream-stub";
 
 async function expectError(res: Response, status: number, code: string): Promise<void> {
   expect(res.status).toBe(status);
@@ -87,6 +88,24 @@ describe("upstream failures", () => {
     const model = uniqueModel("truncate");
     const body = { model, messages: [{ role: "user", content: "x" }] };
     await (await chat(body)).text();
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await chat(body, { headers: { "cache-control": "only-if-cached" } })).status).toBe(504);
+  });
+
+  it("Should relay but never record a 200 that carries both an error and choices", async () => {
+    const body = { model: uniqueModel("dirty"), messages: [{ role: "user", content: "x" }] };
+    const dirty = { ...(completion({ role: "assistant", content: "partial" }) as object), error: { message: "overloaded mid-answer" } };
+    const res = await withUpstream({ json: dirty }, () => chat(body));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { error?: unknown }).error).toBeDefined();
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await chat(body, { headers: { "cache-control": "only-if-cached" } })).status).toBe(504);
+  });
+
+  it("Should never record a JSON answer whose numbers JSON.parse cannot hold exactly", async () => {
+    const body = { model: uniqueModel("inexact"), messages: [{ role: "user", content: "x" }] };
+    const text = JSON.stringify(completion({ role: "assistant", content: "ok", score: 1 })).replace('"score":1', '"score":12345678901234567893');
+    await (await withUpstream({ text }, () => chat(body))).arrayBuffer();
     await new Promise((r) => setTimeout(r, 100));
     expect((await chat(body, { headers: { "cache-control": "only-if-cached" } })).status).toBe(504);
   });

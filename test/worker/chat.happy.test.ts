@@ -1,7 +1,9 @@
 import { env, exports } from "cloudflare:workers";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
+import { SseAssembler } from "../../src/cache/sse-assembler";
 import { chat, generations, recorded, uniqueModel } from "./helpers";
+import { chunks, completion, withUpstream } from "./upstream-stub";
 
 const tools = [{ type: "function", function: { name: "get_order", parameters: { type: "object", properties: { order_id: { type: "string" } } } } }];
 const ask = (model: string, text = "Refund order #A-1 please") => ({ model, tools, messages: [{ role: "user", content: text }] });
@@ -118,5 +120,71 @@ describe("POST /v1/chat/completions", () => {
     expect(row?.hits).toBe(4);
     expect(row?.misses).toBe(1);
     expect(row?.prompt_tokens_saved).toBeGreaterThan(0);
+  });
+});
+
+/** The message a client assembles from a streamed hit (content, refusal, tool and function calls). */
+async function streamedMessage(res: Response): Promise<Record<string, unknown>> {
+  const assembler = new SseAssembler();
+  assembler.feed(new Uint8Array(await res.arrayBuffer()));
+  const result = assembler.result();
+  if (!result) throw new Error("the streamed hit did not assemble");
+  return result.message as unknown as Record<string, unknown>;
+}
+
+/** A JSON hit's message, and the message a streamed hit assembles to. */
+async function hitsOf(body: Record<string, unknown>): Promise<{ json: Record<string, unknown>; finish: string; streamed: Record<string, unknown> }> {
+  await recorded(body);
+  const res = await chat(body);
+  expect(res.headers.get("muscle-mem-cache")).toBe("hit");
+  const json = (await res.json()) as { choices: Array<{ message: Record<string, unknown>; finish_reason: string }> };
+  const streamRes = await chat({ ...body, stream: true });
+  expect(streamRes.headers.get("muscle-mem-cache")).toBe("hit");
+  return { json: json.choices[0].message, finish: json.choices[0].finish_reason, streamed: await streamedMessage(streamRes) };
+}
+
+describe("a hit returns the recorded message as the model sent it, ids aside", () => {
+  const fnCall = { name: "lookup_order", arguments: '{"order_id": "A-1", "amount": 12345678901234567893}' };
+
+  it("Should store and replay a legacy function_call answer, JSON and streamed", async () => {
+    const body = { model: uniqueModel("fn"), functions: [{ name: "lookup_order", parameters: { type: "object" } }], messages: [{ role: "user", content: "order A-1" }] };
+    const miss = await withUpstream({ json: completion({ role: "assistant", content: null, function_call: fnCall, refusal: null, annotations: [] }, "function_call") }, () => chat(body));
+    expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
+    await miss.arrayBuffer();
+    const { json, finish, streamed } = await hitsOf(body);
+    expect(finish).toBe("function_call");
+    expect(json).toEqual({ role: "assistant", content: null, function_call: fnCall, refusal: null, annotations: [] });
+    expect(streamed.function_call).toEqual(fnCall);
+  });
+
+  it("Should record a streamed function_call (delta.function_call) and replay it", async () => {
+    const body = { model: uniqueModel("fn"), stream: true, messages: [{ role: "user", content: "order A-2" }] };
+    const deltas = [{ role: "assistant", content: null, function_call: { name: "lookup_order", arguments: "" } }, { function_call: { arguments: '{"order_id": ' } }, { function_call: { arguments: '"A-2"}' } }];
+    const miss = await withUpstream({ sse: chunks(deltas, "function_call") }, () => chat(body));
+    await miss.arrayBuffer();
+    const { json } = await hitsOf({ ...body, stream: false });
+    expect(json.function_call).toEqual({ name: "lookup_order", arguments: '{"order_id": "A-2"}' });
+    expect(json.content).toBeNull();
+  });
+
+  it("Should replay content \"\" as \"\" and add no refusal or annotations the model did not send", async () => {
+    const call = { id: "call_x", type: "function", function: { name: "get_order", arguments: '{"order_id":"A-3"}' } };
+    const body = { model: uniqueModel("empty"), tools, messages: [{ role: "user", content: "order A-3" }] };
+    const miss = await withUpstream({ json: completion({ role: "assistant", content: "", tool_calls: [call] }, "tool_calls") }, () => chat(body));
+    await miss.arrayBuffer();
+    const { json, streamed } = await hitsOf(body);
+    expect(json.content).toBe("");
+    expect(json).not.toHaveProperty("refusal");
+    expect(json).not.toHaveProperty("annotations");
+    expect(streamed.content).toBe("");
+  });
+
+  it("Should replay fields the cache does not read (reasoning_content), and key them in the history", async () => {
+    const body = { model: uniqueModel("reason"), messages: [{ role: "user", content: "why?" }] };
+    const miss = await withUpstream({ json: completion({ role: "assistant", content: "because", reasoning_content: "I thought" }) }, () => chat(body));
+    await miss.arrayBuffer();
+    const { json, streamed } = await hitsOf(body);
+    expect(json).toEqual({ role: "assistant", content: "because", reasoning_content: "I thought" });
+    expect(streamed.reasoning_content).toBe("I thought");
   });
 });

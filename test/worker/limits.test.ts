@@ -1,7 +1,9 @@
+import { exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, keyRequest, maxCacheableMessageBytes } from "../../src/cache/key";
 import { chatRequest } from "../../src/cache/messages";
 import type { RequestLogLine } from "../../src/observability/log";
+import { MAX_JSON_DEPTH } from "../../src/cache/exact-json";
 import { chat, generations, recorded, uniqueModel } from "./helpers";
 import { postMessages } from "./messages.support";
 
@@ -137,5 +139,49 @@ describe("MAX_CACHEABLE_MESSAGE_BYTES", () => {
       DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES,
       DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES,
     ]);
+  });
+});
+
+describe("bodies whose parsed value is not exactly their text (docs/limits.md)", () => {
+  const nested = (depth: number) => `${"[".repeat(depth)}1${"]".repeat(depth)}`;
+
+  it("Should answer 400 in the envelope for nesting deeper than MAX_JSON_DEPTH, on both APIs and in an import line", async () => {
+    const chatText = `{"model":"m","messages":[{"role":"user","content":"x"}],"response_format":${nested(5000)}}`;
+    const res = await chat(chatText);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
+    const messagesRes = await postMessages(`{"model":"c","max_tokens":5,"messages":[{"role":"user","content":"x"}],"metadata":${nested(5000)}}`);
+    expect(messagesRes.status).toBe(400);
+    const line = `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}],"params":{"x":${nested(5000)}}}`;
+    const imported = await exports.default.fetch(new Request("http://mm.test/api/import", { method: "POST", headers: { authorization: "Bearer sk-deep" }, body: line }));
+    expect(imported.status).toBe(400);
+    expect(((await imported.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
+    // At the limit, a body is accepted.
+    const ok = await chat(`{"model":"${uniqueModel()}","messages":[{"role":"user","content":"x"}],"response_format":${nested(MAX_JSON_DEPTH - 4)}}`);
+    expect(ok.status).toBe(200);
+  });
+
+  const lossy: Array<[string, string, string]> = [
+    ["an integer seed past 2^53", '"seed":12345678901234567893', "inexact number"],
+    ["a non-finite number", '"temperature":1e400', "non-finite number"],
+    ["a duplicate key", '"temperature":0,"temperature":1', "duplicate JSON key"],
+    ["a __proto__ parameter", '"__proto__":{"temperature":1}', "__proto__ key"],
+  ];
+  for (const [name, param, reason] of lossy) {
+    it(`Should bypass, never 500 or collapse, a body with ${name}`, async () => {
+      const model = uniqueModel("lossy");
+      const text = `{"model":"${model}","messages":[{"role":"user","content":"x"}],${param}}`;
+      const res = await chat(text, { headers: { "x-request-id": `lossy-${model}` } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
+      await res.arrayBuffer();
+      expect(logLine(`lossy-${model}`)).toMatchObject({ outcome: "bypass", reason });
+    });
+  }
+
+  it("Should bypass an Anthropic tool_use.input with an integer past 2^53", async () => {
+    const text = `{"model":"${uniqueModel("claude")}","max_tokens":5,"messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{"user_id":12345678901234567893}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]}`;
+    const res = await postMessages(text);
+    expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
   });
 });

@@ -6,7 +6,7 @@ import type { ImportBatch } from "../../store/import";
 import { keyLine, trajectoryLine, type ImportNode } from "../../store/trajectory-lines";
 import { anthropicTrajectoryLine, isAnthropicLine, keyAnthropicLine } from "../../store/trajectory-lines-anthropic";
 import { readControls } from "../chat/controls";
-import { readBoundedText } from "../body";
+import { parseExactJson, readBoundedText } from "../body";
 import { parseWith, type ApiCtx } from "./params";
 
 /** Message characters per Durable Object call (RPC payloads stay well under their limit). */
@@ -39,12 +39,8 @@ function keyLines(text: string, tenant: string, namespace: string): { lines: num
   text.split("\n").forEach((raw, index) => {
     if (raw.trim() === "") return;
     const where = `line ${index + 1}`;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch {
-      throw new ApiError("invalid_json", `${where} is not valid JSON.`, where);
-    }
+    const { json, lossy } = parseExactJson(raw, where);
+    if (lossy) throw new ApiError("invalid_request", `${where}: the trajectory cannot be keyed exactly (${lossy}).`, where);
     const keyed = isAnthropicLine(json)
       ? keyAnthropicLine(parseWith(anthropicTrajectoryLine, json, where), tenant, namespace)
       : keyLine(parseWith(trajectoryLine, json, where), tenant, namespace);

@@ -1,0 +1,38 @@
+import { env } from "cloudflare:workers";
+import { vi } from "vitest";
+
+/** A JSON body or an SSE text the stubbed upstream answers with. */
+export type StubReply = { json: unknown } | { sse: string[] } | { text: string; contentType?: string };
+
+/**
+ * Runs `fn` while requests to the chat or Anthropic upstream are answered
+ * with `reply` (verbatim bytes: the shapes the scripted model never sends);
+ * every other fetch goes through. Returns the bodies the upstream received.
+ */
+export async function withUpstream<T>(reply: StubReply, fn: () => Promise<T>): Promise<T> {
+  const real = globalThis.fetch;
+  const bases = [env.UPSTREAM_BASE_URL, env.ANTHROPIC_BASE_URL].filter((b): b is string => typeof b === "string" && b !== "").map((b) => new URL(b).origin);
+  const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (!bases.includes(url.origin) || url.pathname.startsWith("/__")) return real(input, init);
+    if ("json" in reply) return Response.json(reply.json);
+    if ("sse" in reply) return new Response(reply.sse.map((d) => `data: ${d}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
+    return new Response(reply.text, { headers: { "content-type": reply.contentType ?? "application/json" } });
+  });
+  try {
+    return await fn();
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/** A chat.completion body around `message`. */
+export function completion(message: Record<string, unknown>, finish = "stop"): unknown {
+  return { id: "chatcmpl-stub", object: "chat.completion", created: 1, model: "stub", choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 } };
+}
+
+/** The `data:` payloads of a chat chunk stream made of `deltas`, ending with `finish` and [DONE]. */
+export function chunks(deltas: Array<Record<string, unknown>>, finish = "stop"): string[] {
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null) => JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "stub", choices: [{ index: 0, delta, finish_reason: finishReason }] });
+  return [...deltas.map((d) => chunk(d, null)), chunk({}, finish), "[DONE]"];
+}
