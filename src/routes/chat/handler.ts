@@ -30,13 +30,13 @@ export async function chatCompletions(c: Ctx): Promise<Response> {
   const config = configOf(env);
   const controls = readControls(c.req.raw.headers);
   const bindings = readBindings(c.req.raw.headers);
-  const { raw, body } = await parseChatRequest(c.req.raw, config.maxBodyBytes);
+  const { raw, body, lossy } = await parseChatRequest(c.req.raw, config.maxBodyBytes);
   phase(c, "parse");
   const stream = body.stream === true;
   const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p.catch(() => undefined));
 
   const tenant = tenantOfRequest(c.req.raw.headers, new URL(c.req.url), config.cacheAnonymous);
-  const keyed = unlessAnonymous(tenant, keyRequest(body, tenant ?? "", controls.namespace, maxCacheableMessageBytes(env.MAX_CACHEABLE_MESSAGE_BYTES)));
+  const keyed = unlessAnonymous(tenant, lossy ? { ok: false, bypass: lossy } : keyRequest(body, tenant ?? "", controls.namespace, maxCacheableMessageBytes(env.MAX_CACHEABLE_MESSAGE_BYTES)));
   note(c, keyed.ok ? { tree: keyed.key.treeId } : { reason: "bypass" in keyed ? keyed.bypass : "invalid" });
   if (!keyed.ok) {
     if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);

@@ -32,10 +32,10 @@ export async function messages(c: Ctx): Promise<Response> {
   const config = configOf(c.env);
   const headers = c.req.raw.headers;
   const controls = readControls(headers);
-  const { raw, body } = await parseJsonBody(c.req.raw, config.maxBodyBytes, messagesRequest);
+  const { raw, body, lossy } = await parseJsonBody(c.req.raw, config.maxBodyBytes, messagesRequest);
   const stream = body.stream === true;
   const tenant = tenantOfRequest(headers, new URL(c.req.url), config.cacheAnonymous);
-  const keyed = unlessAnonymous(tenant, keyMessagesRequest(body, headers, tenant ?? "", controls.namespace, maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES)));
+  const keyed = unlessAnonymous(tenant, lossy ? { ok: false, bypass: lossy } : keyMessagesRequest(body, headers, tenant ?? "", controls.namespace, maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES)));
   note(c, keyed.ok ? { tree: keyed.key.treeId } : { reason: "bypass" in keyed ? keyed.bypass : "invalid" });
   if (!keyed.ok) {
     if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
