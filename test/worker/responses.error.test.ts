@@ -18,6 +18,8 @@ describe("POST /v1/responses: bad input", () => {
     expect(noCallId.status).toBe(400);
     expect(await noCallId.json()).toMatchObject({ error: { code: "invalid_request", param: "input[1]" } });
     expect((await responses(call, { headers: { "cache-control": "only-if-cached" } })).status).toBe(400);
+    // Bad input is bad input without a key too: it is answered, never forwarded.
+    expect((await responses(call, { key: null })).status).toBe(400);
   });
 
   it("Should answer a malformed namespace with a 400", async () => {

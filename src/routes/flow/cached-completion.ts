@@ -59,14 +59,13 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   const walk: Walk<B, K, A> = { c, adapter, config, controls, request: parsed, stream: adapter.isStream(parsed) };
 
   const credential = adapter.credential(headers, parsed.url);
-  if (!credential) return uncached(walk, "no credential");
   const scope = { tenant: tenantOf(credential), namespace: controls.namespace, maxMessageBytes: maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES) };
-  walk.request = await resolved(walk, scope.tenant);
+  if (credential) walk.request = await resolved(walk, scope.tenant);
   const keyed = adapter.key(walk.request, scope);
-  if (!keyed.ok) {
-    if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
-    return uncached(walk, keyed.bypass);
-  }
+  // Bad input is a 400 whoever sends it; only then does a missing credential send the request past the cache.
+  if (!keyed.ok && "invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
+  if (!credential) return uncached(walk, "no credential");
+  if (!keyed.ok) return uncached(walk, keyed.bypass);
   note(c, { tree: keyed.key.treeId });
   const plan = adapter.templates?.plan(keyed.key, headers, c.env) ?? identityPlan(keyed.key);
   const treeId = plan.key.treeId;
