@@ -6,7 +6,7 @@ import { replay } from "./replay.js";
 import { encodeArgs, skillKey } from "./steps.js";
 import { MemoryStore } from "./store/memory-store.js";
 import type { Compatible, ToolOptions } from "./tool-options.js";
-import { instrument, newScope, Recording, type Scope, type Tool } from "./tools.js";
+import { agentRun, instrument, newScope, Recording, type Scope, type Tool } from "./tools.js";
 import type {
   Agent,
   Params,
@@ -170,13 +170,14 @@ export class Engine<P extends Params = Params> {
 
   /** Runs a task and reports what happened (the engine call itself resolves to `report.hit`). */
   async run(task: string, ...[options = {} as RunOptions<P>]: RunArgs<P>): Promise<RunReport> {
-    const outer = this.scope.getStore();
+    const outer = this.scope.getStore()?.recording ?? agentRun.getStore();
     if (outer) {
-      outer.recording.refuse("the agent called the engine inside its own run");
+      const whose = this.scope.getStore() ? "its own" : "another engine's";
+      outer.refuse(`the agent called an engine inside ${whose} run`);
       throw new Error(
-        "muscle-mem: the engine was called inside its own run (a sub-task of the agent). The outer recording would miss " +
-          "the sub-task's steps, so neither is recorded: call the sub-task's tools from the agent directly, or give the " +
-          "sub-task its own Engine with its own tools.",
+        `muscle-mem: the engine was called inside ${whose} run (a sub-task of the agent). The outer recording would miss ` +
+          "the sub-task's steps, so neither is recorded: call the sub-task's tools from the agent directly, or run the " +
+          "sub-task inside a tool of the outer engine (the tool is then the recorded step).",
       );
     }
     this.finalize();
@@ -201,9 +202,11 @@ export class Engine<P extends Params = Params> {
 
     const recording = new Recording(outcome.done);
     const agent = this.agent as Agent<P>;
-    await this.scope.run({ recording, nested: false }, async () => {
-      await agent(task, { params: params as P, tags });
-    });
+    await this.scope.run({ recording, nested: false }, () =>
+      agentRun.run(recording, async () => {
+        await agent(task, { params: params as P, tags });
+      }),
+    );
     await Promise.all(recording.calls.map((call) => call.invoked));
     const misuse = recording.calls.find((call) => call.misuse)?.misuse;
     if (misuse) throw new UsageError(misuse);

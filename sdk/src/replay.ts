@@ -1,6 +1,6 @@
 import type { Verdict } from "./check.js";
 import { decodeValue, type Json } from "./json.js";
-import { Binder } from "./steps.js";
+import { Binder, encodeArgs } from "./steps.js";
 import { isThenable, type ReplayedCall, type Tool } from "./tools.js";
 import type { BranchOf, EngineWarning, Step, StepArg, Trajectory } from "./types.js";
 
@@ -68,6 +68,15 @@ function usable(t: Trajectory, env: ReplayEnv, bind: Binder, changed: Set<string
 
 function selfFor(tool: Tool, _env: ReplayEnv): unknown {
   return tool.method?.context;
+}
+
+/** The stored form of the arguments a replayed step was called with (the recorded form if they cannot be stored). */
+function storedArgs(args: unknown[], env: ReplayEnv, recorded: StepArg[]): StepArg[] {
+  try {
+    return encodeArgs(args, env.params);
+  } catch {
+    return recorded;
+  }
 }
 
 type Taken = { ok: true; value: unknown } | { ok: false };
@@ -193,7 +202,7 @@ export async function replay(all: Trajectory[], env: ReplayEnv): Promise<ReplayO
           done,
           prefix: best.steps.slice(0, idx),
           // The step ran but its outcome differs: the branch keeps it, with what was observed this time.
-          diverged: { tool: step.tool, args: step.args, pre: options[0].current, post: taken.ok ? taken.value : undefined, result },
+          diverged: { tool: step.tool, args: storedArgs(args, env, step.args), pre: options[0].current, post: taken.ok ? taken.value : undefined, result },
           branchOf: { id: best.id, at: idx },
           reason: `post-check failed at step ${idx} (${step.tool})`,
         };

@@ -104,6 +104,14 @@ export interface Frame {
 
 export type Scope = AsyncLocalStorage<Frame>;
 
+/**
+ * The recording of the agent run the current code belongs to, across every
+ * engine: an engine called there is a sub-task that a hit of the outer engine
+ * would skip. Tool bodies run outside it: an engine inside a tool is part of
+ * that tool's recorded step and runs again whenever the step is replayed.
+ */
+export const agentRun = new AsyncLocalStorage<Recording>();
+
 export function newScope(): Scope {
   return new AsyncLocalStorage<Frame>();
 }
@@ -202,13 +210,14 @@ export function instrument(tool: Tool, scope: Scope): (this: unknown, ...args: u
       call.status = "threw";
       throw error;
     };
-    return scope.run({ recording: frame.recording, nested: true }, () => {
+    const body = () => {
       try {
         const out = runCall(call, this);
         return isThenable(out) ? Promise.resolve(out).then((v) => v, threw) : out;
       } catch (error) {
         return threw(error);
       }
-    });
+    };
+    return scope.run({ recording: frame.recording, nested: true }, () => agentRun.exit(body));
   };
 }

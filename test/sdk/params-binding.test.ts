@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Engine, MemoryStore } from "../../sdk/src/index.js";
+import { Check, Engine, MemoryStore } from "../../sdk/src/index.js";
 import { skillKey } from "../../sdk/src/steps.js";
 
 // Issue 17, defect 4: a literal argument equal to a param's value by coincidence must not become the param.
@@ -38,6 +38,20 @@ describe("Issue 17.4: params bound only where proven", () => {
     expect(await engine("form", { tags: ["form"], params: { name: "Joe" } })).toBe(true);
     expect(typed.slice(-2)).toEqual(["Name:", "Joe"]);
     expect(agentRuns).toBe(2);
+  });
+
+  it("Should store a step whose post-check failed with the arguments it was called with", async () => {
+    const store = new MemoryStore();
+    const engine = new Engine<{ name: string }>({ store, onWarning: () => {} });
+    const screen = { after: "saved" };
+    const type = engine.function({ name: "type", postCheck: new Check(() => screen.after, (a, b) => a === b) }, (_text: string) => {});
+    engine.setAgent((_task, { params }) => { type(params.name); }).finalize();
+    await engine("form", { tags: ["form"], params: { name: "John" } });
+    await engine("form", { tags: ["form"], params: { name: "Jane" } }); // proves the binding
+    screen.after = "error";
+    expect(await engine.run("form", { tags: ["form"], params: { name: "Joe" } })).toMatchObject({ hit: false, replayed: 1, stored: true });
+    const branch = store.dump().at(-1);
+    expect(branch?.steps[0]).toMatchObject({ args: [{ value: "Joe", param: "name" }], post: "error" });
   });
 
   it("Should template the task key only at whole tokens, numbers included", () => {

@@ -25,7 +25,7 @@ describe("Issue 17.1: a sub-task run inside the agent's own run", () => {
 
   it("Should refuse the nested call with an error that says what to do", async () => {
     const { engine, store } = setup(false);
-    await expect(engine("outer")).rejects.toThrow(/inside its own run.*own Engine/s);
+    await expect(engine("outer")).rejects.toThrow(/inside its own run.*inside a tool/s);
     expect(store.size).toBe(0);
   });
 
@@ -36,6 +36,29 @@ describe("Issue 17.1: a sub-task run inside the agent's own run", () => {
     ran.length = 0;
     expect(await engine("outer")).toBe(false);
     expect(ran).toEqual(["a"]);
+  });
+});
+
+describe("Issue 17.1: a sub-task run by another engine inside the agent's run", () => {
+  it("Should refuse it too (a hit of the outer engine would skip it), but allow an engine inside a tool", async () => {
+    const outer = quiet();
+    const inner = quiet();
+    const ran: string[] = [];
+    const b = inner.engine.function({ name: "b" }, () => { ran.push("b"); });
+    inner.engine.setAgent(() => { b(); }).finalize();
+    const a = outer.engine.function({ name: "a" }, () => { ran.push("a"); });
+    const delegate = outer.engine.function({ name: "delegate" }, async () => inner.engine("sub"));
+    outer.engine.setAgent(async (task) => {
+      a();
+      if (task === "direct") await inner.engine("sub");
+      else await delegate();
+    }).finalize();
+    await expect(outer.engine("direct")).rejects.toThrow(/inside (its own|another engine's) run/);
+    expect(outer.store.size).toBe(0);
+    expect(await outer.engine.run("via a tool")).toMatchObject({ stored: true }); // the tool is the recorded step
+    ran.length = 0;
+    expect(await outer.engine("via a tool")).toBe(true);
+    expect(ran).toEqual(["a", "b"]);
   });
 });
 
