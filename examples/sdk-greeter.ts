@@ -6,12 +6,19 @@
  * With a Worker running (`npm start`), share the recordings through it:
  *
  *   MUSCLE_MEM_URL=http://127.0.0.1:8787 MUSCLE_MEM_TOKEN=sk-your-team-key npx tsx examples/sdk-greeter.ts
+ *
+ * (With the admin token, also set MUSCLE_MEM_TENANT to the tenant id to record as: the admin is not a tenant.)
  */
 import { Check, Engine, MemoryStore, RemoteStore } from "../sdk/src/index.js";
 
 const url = process.env.MUSCLE_MEM_URL;
 const store = url
-  ? new RemoteStore({ baseUrl: url, namespace: "sdk-greeter", token: process.env.MUSCLE_MEM_TOKEN ?? "sk-sdk-greeter" })
+  ? new RemoteStore({
+      baseUrl: url,
+      namespace: "sdk-greeter",
+      token: process.env.MUSCLE_MEM_TOKEN ?? "sk-sdk-greeter",
+      tenant: process.env.MUSCLE_MEM_TENANT || undefined,
+    })
   : new MemoryStore();
 const engine = new Engine({ store });
 
