@@ -1,5 +1,5 @@
 import { exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { api } from "./api-helpers";
 import { callWorker } from "./faults.support";
 import { eventually, generations, uniqueModel } from "./helpers";
@@ -92,6 +92,19 @@ describe("a request without a credential", () => {
     expect(await generations(model)).toBe(2);
     const empty = await send(ask(model), { authorization: "", "api-key": "" });
     expect(empty.headers.get("muscle-mem-cache")).toBe("bypass");
+  });
+
+  it("Should count it as a bypass with the reason 'no credential' in the request log", async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+    try {
+      await send(ask(uniqueModel("echo")), {});
+    } finally {
+      spy.mockRestore();
+    }
+    const requests = lines.filter((l) => l.includes('"event":"request"')).map((l) => JSON.parse(l) as { outcome: string; reason: string | null; tree?: string | null });
+    expect(requests).toEqual([expect.objectContaining({ outcome: "bypass", reason: "no credential" })]);
+    expect(requests[0].tree ?? null).toBeNull();
   });
 
   it("Should be passed through on the Messages route too", async () => {
