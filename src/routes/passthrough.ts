@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { configOf } from "../config";
+import { ApiError } from "../errors";
 import { forward, relayResponse } from "../upstream/forward";
 import { CACHE_HEADER } from "./chat/respond";
 
@@ -9,17 +10,24 @@ type Ctx = Context<{ Bindings: Env }>;
 export async function relayTo(c: Ctx, base: string, baseVar = "UPSTREAM_BASE_URL"): Promise<Response> {
   const url = new URL(c.req.url);
   const method = c.req.method;
-  const upstream = await forward({
-    base,
-    pathname: url.pathname,
-    search: url.search,
-    method,
-    headers: c.req.raw.headers,
-    body: method === "GET" || method === "HEAD" ? null : c.req.raw.body,
-    signal: c.req.raw.signal,
-    timeoutMs: configOf(c.env).upstreamTimeoutMs,
-    baseVar,
-  });
+  let upstream: Response;
+  try {
+    upstream = await forward({
+      base,
+      pathname: url.pathname,
+      search: url.search,
+      method,
+      headers: c.req.raw.headers,
+      body: method === "GET" || method === "HEAD" ? null : c.req.raw.body,
+      signal: c.req.raw.signal,
+      timeoutMs: configOf(c.env).upstreamTimeoutMs,
+      baseVar,
+    });
+  } catch (error) {
+    // Unreachable or timed out: the envelope, still saying what the cache did.
+    if (error instanceof ApiError) return error.toResponse({ [CACHE_HEADER]: "bypass" });
+    throw error;
+  }
   return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
 }
 

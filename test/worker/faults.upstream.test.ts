@@ -182,6 +182,8 @@ describe("bypasses on both APIs when the upstream is unreachable", () => {
         { UPSTREAM_BASE_URL: base },
       );
       expect(call.res.status).toBe(502);
+      // A pass-through route says what the cache did, as the cached routes do.
+      expect(call.res.headers.get("muscle-mem-cache")).toBe("bypass");
       await call.res.arrayBuffer();
       await call.settled();
     } finally {
