@@ -35,8 +35,15 @@ function isAnthropicStored(message: unknown): message is AnthropicStoredMessage 
  * `toolu_0`, …).
  */
 export function trajectoryMessageOf(message: CanonicalMessage | AnthropicStoredMessage): TrajectoryMessage {
-  if (isAnthropicStored(message)) return { role: message.role, content: message.content };
+  if (isAnthropicStored(message)) return { role: message.role, content: message.content.map(anthropicBlockOf) };
   return openAIMessageOf(message);
+}
+
+/** An Anthropic block as the API writes it: a tool input recorded as text (`input_json`) comes back as its value, in the model's key order. */
+function anthropicBlockOf(block: Record<string, unknown>): Record<string, unknown> {
+  if (typeof block.input_json !== "string") return block;
+  const { input_json: text, ...rest } = block;
+  return { ...rest, input: JSON.parse(text) as unknown };
 }
 
 function openAIMessageOf(message: CanonicalMessage): OpenAIMessage {

@@ -2,6 +2,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { generations, uniqueModel } from "./helpers";
 import { anthropicClient, messageRecorded, postMessages, refundTools, sdkRecorded } from "./messages.support";
+import { withUpstream, type StubReply } from "./upstream-stub";
 
 const ask = (model: string, extra: Record<string, unknown> = {}) => ({
   model,
@@ -156,4 +157,78 @@ describe("POST /v1/messages", { timeout: 30_000 }, () => {
     const bearer = await postMessages(ask(model), { key: "", headers: { authorization: "Bearer sk-ant-one" } });
     expect(bearer.headers.get("muscle-mem-cache")).toBe("hit");
   });
+});
+
+/** The tool inputs the stubbed model writes, turn by turn: key order and number text as a model might. */
+const ECHO_INPUTS = ['{"zeta": 1, "alpha": "x", "mid": {"b": 2, "a": 1.5}}', '{"query":"again","limit":10,"after":"2024-01-01"}', '{"z":[3,2,1],"a":null}'];
+
+/** A Messages answer for the echo agent: a tool_use on turns 1-3 (its input written exactly as ECHO_INPUTS), then text. */
+function echoModel(body: Record<string, unknown>): StubReply {
+  const turn = ((body.messages as unknown[]).length - 1) / 2;
+  const input = ECHO_INPUTS[turn];
+  const usage = { input_tokens: 10, output_tokens: 5 };
+  if (!body.stream) {
+    const content = input ? [{ type: "tool_use", id: `toolu_up${turn}`, name: "echo", input: JSON.parse(input) }] : [{ type: "text", text: "done" }];
+    return { json: { id: "msg_up", type: "message", role: "assistant", model: "m", content, stop_reason: input ? "tool_use" : "end_turn", stop_sequence: null, usage } };
+  }
+  const events: unknown[] = [{ type: "message_start", message: { id: "msg_up", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, usage } }];
+  if (input) {
+    events.push({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: `toolu_up${turn}`, name: "echo", input: {} } });
+    for (let i = 0; i < input.length; i += 7) events.push({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: input.slice(i, i + 7) } });
+  } else {
+    events.push({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "done" } });
+  }
+  events.push({ type: "content_block_stop", index: 0 }, { type: "message_delta", delta: { stop_reason: input ? "tool_use" : "end_turn", stop_sequence: null }, usage }, { type: "message_stop" });
+  return { sse: events.map((e) => JSON.stringify(e)) };
+}
+
+describe("Anthropic replays keep the model's tool input", { timeout: 30_000 }, () => {
+  /** Runs the 4-turn echo agent: its tool answers with the input text exactly as the client received it. */
+  async function runEcho(model: string, stream: boolean): Promise<{ outcomes: string[]; results: string[] }> {
+    const messages: unknown[] = [{ role: "user", content: "echo please" }];
+    const outcomes: string[] = [];
+    const results: string[] = [];
+    for (let turn = 0; turn < 4; turn++) {
+      const body = { model, max_tokens: 64, stream, tools: [{ name: "echo", input_schema: { type: "object" } }], messages: [...messages] };
+      const res = await postMessages(body);
+      outcomes.push(res.headers.get("muscle-mem-cache") ?? "");
+      const text = await res.text();
+      const content = stream ? streamedContent(text) : (JSON.parse(text) as { content: Array<Record<string, unknown>> }).content;
+      messages.push({ role: "assistant", content });
+      const use = content.find((b) => b.type === "tool_use");
+      if (!use) break;
+      const echoed = stream ? String(use.partial_json) : JSON.stringify(use.input);
+      results.push(echoed);
+      messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: use.id, content: echoed }] });
+      if (outcomes.at(-1) === "miss") await messageRecorded(body);
+    }
+    return { outcomes, results };
+  }
+
+  /** The content blocks of a streamed answer; a tool_use keeps its partial_json text as the client received it. */
+  function streamedContent(text: string): Array<Record<string, unknown>> {
+    const blocks: Array<Record<string, unknown>> = [];
+    for (const line of text.split("\n")) {
+      if (!line.startsWith("data: ")) continue;
+      const e = JSON.parse(line.slice(6)) as { type: string; index: number; content_block?: Record<string, unknown>; delta?: { type: string; text?: string; partial_json?: string } };
+      if (e.type === "content_block_start") blocks[e.index] = { ...e.content_block, partial_json: "" };
+      if (e.type === "content_block_delta" && e.delta?.type === "text_delta") blocks[e.index].text = String(blocks[e.index].text ?? "") + e.delta.text;
+      if (e.type === "content_block_delta" && e.delta?.type === "input_json_delta") blocks[e.index].partial_json = String(blocks[e.index].partial_json) + e.delta.partial_json;
+    }
+    return blocks.map(({ partial_json, ...b }) => (b.type === "tool_use" ? { ...b, input: JSON.parse(String(partial_json) || "{}"), partial_json } : b));
+  }
+
+  for (const stream of [false, true]) {
+    it(`Should repeat a 4-turn agent whose tool echoes its input with 0 misses (${stream ? "streamed" : "JSON"})`, async () => {
+      const model = uniqueModel("echo-agent");
+      const first = await withUpstream(echoModel, () => runEcho(model, stream));
+      expect(first.outcomes).toEqual(["miss", "miss", "miss", "miss"]);
+      const again = await withUpstream(echoModel, () => runEcho(model, stream));
+      expect(again.outcomes).toEqual(["hit", "hit", "hit", "hit"]);
+      expect(again.results).toEqual(first.results);
+      // The model's text, byte for byte when streamed; its key order either way.
+      if (stream) expect(again.results).toEqual(ECHO_INPUTS);
+      else expect(again.results).toEqual(ECHO_INPUTS.map((i) => JSON.stringify(JSON.parse(i))));
+    });
+  }
 });

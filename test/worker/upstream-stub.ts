@@ -9,15 +9,17 @@ export type StubReply = { json: unknown } | { sse: string[] } | { text: string; 
  * with `reply` (verbatim bytes: the shapes the scripted model never sends);
  * every other fetch goes through. Returns the bodies the upstream received.
  */
-export async function withUpstream<T>(reply: StubReply, fn: () => Promise<T>): Promise<T> {
+export async function withUpstream<T>(reply: StubReply | ((body: Record<string, unknown>) => StubReply), fn: () => Promise<T>): Promise<T> {
   const real = globalThis.fetch;
   const bases = [env.UPSTREAM_BASE_URL, env.ANTHROPIC_BASE_URL].filter((b): b is string => typeof b === "string" && b !== "").map((b) => new URL(b).origin);
   const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (!bases.includes(url.origin) || url.pathname.startsWith("/__")) return real(input, init);
-    if ("json" in reply) return Response.json(reply.json);
-    if ("sse" in reply) return new Response(reply.sse.map((d) => `data: ${d}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
-    return new Response(reply.text, { headers: { "content-type": reply.contentType ?? "application/json" } });
+    const text = input instanceof Request ? await input.text() : String(init?.body ?? "");
+    const r = typeof reply === "function" ? reply(JSON.parse(text) as Record<string, unknown>) : reply;
+    if ("json" in r) return Response.json(r.json);
+    if ("sse" in r) return new Response(r.sse.map((d) => `data: ${d}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
+    return new Response(r.text, { headers: { "content-type": r.contentType ?? "application/json" } });
   });
   try {
     return await fn();

@@ -35,6 +35,25 @@ export class ToolUseIds {
 
 type Blocks = string | readonly ContentBlock[];
 
+/**
+ * Block fields the cache reads, by type; any other field is keyed as sent,
+ * except the ignore list: `cache_control` (a prompt-caching hint) and null
+ * values (`citations: null`), which never change the answer.
+ */
+const READ_BLOCK_FIELDS: Record<string, ReadonlySet<string>> = {
+  text: new Set(["type", "text"]),
+  tool_use: new Set(["type", "id", "name", "input"]),
+  tool_result: new Set(["type", "tool_use_id", "content", "is_error"]),
+};
+const IGNORED_FIELDS = new Set(["cache_control"]);
+
+/** The fields of `value` outside `read` and the ignore list, as sent. */
+export function extraFields(value: Record<string, unknown>, read: ReadonlySet<string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (!read.has(k) && !IGNORED_FIELDS.has(k) && v !== null && v !== undefined) out[k] = v;
+  return out;
+}
+
 /** Text as canonical blocks; empty text is dropped (the API rejects it, and SDKs differ in echoing it). */
 function textBlocks(content: Blocks | undefined): CanonicalText[] | null {
   if (content === undefined) return [];
@@ -42,26 +61,31 @@ function textBlocks(content: Blocks | undefined): CanonicalText[] | null {
   const out: CanonicalText[] = [];
   for (const block of content) {
     if (block.type !== "text" || typeof block.text !== "string") return null;
-    if (block.text !== "") out.push({ type: "text", text: block.text });
+    if (block.text !== "") out.push({ ...extraFields(block, READ_BLOCK_FIELDS.text), type: "text", text: block.text });
   }
   return out;
+}
+
+/** Whether a canonicalisation result is an error (blocks have a type, messages a role; errors neither). */
+export function isAnthropicError<T extends object>(value: T | CanonicalError): value is CanonicalError {
+  return !("type" in value) && !("role" in value);
 }
 
 function uncacheable(reason: string): CanonicalError {
   return { kind: "uncacheable", reason };
 }
 
-/** One content block in canonical form; `cache_control`, `citations: null` and the like are dropped. */
+/** One content block in canonical form; `cache_control` and null fields are dropped, other fields keyed. */
 function canonicalBlock(block: ContentBlock, ids: ToolUseIds, where: string): CanonicalBlock | CanonicalError {
   switch (block.type) {
     case "text":
       if (typeof block.text !== "string") return { kind: "invalid", message: `${where}.text must be a string`, param: `${where}.text` };
-      return { type: "text", text: block.text };
+      return { ...extraFields(block, READ_BLOCK_FIELDS.text), type: "text", text: block.text };
     case "tool_use": {
       if (typeof block.id !== "string" || block.id === "" || typeof block.name !== "string") {
         return { kind: "invalid", message: `${where} needs a non-empty id and a name`, param: where };
       }
-      return { type: "tool_use", id: ids.assign(block.id), name: block.name, input: block.input ?? {} };
+      return { ...extraFields(block, READ_BLOCK_FIELDS.tool_use), type: "tool_use", id: ids.assign(block.id), name: block.name, input: block.input ?? {} };
     }
     case "tool_result": {
       const ordinal = typeof block.tool_use_id === "string" ? ids.lookup(block.tool_use_id) : undefined;
@@ -69,7 +93,7 @@ function canonicalBlock(block: ContentBlock, ids: ToolUseIds, where: string): Ca
       if (!ordinal) return uncacheable("tool_result without its tool_use in the request");
       const content = textBlocks(block.content as Blocks | undefined);
       if (!content) return uncacheable("non-text tool_result content");
-      const out: CanonicalBlock = { type: "tool_result", tool_use_id: ordinal, content };
+      const out: CanonicalBlock = { ...extraFields(block, READ_BLOCK_FIELDS.tool_result), type: "tool_result", tool_use_id: ordinal, content };
       if (block.is_error === true) out.is_error = true;
       return out;
     }
@@ -84,12 +108,14 @@ export function canonicalAnthropicMessage(message: AnthropicMessage, ids: ToolUs
   const content: CanonicalBlock[] = [];
   for (let i = 0; i < blocks.length; i++) {
     const block = canonicalBlock(blocks[i], ids, `messages[${index}].content[${i}]`);
-    if ("kind" in block) return block;
+    if (isAnthropicError(block)) return block;
     if (block.type === "text" && block.text === "") continue;
     content.push(block);
   }
-  return { role: message.role, content };
+  return { ...extraFields(message, MESSAGE_FIELDS), role: message.role, content };
 }
+
+const MESSAGE_FIELDS = new Set(["role", "content"]);
 
 /** Canonicalises a whole conversation, numbering `tool_use` ids in order of appearance. */
 export function canonicalAnthropicConversation(messages: readonly AnthropicMessage[]): AnthropicCanonicalResult {
@@ -97,7 +123,7 @@ export function canonicalAnthropicConversation(messages: readonly AnthropicMessa
   const out: AnthropicCanonicalMessage[] = [];
   for (let i = 0; i < messages.length; i++) {
     const canonical = canonicalAnthropicMessage(messages[i], ids, i);
-    if ("kind" in canonical) return { ok: false, error: canonical };
+    if (isAnthropicError(canonical)) return { ok: false, error: canonical };
     out.push(canonical);
   }
   return { ok: true, messages: out, ids };

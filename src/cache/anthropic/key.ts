@@ -1,7 +1,7 @@
 import { canonicalJson, type CanonicalError } from "../canonical";
 import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, hasLoneSurrogate, oversized } from "../key";
 import { childHash, treeIdOf } from "../hash";
-import { canonicalAnthropicConversation, canonicalAnthropicMessage, type ToolUseIds } from "./canonical";
+import { canonicalAnthropicConversation, canonicalAnthropicMessage, isAnthropicError, type ToolUseIds } from "./canonical";
 import { anthropicBypassReason, anthropicFrameJsonOf } from "./frame";
 import type { AnthropicCanonicalMessage, AnthropicMessage, MessagesRequest } from "./schema";
 
@@ -71,13 +71,45 @@ export function keyMessagesRequest(
   };
 }
 
+/** Answer block fields a replay can render; an answer with any other (citations, …) is not recorded. */
+const RENDERABLE: Record<string, ReadonlySet<string>> = { text: new Set(["type", "text"]), tool_use: new Set(["type", "id", "name", "input"]) };
+
 /**
  * Canonicalises the model's answer, numbering its `tool_use` ids after those
- * of the conversation, and hashes it as a child of h_n. Null when it is not cacheable.
+ * of the conversation, and hashes it as a child of h_n. `inputTexts[i]` is
+ * the i-th tool_use's input as the model wrote it: stored as `input_json`
+ * (never hashed) when it parses to that input, so that a replay serves it.
+ * Null when the answer is not cacheable or holds fields a replay cannot render.
  */
-export function keyAnthropicAnswer(key: AnthropicKey, message: AnthropicMessage): { hash: string; json: string; message: AnthropicCanonicalMessage } | null {
+export function keyAnthropicAnswer(
+  key: AnthropicKey,
+  message: AnthropicMessage,
+  inputTexts: ReadonlyArray<string | undefined> = [],
+): { hash: string; json: string; message: AnthropicCanonicalMessage } | null {
   const canonical = canonicalAnthropicMessage(message, key.ids.clone(), key.path.length);
-  if ("kind" in canonical) return null;
+  if (isAnthropicError(canonical)) return null;
+  if (Object.keys(canonical).length !== 2) return null;
+  for (const block of canonical.content) {
+    const read = RENDERABLE[block.type];
+    if (!read || Object.keys(block).some((k) => !read.has(k))) return null;
+  }
   const json = canonicalJson(canonical);
-  return { hash: childHash(key.key, json), json, message: canonical };
+  let uses = 0;
+  const stored = {
+    ...canonical,
+    content: canonical.content.map((block) => {
+      if (block.type !== "tool_use") return block;
+      const text = inputTexts[uses++];
+      return text !== undefined && sameJson(text, block.input) ? { ...block, input_json: text } : block;
+    }),
+  };
+  return { hash: childHash(key.key, json), json: canonicalJson(stored), message: stored };
+}
+
+function sameJson(text: string, value: unknown): boolean {
+  try {
+    return canonicalJson(JSON.parse(text)) === canonicalJson(value);
+  } catch {
+    return false;
+  }
 }

@@ -36,7 +36,7 @@ export interface AnthropicRenderContext {
   model: string;
 }
 
-type ServedBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown };
+type ServedBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown; inputText: string };
 
 /** The answer's blocks as served: tool ids replaced by fresh ones, in order. */
 function servedBlocks(answer: AnthropicAnswer): ServedBlock[] {
@@ -44,7 +44,11 @@ function servedBlocks(answer: AnthropicAnswer): ServedBlock[] {
   const out: ServedBlock[] = [];
   for (const block of answer.message.content) {
     if (block.type === "text") out.push({ type: "text", text: block.text });
-    else if (block.type === "tool_use") out.push({ type: "tool_use", id: servedToolUseId(answer.hash, calls++), name: block.name, input: block.input });
+    else if (block.type === "tool_use") {
+      // The input as the model wrote it when recorded (key order, spacing), else the stored value.
+      const inputText = block.input_json ?? JSON.stringify(block.input);
+      out.push({ type: "tool_use", id: servedToolUseId(answer.hash, calls++), name: block.name, input: block.input_json === undefined ? block.input : JSON.parse(block.input_json), inputText });
+    }
   }
   return out;
 }
@@ -53,13 +57,14 @@ function usageOf(answer: AnthropicAnswer, outputTokens = answer.completionTokens
   return { input_tokens: answer.promptTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens };
 }
 
-function messageShell(answer: AnthropicAnswer, ctx: AnthropicRenderContext, content: ServedBlock[], stop: { stop_reason: string | null; stop_sequence: string | null }, outputTokens?: number) {
+function messageShell(answer: AnthropicAnswer, ctx: AnthropicRenderContext, content: unknown[], stop: { stop_reason: string | null; stop_sequence: string | null }, outputTokens?: number) {
   return { id: ctx.id, type: "message", role: "assistant", model: ctx.model, content, ...stop, usage: usageOf(answer, outputTokens) };
 }
 
 /** A `message` object for a served answer, as the Messages API shapes it. */
 export function renderMessage(answer: AnthropicAnswer, ctx: AnthropicRenderContext): Record<string, unknown> {
-  return messageShell(answer, ctx, servedBlocks(answer), decodeStop(answer.finishReason));
+  const blocks = servedBlocks(answer).map((b) => (b.type === "tool_use" ? { type: b.type, id: b.id, name: b.name, input: b.input } : b));
+  return messageShell(answer, ctx, blocks, decodeStop(answer.finishReason));
 }
 
 function event(type: string, data: Record<string, unknown>): string {
@@ -80,7 +85,7 @@ export function renderEventStream(answer: AnthropicAnswer, ctx: AnthropicRenderC
       out += event("content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
     } else {
       out += event("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
-      out += event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+      out += event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: block.inputText } });
     }
     out += event("content_block_stop", { index });
   });

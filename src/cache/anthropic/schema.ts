@@ -32,18 +32,25 @@ export const messagesRequest = z.looseObject({
 
 export type MessagesRequest = z.infer<typeof messagesRequest>;
 
-/** A text block in canonical form. */
+/** A text block in canonical form; fields the cache does not read are kept as sent (keyed). */
 export interface CanonicalText {
   type: "text";
   text: string;
+  [field: string]: unknown;
 }
 
-/** A tool call in canonical form: the id is an ordinal (`toolu_0`, `toolu_1`, …). */
+/**
+ * A tool call in canonical form: the id is an ordinal (`toolu_0`, `toolu_1`, …).
+ * A stored answer also keeps `input_json`, the input as the model wrote it
+ * (key order, spacing): a replay serves that text, the hash never reads it.
+ */
 export interface CanonicalToolUse {
   type: "tool_use";
   id: string;
   name: string;
   input: unknown;
+  input_json?: string;
+  [field: string]: unknown;
 }
 
 /** A tool result in canonical form: its id is the ordinal of the call it answers, its content text blocks. */
@@ -52,6 +59,7 @@ export interface CanonicalToolResult {
   tool_use_id: string;
   content: CanonicalText[];
   is_error?: true;
+  [field: string]: unknown;
 }
 
 export type CanonicalBlock = CanonicalText | CanonicalToolUse | CanonicalToolResult;
@@ -60,6 +68,7 @@ export type CanonicalBlock = CanonicalText | CanonicalToolUse | CanonicalToolRes
 export interface AnthropicCanonicalMessage {
   role: "user" | "assistant";
   content: CanonicalBlock[];
+  [field: string]: unknown;
 }
 
 const canonicalText = z.object({ type: z.literal("text"), text: z.string() });
@@ -70,7 +79,7 @@ export const storedAnthropicMessage = z.object({
   content: z.array(
     z.discriminatedUnion("type", [
       canonicalText,
-      z.object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() }),
+      z.object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown(), input_json: z.string().optional() }),
       z.object({ type: z.literal("tool_result"), tool_use_id: z.string(), content: z.array(canonicalText), is_error: z.literal(true).optional() }),
     ]),
   ),

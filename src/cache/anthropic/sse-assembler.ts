@@ -1,3 +1,4 @@
+import { scanJson } from "../exact-json";
 import { JsonEventStream } from "../json-event-stream";
 
 /** A block being assembled: text, or a tool call whose input arrives as JSON fragments. */
@@ -6,6 +7,8 @@ type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; na
 /** What a complete Messages event stream assembles into. */
 export interface AssembledMessage {
   message: { role: "assistant"; content: Array<{ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }> };
+  /** Each tool_use's input as the model wrote it (its `partial_json` text), in order. */
+  inputTexts: string[];
   stopReason: string;
   stopSequence: string | null;
   usage: { input_tokens: number; output_tokens: number } | null;
@@ -81,6 +84,7 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
     this.end();
     if (!this.done || this.failed || !this.stopReason) return null;
     const content: AssembledMessage["message"]["content"] = [];
+    const inputTexts: string[] = [];
     for (let i = 0; i < this.blocks.length; i++) {
       const block = this.blocks[i];
       if (!block) return null;
@@ -88,13 +92,17 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
         content.push({ type: "text", text: block.text });
         continue;
       }
+      const text = block.json === "" ? "{}" : block.json;
       try {
-        content.push({ type: "tool_use", id: block.id, name: block.name, input: block.json === "" ? {} : JSON.parse(block.json) });
+        content.push({ type: "tool_use", id: block.id, name: block.name, input: JSON.parse(text) });
       } catch {
         return null;
       }
+      // Numbers a double cannot hold, repeated keys: what was parsed is not what the model wrote.
+      if (scanJson(text).lossy !== null) return null;
+      inputTexts.push(text);
     }
     const usage = this.inputTokens === null || this.outputTokens === null ? null : { input_tokens: this.inputTokens, output_tokens: this.outputTokens };
-    return { message: { role: "assistant", content }, stopReason: this.stopReason, stopSequence: this.stopSequence, usage };
+    return { message: { role: "assistant", content }, inputTexts, stopReason: this.stopReason, stopSequence: this.stopSequence, usage };
   }
 }

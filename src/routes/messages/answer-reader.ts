@@ -1,14 +1,27 @@
 import type { AnthropicKey } from "../../cache/anthropic/key";
 import { AnthropicSseAssembler } from "../../cache/anthropic/sse-assembler";
+import { scanJson } from "../../cache/exact-json";
 import type { AnswerReader } from "../generation";
 import { recordingOfMessage, type MessagesUsage } from "./record";
 
 interface UpstreamMessage {
+  type?: unknown;
+  error?: unknown;
   role?: string;
   content?: unknown;
   stop_reason?: string | null;
   stop_sequence?: string | null;
   usage?: MessagesUsage | null;
+}
+
+/**
+ * The tool inputs of a JSON answer in the model's key order: JSON.parse keeps
+ * the order keys were written in (integer-like keys aside), so serialising
+ * each parsed input gives it back; the streamed path keeps the exact text.
+ */
+function inputTextsOf(content: unknown): string[] {
+  if (!Array.isArray(content)) return [];
+  return content.filter((b) => (b as { type?: unknown })?.type === "tool_use").map((b) => JSON.stringify((b as { input?: unknown }).input ?? {}));
 }
 
 /**
@@ -24,8 +37,11 @@ export function messagesAnswerReader(key: AnthropicKey, rawLength: number): Answ
       } catch {
         return null;
       }
+      // Only a plain `message` whose numbers and keys JSON.parse kept exactly is recorded.
+      if (typeof json !== "object" || json === null || (json.error !== undefined && json.error !== null) || (json.type !== undefined && json.type !== "message")) return null;
+      if (scanJson(text).lossy !== null) return null;
       const message = { role: json.role, content: json.content };
-      return recordingOfMessage(key, message, { reason: json.stop_reason, sequence: json.stop_sequence }, json.usage, rawLength, latencyMs);
+      return recordingOfMessage(key, message, { reason: json.stop_reason, sequence: json.stop_sequence }, json.usage, rawLength, latencyMs, inputTextsOf(json.content));
     },
     stream() {
       const assembler = new AnthropicSseAssembler();
@@ -34,7 +50,7 @@ export function messagesAnswerReader(key: AnthropicKey, rawLength: number): Answ
         finish: (latencyMs) => {
           const result = assembler.result();
           if (!result) return null;
-          return recordingOfMessage(key, result.message, { reason: result.stopReason, sequence: result.stopSequence }, result.usage, rawLength, latencyMs);
+          return recordingOfMessage(key, result.message, { reason: result.stopReason, sequence: result.stopSequence }, result.usage, rawLength, latencyMs, result.inputTexts);
         },
       };
     },

@@ -13,6 +13,7 @@ export interface MessagesUsage {
 /**
  * Builds the record of a Messages generation, or null when the answer is
  * incomplete (`pause_turn`, `refusal`, no stop reason) or not cacheable.
+ * `inputTexts` are the tool inputs as the model wrote them (see keyAnthropicAnswer).
  */
 export function recordingOfMessage(
   key: AnthropicKey,
@@ -21,12 +22,13 @@ export function recordingOfMessage(
   usage: MessagesUsage | null | undefined,
   rawLength: number,
   latencyMs: number,
+  inputTexts: ReadonlyArray<string | undefined> = [],
 ): Recording {
   const finishReason = encodeStop(stop.reason, stop.sequence);
   if (!finishReason) return null;
   const parsed = anthropicMessage.safeParse(message);
   if (!parsed.success || parsed.data.role !== "assistant") return null;
-  const answer = keyAnthropicAnswer(key, parsed.data);
+  const answer = keyAnthropicAnswer(key, parsed.data, inputTexts);
   if (!answer) return null;
   const path = key.path.map((s) => ({ hash: s.hash, parent: s.parent, role: s.role, json: s.json }));
   return recordInputOf({ ...key, path }, answer, finishReason, { prompt: usage?.input_tokens, completion: usage?.output_tokens }, rawLength, latencyMs);
