@@ -8,8 +8,10 @@ import type { StoredAnswer } from "./answer";
  * The seam between the one cached flow (src/routes/flow) and each provider
  * API. The flow never names a provider: it parses, keys, looks up, claims,
  * generates, settles and responds through these functions. A provider is a
- * folder under src/cache/<name>/ that exports one `ProviderAdapter`
- * (see docs/architecture.md, "How to add a provider").
+ * folder under src/cache/<name>/ with one `ProviderAdapter` over it
+ * (see docs/architecture.md, "How to add a provider"). The tenant is not the
+ * adapter's business: src/auth/credential.ts reads every credential any
+ * upstream reads (Authorization, api-key, x-api-key, x-goog-api-key, ?key=).
  */
 
 /** Where a request sits in the trees: its tree, the path to h_n, and h_n (`key`), the parent of the answer. */
@@ -67,18 +69,25 @@ export interface UpstreamTarget {
   pathname: string;
 }
 
+/** Where template evidence is read: the tree's shard, bounded by LOOKUP_TIMEOUT_MS, memoised for `ttlMs`. */
+export interface TemplateStore {
+  db: D1Database;
+  timeoutMs: number;
+  ttlMs: number;
+}
+
 /** What templates do for one keyed request (optional per adapter; the identity when absent). */
 export interface TemplatePlan<K extends ProviderKey> {
   /** The key the request is looked up and recorded under (a declared tree, or the concrete key). */
   key: K;
-  /** A stored answer with the request's values in it; null when it cannot be rendered (then a miss). */
-  render(answer: StoredAnswer): StoredAnswer | null;
+  /** A stored answer with the request's values in it; null when it cannot (or may not yet) be served: then a miss. */
+  render(answer: StoredAnswer, store: TemplateStore): StoredAnswer | null | Promise<StoredAnswer | null>;
   /** A learned-template answer for an exact miss, or null. Never throws. */
   learned(db: D1Database, timeoutMs: number, presenceTtlMs: number): Promise<{ answer: StoredAnswer; template: string } | null>;
   /** Headers of an exact hit (e.g. `muscle-mem-template: declared`). */
   hitHeaders: Record<string, string>;
-  /** Runs after a recording (template learning). */
-  afterRecord?: (recording: RecordInput) => Promise<void>;
+  /** Runs after a recording, with the tree's shard (template learning, confirming declared bindings). */
+  afterRecord?: (recording: RecordInput, db: D1Database) => Promise<void>;
 }
 
 export interface TemplateHook<K extends ProviderKey> {
@@ -96,8 +105,6 @@ export interface ProviderAdapter<B, K extends ProviderKey, A> {
   readonly name: string;
   /** The request body schema; a body that fails it is a 400 in the API's envelope. */
   readonly schema: z.ZodType<B>;
-  /** The upstream credential the tenant is hashed from (`Bearer <key>` form), or null: then the request is passed through. */
-  credential(headers: Headers, url: URL): string | null;
   /** Whether the client asked for the API's event stream. */
   isStream(request: ProviderRequest<B>): boolean;
   /**

@@ -46,6 +46,12 @@ describe("POST /v1/responses: what is passed through", () => {
     expect(await res.json()).toMatchObject({ error: { code: "not_cached" } });
   });
 
+  it("Should pass a body whose numbers JSON cannot hold exactly through (its key would not be exact)", async () => {
+    const res = await responses('{"model":"echo-resp-lossy","input":"x","max_output_tokens":9007199254740993}');
+    expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
+    await res.arrayBuffer();
+  });
+
   it("Should pass server-side tools and conversation objects through", async () => {
     for (const extra of [{ tools: [{ type: "web_search" }] }, { conversation: "conv_1" }]) {
       const res = await responses({ model: "echo-resp-server", input: "x", ...extra });

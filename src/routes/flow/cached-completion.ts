@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { StoredAnswer } from "../../cache/answer";
-import { tenantOf } from "../../cache/hash";
+import { tenantOfRequest, unlessAnonymous } from "../../auth/credential";
 import { maxCacheableMessageBytes } from "../../cache/key";
 import type { ProviderAdapter, ProviderKey, ProviderRequest, TemplatePlan } from "../../cache/provider";
 import { configOf, type Config } from "../../config";
@@ -53,34 +53,35 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   const config = configOf(c.env);
   const headers = c.req.raw.headers;
   const controls = readControls(headers);
-  const { raw, body } = await parseJsonBody(c.req.raw, config.maxBodyBytes, adapter.schema);
+  const { raw, body, lossy } = await parseJsonBody(c.req.raw, config.maxBodyBytes, adapter.schema);
   phase(c, "parse");
   const parsed: ProviderRequest<B> = { body, raw, url: new URL(c.req.url), headers };
   const walk: Walk<B, K, A> = { c, adapter, config, controls, request: parsed, stream: adapter.isStream(parsed) };
 
-  const credential = adapter.credential(headers, parsed.url);
-  const scope = { tenant: tenantOf(credential), namespace: controls.namespace, maxMessageBytes: maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES) };
-  if (credential) walk.request = await resolved(walk, scope.tenant);
-  const keyed = adapter.key(walk.request, scope);
-  // Bad input is a 400 whoever sends it; only then does a missing credential send the request past the cache.
-  if (!keyed.ok && "invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
-  if (!credential) return uncached(walk, "no credential");
-  if (!keyed.ok) return uncached(walk, keyed.bypass);
+  const tenant = tenantOfRequest(headers, parsed.url, config.cacheAnonymous);
+  const scope = { tenant: tenant ?? "", namespace: controls.namespace, maxMessageBytes: maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES) };
+  if (tenant !== null && !lossy) walk.request = await resolved(walk, tenant);
+  // Keyed even without a tenant, so that bad input gets its 4xx in the API's envelope whoever sends it.
+  const keyed = unlessAnonymous(tenant, lossy ? { ok: false as const, bypass: lossy } : adapter.key(walk.request, scope));
+  if (!keyed.ok) {
+    if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
+    return uncached(walk, keyed.bypass);
+  }
   note(c, { tree: keyed.key.treeId });
   const plan = adapter.templates?.plan(keyed.key, headers, c.env) ?? identityPlan(keyed.key);
   const treeId = plan.key.treeId;
   if (controls.noStore) return bypass(walk, treeId);
-  if (controls.noCache) {
-    if (controls.onlyIfCached) throw notCached();
-    return generation(walk, plan, { role: "alone", reason: "leader-failed" });
-  }
-
   const source = lookupSource(c.env, treeId, headers);
   if (!source) return bypass(walk, treeId);
+  if (controls.noCache) {
+    if (controls.onlyIfCached) throw notCached();
+    return generation(walk, plan, source.shard.db, { role: "alone", reason: "leader-failed" });
+  }
   const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs);
   phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
+  const store = { db: source.shard.db, timeoutMs: config.lookupTimeoutMs, ttlMs: config.hotCacheTtlMs };
   if (found.status === "hit") {
-    const hit = serve(walk, plan, plan.render(found.answer), { ...plan.hitHeaders, ...bookmarkHeaders(source, found) });
+    const hit = serve(walk, plan, await plan.render(found.answer, store), { ...plan.hitHeaders, ...bookmarkHeaders(source, found) });
     if (hit) return hit;
   }
   if (found.status !== "failed") {
@@ -100,12 +101,12 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   }
   phase(c, "claim");
   if (claim.role === "follower") {
-    const hit = serve(walk, plan, plan.render(claim.answer), { ...plan.hitHeaders, "muscle-mem-single-flight": "follower" });
+    const hit = serve(walk, plan, await plan.render(claim.answer, { ...store, ttlMs: 0 }), { ...plan.hitHeaders, "muscle-mem-single-flight": "follower" });
     if (hit) return hit;
     // The leader's answer cannot be served to this request: generate again.
     claim = { role: "alone", reason: "leader-failed" };
   }
-  return generation(walk, plan, claim);
+  return generation(walk, plan, source.shard.db, claim);
 }
 
 /** Serves a stored answer when the adapter can render it (counted as a hit); null otherwise. */
@@ -117,13 +118,14 @@ function serve<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplateP
 }
 
 /** Sends a miss to the model and records its answer through the tree's object (which serves the followers). */
-function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplatePlan<K>, claim: Exclude<Claim, { role: "follower" }>): Promise<Response> {
+function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplatePlan<K>, db: D1Database, claim: Exclude<Claim, { role: "follower" }>): Promise<Response> {
   const { c, adapter, config, request } = walk;
   const key = plan.key;
   const writer = c.env.TREE_WRITER.get(c.env.TREE_WRITER.idFromName(key.treeId));
   const token = claim.role === "leader" ? claim.token : undefined;
+  const after = plan.afterRecord;
   const onSettled = (recording: Recording) =>
-    settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, recording, afterRecord: plan.afterRecord });
+    settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, recording, afterRecord: after && ((recorded) => after(recorded, db)) });
   const target = adapter.upstream(config, request);
   return generate({
     request: c.req.raw,

@@ -40,18 +40,6 @@ function geminiReader(key: GeminiKey, rawLength: number): UpstreamReader {
 }
 
 /**
- * The credential a Gemini request is tenanted by, as the `Authorization`
- * value the trajectory API receives (`Bearer <key>`): `x-goog-api-key`, the
- * `key` query parameter, or an OAuth `Authorization` header. One key is one
- * tenant however it is sent.
- */
-export function geminiCredential(headers: Headers, url: URL): string | null {
-  const key = headers.get("x-goog-api-key") || url.searchParams.get("key");
-  if (key) return `Bearer ${key}`;
-  return headers.get("authorization");
-}
-
-/**
  * Gemini's `generateContent` and `streamGenerateContent?alt=sse` over the
  * cached flow: the model from the URL, upstream `GEMINI_BASE_URL` (path and
  * query as sent), errors in Gemini's `{error:{code,message,status}}` envelope.
@@ -59,7 +47,6 @@ export function geminiCredential(headers: Headers, url: URL): string | null {
 export const geminiAdapter: ProviderAdapter<GenerateContentRequest, GeminiKey, GeminiAnswer> = {
   name: "gemini",
   schema: generateContentRequest,
-  credential: geminiCredential,
   isStream: ({ url }) => geminiAction(url)?.stream === true,
   key({ body, url }, scope) {
     const action = geminiAction(url);

@@ -41,14 +41,13 @@ function responsesReader(key: ResponsesKey, rawLength: number): UpstreamReader {
 
 /**
  * The OpenAI Responses API (`POST /v1/responses`) over the cached flow:
- * tenant from `Authorization`, upstream `UPSTREAM_BASE_URL`, OpenAI's error
+ * upstream `UPSTREAM_BASE_URL`, OpenAI's error
  * envelope. Keying and bypass rules: src/cache/responses/frame.ts; a
  * `previous_response_id` the Worker issued is resolved from the tree (./previous.ts).
  */
 export const responsesAdapter: ProviderAdapter<ResponsesRequest, ResponsesKey, ResponsesAnswer> = {
   name: "responses",
   schema: responsesRequest,
-  credential: (headers) => headers.get("authorization"),
   isStream: ({ body }) => body.stream === true,
   resolve: resolvePreviousResponse,
   key: ({ body }, scope) => keyResponsesRequest(body, scope),
