@@ -6,12 +6,13 @@ import { openNode } from "./panel.js";
 import { setupStalePrune } from "./stale.js";
 import { TemplatesPanel } from "./templates.js";
 import { TrafficPanel } from "./traffic.js";
+import { RequestsPanel } from "./requests.js";
 
 /**
  * @typedef {{ id: string, tenant: string, model: string, namespace: string, tools: string[], node_count: number, hits: number, misses: number,
  *   hit_rate: number | null, prompt_tokens_saved: number, completion_tokens_saved: number, last_hit_at: number | null }} Tree
  * @typedef {{ role: "admin" | "tenant", tenant?: string, short?: string, trees: number, tenants?: number,
- *   by_tenant?: Array<{ tenant: string, short: string, trees: number }> }} Identity
+ *   by_tenant?: Array<{ tenant: string, short: string, trees: number }>, series?: { configured: boolean, setup: string | null } }} Identity
  */
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -21,6 +22,14 @@ const state = { tree: null, current: null, view: null, cursor: null, costs: new 
 const NAMESPACE = /^[A-Za-z0-9._:\-/]{1,128}$/;
 const templates = new TemplatesPanel($("templates-pane"));
 const traffic = new TrafficPanel($("traffic-pane"));
+const requests = new RequestsPanel($("requests-pane"), (row) => void openRequest(row).catch(fail));
+
+/** Opens the tree and the node that served a listed request. @param {{ tree_id: string | null, node: string | null }} row */
+async function openRequest(row) {
+  if (!row.tree_id) return;
+  if (state.tree !== row.tree_id) await selectTree(await api(`/trees/${row.tree_id}`));
+  if (row.node) await openNode($("node-panel"), row.node, { onPruned: () => void (state.current && selectTree(state.current)), onClose: closePanel });
+}
 
 function showLogin(message = "") {
   $("login-view").hidden = false;
@@ -109,17 +118,24 @@ function treeCard(t) {
 async function loadTrees(more = false) {
   if (!more) {
     state.cursor = null;
-    $("tree-list").replaceChildren();
-    void traffic.load();
     await Promise.all([loadStats(), loadIdentity()]);
+    // The series span every tenant: only the admin asks for them, and only when the Worker can answer.
+    if (state.identity?.role === "admin") {
+      traffic.series = state.identity.series ?? null;
+      void traffic.load();
+    } else $("traffic-pane").hidden = true;
+    void requests.load().catch(fail);
   }
   const page = await api(`/trees?limit=50${filterQuery()}${state.cursor ? `&cursor=${encodeURIComponent(state.cursor)}` : ""}`);
-  for (const t of page.data) $("tree-list").append(treeCard(t));
+  // The first page replaces the list in one step (a live refresh never shows an empty list).
+  const cards = page.data.map(treeCard);
   if (!more && page.data.length === 0) {
     const filtered = filterQuery() !== "";
     const noKeyTrees = state.identity?.role === "tenant" && state.identity.trees === 0;
-    if (!noKeyTrees) $("tree-list").append(el("li", { class: "muted empty" }, [filtered ? "No trees match these filters." : "No trees yet. Send traffic through /v1/chat/completions (npm run traffic does it locally) or import trajectories."]));
+    if (!noKeyTrees) cards.push(el("li", { class: "muted empty" }, [filtered ? "No trees match these filters." : "No trees yet. Send traffic through /v1/chat/completions (npm run traffic does it locally) or import trajectories."]));
   }
+  if (more) $("tree-list").append(...cards);
+  else $("tree-list").replaceChildren(...cards);
   state.cursor = page.next_cursor;
   $("more-trees").hidden = !state.cursor;
 }
@@ -225,6 +241,20 @@ document.addEventListener("click", (e) => {
   if (e.target instanceof Element && e.target.closest(".node.node") && !$("node-panel").hidden) document.body.classList.add("panel-open");
 });
 
+/** Live: while the box is ticked and the tab is visible, the stats, the tree list and the recent requests refresh every 5 s. */
+let liveTimer = 0;
+function scheduleLive() {
+  clearTimeout(liveTimer);
+  liveTimer = window.setTimeout(async () => {
+    const live = /** @type {HTMLInputElement} */ ($("live")).checked;
+    if (live && session.token && document.visibilityState === "visible" && !$("app-view").hidden) {
+      await loadTrees().catch(() => undefined);
+    }
+    scheduleLive();
+  }, 5000);
+}
+$("live").addEventListener("change", () => scheduleLive());
+
 async function start() {
   $("login-view").hidden = true;
   $("app-view").hidden = false;
@@ -234,6 +264,7 @@ async function start() {
   } catch (e) {
     fail(e);
   }
+  scheduleLive();
 }
 
 $("login-form").addEventListener("submit", (e) => {

@@ -107,10 +107,13 @@ export class TrafficPanel {
   constructor(root) {
     this.root = root;
     this.minutes = RANGES[0].minutes;
+    /** What the Worker says about its Analytics Engine settings (GET /api/whoami, admin only). @type {{ configured: boolean, setup: string | null } | null} */
+    this.series = null;
   }
 
-  /** Loads and draws the series; never throws (errors show in the panel). */
+  /** Loads and draws the series; never throws (errors show in the panel). Unconfigured: the setup note, with no failing call. */
   async load() {
+    if (this.series && !this.series.configured) return this.showUnconfigured(this.series.setup ?? "");
     const res = await fetch(`/api/series?minutes=${this.minutes}`, { headers: { authorization: `Bearer ${session.token ?? ""}` } }).catch(() => null);
     const json = res ? await res.json().catch(() => null) : null;
     if (res?.status === 403 || res?.status === 401) {
@@ -140,9 +143,11 @@ export class TrafficPanel {
 
   /** @param {string} message */
   showUnconfigured(message) {
+    this.root.hidden = false;
+    this.root.classList.add("unconfigured");
     this.frame([
       el("div", { class: "traffic-empty" }, [
-        el("p", {}, [el("strong", {}, ["Traffic series are not switched on."])]),
+        el("p", {}, [el("strong", {}, ["Traffic series are not switched on."]), " ", el("span", { class: "muted" }, ["(For deployments. Locally, Recent requests above shows hits and misses over time.)"])]),
         el("p", { class: "muted" }, ["Hits, misses and latency per step come from Workers Analytics Engine. Set the var ",
           el("code", {}, ["ANALYTICS_ACCOUNT_ID"]), " and the secret ", el("code", {}, ["ANALYTICS_API_TOKEN"]),
           " (Account Analytics: Read), see docs/deploy.md, “Hit, miss and latency series”. The counters in the header and on each tree work without it."]),

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { writeRequestPoint } from "./analytics";
 import { parseLogLevel, requestLine, shouldLog } from "./log";
+import { rememberRequest } from "./recent";
 import { newReport } from "./report";
 import { REQUEST_ID_HEADER, requestIdOf } from "./request-id";
 import { meteredEnv, newStoreCost, runMetered, storeTimingEntries, type StoreCost } from "./store-meter";
@@ -50,6 +51,7 @@ export function observe(): MiddlewareHandler<{ Bindings: Env }> {
     }
     if (shouldLog(level, line)) console.log(JSON.stringify(line));
     writeRequestPoint(c.env.ANALYTICS, line);
+    rememberRequest(c, line);
   };
 }
 

@@ -9,6 +9,8 @@ export interface RequestReport {
   tree?: string;
   /** Why the cache was bypassed, when it was (`n>1`, `image`, `lookup_failed`, …). */
   reason?: string;
+  /** What served a hit: the recorded answer's node (none for a learned template) and the tokens it saved. */
+  served?: { node: string | null; promptTokens: number; completionTokens: number };
   /** Milliseconds per phase, each measured from the end of the previous one. */
   phases: Partial<Record<Phase, number>>;
   /** When the request started, and when the last phase ended (ms, `Date.now()`). */
@@ -56,4 +58,14 @@ export function phase<E extends HonoEnv>(c: Context<E>, name: Phase, facts: { tr
   note(c, facts);
   report.phases[name] = (report.phases[name] ?? 0) + (now - report.lastMark);
   report.lastMark = now;
+}
+
+/**
+ * Tells the request log (and the recent-requests view) what served a hit.
+ *
+ * @example served(c, { node: answer.hash, promptTokens: 12, completionTokens: 30 })
+ */
+export function served<E extends HonoEnv>(c: Context<E>, facts: { node: string | null; promptTokens: number; completionTokens: number }): void {
+  const report = reportOf(c);
+  if (report) report.served = facts;
 }

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { configOf } from "../config";
 import { isolate } from "../isolate";
+import { served } from "../observability/report";
 import { dbFor } from "../store/shards";
 
 type Ctx = Context<{ Bindings: Env }>;
@@ -10,6 +11,8 @@ export function countHit(c: Ctx, treeId: string, answer: { hash: string; promptT
   const { counters } = isolate(configOf(c.env));
   counters.hit(treeId, answer.hash, answer);
   if (templateId) counters.templateHit(treeId, templateId);
+  // A learned template renders its answer: there is no stored node to link to.
+  served(c, { node: templateId ? null : answer.hash, promptTokens: answer.promptTokens, completionTokens: answer.completionTokens });
   scheduleFlush(c);
 }
 
@@ -19,8 +22,8 @@ export function countBypass(c: Ctx, treeId: string): void {
   scheduleFlush(c);
 }
 
-/** Flushes buffered counters off the response path, at most once per flush interval. */
-function scheduleFlush(c: Ctx): void {
+/** Flushes buffered counters (and recent requests) off the response path, at most once per flush interval. */
+export function scheduleFlush(c: Ctx): void {
   const config = configOf(c.env);
   const { counters } = isolate(config);
   if (!counters.due()) return;

@@ -97,26 +97,41 @@ function readSafely(read: () => Recording): Recording {
   }
 }
 
-/** Passes the upstream bytes to the client as they arrive and records the assembled answer at the end. */
+/** Feeds the assembler; false (logged) when it throws. */
+function fedSafely(feed: () => void): boolean {
+  try {
+    feed();
+    return true;
+  } catch (error) {
+    console.error(JSON.stringify({ event: "answer_unreadable", error: String(error) }));
+    return false;
+  }
+}
+
+/**
+ * Passes the upstream bytes to the client as they arrive and records the assembled answer at the end. An
+ * assembler that throws stops assembling (nothing is recorded) but never breaks the client's stream.
+ */
 function teeStream(body: ReadableStream<Uint8Array>, answerReader: AnswerReader, settle: (recording: Recording) => void, started: number): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const assembler = answerReader.stream();
+  let broken = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await reader.read();
-        if (!chunk.done) assembler.feed(chunk.value);
       } catch (error) {
         settle(null);
         controller.error(error);
         return;
       }
       if (chunk.done) {
-        settle(readSafely(() => assembler.finish(Date.now() - started)));
+        settle(broken ? null : readSafely(() => assembler.finish(Date.now() - started)));
         controller.close();
         return;
       }
+      if (!broken) broken = !fedSafely(() => assembler.feed(chunk.value));
       controller.enqueue(chunk.value);
     },
     async cancel(reason) {

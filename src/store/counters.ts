@@ -1,6 +1,7 @@
 import { inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import { RECENT_BUFFERED, recentStatements, type RecentRequest } from "./recent";
 import { nodes, templates, trees } from "./schema";
 
 interface TreeDelta {
@@ -36,6 +37,7 @@ export class Counters {
   private treeDeltas = new Map<string, TreeDelta>();
   private nodeHits = new Map<string, { treeId: string; hits: number; lastHitAt: number }>();
   private templateHits = new Map<string, { treeId: string; hits: number }>();
+  private recent: RecentRequest[] = [];
   private scheduled = false;
 
   private tree(treeId: string): TreeDelta {
@@ -71,6 +73,12 @@ export class Counters {
     this.tree(treeId).bypasses++;
   }
 
+  /** One answered request for the recent-requests table (the oldest buffered go beyond RECENT_BUFFERED). */
+  request(row: RecentRequest): void {
+    this.recent.push(row);
+    if (this.recent.length > RECENT_BUFFERED) this.recent.splice(0, this.recent.length - RECENT_BUFFERED);
+  }
+
   /** Whether counts wait and no flush is scheduled yet. */
   due(): boolean {
     return this.pending() > 0 && !this.scheduled;
@@ -78,7 +86,7 @@ export class Counters {
 
   /** How many rows wait to be updated. */
   pending(): number {
-    return this.treeDeltas.size + this.nodeHits.size + this.templateHits.size;
+    return this.treeDeltas.size + this.nodeHits.size + this.templateHits.size + this.recent.length;
   }
 
   markScheduled(): void {
@@ -101,6 +109,7 @@ export class Counters {
     const nodeHits = take(this.nodeHits, budget);
     budget -= nodeHits.size;
     const templateHits = take(this.templateHits, budget);
+    const recent = this.recent.splice(0);
     const batches = new Map<D1Database, BatchItem<"sqlite">[]>();
     const add = (treeId: string, build: (orm: DrizzleD1Database) => BatchItem<"sqlite">) => {
       const db = dbOf(treeId);
@@ -134,8 +143,15 @@ export class Counters {
     for (const [id, n] of templateHits) {
       add(n.treeId, (orm) => orm.update(templates).set({ hits: sql`${templates.hits} + ${n.hits}` }).where(inArray(templates.id, [id])));
     }
-    await Promise.all(
-      [...batches].map(([db, statements]) => drizzle(db).batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])),
-    );
+    // Recent requests: one batch per database of one insert (every row as one JSON parameter) and one cap.
+    const recentByDb = new Map<D1Database, RecentRequest[]>();
+    for (const row of recent) {
+      const db = dbOf(row.tree_id ?? "");
+      recentByDb.set(db, [...(recentByDb.get(db) ?? []), row]);
+    }
+    await Promise.all([
+      ...[...batches].map(([db, statements]) => drizzle(db).batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])),
+      ...[...recentByDb].map(([db, rows]) => db.batch(recentStatements(db, rows))),
+    ]);
   }
 }

@@ -113,4 +113,30 @@ export const templateEvidence = sqliteTable(
   (t) => [primaryKey({ columns: [t.templateId, t.answerHash] }), index("template_evidence_answer_idx").on(t.answerHash)],
 );
 
+/**
+ * The last requests the cached routes answered (at most RECENT_KEPT per
+ * database), written with the hit counters' flush in one statement: time,
+ * tree, outcome, status, latency, tokens and the node that served a hit.
+ * Never content or keys. Rows without a tree (requests never keyed) are
+ * listed to the admin only.
+ */
+export const recentRequests = sqliteTable(
+  "recent_requests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    at: integer("at").notNull(),
+    treeId: text("tree_id"),
+    route: text("route").notNull(),
+    outcome: text("outcome").notNull(),
+    status: integer("status").notNull(),
+    latencyMs: integer("latency_ms").notNull(),
+    promptTokens: integer("prompt_tokens"),
+    completionTokens: integer("completion_tokens"),
+    nodeHash: text("node_hash"),
+    templateId: text("template_id"),
+    reason: text("reason"),
+  },
+  (t) => [index("recent_requests_tree_idx").on(t.treeId, t.id)],
+);
+
 export type TemplateRow = typeof templates.$inferSelect;

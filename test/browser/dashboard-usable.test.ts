@@ -154,7 +154,7 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
     // The tree card shows the new node count.
     const tree = (await api<{ data: Array<{ node_count: number }> }>("/trees")).data[0];
     await expect.poll(() => page.locator(".tree-card .tree-stats").first().textContent()).toContain(`${tree.node_count} nodes`);
-    void errors;
+    expect(errors).toEqual([]);
     await close();
   });
 
@@ -181,21 +181,21 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
     await login(page, ADMIN);
     await page.waitForSelector(".tree-card");
     expect(await page.locator("#whoami").textContent()).toBe("admin · every tenant · 2 trees of 2 tenants");
-    expect(await page.locator(".tree-card").count()).toBe(2);
+    expect(await page.locator(".tree-card").count(), { timeout: 10_000 }).toBe(2);
     expect(await page.locator(".tree-card .chip.tenant").count()).toBe(2);
     const tenants = await page.locator(".tree-card .chip.tenant").allTextContents();
     expect(new Set(tenants).size).toBe(2);
     const options = await page.locator("#filter-tenant option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value).filter(Boolean));
     expect(options).toHaveLength(2);
     await page.selectOption("#filter-tenant", options[0]);
-    await expect.poll(() => page.locator(".tree-card").count()).toBe(1);
+    await expect.poll(() => page.locator(".tree-card").count(), { timeout: 10_000 }).toBe(1);
     await page.selectOption("#filter-tenant", "");
-    await expect.poll(() => page.locator(".tree-card").count()).toBe(2);
+    await expect.poll(() => page.locator(".tree-card").count(), { timeout: 10_000 }).toBe(2);
     await page.fill("#filter-namespace", "other-ns");
-    await expect.poll(() => page.locator(".tree-card").count()).toBe(1);
+    await expect.poll(() => page.locator(".tree-card").count(), { timeout: 10_000 }).toBe(1);
     expect(await page.locator(".tree-card .ns").textContent()).toBe("other-ns");
     await page.fill("#filter-namespace", "");
-    await expect.poll(() => page.locator(".tree-card").count()).toBe(2);
+    await expect.poll(() => page.locator(".tree-card").count(), { timeout: 10_000 }).toBe(2);
     await page.locator(".tree-card").first().click();
     await page.click("#stale-open");
     expect(await page.locator("#stale-all-label").textContent()).toContain("every tenant's trees");
@@ -272,5 +272,43 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
       await close();
     }
+  });
+
+  it("Should list recent requests with outcome, latency and tokens, open the node that served a hit, refresh live, and log no console errors (all widths)", async () => {
+    await walk("refund", "A-1", 25);
+    await until(() => api<{ data: Array<{ outcome: string; node: string | null }> }>("/requests?limit=100"), (p) => p.data.some((r) => r.outcome === "hit" && r.node));
+    for (const size of WIDTHS) {
+      const { page, errors, close } = await newPage(size);
+      await login(page);
+      await page.waitForSelector("#requests-pane .request");
+      const outcomes = await page.locator("#requests-pane .request").evaluateAll((rs) => rs.map((r) => r.getAttribute("data-outcome")));
+      expect(outcomes).toContain("hit");
+      expect(outcomes).toContain("miss");
+      expect(await page.locator("#requests-pane svg.requests-chart rect.bar.hit").count()).toBeGreaterThan(0);
+      expect(await page.locator("#requests-pane .request.hit").first().textContent()).toMatch(/\d+ ms · [\d.]+K? tok saved · /);
+      await page.screenshot({ path: resolve(OUT, `usable-requests-${size.name}.png`), fullPage: true });
+      await tapOrClick(page, "#requests-pane button.request.hit", size.mobile);
+      await page.waitForSelector("#node-panel:not([hidden]) .facts");
+      expect(await page.locator("#node-panel .role-chip").textContent()).toBe("assistant");
+      const top = await page.locator("#node-panel").evaluate((el) => el.getBoundingClientRect().top);
+      expect(top).toBeLessThan(size.height - 150);
+      // The admin's first load: no series call that fails (Analytics Engine is not configured locally).
+      await page.click("#logout");
+      await login(page, ADMIN);
+      await page.waitForSelector("#traffic-pane.unconfigured .traffic-empty");
+      expect(await page.locator("#traffic-pane").evaluate((el) => el.previousElementSibling?.id)).toBe("requests-pane");
+      expect(errors).toEqual([]);
+      await close();
+    }
+    // Live: a new request shows up without a click.
+    const { page, errors, close } = await newPage(WIDTHS[2]);
+    await login(page);
+    await page.waitForSelector("#requests-pane .request");
+    const before = await page.locator("#requests-pane .requests-list").textContent();
+    expect(await page.locator("#live").isChecked()).toBe(true);
+    await walk("refund", "B-22", 40);
+    await expect.poll(() => page.locator("#requests-pane .requests-list").textContent(), { timeout: 20_000, interval: 500 }).not.toBe(before);
+    expect(errors).toEqual([]);
+    await close();
   });
 });

@@ -9,6 +9,7 @@ import { getStats } from "./stats";
 import { getTemplates } from "./templates";
 import { getChildren, getSearch, getTree, getTrees } from "./trees";
 import { getWhoami } from "./whoami";
+import { getRequests } from "./requests";
 
 /** The trajectory API (docs/api.md), mounted under /api. Every route needs a bearer credential. */
 export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
@@ -29,5 +30,6 @@ export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   api.get("/stats", getStats);
   api.get("/series", getSeries);
   api.get("/whoami", getWhoami);
+  api.get("/requests", getRequests);
   return api;
 }

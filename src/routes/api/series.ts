@@ -44,7 +44,7 @@ interface AnalyticsSource {
 }
 
 /** The configured source, or a 501 naming what the operator must set. */
-function sourceOf(env: Env): AnalyticsSource {
+export function sourceOf(env: Env): AnalyticsSource {
   const vars = env as unknown as Record<string, string | undefined>;
   const account = vars.ANALYTICS_ACCOUNT_ID?.trim() ?? "";
   const token = vars.ANALYTICS_API_TOKEN?.trim() ?? "";

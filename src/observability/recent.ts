@@ -1,0 +1,48 @@
+import type { Context } from "hono";
+import { configOf } from "../config";
+import { isolate } from "../isolate";
+import { scheduleFlush } from "../routes/counting";
+import type { RecentRequest } from "../store/recent";
+import type { RequestLogLine } from "./log";
+import type { RequestReport } from "./report";
+
+const OUTCOMES = new Set(["hit", "miss", "bypass"]);
+
+/**
+ * The recent-requests row of a cached route's request (null for anything
+ * else): its outcome (`template` when a template served it), latency, the
+ * tokens a hit saved and the node that served it. Pure.
+ */
+export function recentRowOf(line: RequestLogLine, report: RequestReport | undefined, template: string | null, at = Date.now()): RecentRequest | null {
+  if (!line.outcome || !OUTCOMES.has(line.outcome)) return null;
+  const hit = line.outcome === "hit";
+  const servedBy = hit ? report?.served : undefined;
+  return {
+    at,
+    tree_id: line.tree,
+    route: line.route,
+    outcome: hit && template ? "template" : (line.outcome as RecentRequest["outcome"]),
+    status: line.status,
+    latency_ms: line.ms.total,
+    prompt_tokens: servedBy?.promptTokens ?? null,
+    completion_tokens: servedBy?.completionTokens ?? null,
+    node: servedBy?.node ?? null,
+    template_id: hit ? template : null,
+    reason: line.reason,
+  };
+}
+
+/**
+ * Buffers the request for the recent-requests table beside the hit counters
+ * (written with their next flush). Never breaks a request.
+ */
+export function rememberRequest(c: Context<{ Bindings: Env }>, line: RequestLogLine): void {
+  try {
+    const row = recentRowOf(line, c.get("mm"), c.res.headers.get("muscle-mem-template"));
+    if (!row) return;
+    isolate(configOf(c.env)).counters.request(row);
+    scheduleFlush(c);
+  } catch {
+    // The recent-requests view is statistics, never correctness.
+  }
+}

@@ -1,0 +1,102 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { RECENT_KEPT, recentStatements, type RecentRequest } from "../../src/store/recent";
+import { REFUND_TOOLS } from "../../tools/refund-desk";
+import { api, learn, newKey, ok, onlyTree } from "./api-helpers";
+import { chat, eventually, uniqueModel } from "./helpers";
+
+interface Recent {
+  at: number;
+  tree_id: string | null;
+  route: string;
+  outcome: string;
+  status: number;
+  latency_ms: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  node: string | null;
+  template_id: string | null;
+  namespace: string | null;
+  model: string | null;
+}
+
+const ask = (model: string, order: string) => ({ model, tools: REFUND_TOOLS, messages: [{ role: "user", content: `Refund order #${order} please` }] });
+
+async function recent(key: string, n: number): Promise<Recent[]> {
+  let rows: Recent[] = [];
+  await eventually(async () => {
+    rows = (await ok<{ data: Recent[] }>(api(`/requests?limit=50`, { token: key }))).data;
+    return rows.length >= n;
+  });
+  return rows;
+}
+
+describe("GET /api/requests", () => {
+  it("Should list a tenant's last requests, newest first: misses, an exact hit linked to its node, a template hit, a bypass", async () => {
+    const key = newKey();
+    const model = uniqueModel("recent");
+    for (const order of ["A-1", "B-22", "C-333"]) await learn(ask(model, order), key);
+    const exact = await chat(ask(model, "A-1"), { key });
+    await exact.arrayBuffer();
+    expect(exact.headers.get("muscle-mem-cache")).toBe("hit");
+    let template: Response | null = null;
+    await eventually(async () => {
+      template = await chat(ask(model, `D-${Math.floor(Math.random() * 1e6)}`), { key, headers: { "cache-control": "only-if-cached" } });
+      await template.arrayBuffer();
+      return template.status === 200;
+    });
+    const bypass = await chat(ask(model, "E-5"), { key, headers: { "cache-control": "no-store" } });
+    await bypass.arrayBuffer();
+    expect(bypass.headers.get("muscle-mem-cache")).toBe("bypass");
+    // A request never keyed to a tree (n > 1) is listed to the admin only.
+    const unkeyed = await chat({ ...ask(model, "F-6"), n: 2 }, { key });
+    await unkeyed.arrayBuffer();
+    const rows = await recent(key, 7);
+    const tree = await onlyTree(key);
+    expect(rows.map((r) => r.outcome).slice(0, 3)).toEqual(["bypass", "template", "hit"]);
+    expect(rows.filter((r) => r.outcome === "miss").length).toBeGreaterThanOrEqual(3);
+    const hit = rows.find((r) => r.outcome === "hit");
+    const nodes = await ok<{ data: Array<{ hash: string; preview: string }> }>(api(`/trees/${tree.id}/children`, { token: key }));
+    const a1 = nodes.data.find((n) => n.preview.includes("A-1"));
+    const answers = await ok<{ data: Array<{ hash: string }> }>(api(`/trees/${tree.id}/children?parent=${a1?.hash}`, { token: key }));
+    expect(hit).toMatchObject({ tree_id: tree.id, route: "/v1/chat/completions", status: 200, node: answers.data[0].hash, model, namespace: "default" });
+    expect(hit?.prompt_tokens).toBeGreaterThan(0);
+    const served = rows.find((r) => r.outcome === "template");
+    expect(served?.template_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(served?.node).toBeNull();
+    expect(rows.every((r) => r.latency_ms >= 0 && r.at > 0)).toBe(true);
+    expect(rows.filter((r) => r.outcome === "miss").every((r) => r.node === null && r.prompt_tokens === null)).toBe(true);
+    for (let i = 1; i < rows.length; i++) expect(rows[i - 1].at).toBeGreaterThanOrEqual(rows[i].at);
+    expect(rows.every((r) => r.tree_id === tree.id)).toBe(true);
+    await eventually(async () => (await ok<{ data: Recent[] }>(api("/requests?limit=200"))).data.some((r) => r.tree_id === null && r.outcome === "bypass"));
+  });
+
+  it("Should never show one tenant another's requests; the admin sees both", async () => {
+    const [a, b] = [newKey(), newKey()];
+    const model = uniqueModel("recent-iso");
+    await learn(ask(model, "A-1"), a);
+    await learn(ask(model, "B-2"), b);
+    const mine = await recent(a, 1);
+    const tree = await onlyTree(a);
+    expect(mine.every((r) => r.tree_id === tree.id)).toBe(true);
+    const treeB = await onlyTree(b);
+    let all: Recent[] = [];
+    await eventually(async () => {
+      all = (await ok<{ data: Recent[] }>(api("/requests?limit=200"))).data;
+      return all.some((r) => r.tree_id === tree.id) && all.some((r) => r.tree_id === treeB.id);
+    });
+  });
+
+  it("Should keep only the newest RECENT_KEPT rows, whatever one flush writes", async () => {
+    const row = (i: number): RecentRequest => ({ at: i, tree_id: null, route: "/v1/chat/completions", outcome: "miss", status: 200, latency_ms: 1, prompt_tokens: null, completion_tokens: null, node: null, template_id: null, reason: null });
+    await env.DB.batch(recentStatements(env.DB, Array.from({ length: RECENT_KEPT + 25 }, (_, i) => row(1e15 + i))));
+    const count = await env.DB.prepare("SELECT count(*) AS n, min(at) AS oldest FROM recent_requests").first<{ n: number; oldest: number }>();
+    expect(count?.n).toBe(RECENT_KEPT);
+    expect(count?.oldest).toBe(1e15 + 25);
+  });
+
+  it("Should answer 400 for a bad limit and 401 without a credential", async () => {
+    expect((await api("/requests?limit=0", { token: newKey() })).status).toBe(400);
+    expect((await api("/requests", { token: null })).status).toBe(401);
+  });
+});
