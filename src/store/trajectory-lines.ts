@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { answerForm, canonicalJson } from "../cache/canonical";
 import { keyRequest } from "../cache/key";
 import { chatMessage, type ChatRequest } from "../cache/messages";
 
@@ -64,9 +65,10 @@ export function keyLine(line: TrajectoryLine, tenant: string, namespace: string)
   const keyed = keyRequest(body, tenant, namespace);
   if (!keyed.ok) return { error: "invalid" in keyed ? keyed.invalid.message : `the request would bypass the cache (${keyed.bypass})` };
   const { nodes, answers } = importNodesOf(
-    keyed.key.path.map((step) => ({ hash: step.hash, parent: step.parent, role: step.message.role, json: step.json, toolCalls: (step.message.tool_calls?.length ?? 0) > 0 })),
+    // An assistant message is stored as the model sent it (content "", refusal: null, …), like a recorded answer.
+    keyed.key.path.map((step, i) => ({ hash: step.hash, parent: step.parent, role: step.message.role, json: step.message.role === "assistant" ? canonicalJson(answerForm(step.message, line.messages[i])) : step.json, toolCalls: (step.message.tool_calls?.length ?? 0) > 0 })),
     line.scripted_assistant_idx,
-    (step) => (step.toolCalls ? "tool_calls" : "stop"),
+    (step) => (step.toolCalls ? "tool_calls" : step.json.includes('"function_call"') && (JSON.parse(step.json) as { function_call?: unknown }).function_call ? "function_call" : "stop"),
   );
   return { treeId: keyed.key.treeId, frameJson: keyed.key.frameJson, model: line.model, nodes, answers };
 }

@@ -187,4 +187,29 @@ describe("a hit returns the recorded message as the model sent it, ids aside", (
     expect(json).toEqual({ role: "assistant", content: "because", reasoning_content: "I thought" });
     expect(streamed.reasoning_content).toBe("I thought");
   });
+
+  it("Should serve an imported answer as it was logged: content \"\" and a legacy function_call", async () => {
+    const model = uniqueModel("imported");
+    const call = { id: "call_1", type: "function", function: { name: "get_order", arguments: '{"order_id": "A-9"}' } };
+    const line = {
+      model,
+      messages: [
+        { role: "user", content: "order A-9" },
+        { role: "assistant", content: "", tool_calls: [call] },
+        { role: "tool", tool_call_id: "call_1", content: "shipped" },
+        { role: "assistant", content: null, function_call: { name: "notify", arguments: '{"to": "ada"}' } },
+      ],
+    };
+    const res = await exports.default.fetch(new Request("http://mm.test/api/import", { method: "POST", headers: { authorization: "Bearer sk-test-default" }, body: JSON.stringify(line) }));
+    expect(res.status).toBe(200);
+    const first = await chat({ model, messages: line.messages.slice(0, 1) });
+    expect(first.headers.get("muscle-mem-cache")).toBe("hit");
+    const message = ((await first.json()) as { choices: Array<{ message: Record<string, unknown> }> }).choices[0].message;
+    expect(message.content).toBe("");
+    expect((message.tool_calls as Array<{ function: unknown }>)[0].function).toEqual(call.function);
+    const second = await chat({ model, messages: line.messages.slice(0, 3) });
+    const json = (await second.json()) as { choices: Array<{ message: Record<string, unknown>; finish_reason: string }> };
+    expect(json.choices[0].message.function_call).toEqual({ name: "notify", arguments: '{"to": "ada"}' });
+    expect(json.choices[0].finish_reason).toBe("function_call");
+  });
 });
