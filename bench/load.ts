@@ -8,6 +8,33 @@ export interface Segment {
   requests: number;
   errors: number;
   outcomes: Record<string, number>;
+  /** What the store did, summed from the responses' `server-timing` (see storeCountsOf). */
+  store: StoreCounts;
+}
+
+/** D1 queries, Durable Object calls and per-colo reads summed over responses. */
+export interface StoreCounts {
+  responses: number;
+  d1Queries: number;
+  doCalls: number;
+  colo: { hit: number; miss: number; none: number };
+}
+
+export const noStoreCounts = (): StoreCounts => ({ responses: 0, d1Queries: 0, doCalls: 0, colo: { hit: 0, miss: 0, none: 0 } });
+
+/** Adds one response's `server-timing` store entries (`d1;…;desc=<queries>`, `do;…;desc=<calls>`, `colo;…;desc=hit|miss`) to `into`. */
+export function addStoreCounts(into: StoreCounts, serverTiming: string | null | undefined): void {
+  const entries = Object.fromEntries(
+    (serverTiming ?? "").split(",").flatMap((part) => {
+      const m = /^\s*([\w-]+);dur=[\d.]+;desc="?([\w]+)"?/.exec(part);
+      return m ? [[m[1], m[2]]] : [];
+    }),
+  );
+  into.responses++;
+  into.d1Queries += Number(entries.d1 ?? 0);
+  into.doCalls += Number(entries.do ?? 0);
+  const colo = entries.colo === "hit" || entries.colo === "miss" ? entries.colo : "none";
+  into.colo[colo]++;
 }
 
 /** What a row reports: the median of its segments' numbers, and the segments. */
@@ -20,6 +47,8 @@ export interface Measure {
 
 export interface LoadSpec {
   name: string;
+  /** Another server than the one measured with it (a floor Worker). */
+  url?: string;
   /** One or more requests, cycled by each connection. */
   requests: Request[];
 }
@@ -31,9 +60,11 @@ export interface LoadSpec {
  */
 export async function runSegment(url: string, spec: LoadSpec, seconds: number, connections: number): Promise<Segment> {
   const outcomes: Record<string, number> = {};
+  const store = noStoreCounts();
   const requests = spec.requests.map((r) => ({
     ...r,
     onResponse: (status: number, _body: string, _ctx: unknown, headers: Record<string, string>) => {
+      addStoreCounts(store, headers["server-timing"]);
       const cache = headers["muscle-mem-cache"] ?? `status-${status}`;
       const outcome = headers["muscle-mem-template"] ? `${cache}+template` : cache;
       outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
@@ -55,6 +86,7 @@ export async function runSegment(url: string, spec: LoadSpec, seconds: number, c
     requests: result.requests.total,
     errors: result.errors + result.timeouts + result.non2xx,
     outcomes,
+    store,
   };
 }
 
@@ -83,7 +115,7 @@ export async function interleaved(url: string, specs: LoadSpec[], opts: { rounds
   const segments: Record<string, Segment[]> = Object.fromEntries(specs.map((s) => [s.name, []]));
   for (let round = 0; round < opts.rounds; round++) {
     const order = round % 2 === 0 ? specs : [...specs].reverse();
-    for (const spec of order) segments[spec.name].push(await runSegment(url, spec, opts.seconds, opts.connections));
+    for (const spec of order) segments[spec.name].push(await runSegment(spec.url ?? url, spec, opts.seconds, opts.connections));
   }
   return Object.fromEntries(Object.entries(segments).map(([name, s]) => [name, summarise(s)]));
 }
@@ -131,7 +163,7 @@ export async function mixed(url: string, specs: LoadSpec[], opts: { rounds: numb
     for (const spec of specs) {
       const sorted = latencies[spec.name].sort((a, b) => a - b);
       const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
-      segments[spec.name].push({ p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), rps: 1000 / mean, requests: sorted.length, errors: errors[spec.name] + result.errors + result.timeouts, outcomes: outcomes[spec.name] });
+      segments[spec.name].push({ p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), rps: 1000 / mean, requests: sorted.length, errors: errors[spec.name] + result.errors + result.timeouts, outcomes: outcomes[spec.name], store: noStoreCounts() });
     }
   }
   return Object.fromEntries(Object.entries(segments).map(([name, s]) => [name, summarise(s)]));

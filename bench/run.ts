@@ -1,6 +1,8 @@
 /**
  * `npm run bench [-- --seconds 3 --rounds 3 --connections 10 --replay-limit N | --full-replay | --skip-replay]`
- * `npm run bench -- --only templates [--templates 1000 --miss-samples 40]` (sections: core, templates, replay):
+ * `npm run bench -- --only templates [--templates 1000 --miss-samples 40]` (sections: core, templates, replay, floors):
+ * `npm run bench -- --only floors [--hot 240 --miss-samples 40]`: hits and misses against bare Hono floors
+ * (bench/floors/), and the store counts the capacity model reads (writes bench/capacity/measured.json).
  * runs the Worker under `wrangler dev` with a scripted upstream, measures
  * every row side by side, prints a Markdown table and writes
  * bench-output/bench.json. Ratios are what to read: absolute numbers move
@@ -10,10 +12,12 @@ import { execSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
+import { parse } from "smol-toml";
 import { replayScript } from "../tools/replay";
 import { startScriptedModel } from "../tools/scripted-model";
 import { hitRequests, shortAndLong } from "./bodies";
 import { coreRows } from "./core";
+import { floorRows, hotSet } from "./floors";
 import { log } from "./http";
 import { benchReplay } from "./replay";
 import { snapshotWorker, startSnapshotDev } from "./snapshot";
@@ -21,7 +25,7 @@ import { markdown, type Row } from "./table";
 import { templateScript } from "./template-trees";
 import { templateRows } from "./templates";
 
-const SECTIONS = ["core", "templates", "replay"];
+const SECTIONS = ["core", "templates", "replay", "floors"];
 const { values: args } = parseArgs({
   options: {
     seconds: { type: "string", default: "3" },
@@ -32,6 +36,8 @@ const { values: args } = parseArgs({
     // Learned templates in the big template tree (the small one holds 10).
     templates: { type: "string", default: "1000" },
     "miss-samples": { type: "string", default: "40" },
+    // Distinct recorded bodies of the floors' hit rows: more than one TTL window's worth.
+    hot: { type: "string", default: "240" },
     // The whole workload set takes about 5 minutes to replay twice on 2 cores: a subset by default.
     "replay-limit": { type: "string", default: "30" },
     "full-replay": { type: "boolean", default: false },
@@ -72,7 +78,7 @@ const model = await startScriptedModel({
 const snapshot = await snapshotWorker();
 const rows: Row[] = [];
 const results: Record<string, unknown> = {};
-const dev = sections.has("core") || sections.has("templates") ? await startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url }) : null;
+const dev = sections.has("core") || sections.has("templates") || sections.has("floors") ? await startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url }) : null;
 if (dev) {
   try {
     if (sections.has("core")) {
@@ -86,6 +92,17 @@ if (dev) {
       rows.push(...templates.rows);
       results.templates = { ...templates.results, seconds: (Date.now() - t0) / 1000 };
       log(`templates rows: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    }
+    if (sections.has("floors")) {
+      const t0 = Date.now();
+      const vars = (parse(readFileSync(snapshot.config, "utf8")).vars ?? {}) as Record<string, string>;
+      const ttl = { hotMs: Number(vars.HOT_CACHE_TTL_MS ?? 1000), coloMs: Number(vars.COLO_CACHE_TTL_MS ?? 5000) };
+      const floors = await floorRows({ dev, model, hot: hotSet(Number(args.hot)), load, ttl, missSamples: Number(args["miss-samples"]) });
+      rows.push(...floors.rows);
+      results.floors = { ...floors.results, seconds: (Date.now() - t0) / 1000 };
+      // The capacity model's measured inputs (scripts/capacity.ts reads this committed file).
+      writeFileSync("bench/capacity/measured.json", `${JSON.stringify({ date: new Date().toISOString(), loadavg: info.loadavg, ttl, ...floors.capacity }, null, 2)}\n`);
+      log(`floors rows: ${((Date.now() - t0) / 1000).toFixed(0)} s; wrote bench/capacity/measured.json`);
     }
   } finally {
     await dev.stop();

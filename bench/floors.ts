@@ -1,0 +1,112 @@
+import { resolve } from "node:path";
+import { startWranglerDev, type WranglerDev } from "../test/support/wrangler-dev";
+import { readWorkload, requestsOf } from "../tools/workloads";
+import { uniqueMiss, type Body } from "./bodies";
+import { hitClasses, perRequest } from "./hit-classes";
+import { allHits, chatSpec, HEADERS, log, prime } from "./http";
+import { interleaved, type Measure, type StoreCounts } from "./load";
+import { missProbe, type MissProbeResult } from "./miss-probe";
+import { triple, type Row } from "./table";
+
+const FLOORS = resolve(import.meta.dirname, "floors");
+
+/** The distinct recorded requests of the workload set (the shipped subset on a fresh clone), first `count`. */
+export function hotSet(count: number): Body[] {
+  const bodies = [...requestsOf(readWorkload("tau_bench.jsonl")), ...requestsOf(readWorkload("tau2_bench.jsonl"))].map((r) => r.body);
+  if (bodies.length < count) throw new Error(`floors: the workloads hold ${bodies.length} distinct requests, fewer than ${count}`);
+  return bodies.slice(0, count);
+}
+
+/** Starts a floor Worker of bench/floors/ under `wrangler dev` (no D1). */
+function startFloor(name: "static" | "relay", vars: Record<string, string> = {}): Promise<WranglerDev> {
+  return startWranglerDev({ config: resolve(FLOORS, `wrangler.${name}.toml`), migrate: [], vars, logLevel: "error", freeInspector: true });
+}
+
+export interface FloorContext {
+  dev: WranglerDev;
+  model: { url: string };
+  hot: Body[];
+  load: { seconds: number; rounds: number; connections: number };
+  ttl: { hotMs: number; coloMs: number };
+  missSamples: number;
+}
+
+const sum = (segments: Measure["segments"]): StoreCounts =>
+  segments.reduce(
+    (a, s) => ({ responses: a.responses + s.store.responses, d1Queries: a.d1Queries + s.store.d1Queries, doCalls: a.doCalls + s.store.doCalls, colo: { hit: a.colo.hit + s.store.colo.hit, miss: a.colo.miss + s.store.colo.miss, none: a.colo.none + s.store.colo.none } }),
+    { responses: 0, d1Queries: 0, doCalls: 0, colo: { hit: 0, miss: 0, none: 0 } },
+  );
+
+const ms = (n: number) => `${n >= 0 ? "+" : ""}${n.toFixed(2)} ms`;
+
+/** The rows against the bare floors (issue 14), and the per-request store counts the capacity model reads. */
+export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; results: Record<string, unknown>; capacity: Record<string, unknown> }> {
+  const { dev, hot, load } = ctx;
+  const floors = { static: await startFloor("static"), relay: await startFloor("relay", { UPSTREAM_BASE_URL: ctx.model.url }) };
+  try {
+    log(`floors: priming ${hot.length} distinct bodies`);
+    await prime(dev.url, hot);
+    const nodesBefore = Number((await dev.sql("SELECT COUNT(*) AS n FROM nodes"))[0].n);
+    const hitSpec = chatSpec("hit", hot);
+    const staticSpec = { name: "static", url: floors.static.url, requests: [{ method: "GET", path: "/" }] };
+    log("floors: hit vs bare static, 10 connections and 1 connection");
+    const wide = await interleaved(dev.url, [staticSpec, hitSpec], load);
+    allHits("hit", wide.hit);
+    const serial = await interleaved(dev.url, [staticSpec, hitSpec], { ...load, connections: 1 });
+    allHits("hit", serial.hit);
+    const warm = sum([...wide.hit.segments, ...serial.hit.segments]);
+    const slowest = Math.min(...[...wide.hit.segments, ...serial.hit.segments].map((s) => s.rps));
+    const cycleMs = (1000 * hot.length) / slowest;
+    log("floors: hit classes (cold, memory, colo)");
+    const classes = await hitClasses(dev.url, hot.slice(0, 10), ctx.ttl);
+    const misses: Record<string, MissProbeResult> = {};
+    for (const stream of [false, true]) {
+      for (const gapMs of [50, 0]) {
+        const name = `${stream ? "streamed" : "JSON"}, ${gapMs ? "spaced 50 ms" : "back to back"}`;
+        log(`floors: misses, ${name}`);
+        misses[name] = await missProbe({ proxyUrl: dev.url, relayUrl: floors.relay.url, upstreamUrl: ctx.model.url, makeBody: (i) => uniqueMiss(hot[(i + 3) % hot.length], `floor ${name} ${i} ${Date.now()}`), headers: HEADERS, samples: ctx.missSamples, gapMs, stream });
+      }
+    }
+    await new Promise((r) => setTimeout(r, 1000)); // the last recordings land
+    const nodesAfter = Number((await dev.sql("SELECT COUNT(*) AS n FROM nodes"))[0].n);
+    const missCount = Object.values(misses).reduce((a, m) => a + m.proxy.samples + 3, 0);
+
+    const rows: Row[] = [];
+    const perHit = perRequest(warm);
+    rows.push({
+      row: `warm hit: D1 queries / DO calls per request (${hot.length} distinct bodies, each back every ${(cycleMs / 1000).toFixed(1)} s at the slowest segment; COLO_CACHE_TTL_MS ${ctx.ttl.coloMs})`,
+      target: "0 / 0",
+      value: `${perHit.d1Queries.toFixed(3)} / ${perHit.doCalls.toFixed(3)}`,
+      met: warm.d1Queries === 0 && warm.doCalls === 0 && cycleMs < ctx.ttl.coloMs,
+      detail: `${warm.responses} hits from server-timing: ${warm.d1Queries} D1 queries, ${warm.doCalls} DO calls; colo reads ${warm.colo.hit} hit / ${warm.colo.miss} miss, ${warm.colo.none} from isolate memory`,
+    });
+    const ratio = wide.hit.rps / wide.static.rps;
+    rows.push({ row: "hit throughput / bare static Hono floor", target: "≥ 0.45", value: ratio.toFixed(2), met: ratio >= 0.45, detail: `${load.connections} connections. ${triple("static", wide.static)}; ${triple("hit", wide.hit)}` });
+    const dp50 = serial.hit.p50 - serial.static.p50;
+    rows.push({ row: "hit p50 − bare static p50", target: "≤ 1 ms", value: ms(dp50), met: dp50 <= 1, detail: `1 connection. ${triple("static", serial.static)}; ${triple("hit", serial.hit)}` });
+    for (const [name, m] of Object.entries(misses)) {
+      const over = m.proxy.p50 - m.relay.p50;
+      const p = m.phases;
+      rows.push({
+        row: `miss overhead over the bare relay floor, p50 (${name}${name.startsWith("streamed") ? ", TTFB" : ", whole body"})`,
+        target: "≤ 2 ms",
+        value: ms(over),
+        met: over <= 2,
+        detail: `${m.proxy.samples} samples each. proxy ${m.proxy.p50.toFixed(2)} / ${m.proxy.p99.toFixed(2)} ms, relay ${m.relay.p50.toFixed(2)} / ${m.relay.p99.toFixed(2)} ms, direct ${m.direct.p50.toFixed(2)} / ${m.direct.p99.toFixed(2)} ms (relay − direct ${ms(m.relay.p50 - m.direct.p50)}); server-timing medians: d1 ${p.d1 ?? 0}, do ${p.do ?? 0}, parse ${p.parse ?? 0}, lookup ${p.lookup ?? 0}, claim ${p.claim ?? 0}, total ${p.total ?? 0} ms; per miss ${(m.store.d1Queries / m.store.responses).toFixed(2)} D1 queries, ${(m.store.doCalls / m.store.responses).toFixed(2)} DO calls`,
+      });
+    }
+    const allMiss = Object.values(misses).reduce((a, m) => ({ responses: a.responses + m.store.responses, d1: a.d1 + m.store.d1Queries, do: a.do + m.store.doCalls }), { responses: 0, d1: 0, do: 0 });
+    const capacity = {
+      hitWarm: perRequest(classes.warm),
+      hitColo: perRequest(classes.colo),
+      hitCold: perRequest(classes.cold),
+      hitUnderLoad: { ...perHit, coloHitShare: warm.colo.hit / warm.responses, memoryShare: warm.colo.none / warm.responses, distinctBodies: hot.length },
+      miss: { responses: allMiss.responses, d1Queries: allMiss.d1 / allMiss.responses, doCalls: allMiss.do / allMiss.responses },
+      recording: { misses: missCount, nodesWrittenPerMiss: (nodesAfter - nodesBefore) / missCount },
+    };
+    return { rows, results: { wide, serial, classes, misses, cycleMs }, capacity };
+  } finally {
+    await floors.static.stop();
+    await floors.relay.stop();
+  }
+}
