@@ -311,4 +311,29 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
     expect(errors).toEqual([]);
     await close();
   });
+
+  it("Should send Content-Security-Policy and X-Frame-Options with every dashboard asset (wrangler dev), and run clean under them", async () => {
+    for (const path of ["/", "/index.html", "/js/main.js", "/app.css", "/vendor/d3-hierarchy.mjs", "/favicon.svg"]) {
+      const res = await fetch(`${dev.url}${path}`);
+      expect(res.status, path).toBe(200);
+      const csp = res.headers.get("content-security-policy") ?? "";
+      expect(csp, path).toContain("frame-ancestors 'none'");
+      expect(csp, path).toContain("script-src 'self'");
+      expect(res.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(res.headers.get("x-content-type-options"), path).toBe("nosniff");
+      await res.arrayBuffer();
+    }
+    expect((await fetch(`${dev.url}/_headers`)).status).not.toBe(200);
+    // A page that frames the dashboard gets nothing.
+    const { page, errors, close } = await newPage(WIDTHS[2]);
+    await login(page);
+    await page.waitForSelector(".tree-card");
+    expect(errors).toEqual([]);
+    await page.setContent(`<iframe id="f" src="${dev.url}/"></iframe>`);
+    await page.waitForTimeout(1000);
+    const framed = page.frames().find((f) => f.url().startsWith(dev.url));
+    const loaded = framed ? await framed.evaluate(() => document.getElementById("login-view") !== null).catch(() => false) : false;
+    expect(loaded).toBe(false);
+    await close();
+  });
 });
