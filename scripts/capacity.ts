@@ -1,14 +1,18 @@
 /**
  * `npm run capacity [-- --measure]`: the capacity model of docs/capacity.md, with its arithmetic checked.
  *
- * --measure  first measures D1 locally (Miniflare, in-process, no network): sequential cost of a hit read
+ * The model reads only committed inputs, so a fresh clone prints the doc's numbers:
+ * bench/capacity/measured.json (store calls per hit, miss and recording, counted from `server-timing`
+ * by `npm run bench -- --only floors`) and bench/capacity/platform.json (prices, limits, workload and
+ * the assumptions, each with its source).
+ *
+ * --measure  also measures D1 locally (Miniflare, in-process, no network): sequential cost of a hit read
  *            and of a recording batch, and throughput of a 90% hit / 10% miss mix over 1..4 D1 databases
- *            (trees sharded with src/store/shards.ts). Writes bench-output/capacity.json.
- * Without it, the last bench-output/capacity.json is used (or the defaults below, flagged as such).
- * Inputs from the workload replay (bench-output/replay.json from `npm run replay`): nodes stored per miss and
- * bytes per node. Platform limits: docs/limits.md.
+ *            (trees sharded with src/store/shards.ts); printed and written to bench-output/capacity.json,
+ *            not fed into the model.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { Miniflare } from "miniflare";
 import { shardOf } from "../src/store/shards";
 
@@ -89,104 +93,142 @@ async function measure(seconds: number, concurrency: number): Promise<Measured> 
   }
 }
 
-/** The model's inputs; each says where it comes from. */
-function inputs(measured: Measured | null) {
-  const replay = existsSync("bench-output/replay.json") ? (JSON.parse(readFileSync("bench-output/replay.json", "utf8")) as { requests: number; nodes: number; storedBytes: number; requestBytes: number; pass1: { outcomes: Record<string, number> } }) : null;
-  const misses = replay ? (replay.pass1.outcomes.miss ?? replay.requests) : 7239;
-  return {
-    source: { replay: replay ? "bench-output/replay.json" : "defaults (run npm run replay)", d1: measured ? "bench-output/capacity.json" : "defaults (run with --measure)" },
-    requestsPerSecond: 10_000,
-    hitRate: 0.9,
-    nodesPerMiss: replay ? replay.nodes / misses : 2.03,
-    bytesPerNode: replay ? replay.storedBytes / replay.nodes : 608,
-    requestBytes: replay ? replay.requestBytes / replay.requests : 24_000,
-    /** Row, index and page overhead per node: three 64-hex keys, two index entries, integers (schema.ts). */
-    overheadPerNode: 400,
-    /** Production D1: a 1 ms query => about 1,000 queries/s per database (docs/limits.md). */
-    d1QueriesPerSecond: 1_000,
-    /** Write statements cost more than reads; measured locally as record batch / hit read. */
-    writeCostInReads: measured ? measured.recordMs / measured.readMs : 3,
-    replicaRegions: 6,
-    dbMaxBytes: 10e9,
-    accountMaxBytes: 250e9,
-    doRequestsPerSecond: 1_000,
-    /** A per-tree recording is serialised in its Durable Object; one D1 round trip from the object (assumed). */
-    recordRoundTripMs: 10,
-    retentionDays: 30,
-    isolates: 300,
-    targetUtilisation: 0.7,
-  };
+const DIR = resolve(import.meta.dirname, "../bench/capacity");
+type PerRequest = { responses: number; d1Queries: number; doCalls: number; coloReads: number };
+interface MeasuredCounts {
+  date: string;
+  hitWarm: PerRequest;
+  hitColo: PerRequest;
+  hitCold: PerRequest;
+  miss: { responses: number; d1Queries: number; doCalls: number };
+  recording: { misses: number; nodesWrittenPerMiss: number };
+}
+type Platform = typeof import("../bench/capacity/platform.json");
+
+/** The committed inputs. */
+export function loadInputs(): { counts: MeasuredCounts; platform: Platform } {
+  const read = <T>(name: string) => JSON.parse(readFileSync(resolve(DIR, name), "utf8")) as T;
+  return { counts: read<MeasuredCounts>("measured.json"), platform: read<Platform>("platform.json") };
 }
 
-type Inputs = ReturnType<typeof inputs>;
+const MONTH_S = 30 * 86_400;
+const over = (used: number, included: number, perMillion: number) => (Math.max(0, used - included) / 1e6) * perMillion;
+/** A class with no measured response (null in JSON) counts as its cold neighbour would: conservative. */
+const per = (x: number | null | undefined, fallback: number) => (typeof x === "number" && Number.isFinite(x) ? x : fallback);
 
-/** The model: every number in docs/capacity.md, from the inputs. */
-export function model(i: Inputs) {
-  const hits = i.requestsPerSecond * i.hitRate;
-  const misses = i.requestsPerSecond - hits;
-  const replicaReads = hits + misses; // every request looks up h_n once on a replica
-  const primaryReads = misses * 2; // confirm the replica miss on the primary + existingHashes in record()
-  const primaryWrites = misses * (2 + i.nodesPerMiss) + i.isolates; // tree upsert + nodes + counters; one counter batch per isolate-second
-  const primaryLoad = primaryReads + primaryWrites * i.writeCostInReads; // in read-query units
-  const shardsForWrites = Math.ceil(primaryLoad / (i.d1QueriesPerSecond * i.targetUtilisation));
-  const shardsForReadsNoReplicas = Math.ceil((replicaReads + primaryLoad) / (i.d1QueriesPerSecond * i.targetUtilisation));
-  const replicaCapacityPerShard = i.d1QueriesPerSecond * i.replicaRegions * i.targetUtilisation;
-  const bytesPerDay = misses * 86_400 * i.nodesPerMiss * (i.bytesPerNode + i.overheadPerNode);
-  const retainedBytes = bytesPerDay * i.retentionDays;
-  const shardsForStorage = Math.ceil(retainedBytes / (i.dbMaxBytes * i.targetUtilisation));
-  const daysToFillOneDb = i.dbMaxBytes / bytesPerDay;
-  const daysToFillAccount = i.accountMaxBytes / bytesPerDay;
-  const perTreeMissCap = Math.min(i.doRequestsPerSecond / 2, 1000 / i.recordRoundTripMs); // claim + record RPCs; serial records
-  const hotTreeMaxRps = perTreeMissCap / (1 - i.hitRate);
-  const ingressBytesPerSecond = i.requestsPerSecond * i.requestBytes;
-  return { hits, misses, replicaReads, primaryReads, primaryWrites, primaryLoad, shardsForWrites, shardsForReadsNoReplicas, replicaCapacityPerShard, bytesPerDay, retainedBytes, shardsForStorage, daysToFillOneDb, daysToFillAccount, perTreeMissCap, hotTreeMaxRps, ingressBytesPerSecond };
+/** The model: every number in docs/capacity.md's model tables, from the inputs. */
+export function model(counts: MeasuredCounts, p: Platform, workload: Platform["workload"] = p.workload) {
+  const a = p.assumptions;
+  const hits = workload.requestsPerSecond * workload.hitRate;
+  const misses = workload.requestsPerSecond - hits;
+  const mix = a.hitMix;
+  const cold = counts.hitCold;
+  const hitD1 = mix.warm * per(counts.hitWarm.d1Queries, cold.d1Queries) + mix.colo * per(counts.hitColo.d1Queries, cold.d1Queries) + mix.cold * cold.d1Queries;
+  const hitDo = mix.warm * per(counts.hitWarm.doCalls, cold.doCalls) + mix.colo * per(counts.hitColo.doCalls, cold.doCalls) + mix.cold * cold.doCalls;
+  const hitCache = mix.warm * per(counts.hitWarm.coloReads, 1) + mix.colo * per(counts.hitColo.coloReads, 1) + mix.cold * per(cold.coloReads, 1);
+  const nodesPerMiss = counts.recording.nodesWrittenPerMiss;
+  // Queries a second on the shards' primaries: lookups of cold hits and misses, the recording batch (weighted).
+  const d1Reads = hits * hitD1 + misses * counts.miss.d1Queries;
+  const d1Writes = misses * a.recordingStatementsPerMiss;
+  const primaryLoad = d1Reads + d1Writes * a.writeCostInReads + a.hitCounterRowsPerSecond / 50; // counters: 50 rows a batch
+  const shardsForLoad = Math.ceil(primaryLoad / (p.limits.d1QueriesPerSecond * p.limits.targetUtilisation));
+  const rowsWrittenPerSecond = misses * (nodesPerMiss + a.rowsWrittenPerRecordingBesidesNodes) + a.hitCounterRowsPerSecond;
+  const bytesPerDay = misses * 86_400 * nodesPerMiss * (workload.bytesPerNode + workload.overheadPerNode);
+  const retainedBytes = bytesPerDay * workload.retentionDays;
+  const shardsForStorage = Math.ceil(retainedBytes / (p.limits.dbMaxBytes * p.limits.targetUtilisation));
+  const shards = Math.max(shardsForLoad, shardsForStorage);
+  const doCallsPerSecond = hits * hitDo + misses * counts.miss.doCalls;
+  const perTreeMissCap = Math.min(p.limits.doRequestsPerSecond / Math.max(1, counts.miss.doCalls + 1), 1000 / a.recordRoundTripMs);
+  const pr = p.prices;
+  const requestsMonth = workload.requestsPerSecond * MONTH_S;
+  const cost = {
+    workers: pr.workersBasePerMonth + over(requestsMonth, pr.workersRequestsIncluded, pr.workersPerMillionRequests) + over(requestsMonth * a.cpuMsPerRequest, pr.workersCpuMsIncluded, pr.workersPerMillionCpuMs),
+    d1Reads: over(d1Reads * MONTH_S * a.rowsReadPerQuery, pr.d1RowsReadIncluded, pr.d1PerMillionRowsRead),
+    d1Writes: over(rowsWrittenPerSecond * MONTH_S, pr.d1RowsWrittenIncluded, pr.d1PerMillionRowsWritten),
+    d1Storage: Math.max(0, retainedBytes / 1e9 - pr.d1StorageIncludedGB) * pr.d1PerGBMonth,
+    durableObjects: over(doCallsPerSecond * MONTH_S, pr.doRequestsIncluded, pr.doPerMillionRequests),
+    cacheApi: 0,
+  };
+  const total = Object.values(cost).reduce((x, y) => x + y, 0);
+  return { hits, misses, hitD1, hitDo, hitCache, d1Reads, d1Writes, primaryLoad, shardsForLoad, rowsWrittenPerSecond, bytesPerDay, retainedBytes, shardsForStorage, shards, doCallsPerSecond, perTreeMissCap, hotTreeMaxRps: perTreeMissCap / (1 - workload.hitRate), cost, total, perShard: (cost.d1Reads + cost.d1Writes + cost.d1Storage) / shards };
 }
 
 /** Independent re-computation of the headline numbers: the arithmetic check. */
-function check(i: Inputs, m: ReturnType<typeof model>): string[] {
+function check(p: Platform, m: ReturnType<typeof model>): string[] {
   const fails: string[] = [];
-  const near = (name: string, got: number, want: number) => {
-    if (Math.abs(got - want) > 1e-6 * Math.max(1, Math.abs(want))) fails.push(`${name}: ${got} != ${want}`);
-  };
-  near("hits + misses", m.hits + m.misses, i.requestsPerSecond);
-  near("misses", m.misses, i.requestsPerSecond * (1 - i.hitRate));
-  near("bytes/day", m.bytesPerDay / 86_400 / m.misses, i.nodesPerMiss * (i.bytesPerNode + i.overheadPerNode));
-  near("retained", m.retainedBytes, m.bytesPerDay * i.retentionDays);
-  if (m.shardsForStorage * i.dbMaxBytes * i.targetUtilisation < m.retainedBytes) fails.push("storage shards too few");
-  if ((m.shardsForStorage - 1) * i.dbMaxBytes * i.targetUtilisation >= m.retainedBytes) fails.push("storage shards not minimal");
-  if (m.shardsForWrites * i.d1QueriesPerSecond * i.targetUtilisation < m.primaryLoad) fails.push("write shards too few");
-  near("hot tree", m.hotTreeMaxRps * (1 - i.hitRate), m.perTreeMissCap);
+  const w = p.workload;
+  if (Math.abs(m.hits + m.misses - w.requestsPerSecond) > 1e-6) fails.push("hits + misses");
+  if (m.shardsForStorage * p.limits.dbMaxBytes * p.limits.targetUtilisation < m.retainedBytes) fails.push("storage shards too few");
+  if ((m.shardsForStorage - 1) * p.limits.dbMaxBytes * p.limits.targetUtilisation >= m.retainedBytes) fails.push("storage shards not minimal");
+  if (m.shardsForLoad * p.limits.d1QueriesPerSecond * p.limits.targetUtilisation < m.primaryLoad) fails.push("load shards too few");
+  const sum = Object.values(m.cost).reduce((x, y) => x + y, 0);
+  if (Math.abs(sum - m.total) > 1e-6) fails.push("cost total");
   return fails;
 }
 
-const args = process.argv.slice(2);
-let measured: Measured | null = null;
-if (args.includes("--measure")) {
-  measured = await measure(Number(process.env.CAPACITY_SECONDS ?? 4), Number(process.env.CAPACITY_CONCURRENCY ?? 16));
-  mkdirSync("bench-output", { recursive: true });
-  writeFileSync("bench-output/capacity.json", JSON.stringify({ date: new Date().toISOString(), ...measured }, null, 2));
-} else if (existsSync("bench-output/capacity.json")) {
-  measured = JSON.parse(readFileSync("bench-output/capacity.json", "utf8")) as Measured;
-}
-const i = inputs(measured);
-const m = model(i);
-if (measured) {
-  console.log(`local D1 (Miniflare): hit read ${measured.readMs.toFixed(2)} ms, record ${measured.recordMs.toFixed(2)} ms (sequential)`);
-  console.log("| shards | req/s (90% hit, 10% miss) | vs 1 shard |\n| --- | --- | --- |");
-  for (const row of measured.mix) console.log(`| ${row.shards} | ${row.rps.toFixed(0)} | ${(row.rps / measured.mix[0].rps).toFixed(2)}x |`);
-}
 const fmt = (n: number) => (Math.abs(n) >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(2));
-console.log("\ninputs:", JSON.stringify(i, null, 1));
-console.log("\n| quantity | value |\n| --- | --- |");
-for (const [k, v] of Object.entries(m)) console.log(`| ${k} | ${fmt(v)} |`);
-console.log("\n| retention | hit rate | GB/day | retained GB | shards for storage | shards for primary load |\n| --- | --- | --- | --- | --- | --- |");
-const scenarios: Array<[number, number]> = [[30, 0.9], [7, 0.9], [1, 0.9], [7, 0.99]];
-for (const [retentionDays, hitRate] of scenarios) {
-  const s = model({ ...i, retentionDays, hitRate });
-  console.log(`| ${retentionDays} d | ${hitRate} | ${fmt(s.bytesPerDay / 1e9)} | ${fmt(s.retainedBytes / 1e9)} | ${s.shardsForStorage} | ${s.shardsForWrites} |`);
+const usd = (n: number) => `$${Math.round(n).toLocaleString("en-US")}`;
+
+/** The Markdown the doc carries, line for line (test/e2e/capacity.e2e.test.ts compares them). */
+export function report(counts: MeasuredCounts, p: Platform): string {
+  const m = model(counts, p);
+  const c = (x: PerRequest) => (x.responses ? `${fmt(x.d1Queries)} / ${fmt(x.doCalls)} / ${fmt(x.coloReads)} (${x.responses} responses)` : "not observed: counted as a cold hit");
+  const lines = [
+    `Store calls per request, measured ${counts.date} (bench/capacity/measured.json), D1 queries / DO calls / Cache API reads:`,
+    "",
+    "| request | D1 / DO / Cache API |",
+    "| --- | --- |",
+    `| hit from isolate memory (warm) | ${c(counts.hitWarm)} |`,
+    `| hit from the colo's Cache API | ${c(counts.hitColo)} |`,
+    `| hit from D1 (cold) | ${c(counts.hitCold)} |`,
+    `| miss, before it forwards | ${fmt(counts.miss.d1Queries)} / ${fmt(counts.miss.doCalls)} / - (${counts.miss.responses} responses) |`,
+    `| recording (in the tree's object) | ${fmt(counts.recording.nodesWrittenPerMiss)} node rows written per miss (${counts.recording.misses} misses) |`,
+    "",
+    `| quantity (${fmt(p.workload.requestsPerSecond)} req/s, ${p.workload.hitRate} hit rate) | value |`,
+    "| --- | --- |",
+    `| hits / misses per second | ${fmt(m.hits)} / ${fmt(m.misses)} |`,
+    `| D1 queries per hit (mix ${p.assumptions.hitMix.warm}/${p.assumptions.hitMix.colo}/${p.assumptions.hitMix.cold} warm/colo/cold) | ${m.hitD1.toFixed(3)} |`,
+    `| D1 reads per second | ${fmt(m.d1Reads)} |`,
+    `| D1 write batches per second (recordings) | ${fmt(m.d1Writes)} |`,
+    `| D1 rows written per second (nodes, trees, hit counters) | ${fmt(m.rowsWrittenPerSecond)} |`,
+    `| primary load, read-query units | ${fmt(m.primaryLoad)} |`,
+    `| shards for the load | ${m.shardsForLoad} |`,
+    `| storage growth per day | ${fmt(m.bytesPerDay / 1e9)} GB |`,
+    `| shards for ${p.workload.retentionDays} days of retention | ${m.shardsForStorage} |`,
+    `| **shards** | **${m.shards}** |`,
+    `| Durable Object calls per second | ${fmt(m.doCallsPerSecond)} |`,
+    `| Cache API reads per hit | ${m.hitCache.toFixed(2)} |`,
+    `| hottest tree | ${fmt(m.hotTreeMaxRps)} req/s (${fmt(m.perTreeMissCap)} misses/s) |`,
+    "",
+    "| cost per month, Workers Paid | USD |",
+    "| --- | --- |",
+    ...Object.entries(m.cost).map(([k, v]) => `| ${k} | ${usd(v)} |`),
+    `| **total** | **${usd(m.total)}** |`,
+    `| D1 per shard (${m.shards} shards) | ${usd(m.perShard)} |`,
+    "",
+    "| retention | hit rate | GB/day | retained GB | shards for storage | shards for load | total per month |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+  ];
+  for (const [retentionDays, hitRate] of [[30, 0.9], [7, 0.9], [1, 0.9], [7, 0.99]]) {
+    const s = model(counts, p, { ...p.workload, retentionDays, hitRate });
+    lines.push(`| ${retentionDays} d | ${hitRate} | ${fmt(s.bytesPerDay / 1e9)} | ${fmt(s.retainedBytes / 1e9)} | ${s.shardsForStorage} | ${s.shardsForLoad} | ${usd(s.total)} |`);
+  }
+  const fails = check(p, m);
+  if (fails.length) throw new Error(`capacity: arithmetic check FAILED: ${fails.join("; ")}`);
+  return lines.join("\n");
 }
-const fails = check(i, m);
-if (fails.length) {
-  console.error(`capacity: arithmetic check FAILED:\n${fails.join("\n")}`);
-  process.exitCode = 1;
-} else console.log("\ncapacity: arithmetic checks ok");
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.dirname, "capacity.ts")) {
+  if (process.argv.includes("--measure")) {
+    const measured = await measure(Number(process.env.CAPACITY_SECONDS ?? 4), Number(process.env.CAPACITY_CONCURRENCY ?? 16));
+    mkdirSync("bench-output", { recursive: true });
+    writeFileSync("bench-output/capacity.json", JSON.stringify({ date: new Date().toISOString(), ...measured }, null, 2));
+    console.log(`local D1 (Miniflare): hit read ${measured.readMs.toFixed(2)} ms, record ${measured.recordMs.toFixed(2)} ms (sequential)`);
+    console.log("| shards | req/s (90% hit, 10% miss) | vs 1 shard |\n| --- | --- | --- |");
+    for (const row of measured.mix) console.log(`| ${row.shards} | ${row.rps.toFixed(0)} | ${(row.rps / measured.mix[0].rps).toFixed(2)}x |`);
+    console.log("");
+  }
+  const { counts, platform } = loadInputs();
+  console.log(report(counts, platform));
+  console.log("\ncapacity: arithmetic checks ok");
+}
