@@ -23,10 +23,11 @@ export function childHash(parent: string, canonicalMessageJson: string): string 
   return digest(`${parent}\u0000${canonicalMessageJson}`);
 }
 
-/** One step of a walk: the node's hash, its parent and the message as stored (JSON and object). */
+/** One step of a walk: the node's hash, its parent, its role and the message as stored (JSON and object). */
 export interface PathStep {
   hash: string;
   parent: string;
+  role: CanonicalMessage["role"];
   json: string;
   message: CanonicalMessage;
 }
@@ -68,7 +69,7 @@ export function walk(root: string, messages: readonly CanonicalMessage[], stored
   for (let i = 0; i < messages.length; i++) {
     const { hash, canonical } = stepOf(parent, messages[i]);
     const json = stored[i] === messages[i] ? canonical : canonicalJson(stored[i]);
-    steps.push({ hash, parent, json, message: stored[i] });
+    steps.push({ hash, parent, role: stored[i].role, json, message: stored[i] });
     parent = hash;
   }
   return steps;

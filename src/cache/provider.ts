@@ -67,6 +67,8 @@ export interface UpstreamReader {
 export interface UpstreamTarget {
   base: string;
   pathname: string;
+  /** The var that sets `base`, named in the envelope when the upstream cannot be reached (default UPSTREAM_BASE_URL). */
+  baseVar?: string;
 }
 
 /** Where template evidence is read: the tree's shard, bounded by LOOKUP_TIMEOUT_MS, memoised for `ttlMs`. */

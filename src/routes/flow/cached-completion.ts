@@ -132,6 +132,7 @@ function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: Temp
     raw: adapter.upstreamBody?.(request) ?? request.raw,
     base: target.base,
     pathname: target.pathname,
+    baseVar: target.baseVar,
     timeoutMs: config.upstreamTimeoutMs,
     stream: walk.stream,
     outcome: "miss",
