@@ -199,6 +199,11 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
     await page.locator(".tree-card").first().click();
     await page.click("#stale-open");
     expect(await page.locator("#stale-all-label").textContent()).toContain("every tenant's trees");
+    // A negative day count gets a sentence, not a schema message.
+    await page.fill("#stale-days", "-3");
+    await page.click("#stale-preview-btn");
+    expect(await page.locator("#stale-preview .error").textContent()).toBe("The age must be a number of days, 0 or more.");
+    await page.fill("#stale-days", "30");
     await page.screenshot({ path: resolve(OUT, "usable-admin.png") });
     await close();
   });
@@ -290,6 +295,9 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
       await tapOrClick(page, "#requests-pane button.request.hit", size.mobile);
       await page.waitForSelector("#node-panel:not([hidden]) .facts");
       expect(await page.locator("#node-panel .role-chip").textContent()).toBe("assistant");
+      expect(await page.locator("#node-panel .facts").textContent()).not.toContain("path node");
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: resolve(OUT, `usable-request-node-${size.name}.png`) });
       const top = await page.locator("#node-panel").evaluate((el) => el.getBoundingClientRect().top);
       expect(top).toBeLessThan(size.height - 150);
       // The admin's first load: no series call that fails (Analytics Engine is not configured locally).
