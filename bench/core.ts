@@ -104,7 +104,7 @@ export async function coreRows(ctx: CoreContext): Promise<{ rows: Row[]; results
     detail: `proxy: ${ttfb.proxy.p50.toFixed(2)} / ${ttfb.proxy.p99.toFixed(2)} ms; direct: ${ttfb.direct.p50.toFixed(2)} / ${ttfb.direct.p99.toFixed(2)} ms (${ttfb.proxy.samples} sequential samples each, outcomes ${JSON.stringify(ttfb.proxy.outcomes)})`,
   });
   rows.push({
-    row: "streamed TTFB, the same Worker relaying without the cache (no-store) − direct (p50): the local relay floor",
+    row: "streamed TTFB, the same Worker relaying without the cache (no-store), right after each miss − direct (p50): not a floor, the miss's background work lands on it (see --only floors for the bare relay)",
     target: "report",
     value: `${(ttfb.relay.p50 - ttfb.direct.p50).toFixed(2)} ms`,
     met: null,
