@@ -16,8 +16,8 @@ console.error(`replay: workloads from ${values.workloads ?? workloadsDir()}`);
 console.log(replayTable(report));
 mkdirSync("bench-output", { recursive: true });
 writeFileSync("bench-output/replay.json", JSON.stringify({ date: new Date().toISOString(), files, ...report }, null, 2));
-const ok = report.pass2.outcomes.hit === report.requests && report.pass2.mismatches === 0 && report.upstreamGenerationsPass2 === 0;
+const ok = report.pass2.outcomes.hit === report.requests && report.pass2.mismatches === 0 && report.pass2.fidelity.mismatches === 0 && report.upstreamGenerationsPass2 === 0;
 if (!ok) {
-  console.error("replay: pass 2 was not served entirely from the tree");
+  console.error(`replay: pass 2 was not served entirely and faithfully from the tree (${report.pass2.fidelity.examples.join("; ")})`);
   process.exit(1);
 }

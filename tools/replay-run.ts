@@ -37,7 +37,7 @@ export async function runReplay(files: string[], limitPerFile = Infinity, concur
     const pass1 = await replayPass(dev.url, requests, opts);
     await new Promise((r) => setTimeout(r, 1500));
     const before = model.generations();
-    const pass2 = await replayPass(dev.url, requests, { ...opts, expected: pass1.served });
+    const pass2 = await replayPass(dev.url, requests, { ...opts, expected: pass1.served, reference: pass1 });
     const storage = await measureStorage(dev.sql, dev.stateDir);
     return {
       trajectories: lines.length,
@@ -70,6 +70,7 @@ export function replayTable(r: ReplayReport): string {
     `| pass 1 hits: requests identical up to tool-call ids | ${r.pass1.outcomes.hit ?? 0} (the recorded model answered ${r.pass1.mismatches} of them differently the second time) |`,
     `| pass 2 served from the tree | ${pct(r.pass2.outcomes.hit ?? 0, r.requests)} |`,
     `| pass 2 answers that differ from pass 1, message for message | ${r.pass2.mismatches} |`,
+    `| pass 2 answers that differ from the recorded message, field by field (ids aside) | ${r.pass2.fidelity.mismatches}${r.pass2.fidelity.examples.length ? ` (${r.pass2.fidelity.examples.join("; ")})` : ""} |`,
     `| pass 2 upstream generations | ${r.upstreamGenerationsPass2} |`,
     `| pass 1 wall time | ${(r.pass1.wallMs / 1000).toFixed(1)} s |`,
     `| pass 2 wall time | ${(r.pass2.wallMs / 1000).toFixed(1)} s (${(r.pass2.wallMs / r.pass1.wallMs).toFixed(2)}x pass 1) |`,

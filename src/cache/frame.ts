@@ -2,7 +2,7 @@ import { canonicalJsonMemo } from "./canonical";
 import type { ChatRequest } from "./messages";
 
 /** Parameters that change how the answer is delivered, not what it says. */
-const TRANSPORT_KEYS = new Set([
+export const TRANSPORT_KEYS = new Set([
   "messages",
   "stream",
   "stream_options",

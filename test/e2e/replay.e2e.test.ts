@@ -13,6 +13,9 @@ describe("replay of the shipped workload subset (test/fixtures/workloads; `npm r
     expect(report.pass1.mismatches).toBeLessThanOrEqual(report.pass1.outcomes.hit ?? 0);
     expect(report.pass2.outcomes).toEqual({ hit: report.requests });
     expect(report.pass2.mismatches).toBe(0);
+    // Field by field, ids aside: content "" stays "" (the retail grok-3 lines), arguments as written, nothing added.
+    expect(report.pass2.fidelity).toEqual({ mismatches: 0, examples: [] });
+    expect(report.pass1.fidelity.mismatches).toBeLessThanOrEqual(report.pass1.outcomes.hit ?? 0);
     expect(report.upstreamGenerationsPass2).toBe(0);
     // Storage grows with distinct messages, not prompts (the full-set ratio is in the README and docs/performance.md).
     expect(report.storedBytes / report.requestBytes).toBeLessThan(0.1);

@@ -58,9 +58,10 @@ export function extraFields(value: Record<string, unknown>, read: ReadonlySet<st
 function textBlocks(content: Blocks | undefined): CanonicalText[] | null {
   if (content === undefined) return [];
   if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }];
+  if (!Array.isArray(content)) return null; // not the API's shape: the upstream judges it
   const out: CanonicalText[] = [];
-  for (const block of content) {
-    if (block.type !== "text" || typeof block.text !== "string") return null;
+  for (const block of content as readonly ContentBlock[]) {
+    if (typeof block !== "object" || block === null || block.type !== "text" || typeof block.text !== "string") return null;
     if (block.text !== "") out.push({ ...extraFields(block, READ_BLOCK_FIELDS.text), type: "text", text: block.text });
   }
   return out;
@@ -95,6 +96,7 @@ function canonicalBlock(block: ContentBlock, ids: ToolUseIds, where: string): Ca
       if (!content) return uncacheable("non-text tool_result content");
       const out: CanonicalBlock = { ...extraFields(block, READ_BLOCK_FIELDS.tool_result), type: "tool_result", tool_use_id: ordinal, content };
       if (block.is_error === true) out.is_error = true;
+      else if (block.is_error !== false && block.is_error !== undefined && block.is_error !== null) return uncacheable("is_error is not a boolean");
       return out;
     }
     default:

@@ -2,7 +2,7 @@ import { canonicalJson } from "../canonical";
 import type { MessagesRequest } from "./schema";
 
 /** Parameters that change how the answer is delivered, not what it says. */
-const TRANSPORT_KEYS = new Set(["messages", "stream", "metadata", "service_tier"]);
+export const TRANSPORT_KEYS = new Set(["messages", "stream", "metadata", "service_tier"]);
 
 /** The frame key that keeps Anthropic trees apart from OpenAI trees (no API parameter has a colon). */
 export const API_KEY = "muscle-mem:api";
