@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import anthropicDts from "../../node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts?raw";

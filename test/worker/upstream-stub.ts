@@ -11,7 +11,7 @@ export type StubReply = { json: unknown } | { sse: string[] } | { text: string; 
  */
 export async function withUpstream<T>(reply: StubReply | ((body: Record<string, unknown>) => StubReply), fn: () => Promise<T>): Promise<T> {
   const real = globalThis.fetch;
-  const bases = [env.UPSTREAM_BASE_URL, env.ANTHROPIC_BASE_URL].filter((b): b is string => typeof b === "string" && b !== "").map((b) => new URL(b).origin);
+  const bases = [env.UPSTREAM_BASE_URL, env.ANTHROPIC_BASE_URL].map((b) => new URL(String(b)).origin);
   const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (!bases.includes(url.origin) || url.pathname.startsWith("/__")) return real(input, init);
