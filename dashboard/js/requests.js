@@ -44,7 +44,7 @@ function chart(rows) {
       const h = (s[k] / max) * 48;
       y -= h;
       const rect = document.createElementNS(SVG_NS, "rect");
-      rect.setAttribute("class", `bar ${k}`);
+      rect.setAttribute("class", `bar o-${k}`);
       rect.setAttribute("x", String(i * 10 + 1));
       rect.setAttribute("width", "8");
       rect.setAttribute("y", String(y));
@@ -71,18 +71,18 @@ export class RequestsPanel {
     const counts = { hit: 0, template: 0, miss: 0, bypass: 0 };
     for (const r of rows) counts[r.outcome]++;
     const list = el("ol", { class: "requests-list" });
-    for (const r of rows.slice(0, 25)) {
+    for (const r of rows.slice(0, 12)) {
       const tokens = r.prompt_tokens === null ? "—" : `${compact((r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0))} tok saved`;
       const where = r.tree_id ? `${r.model ?? "?"} · ${r.namespace ?? "?"}` : `not keyed${r.reason ? ` (${r.reason})` : ""}`;
-      const item = el(r.tree_id ? "button" : "div", { class: `request ${r.outcome}`, type: "button", "data-outcome": r.outcome, title: `${new Date(r.at).toLocaleString()} · ${r.route} · status ${r.status}${r.template_id ? ` · template ${r.template_id}` : ""}${r.node ? ` · node ${r.node}` : ""}` }, [
-        el("span", { class: `outcome ${r.outcome}` }, [r.outcome]),
+      const item = el(r.tree_id ? "button" : "div", { class: `request o-${r.outcome}`, type: "button", "data-outcome": r.outcome, title: `${new Date(r.at).toLocaleString()} · ${r.route} · status ${r.status}${r.template_id ? ` · template ${r.template_id}` : ""}${r.node ? ` · node ${r.node}` : ""}` }, [
+        el("span", { class: `outcome o-${r.outcome}` }, [r.outcome]),
         el("span", { class: "where" }, [where]),
         el("span", { class: "muted" }, [`${r.latency_ms} ms · ${tokens} · ${ago(r.at)}`]),
       ]);
       if (r.tree_id) item.addEventListener("click", () => this.onOpen(r));
       list.append(el("li", {}, [item]));
     }
-    const legend = el("div", { class: "traffic-legend" }, KINDS.map((k) => el("span", {}, [el("i", { class: k }), `${counts[k]} ${k === "template" ? "template hits" : `${k}${k === "miss" ? "es" : k === "bypass" ? "es" : "s"}`}`])));
+    const legend = el("div", { class: "traffic-legend" }, KINDS.map((k) => el("span", {}, [el("i", { class: `o-${k}` }), `${counts[k]} ${k === "template" ? "template hits" : `${k}${k === "miss" ? "es" : k === "bypass" ? "es" : "s"}`}`])));
     this.root.hidden = false;
     this.root.replaceChildren(
       el("div", { class: "pane-head" }, [el("h2", {}, ["Recent requests"]), el("span", { class: "muted small" }, [`last ${rows.length}`])]),

@@ -289,10 +289,10 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
       const outcomes = await page.locator("#requests-pane .request").evaluateAll((rs) => rs.map((r) => r.getAttribute("data-outcome")));
       expect(outcomes).toContain("hit");
       expect(outcomes).toContain("miss");
-      expect(await page.locator("#requests-pane svg.requests-chart rect.bar.hit").count()).toBeGreaterThan(0);
-      expect(await page.locator("#requests-pane .request.hit").first().textContent()).toMatch(/\d+ ms · [\d.]+K? tok saved · /);
+      expect(await page.locator("#requests-pane svg.requests-chart rect.bar.o-hit").count()).toBeGreaterThan(0);
+      expect(await page.locator("#requests-pane .request.o-hit").first().textContent()).toMatch(/\d+ ms · [\d.]+K? tok saved · /);
       await page.screenshot({ path: resolve(OUT, `usable-requests-${size.name}.png`), fullPage: true });
-      await tapOrClick(page, "#requests-pane button.request.hit", size.mobile);
+      await tapOrClick(page, "#requests-pane button.request.o-hit", size.mobile);
       await page.waitForSelector("#node-panel:not([hidden]) .facts");
       expect(await page.locator("#node-panel .role-chip").textContent()).toBe("assistant");
       expect(await page.locator("#node-panel .facts").textContent()).not.toContain("path node");
