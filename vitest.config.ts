@@ -31,6 +31,8 @@ const workerBindings = {
   GEMINI_BASE_URL: `http://127.0.0.1:${geminiPort}`,
   ADMIN_TOKEN: "test-admin-token",
   COUNTER_FLUSH_MS: "0",
+  // Each tree's HitTally writes every batch at once in tests (test/worker/hit-tally.test.ts sets its own interval).
+  TALLY_FLUSH_MS: "0",
   HOT_CACHE_TTL_MS: "200",
   // The per-colo layer's bound equals the isolate's in tests, so that one wait covers both (test/worker/colo-cache.test.ts).
   COLO_CACHE_TTL_MS: "200",

@@ -18,6 +18,8 @@ export interface Config {
   /** How long the upstream may take to send its status and headers (`UPSTREAM_TIMEOUT_MS`; 0 waits forever). */
   upstreamTimeoutMs: number;
   counterFlushMs: number;
+  /** How often a tree's HitTally object writes its gathered hit counts to D1 (`TALLY_FLUSH_MS`; 0 writes each batch at once). */
+  tallyFlushMs: number;
   /** `CACHE_ANONYMOUS=on`: cache requests that carry no credential, in a tenant of their own (default: pass them through). */
   cacheAnonymous: boolean;
   /** `D1_READ_REPLICATION=on`: hits read through D1 sessions (replicas), misses are confirmed on the primary. */
@@ -46,6 +48,7 @@ export function configOf(env: Env): Config {
     singleFlightWaitMs: int(vars.SINGLE_FLIGHT_WAIT_MS, 120_000, 1),
     upstreamTimeoutMs: int(vars.UPSTREAM_TIMEOUT_MS, 600_000),
     counterFlushMs: int(vars.COUNTER_FLUSH_MS, 1000),
+    tallyFlushMs: int(vars.TALLY_FLUSH_MS, 60_000),
     readReplication: vars.D1_READ_REPLICATION === "on",
     cacheAnonymous: vars.CACHE_ANONYMOUS === "on",
   };

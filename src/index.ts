@@ -2,6 +2,7 @@ import { newApp } from "./app";
 import { scheduledPrune } from "./store/prune-runner";
 
 export { TreeWriter } from "./store/tree-writer";
+export { HitTally } from "./store/hit-tally";
 
 const app = newApp();
 

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { configOf } from "../config";
 import { isolate } from "../isolate";
 import { served } from "../observability/report";
-import { dbFor } from "../store/shards";
+import { sendTallies } from "../store/send-tallies";
 
 type Ctx = Context<{ Bindings: Env }>;
 
@@ -22,7 +22,10 @@ export function countBypass(c: Ctx, treeId: string): void {
   scheduleFlush(c);
 }
 
-/** Flushes buffered counters (and recent requests) off the response path, at most once per flush interval. */
+/**
+ * Hands buffered counters (and recent requests) to each tree's HitTally object
+ * off the response path, at most once per flush interval; the objects write D1.
+ */
 export function scheduleFlush(c: Ctx): void {
   const config = configOf(c.env);
   const { counters } = isolate(config);
@@ -30,7 +33,7 @@ export function scheduleFlush(c: Ctx): void {
   counters.markScheduled();
   c.executionCtx.waitUntil(
     new Promise((resolve) => setTimeout(resolve, config.counterFlushMs))
-      .then(() => counters.flush((treeId) => dbFor(c.env, treeId).db))
+      .then(() => sendTallies(c.env, counters.drain(), config.tallyFlushMs))
       .catch((error) => console.error(JSON.stringify({ event: "counter_flush_failed", error: String(error) }))),
   );
 }
