@@ -8,6 +8,7 @@ import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
 import { note, phase } from "../../observability";
 import type { Claim } from "../../store/single-flight";
+import type { TreeWriter } from "../../store/tree-writer";
 import { parseJsonBody } from "../body";
 import { bypassTo } from "../bypass";
 import { notCached, readControls, type CacheControls } from "../chat/controls";
@@ -75,7 +76,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   if (!source) return bypass(walk, treeId);
   if (controls.noCache) {
     if (controls.onlyIfCached) throw notCached();
-    return generation(walk, plan, source.shard.db, { role: "alone", reason: "leader-failed" });
+    return generation(walk, plan, source.shard.db, writerOf(c.env, treeId), { role: "alone", reason: "leader-failed" });
   }
   const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs);
   phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
@@ -92,7 +93,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   if (controls.onlyIfCached) throw notCached();
   if (found.status === "failed") return bypass(walk, treeId);
 
-  const writer = c.env.TREE_WRITER.get(c.env.TREE_WRITER.idFromName(treeId));
+  const writer = writerOf(c.env, treeId);
   let claim: Claim;
   try {
     claim = await claimOf(writer, plan.key.key, config);
@@ -106,7 +107,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     // The leader's answer cannot be served to this request: generate again.
     claim = { role: "alone", reason: "leader-failed" };
   }
-  return generation(walk, plan, source.shard.db, claim);
+  return generation(walk, plan, source.shard.db, writer, claim);
 }
 
 /** Serves a stored answer when the adapter can render it (counted as a hit); null otherwise. */
@@ -117,11 +118,13 @@ function serve<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplateP
   return serveRendered(walk.adapter.render(answer, walk.request, walk.stream, plan.key), walk.stream, { "muscle-mem-node": stored.hash, ...headers });
 }
 
-/** Sends a miss to the model and records its answer through the tree's object (which serves the followers). */
-function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplatePlan<K>, db: D1Database, claim: Exclude<Claim, { role: "follower" }>): Promise<Response> {
+/**
+ * Sends a miss to the model and records its answer through the tree's object (which serves the followers):
+ * the stub that claimed, so that a record never reaches an object that did not see the claim (after a reset).
+ */
+function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplatePlan<K>, db: D1Database, writer: DurableObjectStub<TreeWriter>, claim: Exclude<Claim, { role: "follower" }>): Promise<Response> {
   const { c, adapter, config, request } = walk;
   const key = plan.key;
-  const writer = c.env.TREE_WRITER.get(c.env.TREE_WRITER.idFromName(key.treeId));
   const token = claim.role === "leader" ? claim.token : undefined;
   const after = plan.afterRecord;
   const onSettled = (recording: Recording) =>
@@ -164,6 +167,11 @@ function uncached<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, reason: stri
 function bypass<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, treeId?: string): Promise<Response> {
   const target = walk.adapter.upstream(walk.config, walk.request);
   return bypassTo(walk.c, target, walk.adapter.upstreamBody?.(walk.request) ?? walk.request.raw, treeId);
+}
+
+/** The tree's writer object (single flight and serialised records). */
+function writerOf(env: Env, treeId: string): DurableObjectStub<TreeWriter> {
+  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(treeId));
 }
 
 /** No templates: the concrete key, answers served as stored. */
