@@ -63,10 +63,12 @@ export interface UpstreamReader {
   stream(): { feed(bytes: Uint8Array): void; finish(latencyMs: number): ProviderRecording };
 }
 
-/** Where a miss or a bypass goes: `forward()`'s base and path (a path may carry a query). */
+/** Where a miss or a bypass goes: `forward()`'s base, path and query. */
 export interface UpstreamTarget {
   base: string;
   pathname: string;
+  /** The query sent upstream (`?alt=sse`); default: the client's query string. */
+  search?: string;
   /** The var that sets `base`, named in the envelope when the upstream cannot be reached (default UPSTREAM_BASE_URL). */
   baseVar?: string;
 }

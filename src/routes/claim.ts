@@ -3,7 +3,7 @@ import type { RecordInput } from "../store/record";
 import type { HotCache } from "../store/hot-cache";
 import type { Claim, Joined } from "../store/single-flight";
 import type { TreeWriter } from "../store/tree-writer";
-import { withTimeout } from "./chat/lookup";
+import { withTimeout } from "./flow/lookup";
 
 /**
  * Single flight through the tree's object. Reaching it is bounded by

@@ -1,7 +1,7 @@
 import { ApiError } from "../errors";
 import type { RecordInput } from "../store/record";
 import { forward, queryOf, relayResponse } from "../upstream/forward";
-import { CACHE_HEADER, type CacheOutcome } from "./chat/respond";
+import { CACHE_HEADER, type CacheOutcome } from "./flow/outcome";
 
 /** What the model produced, ready to record; null when it must not be recorded. */
 export type Recording = RecordInput | null;
@@ -20,6 +20,10 @@ export interface GenerationOptions {
   base: string;
   /** The route's path, e.g. `/v1/chat/completions` (`/v1` is replaced by `base`). */
   pathname: string;
+  /** The query sent upstream (e.g. Gemini's `?alt=sse`); default: the client's own query string. */
+  search?: string;
+  /** The Worker's own errors (upstream unreachable, timed out, cut off) in the API's envelope; default OpenAI's. */
+  errorResponse?: (error: ApiError, headers: Record<string, string>) => Response;
   /** The var that sets `base`, named in the envelope when the upstream cannot be reached. */
   baseVar?: string;
   /** UPSTREAM_TIMEOUT_MS: how long the upstream may take to answer with its headers. */
@@ -60,11 +64,11 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
   const headers = { [CACHE_HEADER]: opts.outcome };
   let upstream: Response;
   try {
-    upstream = await forward({ base: opts.base, pathname: opts.pathname, search: queryOf(opts.request.url, opts.pathname), method: "POST", headers: opts.request.headers, body: opts.raw, signal: opts.request.signal, timeoutMs: opts.timeoutMs, baseVar: opts.baseVar });
+    upstream = await forward({ base: opts.base, pathname: opts.pathname, search: opts.search ?? queryOf(opts.request.url, opts.pathname), method: "POST", headers: opts.request.headers, body: opts.raw, signal: opts.request.signal, timeoutMs: opts.timeoutMs, baseVar: opts.baseVar });
   } catch (error) {
     settle(null);
     // The upstream timed out or could not be reached: say so in the envelope, with the cache outcome.
-    if (error instanceof ApiError) return error.toResponse(headers);
+    if (error instanceof ApiError) return answerError(opts, error, headers);
     throw error;
   }
   if (!upstream.ok || !upstream.body) {
@@ -79,7 +83,7 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
       // Cut after its headers (connection lost, client abort): nothing to record, and a 502 rather than a 500.
       settle(null);
       console.error(JSON.stringify({ event: "upstream_incomplete", aborted: opts.request.signal.aborted, error: String(error) }));
-      return new ApiError("upstream_incomplete", "The upstream model's answer was cut off before it was complete.").toResponse(headers);
+      return answerError(opts, new ApiError("upstream_incomplete", "The upstream model's answer was cut off before it was complete."), headers);
     }
     settle(readSafely(() => opts.reader.fromJson(text, Date.now() - started)));
     return relayResponse(upstream, text, headers);
@@ -139,4 +143,9 @@ function teeStream(body: ReadableStream<Uint8Array>, answerReader: AnswerReader,
       await reader.cancel(reason).catch(() => undefined);
     },
   });
+}
+
+/** One of the Worker's own errors in the route's envelope. */
+function answerError(opts: GenerationOptions, error: ApiError, headers: Record<string, string>): Response {
+  return opts.errorResponse ? opts.errorResponse(error, headers) : error.toResponse(headers);
 }

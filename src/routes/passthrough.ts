@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { configOf } from "../config";
 import { ApiError } from "../errors";
 import { forward, relayResponse } from "../upstream/forward";
-import { CACHE_HEADER } from "./chat/respond";
+import { CACHE_HEADER } from "./flow/outcome";
 
 type Ctx = Context<{ Bindings: Env }>;
 

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 
 /** Vars a fault test may override for one call (the real D1 and Durable Object bindings stay). */
-export type Vars = Partial<Record<"UPSTREAM_BASE_URL" | "UPSTREAM_TIMEOUT_MS" | "LOOKUP_TIMEOUT_MS" | "SINGLE_FLIGHT_WAIT_MS" | "ANTHROPIC_BASE_URL" | "CACHE_ANONYMOUS" | "HOT_CACHE_TTL_MS" | "COLO_CACHE_TTL_MS", string>>;
+export type Vars = Partial<Record<"UPSTREAM_BASE_URL" | "UPSTREAM_TIMEOUT_MS" | "LOOKUP_TIMEOUT_MS" | "SINGLE_FLIGHT_WAIT_MS" | "ANTHROPIC_BASE_URL" | "CACHE_ANONYMOUS" | "HOT_CACHE_TTL_MS" | "COLO_CACHE_TTL_MS" | "GEMINI_BASE_URL", string>>;
 
 /** One call of the Worker with overridden vars; `settled` waits for its waitUntil work (recording). */
 export interface Call {

@@ -5,7 +5,7 @@ import { isolate } from "../../isolate";
 import type { ImportBatch } from "../../store/import";
 import { keyLine, trajectoryLine, type ImportNode } from "../../store/trajectory-lines";
 import { anthropicTrajectoryLine, isAnthropicLine, keyAnthropicLine } from "../../store/trajectory-lines-anthropic";
-import { readControls } from "../chat/controls";
+import { readControls } from "../flow/controls";
 import { parseExactJson, readBoundedText } from "../body";
 import { parseWith, type ApiCtx } from "./params";
 

@@ -12,7 +12,7 @@ import { ApiError } from "../../errors";
 import type { RecordInput } from "../../store/record";
 import { readDeclaredEvidence, recordDeclaredEvidence } from "../../store/templates-declared";
 import { hasLiveTemplates, readTemplates } from "../../store/templates";
-import { withTimeout } from "./lookup";
+import { withTimeout } from "../flow/lookup";
 
 /** Where a plan reads a declared answer's evidence: the tree's database, the lookup bound, the hot-cache bound. */
 export interface EvidenceStore {

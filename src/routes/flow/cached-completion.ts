@@ -11,8 +11,8 @@ import type { Claim } from "../../store/single-flight";
 import type { TreeWriter } from "../../store/tree-writer";
 import { parseJsonBody } from "../body";
 import { bypassTo } from "../bypass";
-import { notCached, readControls, type CacheControls } from "../chat/controls";
-import { bookmarkHeaders, lookupAnswer, lookupSource, withTimeout } from "../chat/lookup";
+import { notCached, readControls, type CacheControls } from "./controls";
+import { bookmarkHeaders, lookupAnswer, lookupSource, withTimeout } from "./lookup";
 import { claimOf, settleGeneration } from "../claim";
 import { countHit } from "../counting";
 import { generate, type Recording } from "../generation";
@@ -135,7 +135,9 @@ function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: Temp
     raw: adapter.upstreamBody?.(request) ?? request.raw,
     base: target.base,
     pathname: target.pathname,
+    search: target.search,
     baseVar: target.baseVar,
+    errorResponse: (error, headers) => adapter.errorResponse(error, headers),
     timeoutMs: config.upstreamTimeoutMs,
     stream: walk.stream,
     outcome: "miss",
@@ -166,7 +168,7 @@ function uncached<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, reason: stri
 /** Sends the request to the model without the cache: nothing is read or recorded. */
 function bypass<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, treeId?: string): Promise<Response> {
   const target = walk.adapter.upstream(walk.config, walk.request);
-  return bypassTo(walk.c, target, walk.adapter.upstreamBody?.(walk.request) ?? walk.request.raw, treeId);
+  return bypassTo(walk.c, target, walk.adapter.upstreamBody?.(walk.request) ?? walk.request.raw, treeId, (error, headers) => walk.adapter.errorResponse(error, headers));
 }
 
 /** The tree's writer object (single flight and serialised records). */

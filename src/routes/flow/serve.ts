@@ -1,5 +1,5 @@
 import type { Rendered } from "../../cache/provider";
-import { CACHE_HEADER } from "../chat/respond";
+import { CACHE_HEADER } from "./outcome";
 
 /** A hit's response: the rendered answer, `muscle-mem-cache: hit` and the caller's headers. */
 export function serveRendered(rendered: Rendered, stream: boolean, headers: Record<string, string>): Response {

@@ -55,7 +55,7 @@ export const geminiAdapter: ProviderAdapter<GenerateContentRequest, GeminiKey, G
     if (action.stream && url.searchParams.get("alt") !== "sse") return { ok: false, bypass: "stream without alt=sse" };
     return keyGeminiRequest(body, action.model, scope);
   },
-  upstream: (config, { url }) => ({ base: config.geminiBaseUrl, pathname: `${url.pathname}${url.search}` }),
+  upstream: (config, { url }) => ({ base: config.geminiBaseUrl, pathname: url.pathname, search: url.search, baseVar: "GEMINI_BASE_URL" }),
   answerOf: geminiAnswerOf,
   render(answer, { url }, stream) {
     const ctx = { model: geminiAction(url)?.model ?? "", responseId: `mm${crypto.randomUUID().replaceAll("-", "")}` };
