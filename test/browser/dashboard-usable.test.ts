@@ -120,7 +120,7 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
     treeId = trees.data[0].id;
     await until(() => api<{ data: Template[] }>(`/trees/${treeId}/templates`), (p) => p.data.filter((t) => t.confirmed).length >= 6);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-  });
+  }, 240_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -181,7 +181,7 @@ describe.skipIf(skip)("the dashboard on real trees and small screens", () => {
     await login(page, ADMIN);
     await page.waitForSelector(".tree-card");
     expect(await page.locator("#whoami").textContent()).toBe("admin · every tenant · 2 trees of 2 tenants");
-    expect(await page.locator(".tree-card").count(), { timeout: 10_000 }).toBe(2);
+    expect(await page.locator(".tree-card").count()).toBe(2);
     expect(await page.locator(".tree-card .chip.tenant").count()).toBe(2);
     const tenants = await page.locator(".tree-card .chip.tenant").allTextContents();
     expect(new Set(tenants).size).toBe(2);
