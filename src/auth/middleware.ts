@@ -20,8 +20,3 @@ export function requireCaller(): MiddlewareHandler<{ Bindings: Env; Variables: A
     await next();
   };
 }
-
-/** The SQL-side tenant filter of a caller: null for the admin (every tenant). */
-export function tenantScope(caller: Caller): string | null {
-  return caller.admin ? null : caller.tenant;
-}

@@ -19,12 +19,7 @@ export class TreeWriter extends DurableObject<Env> {
   private readonly flights = new SingleFlight(Number(this.env.SINGLE_FLIGHT_WAIT_MS) || 120_000);
   private queue: Promise<unknown> = Promise.resolve();
 
-  /** Asks to generate the answer for path hash `key`: lead, or wait for the leader. */
-  async claim(key: string): Promise<Claim> {
-    return this.flights.claim(key);
-  }
-
-  /** Like claim, but answers at once: a request that must wait learns `waiting` and calls `follow`. */
+  /** Asks to generate the answer for path hash `key`, at once: lead, a recent answer, or `waiting` (then `follow`). */
   async join(key: string): Promise<Joined> {
     return this.flights.join(key);
   }
