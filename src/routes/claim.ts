@@ -11,9 +11,10 @@ import { withTimeout } from "./flow/lookup";
  * SINGLE_FLIGHT_WAIT_MS. Throws when either runs out (the caller steps aside).
  */
 export async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string, config: Config): Promise<Claim> {
-  // RPC wraps union results in stubs' types; the claim is plain data, so unwrap it.
+  // SAFETY: RPC types a union result as a stub; Joined is plain data (structured clone), so the cast only unwraps that type.
   const joined = await withTimeout(writer.join(key) as unknown as Promise<Joined>, config.lookupTimeoutMs, "single-flight join");
   if (joined.role !== "waiting") return joined;
+  // SAFETY: as above, Claim is plain data (a StoredAnswer at most).
   return withTimeout(writer.follow(key) as unknown as Promise<Claim>, config.singleFlightWaitMs, "single-flight wait");
 }
 

@@ -1,6 +1,7 @@
 import { configOf } from "../config";
 import { isolate } from "../isolate";
 import { allShards, dbFor } from "./shards";
+import { treeWriterOf } from "./tree-objects";
 import { addOutcome, previewStale, type PruneOutcome, type PruneRequest, type StaleCriteria } from "./prune";
 
 const TREES_PER_PAGE = 100;
@@ -11,7 +12,8 @@ const TREES_PER_PAGE = 100;
  * answers. Other isolates stop serving pruned nodes within HOT_CACHE_TTL_MS.
  */
 export async function pruneThroughWriter(env: Env, request: PruneRequest): Promise<PruneOutcome> {
-  const writer = env.TREE_WRITER.get(env.TREE_WRITER.idFromName(request.treeId));
+  const writer = treeWriterOf(env, request.treeId);
+  // SAFETY: RPC types the result as a stub; PruneOutcome is plain data (counts), so the cast only unwraps that type.
   const outcome = (await writer.prune(request)) as PruneOutcome;
   isolate(configOf(env)).hot.clear();
   return outcome;

@@ -3,14 +3,9 @@ import { keyRequest, type RequestKey } from "../../cache/key";
 import { chatRequest, type ChatRequest } from "../../cache/messages";
 import type { ProviderAdapter, TemplateHook } from "../../cache/provider";
 import { renderChunkStream, renderCompletion } from "../../cache/render";
-import type { TreeWriter } from "../../store/tree-writer";
+import { treeLearnerOf } from "../../store/tree-objects";
 import { chatAnswerReader } from "./answer-reader";
 import { forgetTemplatePresence, planTemplates, readBindings, settingsOf } from "./templates";
-
-/** The object that learns templates for a tree: a TreeWriter of its own, apart from the tree's writer. */
-function learnerOf(env: Env, treeId: string): DurableObjectStub<TreeWriter> {
-  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(`learn\u0000${treeId}`));
-}
 
 /** Declared variables (`muscle-mem-bindings`, a malformed header is a 400) and learned templates. */
 const chatTemplates: TemplateHook<RequestKey> = {
@@ -27,7 +22,7 @@ const chatTemplates: TemplateHook<RequestKey> = {
         await plan.confirm(db, recorded);
         if (!plan.induction) return;
         // Learning runs in its own object per tree, so that joins and records never queue behind it.
-        const learned = await learnerOf(env, treeId).learn(recorded);
+        const learned = await treeLearnerOf(env, treeId).learn(recorded);
         // Only a new template can turn "this tree has none" into "it has some"; otherwise keep the memo.
         if (learned && learned.induced > 0) forgetTemplatePresence(treeId);
       },

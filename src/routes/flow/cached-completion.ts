@@ -8,6 +8,7 @@ import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
 import { note, phase } from "../../observability";
 import type { Claim } from "../../store/single-flight";
+import { treeWriterOf } from "../../store/tree-objects";
 import type { TreeWriter } from "../../store/tree-writer";
 import { parseJsonBody } from "../body";
 import { bypassTo } from "../bypass";
@@ -76,7 +77,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   if (!source) return bypass(walk, treeId);
   if (controls.noCache) {
     if (controls.onlyIfCached) throw notCached();
-    return generation(walk, plan, source.shard.db, writerOf(c.env, treeId), { role: "alone", reason: "leader-failed" });
+    return generation(walk, plan, source.shard.db, treeWriterOf(c.env, treeId), { role: "alone", reason: "leader-failed" });
   }
   const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs);
   phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
@@ -93,7 +94,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   if (controls.onlyIfCached) throw notCached();
   if (found.status === "failed") return bypass(walk, treeId);
 
-  const writer = writerOf(c.env, treeId);
+  const writer = treeWriterOf(c.env, treeId);
   let claim: Claim;
   try {
     claim = await claimOf(writer, plan.key.key, config);
@@ -169,11 +170,6 @@ function uncached<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, reason: stri
 function bypass<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, treeId?: string): Promise<Response> {
   const target = walk.adapter.upstream(walk.config, walk.request);
   return bypassTo(walk.c, target, walk.adapter.upstreamBody?.(walk.request) ?? walk.request.raw, treeId, (error, headers) => walk.adapter.errorResponse(error, headers));
-}
-
-/** The tree's writer object (single flight and serialised records). */
-function writerOf(env: Env, treeId: string): DurableObjectStub<TreeWriter> {
-  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(treeId));
 }
 
 /** No templates: the concrete key, answers served as stored. */
