@@ -6,8 +6,24 @@ export function servedToolCallId(answerHash: string, index: number): string {
   return `call_mm${answerHash.slice(0, 20)}${index.toString(36)}`;
 }
 
+/**
+ * A function object in the order the API writes it (`name`, `arguments`, then
+ * anything else recorded): stored messages are canonical JSON, whose keys are
+ * sorted, and a replay must read like the model's answer.
+ */
+function inApiOrder<F extends { name: string; arguments: string }>(fn: F): F {
+  const { name, arguments: args, ...rest } = fn;
+  return { name, arguments: args, ...rest } as unknown as F;
+}
+
 function servedToolCalls(answer: StoredAnswer): Array<CanonicalToolCall> | undefined {
-  return answer.message.tool_calls?.map((call, i) => ({ ...call, id: servedToolCallId(answer.hash, i), type: "function", function: call.function }));
+  return answer.message.tool_calls?.map((call, i) => ({ id: servedToolCallId(answer.hash, i), type: "function", function: inApiOrder(call.function), ...extrasOf(call) }));
+}
+
+/** A recorded tool call's fields other than id, type and function (served as recorded). */
+function extrasOf(call: CanonicalToolCall): Record<string, unknown> {
+  const { id: _id, type: _type, function: _fn, ...rest } = call;
+  return rest;
 }
 
 /** The content as served: the text as recorded (`""` stays `""`), parts joined, null when there was none. */
@@ -24,6 +40,8 @@ const RENDERED = new Set(["role", "content", "tool_calls", "tool_call_id"]);
 function recordedFields(answer: StoredAnswer): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(answer.message)) if (!RENDERED.has(k)) out[k] = v;
+  const fn = out.function_call as { name: string; arguments: string } | null | undefined;
+  if (fn && typeof fn === "object") out.function_call = inApiOrder(fn);
   return out;
 }
 
