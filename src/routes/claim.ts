@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import type { RecordInput } from "../store/record";
 import type { HotCache } from "../store/hot-cache";
+import type { ColoCache } from "../store/colo-cache";
 import type { Claim, Joined } from "../store/single-flight";
 import type { TreeWriter } from "../store/tree-writer";
 import { withTimeout } from "./flow/lookup";
@@ -31,6 +32,8 @@ export async function settleGeneration(opts: {
   key: string;
   token: string | undefined;
   hot: HotCache;
+  /** This colo's Cache API layer, when on: a recording forgets its entry at once, like the isolate's memory. */
+  colo?: ColoCache | null;
   recording: RecordInput | null;
   afterRecord?: (recording: RecordInput) => Promise<void>;
 }): Promise<void> {
@@ -38,6 +41,7 @@ export async function settleGeneration(opts: {
     if (opts.recording) {
       await opts.writer.record(opts.recording, opts.key, opts.token);
       opts.hot.delete(opts.key);
+      await opts.colo?.delete(opts.key).catch(() => undefined);
       await opts.afterRecord?.(opts.recording);
     } else if (opts.token) {
       await opts.writer.release(opts.key, opts.token);

@@ -5,7 +5,7 @@ import { configOf } from "../../src/config";
 import { isolate } from "../../src/isolate";
 import { coloCache } from "../../src/store/colo-cache";
 import { newKey } from "./api-helpers";
-import { chat, recorded, uniqueModel } from "./helpers";
+import { chat, eventually, recorded, uniqueModel } from "./helpers";
 
 /** COLO_CACHE_TTL_MS of the test Worker (vitest.config.ts): the bound on another colo serving a stale node. */
 const COLO_TTL_MS = Number((env as unknown as Record<string, string>).COLO_CACHE_TTL_MS);
@@ -66,5 +66,26 @@ describe("colo cache: the Cache API layer shared by a colo's isolates", () => {
     expect(timing(fromColo, "d1")).toContain("desc=0");
     expect(timing(fromColo, "do")).toContain("desc=0");
     await fromColo.arrayBuffer();
+  });
+
+  it("Should forget the colo entry of a node at once when this colo records a new answer there", async () => {
+    const key = newKey();
+    const body = { model: uniqueModel("fresh-colo"), messages: [{ role: "user", content: `colo record ${crypto.randomUUID()}` }] };
+    await (await chat(body, { key })).arrayBuffer();
+    await recorded(body, { key });
+    const hit = await chat(body, { key });
+    expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
+    const node = hit.headers.get("muscle-mem-node")!;
+    await hit.arrayBuffer();
+    const [{ parent }] = (await env.DB.prepare("SELECT parent FROM nodes WHERE hash = ?").bind(node).all<{ parent: string }>()).results;
+    // An entry that would live a minute: only the recording's delete can make it go within the wait below.
+    const colo = coloCache(60_000)!;
+    await colo.put(parent, (await colo.get(parent))?.answers ?? [answer(node)]);
+    expect(await colo.get(parent)).toBeDefined();
+    // The `fresh` upstream answers differently every time: no-cache records a second answer at the same node.
+    const again = await chat(body, { key, headers: { "cache-control": "no-cache" } });
+    expect(again.headers.get("muscle-mem-cache")).toBe("miss");
+    await again.arrayBuffer();
+    await eventually(async () => (await colo.get(parent)) === undefined);
   });
 });

@@ -15,6 +15,7 @@ import { bypassTo } from "../bypass";
 import { notCached, readControls, type CacheControls } from "./controls";
 import { bookmarkHeaders, lookupAnswer, lookupSource, withTimeout } from "./lookup";
 import { claimOf, settleGeneration } from "../claim";
+import { coloCache } from "../../store/colo-cache";
 import { countHit } from "../counting";
 import { generate, type Recording } from "../generation";
 import { serveRendered } from "./serve";
@@ -73,7 +74,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   const plan = adapter.templates?.plan(keyed.key, headers, c.env) ?? identityPlan(keyed.key);
   const treeId = plan.key.treeId;
   if (controls.noStore) return bypass(walk, treeId);
-  const source = lookupSource(c.env, treeId, headers);
+  const source = lookupSource(c.env, treeId, headers, (work) => c.executionCtx.waitUntil(work));
   if (!source) return bypass(walk, treeId);
   if (controls.noCache) {
     if (controls.onlyIfCached) throw notCached();
@@ -129,7 +130,7 @@ function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: Temp
   const token = claim.role === "leader" ? claim.token : undefined;
   const after = plan.afterRecord;
   const onSettled = (recording: Recording) =>
-    settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, recording, afterRecord: after && ((recorded) => after(recorded, db)) });
+    settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, colo: coloCache(config.coloCacheTtlMs), recording, afterRecord: after && ((recorded) => after(recorded, db)) });
   const target = adapter.upstream(config, request);
   return generate({
     request: c.req.raw,
