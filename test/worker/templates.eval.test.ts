@@ -33,7 +33,10 @@ describe("template evaluation (small)", () => {
         // values it never copies (a city table, ticket parity, a VIP set): under the copy rule those stay
         // structural, so learned templates cannot serve these workflows (a miss is the right outcome there).
         if (mode === "learned" && prefix !== "wf-intake") expect(result.fresh.served.learned).toBe(0);
-        else if (prefix !== "wf-screen") expect(result.fresh.served[mode]).toBeGreaterThan(0);
+        // The intake binds first name, last name and email: the declared rules (a second confirming binding, no answer
+        // holding a derived form of a bound value) leave it few declared hits (2 of 40 in the full eval,
+        // docs/templates.md), and this small run may see none: only its correctness is asserted above.
+        else if (prefix !== "wf-screen" && !(mode === "declared" && prefix === "wf-intake")) expect(result.fresh.served[mode]).toBeGreaterThan(0);
         expect(result.traps.runs).toBe(wf.traps.length);
       });
     }
