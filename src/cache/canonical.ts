@@ -40,6 +40,13 @@ export class ToolCallIds {
   lookup(id: string): string | undefined {
     return this.byId.get(id);
   }
+
+  /** An independent copy, so that keying an answer never changes the request's map. */
+  clone(): ToolCallIds {
+    const copy = new ToolCallIds();
+    for (const id of this.byId.keys()) copy.assign(id);
+    return copy;
+  }
 }
 
 /** Serialises a value as RFC 8785 canonical JSON. */

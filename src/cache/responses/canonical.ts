@@ -1,29 +1,9 @@
-import { canonicalArguments, type CanonicalError } from "../canonical";
+import { canonicalArguments, ToolCallIds, type CanonicalError } from "../canonical";
 import type { CanonicalOutputItem, CanonicalRefusal, CanonicalText, InputItem, ResponsesNode } from "./schema";
 
-/** Maps the `call_id`s of one conversation to ordinals (`call_0`, …) in order of appearance. */
-export class CallIds {
-  private readonly byId = new Map<string, string>();
-
-  assign(id: string): string {
-    const known = this.byId.get(id);
-    if (known) return known;
-    const ordinal = `call_${this.byId.size}`;
-    this.byId.set(id, ordinal);
-    return ordinal;
-  }
-
-  lookup(id: string): string | undefined {
-    return this.byId.get(id);
-  }
-
-  /** An independent copy, so that keying an answer never changes the request's map. */
-  clone(): CallIds {
-    const copy = new CallIds();
-    for (const id of this.byId.keys()) copy.assign(id);
-    return copy;
-  }
-}
+/** The `call_id`s of one conversation as ordinals (`call_0`, …): the same map as chat's tool-call ids. */
+export const CallIds = ToolCallIds;
+export type CallIds = ToolCallIds;
 
 /** A node twice: `hashed` (arguments as canonical JSON) and `stored` (arguments as the model wrote them). */
 export interface CanonicalNode {
