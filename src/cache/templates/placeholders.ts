@@ -1,3 +1,4 @@
+import { scanJson } from "../exact-json";
 import { canonicalJson } from "../canonical";
 import type { CanonicalMessage } from "../messages";
 import type { Bindings } from "./bindings";
@@ -95,6 +96,8 @@ function mapMessage(message: CanonicalMessage, onText: (s: string) => string, on
 
 /** Applies `onText` to arguments that are not JSON, `onString`/`onNumber` to the leaves of JSON ones (re-serialised canonically). */
 function mapArguments(raw: string, onText: (s: string) => string, onString: (s: string) => unknown, onNumber: (n: number) => unknown): string {
+  // Arguments that JSON.parse would change (an integer past 2^53, a repeated key) are keyed as their text.
+  if (scanJson(raw).lossy !== null) return onText(raw);
   let args: unknown;
   try {
     args = JSON.parse(raw);
