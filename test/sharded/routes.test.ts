@@ -122,7 +122,8 @@ describe("a Worker over four shards", () => {
     expect(stats.trees).toHaveLength(TREES + 1);
   });
 
-  it("Should read trees, children, nodes and paths on any shard", async () => {
+  // Six API reads for each of the tree set's trees (about a hundred requests): more than the default 5 s on a busy machine.
+  it("Should read trees, children, nodes and paths on any shard", { timeout: 30_000 }, async () => {
     for (const id of treeIds) {
       const tree = await ok<Tree>(api(`/trees/${id}`, { token: key }));
       expect(tree.node_count).toBe(3);
