@@ -43,7 +43,8 @@ describe("D1 failing to record", () => {
 });
 
 describe("D1 too slow to look up", () => {
-  it("Should step aside (bypass) when the lookup exceeds LOOKUP_TIMEOUT_MS, answer from the model and store nothing", async () => {
+  // Seeding 200,000 rows takes seconds on a busy machine: more than the default 5 s test timeout.
+  it("Should step aside (bypass) when the lookup exceeds LOOKUP_TIMEOUT_MS, answer from the model and store nothing", { timeout: 30_000 }, async () => {
     const model = uniqueModel("echo");
     const text = `slow-d1-${crypto.randomUUID().slice(0, 8)}`;
     const body = ask(model, text);
