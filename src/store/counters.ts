@@ -1,5 +1,5 @@
 import { RECENT_BUFFERED, type RecentRequest } from "./recent";
-import { emptyTally, tallyRows, writeTallies, type TallyBatch } from "./tally";
+import { emptyTally, tallyRows, type TallyBatch } from "./tally";
 
 /** Row updates per flush: well under D1's per-invocation statement limit. */
 export const MAX_ROWS_PER_FLUSH = 400;
@@ -104,16 +104,6 @@ export class Counters {
       if (tallyRows(tally) === 0) this.tallies.delete(treeId);
     }
     return out;
-  }
-
-  /** Writes up to `maxRows` rows straight to D1 (each tree's to the database `dbOf` names), one batch per database. */
-  async flush(dbOf: (treeId: string) => D1Database, maxRows = MAX_ROWS_PER_FLUSH): Promise<void> {
-    const byDb = new Map<D1Database, TallyBatch[]>();
-    for (const tally of this.drain(maxRows)) {
-      const db = dbOf(tally.treeId);
-      byDb.set(db, [...(byDb.get(db) ?? []), tally]);
-    }
-    await Promise.all([...byDb].map(([db, tallies]) => writeTallies(db, tallies)));
   }
 }
 

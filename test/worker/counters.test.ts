@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { Counters } from "../../src/store/counters";
+import { writeTallies } from "../../src/store/tally";
 
 async function hitsOf(prefix: string): Promise<number> {
   const row = await env.DB.prepare("SELECT COALESCE(SUM(hits), 0) AS n FROM nodes WHERE hash LIKE ?1").bind(`${prefix}%`).first<{ n: number }>();
@@ -15,13 +16,13 @@ describe("buffered counters", () => {
     const counters = new Counters();
     for (let i = 0; i < 30; i++) counters.hit("t", `${prefix}-${i}`, { promptTokens: 1, completionTokens: 1, latencyMs: 1 });
     expect(counters.pending()).toBe(31);
-    await counters.flush(() => env.DB, 10);
+    await writeTallies(env.DB, counters.drain(10));
     expect(counters.pending()).toBe(21);
     expect(counters.due()).toBe(true);
     expect(await hitsOf(prefix)).toBe(9);
-    await counters.flush(() => env.DB, 10);
-    await counters.flush(() => env.DB, 10);
-    await counters.flush(() => env.DB, 10);
+    await writeTallies(env.DB, counters.drain(10));
+    await writeTallies(env.DB, counters.drain(10));
+    await writeTallies(env.DB, counters.drain(10));
     expect(counters.pending()).toBe(0);
     expect(counters.due()).toBe(false);
     expect(await hitsOf(prefix)).toBe(30);
