@@ -9,7 +9,7 @@ import type { StoredAnswer } from "../cache/answer";
  * The staleness bound: an entry is served at most `COLO_CACHE_TTL_MS` after
  * it was read from D1, so a prune or a new disagreeing observation made in
  * another colo is seen there within that bound (the same colo forgets the
- * entry at once: records and prunes delete it). Only positive reads are
+ * entry at once: records, imports and prunes delete it). Only positive reads are
  * kept: a miss always asks D1 again, so a new recording is never hidden.
  */
 export interface ColoCache {
@@ -64,4 +64,16 @@ export function coloCache(ttlMs: number, cache: Cache | undefined = defaultCache
 function defaultCache(): Cache | undefined {
   const storage = (globalThis as { caches?: CacheStorage & { default?: Cache } }).caches;
   return storage?.default;
+}
+
+/** Colo-layer deletes in flight at once while a write forgets its keys. */
+const FORGET_CONCURRENCY = 32;
+
+/** Deletes `keys` from this colo's layer; a failing Cache API is left to the TTL bound (it never fails the write). */
+export async function forgetInColo(colo: ColoCache | null, keys: Iterable<string>): Promise<void> {
+  if (!colo) return;
+  const all = [...new Set(keys)];
+  for (let i = 0; i < all.length; i += FORGET_CONCURRENCY) {
+    await Promise.all(all.slice(i, i + FORGET_CONCURRENCY).map((key) => colo.delete(key).catch(() => undefined)));
+  }
 }

@@ -2,22 +2,28 @@ import { configOf } from "../config";
 import { isolate } from "../isolate";
 import { allShards, dbFor } from "./shards";
 import { treeWriterOf } from "./tree-objects";
-import { addOutcome, previewStale, type PruneOutcome, type PruneRequest, type StaleCriteria } from "./prune";
+import { coloCache, forgetInColo } from "./colo-cache";
+import { addOutcome, previewStale, type PruneOutcome, type PruneRequest, type PruneResult, type StaleCriteria } from "./prune";
 
 const TREES_PER_PAGE = 100;
 
 /**
  * Runs a prune in the tree's Durable Object (serialised with its writes, and
  * it forgets single flight's recent answers), then drops this isolate's hot
- * answers. Other isolates stop serving pruned nodes within HOT_CACHE_TTL_MS.
+ * answers and this colo's entries for every key whose answers changed. Other
+ * isolates stop serving pruned nodes within HOT_CACHE_TTL_MS, other colos
+ * within COLO_CACHE_TTL_MS.
  */
 export async function pruneThroughWriter(env: Env, request: PruneRequest): Promise<PruneOutcome> {
   const writer = treeWriterOf(env, request.treeId);
-  // SAFETY: RPC types the result as a stub; PruneOutcome is plain data (counts), so the cast only unwraps that type.
-  const outcome = (await writer.prune(request)) as PruneOutcome;
-  isolate(configOf(env)).hot.clear();
+  // SAFETY: RPC types the result as a stub; PruneResult is plain data (counts and hashes), so the cast only unwraps that type.
+  const { changedKeys, ...outcome } = (await writer.prune(request)) as PruneResult;
+  const config = configOf(env);
+  isolate(config).hot.clear();
+  await forgetInColo(coloCache(config.coloCacheTtlMs), changedKeys);
   return outcome;
 }
+
 
 /**
  * A stale prune over one tree, or every tree of a tenant (null: every

@@ -36,6 +36,24 @@ export interface PruneOutcome {
   roots: PruneRoot[];
 }
 
+/**
+ * A prune as run: its outcome, and the keys (h_n) whose answer sets it
+ * changed (the parents of the removed answers), for the isolate's memory and
+ * the colo layer to forget at once.
+ */
+export interface PruneResult extends PruneOutcome {
+  changedKeys: string[];
+}
+
+/** The parents of the removed answers, read in the same batch (one transaction) as the deletes. */
+function changedKeysSql(cte: string, removed: string): string {
+  return `${cte} SELECT DISTINCT parent FROM nodes WHERE role = 'assistant' AND hash IN (${removed})`;
+}
+
+function keysOf(result: D1Result): string[] {
+  return (result.results as Array<{ parent: string }>).map((r) => r.parent);
+}
+
 /** Prune roots listed in a preview, at most. */
 export const ROOTS_SHOWN = 50;
 
@@ -144,17 +162,18 @@ export async function previewStale(db: D1Database, treeId: string, criteria: Sta
 }
 
 /** Removes the stale paths of one tree and recounts it. Run it through the tree's Durable Object. */
-export async function pruneStale(db: D1Database, treeId: string, criteria: StaleCriteria): Promise<PruneOutcome> {
+export async function pruneStale(db: D1Database, treeId: string, criteria: StaleCriteria): Promise<PruneResult> {
   const preview = await previewStale(db, treeId, criteria);
-  if (preview.nodes === 0) return preview;
+  if (preview.nodes === 0) return { ...preview, changedKeys: [] };
   const params = staleParams(treeId, criteria);
-  const results = await db.batch([
+  const [changed, ...results] = await db.batch([
+    db.prepare(changedKeysSql(KEEP_CTE, STALE_REMOVED)).bind(...params),
     ...dropTemplates(db, KEEP_CTE, STALE_REMOVED, params),
     db.prepare(`${KEEP_CTE} DELETE FROM template_observations WHERE tree_id = ?1 AND answer_hash NOT IN (SELECT h FROM keep)`).bind(...params),
     db.prepare(`${KEEP_CTE} DELETE FROM nodes WHERE tree_id = ?1 AND hash NOT IN (SELECT h FROM keep)`).bind(...params),
     db.prepare(RECOUNT_SQL).bind(treeId),
   ]);
-  return { ...preview, nodes: results[3].meta.changes ?? preview.nodes, templates: results[1].meta.changes ?? preview.templates };
+  return { ...preview, nodes: results[3].meta.changes ?? preview.nodes, templates: results[1].meta.changes ?? preview.templates, changedKeys: keysOf(changed) };
 }
 
 /** What removing a node and everything under it would take (read-only); null when the node is not in the tree. */
@@ -175,22 +194,24 @@ export async function previewSubtree(db: D1Database, treeId: string, hash: strin
  * `parent` column), the templates whose evidence lies there, and recounts the
  * tree. Run it through the tree's Durable Object.
  */
-export async function pruneSubtree(db: D1Database, treeId: string, hash: string): Promise<PruneOutcome> {
+export async function pruneSubtree(db: D1Database, treeId: string, hash: string): Promise<PruneResult> {
   const preview = await previewSubtree(db, treeId, hash);
-  if (!preview) return { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [] };
-  const results = await db.batch([
+  if (!preview) return { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [], changedKeys: [] };
+  const [changed, ...results] = await db.batch([
+    db.prepare(changedKeysSql(SUBTREE_CTE, SUBTREE_REMOVED)).bind(treeId, hash),
     ...dropTemplates(db, SUBTREE_CTE, SUBTREE_REMOVED, [treeId, hash]),
     db.prepare(`${SUBTREE_CTE} DELETE FROM template_observations WHERE answer_hash IN (SELECT h FROM sub)`).bind(treeId, hash),
     db.prepare(`${SUBTREE_CTE} DELETE FROM nodes WHERE hash IN (SELECT h FROM sub)`).bind(treeId, hash),
     db.prepare(RECOUNT_SQL).bind(treeId),
   ]);
-  return { ...preview, nodes: results[3].meta.changes ?? preview.nodes, templates: results[1].meta.changes ?? preview.templates };
+  return { ...preview, nodes: results[3].meta.changes ?? preview.nodes, templates: results[1].meta.changes ?? preview.templates, changedKeys: keysOf(changed) };
 }
 
 /** Runs one prune request (the Durable Object calls this, serialised with the tree's writes). */
-export function runPrune(db: D1Database, request: PruneRequest): Promise<PruneOutcome> {
+export async function runPrune(db: D1Database, request: PruneRequest): Promise<PruneResult> {
   if (request.kind === "subtree") return pruneSubtree(db, request.treeId, request.hash);
-  return request.dryRun ? previewStale(db, request.treeId, request.criteria) : pruneStale(db, request.treeId, request.criteria);
+  if (request.dryRun) return { ...(await previewStale(db, request.treeId, request.criteria)), changedKeys: [] };
+  return pruneStale(db, request.treeId, request.criteria);
 }
 
 /** Adds the outcome of one tree to a running total (roots capped at ROOTS_SHOWN). */

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { StoredAnswer } from "../cache/answer";
 import { importNodes, type ImportBatch, type ImportOutcome } from "./import";
-import { runPrune, type PruneOutcome, type PruneRequest } from "./prune";
+import { runPrune, type PruneRequest, type PruneResult } from "./prune";
 import { choose } from "../cache/policy";
 import { configOf } from "../config";
 import { readAnswers } from "./answers";
@@ -59,7 +59,7 @@ export class TreeWriter extends DurableObject<Env> {
    * Prunes a subtree or the stale paths of this tree, serialised with its
    * writes, and forgets the recent answers single flight would still serve.
    */
-  async prune(request: PruneRequest): Promise<PruneOutcome> {
+  async prune(request: PruneRequest): Promise<PruneResult> {
     try {
       return await this.serialised(() => runPrune(this.db(request.treeId), request));
     } finally {

@@ -4,7 +4,7 @@ import type { StoredAnswer } from "../../src/cache/answer";
 import { configOf } from "../../src/config";
 import { isolate } from "../../src/isolate";
 import { coloCache } from "../../src/store/colo-cache";
-import { newKey } from "./api-helpers";
+import { api, newKey, ok } from "./api-helpers";
 import { chat, eventually, recorded, uniqueModel } from "./helpers";
 
 /** COLO_CACHE_TTL_MS of the test Worker (vitest.config.ts): the bound on another colo serving a stale node. */
@@ -87,5 +87,46 @@ describe("colo cache: the Cache API layer shared by a colo's isolates", () => {
     expect(again.headers.get("muscle-mem-cache")).toBe("miss");
     await again.arrayBuffer();
     await eventually(async () => (await colo.get(parent)) === undefined);
+  });
+
+  it.each(["subtree", "stale"] as const)("Should forget the colo entry of a node at once when this colo prunes its answer (%s prune)", async (kind) => {
+    const key = newKey();
+    const body = { model: uniqueModel(`prune-colo-${kind}`), messages: [{ role: "user", content: `colo prune ${crypto.randomUUID()}` }] };
+    await (await chat(body, { key })).arrayBuffer();
+    await recorded(body, { key });
+    const hit = await chat(body, { key });
+    const node = hit.headers.get("muscle-mem-node")!;
+    await hit.arrayBuffer();
+    const [{ parent, tree_id }] = (await env.DB.prepare("SELECT parent, tree_id FROM nodes WHERE hash = ?").bind(node).all<{ parent: string; tree_id: string }>()).results;
+    // An entry that would live a minute, so that only the prune's delete can make it go.
+    const colo = coloCache(60_000)!;
+    await colo.put(parent, [answer(node)]);
+    expect(await colo.get(parent)).toBeDefined();
+    if (kind === "subtree") await ok(api(`/nodes/${node}`, { token: key, method: "DELETE" }));
+    else await ok(api("/prune", { token: key, method: "POST", body: { tree_id, older_than_ms: 0 } }));
+    expect(await colo.get(parent)).toBeUndefined();
+    const gone = await chat(body, { key, headers: { "cache-control": "only-if-cached" } });
+    expect(gone.status).toBe(504);
+    await gone.arrayBuffer();
+  });
+});
+
+describe("colo cache: imports", () => {
+  it("Should forget the colo entry of a node at once when this colo imports another answer there", async () => {
+    const key = newKey();
+    const model = uniqueModel("import-colo");
+    const messages = [{ role: "user", content: `colo import ${crypto.randomUUID()}` }];
+    await (await chat({ model, messages }, { key })).arrayBuffer();
+    await recorded({ model, messages }, { key });
+    const hit = await chat({ model, messages }, { key });
+    const node = hit.headers.get("muscle-mem-node")!;
+    await hit.arrayBuffer();
+    const [{ parent }] = (await env.DB.prepare("SELECT parent FROM nodes WHERE hash = ?").bind(node).all<{ parent: string }>()).results;
+    const colo = coloCache(60_000)!;
+    await colo.put(parent, [answer(node)]);
+    // A second, different answer at the same node: the two disagree, so the next lookup must not serve the first alone.
+    const line = { model, messages: [...messages, { role: "assistant", content: `imported ${crypto.randomUUID()}` }] };
+    await ok(api("/import", { token: key, method: "POST", body: line }));
+    expect(await colo.get(parent)).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
+import { coloCache, forgetInColo } from "../../store/colo-cache";
 import type { ImportBatch } from "../../store/import";
 import { keyLine, trajectoryLine, type ImportNode } from "../../store/trajectory-lines";
 import { anthropicTrajectoryLine, isAnthropicLine, keyAnthropicLine } from "../../store/trajectory-lines-anthropic";
@@ -87,9 +88,11 @@ export async function postImport(c: ApiCtx): Promise<Response> {
   const { lines, trees } = keyLines(text, tenant, namespace);
   let inserted = 0;
   let answers = 0;
+  const changedKeys = new Set<string>();
   for (const [treeId, tree] of trees) {
     const writer = c.env.TREE_WRITER.get(c.env.TREE_WRITER.idFromName(treeId));
     const nodes = [...tree.nodes.values()];
+    for (const n of nodes) if (n.o > 0) changedKeys.add(n.p);
     answers += nodes.filter((n) => n.o > 0).length;
     for (const batch of rpcBatches(nodes)) {
       const input: ImportBatch = { treeId, tenant, namespace, model: tree.model, frameJson: tree.frameJson, nodes: batch };
@@ -97,6 +100,8 @@ export async function postImport(c: ApiCtx): Promise<Response> {
       inserted += outcome.nodesInserted;
     }
   }
-  isolate(configOf(c.env)).hot.clear();
+  const config = configOf(c.env);
+  isolate(config).hot.clear();
+  await forgetInColo(coloCache(config.coloCacheTtlMs), changedKeys);
   return c.json({ lines, trees: trees.size, nodes_inserted: inserted, answers, tenant, namespace });
 }
