@@ -108,7 +108,8 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
     await clickNode(page, "order #B-2");
     await clickNode(page, "order #C-3");
     await clickNode(page, "order #A-1");
-    await page.waitForSelector("g.node.role-assistant");
+    // All three branches open (their children load in any order), so that the first get_order() is A-1's.
+    await expect.poll(() => page.locator("g.node.role-assistant").count()).toBe(3);
     await clickNode(page, "get_order()");
     await page.waitForSelector("#node-panel:not([hidden]) .call");
     expect(await page.locator("#node-panel .call").textContent()).toContain("get_order()");
