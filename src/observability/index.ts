@@ -4,7 +4,8 @@ import { writeRequestPoint } from "./analytics";
 import { parseLogLevel, requestLine, shouldLog } from "./log";
 import { rememberRequest } from "./recent";
 import { newReport } from "./report";
-import { REQUEST_ID_HEADER, requestIdOf } from "./request-id";
+import { CACHE_HEADER, REQUEST_ID_HEADER, SINGLE_FLIGHT_HEADER } from "../protocol";
+import { requestIdOf } from "./request-id";
 import { meteredEnv, newStoreCost, runMetered, storeTimingEntries, type StoreCost } from "./store-meter";
 
 export { note, phase } from "./report";
@@ -38,8 +39,8 @@ export function observe(): MiddlewareHandler<{ Bindings: Env }> {
       method: c.req.method,
       route: routeOf(c),
       status: c.res.status,
-      outcome: c.res.headers.get("muscle-mem-cache"),
-      follower: c.res.headers.get("muscle-mem-single-flight") === "follower",
+      outcome: c.res.headers.get(CACHE_HEADER),
+      follower: c.res.headers.get(SINGLE_FLIGHT_HEADER) === "follower",
       report: c.get("mm"),
       end,
     });

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { configOf } from "../config";
 import { isolate } from "../isolate";
+import { TEMPLATE_HEADER } from "../protocol";
 import { scheduleFlush } from "../routes/counting";
 import type { RecentRequest } from "../store/recent";
 import type { RequestLogLine } from "./log";
@@ -38,7 +39,7 @@ export function recentRowOf(line: RequestLogLine, report: RequestReport | undefi
  */
 export function rememberRequest(c: Context<{ Bindings: Env }>, line: RequestLogLine): void {
   try {
-    const row = recentRowOf(line, c.get("mm"), c.res.headers.get("muscle-mem-template"));
+    const row = recentRowOf(line, c.get("mm"), c.res.headers.get(TEMPLATE_HEADER));
     if (!row) return;
     isolate(configOf(c.env)).counters.request(row);
     scheduleFlush(c);

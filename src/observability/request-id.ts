@@ -1,5 +1,4 @@
-/** The header that carries a request id in and out. */
-export const REQUEST_ID_HEADER = "x-request-id";
+import { REQUEST_ID_HEADER } from "../protocol";
 
 /** Ids a client may choose: short, printable, no spaces or quotes (they end up in logs). */
 const SANE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;

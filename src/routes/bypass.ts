@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { configOf } from "../config";
 import { ApiError } from "../errors";
 import { forward, queryOf, relayResponse } from "../upstream/forward";
-import { CACHE_HEADER } from "./flow/outcome";
+import { CACHE_HEADER } from "../protocol";
 import { countBypass } from "./counting";
 
 type Ctx = Context<{ Bindings: Env }>;

@@ -1,7 +1,8 @@
 import { ApiError } from "../errors";
 import type { RecordInput } from "../store/record";
 import { forward, queryOf, relayResponse } from "../upstream/forward";
-import { CACHE_HEADER, type CacheOutcome } from "./flow/outcome";
+import { CACHE_HEADER } from "../protocol";
+import type { CacheOutcome } from "./flow/outcome";
 
 /** What the model produced, ready to record; null when it must not be recorded. */
 export type Recording = RecordInput | null;

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { configOf } from "../config";
 import { ApiError } from "../errors";
 import { forward, relayResponse } from "../upstream/forward";
-import { CACHE_HEADER } from "./flow/outcome";
+import { CACHE_HEADER } from "../protocol";
 
 type Ctx = Context<{ Bindings: Env }>;
 

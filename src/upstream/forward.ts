@@ -1,4 +1,5 @@
 import { ApiError } from "../errors";
+import { HEADER_PREFIX } from "../protocol";
 
 /** Request headers that belong to this hop or to muscle-mem, never to the upstream. */
 const DROP_REQUEST = new Set(["host", "content-length", "connection", "keep-alive", "transfer-encoding", "upgrade", "cf-connecting-ip", "cf-ray", "cf-visitor", "cf-ipcountry", "x-forwarded-for", "x-forwarded-proto", "x-real-ip"]);
@@ -24,7 +25,7 @@ function forwardedHeaders(incoming: Headers): Headers {
   const headers = new Headers();
   incoming.forEach((value, key) => {
     const name = key.toLowerCase();
-    if (DROP_REQUEST.has(name) || name.startsWith("muscle-mem-") || name === "cache-control") return;
+    if (DROP_REQUEST.has(name) || name.startsWith(HEADER_PREFIX) || name === "cache-control") return;
     headers.set(key, value);
   });
   return headers;

@@ -1,9 +1,9 @@
+import { BINDINGS_HEADER } from "../../protocol";
 import { hasLoneSurrogate } from "../unicode";
 
 /** Declared variables: `{"name":"Ada","order_id":"A-1"}` from the `muscle-mem-bindings` header. */
 export type Bindings = Readonly<Record<string, string>>;
 
-export const BINDINGS_HEADER = "muscle-mem-bindings";
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 export const MAX_BINDINGS = 32;
 export const MAX_VALUE_CHARS = 1024;

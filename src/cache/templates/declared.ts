@@ -1,3 +1,4 @@
+import { VARIABLES_FRAME_KEY } from "../../protocol";
 import { canonicalArguments, canonicalJson, hashFormOf } from "../canonical";
 import { childHash, digest, treeIdOf, walk } from "../hash";
 import type { RequestKey } from "../key";
@@ -6,9 +7,6 @@ import { ambiguityOf, distinctValues, type Bindings } from "./bindings";
 import { decompose } from "./leaves";
 import { hasPlaceholderLike, renderArguments, renderMessage, substituteArguments, substituteMessage, textsOf } from "./placeholders";
 import { slotTypeOf } from "./slot-types";
-
-/** The frame key under which a declared-template tree lists its variable names. */
-export const VARIABLES_FRAME_KEY = "muscle-mem-variables";
 
 /** A request keyed with placeholders, and how to store and render its answers. */
 export interface DeclaredKeying {

@@ -1,3 +1,5 @@
+import { INDUCTION_HEADER } from "../../protocol";
+
 /** How templates behave, from the Worker's vars. */
 export interface TemplateSettings {
   /** `TEMPLATE_INDUCTION` (default `on`): `off` neither learns templates nor serves learned ones. */
@@ -15,7 +17,6 @@ export interface TemplateSettings {
 
 export const DEFAULT_MIN_BINDINGS = 3;
 export const DEFAULT_DECLARED_MIN_BINDINGS = 2;
-export const INDUCTION_HEADER = "muscle-mem-induction";
 
 function between2And16(value: unknown, fallback: number): number {
   const k = Number.parseInt(String(value ?? ""), 10);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NEXT_CURSOR_HEADER } from "../../protocol";
 import { decodeCursor } from "../../store/cursor";
 import { dbFor } from "../../store/shards";
 import { exportLines } from "../../store/export";
@@ -9,9 +10,6 @@ const exportQuery = z.object({ limit: limitSchema(1000, 10_000), cursor: z.strin
 
 /** An export page stops after the batch that crosses this many characters (memory stays bounded). */
 const PAGE_CHARS = 16_000_000;
-
-/** Response header with the cursor of the next export page, when there is one. */
-export const NEXT_CURSOR_HEADER = "muscle-mem-next-cursor";
 
 /**
  * `GET /api/trees/:treeId/export`: JSONL, one line per leaf path, up to

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
+import { HEX32 } from "../../protocol";
 import { coloCache, forgetInColo } from "../../store/colo-cache";
 import type { ImportBatch } from "../../store/import";
 import { keyLine, trajectoryLine, type ImportNode } from "../../store/trajectory-lines";
@@ -19,7 +20,7 @@ interface TreeImport {
   nodes: Map<string, ImportNode>;
 }
 
-const importQuery = z.object({ tenant: z.string().regex(/^[0-9a-f]{32}$/, "must be a tenant id (32 lowercase hex characters)").optional() });
+const importQuery = z.object({ tenant: z.string().regex(HEX32, "must be a tenant id (32 lowercase hex characters)").optional() });
 
 /** The tenant an import seeds: the caller's own; the admin names one with `?tenant=`. */
 function importTenant(c: ApiCtx): string {

@@ -2,17 +2,15 @@ import type { Context } from "hono";
 import { z } from "zod";
 import type { AuthVariables } from "../../auth/middleware";
 import { ApiError } from "../../errors";
+import { HEX32 } from "../../protocol";
 
 /** The context of every /api route: the Worker's env and the resolved caller. */
 export type ApiCtx = Context<{ Bindings: Env; Variables: AuthVariables }>;
 
-/** Tree ids and node hashes: 128-bit lowercase hex. */
-export const HASH = /^[0-9a-f]{32}$/;
-
 /** Validates a path id; a malformed one is a 400 (a well-formed unknown one is a 404 later). */
 export function hashParam(c: ApiCtx, name: string): string {
   const value = c.req.param(name) ?? "";
-  if (!HASH.test(value)) throw new ApiError("invalid_request", `${name} must be 32 lowercase hex characters.`, name);
+  if (!HEX32.test(value)) throw new ApiError("invalid_request", `${name} must be 32 lowercase hex characters.`, name);
   return value;
 }
 

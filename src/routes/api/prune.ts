@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "../../errors";
+import { HEX32 } from "../../protocol";
 import { nodeOwner } from "../../store/node-read";
 import { previewSubtree } from "../../store/prune";
 import { pruneStaleTrees, pruneThroughWriter } from "../../store/prune-runner";
@@ -35,7 +36,7 @@ const staleBody = z
   .strictObject({
     older_than_ms: z.number().int().min(0).max(10 * 365 * 24 * 3600 * 1000).optional(),
     min_hits: z.number().int().min(1).max(1_000_000_000).optional(),
-    tree_id: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lowercase hex characters").optional(),
+    tree_id: z.string().regex(HEX32, "must be 32 lowercase hex characters").optional(),
     dry_run: z.boolean().default(false),
   })
   .refine((b) => b.older_than_ms !== undefined || b.min_hits !== undefined, { message: "give older_than_ms, min_hits or both", path: ["older_than_ms"] });

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { HEX32 } from "../../protocol";
 import { pricesOf } from "../../store/prices";
 import { allShards } from "../../store/shards";
 import { readStats } from "../../store/stats";
 import { limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
 
 const statsQuery = z.object({
-  tree_id: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lowercase hex characters").optional(),
+  tree_id: z.string().regex(HEX32, "must be 32 lowercase hex characters").optional(),
   limit: limitSchema(50, 200),
 });
 

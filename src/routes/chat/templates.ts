@@ -2,13 +2,14 @@ import type { StoredAnswer } from "../../cache/answer";
 import { childHash } from "../../cache/hash";
 import { canonicalJson } from "../../cache/canonical";
 import type { RequestKey } from "../../cache/key";
-import { BINDINGS_HEADER, parseBindings, type Bindings } from "../../cache/templates/bindings";
+import { parseBindings, type Bindings } from "../../cache/templates/bindings";
 import { bindingDigestOf, declaredServes, hashForm, renderDeclared, withDeclared, type DeclaredConfirmation } from "../../cache/templates/declared";
 import { lookupKeys, skeletonDigests } from "../../cache/templates/learned";
 import { decompose } from "../../cache/templates/leaves";
 import { serveLearned } from "../../cache/templates/serve";
 import { inductionOffFor, templateSettings, type TemplateSettings } from "../../cache/templates/settings";
 import { ApiError } from "../../errors";
+import { BINDINGS_HEADER, TEMPLATE_HEADER } from "../../protocol";
 import type { RecordInput } from "../../store/record";
 import { readDeclaredEvidence, recordDeclaredEvidence } from "../../store/templates-declared";
 import { hasLiveTemplates, readTemplates } from "../../store/templates";
@@ -94,7 +95,7 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
       }
     },
     induction,
-    hitHeaders: key.declared ? { "muscle-mem-template": "declared" } : {},
+    hitHeaders: key.declared ? { [TEMPLATE_HEADER]: "declared" } : {},
     learned: async (db, timeoutMs, presenceTtlMs = 0) => {
       if (!induction) return null;
       try {
