@@ -140,3 +140,25 @@ export const recentRequests = sqliteTable(
 );
 
 export type TemplateRow = typeof templates.$inferSelect;
+
+/**
+ * The tree directory (src/store/directory.ts), kept in the first shard (`DB`)
+ * only: which shard holds each tree. A tree with no row is where the hash rule
+ * over D1_SHARDS puts it (trees recorded before the directory); its writer
+ * records the row on its first write. `moving_to` is set while a move copies
+ * the tree; `draining_from` while the old shard's rows are deleted after the switch.
+ */
+export const treeDirectory = sqliteTable(
+  "tree_directory",
+  {
+    treeId: text("tree_id").primaryKey(),
+    tenant: text("tenant").notNull(),
+    namespace: text("namespace").notNull(),
+    shard: text("shard").notNull(),
+    movingTo: text("moving_to"),
+    drainingFrom: text("draining_from"),
+    createdAt: integer("created_at").notNull(),
+    movedAt: integer("moved_at"),
+  },
+  (t) => [index("tree_directory_shard_idx").on(t.shard), index("tree_directory_tenant_idx").on(t.tenant, t.shard)],
+);
