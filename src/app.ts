@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { ApiError, errorResponse } from "./errors";
 import { observe } from "./observability";
+import { logEvent } from "./observability/log-event";
 import { apiRoutes } from "./routes/api";
 import { chatCompletions } from "./routes/chat/handler";
 import { messages } from "./routes/messages/handler";
@@ -30,7 +31,7 @@ export function newApp(): Hono<{ Bindings: Env }> {
   app.route("/api", apiRoutes());
   app.notFound(() => new ApiError("not_found", "No such route.").toResponse());
   app.onError((err) => {
-    if (!(err instanceof ApiError)) console.error(JSON.stringify({ event: "unhandled_error", error: String(err) }));
+    if (!(err instanceof ApiError)) logEvent("error", "unhandled_error", { error: String(err) });
     return errorResponse(err);
   });
   return app;

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { writeRequestPoint } from "./analytics";
 import { parseLogLevel, requestLine, shouldLog } from "./log";
+import { withLogContext } from "./log-event";
 import { rememberRequest } from "./recent";
 import { newReport } from "./report";
 import { CACHE_HEADER, REQUEST_ID_HEADER, SINGLE_FLIGHT_HEADER } from "../protocol";
@@ -28,12 +29,13 @@ export function observe(): MiddlewareHandler<{ Bindings: Env }> {
     // Every D1 query and Durable Object call the request makes is counted (server-timing d1 and do).
     c.env = meteredEnv(c.env);
     const cost = newStoreCost();
-    await runMetered(cost, next);
+    const level = parseLogLevel(c.env.LOG_LEVEL);
+    // Every logEvent of the request (waitUntil work included) carries its id and respects LOG_LEVEL.
+    await withLogContext({ requestId, level }, () => runMetered(cost, next));
     const end = Date.now();
     setResponseHeader(c, REQUEST_ID_HEADER, requestId);
     const timing = serverTiming(c.get("mm"), cost, end);
     if (timing) setResponseHeader(c, "server-timing", timing);
-    const level = parseLogLevel(c.env.LOG_LEVEL);
     const line = requestLine({
       requestId,
       method: c.req.method,

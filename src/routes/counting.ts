@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { configOf } from "../config";
 import { isolate } from "../isolate";
+import { logEvent } from "../observability/log-event";
 import { served } from "../observability/report";
 import { sendTallies } from "../store/send-tallies";
 
@@ -34,6 +35,6 @@ export function scheduleFlush(c: Ctx): void {
   c.executionCtx.waitUntil(
     new Promise((resolve) => setTimeout(resolve, config.counterFlushMs))
       .then(() => sendTallies(c.env, counters.drain(), config.tallyFlushMs))
-      .catch((error) => console.error(JSON.stringify({ event: "counter_flush_failed", error: String(error) }))),
+      .catch((error) => logEvent("error", "counter_flush_failed", { error: String(error) })),
   );
 }

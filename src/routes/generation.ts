@@ -1,4 +1,5 @@
 import { ApiError } from "../errors";
+import { logEvent } from "../observability/log-event";
 import type { RecordInput } from "../store/record";
 import { forward, queryOf, relayResponse } from "../upstream/forward";
 import { CACHE_HEADER } from "../protocol";
@@ -83,7 +84,7 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
     } catch (error) {
       // Cut after its headers (connection lost, client abort): nothing to record, and a 502 rather than a 500.
       settle(null);
-      console.error(JSON.stringify({ event: "upstream_incomplete", aborted: opts.request.signal.aborted, error: String(error) }));
+      logEvent("error", "upstream_incomplete", { aborted: opts.request.signal.aborted, error: String(error) });
       return answerError(opts, new ApiError("upstream_incomplete", "The upstream model's answer was cut off before it was complete."), headers);
     }
     settle(readSafely(() => opts.reader.fromJson(text, Date.now() - started)));
@@ -97,7 +98,7 @@ function readSafely(read: () => Recording): Recording {
   try {
     return read();
   } catch (error) {
-    console.error(JSON.stringify({ event: "answer_unreadable", error: String(error) }));
+    logEvent("error", "answer_unreadable", { error: String(error) });
     return null;
   }
 }
@@ -108,7 +109,7 @@ function fedSafely(feed: () => void): boolean {
     feed();
     return true;
   } catch (error) {
-    console.error(JSON.stringify({ event: "answer_unreadable", error: String(error) }));
+    logEvent("error", "answer_unreadable", { error: String(error) });
     return false;
   }
 }

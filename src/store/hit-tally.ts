@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { dbFor } from "./shards";
+import { logEvent } from "../observability/log-event";
+import { homeShard } from "./directory";
 import { emptyTally, mergeTally, tallyRows, writeTallies, type TallyBatch } from "./tally";
 
 const PENDING = "pending";
@@ -44,12 +45,12 @@ export class HitTally extends DurableObject<Env> {
     if (!pending || tallyRows(pending) === 0) return;
     await this.ctx.storage.delete(PENDING);
     try {
-      await writeTallies(dbFor(this.env, pending.treeId).db, [pending]);
+      await writeTallies((await homeShard(this.env, pending.treeId)).db, [pending]);
     } catch (error) {
       const now = (await this.ctx.storage.get<TallyBatch>(PENDING)) ?? emptyTally(pending.treeId);
       await this.ctx.storage.put(PENDING, mergeTally(pending, now));
       if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
-      console.error(JSON.stringify({ event: "tally_write_failed", tree: pending.treeId, error: String(error) }));
+      logEvent("error", "tally_write_failed", { tree: pending.treeId, error: String(error) });
     }
   }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { logEvent } from "../observability/log-event";
 
 /** USD per one million tokens. */
 export interface Price {
@@ -34,7 +35,7 @@ export function pricesOf(json: string | undefined): PriceTable {
   try {
     return { ...DEFAULT_PRICES, ...priceTable.parse(JSON.parse(json)) };
   } catch (error) {
-    console.error(JSON.stringify({ event: "prices_json_invalid", error: String(error) }));
+    logEvent("error", "prices_json_invalid", { error: String(error) });
     return DEFAULT_PRICES;
   }
 }

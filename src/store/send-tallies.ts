@@ -1,3 +1,4 @@
+import { logEvent } from "../observability/log-event";
 import type { TallyBatch } from "./tally";
 
 /**
@@ -7,5 +8,5 @@ import type { TallyBatch } from "./tally";
 export async function sendTallies(env: Env, tallies: readonly TallyBatch[], flushMs: number): Promise<void> {
   const sent = await Promise.allSettled(tallies.map((tally) => env.HIT_TALLY.get(env.HIT_TALLY.idFromName(tally.treeId)).add(tally, flushMs)));
   const failed = sent.filter((s) => s.status === "rejected").length;
-  if (failed > 0) console.error(JSON.stringify({ event: "tally_send_failed", trees: failed }));
+  if (failed > 0) logEvent("error", "tally_send_failed", { trees: failed });
 }

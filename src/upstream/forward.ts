@@ -1,4 +1,5 @@
 import { ApiError } from "../errors";
+import { logEvent } from "../observability/log-event";
 import { HEADER_PREFIX } from "../protocol";
 
 /** Request headers that belong to this hop or to muscle-mem, never to the upstream. */
@@ -93,13 +94,13 @@ export async function forward(options: ForwardOptions): Promise<Response> {
     });
   } catch (error) {
     if (timer?.signal.aborted && !options.signal?.aborted) {
-      console.error(JSON.stringify({ event: "upstream_timeout", timeout_ms: limit }));
+      logEvent("error", "upstream_timeout", { timeout_ms: limit });
       throw new ApiError("upstream_timeout", `The upstream model did not answer within ${limit} ms (UPSTREAM_TIMEOUT_MS).`);
     }
     const host = hostOf(options.base) ?? "(not a URL)";
     const setting = options.baseVar ?? "UPSTREAM_BASE_URL";
     // One line: the host and the var, the error's name and first line, never a stack, a path or a key.
-    console.error(JSON.stringify({ event: "upstream_unreachable", host, var: setting, error: firstLine(error) }));
+    logEvent("error", "upstream_unreachable", { host, var: setting, error: firstLine(error) });
     throw new ApiError("upstream_unreachable", `The upstream model at ${host} could not be reached. Check ${setting}, which sets it.`);
   } finally {
     clearTimeout(timeout);

@@ -9,6 +9,7 @@ import { decompose } from "../../cache/templates/leaves";
 import { serveLearned } from "../../cache/templates/serve";
 import { inductionOffFor, templateSettings, type TemplateSettings } from "../../cache/templates/settings";
 import { ApiError } from "../../errors";
+import { logEvent } from "../../observability/log-event";
 import { BINDINGS_HEADER, TEMPLATE_HEADER } from "../../protocol";
 import type { RecordInput } from "../../store/record";
 import { readDeclaredEvidence, recordDeclaredEvidence } from "../../store/templates-declared";
@@ -81,7 +82,7 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
         const evidence = await withTimeout(evidenceAt(store.db, key.key, store.ttlMs), store.timeoutMs, "declared evidence");
         return declaredServes(evidence, answer.hash, binding, settings.declaredMinBindings) ? render(answer) : null;
       } catch (error) {
-        console.error(JSON.stringify({ event: "declared_evidence_failed", tree: key.treeId, error: String(error) }));
+        logEvent("error", "declared_evidence_failed", { tree: key.treeId, error: String(error) });
         return null;
       }
     },
@@ -91,7 +92,7 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
         await recordDeclaredEvidence(db, { treeId: key.treeId, key: key.key, answer: recorded.answer.hash, binding });
         declaredMemo.delete(key.key);
       } catch (error) {
-        console.error(JSON.stringify({ event: "declared_evidence_write_failed", tree: key.treeId, error: String(error) }));
+        logEvent("error", "declared_evidence_write_failed", { tree: key.treeId, error: String(error) });
       }
     },
     induction,
@@ -105,7 +106,7 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
         const answer = render(found.answer);
         return answer ? { answer, template: found.template } : null;
       } catch (error) {
-        console.error(JSON.stringify({ event: "template_lookup_failed", tree: key.treeId, error: String(error) }));
+        logEvent("error", "template_lookup_failed", { tree: key.treeId, error: String(error) });
         return null;
       }
     },
