@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AuthVariables } from "../../auth/middleware";
 import { ApiError } from "../../errors";
 import { HEX32 } from "../../protocol";
+import { readCursor, type CursorOf, type CursorShape } from "../../store/cursor";
 
 /** The context of every /api route: the Worker's env and the resolved caller. */
 export type ApiCtx = Context<{ Bindings: Env; Variables: AuthVariables }>;
@@ -12,6 +13,13 @@ export function hashParam(c: ApiCtx, name: string): string {
   const value = c.req.param(name) ?? "";
   if (!HEX32.test(value)) throw new ApiError("invalid_request", `${name} must be 32 lowercase hex characters.`, name);
   return value;
+}
+
+/** Decodes a cursor this API returned with the expected element types; anything else is a 400 on `param`. */
+export function decodeCursor<T extends CursorShape>(cursor: string, shape: T, param = "cursor"): CursorOf<T> {
+  const position = readCursor(cursor, shape);
+  if (!position) throw new ApiError("invalid_request", "cursor is not a cursor this API returned.", param);
+  return position;
 }
 
 /** A page size: 1..max, default `fallback`. */
