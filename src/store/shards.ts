@@ -2,12 +2,12 @@
  * Trees spread over several D1 databases, and D1 read replicas for hits.
  *
  * - **Shards.** `D1_SHARDS` lists the D1 bindings that hold trees
- *   (`"DB,DB_1,DB_2"`, default `"DB"`). A tree lives in exactly one of them,
- *   chosen by rendezvous hashing of its id (the tree id is already a hash of
- *   tenant, namespace and frame): every binding gets a score `H(name, treeId)`
- *   and the highest wins. The choice depends on the names, not their order,
- *   and adding an Nth shard moves only the ~1/N of trees that now score
- *   highest on it (docs/capacity.md "Adding a shard").
+ *   (`"DB,DB_1,DB_2"`, default `"DB"`). A tree lives in exactly one of them.
+ *   Which one is the tree directory's answer (src/store/directory.ts:
+ *   `shardFor` for reads, the writer's TreeHome for writes); new trees go to
+ *   the least-full shard and trees can move. The hash rule here (`shardOf`,
+ *   rendezvous hashing of the tree id) is where trees recorded before the
+ *   directory were put, and the directory's fallback for trees with no row.
  * - **Sessions.** Hit reads go through `withSession(bookmark)`, so that D1 may
  *   answer from a nearby read replica. The bookmark a client sends back
  *   (`muscle-mem-d1-bookmark`) keeps its reads monotonic; a miss on a replica
@@ -91,7 +91,10 @@ export function shards(env: Env): Shard[] {
   return all;
 }
 
-/** The D1 database that holds `treeId` (and every node and template of that tree). */
+/**
+ * The shard the hash rule names for `treeId`: where trees recorded before the
+ * tree directory live. Not where a tree is now: ask `shardFor` (src/store/directory.ts).
+ */
 export function dbFor(env: Env, treeId: string): Shard {
   const all = shards(env);
   if (all.length === 1) return all[0];

@@ -6,7 +6,8 @@ import { choose } from "../cache/policy";
 import { configOf } from "../config";
 import { readAnswers } from "./answers";
 import { recordGeneration, type RecordInput, type RecordOutcome } from "./record";
-import { dbFor } from "./shards";
+import type { MoveResult } from "./move";
+import { TreeHome, TreeMover } from "./tree-writer-move";
 import { SingleFlight, type Claim, type Joined } from "./single-flight";
 import { learnFrom, type LearnReport } from "./templates-learn";
 
@@ -18,6 +19,9 @@ import { learnFrom, type LearnReport } from "./templates-learn";
 export class TreeWriter extends DurableObject<Env> {
   private readonly flights = new SingleFlight(Number(this.env.SINGLE_FLIGHT_WAIT_MS) || 120_000);
   private queue: Promise<unknown> = Promise.resolve();
+  /** The tree's shard by the directory, and its moves (src/store/tree-writer-move.ts). */
+  private readonly home = new TreeHome(this.env);
+  private readonly mover = new TreeMover(this.env, this.home, (work) => this.serialised(work));
 
   /** Asks to generate the answer for path hash `key`, at once: lead, a recent answer, or `waiting` (then `follow`). */
   async join(key: string): Promise<Joined> {
@@ -36,14 +40,14 @@ export class TreeWriter extends DurableObject<Env> {
   async record(input: RecordInput, key?: string, token?: string): Promise<RecordOutcome> {
     let outcome: RecordOutcome;
     try {
-      outcome = await this.serialised(() => recordGeneration(this.db(input.treeId), input));
+      outcome = await this.serialised(async () => recordGeneration(await this.db(input.treeId, input), input));
     } catch (error) {
       // Nothing was stored: end the flight, so its waiters and the next request go to the model.
       if (key && token) this.flights.fail(key, token);
       throw error;
     }
     if (key) {
-      const answers = await readAnswers(this.db(input.treeId), key).catch(() => []);
+      const answers = await readAnswers(await this.db(input.treeId), key).catch(() => []);
       const chosen = choose(answers, configOf(this.env).policy);
       this.flights.complete(key, token, this.answerOf(input), chosen === null ? null : answers[chosen]);
     }
@@ -61,7 +65,7 @@ export class TreeWriter extends DurableObject<Env> {
    */
   async prune(request: PruneRequest): Promise<PruneResult> {
     try {
-      return await this.serialised(() => runPrune(this.db(request.treeId), request));
+      return await this.serialised(async () => runPrune(await this.db(request.treeId), request));
     } finally {
       this.flights.forget();
     }
@@ -69,7 +73,7 @@ export class TreeWriter extends DurableObject<Env> {
 
   /** Seeds this tree from imported trajectories (idempotent), serialised with its writes. */
   async importPaths(batch: ImportBatch): Promise<ImportOutcome> {
-    return this.serialised(() => importNodes(this.db(batch.treeId), batch));
+    return this.serialised(async () => importNodes(await this.db(batch.treeId, batch), batch));
   }
 
   /**
@@ -79,15 +83,25 @@ export class TreeWriter extends DurableObject<Env> {
    * and records. Never throws: learning is an optimisation.
    */
   async learn(input: RecordInput): Promise<LearnReport | null> {
-    return this.serialised(() => learnFrom(this.db(input.treeId), input)).catch((error) => {
+    return this.serialised(async () => learnFrom(await this.db(input.treeId), input)).catch((error) => {
       console.error(JSON.stringify({ event: "template_learn_failed", tree: input.treeId, error: String(error) }));
       return null;
     });
   }
 
-  /** The shard that holds `treeId` (src/store/shards.ts); the primary, never a replica. */
-  private db(treeId: string): D1Database {
-    return dbFor(this.env, treeId).db;
+  /** Moves this tree to shard `to` (POST /api/trees/:id/move), serialised with every write of the tree. */
+  async move(treeId: string, to: string): Promise<MoveResult> {
+    return this.mover.move(treeId, to);
+  }
+
+  /** On the tree's learner, called by its writer's move: runs the move inside the learner's queue. */
+  async relocate(treeId: string, to: string): Promise<MoveResult> {
+    return this.mover.relocate(treeId, to);
+  }
+
+  /** The shard that holds `treeId` by the directory (src/store/move.ts TreeHome); `identity` places a new tree. */
+  private db(treeId: string, identity: { tenant: string; namespace: string } | null = null): Promise<D1Database> {
+    return this.home.db(treeId, identity);
   }
 
   /** Runs `work` after every write queued before it, whatever their outcome. */

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { shardOf } from "../../src/store/shards";
-import { dbNamed, NAMES } from "./shard-helpers";
+import { dbNamed, homeOf, NAMES } from "./shard-helpers";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { api, learn, ok, type Tree } from "../worker/api-helpers";
 import { chat, eventually } from "../worker/helpers";
@@ -25,10 +24,10 @@ describe("learned templates and the Messages API over four shards", () => {
       headers = { "muscle-mem-namespace": `templates-${i}` };
       await learn(ask(model, "A-1"), key, headers);
       const page = await ok<{ data: Tree[] }>(api(`/trees?namespace=templates-${i}`, { token: key }));
-      if (shardOf(NAMES, page.data[0].id) !== "DB") tree = page.data[0];
+      if ((await homeOf(page.data[0].id)) !== "DB") tree = page.data[0];
     }
     if (!tree) throw new Error("no namespace landed off the default shard");
-    const home = shardOf(NAMES, tree.id);
+    const home = (await homeOf(tree.id)) ?? "";
     for (const order of ["B-22", "C-333"]) await learn(ask(model, order), key, headers);
     await eventually(async () => (await count(home, "SELECT count(*) AS n FROM templates WHERE tree_id = ?1", tree.id)) > 0);
     for (const other of NAMES.filter((n) => n !== home)) {
@@ -60,7 +59,8 @@ describe("learned templates and the Messages API over four shards", () => {
     expect(page.data).toHaveLength(1);
     const id = page.data[0].id;
     for (const name of NAMES) {
-      expect((await count(name, "SELECT count(*) AS n FROM nodes WHERE tree_id = ?1", id)) > 0).toBe(name === shardOf(NAMES, id));
+      const home = await homeOf(id);
+      expect((await count(name, "SELECT count(*) AS n FROM nodes WHERE tree_id = ?1", id)) > 0).toBe(name === home);
     }
   });
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { NEXT_CURSOR_HEADER } from "../../protocol";
 import { decodeCursor } from "../../store/cursor";
-import { dbFor } from "../../store/shards";
+import { shardFor } from "../../store/directory";
 import { exportLines } from "../../store/export";
 import { readTree } from "../../store/trajectories";
 import { hashParam, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
@@ -19,7 +19,7 @@ export async function getExport(c: ApiCtx): Promise<Response> {
   const treeId = hashParam(c, "treeId");
   const q = parseWith(exportQuery, c.req.query());
   const after = q.cursor ? decodeCursor(q.cursor, ["number", "number"] as const) : ([0, 0] as [number, number]);
-  const db = dbFor(c.env, treeId).db;
+  const db = (await shardFor(c.env, treeId)).db;
   const tree = await readTree(db, treeId, scopeOf(c));
   if (!tree) throw notFound("tree");
   const chunks: string[] = [];

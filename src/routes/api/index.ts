@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { requireCaller, type AuthVariables } from "../../auth/middleware";
 import { getExport } from "./export";
+import { postMove } from "./move";
 import { postImport } from "./import";
 import { getNode, getPath } from "./nodes";
 import { deleteNode, getNodePrune, postPrune } from "./prune";
@@ -21,6 +22,7 @@ export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   api.get("/trees/:treeId/export", getExport);
   api.get("/trees/:treeId/templates", getTemplates);
   api.get("/trees/:treeId/search", getSearch);
+  api.post("/trees/:treeId/move", postMove);
   api.get("/nodes/:hash", getNode);
   api.get("/nodes/:hash/path", getPath);
   api.get("/nodes/:hash/prune", getNodePrune);

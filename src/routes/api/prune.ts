@@ -4,7 +4,8 @@ import { HEX32 } from "../../protocol";
 import { nodeOwner } from "../../store/node-read";
 import { previewSubtree } from "../../store/prune";
 import { pruneStaleTrees, pruneThroughWriter } from "../../store/prune-runner";
-import { dbFor, findInShards } from "../../store/shards";
+import { findInShards } from "../../store/shards";
+import { shardFor } from "../../store/directory";
 import { hashParam, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
 
 /** The tree of a node the caller may see, or a 404. */
@@ -19,7 +20,7 @@ async function ownedNode(c: ApiCtx): Promise<{ hash: string; treeId: string }> {
 /** `GET /api/nodes/:hash/prune`: what pruning the node would take (nodes, answers, templates), without pruning. */
 export async function getNodePrune(c: ApiCtx): Promise<Response> {
   const { hash, treeId } = await ownedNode(c);
-  const outcome = await previewSubtree(dbFor(c.env, treeId).db, treeId, hash);
+  const outcome = await previewSubtree((await shardFor(c.env, treeId)).db, treeId, hash);
   if (!outcome) throw notFound("node");
   return c.json({ tree_id: treeId, dry_run: true, ...outcome });
 }
@@ -52,7 +53,7 @@ export async function postPrune(c: ApiCtx): Promise<Response> {
   const body = parseWith(staleBody, json, "body");
   const scope = scopeOf(c);
   if (body.tree_id) {
-    const tree = await dbFor(c.env, body.tree_id).db.prepare(`SELECT 1 AS ok FROM trees WHERE id = ?1 AND (?2 IS NULL OR tenant = ?2)`).bind(body.tree_id, scope).first();
+    const tree = await (await shardFor(c.env, body.tree_id)).db.prepare(`SELECT 1 AS ok FROM trees WHERE id = ?1 AND (?2 IS NULL OR tenant = ?2)`).bind(body.tree_id, scope).first();
     if (!tree) throw notFound("tree");
   }
   const criteria = { cutoff: body.older_than_ms === undefined ? null : Date.now() - body.older_than_ms, minHits: body.min_hits ?? null };

@@ -2,7 +2,7 @@ import { isConfirmed } from "../../cache/templates/learned";
 import type { LearnedTemplate } from "../../cache/templates/induce";
 import { settingsOf } from "../chat/templates";
 import { listTemplates, templateHits } from "../../store/templates";
-import { dbFor } from "../../store/shards";
+import { shardFor } from "../../store/directory";
 import { readTree } from "../../store/trajectories";
 import { hashParam, notFound, scopeOf, type ApiCtx } from "./params";
 
@@ -24,7 +24,7 @@ function summary(t: LearnedTemplate, minBindings: number, hits: number) {
 /** `GET /api/trees/:treeId/templates`: the tree's learned templates (at most 100, newest first). */
 export async function getTemplates(c: ApiCtx): Promise<Response> {
   const treeId = hashParam(c, "treeId");
-  const db = dbFor(c.env, treeId).db;
+  const db = (await shardFor(c.env, treeId)).db;
   const tree = await readTree(db, treeId, scopeOf(c));
   if (!tree) throw notFound("tree");
   const { minBindings } = settingsOf(c.env);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { decodeCursor } from "../../store/cursor";
-import { allShards, dbFor } from "../../store/shards";
+import { allShards } from "../../store/shards";
+import { shardFor } from "../../store/directory";
 import { searchTree } from "../../store/search";
 import { listChildren, listTrees, readTree } from "../../store/trajectories";
 import { hashParam, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
@@ -26,7 +27,7 @@ export async function getTrees(c: ApiCtx): Promise<Response> {
 /** `GET /api/trees/:treeId`: one tree with its full frame. */
 export async function getTree(c: ApiCtx): Promise<Response> {
   const treeId = hashParam(c, "treeId");
-  const tree = await readTree(dbFor(c.env, treeId).db, treeId, scopeOf(c));
+  const tree = await readTree((await shardFor(c.env, treeId)).db, treeId, scopeOf(c));
   if (!tree) throw notFound("tree");
   return c.json(tree);
 }
@@ -44,7 +45,7 @@ export async function getChildren(c: ApiCtx): Promise<Response> {
   const after = q.cursor ? decodeCursor(q.cursor, ["number"] as const)[0] : 0;
   const scope = scopeOf(c);
   const parent = q.parent ?? treeId;
-  const db = dbFor(c.env, treeId).db;
+  const db = (await shardFor(c.env, treeId)).db;
   const owned = await db.prepare(
     `SELECT 1 AS ok FROM trees t WHERE t.id = ?1 AND (?2 IS NULL OR t.tenant = ?2)
        AND (?3 = ?1 OR EXISTS (SELECT 1 FROM nodes n WHERE n.hash = ?3 AND n.tree_id = ?1))`,
@@ -64,7 +65,7 @@ const searchQuery = z.object({
 export async function getSearch(c: ApiCtx): Promise<Response> {
   const treeId = hashParam(c, "treeId");
   const q = parseWith(searchQuery, c.req.query());
-  const db = dbFor(c.env, treeId).db;
+  const db = (await shardFor(c.env, treeId)).db;
   const owned = await db.prepare(`SELECT 1 AS ok FROM trees WHERE id = ?1 AND (?2 IS NULL OR tenant = ?2)`).bind(treeId, scopeOf(c)).first();
   if (!owned) throw notFound("tree");
   const data = await searchTree(db, treeId, q.q, q.limit);

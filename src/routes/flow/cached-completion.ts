@@ -74,7 +74,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   const plan = adapter.templates?.plan(keyed.key, headers, c.env) ?? identityPlan(keyed.key);
   const treeId = plan.key.treeId;
   if (controls.noStore) return bypass(walk, treeId);
-  const source = lookupSource(c.env, treeId, headers, (work) => c.executionCtx.waitUntil(work));
+  const source = await lookupSource(c.env, treeId, headers, (work) => c.executionCtx.waitUntil(work));
   if (!source) return bypass(walk, treeId);
   if (controls.noCache) {
     if (controls.onlyIfCached) throw notCached();

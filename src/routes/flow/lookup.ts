@@ -2,7 +2,8 @@ import type { StoredAnswer } from "../../cache/answer";
 import { choose, type ServePolicy } from "../../cache/policy";
 import { configOf } from "../../config";
 import { queryAnswers, readAnswers } from "../../store/answers";
-import { BOOKMARK_HEADER, bookmarkFor, bookmarkHeader, dbFor, readYourWrites, type Shard } from "../../store/shards";
+import { BOOKMARK_HEADER, bookmarkFor, bookmarkHeader, readYourWrites, type Shard } from "../../store/shards";
+import { shardFor } from "../../store/directory";
 import type { HotCache } from "../../store/hot-cache";
 import { coloCache, type ColoCache } from "../../store/colo-cache";
 import { noteColo } from "../../observability/store-meter";
@@ -34,9 +35,9 @@ export interface LookupSource {
  * The tree's shard and the client's bookmark for it; null (and an error log)
  * when D1_SHARDS names a binding this Worker lacks, so the caller fails open.
  */
-export function lookupSource(env: Env, treeId: string, headers: Headers, defer?: (work: Promise<unknown>) => void): LookupSource | null {
+export async function lookupSource(env: Env, treeId: string, headers: Headers, defer?: (work: Promise<unknown>) => void): Promise<LookupSource | null> {
   try {
-    const shard = dbFor(env, treeId);
+    const shard = await shardFor(env, treeId);
     const config = configOf(env);
     const replicas = config.readReplication;
     // A client that sends a bookmark asks for reads at least that fresh: the colo layer cannot promise it.

@@ -2,7 +2,7 @@ import { inputItemsOf, parseServedResponseId, withPreviousInput } from "../../ca
 import type { ResponsesRequest } from "../../cache/responses/schema";
 import type { ProviderRequest } from "../../cache/provider";
 import { nodeOwner, readPathRows } from "../../store/node-read";
-import { dbFor } from "../../store/shards";
+import { shardFor } from "../../store/directory";
 
 /**
  * Resolves `previous_response_id` when it is a response the Worker served
@@ -16,7 +16,7 @@ export async function resolvePreviousResponse(request: ProviderRequest<Responses
   const id = request.body.previous_response_id;
   const served = id ? parseServedResponseId(id) : null;
   if (!served) return request;
-  const db = dbFor(context.env, served.treeId).db;
+  const db = (await shardFor(context.env, served.treeId)).db;
   const owner = await nodeOwner(db, served.answerHash);
   if (!owner || owner.tenant !== context.tenant || owner.treeId !== served.treeId) return request;
   const rows = await readPathRows(db, served.answerHash);

@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { ApiError } from "../../errors";
+import { forgetShard } from "../../store/directory";
+import type { MoveResult } from "../../store/move";
+import { shards } from "../../store/shards";
+import { treeWriterOf } from "../../store/tree-objects";
+import { hashParam, notFound, parseWith, type ApiCtx } from "./params";
+
+const moveBody = z.strictObject({
+  to: z.string().regex(/^[A-Z_][A-Z0-9_]{0,63}$/, "must be a D1 binding name from D1_SHARDS"),
+});
+
+/**
+ * `POST /api/trees/:treeId/move` (admin): moves a tree to the shard `to`
+ * through its writer object (src/store/move.ts), which holds the tree's
+ * writes while it copies, switches the directory and deletes the old rows.
+ * 404 for an unknown tree, 409 when it is already there or being moved.
+ */
+export async function postMove(c: ApiCtx): Promise<Response> {
+  if (!c.var.caller.admin) throw new ApiError("forbidden", "Moving a tree between shards needs the admin token.");
+  const treeId = hashParam(c, "treeId");
+  let json: unknown;
+  try {
+    json = await c.req.json();
+  } catch {
+    throw new ApiError("invalid_json", "The body must be a JSON object: {\"to\": \"<binding>\"}.");
+  }
+  const body = parseWith(moveBody, json, "body");
+  if (!shards(c.env).some((s) => s.name === body.to)) throw new ApiError("invalid_request", `to: '${body.to}' is not one of D1_SHARDS.`, "to");
+  // SAFETY: RPC types the result as a stub; MoveResult is plain data (names and counts).
+  const result = (await treeWriterOf(c.env, treeId).move(treeId, body.to)) as MoveResult;
+  forgetShard(treeId);
+  if (!result.ok) {
+    if (result.status === 404) throw notFound("tree");
+    throw new ApiError("conflict", result.message);
+  }
+  const { ok: _, ...moved } = result;
+  return c.json(moved);
+}
