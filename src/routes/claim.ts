@@ -14,8 +14,17 @@ import { withTimeout } from "./flow/lookup";
 export async function claimOf(writer: DurableObjectStub<TreeWriter>, key: string, config: Config): Promise<Claim> {
   // SAFETY: RPC types a union result as a stub; Joined is plain data (structured clone), so the cast only unwraps that type.
   const joined = await withTimeout(writer.join(key) as unknown as Promise<Joined>, config.lookupTimeoutMs, "single-flight join");
+  return claimFrom(writer, key, joined, config);
+}
+
+/**
+ * The claim a join gave (here or in TreeWriter.lookupOrJoin): at once, or,
+ * when another request leads, after waiting for it (bounded by
+ * SINGLE_FLIGHT_WAIT_MS; throws when that runs out).
+ */
+export async function claimFrom(writer: DurableObjectStub<TreeWriter>, key: string, joined: Joined, config: Config): Promise<Claim> {
   if (joined.role !== "waiting") return joined;
-  // SAFETY: as above, Claim is plain data (a StoredAnswer at most).
+  // SAFETY: RPC types a union result as a stub; Claim is plain data (a StoredAnswer at most).
   return withTimeout(writer.follow(key) as unknown as Promise<Claim>, config.singleFlightWaitMs, "single-flight wait");
 }
 

@@ -119,6 +119,31 @@ export async function recordGeneration(db: D1Database, input: RecordInput, now =
   return outcome;
 }
 
+/**
+ * Records several generations of one tree in one atomic D1 batch (what the
+ * tree's object had queued while it was writing). Each is one observation, as
+ * if recorded one after the other: a node an earlier one of the group inserts
+ * exists for the later ones, so counts are not doubled.
+ */
+export async function recordGenerations(db: D1Database, inputs: readonly RecordInput[], now = Date.now()): Promise<RecordOutcome[]> {
+  const orm = drizzle(db);
+  const known = new Set<string>();
+  const statements: RecordStatement[] = [];
+  const outcomes: RecordOutcome[] = [];
+  for (const input of inputs) {
+    const hashes = [...input.path.map((p) => p.hash), input.answer.hash];
+    const fresh = hashes.filter((h) => !known.has(h));
+    const existing = new Set([...known, ...(await existingHashes(db, fresh))]);
+    const recorded = recordStatements(orm, input, existing, now);
+    statements.push(...recorded.statements);
+    outcomes.push(recorded.outcome);
+    for (const h of hashes) known.add(h);
+  }
+  const [first, ...rest] = statements;
+  if (first) await orm.batch([first, ...rest]);
+  return outcomes;
+}
+
 /** A statement of a recording: a batch item whose SQL and parameters can be inspected. */
 type RecordStatement = BatchItem<"sqlite"> & { toSQL(): { sql: string; params: unknown[] } };
 

@@ -5,7 +5,8 @@ import { runPrune, type PruneRequest, type PruneResult } from "./prune";
 import { choose } from "../cache/policy";
 import { configOf } from "../config";
 import { readAnswers } from "./answers";
-import { recordGeneration, type RecordInput, type RecordOutcome } from "./record";
+import { lookUpOrJoin, type LookedUp, type LookupOrJoinRequest } from "./lookup-or-join";
+import { recordGeneration, recordGenerations, type RecordInput, type RecordOutcome } from "./record";
 import type { MoveResult } from "./move";
 import { TreeHome, TreeMover } from "./tree-writer-move";
 import { SingleFlight, type Claim, type Joined } from "./single-flight";
@@ -13,15 +14,29 @@ import { learnFrom, type LearnReport } from "./templates-learn";
 
 /**
  * One Durable Object per tree (tenant, namespace, frame), reached with
- * `idFromName(treeId)`. It serialises the tree's writes to D1 and runs single
- * flight for its misses. Hits never come here.
+ * `idFromName(treeId)`, placed next to its shard's primary (D1_SHARD_LOCATIONS).
+ * It serialises the tree's writes to D1 and runs single flight for its misses.
+ * A cold lookup (neither the isolate nor the colo holds the answers) reads D1
+ * here and joins in the same call; warm hits never come here.
  */
 export class TreeWriter extends DurableObject<Env> {
   private readonly flights = new SingleFlight(Number(this.env.SINGLE_FLIGHT_WAIT_MS) || 120_000);
   private queue: Promise<unknown> = Promise.resolve();
+  /** Recordings waiting for the writer: whatever queued while it wrote goes to D1 in one batch. */
+  private pending: Array<{ input: RecordInput; done: (outcome: Promise<RecordOutcome>) => void }> = [];
   /** The tree's shard by the directory, and its moves (src/store/tree-writer-move.ts). */
   private readonly home = new TreeHome(this.env);
   private readonly mover = new TreeMover(this.env, this.home, (work) => this.serialised(work));
+
+  /**
+   * A cold exact lookup in one call: the answers at h_n from D1 and the
+   * serving policy; on a miss, the single-flight join (src/store/lookup-or-join.ts).
+   * Not queued behind writes: a request that reads D1 just before a leader's
+   * record lands still finds its flight, or the answer it left for `recentMs`.
+   */
+  async lookupOrJoin(request: LookupOrJoinRequest): Promise<LookedUp> {
+    return lookUpOrJoin(await this.db(request.treeId), this.flights, request);
+  }
 
   /** Asks to generate the answer for path hash `key`, at once: lead, a recent answer, or `waiting` (then `follow`). */
   async join(key: string): Promise<Joined> {
@@ -40,7 +55,7 @@ export class TreeWriter extends DurableObject<Env> {
   async record(input: RecordInput, key?: string, token?: string): Promise<RecordOutcome> {
     let outcome: RecordOutcome;
     try {
-      outcome = await this.serialised(async () => recordGeneration(await this.db(input.treeId, input), input));
+      outcome = await this.queueRecord(input);
     } catch (error) {
       // Nothing was stored: end the flight, so its waiters and the next request go to the model.
       if (key && token) this.flights.fail(key, token);
@@ -102,6 +117,39 @@ export class TreeWriter extends DurableObject<Env> {
   /** The shard that holds `treeId` by the directory (src/store/move.ts TreeHome); `identity` places a new tree. */
   private db(treeId: string, identity: { tenant: string; namespace: string } | null = null): Promise<D1Database> {
     return this.home.db(treeId, identity);
+  }
+
+  /** Queues a recording; the first of a group schedules the write of everything queued by the time its turn comes. */
+  private queueRecord(input: RecordInput): Promise<RecordOutcome> {
+    return new Promise<RecordOutcome>((resolve, reject) => {
+      this.pending.push({ input, done: (outcome) => void outcome.then(resolve, reject) });
+      if (this.pending.length === 1) void this.serialised(() => this.writePending());
+    });
+  }
+
+  /**
+   * Writes the queued recordings in one D1 batch. When the batch fails (one
+   * bad recording makes it all fail), each is written alone, so that one
+   * recording's fault never costs the others theirs.
+   */
+  private async writePending(): Promise<void> {
+    const group = this.pending.splice(0);
+    if (group.length === 0) return;
+    const first = group[0].input;
+    if (group.length > 1 && group.every((g) => g.input.treeId === first.treeId)) {
+      try {
+        const outcomes = await recordGenerations(await this.db(first.treeId, first), group.map((g) => g.input));
+        group.forEach((g, i) => g.done(Promise.resolve(outcomes[i])));
+        return;
+      } catch {
+        // Fall through: alone, each recording succeeds or fails on its own.
+      }
+    }
+    for (const g of group) {
+      const outcome = this.db(g.input.treeId, g.input).then((db) => recordGeneration(db, g.input));
+      g.done(outcome);
+      await outcome.catch(() => undefined);
+    }
   }
 
   /** Runs `work` after every write queued before it, whatever their outcome. */

@@ -14,7 +14,7 @@ import { parseJsonBody } from "../body";
 import { bypassTo } from "../bypass";
 import { notCached, readControls, type CacheControls } from "./controls";
 import { bookmarkHeaders, lookupAnswer, lookupSource, withTimeout } from "./lookup";
-import { claimOf, settleGeneration } from "../claim";
+import { claimFrom, claimOf, settleGeneration } from "../claim";
 import { coloCache } from "../../store/colo-cache";
 import { countHit } from "../counting";
 import { generate, type Recording } from "../generation";
@@ -80,14 +80,18 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     if (controls.onlyIfCached) throw notCached();
     return generation(walk, plan, source.shard.db, treeWriterOf(c.env, treeId), { role: "alone", reason: "leader-failed" });
   }
-  const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs);
+  const writer = treeWriterOf(c.env, treeId);
+  // Cold, the lookup is one call to the tree's object, which on a miss also joins single flight (docs/capacity.md).
+  const far = { writer, treeId, templates: adapter.templates !== undefined, join: !controls.onlyIfCached, defer: (work: Promise<unknown>) => c.executionCtx.waitUntil(work) };
+  const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs, far);
   phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
   const store = { db: source.shard.db, timeoutMs: config.lookupTimeoutMs, ttlMs: config.hotCacheTtlMs };
   if (found.status === "hit") {
     const hit = serve(walk, plan, await plan.render(found.answer, store), { ...plan.hitHeaders, ...bookmarkHeaders(source, found) });
     if (hit) return hit;
   }
-  if (found.status !== "failed") {
+  // The tree's object, asked cold, says whether the tree has live templates: none, nothing learned to serve.
+  if (found.status !== "failed" && !(found.status === "miss" && found.templates === false)) {
     const learned = await plan.learned(source.shard.db, config.lookupTimeoutMs, config.hotCacheTtlMs);
     const hit = learned && serve(walk, plan, learned.answer, { "muscle-mem-template": learned.template, ...bookmarkHeaders(source, found) }, learned.template);
     if (hit) return hit;
@@ -95,10 +99,9 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   if (controls.onlyIfCached) throw notCached();
   if (found.status === "failed") return bypass(walk, treeId);
 
-  const writer = treeWriterOf(c.env, treeId);
   let claim: Claim;
   try {
-    claim = await claimOf(writer, plan.key.key, config);
+    claim = found.status === "miss" && found.joined ? await claimFrom(writer, plan.key.key, found.joined, config) : await claimOf(writer, plan.key.key, config);
   } catch {
     return bypass(walk, treeId);
   }

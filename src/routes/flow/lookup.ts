@@ -7,17 +7,22 @@ import { shardFor } from "../../store/directory";
 import type { HotCache } from "../../store/hot-cache";
 import { coloCache, type ColoCache } from "../../store/colo-cache";
 import { noteColo } from "../../observability/store-meter";
+import { withTimeout } from "../../store/deadline";
+import type { Joined } from "../../store/single-flight";
+import { lookUpFar, type FarLookup } from "./far-lookup";
 
-export type Lookup = { status: "hit"; answer: StoredAnswer; bookmark: string | null } | { status: "miss"; bookmark: string | null } | { status: "failed"; error: unknown };
+/**
+ * A lookup's outcome. A miss that went to the tree's object carries the
+ * single-flight claim taken in the same call (`joined`; without one the
+ * caller claims itself) and whether the tree has live learned templates
+ * (`templates`; false: no template lookup is needed).
+ */
+export type Lookup =
+  | { status: "hit"; answer: StoredAnswer; bookmark: string | null }
+  | { status: "miss"; bookmark: string | null; joined?: Joined; templates?: boolean }
+  | { status: "failed"; error: unknown };
 
-/** Rejects after `ms`, so that a slow store can never hold an agent back. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+export { withTimeout } from "../../store/deadline";
 
 /** Where a lookup reads: the tree's shard and the client's D1 bookmark for it (`muscle-mem-d1-bookmark`). */
 export interface LookupSource {
@@ -50,13 +55,17 @@ export async function lookupSource(env: Env, treeId: string, headers: Headers, d
 }
 
 /**
- * The exact lookup: the answers at h_n from isolate memory or one indexed D1
- * query through a read-replica session of the tree's shard (confirmed on the
- * primary when a replica has nothing), then the serving policy. Never throws:
- * a failing store is reported as `failed`, and the caller fails open. A D1
- * read returns the session's bookmark, for the client to send back.
+ * The exact lookup: the answers at h_n from isolate memory, this colo's Cache
+ * API layer, or, cold, one far call. Without read replication (and with `far`)
+ * that call is the tree's object (TreeWriter.lookupOrJoin), which reads D1 next
+ * to the primary and, on a miss, joins single flight in the same call; with
+ * read replication it is one indexed D1 query through a session of the tree's
+ * shard (a near replica, confirmed on the primary when it has nothing), and the
+ * caller claims after. Then the serving policy. Never throws: a failing store
+ * is reported as `failed`, and the caller fails open. A D1 session read
+ * returns its bookmark, for the client to send back.
  */
-export async function lookupAnswer(source: LookupSource, hot: HotCache, key: string, policy: ServePolicy, timeoutMs: number): Promise<Lookup> {
+export async function lookupAnswer(source: LookupSource, hot: HotCache, key: string, policy: ServePolicy, timeoutMs: number, far?: FarLookup): Promise<Lookup> {
   let answers = hot.get(key);
   let bookmark: string | null = null;
   if (!answers) {
@@ -64,6 +73,8 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
     if (fromColo) {
       answers = fromColo.answers;
       hot.set(key, answers, Date.now(), fromColo.expiresAt);
+    } else if (far && !source.replicas) {
+      return lookupFar(source, hot, key, policy, timeoutMs, far);
     } else {
       try {
         const read = await withTimeout(readFrom(source, key), timeoutMs, "D1 lookup");
@@ -78,6 +89,23 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
   }
   const chosen = choose(answers, policy);
   return chosen === null ? { status: "miss", bookmark } : { status: "hit", answer: answers[chosen], bookmark };
+}
+
+/**
+ * The cold lookup through the tree's object. A hit is kept in the isolate and
+ * the colo layer as a D1 read would be; a miss is not (the next request asks
+ * the object again, one call either way, and reads what was recorded meanwhile).
+ */
+async function lookupFar(source: LookupSource, hot: HotCache, key: string, policy: ServePolicy, timeoutMs: number, far: FarLookup): Promise<Lookup> {
+  try {
+    const found = await lookUpFar(far, { key, policy, timeoutMs });
+    if (found.status === "miss") return { status: "miss", bookmark: null, templates: found.templates, ...(found.joined ? { joined: found.joined } : {}) };
+    hot.set(key, found.answers);
+    if (source.colo) await keepInColo(source.colo, source.defer, key, found.answers);
+    return { status: "hit", answer: found.answers[found.chosen], bookmark: null };
+  } catch (error) {
+    return { status: "failed", error };
+  }
 }
 
 /** The colo layer's entry for `key`; a failing or slow Cache API is a colo miss, never an error. */

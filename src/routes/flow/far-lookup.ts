@@ -1,0 +1,36 @@
+import type { LookedUp, LookupOrJoinRequest } from "../../store/lookup-or-join";
+import type { TreeWriter } from "../../store/tree-writer";
+import { withTimeout } from "../../store/deadline";
+
+/** What a cold lookup needs to go to the tree's object instead of D1: its stub and what to ask. */
+export interface FarLookup {
+  writer: DurableObjectStub<TreeWriter>;
+  treeId: string;
+  /** Whether the route serves learned templates (a tree with live ones is then looked up, not joined). */
+  templates: boolean;
+  /** Whether a miss may join single flight in the same call (not for `only-if-cached`, which never generates). */
+  join: boolean;
+  /** Runs work after the response (ctx.waitUntil). */
+  defer?: (work: Promise<unknown>) => void;
+}
+
+/**
+ * The one far call of a cold lookup: TreeWriter.lookupOrJoin, bounded by
+ * LOOKUP_TIMEOUT_MS. Throws on a failure or timeout (the caller fails open).
+ * When the Worker stopped waiting but the object made it the leader after all,
+ * the claim is released once the late answer arrives, so that no one waits
+ * out a lease for a generation that never comes.
+ */
+export async function lookUpFar(far: FarLookup, request: Omit<LookupOrJoinRequest, "treeId" | "templates" | "join">): Promise<LookedUp> {
+  // SAFETY: RPC types a union result as a stub; LookedUp is plain data (structured clone), so the cast only unwraps that type.
+  const call = far.writer.lookupOrJoin({ ...request, treeId: far.treeId, templates: far.templates, join: far.join }) as unknown as Promise<LookedUp>;
+  try {
+    return await withTimeout(call, request.timeoutMs, "lookup in the tree's object");
+  } catch (error) {
+    const release = call.then(async (late) => {
+      if (late.status === "miss" && late.joined?.role === "leader") await far.writer.release(request.key, late.joined.token);
+    });
+    far.defer?.(release.catch(() => undefined));
+    throw error;
+  }
+}

@@ -1,0 +1,53 @@
+import type { StoredAnswer } from "../cache/answer";
+import { choose, type ServePolicy } from "../cache/policy";
+import { readAnswers } from "./answers";
+import { withTimeout } from "./deadline";
+import type { Joined, SingleFlight } from "./single-flight";
+import { hasLiveTemplates } from "./templates";
+
+/** What a cold exact lookup asks the tree's object (TreeWriter.lookupOrJoin): plain data. */
+export interface LookupOrJoinRequest {
+  treeId: string;
+  /** h_n, the path hash whose answers are read and whose flight is joined. */
+  key: string;
+  policy: ServePolicy;
+  /** LOOKUP_TIMEOUT_MS as the Worker sees it: the D1 read's bound, and past it the object joins no flight. */
+  timeoutMs: number;
+  /** Whether the route can serve learned templates (then a tree with live ones is not joined: see `templates`). */
+  templates: boolean;
+  /** Whether a miss joins single flight (false for `only-if-cached`, which never generates). */
+  join: boolean;
+}
+
+/**
+ * The answer of one far call on a cold lookup: a `hit` (the answers at h_n and
+ * the one the policy serves, which the Worker keeps in its isolate and colo
+ * layers), or a `miss` with the request's single-flight claim taken in the
+ * same call (lead, a recent answer, or wait). `templates` says whether the
+ * tree has live learned templates (false when the route serves none). `joined`
+ * is null when the request may not join, or when the tree has live templates:
+ * the Worker looks those up first and claims after (a second call, only there).
+ */
+export type LookedUp = { status: "hit"; answers: StoredAnswer[]; chosen: number } | { status: "miss"; answers: StoredAnswer[]; templates: boolean; joined: Joined | null };
+
+/**
+ * Runs a cold lookup inside the tree's object: one D1 read of the answers at
+ * h_n (and, when the route serves templates, whether the tree has live ones,
+ * read alongside), the serving policy, then, on a miss, the single-flight join.
+ * Throws when the read fails or outlasts `timeoutMs` (the Worker fails open);
+ * a read that finished past the bound joins nothing, since the Worker has
+ * stopped waiting and could never settle the claim.
+ */
+export async function lookUpOrJoin(db: D1Database, flights: SingleFlight, request: LookupOrJoinRequest, now: () => number = Date.now): Promise<LookedUp> {
+  const started = now();
+  const [answers, templates] = await withTimeout(
+    Promise.all([readAnswers(db, request.key), request.templates ? hasLiveTemplates(db, request.treeId) : Promise.resolve(false)]),
+    request.timeoutMs,
+    "D1 lookup in the tree's object",
+  );
+  const chosen = choose(answers, request.policy);
+  if (chosen !== null) return { status: "hit", answers, chosen };
+  if (templates || !request.join) return { status: "miss", answers, templates, joined: null };
+  if (now() - started >= request.timeoutMs) throw new Error("D1 lookup in the tree's object finished too late to join");
+  return { status: "miss", answers, templates, joined: flights.join(request.key) };
+}
