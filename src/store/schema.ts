@@ -162,3 +162,15 @@ export const treeDirectory = sqliteTable(
   },
   (t) => [index("tree_directory_shard_idx").on(t.shard), index("tree_directory_tenant_idx").on(t.tenant, t.shard)],
 );
+
+/**
+ * The directory backfill per shard (in DB only): how far it has listed the
+ * shard's trees (`after`, a tree id) and when every tree of the shard had a
+ * directory row (`done_at`). Once every shard is done, lists and stats read
+ * only the shards the directory names (src/store/directory-backfill.ts).
+ */
+export const directoryBackfill = sqliteTable("directory_backfill", {
+  shard: text("shard").primaryKey(),
+  after: text("after").notNull().default(""),
+  doneAt: integer("done_at"),
+});

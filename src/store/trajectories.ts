@@ -79,15 +79,18 @@ function byActivity(a: TreeRowRaw, b: TreeRowRaw): number {
  * Trees of one tenant (or of all when `tenant` is null), newest activity
  * first, keyset-paginated on (activity, id). With several shards, each
  * returns its first `limit + 1` after the cursor and the pages merge: the
- * cursor is the same whatever shard a tree lives in.
+ * cursor is the same whatever shard a tree lives in. `owners` (the tree
+ * directory) drops a row read from a shard the directory does not name for
+ * its tree (a move's copy or not yet drained source): each tree is listed once.
  */
 export async function listTrees(
-  dbs: readonly D1Database[],
+  from: ReadonlyArray<{ name: string; db: D1Database }>,
   q: { tenant: string | null; namespace?: string; limit: number; after?: [number, string] },
+  owners?: (treeIds: string[]) => Promise<Map<string, string>>,
 ): Promise<Page<TreeSummary>> {
   const pages = await Promise.all(
-    dbs.map((db) =>
-      db
+    from.map(async ({ name, db }) => {
+      const page = await db
         .prepare(
           `SELECT ${TREE_COLUMNS} FROM trees
        WHERE (?1 IS NULL OR tenant = ?1) AND (?2 IS NULL OR namespace = ?2)
@@ -95,13 +98,20 @@ export async function listTrees(
        ORDER BY activity DESC, id DESC LIMIT ?5`,
         )
         .bind(q.tenant, q.namespace ?? null, q.after?.[0] ?? null, q.after?.[1] ?? null, q.limit + 1)
-        .all<TreeRowRaw>(),
-    ),
+        .all<TreeRowRaw>();
+      return { name, rows: page.results };
+    }),
   );
-  const rows = pages.flatMap((p) => p.results).sort(byActivity);
-  const page = rows.slice(0, q.limit);
+  const more = pages.some((p) => p.rows.length > q.limit);
+  let rows = pages.flatMap((p) => p.rows.map((row) => ({ row, shard: p.name })));
+  if (owners && pages.length > 1) {
+    const owner = await owners(rows.map((r) => r.row.id));
+    rows = rows.filter((r) => (owner.get(r.row.id) ?? r.shard) === r.shard);
+  }
+  const sorted = rows.map((r) => r.row).sort(byActivity);
+  const page = sorted.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { data: page.map(treeOf), next_cursor: rows.length > q.limit && last ? encodeCursor([last.activity, last.id]) : null };
+  return { data: page.map(treeOf), next_cursor: (sorted.length > q.limit || more) && last ? encodeCursor([last.activity, last.id]) : null };
 }
 
 /** One tree with its full frame, if the scope may see it. */

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { HEX32 } from "../../protocol";
 import { pricesOf } from "../../store/prices";
-import { allShards } from "../../store/shards";
+import { shardFor } from "../../store/directory";
+import { shardsToRead } from "../../store/directory-backfill";
 import { readStats } from "../../store/stats";
 import { limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
 
@@ -14,7 +15,9 @@ const statsQuery = z.object({
 export async function getStats(c: ApiCtx): Promise<Response> {
   const q = parseWith(statsQuery, c.req.query());
   const prices = pricesOf((c.env as unknown as Record<string, string | undefined>).PRICES_JSON);
-  const stats = await readStats(allShards(c.env), { tenant: scopeOf(c), treeId: q.tree_id, limit: q.limit, prices });
+  // One tree: its shard. Else the shards the tree directory names for the caller (every shard until its backfill is done).
+  const from = q.tree_id ? [await shardFor(c.env, q.tree_id)] : await shardsToRead(c.env, scopeOf(c));
+  const stats = await readStats(from.map((s) => s.db), { tenant: scopeOf(c), treeId: q.tree_id, limit: q.limit, prices });
   if (q.tree_id && stats.trees.length === 0) throw notFound("tree");
   return c.json(stats);
 }

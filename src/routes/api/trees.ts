@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { decodeCursor } from "../../store/cursor";
-import { allShards } from "../../store/shards";
 import { shardFor } from "../../store/directory";
+import { ownersOf, shardsToRead } from "../../store/directory-backfill";
 import { searchTree } from "../../store/search";
 import { listChildren, listTrees, readTree } from "../../store/trajectories";
 import { hashParam, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
@@ -21,7 +21,9 @@ export async function getTrees(c: ApiCtx): Promise<Response> {
   const after = q.cursor ? decodeCursor(q.cursor, ["number", "string"] as const) : undefined;
   const scope = scopeOf(c);
   if (scope !== null && q.tenant !== undefined && q.tenant !== scope) return c.json({ data: [], next_cursor: null });
-  return c.json(await listTrees(allShards(c.env), { tenant: scope ?? q.tenant ?? null, namespace: q.namespace, limit: q.limit, after }));
+  const tenant = scope ?? q.tenant ?? null;
+  const from = await shardsToRead(c.env, tenant);
+  return c.json(await listTrees(from, { tenant, namespace: q.namespace, limit: q.limit, after }, (ids) => ownersOf(c.env, ids)));
 }
 
 /** `GET /api/trees/:treeId`: one tree with its full frame. */
