@@ -62,9 +62,19 @@ async function login(page: Page): Promise<void> {
   await page.waitForSelector(".tree-card");
 }
 
-/** Clicks the tree node whose label contains `text` (the first such). */
-async function clickNode(page: Page, text: string): Promise<void> {
-  await page.locator("g.node", { hasText: text }).first().click();
+/**
+ * Clicks (or taps) the tree node whose label contains `text` (the first such), then waits until the
+ * node panel shows that very node. Each click starts its own panel fetch, and the last answer to
+ * arrive fills the panel: without the wait, a quick second click could see its panel replaced by
+ * the first node's, and a wait for `.call` or `.results` could match the wrong node's panel.
+ */
+async function clickNode(page: Page, text: string, tap = false): Promise<void> {
+  const node = page.locator("g.node", { hasText: text }).first();
+  const hash = await node.getAttribute("data-hash");
+  const target = page.locator(`g.node[data-hash="${hash}"]`);
+  if (tap) await target.tap();
+  else await target.click();
+  await page.locator("#node-panel p.hash", { hasText: hash ?? "" }).waitFor();
 }
 
 describe.skipIf(skip)("dashboard in headless Chromium", () => {
@@ -174,8 +184,8 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
     await page.tap(".tree-card");
     await page.waitForSelector("g.node.role-user");
     expect(await page.locator("#trees-pane").isVisible()).toBe(false);
-    await page.locator("g.node", { hasText: "order #D-4" }).first().tap();
-    await page.locator("g.node", { hasText: "get_order()" }).first().tap();
+    await clickNode(page, "order #D-4", true);
+    await clickNode(page, "get_order()", true);
     await page.waitForSelector("#node-panel .call");
     await page.screenshot({ path: resolve(OUT, "phone-branch.png"), fullPage: true });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
