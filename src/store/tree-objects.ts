@@ -1,16 +1,48 @@
+import { parseShardLocations, type LocationHint } from "./shard-locations";
+import { dbFor } from "./shards";
 import type { TreeWriter } from "./tree-writer";
 
 /**
  * The tree's Durable Objects by name: its writer (single flight and
  * serialised writes, `idFromName(treeId)`) and its learner (template
  * learning, a TreeWriter of its own so that joins and records never queue
- * behind induction).
+ * behind induction). Both are created next to the primary of the tree's shard
+ * when D1_SHARD_LOCATIONS names its location: a cold lookup then costs one far
+ * call, Worker to object, and the object's D1 reads stay near.
  */
 export function treeWriterOf(env: Env, treeId: string): DurableObjectStub<TreeWriter> {
-  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(treeId));
+  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(treeId), placement(env, treeId));
 }
 
 /** The object that learns templates for a tree, apart from the tree's writer. */
 export function treeLearnerOf(env: Env, treeId: string): DurableObjectStub<TreeWriter> {
-  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(`learn\u0000${treeId}`));
+  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(`learn\u0000${treeId}`), placement(env, treeId));
+}
+
+let parsed: { value: string | undefined; hints: ReadonlyMap<string, LocationHint> } | undefined;
+
+/** The hint per shard, parsed once per isolate; an invalid value is logged and places objects without hints. */
+function hintsOf(env: Env): ReadonlyMap<string, LocationHint> {
+  const value = env.D1_SHARD_LOCATIONS;
+  if (parsed?.value === value) return parsed.hints;
+  const result = parseShardLocations(value);
+  if (!result.ok) console.error(JSON.stringify({ event: "shard_config_error", error: result.message }));
+  parsed = { value, hints: result.ok ? result.hints : new Map() };
+  return parsed.hints;
+}
+
+/**
+ * The stub options for a tree: its shard primary's location hint, or none
+ * (unset, invalid, or a shard this Worker cannot name). A hint only places an
+ * object when it is first created; an object that exists stays where it is.
+ */
+export function placement(env: Env, treeId: string): DurableObjectNamespaceGetDurableObjectOptions | undefined {
+  const hints = hintsOf(env);
+  if (hints.size === 0) return undefined;
+  try {
+    const hint = hints.get(dbFor(env, treeId).name);
+    return hint ? { locationHint: hint } : undefined;
+  } catch {
+    return undefined;
+  }
 }

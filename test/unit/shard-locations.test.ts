@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { parseShardLocations } from "../../src/store/shard-locations";
+
+describe("D1_SHARD_LOCATIONS", () => {
+  it("Should read one location hint per shard binding", () => {
+    const parsed = parseShardLocations(" DB=weur, DB_1 = enam ");
+    expect(parsed.ok && [...parsed.hints]).toEqual([
+      ["DB", "weur"],
+      ["DB_1", "enam"],
+    ]);
+  });
+
+  it("Should read unset or empty as no hints", () => {
+    for (const value of [undefined, "", " , "]) {
+      const parsed = parseShardLocations(value);
+      expect(parsed.ok && parsed.hints.size).toBe(0);
+    }
+  });
+
+  it("Should reject an unknown hint, a pair without '=', and a binding named twice, naming the problem", () => {
+    expect(parseShardLocations("DB=europe")).toEqual({ ok: false, message: expect.stringContaining("'europe' is not a location hint") });
+    expect(parseShardLocations("DB")).toEqual({ ok: false, message: expect.stringContaining("'DB' is not BINDING=hint") });
+    expect(parseShardLocations("DB=weur,DB=enam")).toEqual({ ok: false, message: expect.stringContaining("names DB twice") });
+  });
+});
