@@ -1,9 +1,19 @@
 import { encodeCursor } from "./cursor";
+import { API_FIELD, type ExportNode } from "./trajectory-formats";
 import { splitFrame } from "./trajectory-lines";
+import { trajectoryFormatOf } from "./trajectory-lines-by-api";
 import { parseStoredMessage, trajectoryMessageOf, type TrajectoryMessage } from "./trajectory-messages";
 
-/** One exported line: the shape of shared/workloads/*.jsonl, plus where it came from. */
-export interface ExportLine {
+/**
+ * One exported line: the shape of shared/workloads/*.jsonl, plus where it
+ * came from. A tree of an API with a format of its own (Responses, Gemini:
+ * src/store/trajectory-lines-by-api.ts) has that API's conversation instead
+ * of `messages` (`input`, `contents`) and `answer_usage`.
+ */
+export type ExportLine = ChatExportLine | ({ id: string; tree_id: string; namespace: string; model: string } & Record<string, unknown>);
+
+/** A line of a chat (or Anthropic Messages) tree. */
+export interface ChatExportLine {
   id: string;
   tree_id: string;
   namespace: string;
@@ -37,6 +47,9 @@ interface PathRow {
   role: string;
   message: string;
   observations: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  finish_reason: string | null;
 }
 
 /**
@@ -61,7 +74,7 @@ async function pathNodes(db: D1Database, leaves: string[]): Promise<Map<string, 
   const rows = await db
     .prepare(
       `WITH RECURSIVE up(h) AS (SELECT value FROM json_each(?1) UNION SELECT n.parent FROM nodes n JOIN up ON n.hash = up.h)
-       SELECT n.hash, n.parent, n.role, n.message, n.observations FROM up JOIN nodes n ON n.hash = up.h`,
+       SELECT n.hash, n.parent, n.role, n.message, n.observations, n.prompt_tokens, n.completion_tokens, n.finish_reason FROM up JOIN nodes n ON n.hash = up.h`,
     )
     .bind(JSON.stringify(leaves))
     .all<PathRow>();
@@ -72,6 +85,11 @@ function lineOf(tree: ExportTree, leaf: string, byHash: Map<string, PathRow>): E
   const rows: PathRow[] = [];
   for (let row = byHash.get(leaf); row; row = byHash.get(row.parent)) rows.push(row);
   rows.reverse();
+  const format = trajectoryFormatOf(tree.frame[API_FIELD]);
+  if (format?.exportFields) {
+    const path: ExportNode[] = rows.map((r) => ({ role: r.role, message: r.message, observations: r.observations, promptTokens: r.prompt_tokens, completionTokens: r.completion_tokens, finishReason: r.finish_reason }));
+    return { id: leaf, tree_id: tree.id, namespace: tree.namespace, model: tree.model, ...format.exportFields(tree.frame, path) };
+  }
   const { tools, params } = splitFrame(tree.frame);
   const scripted: number[] = [];
   rows.forEach((r, i) => {

@@ -2,11 +2,14 @@ import { z } from "zod";
 import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
+import { maxCacheableMessageBytes } from "../../cache/key";
+import type { KeyScope } from "../../cache/provider";
 import { HEX32 } from "../../protocol";
 import { coloCache, forgetInColo } from "../../store/colo-cache";
 import type { ImportBatch } from "../../store/import";
 import { keyLine, trajectoryLine, type ImportNode } from "../../store/trajectory-lines";
-import { anthropicTrajectoryLine, isAnthropicLine, keyAnthropicLine } from "../../store/trajectory-lines-anthropic";
+import { lineApi } from "../../store/trajectory-formats";
+import { trajectoryFormatOf } from "../../store/trajectory-lines-by-api";
 import { readControls } from "../flow/controls";
 import { parseExactJson, readBoundedText } from "../body";
 import { parseWith, type ApiCtx } from "./params";
@@ -35,7 +38,8 @@ function importTenant(c: ApiCtx): string {
 }
 
 /** Parses and keys every line first: one bad line rejects the whole import, before anything is written. */
-function keyLines(text: string, tenant: string, namespace: string): { lines: number; trees: Map<string, TreeImport> } {
+function keyLines(text: string, scope: KeyScope): { lines: number; trees: Map<string, TreeImport> } {
+  const { tenant, namespace } = scope;
   const trees = new Map<string, TreeImport>();
   let lines = 0;
   text.split("\n").forEach((raw, index) => {
@@ -43,9 +47,11 @@ function keyLines(text: string, tenant: string, namespace: string): { lines: num
     const where = `line ${index + 1}`;
     const { json, lossy } = parseExactJson(raw, where);
     if (lossy) throw new ApiError("invalid_request", `${where}: the trajectory cannot be keyed exactly (${lossy}).`, where);
-    const keyed = isAnthropicLine(json)
-      ? keyAnthropicLine(parseWith(anthropicTrajectoryLine, json, where), tenant, namespace)
-      : keyLine(parseWith(trajectoryLine, json, where), tenant, namespace);
+    // A line naming its API (params["muscle-mem:api"]) is keyed by that API's format; others are chat lines.
+    const api = lineApi(json);
+    const format = trajectoryFormatOf(api);
+    if (api !== null && !format) throw new ApiError("invalid_request", `${where}: no API named ${JSON.stringify(api)} (params["muscle-mem:api"]).`, where);
+    const keyed = format ? format.keyLine(json, scope) : keyLine(parseWith(trajectoryLine, json, where), tenant, namespace);
     if ("error" in keyed) throw new ApiError("invalid_request", `${where}: ${keyed.error}`, where);
     lines++;
     const tree = trees.get(keyed.treeId) ?? { frameJson: keyed.frameJson, model: keyed.model, nodes: new Map() };
@@ -86,7 +92,7 @@ export async function postImport(c: ApiCtx): Promise<Response> {
   const tenant = importTenant(c);
   const { namespace } = readControls(c.req.raw.headers);
   const text = await readBoundedText(c.req.raw, configOf(c.env).maxBodyBytes);
-  const { lines, trees } = keyLines(text, tenant, namespace);
+  const { lines, trees } = keyLines(text, { tenant, namespace, maxMessageBytes: maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES) });
   let inserted = 0;
   let answers = 0;
   const changedKeys = new Set<string>();
