@@ -1,3 +1,4 @@
+import { batchesOf, planStale, planSubtree, type PrunePlan } from "./prune-plan";
 import { previewOf } from "./trajectory-messages";
 
 /** What to prune in one tree. */
@@ -45,65 +46,13 @@ export interface PruneResult extends PruneOutcome {
   changedKeys: string[];
 }
 
-/** The parents of the removed answers, read in the same batch (one transaction) as the deletes. */
-function changedKeysSql(cte: string, removed: string): string {
-  return `${cte} SELECT DISTINCT parent FROM nodes WHERE role = 'assistant' AND hash IN (${removed})`;
-}
-
-function keysOf(result: D1Result): string[] {
-  return (result.results as Array<{ parent: string }>).map((r) => r.parent);
-}
-
 /** Prune roots listed in a preview, at most. */
 export const ROOTS_SHOWN = 50;
 
-/**
- * The nodes a stale prune keeps: every live node and its ancestors. A live
- * node is a recorded answer that is not stale, or (when an age is given) any
- * other node recorded after the cutoff. Everything else in the tree leads to
- * no live answer and goes, as whole subtrees.
- */
-const KEEP_CTE = `WITH RECURSIVE live(h) AS (
-    SELECT hash FROM nodes WHERE tree_id = ?1 AND (
-      (role = 'assistant' AND observations > 0
-        AND NOT ((?2 IS NULL OR coalesce(last_hit_at, created_at) < ?2) AND (?3 IS NULL OR hits < ?3)))
-      OR (NOT (role = 'assistant' AND observations > 0) AND ?2 IS NOT NULL AND created_at >= ?2))
-  ), keep(h) AS (
-    SELECT h FROM live
-    UNION
-    SELECT n.parent FROM keep JOIN nodes n ON n.hash = keep.h WHERE n.parent <> ?1
-  )`;
-
-const SUBTREE_CTE = `WITH RECURSIVE sub(h) AS (
-    SELECT hash FROM nodes WHERE hash = ?2 AND tree_id = ?1
-    UNION ALL
-    SELECT n.hash FROM nodes n JOIN sub ON n.parent = sub.h
-  )`;
-
-/**
- * The learned templates a prune takes: those with confirming evidence (an
- * answer they were induced from or confirmed by, template_evidence) among the
- * removed nodes `R`, and those with no recorded evidence at all (learned
- * before evidence was kept: they might rest on anything). Every other template
- * of the tree stays and keeps serving; its own evidence lies elsewhere.
- */
-function dropPredicate(removed: string): string {
-  return `tree_id = ?1 AND (EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = templates.id AND e.answer_hash IN (${removed}))
-    OR NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = templates.id))`;
-}
-
-/** The statements that drop those templates: their evidence first, then every template left without evidence. */
-function dropTemplates(db: D1Database, cte: string, removed: string, params: readonly unknown[]): D1PreparedStatement[] {
-  return [
-    db.prepare(`${cte} DELETE FROM template_evidence WHERE template_id IN (SELECT id FROM templates WHERE ${dropPredicate(removed)})`).bind(...params),
-    db.prepare(`DELETE FROM templates WHERE tree_id = ?1 AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = templates.id)`).bind(params[0]),
-  ];
-}
-
-const STALE_REMOVED = `SELECT hash FROM nodes WHERE tree_id = ?1 AND hash NOT IN (SELECT h FROM keep)`;
-const SUBTREE_REMOVED = `SELECT h FROM sub`;
-
-const RECOUNT_SQL = `UPDATE trees SET node_count = (SELECT count(*) FROM nodes WHERE tree_id = ?1) WHERE id = ?1`;
+/** Removed nodes per D1 batch (whole sibling groups: a batch is one transaction). */
+export const PRUNE_BATCH_ROWS = 100;
+/** D1's bound-parameter limit per statement. */
+const MAX_PARAMS = 100;
 
 interface RootRow {
   hash: string;
@@ -133,78 +82,136 @@ function rootOf(treeId: string, r: RootRow): PruneRoot {
   };
 }
 
-function staleParams(treeId: string, c: StaleCriteria): [string, number | null, number | null] {
-  return [treeId, c.cutoff, c.minHits];
+function chunks<T>(items: readonly T[], size = MAX_PARAMS): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }
 
-/** What a stale prune of one tree would remove (read-only). */
-export async function previewStale(db: D1Database, treeId: string, criteria: StaleCriteria): Promise<PruneOutcome> {
-  const params = staleParams(treeId, criteria);
-  const [counts, roots, dropped] = await db.batch([
-    db
-      .prepare(`${KEEP_CTE} SELECT count(*) AS nodes, coalesce(sum(role = 'assistant' AND observations > 0), 0) AS answers
-        FROM nodes WHERE tree_id = ?1 AND hash NOT IN (SELECT h FROM keep)`)
-      .bind(...params),
-    db
-      .prepare(`${KEEP_CTE} SELECT ${ROOT_COLUMNS} FROM nodes WHERE tree_id = ?1 AND hash NOT IN (SELECT h FROM keep)
-        AND (parent = ?1 OR parent IN (SELECT h FROM keep)) ORDER BY depth, hash LIMIT ${ROOTS_SHOWN}`)
-      .bind(...params),
-    db.prepare(`${KEEP_CTE} SELECT count(*) AS templates FROM templates WHERE ${dropPredicate(STALE_REMOVED)}`).bind(...params),
-  ]);
-  const count = (counts.results[0] ?? { nodes: 0, answers: 0 }) as { nodes: number; answers: number };
+function list(n: number, from = 1): string {
+  return Array.from({ length: n }, (_, i) => `?${i + from}`).join(", ");
+}
+
+/** The first ROOTS_SHOWN tops of the removed subtrees, with their previews (one bounded read). */
+async function rootsOf(db: D1Database, treeId: string, plan: PrunePlan): Promise<PruneRoot[]> {
+  const shown = plan.roots.slice(0, ROOTS_SHOWN).map((n) => n.hash);
+  if (shown.length === 0) return [];
+  const rows = await db.prepare(`SELECT ${ROOT_COLUMNS} FROM nodes WHERE hash IN (${list(shown.length)}) ORDER BY depth, hash`).bind(...shown).all<RootRow>();
+  return rows.results.map((r) => rootOf(treeId, r));
+}
+
+/**
+ * The learned templates a prune takes: those with confirming evidence (an
+ * answer they were induced from or confirmed by, template_evidence) among the
+ * removed nodes, and those with no recorded evidence at all (learned before
+ * evidence was kept: they might rest on anything). Every other template of
+ * the tree stays and keeps serving; its own evidence lies elsewhere.
+ */
+async function templatesTaken(db: D1Database, treeId: string, plan: PrunePlan): Promise<{ evidenced: string[]; bare: number }> {
+  const ids = new Set<string>();
+  for (const part of chunks(plan.removed.map((n) => n.hash), MAX_PARAMS - 1)) {
+    const rows = await db
+      .prepare(`SELECT DISTINCT template_id FROM template_evidence WHERE answer_hash IN (${list(part.length, 2)}) AND tree_id = ?1`)
+      .bind(treeId, ...part)
+      .all<{ template_id: string }>();
+    for (const r of rows.results) ids.add(r.template_id);
+  }
+  const bare = await db
+    .prepare(`SELECT count(*) AS n FROM templates t WHERE tree_id = ?1 AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = t.id)`)
+    .bind(treeId)
+    .first<{ n: number }>();
+  return { evidenced: [...ids], bare: bare?.n ?? 0 };
+}
+
+/** What a plan would remove (read-only). */
+async function outcomeOf(db: D1Database, treeId: string, plan: PrunePlan): Promise<PruneOutcome & { evidenced: string[] }> {
+  if (plan.removed.length === 0) return { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [], evidenced: [] };
+  const taken = await templatesTaken(db, treeId, plan);
   return {
-    trees: count.nodes > 0 ? 1 : 0,
-    nodes: count.nodes,
-    answers: count.answers,
-    templates: count.nodes > 0 ? ((dropped.results[0] as { templates: number } | undefined)?.templates ?? 0) : 0,
-    roots: (roots.results as RootRow[]).map((r) => rootOf(treeId, r)),
+    trees: 1,
+    nodes: plan.removed.length,
+    answers: plan.removed.filter((n) => n.answer).length,
+    templates: taken.evidenced.length + taken.bare,
+    roots: await rootsOf(db, treeId, plan),
+    evidenced: taken.evidenced,
   };
 }
 
-/** Removes the stale paths of one tree and recounts it. Run it through the tree's Durable Object. */
+/**
+ * Runs a plan in pages: first the templates it takes (their evidence, then
+ * each template left without any), then the nodes in batches of whole
+ * sibling groups, ancestors first, each with the learning observations of its
+ * answers; then the tree's node count. No statement touches more than about
+ * PRUNE_BATCH_ROWS rows, so the shard is never held for long. Run it through
+ * the tree's Durable Object (serialised with its writes).
+ */
+async function execute(db: D1Database, treeId: string, plan: PrunePlan): Promise<PruneResult> {
+  const preview = await outcomeOf(db, treeId, plan);
+  const { evidenced, ...outcome } = preview;
+  if (plan.removed.length === 0) return { ...outcome, changedKeys: [] };
+  let templates = 0;
+  for (const part of chunks(evidenced, MAX_PARAMS - 1)) {
+    const [, dropped] = await db.batch([
+      db.prepare(`DELETE FROM template_evidence WHERE template_id IN (${list(part.length)})`).bind(...part),
+      db.prepare(`DELETE FROM templates WHERE id IN (${list(part.length, 2)}) AND tree_id = ?1`).bind(treeId, ...part),
+    ]);
+    templates += dropped.meta.changes ?? 0;
+  }
+  for (;;) {
+    const bare = await db
+      .prepare(
+        `DELETE FROM templates WHERE id IN (SELECT id FROM templates t WHERE tree_id = ?1
+           AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = t.id) LIMIT ${PRUNE_BATCH_ROWS})`,
+      )
+      .bind(treeId)
+      .run();
+    templates += bare.meta.changes ?? 0;
+    if ((bare.meta.changes ?? 0) < PRUNE_BATCH_ROWS) break;
+  }
+  let nodes = 0;
+  for (const batch of batchesOf(plan.removed, PRUNE_BATCH_ROWS)) {
+    const statements = chunks(batch.map((n) => n.hash)).flatMap((part) => [
+      db.prepare(`DELETE FROM template_observations WHERE answer_hash IN (${list(part.length)})`).bind(...part),
+      db.prepare(`DELETE FROM nodes WHERE hash IN (${list(part.length)})`).bind(...part),
+    ]);
+    const results = await db.batch(statements);
+    nodes += results.filter((_, i) => i % 2 === 1).reduce((sum, r) => sum + (r.meta.changes ?? 0), 0);
+  }
+  await db.prepare(RECOUNT_SQL).bind(treeId).run();
+  const changedKeys = [...new Set(plan.removed.filter((n) => n.assistant).map((n) => n.parent))];
+  return { ...outcome, nodes, templates, changedKeys };
+}
+
+const RECOUNT_SQL = `UPDATE trees SET node_count = (SELECT count(*) FROM nodes WHERE tree_id = ?1) WHERE id = ?1`;
+
+/** What a stale prune of one tree would remove (read-only, in pages). */
+export async function previewStale(db: D1Database, treeId: string, criteria: StaleCriteria): Promise<PruneOutcome> {
+  const { evidenced: _, ...outcome } = await outcomeOf(db, treeId, await planStale(db, treeId, criteria));
+  return outcome;
+}
+
+/** Removes the stale paths of one tree in pages and recounts it. Run it through the tree's Durable Object. */
 export async function pruneStale(db: D1Database, treeId: string, criteria: StaleCriteria): Promise<PruneResult> {
-  const preview = await previewStale(db, treeId, criteria);
-  if (preview.nodes === 0) return { ...preview, changedKeys: [] };
-  const params = staleParams(treeId, criteria);
-  const [changed, ...results] = await db.batch([
-    db.prepare(changedKeysSql(KEEP_CTE, STALE_REMOVED)).bind(...params),
-    ...dropTemplates(db, KEEP_CTE, STALE_REMOVED, params),
-    db.prepare(`${KEEP_CTE} DELETE FROM template_observations WHERE tree_id = ?1 AND answer_hash NOT IN (SELECT h FROM keep)`).bind(...params),
-    db.prepare(`${KEEP_CTE} DELETE FROM nodes WHERE tree_id = ?1 AND hash NOT IN (SELECT h FROM keep)`).bind(...params),
-    db.prepare(RECOUNT_SQL).bind(treeId),
-  ]);
-  return { ...preview, nodes: results[3].meta.changes ?? preview.nodes, templates: results[1].meta.changes ?? preview.templates, changedKeys: keysOf(changed) };
+  return execute(db, treeId, await planStale(db, treeId, criteria));
 }
 
 /** What removing a node and everything under it would take (read-only); null when the node is not in the tree. */
 export async function previewSubtree(db: D1Database, treeId: string, hash: string): Promise<PruneOutcome | null> {
-  const root = await db.prepare(`SELECT ${ROOT_COLUMNS} FROM nodes WHERE hash = ?2 AND tree_id = ?1`).bind(treeId, hash).first<RootRow>();
-  if (!root) return null;
-  const [counts, dropped] = await db.batch([
-    db.prepare(`${SUBTREE_CTE} SELECT count(*) AS nodes, coalesce(sum(role = 'assistant' AND observations > 0), 0) AS answers FROM nodes WHERE hash IN (SELECT h FROM sub)`).bind(treeId, hash),
-    db.prepare(`${SUBTREE_CTE} SELECT count(*) AS templates FROM templates WHERE ${dropPredicate(SUBTREE_REMOVED)}`).bind(treeId, hash),
-  ]);
-  const count = counts.results[0] as { nodes: number; answers: number };
-  const templates = (dropped.results[0] as { templates: number }).templates;
-  return { trees: 1, nodes: count.nodes, answers: count.answers, templates, roots: [rootOf(treeId, root)] };
+  const plan = await planSubtree(db, treeId, hash);
+  if (!plan) return null;
+  const { evidenced: _, ...outcome } = await outcomeOf(db, treeId, plan);
+  return outcome;
 }
 
 /**
- * Removes a node and everything under it (a recursive walk down the indexed
- * `parent` column), the templates whose evidence lies there, and recounts the
+ * Removes a node and everything under it (walking down the indexed `parent`
+ * column in pages), the templates whose evidence lies there, and recounts the
  * tree. Run it through the tree's Durable Object.
  */
 export async function pruneSubtree(db: D1Database, treeId: string, hash: string): Promise<PruneResult> {
-  const preview = await previewSubtree(db, treeId, hash);
-  if (!preview) return { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [], changedKeys: [] };
-  const [changed, ...results] = await db.batch([
-    db.prepare(changedKeysSql(SUBTREE_CTE, SUBTREE_REMOVED)).bind(treeId, hash),
-    ...dropTemplates(db, SUBTREE_CTE, SUBTREE_REMOVED, [treeId, hash]),
-    db.prepare(`${SUBTREE_CTE} DELETE FROM template_observations WHERE answer_hash IN (SELECT h FROM sub)`).bind(treeId, hash),
-    db.prepare(`${SUBTREE_CTE} DELETE FROM nodes WHERE hash IN (SELECT h FROM sub)`).bind(treeId, hash),
-    db.prepare(RECOUNT_SQL).bind(treeId),
-  ]);
-  return { ...preview, nodes: results[3].meta.changes ?? preview.nodes, templates: results[1].meta.changes ?? preview.templates, changedKeys: keysOf(changed) };
+  const plan = await planSubtree(db, treeId, hash);
+  if (!plan) return { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [], changedKeys: [] };
+  return execute(db, treeId, plan);
 }
 
 /** Runs one prune request (the Durable Object calls this, serialised with the tree's writes). */
