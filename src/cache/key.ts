@@ -1,26 +1,13 @@
-import { answerForm, canonicalConversation, canonicalJson, canonicalMessage, isCanonicalError, storedForm, type CanonicalError, type ToolCallIds } from "./canonical";
+import { answerForm, canonicalConversation, canonicalJson, canonicalMessage, isCanonicalError, storedForm, type CanonicalError } from "./canonical";
 import { bypassReason, frameJsonOf } from "./frame";
 import { childHash, treeIdOf, walk, type PathStep } from "./hash";
 import type { CanonicalMessage, ChatMessage, ChatRequest } from "./messages";
-import { keyDeclaredAnswer, type DeclaredKeying } from "./templates/declared";
+import type { RequestKey } from "./request-key";
+import { keyDeclaredAnswer } from "./templates/declared";
 import { hasLoneSurrogate } from "./unicode";
 
 export { hasLoneSurrogate };
-
-/** Where a request sits in the trees: its tree, its path and h_n, the node whose answer it asks for. */
-export interface RequestKey {
-  tenant: string;
-  namespace: string;
-  treeId: string;
-  frameJson: string;
-  model: string;
-  path: PathStep[];
-  /** h_n: the parent of the answer. */
-  key: string;
-  ids: ToolCallIds;
-  /** Set when the request is keyed with declared variables (placeholders): its answers are stored abstracted. */
-  declared?: DeclaredKeying;
-}
+export type { RequestKey };
 
 export type KeyResult =
   | { ok: true; key: RequestKey }

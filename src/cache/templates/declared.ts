@@ -1,20 +1,14 @@
 import { VARIABLES_FRAME_KEY } from "../../protocol";
 import { canonicalArguments, canonicalJson, hashFormOf } from "../canonical";
 import { childHash, digest, treeIdOf, walk } from "../hash";
-import type { RequestKey } from "../key";
+import type { DeclaredKeying, RequestKey } from "../request-key";
 import type { CanonicalMessage } from "../messages";
 import { ambiguityOf, distinctValues, type Bindings } from "./bindings";
 import { decompose } from "./leaves";
 import { hasPlaceholderLike, renderArguments, renderMessage, substituteArguments, substituteMessage, textsOf } from "./placeholders";
 import { slotTypeOf } from "./slot-types";
 
-/** A request keyed with placeholders, and how to store and render its answers. */
-export interface DeclaredKeying {
-  treeId: string;
-  frameJson: string;
-  messages: CanonicalMessage[];
-  bindings: Bindings;
-}
+export type { DeclaredKeying };
 
 /**
  * Keys a request with declared variables: its messages with placeholders, in
