@@ -1,12 +1,8 @@
 import type { StoredAnswer } from "../../cache/answer";
-import { childHash } from "../../cache/hash";
-import { canonicalJson } from "../../cache/canonical";
 import type { RequestKey } from "../../cache/key";
 import { parseBindings, type Bindings } from "../../cache/templates/bindings";
-import { bindingDigestOf, declaredServes, hashForm, renderDeclared, withDeclared, type DeclaredConfirmation } from "../../cache/templates/declared";
-import { lookupKeys, skeletonDigests } from "../../cache/templates/learned";
-import { decompose } from "../../cache/templates/leaves";
-import { serveLearned } from "../../cache/templates/serve";
+import { bindingDigestOf, declaredServes, renderDeclared, withDeclared, type DeclaredConfirmation } from "../../cache/templates/declared";
+import { learnedAnswer, learnedLookup } from "../../cache/templates/learned-answer";
 import { inductionOffFor, templateSettings, type TemplateSettings } from "../../cache/templates/settings";
 import { ApiError } from "../../errors";
 import { logEvent } from "../../observability/log-event";
@@ -101,7 +97,7 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
       if (!induction) return null;
       try {
         if (!(await withTimeout(treeHasTemplates(db, key.treeId, presenceTtlMs), timeoutMs, "template presence"))) return null;
-        const found = await withTimeout(learnedAnswer(db, key, settings), timeoutMs, "template lookup");
+        const found = await withTimeout(readLearned(db, key, settings), timeoutMs, "template lookup");
         if (!found) return null;
         const answer = render(found.answer);
         return answer ? { answer, template: found.template } : null;
@@ -158,18 +154,10 @@ export function forgetTemplatePresence(treeId: string): void {
 /**
  * Learned-template lookup on an exact miss: one indexed query for the
  * templates under the request's lookup keys (one per anchor), then matching
- * in memory. Served only when every confirmed template that fits renders the
- * same answer: two that disagree are a miss.
+ * in memory (cache/templates/learned-answer.ts).
  */
-async function learnedAnswer(db: D1Database, key: RequestKey, settings: TemplateSettings): Promise<{ answer: StoredAnswer; template: string } | null> {
-  const messages = key.path.map((step) => hashForm(step.message));
-  const parts = messages.map((m, i) => (i < messages.length - 64 ? { skeleton: "", leaves: [] } : decompose(m)));
-  const keys = lookupKeys(key.treeId, key.path.map((s) => s.hash), skeletonDigests(parts));
-  const candidates = await readTemplates(db, keys.map((k) => k.key), settings.maxTried);
-  const chosen = serveLearned(candidates, parts, settings.minBindings);
-  if (!chosen) return null;
-  const { message, template } = chosen;
-  const a = template.pattern.answer;
-  const answer: StoredAnswer = { hash: childHash(key.key, canonicalJson(message)), message, observations: template.state.bindings.length, finishReason: a.finishReason, promptTokens: a.promptTokens, completionTokens: a.completionTokens, latencyMs: a.latencyMs };
-  return { answer, template: template.id };
+async function readLearned(db: D1Database, key: RequestKey, settings: TemplateSettings): Promise<{ answer: StoredAnswer; template: string } | null> {
+  const lookup = learnedLookup(key);
+  const candidates = await readTemplates(db, lookup.keys, settings.maxTried);
+  return learnedAnswer(key, lookup, candidates, settings.minBindings);
 }
