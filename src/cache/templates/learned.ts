@@ -1,7 +1,7 @@
 import { canonicalJson } from "../canonical";
 import { digest } from "../hash";
 import type { CanonicalMessage } from "../messages";
-import { compose, decompose, type Decomposed } from "./leaves";
+import { compose, type Decomposed } from "./leaves";
 import { compareRanged, isRanged, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
 
 /** A leaf of a pattern: a literal value, or the index of a slot. */
@@ -140,9 +140,4 @@ export function renderAnswer(pattern: TemplatePattern, values: readonly string[]
 /** The digest of one binding (the slot values, in order). */
 export function bindingDigest(values: readonly string[]): string {
   return digest(`binding\u0000${values.join("\u0000")}`);
-}
-
-/** Decomposes messages, for matching. */
-export function decomposeAll(messages: readonly CanonicalMessage[]): Decomposed[] {
-  return messages.map(decompose);
 }
