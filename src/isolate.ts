@@ -1,6 +1,8 @@
-import type { Config } from "./config";
+import { configOf, type Config } from "./config";
+import { logEvent } from "./observability/log-event";
 import { Counters } from "./store/counters";
 import { HotCache } from "./store/hot-cache";
+import { sendTallies } from "./store/send-tallies";
 
 /** State one isolate keeps between requests: the hot answer cache and the buffered counters. */
 export interface IsolateState {
@@ -17,4 +19,21 @@ export function isolate(config: Config): IsolateState {
   if (state && state.config.hotCacheTtlMs !== config.hotCacheTtlMs) value.hot = new HotCache(config.hotCacheTtlMs);
   state = { config, value };
   return value;
+}
+
+/**
+ * Hands this isolate's buffered counters (and recent requests) to each tree's
+ * HitTally object off the response path, at most once per flush interval; the
+ * objects write D1.
+ */
+export function scheduleFlush(env: Env, ctx: Pick<ExecutionContext, "waitUntil">): void {
+  const config = configOf(env);
+  const { counters } = isolate(config);
+  if (!counters.due()) return;
+  counters.markScheduled();
+  ctx.waitUntil(
+    new Promise((resolve) => setTimeout(resolve, config.counterFlushMs))
+      .then(() => sendTallies(env, counters.drain(), config.tallyFlushMs))
+      .catch((error) => logEvent("error", "counter_flush_failed", { error: String(error) })),
+  );
 }

@@ -1,8 +1,7 @@
 import type { Context } from "hono";
 import { configOf } from "../config";
-import { isolate } from "../isolate";
+import { isolate, scheduleFlush } from "../isolate";
 import { TEMPLATE_HEADER } from "../protocol";
-import { scheduleFlush } from "../routes/counting";
 import type { RecentRequest } from "../store/recent";
 import type { RequestLogLine } from "./log";
 import type { RequestReport } from "./report";
@@ -42,7 +41,7 @@ export function rememberRequest(c: Context<{ Bindings: Env }>, line: RequestLogL
     const row = recentRowOf(line, c.get("mm"), c.res.headers.get(TEMPLATE_HEADER));
     if (!row) return;
     isolate(configOf(c.env)).counters.request(row);
-    scheduleFlush(c);
+    scheduleFlush(c.env, c.executionCtx);
   } catch {
     // The recent-requests view is statistics, never correctness.
   }
