@@ -141,7 +141,14 @@ describe("export and import of trees recorded through POST /v1/responses", () =>
     const key = newKey();
     const good = { model: model(), params: { "muscle-mem:api": "openai-responses" }, input: [{ role: "user", content: "fine" }, { type: "message", role: "assistant", content: "ok" }] };
     const bad = { ...good, input: [{ role: "user", content: "x" }, { type: "function_call_output", call_id: "call_9", output: "orphan" }] };
-    for (const line of [bad, { ...good, input: [{ role: "wizard", content: "x" }] }, { ...good, input: "not a list" }]) {
+    const lines = [
+      bad,
+      { ...good, input: [{ role: "wizard", content: "x" }] },
+      { ...good, input: "not a list" },
+      { ...good, params: { "muscle-mem:api": "openai-responses", store: true } },
+      { ...good, params: { "muscle-mem:api": "openai-assistants" } },
+    ];
+    for (const line of lines) {
       const res = await api("/import", { token: key, method: "POST", body: `${JSON.stringify(good)}\n${JSON.stringify(line)}\n`, headers: ndjson });
       expect(res.status).toBe(400);
       const error = (await res.json()) as { error: { type: string; param: string } };
