@@ -31,14 +31,31 @@ function contentText(m) {
 }
 
 /**
+ * The latest selection per panel (a counter): only the answer for the most recent click may fill it,
+ * so fast clicks never leave the panel showing an earlier node whose answer arrived last.
+ * @type {WeakMap<HTMLElement, number>}
+ */
+const selections = new WeakMap();
+
+/**
  * Opens one node in the side panel: the full message, its tool calls, the
  * results that answered them (its tool children), counters and a prune button.
  * @param {HTMLElement} panel @param {string} hash @param {{ onPruned: (hash: string) => void, onClose: () => void }} hooks
  */
 export async function openNode(panel, hash, hooks) {
+  const ticket = (selections.get(panel) ?? 0) + 1;
+  selections.set(panel, ticket);
   panel.hidden = false;
   panel.replaceChildren(el("p", { class: "muted" }, ["Loading…"]));
-  const node = await api(`/nodes/${hash}`);
+  let node;
+  try {
+    node = await api(`/nodes/${hash}`);
+  } catch (e) {
+    if (selections.get(panel) !== ticket) return;
+    throw e;
+  }
+  // A later click owns the panel now: this (late) answer is no longer wanted, whatever its order of arrival.
+  if (selections.get(panel) !== ticket) return;
   const message = /** @type {Message} */ (node.message);
   const close = el("button", { class: "icon", "aria-label": "Close" }, ["×"]);
   close.addEventListener("click", hooks.onClose);
