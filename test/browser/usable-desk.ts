@@ -40,13 +40,16 @@ export async function api<T>(path: string, token = KEY): Promise<T> {
   return (await res.json()) as T;
 }
 
-/** Walks the refund desk for one order to the end (`verb` picks the branch: "refund" or "cancel"; lower case, so that it stays structural). */
-export async function walk(verb: string, order: string, amount: number): Promise<void> {
+/**
+ * Walks the refund desk for one order to the end (`verb` picks the branch: "refund" or "cancel"; lower case, so that it
+ * stays structural); `headers` go with every request (e.g. a muscle-mem-namespace).
+ */
+export async function walk(verb: string, order: string, amount: number, headers: Record<string, string> = {}): Promise<void> {
   const messages: Msg[] = [{ role: "user", content: `please ${verb} order #${order}` }];
   for (let turn = 0; turn < 4; turn++) {
     const res = await fetch(`${dev.url}/v1/chat/completions`, {
       method: "POST",
-      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", ...headers },
       body: JSON.stringify({ model: "gpt-4o-mini", tools: REFUND_TOOLS, messages }),
     });
     const body = (await res.json()) as { choices: Array<{ message: Msg }> };
