@@ -1,6 +1,8 @@
 import { configOf } from "../config";
+import { logEvent } from "../observability/log-event";
 import { isolate } from "../isolate";
-import { allShards, dbFor } from "./shards";
+import { shardFor } from "./directory";
+import { backfillDirectory, ownersOf, shardsToRead } from "./directory-backfill";
 import { treeWriterOf } from "./tree-objects";
 import { coloCache, forgetInColo } from "./colo-cache";
 import { addOutcome, previewStale, type PruneOutcome, type PruneRequest, type PruneResult, type StaleCriteria } from "./prune";
@@ -35,15 +37,18 @@ export async function pruneStaleTrees(
   q: { tenant: string | null; treeId?: string; criteria: StaleCriteria; dryRun: boolean },
 ): Promise<PruneOutcome> {
   let total: PruneOutcome = { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [] };
-  const dbs = q.treeId ? [dbFor(env, q.treeId).db] : allShards(env);
-  for (const db of dbs) {
+  const from = q.treeId ? [await shardFor(env, q.treeId)] : await shardsToRead(env, q.tenant);
+  for (const { name, db } of from) {
     let after = "";
     for (;;) {
       const page = await db
         .prepare(`SELECT id FROM trees WHERE (?1 IS NULL OR tenant = ?1) AND (?2 IS NULL OR id = ?2) AND id > ?3 ORDER BY id LIMIT ${TREES_PER_PAGE}`)
         .bind(q.tenant, q.treeId ?? null, after)
         .all<{ id: string }>();
+      // A row in a shard the directory does not name for its tree (a move's copy) is the same tree: counted once, where it lives.
+      const owners = from.length > 1 ? await ownersOf(env, page.results.map((r) => r.id)) : new Map<string, string>();
       for (const { id } of page.results) {
+        if ((owners.get(id) ?? name) !== name) continue;
         const one = q.dryRun
           ? await previewStale(db, id, q.criteria)
           : await pruneThroughWriter(env, { kind: "stale", treeId: id, criteria: q.criteria, dryRun: false });
@@ -59,8 +64,13 @@ export async function pruneStaleTrees(
 /**
  * The scheduled (cron) prune: removes paths whose answers were last hit (or
  * recorded) more than PRUNE_TTL_MS ago, in every tenant. 0 or unset disables it.
+ * Each tree is pruned in pages by its own Durable Object (src/store/prune.ts),
+ * so no statement is unbounded; the cron still visits every tree in one run.
  */
 export async function scheduledPrune(env: Env, now = Date.now()): Promise<PruneOutcome | null> {
+  // The tree directory's backfill (trees recorded before it) goes on a bounded number of pages a day until done.
+  const backfill = await backfillDirectory(env).catch((error: unknown) => ({ inserted: 0, done: false, error: String(error) }));
+  if (backfill.inserted > 0 || !backfill.done) logEvent("info", "directory_backfill", backfill);
   const ttl = Number.parseInt((env as unknown as Record<string, string | undefined>).PRUNE_TTL_MS ?? "", 10);
   if (!Number.isFinite(ttl) || ttl <= 0) return null;
   const outcome = await pruneStaleTrees(env, { tenant: null, criteria: { cutoff: now - ttl, minHits: null }, dryRun: false });
