@@ -10,13 +10,13 @@ import type { TreeWriter } from "./tree-writer";
  * when D1_SHARD_LOCATIONS names its location: a cold lookup then costs one far
  * call, Worker to object, and the object's D1 reads stay near.
  */
-export function treeWriterOf(env: Env, treeId: string): DurableObjectStub<TreeWriter> {
-  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(treeId), placement(env, treeId));
+export function treeWriterOf(env: Env, treeId: string, shard?: string): DurableObjectStub<TreeWriter> {
+  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(treeId), placement(env, treeId, shard));
 }
 
 /** The object that learns templates for a tree, apart from the tree's writer. */
-export function treeLearnerOf(env: Env, treeId: string): DurableObjectStub<TreeWriter> {
-  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(`learn\u0000${treeId}`), placement(env, treeId));
+export function treeLearnerOf(env: Env, treeId: string, shard?: string): DurableObjectStub<TreeWriter> {
+  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(`learn\u0000${treeId}`), placement(env, treeId, shard));
 }
 
 let parsed: { value: string | undefined; hints: ReadonlyMap<string, LocationHint> } | undefined;
@@ -32,15 +32,17 @@ function hintsOf(env: Env): ReadonlyMap<string, LocationHint> {
 }
 
 /**
- * The stub options for a tree: its shard primary's location hint, or none
- * (unset, invalid, or a shard this Worker cannot name). A hint only places an
- * object when it is first created; an object that exists stays where it is.
+ * The stub options for a tree: the location hint of its shard's primary, or
+ * none (unset, invalid, or a shard this Worker cannot name). `shard` is the
+ * tree's shard as the caller read it from the directory; without it, the
+ * hash rule's. A hint only places an object when it is first created: an
+ * object that exists stays where it is, also after its tree moves shard.
  */
-export function placement(env: Env, treeId: string): DurableObjectNamespaceGetDurableObjectOptions | undefined {
+export function placement(env: Env, treeId: string, shard?: string): DurableObjectNamespaceGetDurableObjectOptions | undefined {
   const hints = hintsOf(env);
   if (hints.size === 0) return undefined;
   try {
-    const hint = hints.get(dbFor(env, treeId).name);
+    const hint = hints.get(shard ?? dbFor(env, treeId).name);
     return hint ? { locationHint: hint } : undefined;
   } catch {
     return undefined;

@@ -14,6 +14,8 @@ describe("tree objects placed next to their shard's primary", () => {
     expect(placement(withLocations("DB_9=enam"), "tree-1")).toBeUndefined();
     expect(placement(withLocations(""), "tree-1")).toBeUndefined();
     expect(placement(withLocations("DB=nowhere"), "tree-1")).toBeUndefined();
+    // The shard the directory names wins over the hash rule's.
+    expect(placement(withLocations("DB=weur,DB_1=apac"), "tree-1", "DB_1")).toEqual({ locationHint: "apac" });
   });
 
   it("Should record and serve through an object created with a location hint", async () => {

@@ -80,7 +80,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     if (controls.onlyIfCached) throw notCached();
     return generation(walk, plan, source.shard.db, treeWriterOf(c.env, treeId), { role: "alone", reason: "leader-failed" });
   }
-  const writer = treeWriterOf(c.env, treeId);
+  const writer = treeWriterOf(c.env, treeId, source.shard.name);
   // Cold, the lookup is one call to the tree's object, which on a miss also joins single flight (docs/capacity.md).
   const far = { writer, treeId, templates: adapter.templates !== undefined, join: !controls.onlyIfCached, defer: (work: Promise<unknown>) => c.executionCtx.waitUntil(work) };
   const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs, far);
