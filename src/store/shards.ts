@@ -26,12 +26,31 @@ export interface Shard {
 
 const BINDING_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
 
-/** The shard binding names from `D1_SHARDS` (comma separated, deduplicated), or `["DB"]`. */
+/** A range of numbered bindings, `DB_1..DB_400`: same prefix, numbers from..to. */
+const RANGE = /^([A-Z_][A-Z0-9_]*?)(\d+)\.\.([A-Z_][A-Z0-9_]*?)(\d+)$/;
+/** Bindings one range may name (a Worker has far fewer D1 bindings than this). */
+export const MAX_RANGE = 5000;
+
+function expand(item: string): string[] {
+  const range = RANGE.exec(item);
+  if (!range || range[1] !== range[3]) return BINDING_NAME.test(item) ? [item] : [];
+  const from = Number(range[2]);
+  const to = Number(range[4]);
+  if (to < from || to - from >= MAX_RANGE) return [];
+  return Array.from({ length: to - from + 1 }, (_, i) => `${range[1]}${from + i}`).filter((n) => BINDING_NAME.test(n));
+}
+
+/**
+ * The shard binding names from `D1_SHARDS` (comma separated, deduplicated),
+ * or `["DB"]`. An item `PREFIX<m>..PREFIX<n>` names every binding from m to
+ * n, so hundreds of shards fit in a few bytes of the var (5 KB at most):
+ * `"DB,DB_1..DB_400"`.
+ */
 export function shardNames(value: string | undefined): string[] {
   const names = (value ?? "")
     .split(",")
     .map((n) => n.trim())
-    .filter((n) => BINDING_NAME.test(n));
+    .flatMap(expand);
   return names.length > 0 ? [...new Set(names)] : ["DB"];
 }
 
