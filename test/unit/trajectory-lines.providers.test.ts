@@ -19,7 +19,7 @@ function roundTrip(api: string, key: ProviderKey) {
   const format = trajectoryFormatOf(api);
   if (!format?.exportFields) throw new Error(`no format for ${api}`);
   const frame = JSON.parse(key.frameJson) as Record<string, unknown>;
-  const line = { model: key.model, ...format.exportFields(frame, pathOf(key)) };
+  const line: Record<string, unknown> = { model: key.model, ...format.exportFields(frame, pathOf(key)) };
   const keyed = format.keyLine(JSON.parse(JSON.stringify(line)), scope);
   if ("error" in keyed) throw new Error(keyed.error);
   return { line, keyed };
