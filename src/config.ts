@@ -1,6 +1,106 @@
-import { parsePolicy, type ServePolicy } from "./cache/policy";
+import { z } from "zod";
+import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES } from "./cache/key";
+import type { ServePolicy } from "./cache/policy";
+import { DEFAULT_DECLARED_MIN_BINDINGS, DEFAULT_MIN_BINDINGS, type TemplateSettings } from "./cache/templates/settings";
+import type { LogLevel } from "./observability/log";
+import { logEvent } from "./observability/log-event";
+import { pricesOf, type PriceTable } from "./store/prices";
 
-/** The Worker's settings, parsed once per isolate from its vars with safe defaults. */
+/**
+ * A whole number var from `min` to `max`; unset or blank is `fallback`.
+ *
+ * @example wholeNumber(1000).parse("250") // 250
+ */
+function wholeNumber(fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) {
+  return z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const text = (value ?? "").trim();
+      if (text === "") return fallback;
+      const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+      if (n >= min && n <= max) return n;
+      ctx.addIssue({ code: "custom", message: `must be a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? "up" : max}` });
+      return z.NEVER;
+    });
+}
+
+/** A var with a fixed set of values (case-insensitive); unset or blank is `fallback`. */
+function oneOf<T extends string>(values: readonly T[], fallback: T) {
+  return z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const text = (value ?? "").trim().toLowerCase();
+      if (text === "") return fallback;
+      if ((values as readonly string[]).includes(text)) return text as T;
+      ctx.addIssue({ code: "custom", message: `must be one of ${values.join(", ")}` });
+      return z.NEVER;
+    });
+}
+
+/**
+ * An upstream URL var as set; unset or blank is `fallback`. Never replaced
+ * by the default when malformed: a typo must fail at the upstream (502
+ * naming the var), not send the caller's key to another provider.
+ */
+function url(fallback: string) {
+  return z
+    .string()
+    .optional()
+    .transform((value) => value || fallback);
+}
+
+/** `PRICES_JSON` merged over the built-in table; a malformed one is logged (`prices_json_invalid`) and ignored. */
+const prices = z.string().optional().transform(pricesOf);
+
+/** An optional text var (trimmed; blank is unset). */
+const text = z
+  .string()
+  .optional()
+  .transform((value) => value?.trim() ?? "");
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The Worker's vars, each with its rule and default (README "Configuration").
+ * `D1_SHARDS` is parsed by src/store/shards.ts.
+ */
+export const varsSchema = z.object({
+  UPSTREAM_BASE_URL: url("https://api.openai.com/v1"),
+  ANTHROPIC_BASE_URL: url("https://api.anthropic.com/v1"),
+  GEMINI_BASE_URL: url("https://generativelanguage.googleapis.com"),
+  SERVE_POLICY: oneOf(["unanimous", "majority"], "unanimous"),
+  SERVE_MIN_OBSERVATIONS: wholeNumber(1, 1),
+  HOT_CACHE_TTL_MS: wholeNumber(1000),
+  COLO_CACHE_TTL_MS: wholeNumber(5000),
+  MAX_BODY_BYTES: wholeNumber(32 * 1024 * 1024, 1),
+  MAX_CACHEABLE_MESSAGE_BYTES: wholeNumber(DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, 1),
+  LOOKUP_TIMEOUT_MS: wholeNumber(1500, 1),
+  SINGLE_FLIGHT_WAIT_MS: wholeNumber(120_000, 1),
+  UPSTREAM_TIMEOUT_MS: wholeNumber(600_000),
+  COUNTER_FLUSH_MS: wholeNumber(1000),
+  TALLY_FLUSH_MS: wholeNumber(60_000),
+  CACHE_ANONYMOUS: oneOf(["on", "off"], "off"),
+  D1_READ_REPLICATION: oneOf(["on", "off"], "off"),
+  TEMPLATE_INDUCTION: oneOf(["on", "off"], "on"),
+  TEMPLATE_MIN_BINDINGS: wholeNumber(DEFAULT_MIN_BINDINGS, 2, 16),
+  DECLARED_MIN_BINDINGS: wholeNumber(DEFAULT_DECLARED_MIN_BINDINGS, 2, 16),
+  /** Unset or 0: the cron prunes nothing (wrangler.toml sets 30 days). */
+  PRUNE_TTL_MS: wholeNumber(0),
+  LOG_LEVEL: oneOf<LogLevel>(["debug", "info", "warn", "error", "off"], "info"),
+  PRICES_JSON: prices,
+  // The traffic series' source: checked by routes/api/series.ts, which answers 501 naming what is missing.
+  ANALYTICS_ACCOUNT_ID: text,
+  ANALYTICS_API_TOKEN: text,
+  ANALYTICS_DATASET: text,
+  ANALYTICS_SQL_URL: text,
+  ANALYTICS_TIMEOUT_MS: wholeNumber(10_000, 1),
+});
+
+type Vars = z.output<typeof varsSchema>;
+
+/** The Worker's settings, parsed once per isolate from its vars. */
 export interface Config {
   upstreamBaseUrl: string;
   /** The Anthropic upstream for `/v1/messages` (`ANTHROPIC_BASE_URL`). */
@@ -12,8 +112,10 @@ export interface Config {
   /** How long the per-colo layer (Cache API) serves an answer set read from D1 (`COLO_CACHE_TTL_MS`; 0 turns it off). */
   coloCacheTtlMs: number;
   maxBodyBytes: number;
+  /** The largest message or frame the cache stores (`MAX_CACHEABLE_MESSAGE_BYTES`): a larger one is a bypass. */
+  maxCacheableMessageBytes: number;
   lookupTimeoutMs: number;
-  /** How long a follower of single flight waits for its leader's answer (`SINGLE_FLIGHT_WAIT_MS`). */
+  /** How long a follower of single flight waits for its leader's answer (`SINGLE_FLIGHT_WAIT_MS`, at least 1). */
   singleFlightWaitMs: number;
   /** How long the upstream may take to send its status and headers (`UPSTREAM_TIMEOUT_MS`; 0 waits forever). */
   upstreamTimeoutMs: number;
@@ -24,34 +126,102 @@ export interface Config {
   cacheAnonymous: boolean;
   /** `D1_READ_REPLICATION=on`: hits read through D1 sessions (replicas), misses are confirmed on the primary. */
   readReplication: boolean;
+  /** `TEMPLATE_INDUCTION`, `TEMPLATE_MIN_BINDINGS`, `DECLARED_MIN_BINDINGS`. */
+  templates: TemplateSettings;
+  /** The cron's stale prune (`PRUNE_TTL_MS`; 0 prunes nothing). */
+  pruneTtlMs: number;
+  logLevel: LogLevel;
+  /** The built-in prices merged with `PRICES_JSON`. */
+  prices: PriceTable;
+  /** `ANALYTICS_*` as set (blank when unset); routes/api/series.ts checks them. */
+  analytics: { accountId: string; apiToken: string; dataset: string; sqlUrl: string; timeoutMs: number };
 }
 
-function int(value: string | undefined, fallback: number, min = 0): number {
-  const n = Number.parseInt(value ?? "", 10);
-  return Number.isFinite(n) && n >= min ? n : fallback;
+/** A var that did not parse: its name and what it must be. Its default is used. */
+export interface InvalidVar {
+  name: string;
+  message: string;
 }
 
-let cached: { env: Env; config: Config } | undefined;
+/**
+ * Parses the vars. A var that breaks its rule falls back to its default
+ * (a bad setting never fails every request) and is listed in `invalid`. Pure.
+ *
+ * @example parseConfig({ HOT_CACHE_TTL_MS: "x" }).invalid // [{ name: "HOT_CACHE_TTL_MS", message: "must be a whole number from 0 to up" }]
+ */
+export function parseConfig(env: Readonly<Record<string, unknown>>): { config: Config; invalid: InvalidVar[] } {
+  const invalid: InvalidVar[] = [];
+  const raw: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(varsSchema.shape)) {
+    const value = typeof env[name] === "string" ? env[name] : undefined;
+    const parsed = schema.safeParse(value);
+    if (parsed.success) raw[name] = parsed.data;
+    else {
+      invalid.push({ name, message: parsed.error.issues[0]?.message ?? "is invalid" });
+      raw[name] = schema.parse(undefined);
+    }
+  }
+  // SAFETY: every key of the schema's shape was parsed above with its own schema.
+  return { config: configFrom(raw as Vars), invalid };
+}
 
-export function configOf(env: Env): Config {
-  if (cached?.env === env) return cached.config;
-  const vars = env as unknown as Record<string, string | undefined>;
-  const config: Config = {
-    upstreamBaseUrl: vars.UPSTREAM_BASE_URL || "https://api.openai.com/v1",
-    anthropicBaseUrl: vars.ANTHROPIC_BASE_URL || "https://api.anthropic.com/v1",
-    geminiBaseUrl: vars.GEMINI_BASE_URL || "https://generativelanguage.googleapis.com",
-    policy: parsePolicy(vars.SERVE_POLICY, vars.SERVE_MIN_OBSERVATIONS),
-    hotCacheTtlMs: int(vars.HOT_CACHE_TTL_MS, 1000),
-    coloCacheTtlMs: int(vars.COLO_CACHE_TTL_MS, 5000),
-    maxBodyBytes: int(vars.MAX_BODY_BYTES, 32 * 1024 * 1024, 1),
-    lookupTimeoutMs: int(vars.LOOKUP_TIMEOUT_MS, 1500, 1),
-    singleFlightWaitMs: int(vars.SINGLE_FLIGHT_WAIT_MS, 120_000, 1),
-    upstreamTimeoutMs: int(vars.UPSTREAM_TIMEOUT_MS, 600_000),
-    counterFlushMs: int(vars.COUNTER_FLUSH_MS, 1000),
-    tallyFlushMs: int(vars.TALLY_FLUSH_MS, 60_000),
-    readReplication: vars.D1_READ_REPLICATION === "on",
-    cacheAnonymous: vars.CACHE_ANONYMOUS === "on",
+function configFrom(v: Vars): Config {
+  return {
+    upstreamBaseUrl: v.UPSTREAM_BASE_URL,
+    anthropicBaseUrl: v.ANTHROPIC_BASE_URL,
+    geminiBaseUrl: v.GEMINI_BASE_URL,
+    policy: { name: v.SERVE_POLICY, minObservations: v.SERVE_MIN_OBSERVATIONS },
+    hotCacheTtlMs: v.HOT_CACHE_TTL_MS,
+    coloCacheTtlMs: v.COLO_CACHE_TTL_MS,
+    maxBodyBytes: v.MAX_BODY_BYTES,
+    maxCacheableMessageBytes: v.MAX_CACHEABLE_MESSAGE_BYTES,
+    lookupTimeoutMs: v.LOOKUP_TIMEOUT_MS,
+    singleFlightWaitMs: v.SINGLE_FLIGHT_WAIT_MS,
+    upstreamTimeoutMs: v.UPSTREAM_TIMEOUT_MS,
+    counterFlushMs: v.COUNTER_FLUSH_MS,
+    tallyFlushMs: v.TALLY_FLUSH_MS,
+    cacheAnonymous: v.CACHE_ANONYMOUS === "on",
+    readReplication: v.D1_READ_REPLICATION === "on",
+    templates: { induction: v.TEMPLATE_INDUCTION !== "off", minBindings: v.TEMPLATE_MIN_BINDINGS, declaredMinBindings: v.DECLARED_MIN_BINDINGS, maxTried: 8 },
+    pruneTtlMs: v.PRUNE_TTL_MS,
+    logLevel: v.LOG_LEVEL,
+    prices: v.PRICES_JSON,
+    analytics: { accountId: v.ANALYTICS_ACCOUNT_ID, apiToken: v.ANALYTICS_API_TOKEN, dataset: v.ANALYTICS_DATASET, sqlUrl: v.ANALYTICS_SQL_URL, timeoutMs: v.ANALYTICS_TIMEOUT_MS },
   };
-  cached = { env, config };
+}
+
+/** Parsed configs by env object: the vars are read once per isolate (and env), never per request. */
+const parsed = new WeakMap<object, Config>();
+
+/**
+ * The Worker's settings for `env`, parsed once. A var that breaks its rule is
+ * logged once (`config_invalid`, naming it) and its default is used.
+ *
+ * @example configOf(env).lookupTimeoutMs // 1500 unless LOOKUP_TIMEOUT_MS says otherwise
+ */
+export function configOf(env: Env): Config {
+  const known = parsed.get(env);
+  if (known) return known;
+  const { config, invalid } = parseConfig(env as unknown as Record<string, unknown>);
+  for (const bad of invalid) logEvent("error", "config_invalid", { var: bad.name, error: `${bad.name} ${bad.message}; its default is used` });
+  parsed.set(env, config);
   return config;
+}
+
+/**
+ * The template vars alone (`TEMPLATE_*`, `DECLARED_MIN_BINDINGS`), by the same rules.
+ *
+ * @example templateSettings({ TEMPLATE_MIN_BINDINGS: "5" }).minBindings // => 5
+ */
+export function templateSettings(vars: Readonly<Record<string, unknown>>): TemplateSettings {
+  return parseConfig(vars).config.templates;
+}
+
+/**
+ * The serving policy alone (`SERVE_POLICY`, `SERVE_MIN_OBSERVATIONS`), by the same rules.
+ *
+ * @example parsePolicy("majority", "2") // { name: "majority", minObservations: 2 }
+ */
+export function parsePolicy(name: string | undefined, minObservations: string | undefined): ServePolicy {
+  return parseConfig({ SERVE_POLICY: name, SERVE_MIN_OBSERVATIONS: minObservations }).config.policy;
 }

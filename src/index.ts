@@ -1,5 +1,5 @@
 import { newApp } from "./app";
-import { parseLogLevel } from "./observability/log";
+import { configOf } from "./config";
 import { withLogContext } from "./observability/log-event";
 import { scheduledPrune } from "./store/prune-runner";
 
@@ -11,5 +11,5 @@ const app = newApp();
 export default {
   fetch: app.fetch,
   /** The cron trigger: prune paths not hit within PRUNE_TTL_MS (the same code as POST /api/prune). */
-  scheduled: (_controller, env, ctx) => ctx.waitUntil(withLogContext({ level: parseLogLevel(env.LOG_LEVEL) }, () => scheduledPrune(env))),
+  scheduled: (_controller, env, ctx) => ctx.waitUntil(withLogContext({ level: configOf(env).logLevel }, () => scheduledPrune(env))),
 } satisfies ExportedHandler<Env>;

@@ -14,16 +14,6 @@ export interface ServePolicy {
 export const DEFAULT_POLICY: ServePolicy = { name: "unanimous", minObservations: 1 };
 
 /**
- * Parses the policy vars; an unknown name or a bad number falls back to the
- * safe default rather than failing every request.
- */
-export function parsePolicy(name: string | undefined, minObservations: string | undefined): ServePolicy {
-  const parsedName: PolicyName = name === "majority" ? "majority" : "unanimous";
-  const k = Number.parseInt(minObservations ?? "", 10);
-  return { name: parsedName, minObservations: Number.isFinite(k) && k >= 1 ? k : DEFAULT_POLICY.minObservations };
-}
-
-/**
  * Chooses which recorded answer to serve, or null to ask the model.
  *
  * - `unanimous` (default): serve only when every recorded answer at the node

@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { writeRequestPoint } from "./analytics";
-import { parseLogLevel, requestLine, shouldLog } from "./log";
+import { configOf } from "../config";
+import { requestLine, shouldLog } from "./log";
 import { withLogContext } from "./log-event";
 import { rememberRequest } from "./recent";
 import { newReport } from "./report";
@@ -29,7 +30,7 @@ export function observe(): MiddlewareHandler<{ Bindings: Env }> {
     // Every D1 query and Durable Object call the request makes is counted (server-timing d1 and do).
     c.env = meteredEnv(c.env);
     const cost = newStoreCost();
-    const level = parseLogLevel(c.env.LOG_LEVEL);
+    const level = configOf(c.env).logLevel;
     // Every logEvent of the request (waitUntil work included) carries its id and respects LOG_LEVEL.
     await withLogContext({ requestId, level }, () => runMetered(cost, next));
     const end = Date.now();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { choose, DEFAULT_POLICY, parsePolicy } from "../../src/cache/policy";
+import { choose, DEFAULT_POLICY } from "../../src/cache/policy";
+import { parsePolicy } from "../../src/config";
 
 const answers = (...counts: number[]) => counts.map((observations) => ({ observations }));
 

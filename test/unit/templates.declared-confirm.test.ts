@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CanonicalMessage } from "../../src/cache/messages";
 import { bindingDigestOf, declaredKeying, declaredServes } from "../../src/cache/templates/declared";
-import { templateSettings } from "../../src/cache/templates/settings";
+import { templateSettings } from "../../src/config";
 
 const user = (content: string): CanonicalMessage[] => [{ role: "user", content }];
 

@@ -18,25 +18,6 @@ export interface TemplateSettings {
 export const DEFAULT_MIN_BINDINGS = 3;
 export const DEFAULT_DECLARED_MIN_BINDINGS = 2;
 
-function between2And16(value: unknown, fallback: number): number {
-  const k = Number.parseInt(String(value ?? ""), 10);
-  return Number.isFinite(k) && k >= 2 && k <= 16 ? k : fallback;
-}
-
-/**
- * Parses the template vars; a bad value falls back to the safe default.
- *
- * @example templateSettings({ TEMPLATE_MIN_BINDINGS: "5" }).minBindings // => 5
- */
-export function templateSettings(vars: Readonly<Record<string, unknown>>): TemplateSettings {
-  return {
-    induction: String(vars.TEMPLATE_INDUCTION ?? "on").toLowerCase() !== "off",
-    minBindings: between2And16(vars.TEMPLATE_MIN_BINDINGS, DEFAULT_MIN_BINDINGS),
-    declaredMinBindings: between2And16(vars.DECLARED_MIN_BINDINGS, DEFAULT_DECLARED_MIN_BINDINGS),
-    maxTried: 8,
-  };
-}
-
 /** Whether a request turned induction off (`muscle-mem-induction: off`). */
 export function inductionOffFor(headers: Headers): boolean {
   return (headers.get(INDUCTION_HEADER) ?? "").trim().toLowerCase() === "off";

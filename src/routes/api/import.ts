@@ -2,7 +2,6 @@ import { z } from "zod";
 import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
-import { maxCacheableMessageBytes } from "../../cache/key";
 import type { KeyScope } from "../../cache/provider";
 import { HEX32 } from "../../protocol";
 import { coloCache, forgetInColo } from "../../store/colo-cache";
@@ -92,7 +91,7 @@ export async function postImport(c: ApiCtx): Promise<Response> {
   const tenant = importTenant(c);
   const { namespace } = readControls(c.req.raw.headers);
   const text = await readBoundedText(c.req.raw, configOf(c.env).maxBodyBytes);
-  const { lines, trees } = keyLines(text, { tenant, namespace, maxMessageBytes: maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES) });
+  const { lines, trees } = keyLines(text, { tenant, namespace, maxMessageBytes: configOf(c.env).maxCacheableMessageBytes });
   let inserted = 0;
   let answers = 0;
   const changedKeys = new Set<string>();

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import {
   DATASET_NAME,
@@ -17,7 +18,6 @@ import { parseWith, type ApiCtx } from "./params";
 /** The SQL API endpoint; `{id}` is replaced by ANALYTICS_ACCOUNT_ID. */
 export const DEFAULT_SQL_URL = "https://api.cloudflare.com/client/v4/accounts/{id}/analytics_engine/sql";
 const DEFAULT_DATASET = "muscle_mem";
-const DEFAULT_TIMEOUT_MS = 10_000;
 const ACCOUNT_ID = /^[0-9a-f]{32}$/;
 const HOW = 'see docs/deploy.md "Hit, miss and latency series"';
 
@@ -45,20 +45,17 @@ interface AnalyticsSource {
 
 /** The configured source, or a 501 naming what the operator must set. */
 export function sourceOf(env: Env): AnalyticsSource {
-  const vars = env as unknown as Record<string, string | undefined>;
-  const account = vars.ANALYTICS_ACCOUNT_ID?.trim() ?? "";
-  const token = vars.ANALYTICS_API_TOKEN?.trim() ?? "";
+  const { accountId: account, apiToken: token, dataset: datasetVar, sqlUrl, timeoutMs } = configOf(env).analytics;
   const missing = [account ? null : "the var ANALYTICS_ACCOUNT_ID", token ? null : "the secret ANALYTICS_API_TOKEN (Account Analytics: Read)"].filter((m) => m !== null);
   if (missing.length > 0) throw new ApiError("analytics_not_configured", `Traffic series read Workers Analytics Engine: set ${missing.join(" and ")}; ${HOW}.`);
   if (!ACCOUNT_ID.test(account)) throw new ApiError("analytics_not_configured", `ANALYTICS_ACCOUNT_ID must be a Cloudflare account id (32 lowercase hex characters); ${HOW}.`);
-  const dataset = vars.ANALYTICS_DATASET?.trim() || DEFAULT_DATASET;
+  const dataset = datasetVar || DEFAULT_DATASET;
   if (!DATASET_NAME.test(dataset)) throw new ApiError("analytics_not_configured", `ANALYTICS_DATASET must be a dataset name (letters, digits, _); ${HOW}.`);
-  const timeout = Number.parseInt(vars.ANALYTICS_TIMEOUT_MS ?? "", 10);
   return {
-    url: (vars.ANALYTICS_SQL_URL?.trim() || DEFAULT_SQL_URL).replace("{id}", account),
+    url: (sqlUrl || DEFAULT_SQL_URL).replace("{id}", account),
     token,
     dataset,
-    timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TIMEOUT_MS,
+    timeoutMs,
   };
 }
 

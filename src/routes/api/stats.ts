@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { HEX32 } from "../../protocol";
-import { pricesOf } from "../../store/prices";
+import { configOf } from "../../config";
 import { shardFor } from "../../store/directory";
 import { shardsToRead } from "../../store/directory-backfill";
 import { readStats } from "../../store/stats";
@@ -14,7 +14,7 @@ const statsQuery = z.object({
 /** `GET /api/stats`: hit rate, tokens, estimated cost and latency saved; overall and per tree. */
 export async function getStats(c: ApiCtx): Promise<Response> {
   const q = parseWith(statsQuery, c.req.query());
-  const prices = pricesOf((c.env as unknown as Record<string, string | undefined>).PRICES_JSON);
+  const prices = configOf(c.env).prices;
   // One tree: its shard. Else the shards the tree directory names for the caller (every shard until its backfill is done).
   const from = q.tree_id ? [await shardFor(c.env, q.tree_id)] : await shardsToRead(c.env, scopeOf(c));
   const stats = await readStats(from.map((s) => s.db), { tenant: scopeOf(c), treeId: q.tree_id, limit: q.limit, prices });

@@ -1,6 +1,6 @@
 import { isConfirmed } from "../../cache/templates/learned";
 import type { LearnedTemplate } from "../../cache/templates/induce";
-import { settingsOf } from "../chat/templates";
+import { configOf } from "../../config";
 import { listTemplates, templateHits } from "../../store/templates";
 import { shardFor } from "../../store/directory";
 import { readTree } from "../../store/trajectories";
@@ -27,7 +27,7 @@ export async function getTemplates(c: ApiCtx): Promise<Response> {
   const db = (await shardFor(c.env, treeId)).db;
   const tree = await readTree(db, treeId, scopeOf(c));
   if (!tree) throw notFound("tree");
-  const { minBindings } = settingsOf(c.env);
+  const { minBindings } = configOf(c.env).templates;
   const [templates, hits] = await Promise.all([listTemplates(db, treeId), templateHits(db, treeId)]);
   return c.json({ tree_id: treeId, min_bindings: minBindings, data: templates.map((t) => summary(t, minBindings, hits.get(t.id) ?? 0)) });
 }

@@ -5,12 +5,13 @@ import type { ProviderAdapter, TemplateHook } from "../../cache/provider";
 import { renderChunkStream, renderCompletion } from "../../cache/render";
 import { treeLearnerOf } from "../../store/tree-objects";
 import { chatAnswerReader } from "./answer-reader";
-import { forgetTemplatePresence, planTemplates, readBindings, settingsOf } from "./templates";
+import { configOf } from "../../config";
+import { forgetTemplatePresence, planTemplates, readBindings } from "./templates";
 
 /** Declared variables (`muscle-mem-bindings`, a malformed header is a 400) and learned templates. */
 const chatTemplates: TemplateHook<RequestKey> = {
   plan(concrete, headers, env) {
-    const plan = planTemplates(concrete, readBindings(headers), headers, settingsOf(env));
+    const plan = planTemplates(concrete, readBindings(headers), headers, configOf(env).templates);
     const treeId = plan.key.treeId;
     return {
       key: plan.key,

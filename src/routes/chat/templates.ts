@@ -3,7 +3,7 @@ import type { RequestKey } from "../../cache/key";
 import { parseBindings, type Bindings } from "../../cache/templates/bindings";
 import { bindingDigestOf, declaredServes, renderDeclared, withDeclared, type DeclaredConfirmation } from "../../cache/templates/declared";
 import { learnedAnswer, learnedLookup } from "../../cache/templates/learned-answer";
-import { inductionOffFor, templateSettings, type TemplateSettings } from "../../cache/templates/settings";
+import { inductionOffFor, type TemplateSettings } from "../../cache/templates/settings";
 import { ApiError } from "../../errors";
 import { logEvent } from "../../observability/log-event";
 import { BINDINGS_HEADER, TEMPLATE_HEADER } from "../../protocol";
@@ -46,14 +46,6 @@ export function readBindings(headers: Headers): Bindings | null {
   const parsed = parseBindings(headers.get(BINDINGS_HEADER));
   if (!parsed.ok) throw new ApiError("invalid_request", parsed.message, BINDINGS_HEADER);
   return parsed.bindings;
-}
-
-let settingsCache: { env: Env; settings: TemplateSettings } | undefined;
-
-/** The template vars, parsed once per isolate. */
-export function settingsOf(env: Env): TemplateSettings {
-  if (settingsCache?.env !== env) settingsCache = { env, settings: templateSettings(env as unknown as Record<string, unknown>) };
-  return settingsCache.settings;
 }
 
 /**
