@@ -1,4 +1,8 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { tenantOf } from "../../src/cache/hash";
+import { keyRequest } from "../../src/cache/key";
+import { chatRequest } from "../../src/cache/messages";
 import { newKey } from "./api-helpers";
 import { chat, generations, recorded, uniqueModel } from "./helpers";
 
@@ -84,5 +88,22 @@ describe("one far round trip on a miss", () => {
     expect(next.headers.get("muscle-mem-cache")).toBe("miss");
     await next.arrayBuffer();
     expect(await generations(model)).toBe(1);
+  });
+
+  it("Should make a second call only in a tree with live learned templates: the object does not join there, so templates are looked up first", async () => {
+    const key = newKey();
+    const model = uniqueModel("far-templates");
+    const first = ask(model, "before templates");
+    const keyed = keyRequest(chatRequest.parse(first), tenantOf(`Bearer ${key}`), "default");
+    if (!keyed.ok) throw new Error("unkeyable");
+    // A live template of this tree under a lookup key no request has: the tree has templates, none of which fits.
+    const now = Date.now();
+    await env.DB.prepare("INSERT INTO templates (id, tree_id, lookup_key, anchor_depth, pattern, state, created_at, updated_at) VALUES (?1, ?2, ?3, 0, '{}', '{}', ?4, ?4)")
+      .bind(`t-${crypto.randomUUID()}`, keyed.key.treeId, `nothing-${crypto.randomUUID()}`, now)
+      .run();
+    const miss = await chat(ask(model, "with templates"), { key });
+    expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
+    expect(storeCost(miss).do).toBe(2);
+    await miss.arrayBuffer();
   });
 });
