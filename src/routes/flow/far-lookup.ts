@@ -27,10 +27,12 @@ export async function lookUpFar(far: FarLookup, request: Omit<LookupOrJoinReques
   try {
     return await withTimeout(call, request.timeoutMs, "lookup in the tree's object");
   } catch (error) {
-    const release = call.then(async (late) => {
-      if (late.status === "miss" && late.joined?.role === "leader") await far.writer.release(request.key, late.joined.token);
-    });
-    far.defer?.(release.catch(() => undefined));
+    const release = call
+      .then(async (late) => {
+        if (late.status === "miss" && late.joined?.role === "leader") await far.writer.release(request.key, late.joined.token);
+      })
+      .catch(() => undefined);
+    far.defer?.(release);
     throw error;
   }
 }
