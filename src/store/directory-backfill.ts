@@ -70,16 +70,19 @@ export async function backfillDirectory(env: Env, pages = 50): Promise<{ inserte
 }
 
 /**
- * The shards that hold a tenant's trees (every tenant's when null): by the
- * directory once its backfill is finished on every shard, else every shard.
+ * The shards that hold a tenant's trees: by the directory (the `(tenant,
+ * shard)` index) once its backfill is finished on every shard, else every
+ * shard. Every tenant's (null, the admin): every shard.
  */
 export async function shardsToRead(env: Env, tenant: string | null): Promise<Shard[]> {
   const all = shards(env);
   if (all.length === 1) return all;
   const dir = directoryDb(env);
+  // Every tenant's trees (the admin): every shard; a DISTINCT over the whole directory would read all of it.
+  if (tenant === null) return all;
   const [finished, named] = await dir.batch<{ shard: string }>([
     dir.prepare(`SELECT shard FROM directory_backfill WHERE done_at IS NOT NULL`),
-    dir.prepare(`SELECT DISTINCT shard FROM tree_directory WHERE (?1 IS NULL OR tenant = ?1)`).bind(tenant),
+    dir.prepare(`SELECT DISTINCT shard FROM tree_directory WHERE tenant = ?1`).bind(tenant),
   ]);
   const done = new Set(finished.results.map((r) => r.shard));
   if (!all.every((s) => done.has(s.name))) return all;

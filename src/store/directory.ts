@@ -5,7 +5,7 @@ import { shardOf, shards, type Shard } from "./shards";
  * read and written in the first shard, binding `DB`, only).
  *
  * - **New trees** go to the least-full shard, by the number of trees the
- *   directory gives each shard (`placeNewTree`), ties broken by the hash rule.
+ *   directory gives each shard (`treesPerShard`, `leastFull`), ties broken by the hash rule.
  * - **Trees recorded before the directory** have no row: they are where the
  *   hash rule over D1_SHARDS put them. Their writer (or their hit tally) looks
  *   for the tree's row in every shard once and records the directory row
@@ -113,12 +113,27 @@ export async function shardFor(env: Env, treeId: string, now = Date.now()): Prom
   return shardNamed(env, row.shard);
 }
 
-/** Trees per shard by the directory (shards with none count 0). */
-export async function treesPerShard(env: Env): Promise<Map<string, number>> {
+/** How long an isolate places new trees by the counts it read (a count reads the directory's shard index). */
+export const PLACEMENT_COUNTS_TTL_MS = 60_000;
+let placement: { counts: Map<string, number>; until: number } | null = null;
+
+/**
+ * Trees per shard by the directory (shards with none count 0), read at most
+ * once per PLACEMENT_COUNTS_TTL_MS per isolate and counted up locally as this
+ * isolate places trees in between.
+ */
+export async function treesPerShard(env: Env, now = Date.now()): Promise<Map<string, number>> {
+  if (placement && placement.until > now && shards(env).every((s) => placement?.counts.has(s.name))) return placement.counts;
   const counts = new Map(shards(env).map((s) => [s.name, 0]));
   const rows = await directoryDb(env).prepare(`SELECT shard, count(*) AS n FROM tree_directory GROUP BY shard`).all<{ shard: string; n: number }>();
   for (const r of rows.results) if (counts.has(r.shard)) counts.set(r.shard, r.n);
+  placement = { counts, until: now + PLACEMENT_COUNTS_TTL_MS };
   return counts;
+}
+
+/** Counts a tree this isolate just placed on `shard`. */
+function placed(shard: string): void {
+  placement?.counts.set(shard, (placement.counts.get(shard) ?? 0) + 1);
 }
 
 /** The least-full shard (fewest trees), ties broken by the hash rule's order for this tree. Pure. */
@@ -160,10 +175,11 @@ export async function resolveHome(env: Env, treeId: string, identity: { tenant: 
   const shard = found ? found.shard.name : leastFull(await treesPerShard(env), treeId);
   const tenant = found?.tenant ?? identity?.tenant ?? "";
   const namespace = found?.namespace ?? identity?.namespace ?? "";
-  await directoryDb(env)
+  const insert = await directoryDb(env)
     .prepare(`INSERT OR IGNORE INTO tree_directory (tree_id, tenant, namespace, shard, created_at) VALUES (?1, ?2, ?3, ?4, ?5)`)
     .bind(treeId, tenant, namespace, shard, found?.created_at ?? Date.now())
     .run();
+  if (!found && (insert.meta.changes ?? 0) > 0) placed(shard);
   return readEntry(env, treeId);
 }
 

@@ -1,12 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { forgetShard } from "../../src/store/directory";
-import type { MoveResult } from "../../src/store/move";
+import { forgetShard, readEntry, shardNamed } from "../../src/store/directory";
+import { settle, type MoveResult } from "../../src/store/move";
+import { copyTree } from "../../src/store/move-pages";
 import { treeWriterOf } from "../../src/store/tree-objects";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { api, learn, newKey, ok, type Tree } from "../worker/api-helpers";
 import { chat, eventually, uniqueModel } from "../worker/helpers";
-import { homeOf, NAMES, treeRows } from "./shard-helpers";
+import { dbNamed, homeOf, NAMES, treeRows } from "./shard-helpers";
 
 /**
  * Moving a tree between shards (POST /api/trees/:id/move, src/store/move.ts)
@@ -130,5 +131,33 @@ describe("moving a tree between shards", () => {
     expect(await served(body, key, headers)).toMatchObject({ status: 504 });
     forgetShard(tree.id); // what DIRECTORY_TTL_MS does
     expect(await served(body, key, headers)).toMatchObject({ status: 200, cache: "hit" });
+  });
+
+  it("Should finish what a crashed move left (settle): a half copy is deleted from the target, a half drain from the source", async () => {
+    const key = newKey();
+    const model = uniqueModel("refunds");
+    const headers = { "muscle-mem-namespace": "move-5" };
+    for (const order of ["A-1", "B-22"]) await learn(ask(model, order), key, headers);
+    const tree = await treeOf(key, "move-5");
+    const from = (await homeOf(tree.id)) ?? "";
+    const to = NAMES.find((n) => n !== from) ?? "";
+    const rows = await treeRows(from, tree.id);
+    const none = { trees: 0, nodes: 0, templates: 0, evidence: 0, observations: 0 };
+    const dir = dbNamed("DB");
+    // Crashed after the copy, before the switch: the target holds a copy nobody reads.
+    await copyTree(shardNamed(env, from).db, shardNamed(env, to).db, tree.id);
+    await dir.prepare("UPDATE tree_directory SET moving_to = ?2 WHERE tree_id = ?1").bind(tree.id, to).run();
+    const afterCopy = await settle(env, (await readEntry(env, tree.id)) ?? expect.fail("no directory row"));
+    expect(afterCopy).toMatchObject({ shard: from, moving_to: null, draining_from: null });
+    expect(await treeRows(to, tree.id)).toEqual(none);
+    expect(await treeRows(from, tree.id)).toEqual(rows);
+    // Crashed after the switch, mid-drain: the source still holds rows.
+    await copyTree(shardNamed(env, from).db, shardNamed(env, to).db, tree.id);
+    await dir.prepare("UPDATE tree_directory SET shard = ?2, draining_from = ?3 WHERE tree_id = ?1").bind(tree.id, to, from).run();
+    const afterDrain = await settle(env, (await readEntry(env, tree.id)) ?? expect.fail("no directory row"));
+    expect(afterDrain).toMatchObject({ shard: to, moving_to: null, draining_from: null });
+    expect(await treeRows(from, tree.id)).toEqual(none);
+    expect(await treeRows(to, tree.id)).toEqual(rows);
+    expect((await readEntry(env, tree.id))?.draining_from).toBeNull();
   });
 });
