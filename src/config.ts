@@ -20,7 +20,7 @@ function wholeNumber(fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) {
       if (text === "") return fallback;
       const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
       if (n >= min && n <= max) return n;
-      ctx.addIssue({ code: "custom", message: `must be a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? "up" : max}` });
+      ctx.addIssue({ code: "custom", message: max === Number.MAX_SAFE_INTEGER ? `must be a whole number, at least ${min}` : `must be a whole number from ${min} to ${max}` });
       return z.NEVER;
     });
 }
@@ -147,7 +147,7 @@ export interface InvalidVar {
  * Parses the vars. A var that breaks its rule falls back to its default
  * (a bad setting never fails every request) and is listed in `invalid`. Pure.
  *
- * @example parseConfig({ HOT_CACHE_TTL_MS: "x" }).invalid // [{ name: "HOT_CACHE_TTL_MS", message: "must be a whole number from 0 to up" }]
+ * @example parseConfig({ HOT_CACHE_TTL_MS: "x" }).invalid // [{ name: "HOT_CACHE_TTL_MS", message: "must be a whole number, at least 0" }]
  */
 export function parseConfig(env: Readonly<Record<string, unknown>>): { config: Config; invalid: InvalidVar[] } {
   const invalid: InvalidVar[] = [];

@@ -46,7 +46,7 @@ describe("configOf", () => {
     expect(configOf(env)).toBe(first);
     expect(first.lookupTimeoutMs).toBe(1500);
     expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
-      { event: "config_invalid", level: "error", var: "LOOKUP_TIMEOUT_MS", error: "LOOKUP_TIMEOUT_MS must be a whole number from 1 to up; its default is used" },
+      { event: "config_invalid", level: "error", var: "LOOKUP_TIMEOUT_MS", error: "LOOKUP_TIMEOUT_MS must be a whole number, at least 1; its default is used" },
     ]);
   });
 });
