@@ -160,4 +160,35 @@ describe("moving a tree between shards", () => {
     expect(await treeRows(to, tree.id)).toEqual(rows);
     expect((await readEntry(env, tree.id))?.draining_from).toBeNull();
   });
+
+  it("Should move a tree of many pages (a thousand nodes, 200 siblings at one node) whole", { timeout: 60_000 }, async () => {
+    const treeId = "ab".repeat(16);
+    const from = "DB_2";
+    const to = "DB_3";
+    const db = dbNamed(from);
+    await db.prepare(`INSERT INTO trees (id, tenant, namespace, model, frame, created_at) VALUES (?1, 't', 'big', 'm', '{}', 1)`).bind(treeId).run();
+    await dbNamed("DB").prepare(`INSERT INTO tree_directory (tree_id, tenant, namespace, shard, created_at) VALUES (?1, 't', 'big', ?2, 1)`).bind(treeId, from).run();
+    const hash = (n: number) => n.toString(16).padStart(32, "0");
+    const statements: D1PreparedStatement[] = [];
+    let n = 1;
+    for (let p = 0; p < 200; p++) {
+      let parent = treeId;
+      for (let d = 1; d <= 5; d++) {
+        statements.push(
+          db.prepare(`INSERT INTO nodes (hash, parent, tree_id, depth, role, message, observations) VALUES (?1, ?2, ?3, ?4, ?5, '{}', ?6)`).bind(hash(n), parent, treeId, d, d % 2 === 0 ? "assistant" : "user", d % 2 === 0 ? 1 : 0),
+        );
+        parent = hash(n++);
+      }
+    }
+    for (let i = 0; i < statements.length; i += 200) await db.batch(statements.slice(i, i + 200));
+    await db.prepare(`INSERT INTO template_observations (answer_hash, tree_id, shape_key, created_at) VALUES (?1, ?2, 'k', 1)`).bind(hash(2), treeId).run();
+    const before = await treeRows(from, treeId);
+    expect(before.nodes).toBe(1000);
+    const moved = await ok<{ copied: Record<string, number>; deleted: Record<string, number> }>(api(`/trees/${treeId}/move`, { method: "POST", body: { to } }));
+    expect(moved.copied).toEqual(before);
+    expect(moved.deleted).toEqual(before);
+    expect(await treeRows(to, treeId)).toEqual(before);
+    expect((await treeRows(from, treeId)).nodes).toBe(0);
+    expect(await homeOf(treeId)).toBe(to);
+  });
 });
