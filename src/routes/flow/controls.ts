@@ -1,4 +1,5 @@
 import { ApiError } from "../../errors";
+import { NAMESPACE_HEADER } from "../../protocol";
 
 /** What the client asked of the cache for this request. */
 export interface CacheControls {
@@ -22,9 +23,9 @@ export function readControls(headers: Headers): CacheControls {
       .map((d) => d.trim())
       .filter(Boolean),
   );
-  const namespace = headers.get("muscle-mem-namespace") ?? "default";
+  const namespace = headers.get(NAMESPACE_HEADER) ?? "default";
   if (!NAMESPACE.test(namespace)) {
-    throw new ApiError("invalid_request", "muscle-mem-namespace must be 1-128 characters of A-Z a-z 0-9 . _ : - /", "muscle-mem-namespace");
+    throw new ApiError("invalid_request", `${NAMESPACE_HEADER} must be 1-128 characters of A-Z a-z 0-9 . _ : - /`, NAMESPACE_HEADER);
   }
   return {
     noCache: directives.has("no-cache"),
