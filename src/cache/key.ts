@@ -26,12 +26,6 @@ function failure(error: CanonicalError): KeyResult {
  */
 export const DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES = 900_000;
 
-/** Parses `MAX_CACHEABLE_MESSAGE_BYTES`: a positive integer, else the default. */
-export function maxCacheableMessageBytes(value: string | undefined): number {
-  const n = Number.parseInt(value ?? "", 10);
-  return Number.isFinite(n) && n > 0 ? n : DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES;
-}
-
 const utf8 = new TextEncoder();
 
 /** Why the frame or a message is too large to store as one row, or null (both APIs). */

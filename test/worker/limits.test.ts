@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, keyRequest, maxCacheableMessageBytes } from "../../src/cache/key";
+import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, keyRequest } from "../../src/cache/key";
+import { parseConfig } from "../../src/config";
 import { chatRequest } from "../../src/cache/messages";
 import type { RequestLogLine } from "../../src/observability/log";
 import { MAX_JSON_DEPTH } from "../../src/cache/exact-json";
@@ -133,7 +134,8 @@ describe("MAX_CACHEABLE_MESSAGE_BYTES", () => {
 
   it("Should parse the var, falling back to the default below D1's 1,000,000-byte row limit", () => {
     expect(DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES).toBeLessThan(1_000_000);
-    expect([maxCacheableMessageBytes("4096"), maxCacheableMessageBytes(undefined), maxCacheableMessageBytes("0"), maxCacheableMessageBytes("x")]).toEqual([
+    const limit = (value: string | undefined) => parseConfig({ MAX_CACHEABLE_MESSAGE_BYTES: value }).config.maxCacheableMessageBytes;
+    expect([limit("4096"), limit(undefined), limit("0"), limit("x")]).toEqual([
       4096,
       DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES,
       DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES,

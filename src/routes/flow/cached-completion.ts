@@ -1,12 +1,13 @@
 import type { Context } from "hono";
 import type { StoredAnswer } from "../../cache/answer";
 import { tenantOfRequest, unlessAnonymous } from "../../auth/credential";
-import { maxCacheableMessageBytes } from "../../cache/key";
 import type { ProviderAdapter, ProviderKey, ProviderRequest, TemplatePlan } from "../../cache/provider";
 import { configOf, type Config } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
 import { note, phase } from "../../observability";
+import { logEvent } from "../../observability/log-event";
+import { NODE_HEADER, SINGLE_FLIGHT_HEADER, TEMPLATE_HEADER } from "../../protocol";
 import type { Claim } from "../../store/single-flight";
 import { treeWriterOf } from "../../store/tree-objects";
 import type { TreeWriter } from "../../store/tree-writer";
@@ -62,7 +63,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   const walk: Walk<B, K, A> = { c, adapter, config, controls, request: parsed, stream: adapter.isStream(parsed) };
 
   const tenant = tenantOfRequest(headers, parsed.url, config.cacheAnonymous);
-  const scope = { tenant: tenant ?? "", namespace: controls.namespace, maxMessageBytes: maxCacheableMessageBytes(c.env.MAX_CACHEABLE_MESSAGE_BYTES) };
+  const scope = { tenant: tenant ?? "", namespace: controls.namespace, maxMessageBytes: config.maxCacheableMessageBytes };
   if (tenant !== null && !lossy) walk.request = await resolved(walk, tenant);
   // Keyed even without a tenant, so that bad input gets its 4xx in the API's envelope whoever sends it.
   const keyed = unlessAnonymous(tenant, lossy ? { ok: false as const, bypass: lossy } : adapter.key(walk.request, scope));
@@ -93,7 +94,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   // The tree's object, asked cold, says whether the tree has live templates: none, nothing learned to serve.
   if (found.status !== "failed" && !(found.status === "miss" && found.templates === false)) {
     const learned = await plan.learned(source.shard.db, config.lookupTimeoutMs, config.hotCacheTtlMs);
-    const hit = learned && serve(walk, plan, learned.answer, { "muscle-mem-template": learned.template, ...bookmarkHeaders(source, found) }, learned.template);
+    const hit = learned && serve(walk, plan, learned.answer, { [TEMPLATE_HEADER]: learned.template, ...bookmarkHeaders(source, found) }, learned.template);
     if (hit) return hit;
   }
   if (controls.onlyIfCached) throw notCached();
@@ -107,7 +108,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   }
   phase(c, "claim");
   if (claim.role === "follower") {
-    const hit = serve(walk, plan, await plan.render(claim.answer, { ...store, ttlMs: 0 }), { ...plan.hitHeaders, "muscle-mem-single-flight": "follower" });
+    const hit = serve(walk, plan, await plan.render(claim.answer, { ...store, ttlMs: 0 }), { ...plan.hitHeaders, [SINGLE_FLIGHT_HEADER]: "follower" });
     if (hit) return hit;
     // The leader's answer cannot be served to this request: generate again.
     claim = { role: "alone", reason: "leader-failed" };
@@ -120,7 +121,7 @@ function serve<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplateP
   const answer = stored && walk.adapter.answerOf(stored);
   if (!stored || !answer) return null;
   countHit(walk.c, plan.key.treeId, stored, template);
-  return serveRendered(walk.adapter.render(answer, walk.request, walk.stream, plan.key), walk.stream, { "muscle-mem-node": stored.hash, ...headers });
+  return serveRendered(walk.adapter.render(answer, walk.request, walk.stream, plan.key), walk.stream, { [NODE_HEADER]: stored.hash, ...headers });
 }
 
 /**
@@ -158,7 +159,7 @@ async function resolved<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, tenant
   try {
     return await withTimeout(walk.adapter.resolve(walk.request, { env: walk.c.env, tenant }), walk.config.lookupTimeoutMs, "resolve");
   } catch (error) {
-    console.error(JSON.stringify({ event: "resolve_failed", api: walk.adapter.name, error: String(error) }));
+    logEvent("error", "resolve_failed", { api: walk.adapter.name, error: String(error) });
     return walk.request;
   }
 }
