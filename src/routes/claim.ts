@@ -1,4 +1,5 @@
 import type { Config } from "../config";
+import { logEvent } from "../observability/log-event";
 import type { RecordInput } from "../store/record";
 import type { HotCache } from "../store/hot-cache";
 import type { ColoCache } from "../store/colo-cache";
@@ -56,7 +57,7 @@ export async function settleGeneration(opts: {
       await opts.writer.release(opts.key, opts.token);
     }
   } catch (error) {
-    console.error(JSON.stringify({ event: "record_failed", tree: opts.treeId, error: String(error) }));
+    logEvent("error", "record_failed", { tree: opts.treeId, error: String(error) });
     // The record never reached the object (or failed after it ended the flight): release, so no one waits out the lease.
     if (opts.token) await opts.writer.release(opts.key, opts.token).catch(() => undefined);
   }

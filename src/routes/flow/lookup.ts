@@ -7,6 +7,7 @@ import { shardFor } from "../../store/directory";
 import type { HotCache } from "../../store/hot-cache";
 import { coloCache, type ColoCache } from "../../store/colo-cache";
 import { noteColo } from "../../observability/store-meter";
+import { logEvent } from "../../observability/log-event";
 import { withTimeout } from "../../store/deadline";
 import type { Joined } from "../../store/single-flight";
 import { lookUpFar, type FarLookup } from "./far-lookup";
@@ -49,7 +50,7 @@ export async function lookupSource(env: Env, treeId: string, headers: Headers, d
     const bookmark = replicas ? bookmarkFor(headers.get(BOOKMARK_HEADER), shard.name) : null;
     return { shard, bookmark, replicas, colo: bookmark ? null : coloCache(config.coloCacheTtlMs), defer };
   } catch (error) {
-    console.error(JSON.stringify({ event: "shard_config_error", error: String(error) }));
+    logEvent("error", "shard_config_error", { error: String(error) });
     return null;
   }
 }
