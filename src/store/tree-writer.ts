@@ -4,6 +4,7 @@ import { importNodes, type ImportBatch, type ImportOutcome } from "./import";
 import { runPrune, type PruneRequest, type PruneResult } from "./prune";
 import { choose } from "../cache/policy";
 import { configOf } from "../config";
+import { logEvent } from "../observability/log-event";
 import { readAnswers } from "./answers";
 import { lookUpOrJoin, type LookedUp, type LookupOrJoinRequest } from "./lookup-or-join";
 import { recordGeneration, recordGenerations, type RecordInput, type RecordOutcome } from "./record";
@@ -20,7 +21,7 @@ import { learnFrom, type LearnReport } from "./templates-learn";
  * here and joins in the same call; warm hits never come here.
  */
 export class TreeWriter extends DurableObject<Env> {
-  private readonly flights = new SingleFlight(Number(this.env.SINGLE_FLIGHT_WAIT_MS) || 120_000);
+  private readonly flights = new SingleFlight(configOf(this.env).singleFlightWaitMs);
   private queue: Promise<unknown> = Promise.resolve();
   /** Recordings waiting for the writer: whatever queued while it wrote goes to D1 in one batch. */
   private pending: Array<{ input: RecordInput; done: (outcome: Promise<RecordOutcome>) => void }> = [];
@@ -99,7 +100,7 @@ export class TreeWriter extends DurableObject<Env> {
    */
   async learn(input: RecordInput): Promise<LearnReport | null> {
     return this.serialised(async () => learnFrom(await this.db(input.treeId), input)).catch((error) => {
-      console.error(JSON.stringify({ event: "template_learn_failed", tree: input.treeId, error: String(error) }));
+      logEvent("error", "template_learn_failed", { tree: input.treeId, error: String(error) });
       return null;
     });
   }
