@@ -1,5 +1,6 @@
 import { newApp } from "./app";
 import { configOf } from "./config";
+import { forgetAnswers } from "./isolate";
 import { withLogContext } from "./observability/log-event";
 import { scheduledPrune } from "./store/prune-runner";
 
@@ -11,5 +12,8 @@ const app = newApp();
 export default {
   fetch: app.fetch,
   /** The cron trigger: prune paths not hit within PRUNE_TTL_MS (the same code as POST /api/prune). */
-  scheduled: (_controller, env, ctx) => ctx.waitUntil(withLogContext({ level: configOf(env).logLevel }, () => scheduledPrune(env))),
+  scheduled: (_controller, env, ctx) => {
+    const config = configOf(env);
+    ctx.waitUntil(withLogContext({ level: config.logLevel }, () => scheduledPrune(env, config.pruneTtlMs, (keys) => forgetAnswers(config, keys))));
+  },
 } satisfies ExportedHandler<Env>;

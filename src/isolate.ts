@@ -1,5 +1,6 @@
 import { configOf, type Config } from "./config";
 import { logEvent } from "./observability/log-event";
+import { coloCache, forgetInColo } from "./store/colo-cache";
 import { Counters } from "./store/counters";
 import { HotCache } from "./store/hot-cache";
 import { sendTallies } from "./store/send-tallies";
@@ -19,6 +20,17 @@ export function isolate(config: Config): IsolateState {
   if (state && state.config.hotCacheTtlMs !== config.hotCacheTtlMs) value.hot = new HotCache(config.hotCacheTtlMs);
   state = { config, value };
   return value;
+}
+
+/**
+ * Forgets the answer sets a write changed (a prune, an import): this
+ * isolate's memory at once (all of it: cheap, and refilled from the colo or
+ * D1), and this colo's Cache API entries for `keys`. Other isolates and colos
+ * see the change within HOT_CACHE_TTL_MS and COLO_CACHE_TTL_MS.
+ */
+export async function forgetAnswers(config: Config, keys: Iterable<string>): Promise<void> {
+  isolate(config).hot.clear();
+  await forgetInColo(coloCache(config.coloCacheTtlMs), keys);
 }
 
 /**

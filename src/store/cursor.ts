@@ -1,5 +1,3 @@
-import { ApiError } from "../errors";
-
 /** The types of a cursor's elements, and the tuple they decode to. */
 export type CursorShape = readonly ("string" | "number")[];
 export type CursorOf<T extends CursorShape> = { -readonly [K in keyof T]: T[K] extends "string" ? string : number };
@@ -24,14 +22,4 @@ export function readCursor<T extends CursorShape>(cursor: string, shape: T): Cur
     // not a cursor
   }
   return null;
-}
-
-/**
- * @deprecated The store throws no HTTP errors: routes use `decodeCursor` of
- * src/routes/api/params.ts. Kept until src/routes/api/trees.ts and export.ts import that one.
- */
-export function decodeCursor<T extends CursorShape>(cursor: string, shape: T, param = "cursor"): CursorOf<T> {
-  const position = readCursor(cursor, shape);
-  if (!position) throw new ApiError("invalid_request", "cursor is not a cursor this API returned.", param);
-  return position;
 }

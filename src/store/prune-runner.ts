@@ -1,31 +1,27 @@
-import { configOf } from "../config";
 import { logEvent } from "../observability/log-event";
-import { isolate } from "../isolate";
 import { shardFor } from "./directory";
 import { backfillDirectory, ownersOf, shardsToRead } from "./directory-backfill";
 import { treeWriterOf } from "./tree-objects";
-import { coloCache, forgetInColo } from "./colo-cache";
 import { addOutcome, previewStale, type PruneOutcome, type PruneRequest, type PruneResult, type StaleCriteria } from "./prune";
 
 const TREES_PER_PAGE = 100;
 
+/** What the caller's caches must forget after a prune: the keys (h_n) whose answer sets changed. */
+export type ForgetAnswers = (changedKeys: string[]) => Promise<void>;
+
 /**
  * Runs a prune in the tree's Durable Object (serialised with its writes, and
- * it forgets single flight's recent answers), then drops this isolate's hot
- * answers and this colo's entries for every key whose answers changed. Other
- * isolates stop serving pruned nodes within HOT_CACHE_TTL_MS, other colos
- * within COLO_CACHE_TTL_MS.
+ * it forgets single flight's recent answers), then has the caller forget the
+ * changed keys (the isolate's memory and the colo's entries: src/isolate.ts
+ * `forgetAnswers`), so that this colo never serves a pruned answer.
  */
-export async function pruneThroughWriter(env: Env, request: PruneRequest): Promise<PruneOutcome> {
+export async function pruneThroughWriter(env: Env, request: PruneRequest, forget: ForgetAnswers): Promise<PruneOutcome> {
   const writer = treeWriterOf(env, request.treeId);
   // SAFETY: RPC types the result as a stub; PruneResult is plain data (counts and hashes), so the cast only unwraps that type.
   const { changedKeys, ...outcome } = (await writer.prune(request)) as PruneResult;
-  const config = configOf(env);
-  isolate(config).hot.clear();
-  await forgetInColo(coloCache(config.coloCacheTtlMs), changedKeys);
+  await forget(changedKeys);
   return outcome;
 }
-
 
 /**
  * A stale prune over one tree, or every tree of a tenant (null: every
@@ -35,6 +31,7 @@ export async function pruneThroughWriter(env: Env, request: PruneRequest): Promi
 export async function pruneStaleTrees(
   env: Env,
   q: { tenant: string | null; treeId?: string; criteria: StaleCriteria; dryRun: boolean },
+  forget: ForgetAnswers,
 ): Promise<PruneOutcome> {
   let total: PruneOutcome = { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [] };
   const from = q.treeId ? [await shardFor(env, q.treeId)] : await shardsToRead(env, q.tenant);
@@ -51,7 +48,7 @@ export async function pruneStaleTrees(
         if ((owners.get(id) ?? name) !== name) continue;
         const one = q.dryRun
           ? await previewStale(db, id, q.criteria)
-          : await pruneThroughWriter(env, { kind: "stale", treeId: id, criteria: q.criteria, dryRun: false });
+          : await pruneThroughWriter(env, { kind: "stale", treeId: id, criteria: q.criteria, dryRun: false }, forget);
         total = addOutcome(total, one);
       }
       if (page.results.length < TREES_PER_PAGE) break;
@@ -67,13 +64,12 @@ export async function pruneStaleTrees(
  * Each tree is pruned in pages by its own Durable Object (src/store/prune.ts),
  * so no statement is unbounded; the cron still visits every tree in one run.
  */
-export async function scheduledPrune(env: Env, now = Date.now()): Promise<PruneOutcome | null> {
+export async function scheduledPrune(env: Env, ttl: number, forget: ForgetAnswers, now = Date.now()): Promise<PruneOutcome | null> {
   // The tree directory's backfill (trees recorded before it) goes on a bounded number of pages a day until done.
   const backfill = await backfillDirectory(env).catch((error: unknown) => ({ inserted: 0, done: false, error: String(error) }));
   if (backfill.inserted > 0 || !backfill.done) logEvent("info", "directory_backfill", backfill);
-  const ttl = Number.parseInt((env as unknown as Record<string, string | undefined>).PRUNE_TTL_MS ?? "", 10);
   if (!Number.isFinite(ttl) || ttl <= 0) return null;
-  const outcome = await pruneStaleTrees(env, { tenant: null, criteria: { cutoff: now - ttl, minHits: null }, dryRun: false });
-  console.log(JSON.stringify({ event: "scheduled_prune", ttl_ms: ttl, trees: outcome.trees, nodes: outcome.nodes, answers: outcome.answers, templates: outcome.templates }));
+  const outcome = await pruneStaleTrees(env, { tenant: null, criteria: { cutoff: now - ttl, minHits: null }, dryRun: false }, forget);
+  logEvent("info", "scheduled_prune", { ttl_ms: ttl, trees: outcome.trees, nodes: outcome.nodes, answers: outcome.answers, templates: outcome.templates });
   return outcome;
 }

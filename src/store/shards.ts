@@ -16,7 +16,7 @@
  */
 
 /** The response/request header that carries a D1 bookmark: `<binding>:<bookmark>`. */
-export const BOOKMARK_HEADER = "muscle-mem-d1-bookmark";
+export { BOOKMARK_HEADER } from "../protocol";
 
 /** A shard: its binding name and the database. */
 export interface Shard {

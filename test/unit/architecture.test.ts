@@ -30,9 +30,6 @@ const edges: Edge[] = Object.entries(sources).flatMap(([from, text]) =>
 const under = (dir: string) => (path: string) => path.startsWith(`${dir}/`);
 const show = (list: Edge[]) => list.map((e) => `${e.from} -> ${e.to}${e.typeOnly ? " (type)" : ""}`);
 
-/** Edges the lead will remove when the files' owners are done (issue 15.4); none may be added. */
-const PENDING = new Set(["store/cursor.ts -> errors.ts", "store/prune-runner.ts -> isolate.ts"]);
-
 describe("the layers (routes -> cache -> store -> upstream)", () => {
   it("Should read every source file and its imports", () => {
     expect(Object.keys(sources).length).toBeGreaterThan(50);
@@ -47,7 +44,7 @@ describe("the layers (routes -> cache -> store -> upstream)", () => {
 
   it("Should keep the store below the routes, without per-isolate state or HTTP errors", () => {
     const bad = edges.filter((e) => under("store")(e.from) && (under("routes")(e.to) || e.to === "isolate.ts" || e.to === "errors.ts" || e.to === "app.ts"));
-    expect(show(bad).filter((e) => !PENDING.has(e))).toEqual([]);
+    expect(show(bad)).toEqual([]);
   });
 
   it("Should keep upstream, observability and auth below the routes", () => {

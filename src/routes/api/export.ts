@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { NEXT_CURSOR_HEADER } from "../../protocol";
-import { decodeCursor } from "../../store/cursor";
 import { shardFor } from "../../store/directory";
 import { exportLines } from "../../store/export";
 import { readTree } from "../../store/trajectories";
-import { hashParam, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
+import { decodeCursor, hashParam, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
 
 const exportQuery = z.object({ limit: limitSchema(1000, 10_000), cursor: z.string().max(512).optional() });
 

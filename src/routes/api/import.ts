@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { configOf } from "../../config";
 import { ApiError } from "../../errors";
-import { isolate } from "../../isolate";
+import { forgetAnswers } from "../../isolate";
 import type { KeyScope } from "../../cache/provider";
 import { HEX32 } from "../../protocol";
-import { coloCache, forgetInColo } from "../../store/colo-cache";
 import type { ImportBatch } from "../../store/import";
 import { keyLine, trajectoryLine, type ImportNode } from "../../store/trajectory-lines";
 import { lineApi } from "../../store/trajectory-formats";
@@ -107,7 +106,6 @@ export async function postImport(c: ApiCtx): Promise<Response> {
     }
   }
   const config = configOf(c.env);
-  isolate(config).hot.clear();
-  await forgetInColo(coloCache(config.coloCacheTtlMs), changedKeys);
+  await forgetAnswers(config, changedKeys);
   return c.json({ lines, trees: trees.size, nodes_inserted: inserted, answers, tenant, namespace });
 }

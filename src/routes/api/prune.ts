@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { configOf } from "../../config";
 import { ApiError } from "../../errors";
+import { forgetAnswers } from "../../isolate";
 import { HEX32 } from "../../protocol";
 import { nodeOwner } from "../../store/node-read";
 import { previewSubtree } from "../../store/prune";
@@ -7,6 +9,12 @@ import { pruneStaleTrees, pruneThroughWriter } from "../../store/prune-runner";
 import { findInShards } from "../../store/shards";
 import { shardFor } from "../../store/directory";
 import { hashParam, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
+
+/** What this isolate and colo forget after a prune: the changed keys' answer sets. */
+function forgetFor(c: ApiCtx): (keys: string[]) => Promise<void> {
+  const config = configOf(c.env);
+  return (keys) => forgetAnswers(config, keys);
+}
 
 /** The tree of a node the caller may see, or a 404. */
 async function ownedNode(c: ApiCtx): Promise<{ hash: string; treeId: string }> {
@@ -28,7 +36,7 @@ export async function getNodePrune(c: ApiCtx): Promise<Response> {
 /** `DELETE /api/nodes/:hash`: prunes the node and everything under it. */
 export async function deleteNode(c: ApiCtx): Promise<Response> {
   const { hash, treeId } = await ownedNode(c);
-  const outcome = await pruneThroughWriter(c.env, { kind: "subtree", treeId, hash });
+  const outcome = await pruneThroughWriter(c.env, { kind: "subtree", treeId, hash }, forgetFor(c));
   if (outcome.nodes === 0) throw notFound("node");
   return c.json({ tree_id: treeId, ...outcome });
 }
@@ -57,6 +65,6 @@ export async function postPrune(c: ApiCtx): Promise<Response> {
     if (!tree) throw notFound("tree");
   }
   const criteria = { cutoff: body.older_than_ms === undefined ? null : Date.now() - body.older_than_ms, minHits: body.min_hits ?? null };
-  const outcome = await pruneStaleTrees(c.env, { tenant: scope, treeId: body.tree_id, criteria, dryRun: body.dry_run });
+  const outcome = await pruneStaleTrees(c.env, { tenant: scope, treeId: body.tree_id, criteria, dryRun: body.dry_run }, forgetFor(c));
   return c.json({ dry_run: body.dry_run, ...outcome });
 }

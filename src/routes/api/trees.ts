@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { decodeCursor } from "../../store/cursor";
+import { HEX32 } from "../../protocol";
 import { shardFor } from "../../store/directory";
 import { ownersOf, shardsToRead } from "../../store/directory-backfill";
 import { searchTree } from "../../store/search";
 import { listChildren, listTrees, readTree } from "../../store/trajectories";
-import { hashParam, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
+import { decodeCursor, hashParam, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
 
 const NAMESPACE = /^[A-Za-z0-9._:\-/]{1,128}$/;
 
@@ -12,7 +12,7 @@ const listQuery = z.object({
   limit: limitSchema(50, 200),
   cursor: z.string().max(512).optional(),
   namespace: z.string().regex(NAMESPACE, "must be a namespace (1-128 of A-Z a-z 0-9 . _ : - /)").optional(),
-  tenant: z.string().regex(/^[0-9a-f]{32}$/, "must be a tenant id (32 lowercase hex characters)").optional(),
+  tenant: z.string().regex(HEX32, "must be a tenant id (32 lowercase hex characters)").optional(),
 });
 
 /** `GET /api/trees`: the caller's trees, newest activity first; `tenant` narrows the admin's list (a tenant key sees only its own). */
@@ -35,7 +35,7 @@ export async function getTree(c: ApiCtx): Promise<Response> {
 }
 
 const childrenQuery = z.object({
-  parent: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lowercase hex characters").optional(),
+  parent: z.string().regex(HEX32, "must be 32 lowercase hex characters").optional(),
   limit: limitSchema(50, 500),
   cursor: z.string().max(512).optional(),
 });
