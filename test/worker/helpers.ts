@@ -46,3 +46,15 @@ export async function recorded(body: unknown, init: ChatInit = {}): Promise<void
     return res.status === 200;
   });
 }
+
+/** The store's cost of a response from its `server-timing`: Worker-side D1 queries and Durable Object calls. */
+export function storeCost(res: Response): { d1: number; do: number } {
+  const timing = res.headers.get("server-timing") ?? "";
+  const count = (name: string) => {
+    const entry = timing.split(",").map((e) => e.trim()).find((e) => e.startsWith(`${name};`));
+    const desc = entry ? /;desc=(\d+)/.exec(entry) : null;
+    if (!desc) throw new Error(`no ${name} entry in server-timing '${timing}'`);
+    return Number(desc[1]);
+  };
+  return { d1: count("d1"), do: count("do") };
+}

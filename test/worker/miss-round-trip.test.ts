@@ -4,19 +4,7 @@ import { tenantOf } from "../../src/cache/hash";
 import { keyRequest } from "../../src/cache/key";
 import { chatRequest } from "../../src/cache/messages";
 import { newKey } from "./api-helpers";
-import { chat, generations, recorded, uniqueModel } from "./helpers";
-
-/** The store's cost of a response from its `server-timing`: Worker-side D1 queries and Durable Object calls. */
-function storeCost(res: Response): { d1: number; do: number } {
-  const timing = res.headers.get("server-timing") ?? "";
-  const count = (name: string) => {
-    const entry = timing.split(",").map((e) => e.trim()).find((e) => e.startsWith(`${name};`));
-    const desc = entry ? /;desc=(\d+)/.exec(entry) : null;
-    if (!desc) throw new Error(`no ${name} entry in server-timing '${timing}'`);
-    return Number(desc[1]);
-  };
-  return { d1: count("d1"), do: count("do") };
-}
+import { chat, generations, recorded, storeCost, uniqueModel } from "./helpers";
 
 /** Past HOT_CACHE_TTL_MS and COLO_CACHE_TTL_MS (200 ms each in tests): neither the isolate nor the colo holds the answers. */
 const cool = () => new Promise((r) => setTimeout(r, 450));

@@ -1,19 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { newKey } from "./api-helpers";
-import { chat, recorded, uniqueModel } from "./helpers";
+import { chat, recorded, storeCost, uniqueModel } from "./helpers";
 import { messageRecorded, postMessages } from "./messages.support";
-
-/** The store's cost of a response from its `server-timing`: D1 queries and Durable Object calls. */
-function storeCost(res: Response): { d1: number; do: number } {
-  const timing = res.headers.get("server-timing") ?? "";
-  const count = (name: string) => {
-    const entry = timing.split(",").map((e) => e.trim()).find((e) => e.startsWith(`${name};`));
-    const desc = entry ? /;desc=(\d+)/.exec(entry) : null;
-    if (!desc) throw new Error(`no ${name} entry in server-timing '${timing}'`);
-    return Number(desc[1]);
-  };
-  return { d1: count("d1"), do: count("do") };
-}
 
 describe("server-timing: what the store did for a request", () => {
   it("Should count the tree object's call (and no Worker-side D1 read) on a miss, and none of either on a warm repeat hit", async () => {

@@ -1,26 +1,10 @@
 import { env } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../../src/cache/canonical";
 import { childHash, walk } from "../../src/cache/hash";
 import { ANSWERS_SQL, readAnswers } from "../../src/store/answers";
 import { recordGeneration, recordStatements, ROWS_PER_INSERT, type RecordInput } from "../../src/store/record";
-
-/** A recording of `texts` (alternating user/assistant) followed by `answer`. */
-function recording(treeId: string, texts: string[], answer: string): RecordInput {
-  const path = walk(treeId, texts.map((t, i) => ({ role: i % 2 ? "assistant" : "user", content: t })));
-  const parent = path.at(-1)!.hash;
-  const json = canonicalJson({ role: "assistant", content: answer });
-  return {
-    treeId,
-    tenant: "t",
-    namespace: "default",
-    model: "m",
-    frameJson: '{"model":"m"}',
-    path: path.map((s) => ({ hash: s.hash, parent: s.parent, role: s.message.role, json: s.json })),
-    answer: { hash: childHash(parent, json), parent, role: "assistant", json, finishReason: "stop", promptTokens: 3, completionTokens: 2, latencyMs: 50 },
-  };
-}
+import { recording } from "./recordings";
 
 async function count(sql: string, ...binds: unknown[]): Promise<number> {
   const row = await env.DB.prepare(sql).bind(...binds).first<{ n: number }>();
