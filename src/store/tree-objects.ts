@@ -1,3 +1,4 @@
+import { logEvent } from "../observability/log-event";
 import { parseShardLocations, type LocationHint } from "./shard-locations";
 import { dbFor } from "./shards";
 import type { TreeWriter } from "./tree-writer";
@@ -26,7 +27,7 @@ function hintsOf(env: Env): ReadonlyMap<string, LocationHint> {
   const value = env.D1_SHARD_LOCATIONS;
   if (parsed?.value === value) return parsed.hints;
   const result = parseShardLocations(value);
-  if (!result.ok) console.error(JSON.stringify({ event: "shard_config_error", error: result.message }));
+  if (!result.ok) logEvent("error", "shard_config_error", { error: result.message });
   parsed = { value, hints: result.ok ? result.hints : new Map() };
   return parsed.hints;
 }
