@@ -1,6 +1,7 @@
 import { logEvent } from "../observability/log-event";
 import { parseShardLocations, type LocationHint } from "./shard-locations";
 import { dbFor } from "./shards";
+import type { HitTally } from "./hit-tally";
 import type { TreeWriter } from "./tree-writer";
 
 /**
@@ -18,6 +19,14 @@ export function treeWriterOf(env: Env, treeId: string, shard?: string): DurableO
 /** The object that learns templates for a tree, apart from the tree's writer. */
 export function treeLearnerOf(env: Env, treeId: string, shard?: string): DurableObjectStub<TreeWriter> {
   return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(`learn\u0000${treeId}`), placement(env, treeId, shard));
+}
+
+/**
+ * The tree's hit counter (src/store/hit-tally.ts). Not placed: it writes D1
+ * at most once per TALLY_FLUSH_MS, far from the hot path.
+ */
+export function hitTallyOf(env: Env, treeId: string): DurableObjectStub<HitTally> {
+  return env.HIT_TALLY.get(env.HIT_TALLY.idFromName(treeId));
 }
 
 let parsed: { value: string | undefined; hints: ReadonlyMap<string, LocationHint> } | undefined;

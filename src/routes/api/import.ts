@@ -5,6 +5,7 @@ import { forgetAnswers } from "../../isolate";
 import type { KeyScope } from "../../cache/provider";
 import { HEX32 } from "../../protocol";
 import type { ImportBatch } from "../../store/import";
+import { treeWriterOf } from "../../store/tree-objects";
 import { keyLine, trajectoryLine, type ImportNode } from "../../store/trajectory-lines";
 import { lineApi } from "../../store/trajectory-formats";
 import { trajectoryFormatOf } from "../../store/trajectory-lines-by-api";
@@ -95,7 +96,7 @@ export async function postImport(c: ApiCtx): Promise<Response> {
   let answers = 0;
   const changedKeys = new Set<string>();
   for (const [treeId, tree] of trees) {
-    const writer = c.env.TREE_WRITER.get(c.env.TREE_WRITER.idFromName(treeId));
+    const writer = treeWriterOf(c.env, treeId);
     const nodes = [...tree.nodes.values()];
     for (const n of nodes) if (n.o > 0) changedKeys.add(n.p);
     answers += nodes.filter((n) => n.o > 0).length;
