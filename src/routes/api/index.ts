@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { requireCaller, type AuthVariables } from "../../auth/middleware";
-import { getExport } from "./export";
+import { exportQuery, getExport } from "./export";
 import { postMove } from "./move";
 import { postImport } from "./import";
 import { getNode, getPath } from "./nodes";
@@ -8,7 +8,8 @@ import { deleteNode, getNodePrune, postPrune } from "./prune";
 import { getSeries } from "./series";
 import { getStats } from "./stats";
 import { getTemplates } from "./templates";
-import { getChildren, getSearch, getTree, getTrees } from "./trees";
+import { treeAccess } from "./tree-access";
+import { childrenQuery, getChildren, getSearch, getTree, getTrees, searchQuery } from "./trees";
 import { getWhoami } from "./whoami";
 import { getRequests } from "./requests";
 
@@ -17,11 +18,12 @@ export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   const api = new Hono<{ Bindings: Env; Variables: AuthVariables }>();
   api.use("*", requireCaller());
   api.get("/trees", getTrees);
-  api.get("/trees/:treeId", getTree);
-  api.get("/trees/:treeId/children", getChildren);
-  api.get("/trees/:treeId/export", getExport);
-  api.get("/trees/:treeId/templates", getTemplates);
-  api.get("/trees/:treeId/search", getSearch);
+  // Every :treeId route but the admin-only move passes the one tree check (tree-access.ts), after its query.
+  api.get("/trees/:treeId", treeAccess(), getTree);
+  api.get("/trees/:treeId/children", childrenQuery, treeAccess(), getChildren);
+  api.get("/trees/:treeId/export", exportQuery, treeAccess(), getExport);
+  api.get("/trees/:treeId/templates", treeAccess(), getTemplates);
+  api.get("/trees/:treeId/search", searchQuery, treeAccess(), getSearch);
   api.post("/trees/:treeId/move", postMove);
   api.get("/nodes/:hash", getNode);
   api.get("/nodes/:hash/path", getPath);

@@ -1,4 +1,4 @@
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AuthVariables } from "../../auth/middleware";
 import { ApiError } from "../../errors";
@@ -9,10 +9,26 @@ import { readCursor, type CursorOf, type CursorShape } from "../../store/cursor"
 export type ApiCtx = Context<{ Bindings: Env; Variables: AuthVariables }>;
 
 /** Validates a path id; a malformed one is a 400 (a well-formed unknown one is a 404 later). */
-export function hashParam(c: ApiCtx, name: string): string {
+export function hashParam(c: Pick<ApiCtx, "req">, name: string): string {
   const value = c.req.param(name) ?? "";
   if (!HEX32.test(value)) throw new ApiError("invalid_request", `${name} must be 32 lowercase hex characters.`, name);
   return value;
+}
+
+/** Hono variables set by `withQuery`: the route's parsed query. */
+export interface QueryVariables<T> {
+  query: T;
+}
+
+/**
+ * Middleware that parses the query before anything is read (so a bad query is
+ * a 400 even for an unknown tree) and sets the result as `c.var.query`.
+ */
+export function withQuery<T>(parse: (raw: Record<string, string>) => T): MiddlewareHandler<{ Bindings: Env; Variables: AuthVariables & QueryVariables<T> }> {
+  return async (c, next) => {
+    c.set("query", parse(c.req.query()));
+    await next();
+  };
 }
 
 /** Decodes a cursor this API returned with the expected element types; anything else is a 400 on `param`. */
@@ -37,7 +53,7 @@ export function parseWith<T extends z.ZodType>(schema: T, input: unknown, what =
 }
 
 /** The caller's tenant scope: null (every tenant) for the admin. */
-export function scopeOf(c: ApiCtx): string | null {
+export function scopeOf(c: { var: AuthVariables }): string | null {
   const caller = c.var.caller;
   return caller.admin ? null : caller.tenant;
 }

@@ -7,8 +7,9 @@ import { nodeOwner } from "../../store/node-read";
 import { previewSubtree } from "../../store/prune";
 import { pruneStaleTrees, pruneThroughWriter } from "../../store/prune-runner";
 import { findInShards } from "../../store/shards";
-import { shardFor } from "../../store/directory";
 import { hashParam, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
+import { findOwnedTree, ownedTree } from "./tree-access";
+import type { Shard } from "../../store/shards";
 
 /** What this isolate and colo forget after a prune: the changed keys' answer sets. */
 function forgetFor(c: ApiCtx): (keys: string[]) => Promise<void> {
@@ -16,19 +17,19 @@ function forgetFor(c: ApiCtx): (keys: string[]) => Promise<void> {
   return (keys) => forgetAnswers(config, keys);
 }
 
-/** The tree of a node the caller may see, or a 404. */
-async function ownedNode(c: ApiCtx): Promise<{ hash: string; treeId: string }> {
+/** The tree of a node the caller may see (through the one tree check), or a 404 for the node. */
+async function ownedNode(c: ApiCtx): Promise<{ hash: string; treeId: string; shard: Shard }> {
   const hash = hashParam(c, "hash");
-  const scope = scopeOf(c);
   const owner = (await findInShards(c.env, (db) => nodeOwner(db, hash)))?.value;
-  if (!owner || (scope !== null && owner.tenant !== scope)) throw notFound("node");
-  return { hash, treeId: owner.treeId };
+  const owned = owner ? await findOwnedTree(c, owner.treeId) : null;
+  if (!owned) throw notFound("node");
+  return { hash, treeId: owned.tree.id, shard: owned.shard };
 }
 
 /** `GET /api/nodes/:hash/prune`: what pruning the node would take (nodes, answers, templates), without pruning. */
 export async function getNodePrune(c: ApiCtx): Promise<Response> {
-  const { hash, treeId } = await ownedNode(c);
-  const outcome = await previewSubtree((await shardFor(c.env, treeId)).db, treeId, hash);
+  const { hash, treeId, shard } = await ownedNode(c);
+  const outcome = await previewSubtree(shard.db, treeId, hash);
   if (!outcome) throw notFound("node");
   return c.json({ tree_id: treeId, dry_run: true, ...outcome });
 }
@@ -60,10 +61,7 @@ export async function postPrune(c: ApiCtx): Promise<Response> {
   }
   const body = parseWith(staleBody, json, "body");
   const scope = scopeOf(c);
-  if (body.tree_id) {
-    const tree = await (await shardFor(c.env, body.tree_id)).db.prepare(`SELECT 1 AS ok FROM trees WHERE id = ?1 AND (?2 IS NULL OR tenant = ?2)`).bind(body.tree_id, scope).first();
-    if (!tree) throw notFound("tree");
-  }
+  if (body.tree_id) await ownedTree(c, body.tree_id);
   const criteria = { cutoff: body.older_than_ms === undefined ? null : Date.now() - body.older_than_ms, minHits: body.min_hits ?? null };
   const outcome = await pruneStaleTrees(c.env, { tenant: scope, treeId: body.tree_id, criteria, dryRun: body.dry_run }, forgetFor(c));
   return c.json({ dry_run: body.dry_run, ...outcome });

@@ -2,9 +2,7 @@ import { isConfirmed } from "../../cache/templates/learned";
 import type { LearnedTemplate } from "../../cache/templates/induce";
 import { configOf } from "../../config";
 import { listTemplates, templateHits } from "../../store/templates";
-import { shardFor } from "../../store/directory";
-import { readTree } from "../../store/trajectories";
-import { hashParam, notFound, scopeOf, type ApiCtx } from "./params";
+import type { TreeCtx } from "./tree-access";
 
 /** A learned template as the API shows it: its shape, its slots and how far it is confirmed. */
 function summary(t: LearnedTemplate, minBindings: number, hits: number) {
@@ -21,12 +19,10 @@ function summary(t: LearnedTemplate, minBindings: number, hits: number) {
   };
 }
 
-/** `GET /api/trees/:treeId/templates`: the tree's learned templates (at most 100, newest first). */
-export async function getTemplates(c: ApiCtx): Promise<Response> {
-  const treeId = hashParam(c, "treeId");
-  const db = (await shardFor(c.env, treeId)).db;
-  const tree = await readTree(db, treeId, scopeOf(c));
-  if (!tree) throw notFound("tree");
+/** `GET /api/trees/:treeId/templates` (behind treeAccess): the tree's learned templates (at most 100, newest first). */
+export async function getTemplates(c: TreeCtx): Promise<Response> {
+  const treeId = c.var.tree.id;
+  const db = c.var.shard.db;
   const { minBindings } = configOf(c.env).templates;
   const [templates, hits] = await Promise.all([listTemplates(db, treeId), templateHits(db, treeId)]);
   return c.json({ tree_id: treeId, min_bindings: minBindings, data: templates.map((t) => summary(t, minBindings, hits.get(t.id) ?? 0)) });

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { HEX32 } from "../../protocol";
-import { shardFor } from "../../store/directory";
 import { ownersOf, shardsToRead } from "../../store/directory-backfill";
 import { searchTree } from "../../store/search";
-import { listChildren, listTrees, readTree } from "../../store/trajectories";
-import { decodeCursor, hashParam, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
+import { nodeOwner } from "../../store/node-read";
+import { listChildren, listTrees } from "../../store/trajectories";
+import { decodeCursor, limitSchema, notFound, parseWith, scopeOf, withQuery, type ApiCtx } from "./params";
+import type { TreeCtx, TreeQueryCtx } from "./tree-access";
 
 const NAMESPACE = /^[A-Za-z0-9._:\-/]{1,128}$/;
 
@@ -26,50 +27,44 @@ export async function getTrees(c: ApiCtx): Promise<Response> {
   return c.json(await listTrees(from, { tenant, namespace: q.namespace, limit: q.limit, after }, (ids) => ownersOf(c.env, ids)));
 }
 
-/** `GET /api/trees/:treeId`: one tree with its full frame. */
-export async function getTree(c: ApiCtx): Promise<Response> {
-  const treeId = hashParam(c, "treeId");
-  const tree = await readTree((await shardFor(c.env, treeId)).db, treeId, scopeOf(c));
-  if (!tree) throw notFound("tree");
-  return c.json(tree);
+/** `GET /api/trees/:treeId` (behind treeAccess): one tree with its full frame. */
+export async function getTree(c: TreeCtx): Promise<Response> {
+  return c.json(c.var.tree);
 }
 
-const childrenQuery = z.object({
+const childrenSchema = z.object({
   parent: z.string().regex(HEX32, "must be 32 lowercase hex characters").optional(),
   limit: limitSchema(50, 500),
   cursor: z.string().max(512).optional(),
 });
 
-/** `GET /api/trees/:treeId/children`: one level of the tree, paginated. */
-export async function getChildren(c: ApiCtx): Promise<Response> {
-  const treeId = hashParam(c, "treeId");
-  const q = parseWith(childrenQuery, c.req.query());
-  const after = q.cursor ? decodeCursor(q.cursor, ["number"] as const)[0] : 0;
-  const scope = scopeOf(c);
-  const parent = q.parent ?? treeId;
-  const db = (await shardFor(c.env, treeId)).db;
-  const owned = await db.prepare(
-    `SELECT 1 AS ok FROM trees t WHERE t.id = ?1 AND (?2 IS NULL OR t.tenant = ?2)
-       AND (?3 = ?1 OR EXISTS (SELECT 1 FROM nodes n WHERE n.hash = ?3 AND n.tree_id = ?1))`,
-  )
-    .bind(treeId, scope, parent)
-    .first();
-  if (!owned) throw notFound(q.parent ? "node in this tree" : "tree");
-  return c.json(await listChildren(db, parent, q.limit, after));
+function parseChildren(raw: Record<string, string>) {
+  const q = parseWith(childrenSchema, raw);
+  return { parent: q.parent, limit: q.limit, after: q.cursor ? decodeCursor(q.cursor, ["number"] as const)[0] : 0 };
 }
 
-const searchQuery = z.object({
+/** The children query, parsed before the tree is read (a bad one is a 400 even for an unknown tree). */
+export const childrenQuery = withQuery(parseChildren);
+
+/** `GET /api/trees/:treeId/children` (behind childrenQuery and treeAccess): one level of the tree, paginated. */
+export async function getChildren(c: TreeQueryCtx<ReturnType<typeof parseChildren>>): Promise<Response> {
+  const { tree, shard, query } = c.var;
+  const parent = query.parent ?? tree.id;
+  if (parent !== tree.id && (await nodeOwner(shard.db, parent))?.treeId !== tree.id) throw notFound("node in this tree");
+  return c.json(await listChildren(shard.db, parent, query.limit, query.after));
+}
+
+const searchSchema = z.object({
   q: z.string().trim().min(1, "give the text to search for").max(200, "at most 200 characters"),
   limit: limitSchema(20, 100),
 });
 
-/** `GET /api/trees/:treeId/search?q=`: nodes whose message contains the text (content, tool name, tool arguments), with their paths. */
-export async function getSearch(c: ApiCtx): Promise<Response> {
-  const treeId = hashParam(c, "treeId");
-  const q = parseWith(searchQuery, c.req.query());
-  const db = (await shardFor(c.env, treeId)).db;
-  const owned = await db.prepare(`SELECT 1 AS ok FROM trees WHERE id = ?1 AND (?2 IS NULL OR tenant = ?2)`).bind(treeId, scopeOf(c)).first();
-  if (!owned) throw notFound("tree");
-  const data = await searchTree(db, treeId, q.q, q.limit);
-  return c.json({ tree_id: treeId, q: q.q, data, truncated: data.length === q.limit });
+/** The search query, parsed before the tree is read. */
+export const searchQuery = withQuery((raw) => parseWith(searchSchema, raw));
+
+/** `GET /api/trees/:treeId/search?q=` (behind searchQuery and treeAccess): nodes whose message contains the text (content, tool name, tool arguments), with their paths. */
+export async function getSearch(c: TreeQueryCtx<z.infer<typeof searchSchema>>): Promise<Response> {
+  const { tree, shard, query } = c.var;
+  const data = await searchTree(shard.db, tree.id, query.q, query.limit);
+  return c.json({ tree_id: tree.id, q: query.q, data, truncated: data.length === query.limit });
 }
