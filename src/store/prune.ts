@@ -49,10 +49,17 @@ export interface PruneResult extends PruneOutcome {
 /** Prune roots listed in a preview, at most. */
 export const ROOTS_SHOWN = 50;
 
-/** Removed nodes per D1 batch (whole sibling groups: a batch is one transaction). */
-export const PRUNE_BATCH_ROWS = 100;
+/**
+ * Removed nodes per D1 batch (whole sibling groups: a batch is one
+ * transaction of statements that each change at most PRUNE_STATEMENT_ROWS
+ * rows). A 1,000-row transaction holds the shard for milliseconds; a
+ * 100,000-node sweep is then about 100 calls instead of 1,000.
+ */
+export const PRUNE_BATCH_ROWS = 1000;
 /** D1's bound-parameter limit per statement. */
 const MAX_PARAMS = 100;
+/** Rows one prune statement changes at most. */
+export const PRUNE_STATEMENT_ROWS = MAX_PARAMS;
 
 interface RootRow {
   hash: string;
@@ -161,12 +168,12 @@ async function execute(db: D1Database, treeId: string, plan: PrunePlan): Promise
     const bare = await db
       .prepare(
         `DELETE FROM templates WHERE id IN (SELECT id FROM templates t WHERE tree_id = ?1
-           AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = t.id) LIMIT ${PRUNE_BATCH_ROWS})`,
+           AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = t.id) LIMIT ${PRUNE_STATEMENT_ROWS})`,
       )
       .bind(treeId)
       .run();
     templates += bare.meta.changes ?? 0;
-    if ((bare.meta.changes ?? 0) < PRUNE_BATCH_ROWS) break;
+    if ((bare.meta.changes ?? 0) < PRUNE_STATEMENT_ROWS) break;
   }
   let nodes = 0;
   for (const batch of batchesOf(plan.removed, PRUNE_BATCH_ROWS)) {

@@ -74,5 +74,5 @@ describe("trajectory API on a 100k-node tree", () => {
       .bind(treeId)
       .first<{ n: number }>();
     expect(orphans?.n).toBe(0);
-  });
+  }, 120_000); // a paged prune of a 100,000-node tree: hundreds of bounded D1 calls (seconds; more beside other suites)
 });

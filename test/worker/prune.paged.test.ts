@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { previewStale, PRUNE_BATCH_ROWS, pruneStale, pruneSubtree } from "../../src/store/prune";
+import { previewStale, PRUNE_STATEMENT_ROWS, pruneStale, pruneSubtree } from "../../src/store/prune";
 import { batchesOf, PLAN_PAGE, type PlanNode } from "../../src/store/prune-plan";
 
 /**
@@ -84,7 +84,7 @@ describe("the paged prune", () => {
     const result = await pruneStale(watched(env.DB, changes), treeId, criteria);
     expect(result.nodes).toBe(nodes.length - kept.length);
     expect(result.answers).toBe(preview.answers);
-    expect(Math.max(...changes)).toBeLessThanOrEqual(PRUNE_BATCH_ROWS);
+    expect(Math.max(...changes)).toBeLessThanOrEqual(PRUNE_STATEMENT_ROWS);
     const left = await env.DB.prepare(`SELECT hash FROM nodes WHERE tree_id = ?1 ORDER BY depth`).bind(treeId).all<{ hash: string }>();
     expect(left.results.map((r) => r.hash)).toEqual(kept);
     const count = await env.DB.prepare(`SELECT node_count FROM trees WHERE id = ?1`).bind(treeId).first<{ node_count: number }>();
@@ -96,7 +96,7 @@ describe("the paged prune", () => {
 
   it("Should prune a large subtree in batches too", async () => {
     const { treeId, nodes } = await seed(2, 40);
-    // Hang 300 children under path 0's first message, so that one parent has more children than a batch.
+    // Hang 300 children under path 0's first message, so that one parent has more children than one statement deletes.
     const top = nodes[0].hash;
     const wide = Array.from({ length: 300 }, (_, i) =>
       env.DB.prepare(`INSERT INTO nodes (hash, parent, tree_id, depth, role, message, observations) VALUES (?1, ?2, ?3, 2, 'assistant', '{}', 1)`).bind(hex(900_000 + i, 2), top, treeId),
@@ -106,7 +106,7 @@ describe("the paged prune", () => {
     const result = await pruneSubtree(watched(env.DB, changes), treeId, top);
     expect(result.nodes).toBe(ROLES.length + 300);
     expect(result.changedKeys).toContain(top);
-    expect(Math.max(...changes)).toBeLessThanOrEqual(PRUNE_BATCH_ROWS);
+    expect(Math.max(...changes)).toBeLessThanOrEqual(PRUNE_STATEMENT_ROWS);
     const left = await env.DB.prepare(`SELECT count(*) AS n FROM nodes WHERE tree_id = ?1`).bind(treeId).first<{ n: number }>();
     expect(left?.n).toBe(nodes.length - ROLES.length);
   });
