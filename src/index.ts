@@ -5,6 +5,7 @@ import { withLogContext } from "./observability/log-event";
 import { scheduledPrune } from "./store/prune-runner";
 
 export { TreeWriter } from "./store/tree-writer";
+export { TreeLearner } from "./store/tree-learner";
 export { HitTally } from "./store/hit-tally";
 
 const app = newApp();

@@ -132,8 +132,9 @@ export function meteredEnv(env: Env): Env {
     // SAFETY: the names come from D1_SHARDS and DB, which wrangler.toml binds as D1 databases.
     if (db && typeof db === "object") out[name] = meteredDatabase(db as D1Database);
   }
-  // SAFETY: TREE_WRITER is the tree objects' namespace; its stubs are typed by Env, the proxy keeps their shape.
+  // SAFETY: TREE_WRITER and TREE_LEARNER are the tree objects' namespaces; their stubs are typed by Env, the proxy keeps their shape.
   out.TREE_WRITER = meteredNamespace(env.TREE_WRITER as unknown as DurableObjectNamespace<never>);
+  out.TREE_LEARNER = meteredNamespace(env.TREE_LEARNER as unknown as DurableObjectNamespace<never>);
   const metered = out as unknown as Env;
   meteredEnvs.set(env, metered);
   return metered;

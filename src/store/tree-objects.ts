@@ -2,13 +2,15 @@ import { logEvent } from "../observability/log-event";
 import { parseShardLocations, type LocationHint } from "./shard-locations";
 import { dbFor } from "./shards";
 import type { HitTally } from "./hit-tally";
+import type { TreeLearner } from "./tree-learner";
 import type { TreeWriter } from "./tree-writer";
 
 /**
  * The tree's Durable Objects by name: its writer (single flight and
- * serialised writes, `idFromName(treeId)`) and its learner (template
- * learning, a TreeWriter of its own so that joins and records never queue
- * behind induction). Both are created next to the primary of the tree's shard
+ * serialised writes, `idFromName(treeId)` in TREE_WRITER) and its learner
+ * (template learning and the move's second queue, `idFromName(treeId)` in
+ * TREE_LEARNER, so that joins and records never queue behind induction).
+ * Both are created next to the primary of the tree's shard
  * when D1_SHARD_LOCATIONS names its location: a cold lookup then costs one far
  * call, Worker to object, and the object's D1 reads stay near.
  */
@@ -16,9 +18,9 @@ export function treeWriterOf(env: Env, treeId: string, shard?: string): DurableO
   return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(treeId), placement(env, treeId, shard));
 }
 
-/** The object that learns templates for a tree, apart from the tree's writer. */
-export function treeLearnerOf(env: Env, treeId: string, shard?: string): DurableObjectStub<TreeWriter> {
-  return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(`learn\u0000${treeId}`), placement(env, treeId, shard));
+/** The object that learns templates for a tree, apart from the tree's writer (src/store/tree-learner.ts). */
+export function treeLearnerOf(env: Env, treeId: string, shard?: string): DurableObjectStub<TreeLearner> {
+  return env.TREE_LEARNER.get(env.TREE_LEARNER.idFromName(treeId), placement(env, treeId, shard));
 }
 
 /**

@@ -2,7 +2,7 @@ import { moveTree, TreeHome, type MoveResult } from "./move";
 import { treeLearnerOf } from "./tree-objects";
 
 /**
- * The move RPCs of a tree's objects (TreeWriter.move, TreeWriter.relocate).
+ * The move RPCs of a tree's objects (TreeWriter.move, TreeLearner.relocate).
  * The writer holds its queue of writes (records, prunes, imports) and asks
  * the tree's learner to run the move inside the learner's queue (template
  * learning writes too): while a move runs, nothing else writes the tree.
@@ -25,7 +25,7 @@ export class TreeMover {
     try {
       return await this.serialised(async () => {
         try {
-          // SAFETY: RPC types the result as a stub; MoveResult is plain data (names and counts).
+          // SAFETY: RPC types the result as a stub; MoveResult is plain data (names and counts), the cast only unwraps that type.
           return (await treeLearnerOf(this.env, treeId).relocate(treeId, to)) as MoveResult;
         } finally {
           this.home.forget();
@@ -35,17 +35,23 @@ export class TreeMover {
       this.moving = false;
     }
   }
+}
 
-  /** On the tree's learner: runs the move inside this object's queue. */
-  async relocate(treeId: string, to: string): Promise<MoveResult> {
-    return this.serialised(async () => {
-      try {
-        return await moveTree(this.env, treeId, to);
-      } finally {
-        this.home.forget();
-      }
-    });
-  }
+/** On the tree's learner (TreeLearner.relocate): runs the move inside the learner's queue, then reads the directory again. */
+export function relocateTree(
+  env: Env,
+  home: TreeHome,
+  serialised: <T>(work: () => Promise<T>) => Promise<T>,
+  treeId: string,
+  to: string,
+): Promise<MoveResult> {
+  return serialised(async () => {
+    try {
+      return await moveTree(env, treeId, to);
+    } finally {
+      home.forget();
+    }
+  });
 }
 
 export { TreeHome };

@@ -4,21 +4,20 @@ import { importNodes, type ImportBatch, type ImportOutcome } from "./import";
 import { runPrune, type PruneRequest, type PruneResult } from "./prune";
 import { choose } from "../cache/policy";
 import { configOf } from "../config";
-import { logEvent } from "../observability/log-event";
 import { readAnswers } from "./answers";
 import { lookUpOrJoin, type LookedUp, type LookupOrJoinRequest } from "./lookup-or-join";
 import { recordGeneration, recordGenerations, type RecordInput, type RecordOutcome } from "./record";
 import type { MoveResult } from "./move";
 import { TreeHome, TreeMover } from "./tree-writer-move";
 import { SingleFlight, type Claim, type Joined } from "./single-flight";
-import { learnFrom, type LearnReport } from "./templates-learn";
 
 /**
  * One Durable Object per tree (tenant, namespace, frame), reached with
  * `idFromName(treeId)`, placed next to its shard's primary (D1_SHARD_LOCATIONS).
  * It serialises the tree's writes to D1 and runs single flight for its misses.
  * A cold lookup (neither the isolate nor the colo holds the answers) reads D1
- * here and joins in the same call; warm hits never come here.
+ * here and joins in the same call; warm hits never come here. Template
+ * learning runs in the tree's own TreeLearner (src/store/tree-learner.ts).
  */
 export class TreeWriter extends DurableObject<Env> {
   private readonly flights = new SingleFlight(configOf(this.env).singleFlightWaitMs);
@@ -92,27 +91,9 @@ export class TreeWriter extends DurableObject<Env> {
     return this.serialised(async () => importNodes(await this.db(batch.treeId, batch), batch));
   }
 
-  /**
-   * Learns templates from a recorded answer (docs/templates.md). The chat
-   * route calls it on the tree's learner object (`idFromName("learn\0" + treeId)`),
-   * so learning is serialised per tree without holding up the writer's joins
-   * and records. Never throws: learning is an optimisation.
-   */
-  async learn(input: RecordInput): Promise<LearnReport | null> {
-    return this.serialised(async () => learnFrom(await this.db(input.treeId), input)).catch((error) => {
-      logEvent("error", "template_learn_failed", { tree: input.treeId, error: String(error) });
-      return null;
-    });
-  }
-
   /** Moves this tree to shard `to` (POST /api/trees/:id/move), serialised with every write of the tree. */
   async move(treeId: string, to: string): Promise<MoveResult> {
     return this.mover.move(treeId, to);
-  }
-
-  /** On the tree's learner, called by its writer's move: runs the move inside the learner's queue. */
-  async relocate(treeId: string, to: string): Promise<MoveResult> {
-    return this.mover.relocate(treeId, to);
   }
 
   /** The shard that holds `treeId` by the directory (src/store/move.ts TreeHome); `identity` places a new tree. */

@@ -1,0 +1,40 @@
+import { DurableObject } from "cloudflare:workers";
+import { logEvent } from "../observability/log-event";
+import type { MoveResult } from "./move";
+import type { RecordInput } from "./record";
+import { learnFrom, type LearnReport } from "./templates-learn";
+import { relocateTree, TreeHome } from "./tree-writer-move";
+
+/**
+ * One Durable Object per tree (TREE_LEARNER, `idFromName(treeId)`, placed
+ * like the tree's writer): it learns the tree's templates from recorded
+ * answers (docs/templates.md), one at a time, so that induction never races
+ * itself and the writer's joins and records never queue behind it. It holds
+ * no single flight. A move of the tree (TreeWriter.move) runs inside this
+ * object's queue too (`relocate`), since learning writes the tree.
+ */
+export class TreeLearner extends DurableObject<Env> {
+  private queue: Promise<unknown> = Promise.resolve();
+  /** The tree's shard by the directory, read again after a move. */
+  private readonly home = new TreeHome(this.env);
+
+  /** Learns templates from a recorded answer, after every earlier learning of this tree. Never throws: learning is an optimisation. */
+  async learn(input: RecordInput): Promise<LearnReport | null> {
+    return this.serialised(async () => learnFrom(await this.home.db(input.treeId), input)).catch((error) => {
+      logEvent("error", "template_learn_failed", { tree: input.treeId, error: String(error) });
+      return null;
+    });
+  }
+
+  /** Called by the tree's writer (TreeWriter.move): runs the move inside this object's queue. */
+  async relocate(treeId: string, to: string): Promise<MoveResult> {
+    return relocateTree(this.env, this.home, (work) => this.serialised(work), treeId, to);
+  }
+
+  /** Runs `work` after everything queued before it, whatever its outcome. */
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
