@@ -50,6 +50,17 @@ describe("learned templates vary a value only where an answer copies it", () => 
     expect(served(t, decide("Flagged"))).toBeNull();
   });
 
+  it("Should keep a capitalised verb structural when only the order id is copied ('Refund' never stands for 'Cancel')", () => {
+    const order = (verb: string, id: string) => ask("Handle the customer's order request.", `${verb} order #${id}`, `Looking up order #${id}.`);
+    // Verb and id both differ in the first pair: the verb is not copied, so no template at all.
+    expect(learnAll([order("Refund", "A-1"), order("Cancel", "B-2"), order("Refund", "C-3")])).toBeNull();
+    // Same verb: a template whose verb is a literal; another verb does not bind, whatever the id.
+    const t = learnAll([order("Refund", "A-1"), order("Refund", "B-2"), order("Refund", "C-3")]);
+    expect(served(t, order("Refund", "D-4"))).toEqual({ role: "assistant", content: "Looking up order #D-4." });
+    expect(served(t, order("Cancel", "D-4"))).toBeNull();
+    expect(served(t, order("Delete", "A-1"))).toBeNull();
+  });
+
   it("Should not serve an answer for an in-range number the answer never copied (a parity rule)", () => {
     const even = (n: number) => ask("Say Yes. for even ticket numbers.", `Ticket number ${n}`, n % 2 === 0 ? "Yes." : "No.");
     const t = learnAll([even(12), even(20), even(16)]);
