@@ -8,6 +8,8 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");
 const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
+/** Tries of one `sql()` call while the running Worker holds its database's write lock. */
+const SQL_ATTEMPTS = 5;
 
 /** A free loopback port. */
 export function freePort(): Promise<number> {
@@ -107,9 +109,19 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
     stateDir,
     pid: child.pid,
     sql: async (query, binding = "DB") => {
-      const { stdout } = await run(WRANGLER, ["d1", "execute", binding, "--local", "--persist-to", stateDir, ...configArgs, "--json", "--command", query], { cwd, env, maxBuffer: 256 * 1024 * 1024 });
-      const parsed = JSON.parse(stdout) as Array<{ results: Array<Record<string, unknown>> }>;
-      return parsed.flatMap((r) => r.results);
+      const args = ["d1", "execute", binding, "--local", "--persist-to", stateDir, ...configArgs, "--json", "--command", query];
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const { stdout } = await run(WRANGLER, args, { cwd, env, maxBuffer: 256 * 1024 * 1024 });
+          const parsed = JSON.parse(stdout) as Array<{ results: Array<Record<string, unknown>> }>;
+          return parsed.flatMap((r) => r.results);
+        } catch (error) {
+          // A second process opens the running Worker's SQLite file: while the Worker writes in the
+          // background (hit tallies, recordings, learning), it can get SQLITE_BUSY. Read again.
+          if (attempt >= SQL_ATTEMPTS || !/database is locked|SQLITE_BUSY/.test(String(error))) throw error;
+          await new Promise((r) => setTimeout(r, 300 * attempt));
+        }
+      }
     },
     output: () => output,
     kill: () => kill(child),
