@@ -4,7 +4,7 @@ import { forgetShard } from "../../store/directory";
 import type { MoveResult } from "../../store/move";
 import { shards } from "../../store/shards";
 import { treeWriterOf } from "../../store/tree-objects";
-import { hashParam, notFound, parseWith, type ApiCtx } from "./params";
+import { hashParam, notFound, parseBody, type ApiCtx } from "./params";
 
 const moveBody = z.strictObject({
   to: z.string().regex(/^[A-Z_][A-Z0-9_]{0,63}$/, "must be a D1 binding name from D1_SHARDS"),
@@ -19,13 +19,7 @@ const moveBody = z.strictObject({
 export async function postMove(c: ApiCtx): Promise<Response> {
   if (!c.var.caller.admin) throw new ApiError("forbidden", "Moving a tree between shards needs the admin token.");
   const treeId = hashParam(c, "treeId");
-  let json: unknown;
-  try {
-    json = await c.req.json();
-  } catch {
-    throw new ApiError("invalid_json", "The body must be a JSON object: {\"to\": \"<binding>\"}.");
-  }
-  const body = parseWith(moveBody, json, "body");
+  const body = await parseBody(c, moveBody, 'a JSON object: {"to": "<binding>"}');
   if (!shards(c.env).some((s) => s.name === body.to)) throw new ApiError("invalid_request", `to: '${body.to}' is not one of D1_SHARDS.`, "to");
   // SAFETY: RPC types the result as a stub; MoveResult is plain data (names and counts).
   const result = (await treeWriterOf(c.env, treeId).move(treeId, body.to)) as MoveResult;

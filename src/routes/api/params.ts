@@ -52,6 +52,17 @@ export function parseWith<T extends z.ZodType>(schema: T, input: unknown, what =
   throw new ApiError("invalid_request", `${param}: ${issue.message}`, param);
 }
 
+/** Reads a JSON body and parses it with `schema`: not JSON is a 400 `invalid_json` (`shape` says what to send), a bad field a 400 naming it. */
+export async function parseBody<T extends z.ZodType>(c: { req: { json(): Promise<unknown> } }, schema: T, shape = "a JSON object"): Promise<z.infer<T>> {
+  let json: unknown;
+  try {
+    json = await c.req.json();
+  } catch {
+    throw new ApiError("invalid_json", `The body must be ${shape}.`);
+  }
+  return parseWith(schema, json, "body");
+}
+
 /** The caller's tenant scope: null (every tenant) for the admin. */
 export function scopeOf(c: { var: AuthVariables }): string | null {
   const caller = c.var.caller;

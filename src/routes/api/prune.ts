@@ -1,13 +1,12 @@
 import { z } from "zod";
 import { configOf } from "../../config";
-import { ApiError } from "../../errors";
 import { forgetAnswers } from "../../isolate";
 import { HEX32 } from "../../protocol";
 import { nodeOwner } from "../../store/node-read";
 import { previewSubtree } from "../../store/prune";
 import { pruneStaleTrees, pruneThroughWriter } from "../../store/prune-runner";
 import { findInShards } from "../../store/shards";
-import { hashParam, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
+import { hashParam, notFound, parseBody, scopeOf, type ApiCtx } from "./params";
 import { findOwnedTree, ownedTree } from "./tree-access";
 import type { Shard } from "../../store/shards";
 
@@ -53,13 +52,7 @@ const staleBody = z
 
 /** `POST /api/prune`: prunes the paths whose answers are stale; `dry_run` previews. */
 export async function postPrune(c: ApiCtx): Promise<Response> {
-  let json: unknown;
-  try {
-    json = await c.req.json();
-  } catch {
-    throw new ApiError("invalid_json", "The body must be a JSON object.");
-  }
-  const body = parseWith(staleBody, json, "body");
+  const body = await parseBody(c, staleBody);
   const scope = scopeOf(c);
   if (body.tree_id) await ownedTree(c, body.tree_id);
   const criteria = { cutoff: body.older_than_ms === undefined ? null : Date.now() - body.older_than_ms, minHits: body.min_hits ?? null };
