@@ -1,3 +1,4 @@
+import { ExpiringMap } from "./expiring-map";
 import { shardOf, shards, type Shard } from "./shards";
 
 /**
@@ -51,40 +52,8 @@ export async function readEntry(env: Env, treeId: string): Promise<DirectoryRow 
   return directoryDb(env).prepare(`SELECT * FROM tree_directory WHERE tree_id = ?1`).bind(treeId).first<DirectoryRow>();
 }
 
-/** A bounded map of tree -> shard name with an expiry, per isolate (insertion order = age). */
-class ShardMemo {
-  private readonly entries = new Map<string, { shard: string; until: number }>();
-
-  get(treeId: string, now: number): string | undefined {
-    const e = this.entries.get(treeId);
-    if (!e) return undefined;
-    if (e.until <= now) {
-      this.entries.delete(treeId);
-      return undefined;
-    }
-    return e.shard;
-  }
-
-  set(treeId: string, shard: string, now: number): void {
-    this.entries.delete(treeId);
-    this.entries.set(treeId, { shard, until: now + DIRECTORY_TTL_MS });
-    while (this.entries.size > DIRECTORY_CACHE_MAX) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
-  }
-
-  forget(treeId: string): void {
-    this.entries.delete(treeId);
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-}
-
-const memo = new ShardMemo();
+/** This isolate's tree -> shard memory: DIRECTORY_TTL_MS per entry, at most DIRECTORY_CACHE_MAX trees. */
+const memo = new ExpiringMap<string>(DIRECTORY_CACHE_MAX);
 
 /** How many trees this isolate remembers (for tests of the bound). */
 export function rememberedTrees(): number {
@@ -93,7 +62,7 @@ export function rememberedTrees(): number {
 
 /** Forgets this isolate's entry for a tree (after this isolate moved it). */
 export function forgetShard(treeId: string): void {
-  memo.forget(treeId);
+  memo.delete(treeId);
 }
 
 /**
@@ -109,7 +78,7 @@ export async function shardFor(env: Env, treeId: string, now = Date.now()): Prom
   if (known) return shardNamed(env, known);
   const row = await readEntry(env, treeId);
   if (!row) return shardNamed(env, shardOf(all.map((s) => s.name), treeId));
-  memo.set(treeId, row.shard, now);
+  memo.set(treeId, row.shard, now + DIRECTORY_TTL_MS);
   return shardNamed(env, row.shard);
 }
 

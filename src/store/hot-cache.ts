@@ -1,9 +1,5 @@
 import type { StoredAnswer } from "../cache/answer";
-
-interface Entry {
-  answers: StoredAnswer[];
-  expiresAt: number;
-}
+import { ExpiringMap } from "./expiring-map";
 
 /**
  * A per-isolate memory of recently read answer sets, keyed by h_n. An entry
@@ -12,32 +8,23 @@ interface Entry {
  * always asks D1 again. The map is bounded; the oldest entries go first.
  */
 export class HotCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: ExpiringMap<StoredAnswer[]>;
 
   constructor(
     private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
+    maxEntries = 10_000,
+  ) {
+    this.entries = new ExpiringMap(maxEntries);
+  }
 
   get(key: string, now = Date.now()): StoredAnswer[] | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= now) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry.answers;
+    return this.entries.get(key, now);
   }
 
   /** Keeps `answers` for the TTL, or until `notAfter` when that is sooner (an entry read from the colo layer keeps its deadline). */
   set(key: string, answers: StoredAnswer[], now = Date.now(), notAfter = Infinity): void {
     if (this.ttlMs <= 0 || answers.length === 0 || notAfter <= now) return;
-    if (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-    this.entries.delete(key);
-    this.entries.set(key, { answers, expiresAt: Math.min(now + this.ttlMs, notAfter) });
+    this.entries.set(key, answers, Math.min(now + this.ttlMs, notAfter));
   }
 
   delete(key: string): void {
