@@ -1,9 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { runSoak } from "../../scripts/soak";
+import { LONG_TESTS } from "../support/long-tests";
 
-describe("a short soak under wrangler dev (the long form: npm run soak)", () => {
+/** `npm test` soaks for 6 s; `npm run test:long` for 20 s (and `npm run soak` as long as asked). */
+const SECONDS = LONG_TESTS ? 20 : 6;
+
+describe(`a ${SECONDS} s soak under wrangler dev (longer: npm run test:long, npm run soak)`, () => {
   it("Should serve many concurrent agents of several tenants without an error, a wrong answer or a cross-tenant hit, and leave D1 consistent", async () => {
-    const report = await runSoak({ seconds: 20, agents: 12, tenants: 3, questions: 8 });
+    const report = await runSoak({ seconds: SECONDS, agents: 12, tenants: 3, questions: 8 });
+    console.log(JSON.stringify({ event: "soak", seconds: SECONDS, requests: report.requests, hits: report.hits, misses: report.misses, bypasses: report.bypasses, prunes: report.prunes }));
     expect(report.errorSamples).toEqual([]);
     expect(report.errors).toBe(0);
     expect(report.wrongAnswers).toBe(0);

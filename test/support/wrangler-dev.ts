@@ -52,7 +52,10 @@ export interface WranglerDevOptions {
   config?: string;
   /** The D1 bindings to migrate before starting (default `["DB"]`). */
   migrate?: readonly string[];
-  /** Give the inspector a free port too, so that several instances can run at once. */
+  /**
+   * Give the inspector a free port too (default true), so that several instances can start at once:
+   * wrangler's own default probes 9229 and up, and two starting together can pick the same port.
+   */
   freeInspector?: boolean;
 }
 
@@ -80,30 +83,8 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
   for (const binding of options.migrate ?? ["DB"]) {
     await run(WRANGLER, ["d1", "migrations", "apply", binding, "--local", "--persist-to", stateDir, ...configArgs], { cwd, env });
   }
-  const port = await freePort();
-  const args = ["dev", ...configArgs, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", options.logLevel ?? "warn", "--show-interactive-dev-session=false"];
-  if (options.freeInspector) args.push("--inspector-port", String(await freePort()));
-  for (const [k, v] of Object.entries(options.vars ?? {})) args.push("--var", `${k}:${v}`);
-  const child: ChildProcess = spawn(WRANGLER, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const { child, port, output } = await launch(options, configArgs, stateDir, cwd, env);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${output}`);
-    try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      kill(child);
-      throw new Error(`wrangler dev was not ready in time:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
   return {
     url,
     stateDir,
@@ -123,7 +104,7 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
         }
       }
     },
-    output: () => output,
+    output,
     kill: () => kill(child),
     stop: async () => {
       kill(child);
@@ -131,6 +112,54 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
       if (!options.stateDir) rmSync(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Tries of one start when another process took a chosen port between freePort() and wrangler's bind. */
+const START_ATTEMPTS = 3;
+
+/** wrangler dev exits with one of these when its port or inspector port was taken first. */
+const PORT_TAKEN = /EADDRINUSE|address already in use/i;
+
+interface Launched {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+}
+
+/** Spawns `wrangler dev` on free ports and waits for /healthz; starts again on new ports if a port was taken. */
+async function launch(options: WranglerDevOptions, configArgs: string[], stateDir: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Launched> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const args = ["dev", ...configArgs, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", options.logLevel ?? "warn", "--show-interactive-dev-session=false"];
+    if (options.freeInspector !== false) args.push("--inspector-port", String(await freePort()));
+    for (const [k, v] of Object.entries(options.vars ?? {})) args.push("--var", `${k}:${v}`);
+    const child: ChildProcess = spawn(WRANGLER, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+    const ready = await untilHealthy(child, `http://127.0.0.1:${port}`, options.readyTimeoutMs ?? 60_000, () => output);
+    if (ready) return { child, port, output: () => output };
+    kill(child);
+    if (attempt >= START_ATTEMPTS || !PORT_TAKEN.test(output)) throw new Error(`wrangler dev ${child.exitCode === null ? "was not ready in time" : "exited early"}:\n${output}`);
+  }
+}
+
+/** Polls `${url}/healthz` until it answers 200 (true), or the process exits or the deadline passes (false). */
+async function untilHealthy(child: ChildProcess, url: string, timeoutMs: number, output: () => string): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) return false;
+    // The port answered, but not as our Worker: another process holds it.
+    if (PORT_TAKEN.test(output())) return false;
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return true;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 function kill(child: ChildProcess): void {
