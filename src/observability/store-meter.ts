@@ -9,6 +9,12 @@ export interface StoreCost {
   colo?: { outcome: "hit" | "miss"; ms: number };
 }
 
+/** What some work did to D1: queries and their wall time. Plain data: a tree's object returns it over RPC. */
+export interface D1Cost {
+  queries: number;
+  ms: number;
+}
+
 /** A zero cost, started for one request. */
 export function newStoreCost(): StoreCost {
   return { d1: { queries: 0, ms: 0 }, do: { calls: 0, ms: 0 } };
@@ -44,6 +50,30 @@ async function timed<T>(kind: "d1" | "do", count: number, work: () => Promise<T>
       cost.do.ms += ms;
     }
   }
+}
+
+/**
+ * Runs `work` with a meter of its own and returns what it did to D1 beside
+ * its value: inside a tree's object, whose bindings come from `meteredEnv`,
+ * so that the object can report its D1 work for a request in its answer
+ * (TreeWriter.lookupOrJoin). Throws what `work` throws.
+ */
+export async function meterD1<T>(work: () => Promise<T>): Promise<{ value: T; d1: D1Cost }> {
+  const cost = newStoreCost();
+  const value = await runMetered(cost, work);
+  return { value, d1: { queries: cost.d1.queries, ms: cost.d1.ms } };
+}
+
+/**
+ * Books D1 work done for the running request elsewhere (a tree's object,
+ * which reported it in its answer), so that `server-timing`'s d1 entry counts
+ * every D1 query the request caused, wherever it ran.
+ */
+export function addD1(d1: D1Cost): void {
+  const cost = current.getStore();
+  if (!cost) return;
+  cost.d1.queries += d1.queries;
+  cost.d1.ms += d1.ms;
 }
 
 /** Books a read of the per-colo layer to the running request (the last read wins). */
@@ -119,8 +149,9 @@ const meteredEnvs = new WeakMap<Env, Env>();
 
 /**
  * The Worker's bindings with every D1 shard and the tree objects metered
- * (once per isolate and env object). Calls made outside `runMetered` pass
- * straight through.
+ * (once per isolate and env object). Calls made outside `runMetered` (or
+ * `meterD1`) pass straight through. A tree's writer object reads D1 through
+ * them too, so that it can report a lookup's D1 work (`meterD1`).
  */
 export function meteredEnv(env: Env): Env {
   const known = meteredEnvs.get(env);
@@ -142,7 +173,9 @@ export function meteredEnv(env: Env): Env {
 
 /**
  * The cost as `Server-Timing` entries: `d1;dur=<ms>;desc=<queries>, do;dur=<ms>;desc=<calls>`,
- * and `colo;dur=<ms>;desc=hit|miss` when the per-colo layer was read.
+ * and `colo;dur=<ms>;desc=hit|miss` when the per-colo layer was read. `d1` counts
+ * the Worker's own queries and those a tree's object made for the request
+ * (`addD1`); the object's share of `d1`'s dur lies inside `do`'s.
  */
 export function storeTimingEntries(cost: StoreCost): string[] {
   const entries = [`d1;dur=${cost.d1.ms};desc=${cost.d1.queries}`, `do;dur=${cost.do.ms};desc=${cost.do.calls}`];

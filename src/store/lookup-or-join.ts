@@ -4,6 +4,7 @@ import { readAnswers } from "./answers";
 import { withTimeout } from "./deadline";
 import type { Joined, SingleFlight } from "./single-flight";
 import { hasLiveTemplates } from "./templates";
+import { meterD1, type D1Cost } from "../observability/store-meter";
 
 /** What a cold exact lookup asks the tree's object (TreeWriter.lookupOrJoin): plain data. */
 export interface LookupOrJoinRequest {
@@ -27,27 +28,36 @@ export interface LookupOrJoinRequest {
  * tree has live learned templates (false when the route serves none). `joined`
  * is null when the request may not join, or when the tree has live templates:
  * the Worker looks those up first and claims after (a second call, only there).
+ * `d1` is what the object did to D1 for this call (the directory, when it had
+ * not resolved the tree's shard yet, and the answers), which the Worker adds
+ * to the request's `server-timing` d1 entry.
  */
-export type LookedUp = { status: "hit"; answers: StoredAnswer[]; chosen: number } | { status: "miss"; answers: StoredAnswer[]; templates: boolean; joined: Joined | null };
+export type LookedUp = ({ status: "hit"; answers: StoredAnswer[]; chosen: number } | { status: "miss"; answers: StoredAnswer[]; templates: boolean; joined: Joined | null }) & { d1: D1Cost };
 
 /**
- * Runs a cold lookup inside the tree's object: one D1 read of the answers at
- * h_n (and, when the route serves templates, whether the tree has live ones,
- * read alongside), the serving policy, then, on a miss, the single-flight join.
+ * Runs a cold lookup inside the tree's object: the tree's shard (`db`), one D1
+ * read of the answers at h_n (and, when the route serves templates, whether
+ * the tree has live ones, read alongside), the serving policy, then, on a
+ * miss, the single-flight join. Every D1 query of the call is counted in `d1`
+ * (`db` must come from metered bindings: src/observability/store-meter.ts).
  * Throws when the read fails or outlasts `timeoutMs` (the Worker fails open);
  * a read that finished past the bound joins nothing, since the Worker has
  * stopped waiting and could never settle the claim.
  */
-export async function lookUpOrJoin(db: D1Database, flights: SingleFlight, request: LookupOrJoinRequest, now: () => number = Date.now): Promise<LookedUp> {
-  const started = now();
-  const [answers, templates] = await withTimeout(
-    Promise.all([readAnswers(db, request.key), request.templates ? hasLiveTemplates(db, request.treeId) : Promise.resolve(false)]),
-    request.timeoutMs,
-    "D1 lookup in the tree's object",
-  );
+export async function lookUpOrJoin(db: () => Promise<D1Database>, flights: SingleFlight, request: LookupOrJoinRequest, now: () => number = Date.now): Promise<LookedUp> {
+  let started = now();
+  const { value: [answers, templates], d1 } = await meterD1(async () => {
+    const shard = await db();
+    started = now();
+    return withTimeout(
+      Promise.all([readAnswers(shard, request.key), request.templates ? hasLiveTemplates(shard, request.treeId) : Promise.resolve(false)]),
+      request.timeoutMs,
+      "D1 lookup in the tree's object",
+    );
+  });
   const chosen = choose(answers, request.policy);
-  if (chosen !== null) return { status: "hit", answers, chosen };
-  if (templates || !request.join) return { status: "miss", answers, templates, joined: null };
+  if (chosen !== null) return { status: "hit", answers, chosen, d1 };
+  if (templates || !request.join) return { status: "miss", answers, templates, joined: null, d1 };
   if (now() - started >= request.timeoutMs) throw new Error("D1 lookup in the tree's object finished too late to join");
-  return { status: "miss", answers, templates, joined: flights.join(request.key) };
+  return { status: "miss", answers, templates, joined: flights.join(request.key), d1 };
 }

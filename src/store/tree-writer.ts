@@ -10,6 +10,7 @@ import { recordGeneration, recordGenerations, type RecordInput, type RecordOutco
 import type { MoveResult } from "./move";
 import { TreeHome, TreeMover } from "./tree-writer-move";
 import { SingleFlight, type Claim, type Joined } from "./single-flight";
+import { meteredEnv } from "../observability/store-meter";
 
 /**
  * One Durable Object per tree (tenant, namespace, frame), reached with
@@ -24,8 +25,8 @@ export class TreeWriter extends DurableObject<Env> {
   private queue: Promise<unknown> = Promise.resolve();
   /** Recordings waiting for the writer: whatever queued while it wrote goes to D1 in one batch. */
   private pending: Array<{ input: RecordInput; done: (outcome: Promise<RecordOutcome>) => void }> = [];
-  /** The tree's shard by the directory, and its moves (src/store/tree-writer-move.ts). */
-  private readonly home = new TreeHome(this.env);
+  /** The tree's shard by the directory (metered bindings: a lookup reports its D1 work), and its moves (src/store/tree-writer-move.ts). */
+  private readonly home = new TreeHome(meteredEnv(this.env));
   private readonly mover = new TreeMover(this.env, this.home, (work) => this.serialised(work));
 
   /**
@@ -35,7 +36,7 @@ export class TreeWriter extends DurableObject<Env> {
    * record lands still finds its flight, or the answer it left for `recentMs`.
    */
   async lookupOrJoin(request: LookupOrJoinRequest): Promise<LookedUp> {
-    return lookUpOrJoin(await this.db(request.treeId), this.flights, request);
+    return lookUpOrJoin(() => this.db(request.treeId), this.flights, request);
   }
 
   /** Asks to generate the answer for path hash `key`, at once: lead, a recent answer, or `waiting` (then `follow`). */

@@ -4,15 +4,15 @@ import { chat, recorded, storeCost, uniqueModel } from "./helpers";
 import { messageRecorded, postMessages } from "./messages.support";
 
 describe("server-timing: what the store did for a request", () => {
-  it("Should count the tree object's call (and no Worker-side D1 read) on a miss, and none of either on a warm repeat hit", async () => {
+  it("Should count the tree object's call and the D1 reads it made for the request on a miss, and none of either on a warm repeat hit", async () => {
     const key = newKey();
     const body = { model: uniqueModel("meter"), messages: [{ role: "user", content: `meter ${crypto.randomUUID()}` }] };
     const miss = await chat(body, { key });
     expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
     const missCost = storeCost(miss);
     await miss.arrayBuffer();
-    // The tree's object reads D1 and joins single flight in one call (test/worker/miss-round-trip.test.ts).
-    expect(missCost).toEqual({ d1: 0, do: 1 });
+    // The tree's object reads D1 (the answers, and template presence alongside) and joins single flight in one call (test/worker/miss-round-trip.test.ts).
+    expect(missCost).toEqual({ d1: 2, do: 1 });
     await recorded(body, { key });
 
     const first = await chat(body, { key });
@@ -25,7 +25,7 @@ describe("server-timing: what the store did for a request", () => {
     await warm.arrayBuffer();
   });
 
-  it("Should count one Durable Object call and no Worker-side D1 query on a hit that the hot cache does not hold", async () => {
+  it("Should count one Durable Object call and the object's D1 reads on a hit that the hot cache does not hold", async () => {
     const key = newKey();
     const body = { model: uniqueModel("meter-cold"), messages: [{ role: "user", content: `cold ${crypto.randomUUID()}` }] };
     await (await chat(body, { key })).arrayBuffer();
@@ -36,7 +36,7 @@ describe("server-timing: what the store did for a request", () => {
     expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
     const cost = storeCost(hit);
     await hit.arrayBuffer();
-    expect(cost).toEqual({ d1: 0, do: 1 });
+    expect(cost).toEqual({ d1: 2, do: 1 });
   });
 
   it("Should carry the entries on the Messages API's responses too", async () => {

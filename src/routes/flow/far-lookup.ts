@@ -1,6 +1,7 @@
 import type { LookedUp, LookupOrJoinRequest } from "../../store/lookup-or-join";
 import type { TreeWriter } from "../../store/tree-writer";
 import { withTimeout } from "../../store/deadline";
+import { addD1 } from "../../observability/store-meter";
 
 /** What a cold lookup needs to go to the tree's object instead of D1: its stub and what to ask. */
 export interface FarLookup {
@@ -16,7 +17,8 @@ export interface FarLookup {
 
 /**
  * The one far call of a cold lookup: TreeWriter.lookupOrJoin, bounded by
- * LOOKUP_TIMEOUT_MS. Throws on a failure or timeout (the caller fails open).
+ * LOOKUP_TIMEOUT_MS. The D1 queries the object made for it are booked to the
+ * request (`server-timing` d1). Throws on a failure or timeout (the caller fails open).
  * When the Worker stopped waiting but the object made it the leader after all,
  * the claim is released once the late answer arrives, so that no one waits
  * out a lease for a generation that never comes.
@@ -25,7 +27,9 @@ export async function lookUpFar(far: FarLookup, request: Omit<LookupOrJoinReques
   // SAFETY: RPC types a union result as a stub; LookedUp is plain data (structured clone), so the cast only unwraps that type.
   const call = far.writer.lookupOrJoin({ ...request, treeId: far.treeId, templates: far.templates, join: far.join }) as unknown as Promise<LookedUp>;
   try {
-    return await withTimeout(call, request.timeoutMs, "lookup in the tree's object");
+    const found = await withTimeout(call, request.timeoutMs, "lookup in the tree's object");
+    addD1(found.d1);
+    return found;
   } catch (error) {
     const release = call
       .then(async (late) => {
