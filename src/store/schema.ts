@@ -174,3 +174,16 @@ export const directoryBackfill = sqliteTable("directory_backfill", {
   after: text("after").notNull().default(""),
   doneAt: integer("done_at"),
 });
+
+/**
+ * The cron's sweep that arms each tree's stale-prune alarm (in DB only): how
+ * far it has listed each shard's trees in this pass (`after`, a tree id; ''
+ * starts the next pass), how many passes it finished and when the last one
+ * ended (src/store/prune-sweep.ts).
+ */
+export const pruneSweep = sqliteTable("prune_sweep", {
+  shard: text("shard").primaryKey(),
+  after: text("after").notNull().default(""),
+  passes: integer("passes").notNull().default(0),
+  passedAt: integer("passed_at"),
+});
