@@ -13,8 +13,11 @@ import type { StoredAnswer } from "../cache/answer";
  * kept: a miss always asks D1 again, so a new recording is never hidden.
  */
 export interface ColoCache {
+  /** COLO_CACHE_TTL_MS: how long an entry is served after its answers were read from the store. */
+  readonly ttlMs: number;
   get(key: string): Promise<ColoEntry | undefined>;
-  put(key: string, answers: StoredAnswer[]): Promise<void>;
+  /** Keeps `answers`, read from the store at `readAt` (default now), until `readAt` plus the TTL. */
+  put(key: string, answers: StoredAnswer[], readAt?: number): Promise<void>;
   delete(key: string): Promise<void>;
 }
 
@@ -22,6 +25,8 @@ export interface ColoCache {
 export interface ColoEntry {
   answers: StoredAnswer[];
   expiresAt: number;
+  /** When the answers were read from the store (D1 or the tree's object); `expiresAt` is this plus the TTL. */
+  readAt: number;
 }
 
 /** A URL no request can reach: entries are addressed by h_n alone (tenant-scoped by construction). */
@@ -33,14 +38,15 @@ function requestFor(key: string): Request {
 
 function isEntry(value: unknown): value is ColoEntry {
   if (!value || typeof value !== "object") return false;
-  const entry = value as { answers?: unknown; expiresAt?: unknown };
-  return Array.isArray(entry.answers) && typeof entry.expiresAt === "number";
+  const entry = value as { answers?: unknown; expiresAt?: unknown; readAt?: unknown };
+  return Array.isArray(entry.answers) && typeof entry.expiresAt === "number" && typeof entry.readAt === "number";
 }
 
 /** The colo layer over `cache`, or null when it is off (`ttlMs` 0) or the runtime has no Cache API. */
 export function coloCache(ttlMs: number, cache: Cache | undefined = defaultCache()): ColoCache | null {
   if (ttlMs <= 0 || !cache) return null;
   return {
+    ttlMs,
     async get(key) {
       const res = await cache.match(requestFor(key));
       if (!res) return undefined;
@@ -49,9 +55,9 @@ export function coloCache(ttlMs: number, cache: Cache | undefined = defaultCache
       if (!isEntry(entry) || entry.expiresAt <= Date.now() || entry.answers.length === 0) return undefined;
       return entry;
     },
-    async put(key, answers) {
+    async put(key, answers, readAt = Date.now()) {
       if (answers.length === 0) return;
-      const entry: ColoEntry = { answers, expiresAt: Date.now() + ttlMs };
+      const entry: ColoEntry = { answers, expiresAt: readAt + ttlMs, readAt };
       const headers = { "content-type": "application/json", "cache-control": `max-age=${Math.max(1, Math.ceil(ttlMs / 1000))}` };
       await cache.put(requestFor(key), new Response(JSON.stringify(entry), { headers }));
     },

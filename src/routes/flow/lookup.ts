@@ -5,12 +5,13 @@ import { queryAnswers, readAnswers } from "../../store/answers";
 import { BOOKMARK_HEADER, bookmarkFor, bookmarkHeader, readYourWrites, type Shard } from "../../store/shards";
 import { shardFor } from "../../store/directory";
 import type { HotCache } from "../../store/hot-cache";
-import { coloCache, type ColoCache } from "../../store/colo-cache";
+import { coloCache, type ColoCache, type ColoEntry } from "../../store/colo-cache";
 import { noteColo } from "../../observability/store-meter";
 import { logEvent } from "../../observability/log-event";
 import { withTimeout } from "../../store/deadline";
 import type { Joined } from "../../store/single-flight";
 import { lookUpFar, type FarLookup } from "./far-lookup";
+import { readThroughObject, refreshAhead, refreshDue } from "./refresh-ahead";
 
 /**
  * A lookup's outcome. A miss that went to the tree's object carries the
@@ -67,13 +68,16 @@ export async function lookupSource(env: Env, treeId: string, headers: Headers, d
  * returns its bookmark, for the client to send back.
  */
 export async function lookupAnswer(source: LookupSource, hot: HotCache, key: string, policy: ServePolicy, timeoutMs: number, far?: FarLookup): Promise<Lookup> {
-  let answers = hot.get(key);
+  const inMemory = hot.entry(key);
+  let answers = inMemory?.answers;
   let bookmark: string | null = null;
+  let cachedReadAt = inMemory?.readAt;
   if (!answers) {
     const fromColo = await readColo(source.colo, key, timeoutMs);
     if (fromColo) {
       answers = fromColo.answers;
-      hot.set(key, answers, Date.now(), fromColo.expiresAt);
+      cachedReadAt = fromColo.readAt;
+      hot.set(key, answers, Date.now(), fromColo.expiresAt, fromColo.readAt);
     } else if (far && !source.replicas) {
       return lookupFar(source, hot, key, policy, timeoutMs, far);
     } else {
@@ -89,7 +93,13 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
     }
   }
   const chosen = choose(answers, policy);
-  return chosen === null ? { status: "miss", bookmark } : { status: "hit", answer: answers[chosen], bookmark };
+  if (chosen === null) return { status: "miss", bookmark };
+  // A hit from memory or the colo whose answers near the staleness bound: read them again after the response.
+  if (cachedReadAt !== undefined && source.defer && refreshDue(cachedReadAt, source.colo?.ttlMs ?? hot.ttlMs)) {
+    const read = far && !source.replicas ? readThroughObject(far, policy, timeoutMs) : async (k: string) => (await withTimeout(readFrom(source, k), timeoutMs, "D1 refresh")).rows;
+    refreshAhead({ hot, colo: source.colo, read, defer: source.defer }, key);
+  }
+  return { status: "hit", answer: answers[chosen], bookmark };
 }
 
 /**
@@ -110,7 +120,7 @@ async function lookupFar(source: LookupSource, hot: HotCache, key: string, polic
 }
 
 /** The colo layer's entry for `key`; a failing or slow Cache API is a colo miss, never an error. */
-async function readColo(colo: ColoCache | null, key: string, timeoutMs: number): Promise<{ answers: StoredAnswer[]; expiresAt: number } | undefined> {
+async function readColo(colo: ColoCache | null, key: string, timeoutMs: number): Promise<ColoEntry | undefined> {
   if (!colo) return undefined;
   const started = Date.now();
   try {

@@ -1,0 +1,100 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { StoredAnswer } from "../../src/cache/answer";
+import { configOf } from "../../src/config";
+import { isolate } from "../../src/isolate";
+import { coloCache } from "../../src/store/colo-cache";
+import { REFRESH_AT, refreshDue } from "../../src/routes/flow/refresh-ahead";
+import { newKey } from "./api-helpers";
+import { chat, eventually, recorded, storeCost, uniqueModel } from "./helpers";
+
+/** COLO_CACHE_TTL_MS of the test Worker (vitest.config.ts): the staleness bound a refresh is measured against. */
+const COLO_TTL_MS = Number((env as unknown as Record<string, string>).COLO_CACHE_TTL_MS);
+const hot = () => isolate(configOf(env)).hot;
+
+/** Records a one-message conversation and returns its body, its answer and the key (h_n) its answers live at. */
+async function recordedPath(prefix: string): Promise<{ key: string; body: unknown; answers: StoredAnswer[]; parent: string }> {
+  const key = newKey();
+  const body = { model: uniqueModel(prefix), messages: [{ role: "user", content: `${prefix} ${crypto.randomUUID()}` }] };
+  await (await chat(body, { key })).arrayBuffer();
+  await recorded(body, { key });
+  const hit = await chat(body, { key });
+  const node = hit.headers.get("muscle-mem-node")!;
+  await hit.arrayBuffer();
+  const [{ parent }] = (await env.DB.prepare("SELECT parent FROM nodes WHERE hash = ?").bind(node).all<{ parent: string }>()).results;
+  const answers = hot().get(parent);
+  if (!answers) throw new Error("the hit left nothing in the isolate's memory");
+  return { key, body, answers, parent };
+}
+
+describe("refresh ahead: a path hit steadily never goes cold", () => {
+  it("Should be due at three quarters of the bound, and never with a bound of 0", () => {
+    expect(refreshDue(1_000, 200, 1_000 + 200 * REFRESH_AT - 1)).toBe(false);
+    expect(refreshDue(1_000, 200, 1_000 + 200 * REFRESH_AT)).toBe(true);
+    expect(refreshDue(0, 0, 10_000)).toBe(false);
+  });
+
+  it("Should serve a due hit from memory with no store call, then read it again after the response and renew both layers", async () => {
+    const { key, body, answers, parent } = await recordedPath("refresh-due");
+    const colo = coloCache(COLO_TTL_MS)!;
+    // Answers read from the store 90% of the bound ago: due, still within the bound (kept in memory for its own TTL).
+    const readAt = Date.now() - Math.round(COLO_TTL_MS * 0.9);
+    await colo.delete(parent);
+    hot().set(parent, answers, Date.now(), Infinity, readAt);
+    const res = await chat(body, { key });
+    expect(res.headers.get("muscle-mem-cache")).toBe("hit");
+    expect(storeCost(res)).toEqual({ d1: 0, do: 0 });
+    await res.arrayBuffer();
+    // After the response, the refresh reads the tree's object and renews the isolate's memory and the colo's entry.
+    await eventually(async () => ((await colo.get(parent))?.readAt ?? 0) > readAt, 2_000);
+    expect(hot().entry(parent)?.readAt).toBeGreaterThan(readAt);
+    const shared = await colo.get(parent);
+    expect(shared?.answers.map((a) => a.hash)).toEqual(answers.map((a) => a.hash));
+    expect(shared!.readAt).toBeGreaterThan(readAt);
+  });
+
+  it("Should not read again a hit whose answers are fresh", async () => {
+    const { key, body, answers, parent } = await recordedPath("refresh-fresh");
+    const readAt = Date.now();
+    hot().set(parent, answers, readAt, Infinity, readAt);
+    const res = await chat(body, { key });
+    expect(res.headers.get("muscle-mem-cache")).toBe("hit");
+    await res.arrayBuffer();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(hot().entry(parent)?.readAt).toBe(readAt);
+  });
+
+  it("Should forget at once, in memory and in the colo, answers the refresh finds gone from the store (a prune elsewhere)", async () => {
+    const { key, body, answers, parent } = await recordedPath("refresh-gone");
+    const colo = coloCache(60_000)!;
+    // Another colo pruned the path: its rows are gone, and nothing told this colo.
+    await env.DB.prepare("DELETE FROM nodes WHERE parent = ?").bind(parent).run();
+    const readAt = Date.now() - Math.round(COLO_TTL_MS * 0.9);
+    hot().set(parent, answers, Date.now(), Infinity, readAt);
+    // The colo's entry was read as long ago (a minute's deadline, so that only the refresh can make it go).
+    await colo.put(parent, answers, readAt);
+    // Still within its bound, the stale answer is served once; the refresh that hit starts finds it gone.
+    const res = await chat(body, { key });
+    expect(res.headers.get("muscle-mem-cache")).toBe("hit");
+    await res.arrayBuffer();
+    await eventually(async () => hot().entry(parent) === undefined && (await colo.get(parent)) === undefined, 2_000);
+    const gone = await chat(body, { key, headers: { "cache-control": "only-if-cached" } });
+    expect(gone.status).toBe(504);
+    await gone.arrayBuffer();
+  });
+
+  it("Should keep a path hit every few milliseconds free of store calls across several TTL windows", async () => {
+    const { key, body } = await recordedPath("refresh-steady");
+    const costs: Array<{ d1: number; do: number }> = [];
+    const until = Date.now() + 5 * COLO_TTL_MS;
+    while (Date.now() < until) {
+      const res = await chat(body, { key });
+      expect(res.headers.get("muscle-mem-cache")).toBe("hit");
+      costs.push(storeCost(res));
+      await res.arrayBuffer();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    // Without refresh ahead, every TTL window would start with a read through the tree's object.
+    expect(costs.filter((c) => c.d1 + c.do > 0).length).toBeLessThanOrEqual(2);
+  });
+});
