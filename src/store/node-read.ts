@@ -1,4 +1,4 @@
-import { parseStoredMessage, trajectoryMessageOf, type TrajectoryMessage } from "./trajectory-messages";
+import { nodeMessageOf, pathMessagesOf, type TrajectoryMessage } from "./trajectory-messages";
 
 /** One node in full. */
 export interface NodeDetail {
@@ -7,7 +7,7 @@ export interface NodeDetail {
   tree_id: string;
   depth: number;
   role: string;
-  /** The message as an OpenAI message (tool-call ids as ordinals). */
+  /** The message in its tree's API's shape (nodeMessageOf): an OpenAI or Anthropic message, a Responses node's items, a Gemini content; call ids as ordinals. */
   message: TrajectoryMessage;
   observations: number;
   hits: number;
@@ -22,30 +22,30 @@ export interface NodeDetail {
 /** A node row as D1 returns it: the detail's fields, with the message still as stored JSON. */
 type NodeRowRaw = Omit<NodeDetail, "message"> & { message: string };
 
+/** The API a tree was recorded through (`muscle-mem:api` of its frame, `t`), null for chat. */
+const TREE_API = `json_extract(t.frame, '$."muscle-mem:api"')`;
+
 const NODE_COLUMNS = `n.hash, n.parent, n.tree_id, n.depth, n.role, n.message, n.observations, n.hits, n.prompt_tokens,
   n.completion_tokens, n.finish_reason, n.latency_ms, n.created_at, n.last_hit_at`;
 
-/** Where a node lives: its tree and the tree's tenant (null when there is no such node). */
-export async function nodeOwner(db: D1Database, hash: string): Promise<{ treeId: string; tenant: string } | null> {
+/** Where a node lives: its tree, the tree's tenant and API (null when there is no such node). */
+export async function nodeOwner(db: D1Database, hash: string): Promise<{ treeId: string; tenant: string; api: string | null } | null> {
   const row = await db
-    .prepare(`SELECT n.tree_id AS tree_id, t.tenant AS tenant FROM nodes n JOIN trees t ON t.id = n.tree_id WHERE n.hash = ?1`)
+    .prepare(`SELECT n.tree_id AS tree_id, t.tenant AS tenant, ${TREE_API} AS api FROM nodes n JOIN trees t ON t.id = n.tree_id WHERE n.hash = ?1`)
     .bind(hash)
-    .first<{ tree_id: string; tenant: string }>();
-  return row ? { treeId: row.tree_id, tenant: row.tenant } : null;
+    .first<{ tree_id: string; tenant: string; api: string | null }>();
+  return row ? { treeId: row.tree_id, tenant: row.tenant, api: row.api } : null;
 }
 
 /** One node in full, if the scope (a tenant, or null for every tenant) may see it. */
 export async function readNode(db: D1Database, hash: string, tenant: string | null): Promise<NodeDetail | null> {
   const row = await db
-    .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n JOIN trees t ON t.id = n.tree_id WHERE n.hash = ?1 AND (?2 IS NULL OR t.tenant = ?2)`)
+    .prepare(`SELECT ${NODE_COLUMNS}, ${TREE_API} AS api FROM nodes n JOIN trees t ON t.id = n.tree_id WHERE n.hash = ?1 AND (?2 IS NULL OR t.tenant = ?2)`)
     .bind(hash, tenant)
-    .first<NodeRowRaw>();
-  return row ? detailOf(row) : null;
-}
-
-function detailOf(row: NodeRowRaw): NodeDetail {
-  const { message, ...rest } = row;
-  return { ...rest, message: trajectoryMessageOf(parseStoredMessage(message)) };
+    .first<NodeRowRaw & { api: string | null }>();
+  if (!row) return null;
+  const { message, api, ...rest } = row;
+  return { ...rest, message: nodeMessageOf(message, api) };
 }
 
 /**
@@ -63,10 +63,10 @@ export async function readPathRows(db: D1Database, hash: string): Promise<NodeRo
   return rows.results;
 }
 
-/** The path to a node as an OpenAI message list, if the scope may see the node. */
+/** The path to a node as the message list its API sends (pathMessagesOf), if the scope may see the node. */
 export async function readPath(db: D1Database, hash: string, tenant: string | null): Promise<{ tree_id: string; messages: TrajectoryMessage[] } | null> {
   const owner = await nodeOwner(db, hash);
   if (!owner || (tenant !== null && owner.tenant !== tenant)) return null;
   const rows = await readPathRows(db, hash);
-  return { tree_id: owner.treeId, messages: rows.map((r) => trajectoryMessageOf(parseStoredMessage(r.message))) };
+  return { tree_id: owner.treeId, messages: pathMessagesOf(rows.map((r) => r.message), owner.api) };
 }

@@ -1,4 +1,4 @@
-import { previewOf } from "./trajectory-messages";
+import { previewColumns, previewOf } from "./node-preview";
 
 /** A node whose message contains the search text, with the path that leads to it. */
 export interface SearchMatch {
@@ -29,8 +29,7 @@ export async function searchTree(db: D1Database, treeId: string, text: string, l
   const needle = text.toLowerCase();
   const matches = await db
     .prepare(
-      `SELECT hash, depth, role, substr(json_extract(message, '$.content'), 1, 400) AS content,
-         substr(json_extract(message, '$.tool_calls'), 1, 1000) AS tool_calls, json_extract(message, '$.tool_call_id') AS tool_call_id
+      `SELECT hash, depth, role, ${previewColumns()}
        FROM nodes WHERE tree_id = ?1 AND instr(lower(message), ?2) > 0 ORDER BY depth, rowid LIMIT ?3`,
     )
     .bind(treeId, needle, limit)

@@ -1,5 +1,5 @@
 import { encodeCursor } from "./cursor";
-import { previewOf } from "./trajectory-messages";
+import { previewColumns, previewOf } from "./node-preview";
 
 /** A tree as the API lists it. */
 export interface TreeSummary {
@@ -151,9 +151,7 @@ export const CHILD_COUNT_CAP = 1000;
  * whatever the fan-out or the size of the tree.
  */
 export const CHILDREN_SQL = `SELECT n.rowid AS rid, n.hash, n.parent, n.depth, n.role, n.observations, n.hits, n.created_at, n.last_hit_at,
-    substr(json_extract(n.message, '$.content'), 1, 400) AS content,
-    substr(json_extract(n.message, '$.tool_calls'), 1, 1000) AS tool_calls,
-    json_extract(n.message, '$.tool_call_id') AS tool_call_id,
+    ${previewColumns("n.")},
     (SELECT count(*) FROM (SELECT 1 FROM nodes c WHERE c.parent = n.hash LIMIT ${CHILD_COUNT_CAP})) AS child_count,
     (SELECT coalesce(sum(a.hits), 0) FROM (SELECT c.hits, c.role, c.observations FROM nodes c WHERE c.parent = n.hash LIMIT ${CHILD_COUNT_CAP}) AS a
        WHERE a.role = 'assistant' AND a.observations > 0) AS answer_hits,

@@ -41,6 +41,13 @@ export interface TrajectoryFormat {
   exportFields?(frame: Record<string, unknown>, path: readonly ExportNode[]): Record<string, unknown>;
   /** Keys a parsed line exactly as the API's route keys the request; an error (the line is bad) otherwise. */
   keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string };
+  /**
+   * One stored node as `GET /api/nodes/:hash` shows it, in this API's shape
+   * (`{role, items}`, `{role, parts}`, …). Absent: the chat (or Anthropic) message.
+   */
+  nodeMessage?(json: string): Record<string, unknown>;
+  /** A path's stored nodes as the list a client sends (`GET /api/nodes/:hash/path`): what the export writes. Absent: one message per node. */
+  pathMessages?(jsons: readonly string[]): Array<Record<string, unknown>>;
 }
 
 /** The API a parsed line names in `params["muscle-mem:api"]`, or null (a chat line). */

@@ -45,9 +45,12 @@ export function contentOf(node: GeminiNode): { role: string; parts: Array<Record
   return { role: node.role, parts: node.parts.map(partOf) };
 }
 
+/** A stored node (its JSON) as the content a client sends for it. */
+const nodeMessage = (json: string) => contentOf(JSON.parse(json) as GeminiNode);
+
 function exportFields(frame: Record<string, unknown>, path: readonly ExportNode[]): Record<string, unknown> {
   const { tools, params } = splitFrame(frame);
-  const contents = path.map((node) => contentOf(JSON.parse(node.message) as GeminiNode));
+  const contents = path.map((node) => nodeMessage(node.message));
   return { tools, ...(params ? { params } : {}), contents, ...pathAnnotations(path, ["assistant", "model"], (i) => i) };
 }
 
@@ -77,4 +80,4 @@ function keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string } 
 }
 
 /** Lines of trees recorded through Gemini's generateContent and streamGenerateContent. */
-export const geminiTrajectory: TrajectoryFormat = { api: API, exportFields, keyLine };
+export const geminiTrajectory: TrajectoryFormat = { api: API, exportFields, keyLine, nodeMessage, pathMessages: (jsons) => jsons.map(nodeMessage) };

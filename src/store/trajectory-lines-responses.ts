@@ -91,5 +91,17 @@ function keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string } 
   return { treeId: keyed.key.treeId, frameJson: keyed.key.frameJson, model, nodes, answers };
 }
 
+/** A node as the node API shows it: its role and the `input` items it stands for. */
+function nodeMessage(json: string): Record<string, unknown> {
+  const node = JSON.parse(json) as ResponsesNode;
+  return { role: node.role, items: inputItemsOf(node) };
+}
+
 /** Lines of trees recorded through `POST /v1/responses`. */
-export const responsesTrajectory: TrajectoryFormat = { api: API, exportFields, keyLine };
+export const responsesTrajectory: TrajectoryFormat = {
+  api: API,
+  exportFields,
+  keyLine,
+  nodeMessage,
+  pathMessages: (jsons) => jsons.flatMap((json) => inputItemsOf(JSON.parse(json) as ResponsesNode)),
+};

@@ -1,4 +1,7 @@
 import type { CanonicalMessage } from "../cache/messages";
+import { trajectoryFormatOf } from "./trajectory-lines-by-api";
+
+export { previewOf } from "./node-preview";
 
 /** An OpenAI chat message rebuilt from a stored canonical message. */
 export interface OpenAIMessage {
@@ -18,8 +21,11 @@ export interface AnthropicStoredMessage {
   content: Array<Record<string, unknown>>;
 }
 
-/** A stored message in its API's format: OpenAI chat, or Anthropic Messages for `/v1/messages` trees. */
-export type TrajectoryMessage = OpenAIMessage | AnthropicStoredMessage;
+/** A node of a tree of another API in that API's own shape: Responses `{role, items}`, Gemini `{role, parts}` (its TrajectoryFormat's `nodeMessage`). */
+export type ProviderMessage = Record<string, unknown>;
+
+/** A stored message in its API's format: OpenAI chat, Anthropic Messages for `/v1/messages` trees, or another API's own shape. */
+export type TrajectoryMessage = OpenAIMessage | AnthropicStoredMessage | ProviderMessage;
 
 /** Anthropic trees store content as block objects; OpenAI text parts are stored as strings. */
 function isAnthropicStored(message: unknown): message is AnthropicStoredMessage {
@@ -65,17 +71,18 @@ export function parseStoredMessage(json: string): CanonicalMessage {
 }
 
 /**
- * A one-line preview of a message from its leading content and tool calls,
- * for lists: never the whole message.
+ * A stored node (its message column) as the node API shows it, by the tree's
+ * API (`muscle-mem:api` of its frame; null for chat): a Responses node as its
+ * `input` items, a Gemini node as its content (function-call `args` as an
+ * object), an Anthropic or chat node as its message.
  */
-export function previewOf(role: string, content: string | null, toolCalls: string | null, toolCallId: string | null, max = 160): string {
-  const parts: string[] = [];
-  if (toolCallId) parts.push(`[${toolCallId}]`);
-  if (content) parts.push(content.replace(/\s+/g, " ").trim());
-  if (toolCalls) {
-    const names = [...toolCalls.matchAll(/"name":"([^"]{1,80})"/g)].map((m) => `${m[1]}()`);
-    parts.push(names.length ? `→ ${names.join(", ")}` : "→ tool calls");
-  }
-  const text = parts.join(" ") || `(${role}, empty)`;
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+export function nodeMessageOf(json: string, api: string | null): TrajectoryMessage {
+  const format = trajectoryFormatOf(api);
+  return format?.nodeMessage ? format.nodeMessage(json) : trajectoryMessageOf(parseStoredMessage(json));
+}
+
+/** A path's stored nodes, root first, as the list a client of the tree's API sends: what the export writes (Responses `input`, Gemini `contents`, chat or Anthropic `messages`). */
+export function pathMessagesOf(jsons: readonly string[], api: string | null): TrajectoryMessage[] {
+  const format = trajectoryFormatOf(api);
+  return format?.pathMessages ? format.pathMessages(jsons) : jsons.map((json) => trajectoryMessageOf(parseStoredMessage(json)));
 }
