@@ -1,11 +1,7 @@
 // @ts-check
 import { api } from "./api.js";
 import { ago, confirmDialog, el, plural, toast } from "./format.js";
-
-/**
- * @typedef {{ role: string, content: string | null | Array<{ text: string }>, tool_calls?: Array<{ id: string, function: { name: string, arguments: string } }>,
- *   tool_call_id?: string, name?: string, refusal?: string }} Message
- */
+import { messageView } from "./message-view.js";
 
 /** @param {string} raw */
 function prettyJson(raw) {
@@ -14,20 +10,6 @@ function prettyJson(raw) {
   } catch {
     return raw;
   }
-}
-
-/** @param {Message} m */
-/** One content part as text: an OpenAI text part, or an Anthropic block (text, tool_use, tool_result). */
-function partText(p) {
-  if (typeof p === "string") return p;
-  if (p.type === "tool_use") return `→ ${p.name}(${JSON.stringify(p.input)}) [${p.id}]`;
-  if (p.type === "tool_result") return `result of ${p.tool_use_id}: ${typeof p.content === "string" ? p.content : (p.content ?? []).map(partText).join("\n")}`;
-  return typeof p.text === "string" ? p.text : JSON.stringify(p);
-}
-
-function contentText(m) {
-  if (m.content === null || m.content === undefined) return "";
-  return typeof m.content === "string" ? m.content : m.content.map(partText).join("\n");
 }
 
 /**
@@ -56,7 +38,7 @@ export async function openNode(panel, hash, hooks) {
   }
   // A later click owns the panel now: this (late) answer is no longer wanted, whatever its order of arrival.
   if (selections.get(panel) !== ticket) return;
-  const message = /** @type {Message} */ (node.message);
+  const view = messageView(node.message);
   const close = el("button", { class: "icon", "aria-label": "Close" }, ["×"]);
   close.addEventListener("click", hooks.onClose);
   const answer = node.role === "assistant" && node.observations > 0;
@@ -68,17 +50,17 @@ export async function openNode(panel, hash, hooks) {
     el("dt", {}, ["recorded"]), el("dd", {}, [ago(node.created_at)]),
   ]);
   if (answer) facts.append(el("dt", {}, ["tokens"]), el("dd", {}, [`${node.prompt_tokens} in · ${node.completion_tokens} out`]), el("dt", {}, ["finish"]), el("dd", {}, [node.finish_reason ?? "—"]));
+  // Text, calls and results of any API's message (chat, Anthropic blocks, Responses items, Gemini parts).
   const body = el("section", { class: "message" });
-  const text = contentText(message);
-  if (message.tool_call_id) body.append(el("p", { class: "muted" }, [`result of ${message.tool_call_id}`]));
-  if (text) body.append(el("pre", { class: `content${message.role === "tool" ? " json" : ""}` }, [message.role === "tool" ? prettyJson(text) : text]));
-  if (message.refusal) body.append(el("p", { class: "error" }, [`refusal: ${message.refusal}`]));
-  for (const call of message.tool_calls ?? []) {
-    body.append(el("div", { class: "call" }, [el("strong", {}, [`${call.function.name}()`]), el("span", { class: "muted" }, [` ${call.id}`]), el("pre", { class: "json" }, [prettyJson(call.function.arguments)])]));
+  for (const result of view.results) body.append(el("p", { class: "muted" }, [`result of ${result.id}`]), el("pre", { class: "content json" }, [prettyJson(result.text)]));
+  if (view.texts.length) body.append(el("pre", { class: "content" }, [view.texts.join("\n")]));
+  for (const refusal of view.refusals) body.append(el("p", { class: "error" }, [`refusal: ${refusal}`]));
+  for (const call of view.calls) {
+    body.append(el("div", { class: "call" }, [el("strong", {}, [`${call.name}()`]), el("span", { class: "muted" }, [` ${call.id}`]), el("pre", { class: "json" }, [prettyJson(call.args)])]));
   }
-  if (!text && !message.tool_calls?.length) body.append(el("p", { class: "muted" }, ["(empty message)"]));
+  if (!view.texts.length && !view.calls.length && !view.results.length && !view.refusals.length) body.append(el("p", { class: "muted" }, ["(empty message)"]));
   const results = el("section", { class: "results" });
-  if (message.tool_calls?.length) void showResults(results, node.tree_id, hash);
+  if (view.calls.length) void showResults(results, node.tree_id, hash);
   const prune = el("button", { class: "danger", id: "prune-node" }, ["Prune this branch"]);
   prune.addEventListener("click", async () => {
     const preview = await api(`/nodes/${hash}/prune`);
@@ -120,7 +102,8 @@ function pruneSummary(node, preview) {
 /** Lists the tool results that answered an assistant's calls (its children). @param {HTMLElement} into @param {string} treeId @param {string} hash */
 async function showResults(into, treeId, hash) {
   const page = await api(`/trees/${treeId}/children?parent=${hash}&limit=20`);
-  const tools = page.data.filter((/** @type {{ role: string }} */ c) => c.role === "tool");
+  // A result is a tool message, or a user message that carries one (Anthropic tool_result, Gemini functionResponse: its preview starts "[id] ").
+  const tools = page.data.filter((/** @type {{ role: string, preview: string }} */ c) => c.role === "tool" || (c.role === "user" && /^\[[^\]\s]+\] /.test(c.preview)));
   if (tools.length === 0) return;
   into.append(el("h3", {}, ["Results"]));
   for (const child of tools) into.append(el("pre", { class: "json result" }, [child.preview]));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { api, ok, type Tree } from "./api-helpers";
-import { recordedResponse, responses } from "./responses.support";
+import { recordClientCall, recordedResponse, responses } from "./responses.support";
 
 const model = () => `echo-rx-${crypto.randomUUID().slice(0, 8)}`;
 const tools = [{ type: "function", name: "get_order", description: "Look up an order.", parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] }, strict: false }];
@@ -86,21 +86,8 @@ describe("export and import of trees recorded through POST /v1/responses", () =>
   it("Should carry function_call and function_call_output items with their call_id through a two-turn tool conversation", async () => {
     const key = newKey();
     const first = { model: model(), tools, input: [{ role: "user", content: "Refund order #A-1." }] };
-    const turn1 = (await (await responses(first, { key })).json()) as { output: Array<Record<string, unknown>> };
-    await recordedResponse(first, { key });
     // The client runs a tool of its own and sends the call and its output back, as @openai/agents does.
-    const second = {
-      ...first,
-      input: [
-        ...first.input,
-        ...turn1.output,
-        { role: "user", content: "Look it up." },
-        { type: "function_call", id: "fc_client1", call_id: "call_client1", name: "get_order", arguments: '{"order_id":"A-1"}', status: "completed" },
-        { type: "function_call_output", call_id: "call_client1", output: '{"status":"delivered"}' },
-      ],
-    };
-    await (await responses(second, { key })).arrayBuffer();
-    await recordedResponse(second, { key });
+    const second = await recordClientCall(first, key);
     const jsonl = await exported(key);
     const line = JSON.parse(jsonl.trim()) as ExportedLine;
     expect(line.input.slice(3, 5)).toEqual([

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { api, ok, onlyTree, type NodeSummary } from "./api-helpers";
 import { gemini, recordedGemini } from "./gemini.support";
 import { messageRecorded, postMessages } from "./messages.support";
-import { recordedResponse, responses } from "./responses.support";
+import { recordClientCall } from "./responses.support";
 
 interface NodeRead {
   role: string;
@@ -29,20 +29,7 @@ describe("node reads and previews of trees recorded through other APIs", () => {
   it("Should show a Responses tree's text, function call (name, arguments) and function output in node reads, previews and the path", async () => {
     const key = `sk-nodes-rx-${crypto.randomUUID()}`;
     const first = { model: `echo-nodes-${crypto.randomUUID().slice(0, 8)}`, tools: responsesTools, input: [{ role: "user", content: "Refund order #A-1." }] };
-    const turn1 = (await (await responses(first, { key })).json()) as { output: Array<Record<string, unknown>> };
-    await recordedResponse(first, { key });
-    const second = {
-      ...first,
-      input: [
-        ...first.input,
-        ...turn1.output,
-        { role: "user", content: "Look it up." },
-        { type: "function_call", id: "fc_1", call_id: "call_client1", name: "get_order", arguments: '{"order_id":"A-1"}', status: "completed" },
-        { type: "function_call_output", call_id: "call_client1", output: '{"status":"delivered"}' },
-      ],
-    };
-    await (await responses(second, { key })).arrayBuffer();
-    await recordedResponse(second, { key });
+    await recordClientCall(first, key);
 
     const path = await firstPath(key);
     expect(path.map((n) => n.role)).toEqual(["user", "assistant", "user", "assistant", "tool", "assistant"]);
