@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { shardNames } from "../store/shards";
+import type { LogLevel } from "./log";
+import { logEvent, withLogContext } from "./log-event";
 
 /** What one request asked of the store: D1 queries and Durable Object calls, with their wall time. */
 export interface StoreCost {
@@ -62,6 +64,22 @@ export async function meterD1<T>(work: () => Promise<T>): Promise<{ value: T; d1
   const cost = newStoreCost();
   const value = await runMetered(cost, work);
   return { value, d1: { queries: cost.d1.queries, ms: cost.d1.ms } };
+}
+
+/**
+ * Runs a tree object's call (`object`.`call`) with a meter of its own and, at
+ * LOG_LEVEL `debug`, logs what it did to D1 as one `store_work` line
+ * (`{object, call, d1_queries, d1_ms}`): how the bench counts the D1 work a
+ * recording causes after the response, which no `server-timing` can show
+ * (bench/recording-cost.ts). Returns what `work` returns, throws what it throws.
+ */
+export async function loggedStoreWork<T>(level: LogLevel, object: string, call: string, work: () => Promise<T>): Promise<T> {
+  const cost = newStoreCost();
+  try {
+    return await runMetered(cost, work);
+  } finally {
+    withLogContext({ level }, () => logEvent("debug", "store_work", { object, call, d1_queries: cost.d1.queries, d1_ms: cost.d1.ms }));
+  }
 }
 
 /**

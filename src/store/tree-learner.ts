@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { logEvent } from "../observability/log-event";
+import { loggedStoreWork, meteredEnv } from "../observability/store-meter";
+import { configOf } from "../config";
 import type { MoveResult } from "./move";
 import type { RecordInput } from "./record";
 import { learnFrom, type LearnReport } from "./templates-learn";
@@ -15,12 +17,14 @@ import { relocateTree, TreeHome } from "./tree-writer-move";
  */
 export class TreeLearner extends DurableObject<Env> {
   private queue: Promise<unknown> = Promise.resolve();
-  /** The tree's shard by the directory, read again after a move. */
-  private readonly home = new TreeHome(this.env);
+  /** The tree's shard by the directory, read again after a move (metered bindings: `learn` reports its D1 work). */
+  private readonly home = new TreeHome(meteredEnv(this.env));
 
   /** Learns templates from a recorded answer, after every earlier learning of this tree. Never throws: learning is an optimisation. */
   async learn(input: RecordInput): Promise<LearnReport | null> {
-    return this.serialised(async () => learnFrom(await this.home.db(input.treeId), input)).catch((error) => {
+    const learning = () => this.serialised(async () => learnFrom(await this.home.db(input.treeId), input));
+    // After the response: its D1 work shows only in a debug `store_work` line (bench/recording-cost.ts).
+    return loggedStoreWork(configOf(this.env).logLevel, "learner", "learn", learning).catch((error) => {
       logEvent("error", "template_learn_failed", { tree: input.treeId, error: String(error) });
       return null;
     });

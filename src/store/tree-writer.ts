@@ -10,7 +10,7 @@ import { recordGeneration, recordGenerations, type RecordInput, type RecordOutco
 import type { MoveResult } from "./move";
 import { TreeHome, TreeMover } from "./tree-writer-move";
 import { SingleFlight, type Claim, type Joined } from "./single-flight";
-import { meteredEnv } from "../observability/store-meter";
+import { loggedStoreWork, meteredEnv } from "../observability/store-meter";
 
 /**
  * One Durable Object per tree (tenant, namespace, frame), reached with
@@ -54,6 +54,11 @@ export class TreeWriter extends DurableObject<Env> {
    * and serves its answer to the waiters of `key` when a claim `token` is given.
    */
   async record(input: RecordInput, key?: string, token?: string): Promise<RecordOutcome> {
+    // After the response: its D1 work shows only in a debug `store_work` line (bench/recording-cost.ts).
+    return loggedStoreWork(configOf(this.env).logLevel, "writer", "record", () => this.recordNow(input, key, token));
+  }
+
+  private async recordNow(input: RecordInput, key?: string, token?: string): Promise<RecordOutcome> {
     let outcome: RecordOutcome;
     try {
       outcome = await this.queueRecord(input);

@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { loggedStoreWork, meteredEnv } from "../../src/observability/store-meter";
 import { newKey } from "./api-helpers";
 import { chat, recorded, storeCost, uniqueModel } from "./helpers";
 import { messageRecorded, postMessages } from "./messages.support";
@@ -51,5 +53,42 @@ describe("server-timing: what the store did for a request", () => {
     expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
     expect(storeCost(hit).do).toBe(0);
     await hit.arrayBuffer();
+  });
+});
+
+describe("store_work: the D1 work of a tree object's call after the response (bench/recording-cost.ts)", () => {
+  afterEach(() => vi.restoreAllMocks());
+  const printed = (): string[] => {
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+    return lines;
+  };
+
+  it("Should log the queries made through metered bindings inside the call at LOG_LEVEL debug, and return the call's value", async () => {
+    const lines = printed();
+    const db = meteredEnv(env).DB;
+    const value = await loggedStoreWork("debug", "writer", "record", async () => {
+      await db.prepare("SELECT 1").first();
+      await db.batch([db.prepare("SELECT 2"), db.prepare("SELECT 3")]);
+      return "done";
+    });
+    expect(value).toBe("done");
+    const events = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.event === "store_work");
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ object: "writer", call: "record", d1_queries: 3 });
+  });
+
+  it("Should log nothing above LOG_LEVEL debug, and still log what ran when the call throws", async () => {
+    const lines = printed();
+    const db = meteredEnv(env).DB;
+    await loggedStoreWork("info", "learner", "learn", () => db.prepare("SELECT 1").first());
+    expect(lines.filter((l) => l.includes("store_work"))).toEqual([]);
+    await expect(
+      loggedStoreWork("debug", "learner", "learn", async () => {
+        await db.prepare("SELECT 1").first();
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.event === "store_work")).toEqual([expect.objectContaining({ call: "learn", d1_queries: 1 })]);
   });
 });
