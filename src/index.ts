@@ -1,6 +1,5 @@
 import { newApp } from "./app";
 import { configOf } from "./config";
-import { forgetAnswers } from "./isolate";
 import { withLogContext } from "./observability/log-event";
 import { scheduledPrune } from "./store/prune-runner";
 
@@ -12,9 +11,9 @@ const app = newApp();
 
 export default {
   fetch: app.fetch,
-  /** The cron trigger: prune paths not hit within PRUNE_TTL_MS (the same code as POST /api/prune). */
+  /** The cron trigger: the directory backfill, and arming each tree's stale-prune alarm (PRUNE_TTL_MS), a bounded number of trees a run. */
   scheduled: (_controller, env, ctx) => {
     const config = configOf(env);
-    ctx.waitUntil(withLogContext({ level: config.logLevel }, () => scheduledPrune(env, config.pruneTtlMs, (keys) => forgetAnswers(config, keys))));
+    ctx.waitUntil(withLogContext({ level: config.logLevel }, () => scheduledPrune(env, config.pruneTtlMs)));
   },
 } satisfies ExportedHandler<Env>;

@@ -21,9 +21,16 @@ export interface PlanNode {
   answer: boolean;
   /** An assistant message: its parent is a key whose answer set the prune may change. */
   assistant: boolean;
+  /** Its observations when planned: a page keeps a node a recording observed again since. */
+  observations: number;
 }
 
-/** The nodes a prune removes, ancestors before descendants, and the tops of the removed subtrees. */
+/**
+ * The nodes a prune removes, ancestors before descendants, and the tops of
+ * the removed subtrees. A plan is read while records may still land: each
+ * delete checks its rows again (src/store/prune-pages.ts), so the plan is the
+ * most a prune removes.
+ */
 export interface PrunePlan {
   removed: PlanNode[];
   /** Removed nodes whose parent stays (or is the tree root): the subtrees' tops. */
@@ -45,7 +52,14 @@ interface Row {
 const COLUMNS = `rowid AS r, hash, parent, depth, role, observations, hits, created_at, last_hit_at`;
 
 function planNode(row: Row): PlanNode {
-  return { hash: row.hash, parent: row.parent, depth: row.depth, answer: row.role === "assistant" && row.observations > 0, assistant: row.role === "assistant" };
+  return {
+    hash: row.hash,
+    parent: row.parent,
+    depth: row.depth,
+    answer: row.role === "assistant" && row.observations > 0,
+    assistant: row.role === "assistant",
+    observations: row.observations,
+  };
 }
 
 /** The stale prune's liveness, as in the SQL it replaces: a fresh or often-hit answer, or (given an age) any other recent node. */
@@ -124,9 +138,12 @@ export async function planSubtree(db: D1Database, treeId: string, hash: string):
 
 /**
  * The removed nodes in batches of about `rows`, each batch whole sibling
- * groups (every removed child of one parent together), ancestors first: a
+ * groups (every removed child of one parent together), deepest first: a
  * batch is one D1 transaction, so a reader sees a node's answers all before
- * or all after the prune, never a mixture the policy would judge otherwise.
+ * or all after the prune, never a mixture the policy would judge otherwise;
+ * and a node is deleted only after every planned node under it, so that at
+ * every moment between two batches each stored node still has all its
+ * ancestors (what a recording landing between them relies on: src/store/prune-pages.ts).
  */
 export function batchesOf(removed: readonly PlanNode[], rows: number): PlanNode[][] {
   const groups = new Map<string, PlanNode[]>();
@@ -135,9 +152,11 @@ export function batchesOf(removed: readonly PlanNode[], rows: number): PlanNode[
     if (group) group.push(n);
     else groups.set(n.parent, [n]);
   }
+  // Siblings share a depth (their parent's + 1): ordering the groups by it orders the batches.
+  const ordered = [...groups.values()].sort((a, b) => b[0].depth - a[0].depth);
   const out: PlanNode[][] = [];
   let current: PlanNode[] = [];
-  for (const group of groups.values()) {
+  for (const group of ordered) {
     if (current.length > 0 && current.length + group.length > rows) {
       out.push(current);
       current = [];

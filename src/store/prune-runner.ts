@@ -2,6 +2,7 @@ import { logEvent } from "../observability/log-event";
 import { shardFor } from "./directory";
 import { backfillDirectory, ownersOf, shardsToRead } from "./directory-backfill";
 import { treeWriterOf } from "./tree-objects";
+import { ARM_TREES_PER_RUN, armPruneAlarms, type SweepOutcome } from "./prune-sweep";
 import { addOutcome, previewStale, type PruneOutcome, type PruneRequest, type PruneResult, type StaleCriteria } from "./prune";
 
 const TREES_PER_PAGE = 100;
@@ -25,8 +26,8 @@ export async function pruneThroughWriter(env: Env, request: PruneRequest, forget
 
 /**
  * A stale prune over one tree, or every tree of a tenant (null: every
- * tenant), shard by shard. A dry run only reads; a real run goes through each
- * tree's Durable Object. The scheduled prune calls this too.
+ * tenant), shard by shard (POST /api/prune). A dry run only reads; a real run
+ * goes through each tree's Durable Object, in pages between its writes.
  */
 export async function pruneStaleTrees(
   env: Env,
@@ -59,17 +60,18 @@ export async function pruneStaleTrees(
 }
 
 /**
- * The scheduled (cron) prune: removes paths whose answers were last hit (or
- * recorded) more than PRUNE_TTL_MS ago, in every tenant. 0 or unset disables it.
- * Each tree is pruned in pages by its own Durable Object (src/store/prune.ts),
- * so no statement is unbounded; the cron still visits every tree in one run.
+ * The scheduled (cron) run: the directory backfill's next pages, then the
+ * sweep that arms each tree's stale-prune alarm (src/store/prune-sweep.ts),
+ * at most ARM_TREES_PER_RUN trees a run. The pruning itself runs per tree on
+ * its writer's alarm (src/store/prune-alarm.ts), removing paths whose answers
+ * were last hit (or recorded) more than PRUNE_TTL_MS ago; 0 or unset disables it.
  */
-export async function scheduledPrune(env: Env, ttl: number, forget: ForgetAnswers, now = Date.now()): Promise<PruneOutcome | null> {
-  // The tree directory's backfill (trees recorded before it) goes on a bounded number of pages a day until done.
+export async function scheduledPrune(env: Env, ttl: number, budget = ARM_TREES_PER_RUN): Promise<SweepOutcome | null> {
+  // The tree directory's backfill (trees recorded before it) goes on a bounded number of pages a run until done.
   const backfill = await backfillDirectory(env).catch((error: unknown) => ({ inserted: 0, done: false, error: String(error) }));
   if (backfill.inserted > 0 || !backfill.done) logEvent("info", "directory_backfill", backfill);
   if (!Number.isFinite(ttl) || ttl <= 0) return null;
-  const outcome = await pruneStaleTrees(env, { tenant: null, criteria: { cutoff: now - ttl, minHits: null }, dryRun: false }, forget);
-  logEvent("info", "scheduled_prune", { ttl_ms: ttl, trees: outcome.trees, nodes: outcome.nodes, answers: outcome.answers, templates: outcome.templates });
+  const outcome = await armPruneAlarms(env, budget);
+  logEvent("info", "prune_sweep", { ttl_ms: ttl, visited: outcome.visited, armed: outcome.armed, passes_ended: outcome.passesEnded });
   return outcome;
 }

@@ -1,5 +1,8 @@
-import { batchesOf, planStale, planSubtree, type PrunePlan } from "./prune-plan";
+import { planStale, planSubtree, type PrunePlan } from "./prune-plan";
+import { chunks, deleteNodes, deleteTemplates, directAccess, list, MAX_PARAMS, recount, type PruneAccess } from "./prune-pages";
 import { previewOf } from "./trajectory-messages";
+
+export { PRUNE_BATCH_ROWS, PRUNE_STATEMENT_ROWS, type PruneAccess } from "./prune-pages";
 
 /** What to prune in one tree. */
 export type PruneRequest =
@@ -49,18 +52,6 @@ export interface PruneResult extends PruneOutcome {
 /** Prune roots listed in a preview, at most. */
 export const ROOTS_SHOWN = 50;
 
-/**
- * Removed nodes per D1 batch (whole sibling groups: a batch is one
- * transaction of statements that each change at most PRUNE_STATEMENT_ROWS
- * rows). A 1,000-row transaction holds the shard for milliseconds; a
- * 100,000-node sweep is then about 100 calls instead of 1,000.
- */
-export const PRUNE_BATCH_ROWS = 1000;
-/** D1's bound-parameter limit per statement. */
-const MAX_PARAMS = 100;
-/** Rows one prune statement changes at most. */
-export const PRUNE_STATEMENT_ROWS = MAX_PARAMS;
-
 interface RootRow {
   hash: string;
   depth: number;
@@ -87,16 +78,6 @@ function rootOf(treeId: string, r: RootRow): PruneRoot {
     created_at: r.created_at,
     last_hit_at: r.last_hit_at,
   };
-}
-
-function chunks<T>(items: readonly T[], size = MAX_PARAMS): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-function list(n: number, from = 1): string {
-  return Array.from({ length: n }, (_, i) => `?${i + from}`).join(", ");
 }
 
 /** The first ROOTS_SHOWN tops of the removed subtrees, with their previews (one bounded read). */
@@ -145,51 +126,24 @@ async function outcomeOf(db: D1Database, treeId: string, plan: PrunePlan): Promi
 }
 
 /**
- * Runs a plan in pages: first the templates it takes (their evidence, then
- * each template left without any), then the nodes in batches of whole
- * sibling groups, ancestors first, each with the learning observations of its
- * answers; then the tree's node count. No statement touches more than about
- * PRUNE_BATCH_ROWS rows, so the shard is never held for long. Run it through
- * the tree's Durable Object (serialised with its writes).
+ * Runs a plan in pages (src/store/prune-pages.ts): first the templates it
+ * takes (their evidence, then each template left without any), then the
+ * nodes in batches of whole sibling groups, deepest first, each with the
+ * learning observations of its answers; then the tree's node count. No
+ * statement touches more than PRUNE_STATEMENT_ROWS rows, and through the
+ * tree's writer each page is its own queued write, so recordings run between
+ * pages; a page re-checks every row it deletes, so the plan is the most a
+ * prune removes. `criteria` is the stale prune's (null: a subtree's).
  */
-async function execute(db: D1Database, treeId: string, plan: PrunePlan): Promise<PruneResult> {
-  const preview = await outcomeOf(db, treeId, plan);
+async function execute(access: PruneAccess, treeId: string, plan: PrunePlan, criteria: StaleCriteria | null): Promise<PruneResult> {
+  const preview = await outcomeOf(await access.read(), treeId, plan);
   const { evidenced, ...outcome } = preview;
   if (plan.removed.length === 0) return { ...outcome, changedKeys: [] };
-  let templates = 0;
-  for (const part of chunks(evidenced, MAX_PARAMS - 1)) {
-    const [, dropped] = await db.batch([
-      db.prepare(`DELETE FROM template_evidence WHERE template_id IN (${list(part.length)})`).bind(...part),
-      db.prepare(`DELETE FROM templates WHERE id IN (${list(part.length, 2)}) AND tree_id = ?1`).bind(treeId, ...part),
-    ]);
-    templates += dropped.meta.changes ?? 0;
-  }
-  for (;;) {
-    const bare = await db
-      .prepare(
-        `DELETE FROM templates WHERE id IN (SELECT id FROM templates t WHERE tree_id = ?1
-           AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = t.id) LIMIT ${PRUNE_STATEMENT_ROWS})`,
-      )
-      .bind(treeId)
-      .run();
-    templates += bare.meta.changes ?? 0;
-    if ((bare.meta.changes ?? 0) < PRUNE_STATEMENT_ROWS) break;
-  }
-  let nodes = 0;
-  for (const batch of batchesOf(plan.removed, PRUNE_BATCH_ROWS)) {
-    const statements = chunks(batch.map((n) => n.hash)).flatMap((part) => [
-      db.prepare(`DELETE FROM template_observations WHERE answer_hash IN (${list(part.length)})`).bind(...part),
-      db.prepare(`DELETE FROM nodes WHERE hash IN (${list(part.length)})`).bind(...part),
-    ]);
-    const results = await db.batch(statements);
-    nodes += results.filter((_, i) => i % 2 === 1).reduce((sum, r) => sum + (r.meta.changes ?? 0), 0);
-  }
-  await db.prepare(RECOUNT_SQL).bind(treeId).run();
-  const changedKeys = [...new Set(plan.removed.filter((n) => n.assistant).map((n) => n.parent))];
-  return { ...outcome, nodes, templates, changedKeys };
+  const templates = await deleteTemplates(access, treeId, evidenced);
+  const removed = await deleteNodes(access, treeId, plan, criteria);
+  await recount(access, treeId);
+  return { ...outcome, trees: removed.nodes > 0 ? 1 : 0, nodes: removed.nodes, answers: removed.answers, templates, changedKeys: removed.changedKeys };
 }
-
-const RECOUNT_SQL = `UPDATE trees SET node_count = (SELECT count(*) FROM nodes WHERE tree_id = ?1) WHERE id = ?1`;
 
 /** What a stale prune of one tree would remove (read-only, in pages). */
 export async function previewStale(db: D1Database, treeId: string, criteria: StaleCriteria): Promise<PruneOutcome> {
@@ -197,9 +151,9 @@ export async function previewStale(db: D1Database, treeId: string, criteria: Sta
   return outcome;
 }
 
-/** Removes the stale paths of one tree in pages and recounts it. Run it through the tree's Durable Object. */
+/** Removes the stale paths of one tree in pages and recounts it (`db` alone: nothing else writes the tree meanwhile). */
 export async function pruneStale(db: D1Database, treeId: string, criteria: StaleCriteria): Promise<PruneResult> {
-  return execute(db, treeId, await planStale(db, treeId, criteria));
+  return runPrune(directAccess(db), { kind: "stale", treeId, criteria, dryRun: false });
 }
 
 /** What removing a node and everything under it would take (read-only); null when the node is not in the tree. */
@@ -213,19 +167,25 @@ export async function previewSubtree(db: D1Database, treeId: string, hash: strin
 /**
  * Removes a node and everything under it (walking down the indexed `parent`
  * column in pages), the templates whose evidence lies there, and recounts the
- * tree. Run it through the tree's Durable Object.
+ * tree (`db` alone: nothing else writes the tree meanwhile).
  */
 export async function pruneSubtree(db: D1Database, treeId: string, hash: string): Promise<PruneResult> {
-  const plan = await planSubtree(db, treeId, hash);
-  if (!plan) return { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [], changedKeys: [] };
-  return execute(db, treeId, plan);
+  return runPrune(directAccess(db), { kind: "subtree", treeId, hash });
 }
 
-/** Runs one prune request (the Durable Object calls this, serialised with the tree's writes). */
-export async function runPrune(db: D1Database, request: PruneRequest): Promise<PruneResult> {
-  if (request.kind === "subtree") return pruneSubtree(db, request.treeId, request.hash);
+/**
+ * Runs one prune request through `access`: the tree's Durable Object passes
+ * one that queues each page with the tree's writes (src/store/tree-writer.ts).
+ */
+export async function runPrune(access: PruneAccess, request: PruneRequest): Promise<PruneResult> {
+  const db = await access.read();
+  if (request.kind === "subtree") {
+    const plan = await planSubtree(db, request.treeId, request.hash);
+    if (!plan) return { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [], changedKeys: [] };
+    return execute(access, request.treeId, plan, null);
+  }
   if (request.dryRun) return { ...(await previewStale(db, request.treeId, request.criteria)), changedKeys: [] };
-  return pruneStale(db, request.treeId, request.criteria);
+  return execute(access, request.treeId, await planStale(db, request.treeId, request.criteria), request.criteria);
 }
 
 /** Adds the outcome of one tree to a running total (roots capped at ROOTS_SHOWN). */

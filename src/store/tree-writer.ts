@@ -2,6 +2,8 @@ import { DurableObject } from "cloudflare:workers";
 import type { StoredAnswer } from "../cache/answer";
 import { importNodes, type ImportBatch, type ImportOutcome } from "./import";
 import { runPrune, type PruneRequest, type PruneResult } from "./prune";
+import { PruneAlarm } from "./prune-alarm";
+import { queuedAccess } from "./prune-pages";
 import { choose } from "../cache/policy";
 import { configOf } from "../config";
 import { readAnswers } from "./answers";
@@ -28,6 +30,8 @@ export class TreeWriter extends DurableObject<Env> {
   /** The tree's shard by the directory (metered bindings: a lookup reports its D1 work), and its moves (src/store/tree-writer-move.ts). */
   private readonly home = new TreeHome(meteredEnv(this.env));
   private readonly mover = new TreeMover(this.env, this.home, (work) => this.serialised(work));
+  /** The tree's stale prune on this object's alarm (src/store/prune-alarm.ts). */
+  private readonly pruneAlarm = new PruneAlarm(this.ctx.storage, this.env, (request) => this.prune(request));
 
   /**
    * A cold exact lookup in one call: the answers at h_n from D1 and the
@@ -72,6 +76,7 @@ export class TreeWriter extends DurableObject<Env> {
       const chosen = choose(answers, configOf(this.env).policy);
       this.flights.complete(key, token, this.answerOf(input), chosen === null ? null : answers[chosen]);
     }
+    await this.pruneAlarm.arm(input.treeId);
     return outcome;
   }
 
@@ -86,7 +91,8 @@ export class TreeWriter extends DurableObject<Env> {
    */
   async prune(request: PruneRequest): Promise<PruneResult> {
     try {
-      return await this.serialised(async () => runPrune(await this.db(request.treeId), request));
+      // Each page of the prune is its own queued write, so recordings run between pages (src/store/prune-pages.ts).
+      return await runPrune(queuedAccess(() => this.db(request.treeId), (work) => this.serialised(work)), request);
     } finally {
       this.flights.forget();
     }
@@ -94,7 +100,19 @@ export class TreeWriter extends DurableObject<Env> {
 
   /** Seeds this tree from imported trajectories (idempotent), serialised with its writes. */
   async importPaths(batch: ImportBatch): Promise<ImportOutcome> {
-    return this.serialised(async () => importNodes(await this.db(batch.treeId, batch), batch));
+    const outcome = await this.serialised(async () => importNodes(await this.db(batch.treeId, batch), batch));
+    await this.pruneAlarm.arm(batch.treeId);
+    return outcome;
+  }
+
+  /** Arms the tree's stale-prune alarm if none is set, its first run within `within` ms (the cron's sweep, src/store/prune-sweep.ts). */
+  async armPrune(treeId: string, within: number): Promise<boolean> {
+    return this.pruneAlarm.arm(treeId, within);
+  }
+
+  /** The tree's stale prune (src/store/prune-alarm.ts), then the next alarm. */
+  override async alarm(): Promise<void> {
+    await this.pruneAlarm.fire();
   }
 
   /** Moves this tree to shard `to` (POST /api/trees/:id/move), serialised with every write of the tree. */

@@ -67,11 +67,11 @@ async function seed(salt: number, paths: number): Promise<{ treeId: string; node
 }
 
 describe("the paged prune", () => {
-  it("Should batch removed nodes in whole sibling groups, ancestors first, about `rows` at a time", () => {
-    const node = (hash: string, parent: string, depth: number): PlanNode => ({ hash, parent, depth, answer: true, assistant: true });
+  it("Should batch removed nodes in whole sibling groups, deepest first, about `rows` at a time", () => {
+    const node = (hash: string, parent: string, depth: number): PlanNode => ({ hash, parent, depth, answer: true, assistant: true, observations: 1 });
     const removed = [node("a", "r", 1), node("b", "r", 1), node("c", "r", 1), node("d", "a", 2), node("e", "a", 2), node("f", "b", 2)];
     const batches = batchesOf(removed, 2);
-    expect(batches.map((b) => b.map((n) => n.hash))).toEqual([["a", "b", "c"], ["d", "e"], ["f"]]);
+    expect(batches.map((b) => b.map((n) => n.hash))).toEqual([["d", "e"], ["f"], ["a", "b", "c"]]);
   });
 
   it("Should prune a tree larger than a page with no statement changing more than a batch, keeping live paths and reporting every changed key", async () => {
