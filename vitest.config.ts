@@ -38,18 +38,8 @@ const workerBindings = {
   COLO_CACHE_TTL_MS: "200",
 };
 
-/**
- * Test files run two at a time, across all three projects: vitest's default on a 2-core machine is one
- * (availableParallelism() - 1), which runs every file one after another. Every file is safe beside any
- * other: Worker tests use their own isolated storage and unique model names on the shared upstream, and
- * each node file starts its own upstreams, `wrangler dev` and Chromium on free ports with its own state
- * folder (test/support/wrangler-dev.ts). Override with `--maxWorkers=1` to debug one file at a time.
- */
-const MAX_WORKERS = 2;
-
 export default defineConfig({
   test: {
-    maxWorkers: MAX_WORKERS,
     projects: [
       {
         plugins: [
@@ -97,6 +87,9 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts", "test/sdk/**/*.test.ts", "test/browser/**/*.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          // One file at a time: each starts wrangler dev (and Chromium), heavy on a small machine. `npm test`
+          // runs this project beside the Worker projects, in a vitest of its own (test/support/run-tests.ts).
+          fileParallelism: false,
         },
       },
     ],

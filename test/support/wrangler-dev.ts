@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { copyMigratedState } from "./migrated-state";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -80,9 +81,14 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
   const env = quietEnv(stateDir);
   const cwd = options.config ? dirname(options.config) : ROOT;
   const configArgs = options.config ? ["--config", options.config] : [];
-  for (const binding of options.migrate ?? ["DB"]) {
-    await run(WRANGLER, ["d1", "migrations", "apply", binding, "--local", "--persist-to", stateDir, ...configArgs], { cwd, env });
-  }
+  const migrate = async (dir: string) => {
+    for (const binding of options.migrate ?? ["DB"]) {
+      await run(WRANGLER, ["d1", "migrations", "apply", binding, "--local", "--persist-to", dir, ...configArgs], { cwd, env });
+    }
+  };
+  // A new state folder of the repo's own Worker starts as a copy of one migrated once (migrated-state.ts).
+  if (options.stateDir || options.config) await migrate(stateDir);
+  else await copyMigratedState(ROOT, options.migrate ?? ["DB"], stateDir, migrate);
   const { child, port, output } = await launch(options, configArgs, stateDir, cwd, env);
   const url = `http://127.0.0.1:${port}`;
   return {
