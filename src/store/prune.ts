@@ -1,6 +1,6 @@
 import { planStale, planSubtree, type PrunePlan } from "./prune-plan";
 import { chunks, deleteNodes, deleteTemplates, directAccess, list, MAX_PARAMS, recount, type PruneAccess } from "./prune-pages";
-import { previewOf } from "./trajectory-messages";
+import { previewColumns, previewOf } from "./node-preview";
 
 export { PRUNE_BATCH_ROWS, PRUNE_STATEMENT_ROWS, type PruneAccess } from "./prune-pages";
 
@@ -64,8 +64,7 @@ interface RootRow {
   tool_call_id: string | null;
 }
 
-const ROOT_COLUMNS = `hash, depth, role, hits, created_at, last_hit_at, substr(json_extract(message, '$.content'), 1, 400) AS content,
-  substr(json_extract(message, '$.tool_calls'), 1, 1000) AS tool_calls, json_extract(message, '$.tool_call_id') AS tool_call_id`;
+const ROOT_COLUMNS = `hash, depth, role, hits, created_at, last_hit_at, ${previewColumns()}`;
 
 function rootOf(treeId: string, r: RootRow): PruneRoot {
   return {

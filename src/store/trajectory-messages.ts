@@ -1,8 +1,6 @@
 import type { CanonicalMessage } from "../cache/messages";
 import { trajectoryFormatOf } from "./trajectory-lines-by-api";
 
-export { previewOf } from "./node-preview";
-
 /** An OpenAI chat message rebuilt from a stored canonical message. */
 export interface OpenAIMessage {
   role: string;

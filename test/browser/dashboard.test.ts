@@ -55,9 +55,9 @@ async function converse(order: string, status: string, passes = 2): Promise<void
   }
 }
 
-async function login(page: Page): Promise<void> {
+async function login(page: Page, key = KEY): Promise<void> {
   await page.goto(`${dev.url}/`);
-  await page.fill("#token", KEY);
+  await page.fill("#token", key);
   await page.click("#login-form button[type=submit]");
   await page.waitForSelector(".tree-card");
 }
@@ -206,6 +206,48 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
     await page.locator("g.node.more").click();
     await expect.poll(() => page.locator("g.node.role-user").count()).toBe(60);
     expect(await page.locator("g.node.more").count()).toBe(0);
+    await page.close();
+  });
+
+  it("Should show a Responses and a Gemini tree's calls with their arguments and the results in the node panel", async () => {
+    const key = "sk-dashboard-providers";
+    const responsesLine = {
+      model: "rx-panel-model",
+      params: { "muscle-mem:api": "openai-responses" },
+      input: [
+        { role: "user", content: "Refund order #R-7." },
+        { type: "function_call", call_id: "call_0", name: "get_order", arguments: '{"order_id":"R-7"}' },
+        { type: "function_call_output", call_id: "call_0", output: '{"status":"delivered"}' },
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: "Order R-7 was delivered." }] },
+      ],
+    };
+    const geminiLine = {
+      model: "gemini-panel-model",
+      params: { "muscle-mem:api": "gemini" },
+      contents: [
+        { role: "user", parts: [{ text: "Refund order #G-8." }] },
+        { role: "model", parts: [{ text: "Looking it up." }, { functionCall: { name: "get_order", args: { order_id: "G-8" } } }] },
+        { role: "user", parts: [{ functionResponse: { name: "get_order", response: { status: "lost" } } }] },
+        { role: "model", parts: [{ text: "Order G-8 is lost." }] },
+      ],
+    };
+    const body = [responsesLine, geminiLine].map((l) => JSON.stringify(l)).join("\n");
+    const imported = await fetch(`${dev.url}/api/import`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body });
+    expect(imported.status).toBe(200);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await login(page, key);
+    for (const [model, order, call, result] of [["rx-panel-model", "#R-7", "→ get_order()", "delivered"], ["gemini-panel-model", "#G-8", "Looking it up.", "lost"]]) {
+      await page.locator(".tree-card", { hasText: model }).click();
+      await page.waitForSelector("g.node.role-user");
+      await clickNode(page, order);
+      await clickNode(page, call);
+      await page.waitForSelector("#node-panel .call");
+      expect(await page.locator("#node-panel .call strong").textContent()).toBe("get_order()");
+      expect(await page.locator("#node-panel .call pre.json").textContent()).toContain(`"order_id": "${order.slice(1)}"`);
+      expect(await page.locator("#node-panel").textContent()).not.toContain("(empty message)");
+      await page.waitForSelector("#node-panel .results pre.result");
+      expect(await page.locator("#node-panel .results").textContent()).toContain(result);
+    }
     await page.close();
   });
 });

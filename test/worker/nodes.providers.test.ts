@@ -39,6 +39,12 @@ describe("node reads and previews of trees recorded through other APIs", () => {
     expect(path[3].read.message).toEqual({ role: "assistant", items: [{ type: "function_call", call_id: "call_0", name: "get_order", arguments: '{"order_id":"A-1"}' }] });
     expect(path[4].read.message).toEqual({ role: "tool", items: [{ type: "function_call_output", call_id: "call_0", output: '{"status":"delivered"}' }] });
 
+    // Search matches and prune roots read the same previews.
+    const found = await ok<{ data: Array<{ preview: string }> }>(api(`/trees/${path[0].parent}/search?q=delivered`, { token: key }));
+    expect(found.data.map((m) => m.preview)).toEqual(['[call_0] {"status":"delivered"}']);
+    const dry = await ok<{ roots: Array<{ preview: string }> }>(api(`/nodes/${path[3].hash}/prune`, { token: key }));
+    expect(dry.roots.map((r) => r.preview)).toEqual(["→ get_order()"]);
+
     // The path is the `input` a client sends, as the export writes it.
     const read = await ok<{ messages: unknown[] }>(api(`/nodes/${path[5].hash}/path`, { token: key }));
     const line = JSON.parse((await (await api(`/trees/${(await onlyTree(key)).id}/export`, { token: key })).text()).trim()) as { input: unknown[] };

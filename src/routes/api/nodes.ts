@@ -2,7 +2,7 @@ import { readNode, readPath } from "../../store/node-read";
 import { findInShards } from "../../store/shards";
 import { hashParam, notFound, scopeOf, type ApiCtx } from "./params";
 
-/** `GET /api/nodes/:hash`: one node in full. */
+/** `GET /api/nodes/:hash`: one node in full, its message in its tree's API's shape. */
 export async function getNode(c: ApiCtx): Promise<Response> {
   const hash = hashParam(c, "hash");
   const found = await findInShards(c.env, (db) => readNode(db, hash, scopeOf(c)));
@@ -10,7 +10,7 @@ export async function getNode(c: ApiCtx): Promise<Response> {
   return c.json(found.value);
 }
 
-/** `GET /api/nodes/:hash/path`: the path from the root to the node as an OpenAI message list. */
+/** `GET /api/nodes/:hash/path`: the path from the root to the node as the message list its API sends (chat or Anthropic messages, Responses `input`, Gemini `contents`). */
 export async function getPath(c: ApiCtx): Promise<Response> {
   const hash = hashParam(c, "hash");
   const found = await findInShards(c.env, (db) => readPath(db, hash, scopeOf(c)));
