@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --seconds 3 --rounds 3 --connections 10 --replay-limit N | --full-replay | --skip-replay]`
  * `npm run bench -- --only templates [--templates 1000 --miss-samples 40]` (sections: core, templates, replay, floors):
+ * `npm run bench -- --only scale [--tally-seconds 95 --tally-contrast-seconds 20 --move-conversations 2500]`: bench/scale.ts.
  * `npm run bench -- --only floors [--hot 240 --miss-samples 40]`: hits and misses against bare Hono floors
  * (bench/floors/), and the store counts the capacity model reads (writes bench/capacity/measured.json).
  * runs the Worker under `wrangler dev` with a scripted upstream, measures
@@ -20,12 +21,13 @@ import { coreRows } from "./core";
 import { floorRows, hotSet } from "./floors";
 import { log } from "./http";
 import { benchReplay } from "./replay";
+import { scaleRows } from "./scale";
 import { snapshotWorker, startSnapshotDev } from "./snapshot";
 import { markdown, type Row } from "./table";
 import { templateScript } from "./template-trees";
 import { templateRows } from "./templates";
 
-const SECTIONS = ["core", "templates", "replay", "floors"];
+const SECTIONS = ["core", "templates", "replay", "floors", "scale"];
 const { values: args } = parseArgs({
   options: {
     seconds: { type: "string", default: "3" },
@@ -44,6 +46,10 @@ const { values: args } = parseArgs({
     "skip-replay": { type: "boolean", default: false },
     // Comma-separated sections to run (default: all).
     only: { type: "string" },
+    // The scale section (bench/scale.ts): hit-caused D1 writes and a tree's move under load.
+    "tally-seconds": { type: "string", default: "95" },
+    "tally-contrast-seconds": { type: "string", default: "20" },
+    "move-conversations": { type: "string", default: "2500" },
   },
 });
 const sections = new Set(args.only ? args.only.split(",").map((s) => s.trim()) : SECTIONS);
@@ -109,6 +115,12 @@ if (dev) {
   }
 }
 await model.close();
+
+if (sections.has("scale")) {
+  const scale = await scaleRows(snapshot, { tallySeconds: Number(args["tally-seconds"]), tallyContrastSeconds: Number(args["tally-contrast-seconds"]), moveConversations: Number(args["move-conversations"]) });
+  rows.push(...scale.rows);
+  results.scale = scale.results;
+}
 
 if (sections.has("replay")) {
   log("replay of ../shared/workloads (own wrangler dev)");
