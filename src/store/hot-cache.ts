@@ -1,6 +1,9 @@
 import type { StoredAnswer } from "../cache/answer";
 import { ExpiringMap } from "./expiring-map";
 
+/** How long a forget is remembered: longer than any store read may take (LOOKUP_TIMEOUT_MS bounds them). */
+const FORGET_MEMORY_MS = 60_000;
+
 /** An answer set in memory, with the moment it was read from the store. */
 export interface HotEntry {
   answers: StoredAnswer[];
@@ -14,15 +17,28 @@ export interface HotEntry {
  * always asks D1 again. The map is bounded; the oldest entries go first.
  * Each entry remembers when its answers were read from the store (`readAt`),
  * so that a hit can refresh it ahead of its bound (src/routes/flow/refresh-ahead.ts).
+ *
+ * It also remembers when each key was forgotten (a record, prune or import
+ * in this isolate): answers whose read began at or before that moment are
+ * never kept again (`staleRead`), so that a read racing a write of this
+ * isolate cannot put back what the write made stale.
  */
 export class HotCache {
   private readonly entries: ExpiringMap<HotEntry>;
+  private readonly forgotten: ExpiringMap<number>;
+  private clearedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly ttlMs: number,
     maxEntries = 10_000,
   ) {
     this.entries = new ExpiringMap(maxEntries);
+    this.forgotten = new ExpiringMap(maxEntries);
+  }
+
+  /** Whether answers read from the store at `readAt` predate a forget of `key` here (or of everything): then they are not kept. */
+  staleRead(key: string, readAt: number, now = Date.now()): boolean {
+    return readAt <= this.clearedAt || readAt <= (this.forgotten.get(key, now) ?? Number.NEGATIVE_INFINITY);
   }
 
   get(key: string, now = Date.now()): StoredAnswer[] | undefined {
@@ -40,15 +56,19 @@ export class HotCache {
    * were read from the store (now, unless they came through the colo layer).
    */
   set(key: string, answers: StoredAnswer[], now = Date.now(), notAfter = Infinity, readAt = now): void {
-    if (this.ttlMs <= 0 || answers.length === 0 || notAfter <= now) return;
+    if (this.ttlMs <= 0 || answers.length === 0 || notAfter <= now || this.staleRead(key, readAt, now)) return;
     this.entries.set(key, { answers, readAt }, Math.min(now + this.ttlMs, notAfter));
   }
 
-  delete(key: string): void {
+  /** Forgets `key`, and remembers when (for FORGET_MEMORY_MS), so that no read that began before it is kept. */
+  delete(key: string, now = Date.now()): void {
     this.entries.delete(key);
+    this.forgotten.set(key, now, now + FORGET_MEMORY_MS);
   }
 
-  clear(): void {
+  /** Forgets everything, and that no read that began before now may be kept. */
+  clear(now = Date.now()): void {
     this.entries.clear();
+    this.clearedAt = now;
   }
 }

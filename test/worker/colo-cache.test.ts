@@ -57,7 +57,14 @@ describe("colo cache: the Cache API layer shared by a colo's isolates", () => {
     expect(fromD1.headers.get("muscle-mem-cache")).toBe("hit");
     expect(timing(fromD1, "colo")).toContain("desc=miss");
     expect(timing(fromD1, "do")).toContain("desc=1");
+    const node = fromD1.headers.get("muscle-mem-node")!;
     await fromD1.arrayBuffer();
+    // The colo write runs after the response: wait for it.
+    const [{ parent }] = (await env.DB.prepare("SELECT parent FROM nodes WHERE hash = ?").bind(node).all<{ parent: string }>()).results;
+    let put: StoredAnswer[] | undefined;
+    await eventually(async () => (put = (await coloCache(COLO_TTL_MS)!.get(parent))?.answers) !== undefined, 2_000);
+    // The same entry, given a minute's deadline so that a slow machine cannot let it lapse before the next request.
+    await coloCache(60_000)!.put(parent, put!);
     // Another isolate of the colo has nothing in memory: stand for it by emptying this one's.
     isolate(configOf(env)).hot.clear();
     const fromColo = await chat(body, { key });

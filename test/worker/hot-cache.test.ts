@@ -121,4 +121,30 @@ describe("HotCache", () => {
     off.set("k", [answer], 0);
     expect(off.get("k", 0)).toBeUndefined();
   });
+
+  it("Should never keep answers whose read began before this isolate forgot their key (a read racing a record)", () => {
+    const hot = new HotCache(1_000);
+    // A read began at 1000; a record forgot the key at 1005; the read returns at 1010 with what it saw before.
+    hot.delete("k", 1_005);
+    expect(hot.staleRead("k", 1_000, 1_010)).toBe(true);
+    hot.set("k", [answer], 1_010, Infinity, 1_000);
+    expect(hot.get("k", 1_010)).toBeUndefined();
+    // A read that began at the same moment as the forget is refused too (when in doubt, miss); a later one is kept.
+    hot.set("k", [answer], 1_010, Infinity, 1_005);
+    expect(hot.get("k", 1_010)).toBeUndefined();
+    hot.set("k", [answer], 1_010, Infinity, 1_006);
+    expect(hot.get("k", 1_010)).toEqual([answer]);
+    // Other keys are not affected by that forget.
+    hot.set("other", [answer], 1_010, Infinity, 1_000);
+    expect(hot.get("other", 1_010)).toEqual([answer]);
+  });
+
+  it("Should never keep answers whose read began before this isolate forgot everything (a prune or import)", () => {
+    const hot = new HotCache(1_000);
+    hot.clear(2_000);
+    hot.set("k", [answer], 2_010, Infinity, 1_999);
+    expect(hot.get("k", 2_010)).toBeUndefined();
+    hot.set("k", [answer], 2_010, Infinity, 2_001);
+    expect(hot.get("k", 2_010)).toEqual([answer]);
+  });
 });

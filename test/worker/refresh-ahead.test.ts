@@ -22,6 +22,11 @@ async function recordedPath(prefix: string): Promise<{ key: string; body: unknow
   const node = hit.headers.get("muscle-mem-node")!;
   await hit.arrayBuffer();
   const [{ parent }] = (await env.DB.prepare("SELECT parent FROM nodes WHERE hash = ?").bind(node).all<{ parent: string }>()).results;
+  // The miss's recording forgets the key in this isolate after the response: wait for that, then past it,
+  // so that the entries a test sets are neither deleted by it nor refused as read before it.
+  await eventually(() => hot().staleRead(parent, 0), 5_000);
+  await new Promise((r) => setTimeout(r, COLO_TTL_MS));
+  await (await chat(body, { key })).arrayBuffer();
   const answers = hot().get(parent);
   if (!answers) throw new Error("the hit left nothing in the isolate's memory");
   return { key, body, answers, parent };
@@ -60,8 +65,10 @@ describe("refresh ahead: a path hit steadily never goes cold", () => {
     const res = await chat(body, { key });
     expect(res.headers.get("muscle-mem-cache")).toBe("hit");
     await res.arrayBuffer();
+    const answeredAt = Date.now();
     await new Promise((r) => setTimeout(r, 50));
-    expect(hot().entry(parent)?.readAt).toBe(readAt);
+    // Only a hit that came before the refresh was due can tell (a very slow machine answers later): then nothing was read.
+    if (!refreshDue(readAt, COLO_TTL_MS, answeredAt)) expect(hot().entry(parent)?.readAt).toBe(readAt);
   });
 
   it("Should forget at once, in memory and in the colo, answers the refresh finds gone from the store (a prune elsewhere)", async () => {
@@ -86,7 +93,7 @@ describe("refresh ahead: a path hit steadily never goes cold", () => {
   it("Should keep a path hit every few milliseconds free of store calls across several TTL windows", async () => {
     const { key, body } = await recordedPath("refresh-steady");
     const costs: Array<{ d1: number; do: number }> = [];
-    const until = Date.now() + 5 * COLO_TTL_MS;
+    const until = Date.now() + 8 * COLO_TTL_MS;
     while (Date.now() < until) {
       const res = await chat(body, { key });
       expect(res.headers.get("muscle-mem-cache")).toBe("hit");
@@ -94,7 +101,7 @@ describe("refresh ahead: a path hit steadily never goes cold", () => {
       await res.arrayBuffer();
       await new Promise((r) => setTimeout(r, 10));
     }
-    // Without refresh ahead, every TTL window would start with a read through the tree's object.
-    expect(costs.filter((c) => c.d1 + c.do > 0).length).toBeLessThanOrEqual(2);
+    // Without refresh ahead, every one of the 8 TTL windows starts with a read through the tree's object.
+    expect(costs.filter((c) => c.d1 + c.do > 0).length).toBeLessThanOrEqual(3);
   });
 });

@@ -81,6 +81,7 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
     } else if (far && !source.replicas) {
       return lookupFar(source, hot, key, policy, timeoutMs, far);
     } else {
+      const readAt = Date.now();
       try {
         const read = await withTimeout(readFrom(source, key), timeoutMs, "D1 lookup");
         answers = read.rows;
@@ -88,8 +89,7 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
       } catch (error) {
         return { status: "failed", error };
       }
-      hot.set(key, answers);
-      if (source.colo && answers.length > 0) await keepInColo(source.colo, source.defer, key, answers);
+      await keep(source, hot, key, answers, readAt);
     }
   }
   const chosen = choose(answers, policy);
@@ -109,10 +109,10 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
  */
 async function lookupFar(source: LookupSource, hot: HotCache, key: string, policy: ServePolicy, timeoutMs: number, far: FarLookup): Promise<Lookup> {
   try {
+    const readAt = Date.now();
     const found = await lookUpFar(far, { key, policy, timeoutMs });
     if (found.status === "miss") return { status: "miss", bookmark: null, templates: found.templates, ...(found.joined ? { joined: found.joined } : {}) };
-    hot.set(key, found.answers);
-    if (source.colo) await keepInColo(source.colo, source.defer, key, found.answers);
+    await keep(source, hot, key, found.answers, readAt);
     return { status: "hit", answer: found.answers[found.chosen], bookmark: null };
   } catch (error) {
     return { status: "failed", error };
@@ -133,10 +133,21 @@ async function readColo(colo: ColoCache | null, key: string, timeoutMs: number):
   }
 }
 
-/** Puts a D1 read into the colo layer: after the response when the route can defer, else now. */
-async function keepInColo(colo: ColoCache, defer: LookupSource["defer"], key: string, answers: StoredAnswer[]): Promise<void> {
-  const put = colo.put(key, answers).catch(() => undefined);
-  if (defer) defer(put);
+/**
+ * Keeps a cold read in the isolate's memory and the colo layer (after the
+ * response when the route can defer, else now), unless a write of this
+ * isolate forgot the key while the read ran: then its answers may be stale.
+ */
+async function keep(source: LookupSource, hot: HotCache, key: string, answers: StoredAnswer[], readAt: number): Promise<void> {
+  if (answers.length === 0 || hot.staleRead(key, readAt)) return;
+  hot.set(key, answers, Date.now(), Infinity, readAt);
+  const colo = source.colo;
+  if (!colo) return;
+  // Checked again when the put runs: a write may have forgotten the key since.
+  const put = Promise.resolve()
+    .then(() => (hot.staleRead(key, readAt) ? undefined : colo.put(key, answers, readAt)))
+    .catch(() => undefined);
+  if (source.defer) source.defer(put);
   else await put;
 }
 

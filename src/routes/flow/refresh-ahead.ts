@@ -54,6 +54,8 @@ async function refresh({ hot, colo, read }: RefreshTarget, key: string): Promise
   }
   const readAt = Date.now();
   const answers = await read(key);
+  // A record, prune or import of this isolate forgot the key while the read ran: what it read may be stale, keep nothing.
+  if (hot.staleRead(key, readAt)) return;
   if (answers.length === 0) {
     // Gone from the store (a prune elsewhere): stop serving it here now rather than at the bound.
     hot.delete(key);
