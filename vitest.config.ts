@@ -22,6 +22,13 @@ const geminiPort = Number(process.env.MM_TEST_GEMINI_PORT) || (await freePort())
 process.env.MM_TEST_GEMINI_PORT = String(geminiPort);
 const migrations = await readD1Migrations("./migrations");
 
+/**
+ * The Worker projects' time limits: `npm test` runs them beside the node project (test/support/run-tests.ts),
+ * so on a 2-core machine a workerd file shares the CPU with wrangler dev and Chromium. vitest's 5 s / 10 s
+ * limits would then fail a test for being slow, not wrong; these only stop a test that hangs.
+ */
+const workerTimeouts = { testTimeout: 30_000, hookTimeout: 60_000 };
+
 /** The vars both Worker projects run with: the scripted upstream, an admin token, immediate counter flushes. */
 const workerBindings = {
   TEST_MIGRATIONS: migrations,
@@ -53,6 +60,7 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
+          ...workerTimeouts,
           include: ["test/unit/**/*.test.ts", "test/worker/**/*.test.ts"],
           setupFiles: ["./test/worker/apply-migrations.ts"],
           globalSetup: ["./test/global-setup.ts", "./test/gemini-setup.ts"],
@@ -73,6 +81,7 @@ export default defineConfig({
         ],
         test: {
           name: "sharded",
+          ...workerTimeouts,
           include: ["test/sharded/**/*.test.ts"],
           setupFiles: ["./test/sharded/apply-migrations.ts"],
           globalSetup: ["./test/global-setup.ts", "./test/gemini-setup.ts"],
