@@ -6,6 +6,8 @@ import { hitClasses, perRequest } from "./hit-classes";
 import { allHits, chatSpec, HEADERS, log, prime } from "./http";
 import { interleaved, type Measure, type StoreCounts } from "./load";
 import { missProbe, type MissProbeResult } from "./miss-probe";
+import { insertedPerMiss, tableRows } from "./recording-rows";
+import { templateCosts } from "./template-cost";
 import { triple, type Row } from "./table";
 
 const FLOORS = resolve(import.meta.dirname, "floors");
@@ -46,7 +48,7 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
   try {
     log(`floors: priming ${hot.length} distinct bodies`);
     await prime(dev.url, hot);
-    const nodesBefore = Number((await dev.sql("SELECT COUNT(*) AS n FROM nodes"))[0].n);
+    const rowsBefore = await tableRows(dev);
     const hitSpec = chatSpec("hit", hot);
     const staticSpec = { name: "static", url: floors.static.url, requests: [{ method: "GET", path: "/" }] };
     log("floors: hit vs bare static, 10 connections and 1 connection");
@@ -68,8 +70,10 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
       }
     }
     await new Promise((r) => setTimeout(r, 1000)); // the last recordings land
-    const nodesAfter = Number((await dev.sql("SELECT COUNT(*) AS n FROM nodes"))[0].n);
+    const rowsAfter = await tableRows(dev);
     const missCount = Object.values(misses).reduce((a, m) => a + m.proxy.samples + 3, 0);
+    log("floors: store calls in a tree with learned templates (learned-template hits, full misses)");
+    const templates = await templateCosts(dev, ctx.ttl);
 
     const rows: Row[] = [];
     const perHit = perRequest(warm);
@@ -102,7 +106,9 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
       hitCold: perRequest(classes.cold),
       hitUnderLoad: { ...perHit, coloHitShare: warm.colo.hit / warm.responses, memoryShare: warm.colo.none / warm.responses, distinctBodies: hot.length },
       miss: { responses: allMiss.responses, d1Queries: allMiss.d1 / allMiss.responses, doCalls: allMiss.do / allMiss.responses },
-      recording: { misses: missCount, nodesWrittenPerMiss: (nodesAfter - nodesBefore) / missCount },
+      recording: { misses: missCount, nodesWrittenPerMiss: (rowsAfter.nodes - rowsBefore.nodes) / missCount, rowsInsertedPerMiss: insertedPerMiss(rowsBefore, rowsAfter, missCount) },
+      templateHit: templates.learnedHit,
+      templateMiss: templates.fullMiss,
     };
     return { rows, results: { wide, serial, classes, misses, cycleMs }, capacity };
   } finally {

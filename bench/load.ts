@@ -136,6 +136,7 @@ export async function mixed(url: string, specs: LoadSpec[], opts: { rounds: numb
     const latencies: Record<string, number[]> = Object.fromEntries(specs.map((s) => [s.name, []]));
     const outcomes: Record<string, Record<string, number>> = Object.fromEntries(specs.map((s) => [s.name, {}]));
     const errors: Record<string, number> = Object.fromEntries(specs.map((s) => [s.name, 0]));
+    const store: Record<string, StoreCounts> = Object.fromEntries(specs.map((s) => [s.name, noStoreCounts()]));
     let pending: { name: string; ok: boolean } | null = null;
     const order = round % 2 === 0 ? specs : [...specs].reverse();
     const requests: Request[] = [];
@@ -145,6 +146,7 @@ export async function mixed(url: string, specs: LoadSpec[], opts: { rounds: numb
         requests.push({
           ...r,
           onResponse: (status: number, _body: string, _ctx: unknown, headers: Record<string, string>) => {
+            addStoreCounts(store[spec.name], headers["server-timing"]);
             const cache = headers["muscle-mem-cache"] ?? `status-${status}`;
             const outcome = headers["muscle-mem-template"] ? `${cache}+template` : cache;
             outcomes[spec.name][outcome] = (outcomes[spec.name][outcome] ?? 0) + 1;
@@ -163,7 +165,7 @@ export async function mixed(url: string, specs: LoadSpec[], opts: { rounds: numb
     for (const spec of specs) {
       const sorted = latencies[spec.name].sort((a, b) => a - b);
       const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
-      segments[spec.name].push({ p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), rps: 1000 / mean, requests: sorted.length, errors: errors[spec.name] + result.errors + result.timeouts, outcomes: outcomes[spec.name], store: noStoreCounts() });
+      segments[spec.name].push({ p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), rps: 1000 / mean, requests: sorted.length, errors: errors[spec.name] + result.errors + result.timeouts, outcomes: outcomes[spec.name], store: store[spec.name] });
     }
   }
   return Object.fromEntries(Object.entries(segments).map(([name, s]) => [name, summarise(s)]));

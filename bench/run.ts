@@ -19,6 +19,7 @@ import { startScriptedModel } from "../tools/scripted-model";
 import { hitRequests, shortAndLong } from "./bodies";
 import { coreRows } from "./core";
 import { floorRows, hotSet } from "./floors";
+import { recordingCost } from "./recording-cost";
 import { log } from "./http";
 import { benchReplay } from "./replay";
 import { scaleRows } from "./scale";
@@ -106,8 +107,10 @@ if (dev) {
       const floors = await floorRows({ dev, model, hot: hotSet(Number(args.hot)), load, ttl, missSamples: Number(args["miss-samples"]) });
       rows.push(...floors.rows);
       results.floors = { ...floors.results, seconds: (Date.now() - t0) / 1000 };
+      log("floors: what a recording does after the response (own wrangler dev at LOG_LEVEL debug)");
+      const recordingWork = await recordingCost(snapshot, model.url, hotSet(30));
       // The capacity model's measured inputs (scripts/capacity.ts reads this committed file).
-      writeFileSync("bench/capacity/measured.json", `${JSON.stringify({ date: new Date().toISOString(), loadavg: info.loadavg, ttl, ...floors.capacity }, null, 2)}\n`);
+      writeFileSync("bench/capacity/measured.json", `${JSON.stringify({ date: new Date().toISOString(), loadavg: info.loadavg, ttl, ...floors.capacity, recordingWork }, null, 2)}\n`);
       log(`floors rows: ${((Date.now() - t0) / 1000).toFixed(0)} s; wrote bench/capacity/measured.json`);
     }
   } finally {
