@@ -155,7 +155,7 @@ async function untilHealthy(child: ChildProcess, url: string, timeoutMs: number,
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) return false;
-    // The port answered, but not as our Worker: another process holds it.
+    // wrangler said a port it was given is taken: start again on new ones rather than trust /healthz there.
     if (PORT_TAKEN.test(output())) return false;
     try {
       const res = await fetch(`${url}/healthz`);
