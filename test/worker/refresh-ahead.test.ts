@@ -1,36 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/cache/answer";
-import { configOf } from "../../src/config";
-import { isolate } from "../../src/isolate";
 import { coloCache } from "../../src/store/colo-cache";
 import { REFRESH_AT, refreshDue } from "../../src/routes/flow/refresh-ahead";
-import { newKey } from "./api-helpers";
-import { chat, eventually, recorded, storeCost, uniqueModel } from "./helpers";
-
-/** COLO_CACHE_TTL_MS of the test Worker (vitest.config.ts): the staleness bound a refresh is measured against. */
-const COLO_TTL_MS = Number((env as unknown as Record<string, string>).COLO_CACHE_TTL_MS);
-const hot = () => isolate(configOf(env)).hot;
-
-/** Records a one-message conversation and returns its body, its answer and the key (h_n) its answers live at. */
-async function recordedPath(prefix: string): Promise<{ key: string; body: unknown; answers: StoredAnswer[]; parent: string }> {
-  const key = newKey();
-  const body = { model: uniqueModel(prefix), messages: [{ role: "user", content: `${prefix} ${crypto.randomUUID()}` }] };
-  await (await chat(body, { key })).arrayBuffer();
-  await recorded(body, { key });
-  const hit = await chat(body, { key });
-  const node = hit.headers.get("muscle-mem-node")!;
-  await hit.arrayBuffer();
-  const [{ parent }] = (await env.DB.prepare("SELECT parent FROM nodes WHERE hash = ?").bind(node).all<{ parent: string }>()).results;
-  // The miss's recording forgets the key in this isolate after the response: wait for that, then past it,
-  // so that the entries a test sets are neither deleted by it nor refused as read before it.
-  await eventually(() => hot().staleRead(parent, 0), 5_000);
-  await new Promise((r) => setTimeout(r, COLO_TTL_MS));
-  await (await chat(body, { key })).arrayBuffer();
-  const answers = hot().get(parent);
-  if (!answers) throw new Error("the hit left nothing in the isolate's memory");
-  return { key, body, answers, parent };
-}
+import { chat, eventually, storeCost } from "./helpers";
+import { COLO_TTL_MS, hot, recordedPath } from "./refresh-support";
 
 describe("refresh ahead: a path hit steadily never goes cold", () => {
   it("Should be due at three quarters of the bound, and never with a bound of 0", () => {
