@@ -7,7 +7,7 @@ import { LONG_TESTS } from "../support/long-tests";
 const PER_FILE = LONG_TESTS ? 12 : 4;
 const MIN_REQUESTS = LONG_TESTS ? 200 : 90;
 
-describe(`replay of ${PER_FILE} trajectories of each shipped workload (test/fixtures/workloads; more: npm run test:long, npm run replay)`, () => {
+describe(`replay of ${PER_FILE} trajectories of each shipped workload (test/fixtures/workloads; npm run replay runs the full set)`, () => {
   it("Should serve pass 2 entirely from the tree, message for message", async () => {
     const report = await runReplay(["tau_bench.jsonl", "tau2_bench.jsonl"], PER_FILE, undefined, undefined, undefined, SHIPPED_WORKLOADS);
     console.log(JSON.stringify({ requests: report.requests, pass1: report.pass1.outcomes, pass2: report.pass2.outcomes, stored: report.storedBytes, bodies: report.requestBytes }));

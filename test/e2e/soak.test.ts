@@ -5,7 +5,7 @@ import { LONG_TESTS } from "../support/long-tests";
 /** `npm test` soaks for 6 s; `npm run test:long` for 20 s (and `npm run soak` as long as asked). */
 const SECONDS = LONG_TESTS ? 20 : 6;
 
-describe(`a ${SECONDS} s soak under wrangler dev (longer: npm run test:long, npm run soak)`, () => {
+describe(`a ${SECONDS} s soak under wrangler dev (npm run soak runs as long as asked)`, () => {
   it("Should serve many concurrent agents of several tenants without an error, a wrong answer or a cross-tenant hit, and leave D1 consistent", async () => {
     const report = await runSoak({ seconds: SECONDS, agents: 12, tenants: 3, questions: 8 });
     console.log(JSON.stringify({ event: "soak", seconds: SECONDS, requests: report.requests, hits: report.hits, misses: report.misses, bypasses: report.bypasses, prunes: report.prunes }));

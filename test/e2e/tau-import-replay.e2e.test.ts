@@ -61,7 +61,7 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-describe(`tau_bench import and replay (${LONG_TESTS ? "every" : `the first ${TRAJECTORIES}`} shipped trajectories)`, () => {
+describe(`tau_bench import and replay (${LONG_TESTS ? "all" : "the first"} ${LONG_TESTS ? 24 : TRAJECTORIES} shipped trajectories)`, () => {
   it("Should serve every imported request from the tree with zero upstream calls", { timeout: 900_000 }, async () => {
     const text = readFileSync(TAU, "utf8").trim().split("\n").slice(0, TRAJECTORIES).join("\n");
     const lines = text.split("\n").map((l) => JSON.parse(l) as Line);
