@@ -49,13 +49,15 @@ export class PruneAlarm {
   /**
    * Makes sure the tree's alarm is set (after a write: `within` unset, the
    * next prune is one interval away; the cron's sweep gives a shorter first
-   * wait). Cheap: once per object lifetime; never throws.
+   * wait, and always reads the alarm). Cheap: after a write, once per object
+   * lifetime; never throws.
    * Returns whether an alarm is set.
    */
   async arm(treeId: string, within?: number): Promise<boolean> {
     const ttl = configOf(this.env).pruneTtlMs;
     if (ttl <= 0) return false;
-    if (this.checked) return true;
+    // A write checks once per lifetime; the sweep's call always reads the alarm (one per tree and pass).
+    if (this.checked && within === undefined) return true;
     this.checked = true;
     try {
       if ((await this.storage.getAlarm()) !== null) return true;

@@ -1,8 +1,9 @@
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import { describe, expect, it } from "vitest";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
+import { treeWriterOf } from "../../src/store/tree-objects";
 import { api, learn, newKey, ok, onlyTree, storedCount, type NodeSummary, type Tree } from "./api-helpers";
 import { chat, eventually, generations, uniqueModel } from "./helpers";
 
@@ -207,16 +208,22 @@ describe("trajectory API: pruning", () => {
     expect(byHits).toMatchObject({ nodes: 2, answers: 1 });
   });
 
-  it("Should run the same stale prune from the cron trigger with PRUNE_TTL_MS", async () => {
+  it("Should run the same stale prune with PRUNE_TTL_MS on the tree's alarm, which the cron trigger arms", async () => {
     const key = newKey();
     const model = uniqueModel();
     await learn({ model, messages: [{ role: "user", content: "Refund order #D-1" }] }, key);
     await eventually(async () => (await onlyTree(key)).hits >= 1);
     const tree = await onlyTree(key);
     await env.DB.prepare("UPDATE nodes SET created_at = 1, last_hit_at = CASE WHEN last_hit_at IS NULL THEN NULL ELSE 1 END WHERE tree_id = ?1").bind(tree.id).run();
+    // As if the tree was written before alarms existed: no alarm, and the cron's sweep starts from the first tree.
+    const writer = treeWriterOf(env, tree.id);
+    await runInDurableObject(writer, (_, state) => state.storage.deleteAlarm());
+    await env.DB.prepare("DELETE FROM prune_sweep").run();
     const ctx = createExecutionContext();
     worker.scheduled(createScheduledController({ cron: "17 3 * * *", scheduledTime: Date.now() }), env, ctx);
     await waitOnExecutionContext(ctx);
+    expect(await storedCount(tree.id)).toBe(2);
+    expect(await runDurableObjectAlarm(writer)).toBe(true);
     expect(await storedCount(tree.id)).toBe(0);
     expect((await onlyTree(key)).node_count).toBe(0);
   });
