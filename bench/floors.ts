@@ -4,13 +4,15 @@ import { readWorkload, requestsOf } from "../tools/workloads";
 import { uniqueMiss, type Body } from "./bodies";
 import { hitClasses, perRequest } from "./hit-classes";
 import { allHits, chatSpec, HEADERS, log, prime } from "./http";
-import { interleaved, type Measure, type StoreCounts } from "./load";
+import { interleaved, runSegment, type Measure, type StoreCounts } from "./load";
 import { missProbe, type MissProbeResult } from "./miss-probe";
 import { insertedPerMiss, tableRows } from "./recording-rows";
 import { templateCosts } from "./template-cost";
 import { triple, type Row } from "./table";
 
 const FLOORS = resolve(import.meta.dirname, "floors");
+/** The unmeasured pass over the hot set before the hit rows. */
+const WARM_UP_SECONDS = 3;
 
 /** The distinct recorded requests of the workload set (the shipped subset on a fresh clone), first `count`. */
 export function hotSet(count: number): Body[] {
@@ -50,6 +52,9 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
     await prime(dev.url, hot);
     const rowsBefore = await tableRows(dev);
     const hitSpec = chatSpec("hit", hot);
+    // Priming 240 bodies takes longer than COLO_CACHE_TTL_MS: one unmeasured pass makes the set warm, as a hot set is.
+    log("floors: warm-up pass (unmeasured)");
+    await runSegment(dev.url, hitSpec, WARM_UP_SECONDS, load.connections);
     const staticSpec = { name: "static", url: floors.static.url, requests: [{ method: "GET", path: "/" }] };
     log("floors: hit vs bare static, 10 connections and 1 connection");
     const wide = await interleaved(dev.url, [staticSpec, hitSpec], load);
@@ -78,7 +83,7 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
     const rows: Row[] = [];
     const perHit = perRequest(warm);
     rows.push({
-      row: `warm hit: D1 queries / DO calls per request (${hot.length} distinct bodies, each back every ${(cycleMs / 1000).toFixed(1)} s at the slowest segment; COLO_CACHE_TTL_MS ${ctx.ttl.coloMs})`,
+      row: `warm hit: D1 queries / DO calls per request (${hot.length} distinct bodies after a ${WARM_UP_SECONDS} s warm-up pass, each back every ${(cycleMs / 1000).toFixed(1)} s at the slowest segment; COLO_CACHE_TTL_MS ${ctx.ttl.coloMs})`,
       target: "0 / 0",
       value: `${perHit.d1Queries.toFixed(3)} / ${perHit.doCalls.toFixed(3)}`,
       met: warm.d1Queries === 0 && warm.doCalls === 0 && cycleMs < ctx.ttl.coloMs,
