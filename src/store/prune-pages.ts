@@ -83,13 +83,18 @@ interface RemovedRow {
 /** The statements of one page: its nodes deepest first (one depth per statement), each kept when it gained a child or came alive; then the learning observations of the nodes that went. */
 function pageStatements(db: D1Database, treeId: string, page: readonly PlanNode[], criteria: StaleCriteria | null): D1PreparedStatement[] {
   const byDepth = new Map<number, PlanNode[]>();
-  for (const n of page) byDepth.set(n.depth, [...(byDepth.get(n.depth) ?? []), n]);
+  for (const n of page) {
+    const level = byDepth.get(n.depth);
+    if (level) level.push(n);
+    else byDepth.set(n.depth, [n]);
+  }
   const depths = [...byDepth.keys()].sort((a, b) => b - a);
+  // `+tree_id`: the hash (primary key) finds each row; without the `+` SQLite may walk the tree's whole (tree_id, depth) index instead.
   const deletes = depths.flatMap((depth) =>
     chunks(byDepth.get(depth) ?? [], NODES_PER_DELETE).map((part) =>
       db
         .prepare(
-          `DELETE FROM nodes WHERE hash IN (${part.map((_, i) => `?${4 + 2 * i}`).join(", ")}) AND tree_id = ?1
+          `DELETE FROM nodes WHERE hash IN (${part.map((_, i) => `?${4 + 2 * i}`).join(", ")}) AND +tree_id = ?1
              AND observations = CASE hash ${part.map((_, i) => `WHEN ?${4 + 2 * i} THEN ?${5 + 2 * i}`).join(" ")} END
              AND NOT EXISTS (SELECT 1 FROM nodes c WHERE c.parent = nodes.hash) AND NOT (${LIVE_SQL})
            RETURNING hash, parent, role, observations`,
