@@ -138,7 +138,7 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
     const hitMs = (ts: Tick[]) => ts.filter((t) => t.kind === "hit").map((t) => t.end - t.start).sort((a, b) => a - b);
     const beforeMove = hitMs(ticks.filter((t) => t.end < moveStart));
     const errorsSeen = ticks.filter((t) => t.verdict === "error").slice(0, 5).map((t) => ({ kind: t.kind, status: t.status, atS: ((t.start - moveStart) / 1000).toFixed(1), ms: Math.round(t.end - t.start), error: t.error }));
-    if (errorsSeen.length) log("move: errors", errorsSeen);
+    if (errorsSeen.length) log("move: errors", errorsSeen, "wrangler dev's output, last 4000 characters:", dev.output().slice(-4000));
     const inMove = hitMs(during);
     const results = {
       treeId,
