@@ -47,7 +47,7 @@ const answerOf = (text: string) => `Noted, reference ${createHash("sha256").upda
 interface Tick {
   start: number;
   end: number;
-  kind: "hit" | "miss" | "control";
+  kind: "hit" | "miss" | "control" | "healthz";
   verdict: "right" | "wrong" | "miss" | "error";
   status: number;
   error?: string;
@@ -115,8 +115,17 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
         if (a.status === 200) recorded.push(p);
       }
     };
+    // `GET /healthz` every 100 ms (no D1, no object): whether it waits too tells the Worker's runtime from the tree's object.
+    const healthz = async () => {
+      while (!stop) {
+        const start = performance.now();
+        const status = await fetch(`${dev.url}/healthz`).then(async (r) => (await r.arrayBuffer(), r.status), () => 0);
+        ticks.push({ start, end: performance.now(), kind: "healthz", verdict: status === 200 ? "right" : "error", status });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
     // One connection replays a small tree that does not move: whether hits elsewhere wait too tells the tree's object from the runtime.
-    const load = Promise.all([...Array.from({ length: opts.hitConnections }, () => hitter(seed.probes, NAMESPACE, "hit")), hitter(control.probes, CONTROL, "control"), misser()]);
+    const load = Promise.all([...Array.from({ length: opts.hitConnections }, () => hitter(seed.probes, NAMESPACE, "hit")), hitter(control.probes, CONTROL, "control"), misser(), healthz()]);
     await new Promise((r) => setTimeout(r, opts.marginSeconds * 1000));
     const moveStart = performance.now();
     const res = await fetch(`${dev.url}/api/trees/${treeId}/move`, { method: "POST", headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" }, body: JSON.stringify({ to }) });
@@ -152,7 +161,7 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
       after,
       left,
       load: {
-        requests: ticks.length,
+        requests: count(ticks, (t) => t.kind !== "healthz"),
         hits: count(ticks, (t) => t.kind === "hit" && t.verdict === "right"),
         misses: count(ticks, (t) => t.kind === "miss"),
         wrong: count(ticks, (t) => t.verdict === "wrong"),
@@ -174,6 +183,7 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
         longestHitMs: longest("hit"),
         controlServed: count(during, (t) => t.kind === "control" && t.verdict === "right"),
         longestControlMs: longest("control"),
+        longestHealthzMs: longest("healthz"),
       },
       errorsSeen,
       hitP50BeforeMove: percentile(beforeMove, 0.5),
@@ -197,7 +207,7 @@ type MoveResults = {
   after: Record<string, number>;
   left: { source: number; target: number };
   load: { requests: number; hits: number; misses: number; wrong: number; errors: number; unexpectedMisses: number; statuses: Record<string, number> };
-  duringMove: { requests: number; hitsServed: number; disputedRefused: number; misses: number; wrong: number; errors: number; unexpectedMisses: number; hitP50: number; hitP99: number; inFlight: number; longestHitMs: number; controlServed: number; longestControlMs: number };
+  duringMove: { requests: number; hitsServed: number; disputedRefused: number; misses: number; wrong: number; errors: number; unexpectedMisses: number; hitP50: number; hitP99: number; inFlight: number; longestHitMs: number; controlServed: number; longestControlMs: number; longestHealthzMs: number };
   errorsSeen: Array<{ kind: string; status: number; atS: string; ms: number; error?: string }>;
   hitP50BeforeMove: number;
   hitP99BeforeMove: number;
@@ -224,7 +234,7 @@ function moveTable(r: MoveResults, recordings: number): Row[] {
       target: "0",
       value: String(errors),
       met: errors === 0,
-      detail: `statuses under load ${JSON.stringify(l.statuses)}; move answered ${r.moveStatus}; recorded paths that missed (504) under load ${l.unexpectedMisses}, during the move ${d.unexpectedMisses}; errors seen (s from the move's start): ${JSON.stringify(r.errorsSeen.map((e) => `${e.kind} ${e.status} at ${e.atS} s after ${e.ms} ms: ${(e.error ?? "").slice(0, 90)}`))}`,
+      detail: `statuses under load (GET /healthz included) ${JSON.stringify(l.statuses)}; move answered ${r.moveStatus}; recorded paths that missed (504) under load ${l.unexpectedMisses}, during the move ${d.unexpectedMisses}; errors seen (s from the move's start): ${JSON.stringify(r.errorsSeen.map((e) => `${e.kind} ${e.status} at ${e.atS} s after ${e.ms} ms: ${(e.error ?? "").slice(0, 90)}`))}`,
     },
     {
       row: `${what}: rows stranded in the source / paths or recordings lost`,
@@ -238,7 +248,7 @@ function moveTable(r: MoveResults, recordings: number): Row[] {
       target: "report",
       value: `${r.moveSeconds.toFixed(1)} s; ${d.hitsServed} hits`,
       met: null,
-      detail: `answers that ended while it ran: hits ${d.hitsServed} (p50 / p99 ${ms(d.hitP50)} / ${ms(d.hitP99)}; before it ${ms(r.hitP50BeforeMove)} / ${ms(r.hitP99BeforeMove)}), disputed paths refused ${d.disputedRefused}, new prompts ${d.misses}, hits of another tree ${d.controlServed}; longest hit in flight during the move ${ms(d.longestHitMs)}, of the other tree ${ms(d.longestControlMs)} (${d.inFlight} requests overlapped it)`,
+      detail: `answers that ended while it ran: hits ${d.hitsServed} (p50 / p99 ${ms(d.hitP50)} / ${ms(d.hitP99)}; before it ${ms(r.hitP50BeforeMove)} / ${ms(r.hitP99BeforeMove)}), disputed paths refused ${d.disputedRefused}, new prompts ${d.misses}, hits of another tree ${d.controlServed}; longest hit in flight during the move ${ms(d.longestHitMs)}, of the other tree ${ms(d.longestControlMs)}, of GET /healthz ${ms(d.longestHealthzMs)} (${d.inFlight} requests overlapped it)`,
     },
   ];
 }
