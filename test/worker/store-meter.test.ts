@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { loggedStoreWork, meteredEnv } from "../../src/observability/store-meter";
 import { newKey } from "./api-helpers";
-import { chat, recorded, storeCost, uniqueModel } from "./helpers";
+import { chat, eventually, recorded, storeCost, uniqueModel } from "./helpers";
 import { messageRecorded, postMessages } from "./messages.support";
 
 describe("server-timing: what the store did for a request", () => {
@@ -49,10 +49,15 @@ describe("server-timing: what the store did for a request", () => {
     await miss.arrayBuffer();
     expect(cost.d1 + cost.do).toBeGreaterThanOrEqual(1);
     await messageRecorded(body, { key });
-    const hit = await postMessages(body, { key });
-    expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
-    expect(storeCost(hit).do).toBe(0);
-    await hit.arrayBuffer();
+    // The recording forgets the key in this isolate after the response; a read that raced that forget is not kept,
+    // so the first hits may still go to the tree's object: a warm one comes once the forget is behind them.
+    await eventually(async () => {
+      const hit = await postMessages(body, { key });
+      expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
+      const warm = storeCost(hit).do === 0 && storeCost(hit).d1 === 0;
+      await hit.arrayBuffer();
+      return warm;
+    }, 3_000);
   });
 });
 
