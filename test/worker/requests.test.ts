@@ -22,11 +22,12 @@ interface Recent {
 
 const ask = (model: string, order: string) => ({ model, tools: REFUND_TOOLS, messages: [{ role: "user", content: `Refund order #${order} please` }] });
 
-async function recent(key: string, n: number): Promise<Recent[]> {
+/** The tenant's recent requests once at least `n` are listed and `until` holds (rows land with each counter flush). */
+async function recent(key: string, n: number, until: (rows: Recent[]) => boolean = () => true): Promise<Recent[]> {
   let rows: Recent[] = [];
   await eventually(async () => {
     rows = (await ok<{ data: Recent[] }>(api(`/requests?limit=50`, { token: key }))).data;
-    return rows.length >= n;
+    return rows.length >= n && until(rows);
   });
   return rows;
 }
@@ -51,7 +52,8 @@ describe("GET /api/requests", () => {
     // A request never keyed to a tree (n > 1) is listed to the admin only.
     const unkeyed = await chat({ ...ask(model, "F-6"), n: 2 }, { key });
     await unkeyed.arrayBuffer();
-    const rows = await recent(key, 7);
+    // The bypass was sent last: wait until its row has landed too (the template's polls may have filled the count first).
+    const rows = await recent(key, 7, (listed) => listed.some((r) => r.outcome === "bypass"));
     const tree = await onlyTree(key);
     expect(rows.map((r) => r.outcome).slice(0, 3)).toEqual(["bypass", "template", "hit"]);
     expect(rows.filter((r) => r.outcome === "miss").length).toBeGreaterThanOrEqual(3);
