@@ -25,13 +25,22 @@ let dev: WranglerDev;
 let upstream: Awaited<ReturnType<typeof startTestUpstream>>;
 let browser: Browser;
 
-async function chat(messages: Msg[], headers: Record<string, string> = {}): Promise<{ cache: string | null; message: Msg }> {
+/** wrangler dev's own answer when it swapped in a new local runtime during a request (it retries only GET and HEAD itself). */
+const DEV_RELOAD = "Your worker restarted mid-request";
+
+async function chat(messages: Msg[], headers: Record<string, string> = {}, retried = false): Promise<{ cache: string | null; message: Msg }> {
   const res = await fetch(`${dev.url}/v1/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", ...headers },
     body: JSON.stringify({ model: "gpt-4o-mini", tools: REFUND_TOOLS, messages }),
   });
-  const body = (await res.json()) as { choices: Array<{ message: Msg }> };
+  const text = await res.text();
+  // Seen once in CI-like runs (cause not found: see the notes). The assertions that follow still count generations, so a retry hides no extra call.
+  if (res.status === 503 && text.startsWith(DEV_RELOAD) && !retried) {
+    console.warn(`[dashboard.test] wrangler dev reloaded its runtime mid-request; sending the request once more`);
+    return chat(messages, headers, true);
+  }
+  const body = JSON.parse(text) as { choices: Array<{ message: Msg }> };
   if (res.status !== 200 && !headers["cache-control"]) throw new Error(`chat answered ${res.status}: ${JSON.stringify(body)}`);
   return { cache: res.headers.get("muscle-mem-cache"), message: body.choices?.[0]?.message };
 }
