@@ -11,6 +11,7 @@ import { logEvent } from "../../observability/log-event";
 import { withTimeout } from "../../store/deadline";
 import type { Joined } from "../../store/single-flight";
 import { lookUpFar, type FarLookup } from "./far-lookup";
+import { keepRead } from "./keep-read";
 import { readThroughObject, refreshAhead, refreshDue } from "./refresh-ahead";
 
 /**
@@ -89,7 +90,7 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
       } catch (error) {
         return { status: "failed", error };
       }
-      await keep(source, hot, key, answers, readAt);
+      await keepRead(hot, source.colo, key, answers, readAt, source.defer);
     }
   }
   const chosen = choose(answers, policy);
@@ -112,7 +113,7 @@ async function lookupFar(source: LookupSource, hot: HotCache, key: string, polic
     const readAt = Date.now();
     const found = await lookUpFar(far, { key, policy, timeoutMs });
     if (found.status === "miss") return { status: "miss", bookmark: null, templates: found.templates, ...(found.joined ? { joined: found.joined } : {}) };
-    await keep(source, hot, key, found.answers, readAt);
+    await keepRead(hot, source.colo, key, found.answers, readAt, source.defer);
     return { status: "hit", answer: found.answers[found.chosen], bookmark: null };
   } catch (error) {
     return { status: "failed", error };
@@ -131,24 +132,6 @@ async function readColo(colo: ColoCache | null, key: string, timeoutMs: number):
     noteColo("miss", Date.now() - started);
     return undefined;
   }
-}
-
-/**
- * Keeps a cold read in the isolate's memory and the colo layer (after the
- * response when the route can defer, else now), unless a write of this
- * isolate forgot the key while the read ran: then its answers may be stale.
- */
-async function keep(source: LookupSource, hot: HotCache, key: string, answers: StoredAnswer[], readAt: number): Promise<void> {
-  if (answers.length === 0 || hot.staleRead(key, readAt)) return;
-  hot.set(key, answers, Date.now(), Infinity, readAt);
-  const colo = source.colo;
-  if (!colo) return;
-  // Checked again when the put runs: a write may have forgotten the key since.
-  const put = Promise.resolve()
-    .then(() => (hot.staleRead(key, readAt) ? undefined : colo.put(key, answers, readAt)))
-    .catch(() => undefined);
-  if (source.defer) source.defer(put);
-  else await put;
 }
 
 /** One indexed read of the answers at `key`: from the shard itself, or through a replica session with read-your-writes. */

@@ -4,6 +4,7 @@ import type { ColoCache } from "../../store/colo-cache";
 import type { HotCache } from "../../store/hot-cache";
 import { logEvent } from "../../observability/log-event";
 import { lookUpFar, type FarLookup } from "./far-lookup";
+import { keepRead } from "./keep-read";
 
 /**
  * Refresh ahead: a hit served from isolate memory or the colo layer whose
@@ -54,7 +55,7 @@ async function refresh({ hot, colo, read }: RefreshTarget, key: string): Promise
   }
   const readAt = Date.now();
   const answers = await read(key);
-  // A record, prune or import of this isolate forgot the key while the read ran: what it read may be stale, keep nothing.
+  // A record, prune or import of this isolate forgot the key while the read ran: what it read may be stale, keep or forget nothing.
   if (hot.staleRead(key, readAt)) return;
   if (answers.length === 0) {
     // Gone from the store (a prune elsewhere): stop serving it here now rather than at the bound.
@@ -62,8 +63,7 @@ async function refresh({ hot, colo, read }: RefreshTarget, key: string): Promise
     await colo?.delete(key);
     return;
   }
-  hot.set(key, answers, Date.now(), colo ? readAt + colo.ttlMs : Infinity, readAt);
-  await colo?.put(key, answers, readAt);
+  await keepRead(hot, colo, key, answers, readAt);
 }
 
 /** The read of a refresh through the tree's object: no single-flight join and no template check, just the answers. */
