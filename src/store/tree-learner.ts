@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { SerialQueue } from "./serial-queue";
 import { logEvent } from "../observability/log-event";
 import { loggedStoreWork, meteredEnv } from "../observability/store-meter";
 import { configOf } from "../config";
@@ -16,7 +17,7 @@ import { relocateTree, TreeHome } from "./tree-writer-move";
  * object's queue too (`relocate`), since learning writes the tree.
  */
 export class TreeLearner extends DurableObject<Env> {
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   /** The tree's shard by the directory, read again after a move (metered bindings: `learn` reports its D1 work). */
   private readonly home = new TreeHome(meteredEnv(this.env));
 
@@ -37,8 +38,6 @@ export class TreeLearner extends DurableObject<Env> {
 
   /** Runs `work` after everything queued before it, whatever its outcome. */
   private serialised<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.queue.run(work);
   }
 }

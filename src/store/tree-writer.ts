@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { SerialQueue } from "./serial-queue";
 import type { StoredAnswer } from "../cache/answer";
 import { importNodes, type ImportBatch, type ImportOutcome } from "./import";
 import { runPrune, type PruneRequest, type PruneResult } from "./prune";
@@ -24,7 +25,7 @@ import { loggedStoreWork, meteredEnv } from "../observability/store-meter";
  */
 export class TreeWriter extends DurableObject<Env> {
   private readonly flights = new SingleFlight(configOf(this.env).singleFlightWaitMs);
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   /** Recordings waiting for the writer: whatever queued while it wrote goes to D1 in one batch. */
   private pending: Array<{ input: RecordInput; done: (outcome: Promise<RecordOutcome>) => void }> = [];
   /** The tree's shard by the directory (metered bindings: a lookup reports its D1 work), and its moves (src/store/tree-writer-move.ts). */
@@ -160,9 +161,7 @@ export class TreeWriter extends DurableObject<Env> {
 
   /** Runs `work` after every write queued before it, whatever their outcome. */
   private serialised<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.queue.run(work);
   }
 
   private answerOf(input: RecordInput): StoredAnswer {
