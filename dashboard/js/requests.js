@@ -5,7 +5,7 @@ import { ago, compact, el } from "./format.js";
 /**
  * @typedef {{ at: number, tree_id: string | null, route: string, outcome: "hit" | "template" | "miss" | "bypass", status: number,
  *   latency_ms: number, prompt_tokens: number | null, completion_tokens: number | null, node: string | null, template_id: string | null,
- *   reason: string | null, namespace: string | null, model: string | null }} Recent
+ *   reason: string | null, count: number, namespace: string | null, model: string | null }} Recent
  */
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -18,7 +18,7 @@ function perMinute(rows) {
   const steps = Array.from({ length: MINUTES }, (_, i) => ({ minute: now - MINUTES + 1 + i, hit: 0, template: 0, miss: 0, bypass: 0 }));
   for (const r of rows) {
     const i = Math.floor(r.at / 60_000) - (now - MINUTES + 1);
-    if (i >= 0 && i < MINUTES) steps[i][r.outcome]++;
+    if (i >= 0 && i < MINUTES) steps[i][r.outcome] += r.count ?? 1;
   }
   return steps;
 }
@@ -69,15 +69,17 @@ export class RequestsPanel {
     const page = await api("/requests?limit=100");
     const rows = page.data;
     const counts = { hit: 0, template: 0, miss: 0, bypass: 0 };
-    for (const r of rows) counts[r.outcome]++;
+    for (const r of rows) counts[r.outcome] += r.count ?? 1;
     const list = el("ol", { class: "requests-list" });
     for (const r of rows.slice(0, 12)) {
+      // Hits and bypasses of one tree arrive gathered, one row per write with the requests it stands for.
+      const many = (r.count ?? 1) > 1;
       const tokens = r.prompt_tokens === null ? "—" : `${compact((r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0))} tok saved`;
       const where = r.tree_id ? `${r.model ?? "?"} · ${r.namespace ?? "?"}` : `not keyed${r.reason ? ` (${r.reason})` : ""}`;
-      const item = el(r.tree_id ? "button" : "div", { class: `request o-${r.outcome}`, type: "button", "data-outcome": r.outcome, title: `${new Date(r.at).toLocaleString()} · ${r.route} · status ${r.status}${r.template_id ? ` · template ${r.template_id}` : ""}${r.node ? ` · node ${r.node}` : ""}` }, [
-        el("span", { class: `outcome o-${r.outcome}` }, [r.outcome]),
+      const item = el(r.tree_id ? "button" : "div", { class: `request o-${r.outcome}`, type: "button", "data-outcome": r.outcome, title: `${many ? `${r.count} requests, the latest ` : ""}${new Date(r.at).toLocaleString()} · ${r.route} · status ${r.status}${r.template_id ? ` · template ${r.template_id}` : ""}${r.node ? ` · node ${r.node}` : ""}` }, [
+        el("span", { class: `outcome o-${r.outcome}` }, [many ? `${r.outcome} ×${compact(r.count)}` : r.outcome]),
         el("span", { class: "where" }, [where]),
-        el("span", { class: "muted" }, [`${r.latency_ms} ms · ${tokens} · ${ago(r.at)}`]),
+        el("span", { class: "muted" }, [`${many ? "mean " : ""}${r.latency_ms} ms · ${tokens} · ${ago(r.at)}`]),
       ]);
       if (r.tree_id) item.addEventListener("click", () => this.onOpen(r));
       list.append(el("li", {}, [item]));
@@ -85,7 +87,7 @@ export class RequestsPanel {
     const legend = el("div", { class: "traffic-legend" }, KINDS.map((k) => el("span", {}, [el("i", { class: `o-${k}` }), `${counts[k]} ${k === "template" ? "template hits" : `${k}${k === "miss" ? "es" : k === "bypass" ? "es" : "s"}`}`])));
     this.root.hidden = false;
     this.root.replaceChildren(
-      el("div", { class: "pane-head" }, [el("h2", {}, ["Recent requests"]), el("span", { class: "muted small" }, [`last ${rows.length}`])]),
+      el("div", { class: "pane-head" }, [el("h2", {}, ["Recent requests"]), el("span", { class: "muted small" }, [`last ${rows.reduce((n, r) => n + (r.count ?? 1), 0)}`])]),
       ...(rows.length === 0
         ? [el("p", { class: "muted empty" }, ["No requests yet. They show up here a second after they pass through the proxy."])]
         : [chart(rows), legend, list]),

@@ -29,6 +29,7 @@ export function recentRowOf(line: RequestLogLine, report: RequestReport | undefi
     node: servedBy?.node ?? null,
     template_id: hit ? template : null,
     reason: line.reason,
+    count: 1,
   };
 }
 

@@ -1,4 +1,5 @@
-import { RECENT_BUFFERED, type RecentRequest } from "./recent";
+import type { RecentRequest } from "./recent";
+import { addRecent } from "./recent-gather";
 import { emptyTally, tallyRows, type TallyBatch } from "./tally";
 
 /** Row updates per flush: well under D1's per-invocation statement limit. */
@@ -53,11 +54,9 @@ export class Counters {
     this.tree(treeId).bypasses++;
   }
 
-  /** One answered request for the recent-requests table (the oldest buffered go beyond RECENT_BUFFERED). */
+  /** One answered request for the recent-requests table (hits and bypasses gathered per group, src/store/recent-gather.ts). */
   request(row: RecentRequest): void {
-    const tally = this.tally(row.tree_id ?? "");
-    tally.recent.push(row);
-    if (tally.recent.length > RECENT_BUFFERED) tally.recent.splice(0, tally.recent.length - RECENT_BUFFERED);
+    addRecent(this.tally(row.tree_id ?? "").recent, [row]);
   }
 
   /** Whether counts wait and no flush is scheduled yet. */

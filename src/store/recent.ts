@@ -15,14 +15,18 @@ export interface RecentRequest {
   template_id: string | null;
   /** Why the cache was bypassed, when it was. */
   reason: string | null;
+  /**
+   * How many requests the row stands for: hits, template hits and bypasses of
+   * one tree are gathered between writes (src/store/recent-gather.ts), so `at`
+   * is the latest, `node` the latest serving node, the tokens are summed and
+   * `latency_ms` is the mean. 1 for a miss.
+   */
+  count: number;
 }
 
 /** Rows kept per database: older ones go with each flush. */
 export const RECENT_KEPT = 1000;
-/** Rows buffered per isolate between flushes, at most (the oldest go first). */
-export const RECENT_BUFFERED = 500;
-
-const COLUMNS = ["at", "tree_id", "route", "outcome", "status", "latency_ms", "prompt_tokens", "completion_tokens", "node_hash", "template_id", "reason"] as const;
+const COLUMNS = ["at", "tree_id", "route", "outcome", "status", "latency_ms", "prompt_tokens", "completion_tokens", "node_hash", "template_id", "reason", "count"] as const;
 
 function asJson(r: RecentRequest): Record<(typeof COLUMNS)[number], unknown> {
   return {
@@ -37,6 +41,7 @@ function asJson(r: RecentRequest): Record<(typeof COLUMNS)[number], unknown> {
     node_hash: r.node,
     template_id: r.template_id,
     reason: r.reason,
+    count: r.count,
   };
 }
 
@@ -66,6 +71,7 @@ interface Row {
   node_hash: string | null;
   template_id: string | null;
   reason: string | null;
+  count: number;
   namespace: string | null;
   model: string | null;
 }
@@ -83,7 +89,7 @@ export async function readRecent(dbs: readonly D1Database[], tenant: string | nu
     dbs.map((db) =>
       db
         .prepare(
-          `SELECT r.at, r.tree_id, r.route, r.outcome, r.status, r.latency_ms, r.prompt_tokens, r.completion_tokens, r.node_hash, r.template_id, r.reason,
+          `SELECT r.at, r.tree_id, r.route, r.outcome, r.status, r.latency_ms, r.prompt_tokens, r.completion_tokens, r.node_hash, r.template_id, r.reason, r.count,
              t.namespace, t.model
            FROM recent_requests r LEFT JOIN trees t ON t.id = r.tree_id
            WHERE ?1 IS NULL OR t.tenant = ?1 ORDER BY r.id DESC LIMIT ?2`,
@@ -108,6 +114,7 @@ export async function readRecent(dbs: readonly D1Database[], tenant: string | nu
       node: r.node_hash,
       template_id: r.template_id,
       reason: r.reason,
+      count: r.count,
       namespace: r.namespace,
       model: r.model,
     }));

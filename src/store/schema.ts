@@ -114,10 +114,12 @@ export const templateEvidence = sqliteTable(
 );
 
 /**
- * The last requests the cached routes answered (at most RECENT_KEPT per
+ * The last requests the cached routes answered (at most RECENT_KEPT rows per
  * database), written with the hit counters' flush in one statement: time,
  * tree, outcome, status, latency, tokens and the node that served a hit.
- * Never content or keys. Rows without a tree (requests never keyed) are
+ * Hits and bypasses of one tree are gathered into one row per write, with
+ * `count` the requests it stands for (src/store/recent-gather.ts): so hits
+ * add rows per tree and write interval, never per hit. Never content or keys. Rows without a tree (requests never keyed) are
  * listed to the admin only.
  */
 export const recentRequests = sqliteTable(
@@ -135,6 +137,7 @@ export const recentRequests = sqliteTable(
     nodeHash: text("node_hash"),
     templateId: text("template_id"),
     reason: text("reason"),
+    count: integer("count").notNull().default(1),
   },
   (t) => [index("recent_requests_tree_idx").on(t.treeId, t.id)],
 );

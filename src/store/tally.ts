@@ -1,4 +1,5 @@
-import { RECENT_BUFFERED, recentStatements, type RecentRequest } from "./recent";
+import { recentStatements, type RecentRequest } from "./recent";
+import { addRecent } from "./recent-gather";
 
 /** What hits and bypasses add to a tree's row. */
 export interface TreeDelta {
@@ -32,7 +33,7 @@ export function tallyRows(batch: TallyBatch): number {
   return (batch.tree ? 1 : 0) + Object.keys(batch.nodes).length + Object.keys(batch.templates).length + (batch.recent.length > 0 ? 1 : 0);
 }
 
-/** Adds `more` into `into` (sums, the latest hit time, recent rows up to RECENT_BUFFERED). */
+/** Adds `more` into `into` (sums, the latest hit time, recent rows gathered by src/store/recent-gather.ts). */
 export function mergeTally(into: TallyBatch, more: TallyBatch): TallyBatch {
   if (more.tree) {
     const t = into.tree ?? { hits: 0, bypasses: 0, promptTokens: 0, completionTokens: 0, latencyMs: 0, lastHitAt: 0 };
@@ -50,7 +51,7 @@ export function mergeTally(into: TallyBatch, more: TallyBatch): TallyBatch {
     into.nodes[hash] = known ? { hits: known.hits + n.hits, lastHitAt: Math.max(known.lastHitAt, n.lastHitAt) } : { ...n };
   }
   for (const [id, hits] of Object.entries(more.templates)) into.templates[id] = (into.templates[id] ?? 0) + hits;
-  into.recent = [...into.recent, ...more.recent].slice(-RECENT_BUFFERED);
+  addRecent(into.recent, more.recent);
   return into;
 }
 

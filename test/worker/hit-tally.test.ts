@@ -28,7 +28,10 @@ async function seed(): Promise<{ treeId: string; node: string }> {
 /** What one isolate's flush sends for `hits` hits on `node`. */
 function isolateFlush(treeId: string, node: string, hits: number, at: number): TallyBatch {
   const counters = new Counters();
-  for (let i = 0; i < hits; i++) counters.hit(treeId, node, { promptTokens: 10, completionTokens: 5, latencyMs: 100 }, at);
+  for (let i = 0; i < hits; i++) {
+    counters.hit(treeId, node, { promptTokens: 10, completionTokens: 5, latencyMs: 100 }, at);
+    counters.request({ at, tree_id: treeId, route: "/v1/chat/completions", outcome: "hit", status: 200, latency_ms: 2, prompt_tokens: 10, completion_tokens: 5, node, template_id: null, reason: null, count: 1 });
+  }
   const [tally] = counters.drain();
   return tally;
 }
@@ -43,9 +46,12 @@ describe("hit tally: hit counts reach D1 through each tree's object", () => {
     await tally.add(isolateFlush(treeId, node, 1, 2000), 600);
     expect(await nodeHits(node)).toBe(0);
     expect(await treeHits(treeId)).toBe(0);
-    expect(await tally.pendingRows()).toBe(2);
+    expect(await tally.pendingRows()).toBe(3);
     await eventually(async () => (await nodeHits(node)) === 6, 10_000);
     expect(await treeHits(treeId)).toBe(6);
+    // The six hits' recent-requests rows were gathered into one row (not one per hit): the D1 rows hits write grow with the trees hit.
+    const recent = await env.DB.prepare("SELECT count, at, prompt_tokens AS p, node_hash AS node FROM recent_requests WHERE tree_id = ?1").bind(treeId).all();
+    expect(recent.results).toEqual([{ count: 6, at: 3000, p: 60, node }]);
     const row = await env.DB.prepare("SELECT last_hit_at AS at FROM nodes WHERE hash = ?1").bind(node).first<{ at: number }>();
     expect(row?.at).toBe(3000);
     expect(await tally.pendingRows()).toBe(0);

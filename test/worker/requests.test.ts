@@ -16,6 +16,7 @@ interface Recent {
   completion_tokens: number | null;
   node: string | null;
   template_id: string | null;
+  count: number;
   namespace: string | null;
   model: string | null;
 }
@@ -61,7 +62,7 @@ describe("GET /api/requests", () => {
     const nodes = await ok<{ data: Array<{ hash: string; preview: string }> }>(api(`/trees/${tree.id}/children`, { token: key }));
     const a1 = nodes.data.find((n) => n.preview.includes("A-1"));
     const answers = await ok<{ data: Array<{ hash: string }> }>(api(`/trees/${tree.id}/children?parent=${a1?.hash}`, { token: key }));
-    expect(hit).toMatchObject({ tree_id: tree.id, route: "/v1/chat/completions", status: 200, node: answers.data[0].hash, model, namespace: "default" });
+    expect(hit).toMatchObject({ tree_id: tree.id, route: "/v1/chat/completions", status: 200, node: answers.data[0].hash, model, namespace: "default", count: 1 });
     expect(hit?.prompt_tokens).toBeGreaterThan(0);
     const served = rows.find((r) => r.outcome === "template");
     expect(served?.template_id).toMatch(/^[0-9a-f]{32}$/);
@@ -90,7 +91,7 @@ describe("GET /api/requests", () => {
   });
 
   it("Should keep only the newest RECENT_KEPT rows, whatever one flush writes", async () => {
-    const row = (i: number): RecentRequest => ({ at: i, tree_id: null, route: "/v1/chat/completions", outcome: "miss", status: 200, latency_ms: 1, prompt_tokens: null, completion_tokens: null, node: null, template_id: null, reason: null });
+    const row = (i: number): RecentRequest => ({ at: i, tree_id: null, route: "/v1/chat/completions", outcome: "miss", status: 200, latency_ms: 1, prompt_tokens: null, completion_tokens: null, node: null, template_id: null, reason: null, count: 1 });
     await env.DB.batch(recentStatements(env.DB, Array.from({ length: RECENT_KEPT + 25 }, (_, i) => row(1e15 + i))));
     const count = await env.DB.prepare("SELECT count(*) AS n, min(at) AS oldest FROM recent_requests").first<{ n: number; oldest: number }>();
     expect(count?.n).toBe(RECENT_KEPT);

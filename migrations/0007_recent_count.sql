@@ -1,0 +1,1 @@
+ALTER TABLE `recent_requests` ADD `count` integer DEFAULT 1 NOT NULL;
