@@ -1,5 +1,6 @@
 import { canonicalJsonMemo } from "./canonical";
 import type { ChatRequest } from "./messages";
+import { OPENAI_FRAME_HEADERS, reservedFieldOf, upstreamFrameOf, type UpstreamContext } from "./upstream-frame";
 
 /** Parameters that change how the answer is delivered, not what it says. */
 export const TRANSPORT_KEYS = new Set([
@@ -17,10 +18,13 @@ export const TRANSPORT_KEYS = new Set([
 /**
  * The frame: every request parameter that can change what the model answers
  * (model, tools, tool_choice, response_format, max_tokens, stop, …). Unknown
- * parameters are kept, so they split trees rather than collide.
+ * parameters are kept, so they split trees rather than collide. With the
+ * live request's `context`, the headers that pick the account, project or
+ * beta features (`OpenAI-Organization`, `OpenAI-Project`, `OpenAI-Beta`) and
+ * the query string (`?api-version=`) join it (src/cache/upstream-frame.ts).
  */
-export function frameOf(body: ChatRequest): Record<string, unknown> {
-  const frame: Record<string, unknown> = {};
+export function frameOf(body: ChatRequest, context?: UpstreamContext): Record<string, unknown> {
+  const frame: Record<string, unknown> = upstreamFrameOf(context, OPENAI_FRAME_HEADERS);
   for (const [key, value] of Object.entries(body)) {
     if (TRANSPORT_KEYS.has(key) || value === null || value === undefined) continue;
     frame[key] = value;
@@ -28,14 +32,21 @@ export function frameOf(body: ChatRequest): Record<string, unknown> {
   return frame;
 }
 
-export function frameJsonOf(body: ChatRequest): string {
-  return canonicalJsonMemo(frameOf(body));
+export function frameJsonOf(body: ChatRequest, context?: UpstreamContext): string {
+  return canonicalJsonMemo(frameOf(body, context));
 }
 
-/** Why a request must skip the cache entirely (null when it may use it). */
-export function bypassReason(body: ChatRequest): string | null {
+/**
+ * Why a request must skip the cache entirely (null when it may use it):
+ * several choices, logprobs, audio, `web_search_options` (the upstream
+ * searches the live web before it answers, as the server-side tools the
+ * other APIs bypass), and a body field spelled like a frame entry.
+ */
+export function bypassReason(body: ChatRequest, context?: UpstreamContext): string | null {
   if (typeof body.n === "number" && body.n > 1) return "n > 1";
   if (body.logprobs === true || typeof body.top_logprobs === "number") return "logprobs";
   if (body.modalities?.includes("audio") || (body as { audio?: unknown }).audio) return "audio output";
-  return null;
+  const webSearch = (body as { web_search_options?: unknown }).web_search_options;
+  if (webSearch !== null && webSearch !== undefined) return "web search";
+  return reservedFieldOf(body, context, OPENAI_FRAME_HEADERS);
 }

@@ -5,6 +5,7 @@ import type { CanonicalMessage, ChatMessage, ChatRequest } from "./messages";
 import type { RequestKey } from "./request-key";
 import { keyDeclaredAnswer } from "./templates/declared";
 import { hasLoneSurrogate } from "./unicode";
+import type { UpstreamContext } from "./upstream-frame";
 
 export { hasLoneSurrogate };
 export type { RequestKey };
@@ -37,13 +38,16 @@ export function oversized(frameJson: string, path: ReadonlyArray<Pick<PathStep, 
 }
 
 
-/** Keys a validated request: frame, tree id, canonical messages and path hashes. */
-export function keyRequest(body: ChatRequest, tenant: string, namespace: string, maxMessageBytes = DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES): KeyResult {
-  const reason = bypassReason(body) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
+/**
+ * Keys a validated request: frame, tree id, canonical messages and path hashes.
+ * `context` is the live request's URL and headers (src/cache/upstream-frame.ts); an imported line has none.
+ */
+export function keyRequest(body: ChatRequest, tenant: string, namespace: string, maxMessageBytes = DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, context?: UpstreamContext): KeyResult {
+  const reason = bypassReason(body, context) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
   if (reason) return { ok: false, bypass: reason };
   const canonical = canonicalConversation(body.messages);
   if (!canonical.ok) return failure(canonical.error);
-  const frameJson = frameJsonOf(body);
+  const frameJson = frameJsonOf(body, context);
   const treeId = treeIdOf(tenant, namespace, frameJson);
   const path = walk(treeId, canonical.messages, canonical.stored);
   const tooLarge = oversized(frameJson, path, maxMessageBytes);

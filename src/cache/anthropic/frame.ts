@@ -1,4 +1,5 @@
 import { canonicalJson } from "../canonical";
+import { reservedFieldOf, upstreamFrameOf } from "../upstream-frame";
 import type { MessagesRequest } from "./schema";
 
 /** Parameters that change how the answer is delivered, not what it says. */
@@ -8,12 +9,15 @@ export const TRANSPORT_KEYS = new Set(["messages", "stream", "metadata", "servic
 export const API_KEY = "muscle-mem:api";
 
 /**
- * Headers that change what the model answers join the frame under their own
- * names: `anthropic-beta` turns on features that change answers. The
- * `anthropic-version` header is left out: it selects the wire format, which
- * hits render themselves, so upgrading the SDK keeps the cache.
+ * Headers that change what the model answers, or whose account answers, join
+ * the frame under their own names: `anthropic-beta` turns on features that
+ * change answers; `anthropic-workspace-id` and `anthropic-user-profile-id`
+ * pick the workspace (and its settings) a credential that can act on several
+ * one acts on, and whom it acts for. The `anthropic-version` header is left
+ * out: it selects the wire format, which hits render themselves, so upgrading
+ * the SDK keeps the cache.
  */
-export const FRAME_HEADERS = ["anthropic-beta"] as const;
+export const FRAME_HEADERS = ["anthropic-beta", "anthropic-workspace-id", "anthropic-user-profile-id"] as const;
 
 /** Drops `cache_control` (prompt-caching hints) from each item of a list: they never change the answer. */
 function withoutCacheControl(items: readonly Record<string, unknown>[]): Record<string, unknown>[] {
@@ -32,8 +36,8 @@ function systemOf(system: MessagesRequest["system"]): unknown {
  * temperature, …), the answer-changing headers and the API name. Unknown
  * parameters are kept, so that they split trees rather than collide.
  */
-export function anthropicFrameOf(body: MessagesRequest, headers: Headers): Record<string, unknown> {
-  const frame: Record<string, unknown> = { [API_KEY]: "anthropic" };
+export function anthropicFrameOf(body: MessagesRequest, headers: Headers, url?: URL): Record<string, unknown> {
+  const frame: Record<string, unknown> = { [API_KEY]: "anthropic", ...upstreamFrameOf({ url }, []) };
   for (const [key, value] of Object.entries(body)) {
     if (TRANSPORT_KEYS.has(key) || value === null || value === undefined) continue;
     frame[key] = value;
@@ -49,19 +53,23 @@ export function anthropicFrameOf(body: MessagesRequest, headers: Headers): Recor
   return frame;
 }
 
-export function anthropicFrameJsonOf(body: MessagesRequest, headers: Headers): string {
-  return canonicalJson(anthropicFrameOf(body, headers));
+export function anthropicFrameJsonOf(body: MessagesRequest, headers: Headers, url?: URL): string {
+  return canonicalJson(anthropicFrameOf(body, headers, url));
 }
 
 /**
  * Why a Messages request must skip the cache (null when it may use it):
- * extended thinking, and server-side state (a message `thread`, a code
+ * extended thinking; server-side state (a message `thread`, a code
  * `container`), where the request carries only part of the conversation and
- * a served answer's id would mean nothing to the upstream.
+ * a served answer's id would mean nothing to the upstream; `mcp_servers`,
+ * whose tools the model reads from servers the request only names; and, on a
+ * live request (`url` given), a body field spelled like a frame entry.
  */
-export function anthropicBypassReason(body: MessagesRequest): string | null {
+export function anthropicBypassReason(body: MessagesRequest, url?: URL): string | null {
   if (body.thinking && body.thinking.type !== "disabled") return "extended thinking";
   if (body.thread !== undefined && body.thread !== null) return "server-side thread";
   if (body.container !== undefined && body.container !== null) return "server-side container";
-  return null;
+  const mcp = (body as { mcp_servers?: unknown }).mcp_servers;
+  if (mcp !== undefined && mcp !== null && !(Array.isArray(mcp) && mcp.length === 0)) return "mcp servers";
+  return reservedFieldOf(body, url ? { url } : undefined, FRAME_HEADERS);
 }

@@ -48,19 +48,23 @@ function failure(error: CanonicalError): AnthropicKeyResult {
   return error.kind === "invalid" ? { ok: false, invalid: { message: error.message, param: error.param } } : { ok: false, bypass: error.reason };
 }
 
-/** Keys a validated Messages request: frame (with the API name), tree id, canonical messages, path hashes. */
+/**
+ * Keys a validated Messages request: frame (with the API name, the frame headers
+ * and the query string of `url`, a live request's), tree id, canonical messages, path hashes.
+ */
 export function keyMessagesRequest(
   body: MessagesRequest,
   headers: Headers,
   tenant: string,
   namespace: string,
   maxMessageBytes = DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES,
+  url?: URL,
 ): AnthropicKeyResult {
-  const reason = anthropicBypassReason(body) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
+  const reason = anthropicBypassReason(body, url) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
   if (reason) return { ok: false, bypass: reason };
   const canonical = canonicalAnthropicConversation(body.messages);
   if (!canonical.ok) return failure(canonical.error);
-  const frameJson = anthropicFrameJsonOf(body, headers);
+  const frameJson = anthropicFrameJsonOf(body, headers, url);
   const treeId = treeIdOf(tenant, namespace, frameJson);
   const path = walkAnthropic(treeId, canonical.messages);
   const tooLarge = oversized(frameJson, path, maxMessageBytes);

@@ -1,4 +1,5 @@
 import { canonicalJsonMemo } from "../canonical";
+import { reservedFieldOf, upstreamFrameOf } from "../upstream-frame";
 import type { GenerateContentRequest } from "./schema";
 
 /** The frame key that keeps Gemini trees apart from other APIs' trees. */
@@ -9,10 +10,12 @@ export const API_KEY = "muscle-mem:api";
  * field but `contents` (the path): `systemInstruction`, `tools`, `toolConfig`,
  * `generationConfig`, `safetySettings` and any field we do not know. Gemini
  * puts no transport field in the body (streaming is the URL's action), so
- * nothing else is ignored.
+ * nothing else is ignored. With a live request's `url`, its query string
+ * joins it, but for `key` (the credential) and `alt` (`alt=sse`: how a stream
+ * is framed).
  */
-export function geminiFrameOf(body: GenerateContentRequest, model: string): Record<string, unknown> {
-  const frame: Record<string, unknown> = { [API_KEY]: "gemini", model };
+export function geminiFrameOf(body: GenerateContentRequest, model: string, url?: URL): Record<string, unknown> {
+  const frame: Record<string, unknown> = { ...upstreamFrameOf({ url }, [], TRANSPORT_PARAMS), [API_KEY]: "gemini", model };
   for (const [key, value] of Object.entries(body)) {
     if (key === "contents" || value === null || value === undefined) continue;
     frame[key] = value;
@@ -20,17 +23,21 @@ export function geminiFrameOf(body: GenerateContentRequest, model: string): Reco
   return frame;
 }
 
-export function geminiFrameJsonOf(body: GenerateContentRequest, model: string): string {
-  return canonicalJsonMemo(geminiFrameOf(body, model));
+/** Query parameters that say how the answer is framed, never what it says. */
+const TRANSPORT_PARAMS: ReadonlySet<string> = new Set(["alt"]);
+
+export function geminiFrameJsonOf(body: GenerateContentRequest, model: string, url?: URL): string {
+  return canonicalJsonMemo(geminiFrameOf(body, model, url));
 }
 
 /**
  * Why a Gemini request must skip the cache (null when it may use it):
  * `cachedContent` (context stored upstream), tools the upstream runs
  * (`googleSearch`, `codeExecution`, `urlContext`, `fileSearch`, …: any tool
- * entry other than `functionDeclarations`), several candidates, and logprobs.
+ * entry other than `functionDeclarations`), several candidates, logprobs,
+ * and on a live request (`url` given) a body field spelled like a frame entry.
  */
-export function geminiBypassReason(body: GenerateContentRequest): string | null {
+export function geminiBypassReason(body: GenerateContentRequest, url?: URL): string | null {
   if (body.cachedContent) return "cachedContent";
   for (const tool of body.tools ?? []) {
     const server = Object.keys(tool).find((k) => k !== "functionDeclarations");
@@ -39,5 +46,5 @@ export function geminiBypassReason(body: GenerateContentRequest): string | null 
   const config = body.generationConfig as Record<string, unknown> | null | undefined;
   if (typeof config?.candidateCount === "number" && config.candidateCount > 1) return "candidateCount > 1";
   if (config?.responseLogprobs === true) return "logprobs";
-  return null;
+  return reservedFieldOf(body, url ? { url } : undefined, []);
 }

@@ -16,13 +16,16 @@ function failure(error: CanonicalError): KeyOutcome<GeminiKey> {
   return error.kind === "invalid" ? { ok: false, invalid: { message: error.message, param: error.param } } : { ok: false, bypass: error.reason };
 }
 
-/** Keys a validated Gemini request for `model` (from the URL): frame, tree id, canonical contents, path hashes. */
-export function keyGeminiRequest(body: GenerateContentRequest, model: string, scope: KeyScope): KeyOutcome<GeminiKey> {
-  const reason = geminiBypassReason(body) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
+/**
+ * Keys a validated Gemini request for `model` (from the URL): frame, tree id, canonical contents, path hashes.
+ * `url` is the live request's (its query joins the frame); an imported line has none.
+ */
+export function keyGeminiRequest(body: GenerateContentRequest, model: string, scope: KeyScope, url?: URL): KeyOutcome<GeminiKey> {
+  const reason = geminiBypassReason(body, url) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
   if (reason) return { ok: false, bypass: reason };
   const canonical = canonicalContents(body.contents);
   if (!canonical.ok) return failure(canonical.error);
-  const frameJson = geminiFrameJsonOf(body, model);
+  const frameJson = geminiFrameJsonOf(body, model, url);
   const treeId = treeIdOf(scope.tenant, scope.namespace, frameJson);
   let parent = treeId;
   const path = canonical.hashed.map((node, i) => {

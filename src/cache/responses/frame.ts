@@ -1,4 +1,5 @@
 import { canonicalJsonMemo } from "../canonical";
+import { OPENAI_FRAME_HEADERS, reservedFieldOf, upstreamFrameOf, type UpstreamContext } from "../upstream-frame";
 import type { ResponsesRequest } from "./schema";
 
 /** The frame key that keeps Responses trees apart from chat and Anthropic trees (no API parameter has a colon). */
@@ -30,9 +31,12 @@ const IGNORED = new Set([
   "conversation",
 ]);
 
-/** The frame of a Responses request: model, instructions, tools, tool_choice, text, reasoning, temperature, … */
-export function responsesFrameOf(body: ResponsesRequest): Record<string, unknown> {
-  const frame: Record<string, unknown> = { [API_KEY]: "openai-responses" };
+/**
+ * The frame of a Responses request: model, instructions, tools, tool_choice, text, reasoning, temperature, …,
+ * and with a live request's `context` the OpenAI account headers and the query string (src/cache/upstream-frame.ts).
+ */
+export function responsesFrameOf(body: ResponsesRequest, context?: UpstreamContext): Record<string, unknown> {
+  const frame: Record<string, unknown> = { ...upstreamFrameOf(context, OPENAI_FRAME_HEADERS), [API_KEY]: "openai-responses" };
   for (const [key, value] of Object.entries(body)) {
     if (IGNORED.has(key) || value === null || value === undefined) continue;
     if (key === "include" && Array.isArray(value) && value.length === 0) continue;
@@ -41,8 +45,8 @@ export function responsesFrameOf(body: ResponsesRequest): Record<string, unknown
   return frame;
 }
 
-export function responsesFrameJsonOf(body: ResponsesRequest): string {
-  return canonicalJsonMemo(responsesFrameOf(body));
+export function responsesFrameJsonOf(body: ResponsesRequest, context?: UpstreamContext): string {
+  return canonicalJsonMemo(responsesFrameOf(body, context));
 }
 
 /** Tool types the model calls and the client runs: the only ones a replay can stand for. */
@@ -64,8 +68,9 @@ const CLIENT_TOOLS = new Set(["function"]);
  * - a stored `prompt` template: its text lives upstream and may change.
  * - `include` (extra output such as encrypted reasoning or logprobs) and
  *   `top_logprobs`: output the cache does not record.
+ * - on a live request (`context` given), a body field spelled like a frame entry.
  */
-export function responsesBypassReason(body: ResponsesRequest): string | null {
+export function responsesBypassReason(body: ResponsesRequest, context?: UpstreamContext): string | null {
   if (!body.model) return "no model";
   if (body.store === true) return "store: true";
   if (body.background === true) return "background";
@@ -76,5 +81,5 @@ export function responsesBypassReason(body: ResponsesRequest): string | null {
   if (server) return `server-side tool ${server.type}`;
   if (body.include && body.include.length > 0) return "include";
   if (typeof body.top_logprobs === "number" && body.top_logprobs > 0) return "logprobs";
-  return null;
+  return reservedFieldOf(body, context, OPENAI_FRAME_HEADERS);
 }

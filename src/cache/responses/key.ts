@@ -5,6 +5,7 @@ import type { KeyOutcome, KeyScope, ProviderKey } from "../provider";
 import { canonicalInput, canonicalOutput, type CallIds, type CanonicalNode } from "./canonical";
 import { responsesBypassReason, responsesFrameJsonOf } from "./frame";
 import type { ResponsesRequest } from "./schema";
+import type { UpstreamContext } from "../upstream-frame";
 
 /** Where a Responses request sits in the trees, and the call ids its answer is numbered after. */
 export interface ResponsesKey extends ProviderKey {
@@ -26,13 +27,20 @@ function walkNodes(root: string, nodes: readonly CanonicalNode[]): ProviderKey["
   });
 }
 
-/** Keys a validated Responses request: frame (with the API name), tree id, canonical input, path hashes. */
-export function keyResponsesRequest(body: ResponsesRequest, scope: KeyScope = { tenant: "", namespace: "default", maxMessageBytes: DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES }): KeyOutcome<ResponsesKey> {
-  const reason = responsesBypassReason(body) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
+/**
+ * Keys a validated Responses request: frame (with the API name), tree id, canonical input, path hashes.
+ * `context` is the live request's URL and headers (src/cache/upstream-frame.ts); an imported line has none.
+ */
+export function keyResponsesRequest(
+  body: ResponsesRequest,
+  scope: KeyScope = { tenant: "", namespace: "default", maxMessageBytes: DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES },
+  context?: UpstreamContext,
+): KeyOutcome<ResponsesKey> {
+  const reason = responsesBypassReason(body, context) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
   if (reason) return { ok: false, bypass: reason };
   const canonical = canonicalInput(body.input);
   if (!canonical.ok) return failure(canonical.error);
-  const frameJson = responsesFrameJsonOf(body);
+  const frameJson = responsesFrameJsonOf(body, context);
   const treeId = treeIdOf(scope.tenant, scope.namespace, frameJson);
   const path = walkNodes(treeId, canonical.nodes);
   const tooLarge = oversized(frameJson, path, scope.maxMessageBytes);

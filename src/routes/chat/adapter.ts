@@ -40,7 +40,7 @@ export const chatAdapter: ProviderAdapter<ChatRequest, RequestKey, StoredAnswer>
   name: "chat",
   schema: chatRequest,
   isStream: ({ body }) => body.stream === true,
-  key: ({ body }, scope) => keyRequest(body, scope.tenant, scope.namespace, scope.maxMessageBytes),
+  key: ({ body, url, headers }, scope) => keyRequest(body, scope.tenant, scope.namespace, scope.maxMessageBytes, { url, headers }),
   upstream: (config) => ({ base: config.upstreamBaseUrl, pathname: "/v1/chat/completions" }),
   answerOf: (stored) => stored,
   render(answer, { body }, stream) {

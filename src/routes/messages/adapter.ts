@@ -14,7 +14,7 @@ export const messagesAdapter: ProviderAdapter<MessagesRequest, AnthropicKey, Ant
   name: "messages",
   schema: messagesRequest,
   isStream: ({ body }) => body.stream === true,
-  key: ({ body, headers }, scope) => keyMessagesRequest(body, headers, scope.tenant, scope.namespace, scope.maxMessageBytes),
+  key: ({ body, headers, url }, scope) => keyMessagesRequest(body, headers, scope.tenant, scope.namespace, scope.maxMessageBytes, url),
   upstream: (config) => ({ base: config.anthropicBaseUrl, pathname: "/v1/messages", baseVar: "ANTHROPIC_BASE_URL" }),
   answerOf: anthropicAnswerOf,
   render(answer, { body }, stream) {

@@ -50,7 +50,7 @@ export const responsesAdapter: ProviderAdapter<ResponsesRequest, ResponsesKey, R
   schema: responsesRequest,
   isStream: ({ body }) => body.stream === true,
   resolve: resolvePreviousResponse,
-  key: ({ body }, scope) => keyResponsesRequest(body, scope),
+  key: ({ body, url, headers }, scope) => keyResponsesRequest(body, scope, { url, headers }),
   upstream: (config) => ({ base: config.upstreamBaseUrl, pathname: "/v1/responses" }),
   upstreamBody: ({ raw, body }) => responsesUpstreamBody(raw, body.input),
   answerOf: responsesAnswerOf,

@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import type { KeyOutcome, KeyScope, ProviderAdapter, ProviderKey } from "../../src/cache/provider";
+import { chatAdapter } from "../../src/routes/chat/adapter";
+import { geminiAdapter } from "../../src/routes/gemini/adapter";
+import { messagesAdapter } from "../../src/routes/messages/adapter";
+import { responsesAdapter } from "../../src/routes/responses/adapter";
+
+/**
+ * The key review (session 6): what the upstream reads outside the body (the
+ * query string, the headers that pick the account, project, workspace or beta
+ * features) is keyed through each provider adapter, as a live route keys it;
+ * server-side state the request only names bypasses the cache; and a body
+ * field spelled like one of those frame entries cannot forge it.
+ */
+
+const scope: KeyScope = { tenant: "t", namespace: "default", maxMessageBytes: 900_000 };
+
+type Outcome = KeyOutcome<ProviderKey>;
+
+function keyThrough<B>(adapter: ProviderAdapter<B, ProviderKey, unknown>, path: string, body: unknown, headers: Record<string, string> = {}): Outcome {
+  const parsed = adapter.schema.safeParse(body);
+  if (!parsed.success) throw new Error(`schema rejected ${JSON.stringify(body)}`);
+  return adapter.key({ body: parsed.data, raw: JSON.stringify(body), url: new URL(`http://mm.test${path}`), headers: new Headers(headers) }, scope);
+}
+
+const as = <B, K extends ProviderKey, A>(adapter: ProviderAdapter<B, K, A>) => adapter as unknown as ProviderAdapter<B, ProviderKey, unknown>;
+
+/** The tree and h_n of a keyed request; the bypass reason otherwise. */
+function keyOf(outcome: Outcome): string {
+  if (outcome.ok) return `${outcome.key.treeId}/${outcome.key.key}`;
+  return "bypass" in outcome ? `bypass: ${outcome.bypass}` : `invalid: ${outcome.invalid.message}`;
+}
+
+const chatBody = { model: "gpt-x", messages: [{ role: "user", content: "hi" }] };
+const chat = (path: string, headers?: Record<string, string>, body: unknown = chatBody) => keyOf(keyThrough(as(chatAdapter), path, body, headers));
+const messagesBody = { model: "claude-x", max_tokens: 16, messages: [{ role: "user", content: "hi" }] };
+const messages = (path: string, headers: Record<string, string> = {}, body: unknown = messagesBody) => keyOf(keyThrough(as(messagesAdapter), path, body, { "anthropic-version": "2023-06-01", ...headers }));
+const responsesBody = { model: "gpt-x", input: "hi" };
+const responses = (path: string, headers?: Record<string, string>, body: unknown = responsesBody) => keyOf(keyThrough(as(responsesAdapter), path, body, headers));
+const geminiBody = { contents: [{ role: "user", parts: [{ text: "hi" }] }] };
+const gemini = (query: string, body: unknown = geminiBody, action = "generateContent") => keyOf(keyThrough(as(geminiAdapter), `/v1beta/models/gemini-x:${action}${query}`, body));
+
+describe("key review: the query string is keyed", () => {
+  it("Should key chat's ?api-version= (Azure reads it) and every other parameter", () => {
+    const plain = chat("/v1/chat/completions");
+    const v1 = chat("/v1/chat/completions?api-version=2024-10-21");
+    expect(plain).not.toMatch(/^bypass/);
+    expect(v1).not.toBe(plain);
+    expect(chat("/v1/chat/completions?api-version=2025-04-01-preview")).not.toBe(v1);
+    expect(chat("/v1/chat/completions?api-version=2024-10-21")).toBe(v1);
+    expect(chat("/v1/chat/completions?future=1")).not.toBe(plain);
+  });
+
+  it("Should key the Messages, Responses and Gemini query strings, but for the credential (key) and Gemini's alt", () => {
+    expect(messages("/v1/messages?beta=true")).not.toBe(messages("/v1/messages"));
+    expect(responses("/v1/responses?api-version=2025-04-01-preview")).not.toBe(responses("/v1/responses"));
+    const plain = gemini("");
+    expect(plain).not.toMatch(/^bypass/);
+    expect(gemini("?future=1")).not.toBe(plain);
+    // The credential is the tenant (here fixed by the scope); alt=sse is the stream's framing.
+    expect(gemini("?key=abc")).toBe(plain);
+    expect(gemini("?alt=sse", geminiBody, "streamGenerateContent")).toBe(plain);
+  });
+});
+
+describe("key review: headers that pick whose account answers are keyed", () => {
+  it("Should key OpenAI-Organization, OpenAI-Project and OpenAI-Beta on chat and Responses", () => {
+    for (const key of [(h?: Record<string, string>) => chat("/v1/chat/completions", h), (h?: Record<string, string>) => responses("/v1/responses", h)]) {
+      const plain = key();
+      const projectA = key({ "OpenAI-Project": "proj_a" });
+      expect(projectA).not.toBe(plain);
+      expect(key({ "OpenAI-Project": "proj_b" })).not.toBe(projectA);
+      expect(key({ "OpenAI-Organization": "org_a" })).not.toBe(plain);
+      expect(key({ "OpenAI-Beta": "assistants=v2" })).not.toBe(plain);
+      // Telemetry headers stay out.
+      expect(key({ "x-stainless-retry-count": "1", "user-agent": "OpenAI/JS 6" })).toBe(plain);
+    }
+  });
+
+  it("Should key anthropic-workspace-id and anthropic-user-profile-id on Messages (anthropic-version stays out)", () => {
+    const plain = messages("/v1/messages");
+    expect(messages("/v1/messages", { "anthropic-workspace-id": "wrkspc_a" })).not.toBe(plain);
+    expect(messages("/v1/messages", { "anthropic-workspace-id": "wrkspc_a" })).not.toBe(messages("/v1/messages", { "anthropic-workspace-id": "wrkspc_b" }));
+    expect(messages("/v1/messages", { "anthropic-user-profile-id": "up_a" })).not.toBe(plain);
+    expect(messages("/v1/messages", { "anthropic-version": "2099-01-01" })).toBe(plain);
+  });
+});
+
+describe("key review: a body field cannot stand in for a header or the query", () => {
+  it("Should not give a body field named like a frame header the key of the request that sends the header", () => {
+    const header = messages("/v1/messages", { "anthropic-beta": "x-2025" });
+    const field = messages("/v1/messages", {}, { ...messagesBody, "anthropic-beta": "x-2025" });
+    expect(field).not.toBe(header);
+    expect(field).toBe("bypass: reserved body field");
+    expect(chat("/v1/chat/completions", {}, { ...chatBody, "openai-project": "proj_a" })).not.toBe(chat("/v1/chat/completions", { "openai-project": "proj_a" }));
+  });
+
+  it("Should not give a body field muscle-mem:query the key of the request with that query string", () => {
+    const query = chat("/v1/chat/completions?api-version=1");
+    expect(chat("/v1/chat/completions", {}, { ...chatBody, "muscle-mem:query": [["api-version", "1"]] })).not.toBe(query);
+    expect(responses("/v1/responses", {}, { ...responsesBody, "muscle-mem:api": "anthropic" })).toBe("bypass: reserved body field");
+    expect(gemini("", { ...geminiBody, "muscle-mem:query": [["v", "1"]] })).toBe("bypass: reserved body field");
+  });
+});
+
+describe("key review: answers that depend on what the request only names bypass the cache", () => {
+  it("Should bypass chat's web_search_options (the upstream searches the live web, as the other APIs' server tools)", () => {
+    expect(chat("/v1/chat/completions", {}, { ...chatBody, web_search_options: {} })).toBe("bypass: web search");
+    expect(chat("/v1/chat/completions", {}, { ...chatBody, web_search_options: null })).toBe(chat("/v1/chat/completions"));
+  });
+
+  it("Should bypass Anthropic mcp_servers (the model reads tools the request does not hold)", () => {
+    const servers = [{ type: "url", url: "https://mcp.example.com/sse", name: "example" }];
+    expect(messages("/v1/messages", {}, { ...messagesBody, mcp_servers: servers })).toBe("bypass: mcp servers");
+    expect(messages("/v1/messages", {}, { ...messagesBody, mcp_servers: [] })).not.toMatch(/^bypass/);
+  });
+});
