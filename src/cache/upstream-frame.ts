@@ -11,7 +11,7 @@ export interface UpstreamContext {
   headers?: Headers;
 }
 
-/** The frame key of the query string: its parameters in order, as `[name, value]` pairs. */
+/** The frame key of the query string: its parameters in order, each as sent (`name=value`, percent-encoding kept). */
 export const QUERY_KEY = "muscle-mem:query";
 
 /**
@@ -31,7 +31,7 @@ const NONE: ReadonlySet<string> = new Set();
  * its query string (every parameter but the credential and `transport`, in
  * the order sent): `{}` for a request with neither.
  *
- * @example upstreamFrameOf({ url: new URL("http://w/v1/chat/completions?api-version=1") }, []) // { "muscle-mem:query": [["api-version", "1"]] }
+ * @example upstreamFrameOf({ url: new URL("http://w/v1/chat/completions?api-version=1") }, []) // { "muscle-mem:query": ["api-version=1"] }
  */
 export function upstreamFrameOf(context: UpstreamContext | undefined, names: readonly string[], transport: ReadonlySet<string> = NONE): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -39,8 +39,14 @@ export function upstreamFrameOf(context: UpstreamContext | undefined, names: rea
     const value = context?.headers?.get(name);
     if (value) out[name] = value;
   }
-  const query: Array<[string, string]> = [];
-  for (const [name, value] of context?.url?.searchParams ?? []) if (!CREDENTIAL_PARAMS.has(name) && !transport.has(name)) query.push([name, value]);
+  const query: string[] = [];
+  for (const pair of (context?.url?.search ?? "").slice(1).split("&")) {
+    if (pair === "") continue;
+    // Named as the upstream decodes it (`%6Bey` is `key`); keyed as sent, so that two values that decode alike
+    // (`%FF` and `%FE` both to U+FFFD) stay apart.
+    const name = new URLSearchParams(pair).keys().next().value ?? "";
+    if (!CREDENTIAL_PARAMS.has(name) && !transport.has(name)) query.push(pair);
+  }
   if (query.length > 0) out[QUERY_KEY] = query;
   return out;
 }

@@ -49,6 +49,8 @@ describe("key review: the query string is keyed", () => {
     expect(chat("/v1/chat/completions?api-version=2025-04-01-preview")).not.toBe(v1);
     expect(chat("/v1/chat/completions?api-version=2024-10-21")).toBe(v1);
     expect(chat("/v1/chat/completions?future=1")).not.toBe(plain);
+    // Both decode to U+FFFD, but the upstream receives the bytes as sent.
+    expect(chat("/v1/chat/completions?api-version=%FF")).not.toBe(chat("/v1/chat/completions?api-version=%FE"));
   });
 
   it("Should key the Messages, Responses and Gemini query strings, but for the credential (key) and Gemini's alt", () => {
@@ -59,6 +61,7 @@ describe("key review: the query string is keyed", () => {
     expect(gemini("?future=1")).not.toBe(plain);
     // The credential is the tenant (here fixed by the scope); alt=sse is the stream's framing.
     expect(gemini("?key=abc")).toBe(plain);
+    expect(gemini("?%6Bey=abc")).toBe(plain);
     expect(gemini("?alt=sse", geminiBody, "streamGenerateContent")).toBe(plain);
   });
 });
@@ -97,7 +100,7 @@ describe("key review: a body field cannot stand in for a header or the query", (
 
   it("Should not give a body field muscle-mem:query the key of the request with that query string", () => {
     const query = chat("/v1/chat/completions?api-version=1");
-    expect(chat("/v1/chat/completions", {}, { ...chatBody, "muscle-mem:query": [["api-version", "1"]] })).not.toBe(query);
+    expect(chat("/v1/chat/completions", {}, { ...chatBody, "muscle-mem:query": ["api-version=1"] })).not.toBe(query);
     expect(responses("/v1/responses", {}, { ...responsesBody, "muscle-mem:api": "anthropic" })).toBe("bypass: reserved body field");
     expect(gemini("", { ...geminiBody, "muscle-mem:query": [["v", "1"]] })).toBe("bypass: reserved body field");
   });
