@@ -182,6 +182,7 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
         inFlight: overlapping.length,
         longestHitMs: longest("hit"),
         controlServed: count(during, (t) => t.kind === "control" && t.verdict === "right"),
+        healthzAnswered: count(during, (t) => t.kind === "healthz" && t.verdict === "right"),
         longestControlMs: longest("control"),
         longestHealthzMs: longest("healthz"),
       },
@@ -207,7 +208,7 @@ type MoveResults = {
   after: Record<string, number>;
   left: { source: number; target: number };
   load: { requests: number; hits: number; misses: number; wrong: number; errors: number; unexpectedMisses: number; statuses: Record<string, number> };
-  duringMove: { requests: number; hitsServed: number; disputedRefused: number; misses: number; wrong: number; errors: number; unexpectedMisses: number; hitP50: number; hitP99: number; inFlight: number; longestHitMs: number; controlServed: number; longestControlMs: number; longestHealthzMs: number };
+  duringMove: { requests: number; hitsServed: number; disputedRefused: number; misses: number; wrong: number; errors: number; unexpectedMisses: number; hitP50: number; hitP99: number; inFlight: number; longestHitMs: number; controlServed: number; healthzAnswered: number; longestControlMs: number; longestHealthzMs: number };
   errorsSeen: Array<{ kind: string; status: number; atS: string; ms: number; error?: string }>;
   hitP50BeforeMove: number;
   hitP99BeforeMove: number;
@@ -248,7 +249,7 @@ function moveTable(r: MoveResults, recordings: number): Row[] {
       target: "report",
       value: `${r.moveSeconds.toFixed(1)} s; ${d.hitsServed} hits`,
       met: null,
-      detail: `answers that ended while it ran: hits ${d.hitsServed} (p50 / p99 ${ms(d.hitP50)} / ${ms(d.hitP99)}; before it ${ms(r.hitP50BeforeMove)} / ${ms(r.hitP99BeforeMove)}), disputed paths refused ${d.disputedRefused}, new prompts ${d.misses}, hits of another tree ${d.controlServed}; longest hit in flight during the move ${ms(d.longestHitMs)}, of the other tree ${ms(d.longestControlMs)}, of GET /healthz ${ms(d.longestHealthzMs)} (${d.inFlight} requests overlapped it)`,
+      detail: `answers that ended while it ran: hits ${d.hitsServed} (p50 / p99 ${ms(d.hitP50)} / ${ms(d.hitP99)}; before it ${ms(r.hitP50BeforeMove)} / ${ms(r.hitP99BeforeMove)}), disputed paths refused ${d.disputedRefused}, new prompts ${d.misses}, hits of another tree ${d.controlServed}, GET /healthz ${d.healthzAnswered}; longest hit in flight during the move ${ms(d.longestHitMs)}, of the other tree ${ms(d.longestControlMs)}, of GET /healthz ${ms(d.longestHealthzMs)} (${d.inFlight} requests overlapped it)`,
     },
   ];
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --seconds 3 --rounds 3 --connections 10 --replay-limit N | --full-replay | --skip-replay]`
  * `npm run bench -- --only templates [--templates 1000 --miss-samples 40]` (sections: core, templates, replay, floors):
- * `npm run bench -- --only scale [--tally-seconds 95 --tally-contrast-seconds 20 --move-conversations 2500]`: bench/scale.ts.
+ * `npm run bench -- --only scale [--scale-rows tally,move --tally-seconds 95 --tally-contrast-seconds 20 --move-conversations 2500]`: bench/scale.ts.
  * `npm run bench -- --only floors [--hot 240 --miss-samples 40]`: hits and misses against bare Hono floors
  * (bench/floors/), and the store counts the capacity model reads (writes bench/capacity/measured.json).
  * runs the Worker under `wrangler dev` with a scripted upstream, measures
@@ -47,7 +47,8 @@ const { values: args } = parseArgs({
     "skip-replay": { type: "boolean", default: false },
     // Comma-separated sections to run (default: all).
     only: { type: "string" },
-    // The scale section (bench/scale.ts): hit-caused D1 writes and a tree's move under load.
+    // The scale section (bench/scale.ts): hit-caused D1 writes and a tree's move under load; `--scale-rows move` runs one.
+    "scale-rows": { type: "string", default: "tally,move" },
     "tally-seconds": { type: "string", default: "95" },
     "tally-contrast-seconds": { type: "string", default: "20" },
     "move-conversations": { type: "string", default: "2500" },
@@ -120,7 +121,7 @@ if (dev) {
 await model.close();
 
 if (sections.has("scale")) {
-  const scale = await scaleRows(snapshot, { tallySeconds: Number(args["tally-seconds"]), tallyContrastSeconds: Number(args["tally-contrast-seconds"]), moveConversations: Number(args["move-conversations"]) });
+  const scale = await scaleRows(snapshot, { rows: args["scale-rows"].split(",").map((r) => r.trim()), tallySeconds: Number(args["tally-seconds"]), tallyContrastSeconds: Number(args["tally-contrast-seconds"]), moveConversations: Number(args["move-conversations"]) });
   rows.push(...scale.rows);
   results.scale = scale.results;
 }
@@ -154,4 +155,5 @@ const header = `muscle-mem bench, ${new Date().toISOString()}, ${info.nproc} cor
 console.log(`${header}\n\n${table}`);
 mkdirSync("bench-output", { recursive: true });
 // A partial run (--only) does not overwrite the whole run's file.
-writeFileSync(args.only ? `bench-output/bench-${[...sections].join("-")}.json` : "bench-output/bench.json", JSON.stringify({ date: new Date().toISOString(), machine: info, load, args, rows, results }, null, 2));
+const scaleRowsPart = sections.has("scale") && args["scale-rows"] !== "tally,move" ? `-${args["scale-rows"].replace(/[^a-z]+/g, "-")}` : "";
+writeFileSync(args.only ? `bench-output/bench-${[...sections].join("-")}${scaleRowsPart}.json` : "bench-output/bench.json", JSON.stringify({ date: new Date().toISOString(), machine: info, load, args, rows, results }, null, 2));

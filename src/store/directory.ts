@@ -14,9 +14,9 @@ import { shardOf, shards, type Shard } from "./shards";
  * - **Reads** (`shardFor`) cache a tree's shard per isolate for at most
  *   DIRECTORY_TTL_MS, bounded to DIRECTORY_CACHE_MAX trees, so a warm hit reads
  *   no directory. A stale entry is never wrong, only a miss: a move copies the
- *   tree while its writer holds every write, switches the row, and deletes the
- *   old rows before its writer takes the next write (src/store/move.ts), so the
- *   old shard holds either the same rows or none of them.
+ *   tree while its writer holds every write, switches the row, then deletes the
+ *   old rows a sibling set at a time (src/store/move.ts), so the old shard holds
+ *   the rows of the switch, whole sibling sets of them, or none.
  */
 
 /** A directory row as stored. */

@@ -1,14 +1,33 @@
 /**
  * A tree's rows copied to another shard and deleted from one, in pages of at
- * most PAGE_ROWS rows per read and D1's 100 bound parameters per statement:
- * never one unbounded statement, never a shard's writer held for long.
- * Nodes go as whole sibling sets, walking down from the root through the
- * `parent` index; the templates' evidence and the learning observations of a
- * page's answers go with it; templates are paged by their index (tree_id, rowid).
+ * most PAGE_ROWS rows per read and per write batch and D1's 100 bound
+ * parameters per statement, never a shard's writer held for long. Nodes are
+ * read walking down from the root through the `parent` index; the templates'
+ * evidence and the learning observations of a page's answers go with it;
+ * templates are paged by their index (tree_id, rowid). The one statement
+ * larger than a page: the drain deletes each node's children in one DELETE
+ * (as many rows as the node has children), so that a reader of the source
+ * sees all of a node's answers or none; the copy needs no such unit (nobody
+ * reads the target before the switch).
+ *
+ * Every page ends with `breathe()`, a timer turn. Under `wrangler dev` the
+ * Worker, its Durable Objects and the local D1 databases run in one workerd
+ * process, and a call from one to the other never leaves it: a move's chain
+ * of D1 calls kept its event loop busy without a turn at its sockets, so the
+ * local Worker accepted no request (not even `GET /healthz`) until the move
+ * ended (docs/performance.md "Scale rows"). A timer lets the loop poll its
+ * sockets between pages. On the platform D1 is a network call; the turn
+ * costs nothing there.
  */
 
 /** Rows one page reads (and writes). */
 export const PAGE_ROWS = 100;
+
+/** A timer turn between pages: the event loop polls its sockets, so other requests run while a move does. */
+export function breathe(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** D1's bound-parameter limit per statement. */
 const MAX_PARAMS = 100;
 
@@ -59,38 +78,55 @@ async function rowsWhereIn(db: D1Database, table: string, column: string, keys: 
   return out;
 }
 
-/** Parents whose children one page takes: every child of a parent goes in the same page (one batch). */
-const PARENTS_PER_PAGE = 50;
+/** Parents whose children one walk step reads (in pages of at most PAGE_ROWS rows). */
+const PARENTS_PER_STEP = 50;
 
-/** The children of `parents` (every sibling of each, so that an answer set is never split across pages). */
-async function childrenOf(db: D1Database, treeId: string, parents: readonly string[]): Promise<Array<Row & { hash: string }>> {
-  if (parents.length === 0) return [];
-  const page = await db
-    .prepare(`SELECT * FROM nodes WHERE parent IN (${placeholders(parents.length, 2)}) AND tree_id = ?1`)
-    .bind(treeId, ...parents)
-    .all<Row & { hash: string }>();
-  return page.results;
+type NodeRow = Row & { hash: string; parent: string };
+
+/** The children of `parents`, `columns` of each, in pages of at most PAGE_ROWS rows (by rowid, through the `parent` index). */
+async function childrenOf(db: D1Database, treeId: string, parents: readonly string[], columns: string, visit: (page: NodeRow[]) => Promise<void>): Promise<void> {
+  let after = 0;
+  for (;;) {
+    const page = await db
+      .prepare(`SELECT rowid AS _rowid, ${columns} FROM nodes WHERE parent IN (${placeholders(parents.length, 3)}) AND tree_id = ?1 AND rowid > ?2 ORDER BY rowid LIMIT ${PAGE_ROWS}`)
+      .bind(treeId, after, ...parents)
+      .all<NodeRow & { _rowid: number }>();
+    if (page.results.length === 0) return;
+    after = page.results[page.results.length - 1]._rowid;
+    // SAFETY: withoutRowid drops only `_rowid`; the rows keep the `hash` and `parent` that `columns` always selects.
+    await visit(page.results.map(withoutRowid) as NodeRow[]);
+    await breathe();
+    if (page.results.length < PAGE_ROWS) return;
+  }
 }
 
 /**
- * Walks the tree down from its root, a page per at most PARENTS_PER_PAGE
- * parents, giving each page (all children of those parents) to `visit`.
- * A page is whole sibling sets: a reader of either shard sees all of a
- * node's answers or none of them, never a subset that the policy would judge
- * differently.
+ * Walks the tree down from its root, PARENTS_PER_STEP parents a step, giving
+ * `visit` each step's children in pages of at most PAGE_ROWS rows and then
+ * `done` the step's parents (their children all visited). Returns the nodes seen.
  */
-async function walkDown(db: D1Database, treeId: string, visit: (page: Array<Row & { hash: string }>, parents: string[]) => Promise<void>): Promise<number> {
+async function walkDown(
+  db: D1Database,
+  treeId: string,
+  columns: string,
+  visit: (page: NodeRow[]) => Promise<void>,
+  done: (parents: string[], children: NodeRow[]) => Promise<void> = async () => undefined,
+): Promise<number> {
   let frontier = [treeId];
   let seen = 0;
   while (frontier.length > 0) {
     const next: string[] = [];
-    for (let i = 0; i < frontier.length; i += PARENTS_PER_PAGE) {
-      const parents = frontier.slice(i, i + PARENTS_PER_PAGE);
-      const page = await childrenOf(db, treeId, parents);
-      if (page.length === 0) continue;
-      await visit(page, parents);
-      seen += page.length;
-      next.push(...page.map((n) => n.hash));
+    for (let i = 0; i < frontier.length; i += PARENTS_PER_STEP) {
+      const parents = frontier.slice(i, i + PARENTS_PER_STEP);
+      const children: NodeRow[] = [];
+      await childrenOf(db, treeId, parents, columns, async (page) => {
+        await visit(page);
+        children.push(...page);
+      });
+      if (children.length === 0) continue;
+      await done(parents, children);
+      seen += children.length;
+      next.push(...children.map((n) => n.hash));
     }
     frontier = next;
   }
@@ -115,7 +151,7 @@ export async function copyTree(from: D1Database, to: D1Database, treeId: string)
     await to.batch(inserts(to, "trees", [tree]));
     counts.trees = 1;
   }
-  await walkDown(from, treeId, async (page) => {
+  await walkDown(from, treeId, "*", async (page) => {
     const hashes = page.map((n) => n.hash);
     const evidence = await rowsWhereIn(from, "template_evidence", "answer_hash", hashes);
     const observations = await rowsWhereIn(from, "template_observations", "answer_hash", hashes);
@@ -137,6 +173,7 @@ export async function copyTree(from: D1Database, to: D1Database, treeId: string)
     await to.batch([...inserts(to, "templates", page.results.map(withoutRowid)), ...inserts(to, "template_evidence", evidence)]);
     counts.templates += page.results.length;
     after = page.results[page.results.length - 1]._rowid;
+    await breathe();
     if (page.results.length < PAGE_ROWS) break;
   }
   return counts;
@@ -159,33 +196,70 @@ function deleteAttached(db: D1Database, hashes: readonly string[]): D1PreparedSt
   return out;
 }
 
-/** Runs deletes of attached rows and of nodes in one batch (one transaction) and adds their counts. */
-async function deleteInOneBatch(db: D1Database, attached: D1PreparedStatement[], nodes: D1PreparedStatement, counts: PageCounts): Promise<void> {
-  const results = await db.batch([...attached, nodes]);
-  results.slice(0, -1).forEach((r, i) => {
+/** Deletes the evidence and observations of `hashes` (at most PAGE_ROWS: one batch) and adds their counts. */
+async function deleteAttachedRows(db: D1Database, hashes: readonly string[], counts: PageCounts): Promise<void> {
+  if (hashes.length === 0) return;
+  const results = await db.batch(deleteAttached(db, hashes));
+  results.forEach((r, i) => {
     if (i % 2 === 0) counts.evidence += r.meta.changes ?? 0;
     else counts.observations += r.meta.changes ?? 0;
   });
-  counts.nodes += results[results.length - 1].meta.changes ?? 0;
 }
 
 /**
- * Deletes every row of `treeId` from `db`, a page per batch: nodes (deepest
- * first) with their evidence and observations, templates with theirs, the
+ * Deletes the children of `parents`, each parent's in one statement with as
+ * many others as fit in PAGE_ROWS children (a parent with more goes alone):
+ * a reader sees all of a node's answers or none.
+ */
+async function deleteSiblingSets(db: D1Database, treeId: string, parents: readonly string[], children: readonly NodeRow[], counts: PageCounts): Promise<void> {
+  const sizes = new Map<string, number>();
+  for (const c of children) sizes.set(c.parent, (sizes.get(c.parent) ?? 0) + 1);
+  const groups: string[][] = [];
+  let group: string[] = [];
+  let rows = 0;
+  for (const parent of parents.filter((p) => sizes.has(p))) {
+    const size = sizes.get(parent) ?? 0;
+    if (group.length > 0 && rows + size > PAGE_ROWS) {
+      groups.push(group);
+      group = [];
+      rows = 0;
+    }
+    group.push(parent);
+    rows += size;
+  }
+  if (group.length > 0) groups.push(group);
+  for (const g of groups) {
+    const deleted = await db.prepare(`DELETE FROM nodes WHERE parent IN (${placeholders(g.length, 2)}) AND tree_id = ?1`).bind(treeId, ...g).run();
+    counts.nodes += deleted.meta.changes ?? 0;
+    await breathe();
+  }
+}
+
+/**
+ * Deletes every row of `treeId` from `db`, in pages: nodes from the root
+ * down, each page's evidence and observations first and then the page's
+ * sibling sets, whatever no walk reaches, templates with their evidence, the
  * tree row last. Resumable: it deletes whatever is left.
  */
 export async function drainTree(db: D1Database, treeId: string): Promise<PageCounts> {
   const counts = noCounts();
   // Whole sibling sets first, from the root down (a reader sees all of a node's answers or none) ...
-  await walkDown(db, treeId, (page, parents) =>
-    deleteInOneBatch(db, deleteAttached(db, page.map((n) => n.hash)), db.prepare(`DELETE FROM nodes WHERE parent IN (${placeholders(parents.length, 2)}) AND tree_id = ?1`).bind(treeId, ...parents), counts),
+  await walkDown(
+    db,
+    treeId,
+    "hash, parent",
+    (page) => deleteAttachedRows(db, page.map((n) => n.hash), counts),
+    (parents, children) => deleteSiblingSets(db, treeId, parents, children, counts),
   );
   // ... then whatever no walk reaches (a node whose parent is gone), a page at a time.
   for (;;) {
     const page = await db.prepare(`SELECT hash FROM nodes WHERE tree_id = ?1 LIMIT ${PAGE_ROWS}`).bind(treeId).all<{ hash: string }>();
     if (page.results.length === 0) break;
     const hashes = page.results.map((r) => r.hash);
-    await deleteInOneBatch(db, deleteAttached(db, hashes), db.prepare(`DELETE FROM nodes WHERE hash IN (${placeholders(hashes.length)})`).bind(...hashes), counts);
+    await deleteAttachedRows(db, hashes, counts);
+    const deleted = await db.prepare(`DELETE FROM nodes WHERE hash IN (${placeholders(hashes.length)})`).bind(...hashes).run();
+    counts.nodes += deleted.meta.changes ?? 0;
+    await breathe();
   }
   for (;;) {
     const page = await db.prepare(`SELECT id FROM templates WHERE tree_id = ?1 LIMIT ${PAGE_ROWS}`).bind(treeId).all<{ id: string }>();
@@ -198,6 +272,7 @@ export async function drainTree(db: D1Database, treeId: string): Promise<PageCou
     ]);
     counts.evidence += evidence.meta.changes ?? 0;
     counts.templates += templates.meta.changes ?? 0;
+    await breathe();
   }
   const tree = await db.prepare(`DELETE FROM trees WHERE id = ?1`).bind(treeId).run();
   counts.trees = tree.meta.changes ?? 0;

@@ -3,7 +3,7 @@ import { SerialQueue } from "./serial-queue";
 import { logEvent } from "../observability/log-event";
 import { loggedStoreWork, meteredEnv } from "../observability/store-meter";
 import { configOf } from "../config";
-import type { MoveResult } from "./move";
+import type { SwitchResult } from "./move";
 import type { RecordInput } from "./record";
 import { learnFrom, type LearnReport } from "./templates-learn";
 import { relocateTree, TreeHome } from "./tree-writer-move";
@@ -31,8 +31,8 @@ export class TreeLearner extends DurableObject<Env> {
     });
   }
 
-  /** Called by the tree's writer (TreeWriter.move): runs the move inside this object's queue. */
-  async relocate(treeId: string, to: string): Promise<MoveResult> {
+  /** Called by the tree's writer (TreeWriter.move): copies the tree and switches the directory inside this object's queue. */
+  async relocate(treeId: string, to: string): Promise<SwitchResult> {
     return relocateTree(this.env, this.home, (work) => this.serialised(work), treeId, to);
   }
 

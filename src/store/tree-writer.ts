@@ -116,7 +116,7 @@ export class TreeWriter extends DurableObject<Env> {
     await this.pruneAlarm.fire();
   }
 
-  /** Moves this tree to shard `to` (POST /api/trees/:id/move), serialised with every write of the tree. */
+  /** Moves this tree to shard `to` (POST /api/trees/:id/move): its copy serialised with every write of the tree (src/store/tree-writer-move.ts). */
   async move(treeId: string, to: string): Promise<MoveResult> {
     return this.mover.move(treeId, to);
   }

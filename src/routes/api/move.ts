@@ -13,8 +13,10 @@ const moveBody = z.strictObject({
 /**
  * `POST /api/trees/:treeId/move` (admin): moves a tree to the shard `to`
  * through its writer object (src/store/move.ts), which holds the tree's
- * writes while it copies, switches the directory and deletes the old rows.
- * 404 for an unknown tree, 409 when it is already there or being moved.
+ * writes while it copies, switches the directory, then deletes the old rows
+ * while the tree's writes go on in the new shard; it answers when the old
+ * rows are gone. 404 for an unknown tree, 409 when it is already there or
+ * being moved.
  */
 export async function postMove(c: ApiCtx): Promise<Response> {
   if (!c.var.caller.admin) throw new ApiError("forbidden", "Moving a tree between shards needs the admin token.");
