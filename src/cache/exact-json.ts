@@ -44,15 +44,19 @@ function decimalOf(text: string): { digits: string; exponent: number } {
 
 /**
  * Why `JSON.parse` cannot keep the number `text` exactly (null when it can):
- * beyond a double's range, more digits than a double holds (an integer past
- * 2^53), or a negative zero (which serialises as `0`).
+ * beyond a double's range (`1e400`; `1e-400`, which parses to 0), more digits
+ * than a double holds (an integer past 2^53), or a negative zero (which
+ * serialises as `0`).
  */
 export function inexactNumber(text: string): string | null {
   // Fast path: up to 15 digits and no fraction or exponent is always exact.
   if (text.length <= 15 && !/[.eE]/.test(text)) return text === "-0" ? "negative zero" : null;
   const value = Number(text);
   if (!Number.isFinite(value)) return "non-finite number";
-  if (value === 0) return text.startsWith("-") ? "negative zero" : null;
+  if (value === 0) {
+    if (/[1-9]/.test(text.replace(/[eE].*$/, ""))) return "inexact number";
+    return text.startsWith("-") ? "negative zero" : null;
+  }
   const a = decimalOf(text);
   const b = decimalOf(String(Math.abs(value)));
   return a.digits === b.digits && a.exponent === b.exponent ? null : "inexact number";

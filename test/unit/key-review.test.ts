@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { scanJson } from "../../src/cache/exact-json";
 import type { KeyOutcome, KeyScope, ProviderAdapter, ProviderKey } from "../../src/cache/provider";
 import { chatAdapter } from "../../src/routes/chat/adapter";
 import { geminiAdapter } from "../../src/routes/gemini/adapter";
@@ -116,5 +117,14 @@ describe("key review: answers that depend on what the request only names bypass 
     const servers = [{ type: "url", url: "https://mcp.example.com/sse", name: "example" }];
     expect(messages("/v1/messages", {}, { ...messagesBody, mcp_servers: servers })).toBe("bypass: mcp servers");
     expect(messages("/v1/messages", {}, { ...messagesBody, mcp_servers: [] })).not.toMatch(/^bypass/);
+  });
+});
+
+describe("key review: numbers JSON.parse changes bypass the cache", () => {
+  it("Should find a number too small for a double (it parses to 0) as it finds one too large", () => {
+    expect(scanJson('{"input":{"amount":1e-400}}').lossy).toBe("inexact number");
+    expect(scanJson('{"input":{"amount":-2.5e-999}}').lossy).toBe("inexact number");
+    expect(scanJson('{"a":0,"b":0.000,"c":0e-400,"d":0E5,"e":1e-300}').lossy).toBeNull();
+    expect(scanJson('{"a":-0.0e1}').lossy).toBe("negative zero");
   });
 });
