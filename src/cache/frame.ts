@@ -1,5 +1,6 @@
 import { canonicalJsonMemo } from "./canonical";
 import type { ChatRequest } from "./messages";
+import { addFrameSpellings, bodySpellings } from "./number-text";
 import { OPENAI_FRAME_HEADERS, reservedFieldOf, upstreamFrameOf, type UpstreamContext } from "./upstream-frame";
 
 /** Parameters that change how the answer is delivered, not what it says. */
@@ -21,7 +22,9 @@ export const TRANSPORT_KEYS = new Set([
  * parameters are kept, so they split trees rather than collide. With the
  * live request's `context`, the headers that pick the account, project or
  * beta features (`OpenAI-Organization`, `OpenAI-Project`, `OpenAI-Beta`) and
- * the query string (`?api-version=`) join it (src/cache/upstream-frame.ts).
+ * the query string (`?api-version=`) join it (src/cache/upstream-frame.ts),
+ * and so do the texts of its numbers written otherwise than JSON.stringify
+ * would (`"temperature": 1.0`, src/cache/number-text.ts).
  */
 export function frameOf(body: ChatRequest, context?: UpstreamContext): Record<string, unknown> {
   const frame: Record<string, unknown> = upstreamFrameOf(context, OPENAI_FRAME_HEADERS);
@@ -29,6 +32,8 @@ export function frameOf(body: ChatRequest, context?: UpstreamContext): Record<st
     if (TRANSPORT_KEYS.has(key) || value === null || value === undefined) continue;
     frame[key] = value;
   }
+  const spelled = context?.raw === undefined ? null : bodySpellings(context.raw, "messages");
+  if (spelled) addFrameSpellings(frame, spelled.top);
   return frame;
 }
 

@@ -9,6 +9,8 @@
 export interface UpstreamContext {
   url?: URL;
   headers?: Headers;
+  /** The body's text, whose number spellings JSON.parse loses (src/cache/number-text.ts). */
+  raw?: string;
 }
 
 /** The frame key of the query string: its parameters in order, each as sent (`name=value`, percent-encoding kept). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { scanJson } from "../../src/cache/exact-json";
+import { bodySpellings } from "../../src/cache/number-text";
 import type { KeyOutcome, KeyScope, ProviderAdapter, ProviderKey } from "../../src/cache/provider";
 import { chatAdapter } from "../../src/routes/chat/adapter";
 import { geminiAdapter } from "../../src/routes/gemini/adapter";
@@ -126,5 +127,52 @@ describe("key review: numbers JSON.parse changes bypass the cache", () => {
     expect(scanJson('{"input":{"amount":-2.5e-999}}').lossy).toBe("inexact number");
     expect(scanJson('{"a":0,"b":0.000,"c":0e-400,"d":0E5,"e":1e-300}').lossy).toBeNull();
     expect(scanJson('{"a":-0.0e1}').lossy).toBe("negative zero");
+  });
+});
+
+/** Keys a body given as JSON text (numbers as written) through an adapter, as the route does. */
+function keyText<B>(adapter: ProviderAdapter<B, ProviderKey, unknown>, path: string, raw: string, headers: Record<string, string> = {}): string {
+  const parsed = adapter.schema.safeParse(JSON.parse(raw));
+  if (!parsed.success) throw new Error(`schema rejected ${raw}`);
+  return keyOf(adapter.key({ body: parsed.data, raw, url: new URL(`http://mm.test${path}`), headers: new Headers(headers) }, scope));
+}
+
+describe("key review: numbers keep the text they were written with", () => {
+  const toolTurn = (qty: string) =>
+    `{"model":"claude-x","max_tokens":16,"messages":[{"role":"user","content":"order"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_a","name":"order","input":{"sku":"A-1","qty":${qty}}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"ok"}]}]}`;
+  const messagesText = (raw: string) => keyText(as(messagesAdapter), "/v1/messages", raw, { "anthropic-version": "2023-06-01" });
+
+  it("Should tell apart an Anthropic tool_use input of 1 and of 1.0 (a Python client echoes the float), and key 1.0 alike twice", () => {
+    expect(messagesText(toolTurn("1"))).not.toBe(messagesText(toolTurn("1.0")));
+    expect(messagesText(toolTurn("1.0"))).toBe(messagesText(toolTurn("1.0")));
+    expect(messagesText(toolTurn("1e2"))).not.toBe(messagesText(toolTurn("100")));
+    // The tree is the same: only the message that holds the number moves.
+    expect(messagesText(toolTurn("1")).split("/")[0]).toBe(messagesText(toolTurn("1.0")).split("/")[0]);
+    // Whitespace and key order still do not matter.
+    expect(messagesText(toolTurn("1.0").replace('"sku":"A-1","qty":1.0', '"qty": 1.0, "sku": "A-1"'))).toBe(messagesText(toolTurn("1.0")));
+  });
+
+  it("Should key how the frame's numbers are written (a tool schema's maximum, temperature) on chat, Responses and Messages", () => {
+    const chatText = (raw: string) => keyText(as(chatAdapter), "/v1/chat/completions", raw);
+    const tools = (max: string) => `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"n":{"type":"number","maximum":${max}}}}}}]}`;
+    expect(chatText(tools("10"))).not.toBe(chatText(tools("10.0")));
+    expect(chatText('{"model":"m","temperature":1,"messages":[{"role":"user","content":"hi"}]}')).not.toBe(chatText('{"model":"m","temperature":1.0,"messages":[{"role":"user","content":"hi"}]}'));
+    const responsesText = (raw: string) => keyText(as(responsesAdapter), "/v1/responses", raw);
+    expect(responsesText('{"model":"m","input":"hi","temperature":0.50}')).not.toBe(responsesText('{"model":"m","input":"hi","temperature":0.5}'));
+    expect(messagesText('{"model":"c","max_tokens":16,"temperature":1.0,"messages":[{"role":"user","content":"hi"}]}')).not.toBe(messagesText('{"model":"c","max_tokens":16,"temperature":1,"messages":[{"role":"user","content":"hi"}]}'));
+  });
+
+  it("Should leave out numbers in fields the frame leaves out, numbers inside strings, and Gemini (it reads every number as a double)", () => {
+    const chatText = (raw: string) => keyText(as(chatAdapter), "/v1/chat/completions", raw);
+    expect(chatText('{"model":"m","stream_options":{"include_usage":true,"n":1.0},"messages":[{"role":"user","content":"v: 1.0, 2e5"}]}')).toBe(chatText('{"model":"m","stream_options":{"include_usage":true,"n":1},"messages":[{"role":"user","content":"v: 1.0, 2e5"}]}'));
+    const geminiText = (n: string) => keyText(as(geminiAdapter), "/v1beta/models/g:generateContent", `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"n":${n}}}}]}]}`);
+    expect(geminiText("1.0")).toBe(geminiText("1"));
+  });
+
+  it("Should find each number written otherwise than JSON.stringify would, with its pointer", () => {
+    expect(bodySpellings('{"a":"x: 1.0","b":[1,2.5,3]}', "messages")).toBeNull();
+    const found = bodySpellings('{"t" : 1.0, "a/b~": {"c": [0.0000001, 1E3, 2.50, -0, 5]}, "messages": [{"n": 2}, {"x": {"y": 3.0}}]}', "messages");
+    expect(found?.top).toEqual([["/t", "1.0"], ["/a~1b~0/c/0", "0.0000001"], ["/a~1b~0/c/1", "1E3"], ["/a~1b~0/c/2", "2.50"], ["/a~1b~0/c/3", "-0"]]);
+    expect([...(found?.items ?? [])]).toEqual([[1, [["/x/y", "3.0"]]]]);
   });
 });

@@ -1,4 +1,5 @@
 import { canonicalJson } from "../canonical";
+import { addFrameSpellings, type Spelling } from "../number-text";
 import { reservedFieldOf, upstreamFrameOf } from "../upstream-frame";
 import type { MessagesRequest } from "./schema";
 
@@ -33,10 +34,12 @@ function systemOf(system: MessagesRequest["system"]): unknown {
 /**
  * The frame of a Messages request: every body parameter that can change the
  * answer (model, system, tools, tool_choice, max_tokens, stop_sequences,
- * temperature, …), the answer-changing headers and the API name. Unknown
+ * temperature, …), the answer-changing headers, the query string of a live
+ * request's `url`, the texts of numbers written otherwise than JSON.stringify
+ * would (`spelled`, src/cache/number-text.ts) and the API name. Unknown
  * parameters are kept, so that they split trees rather than collide.
  */
-export function anthropicFrameOf(body: MessagesRequest, headers: Headers, url?: URL): Record<string, unknown> {
+export function anthropicFrameOf(body: MessagesRequest, headers: Headers, url?: URL, spelled: readonly Spelling[] = []): Record<string, unknown> {
   const frame: Record<string, unknown> = { [API_KEY]: "anthropic", ...upstreamFrameOf({ url }, []) };
   for (const [key, value] of Object.entries(body)) {
     if (TRANSPORT_KEYS.has(key) || value === null || value === undefined) continue;
@@ -50,11 +53,12 @@ export function anthropicFrameOf(body: MessagesRequest, headers: Headers, url?: 
     const value = headers.get(name);
     if (value) frame[name] = value;
   }
+  addFrameSpellings(frame, spelled);
   return frame;
 }
 
-export function anthropicFrameJsonOf(body: MessagesRequest, headers: Headers, url?: URL): string {
-  return canonicalJson(anthropicFrameOf(body, headers, url));
+export function anthropicFrameJsonOf(body: MessagesRequest, headers: Headers, url?: URL, spelled: readonly Spelling[] = []): string {
+  return canonicalJson(anthropicFrameOf(body, headers, url, spelled));
 }
 
 /**

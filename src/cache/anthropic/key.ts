@@ -2,6 +2,7 @@ import { canonicalJson, type CanonicalError } from "../canonical";
 import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, hasLoneSurrogate, oversized } from "../key";
 import { childHash, treeIdOf } from "../hash";
 import { canonicalAnthropicConversation, canonicalAnthropicMessage, isAnthropicError, type ToolUseIds } from "./canonical";
+import { bodySpellings, NUMBERS_KEY, type Spelling } from "../number-text";
 import { anthropicBypassReason, anthropicFrameJsonOf } from "./frame";
 import type { AnthropicCanonicalMessage, AnthropicMessage, MessagesRequest } from "./schema";
 
@@ -13,13 +14,19 @@ export interface AnthropicPathStep {
   json: string;
 }
 
-/** The path from the root to h_n: h_i = H(h_{i-1}, canonical(m_i)), as for chat trees. */
-export function walkAnthropic(root: string, messages: readonly AnthropicCanonicalMessage[]): AnthropicPathStep[] {
+/**
+ * The path from the root to h_n: h_i = H(h_{i-1}, canonical(m_i)), as for chat trees. The hash of a
+ * message with numbers written otherwise than JSON.stringify would (`spelled`, by message index: a
+ * `tool_use.input` of `{"qty": 1.0}` echoed by a Python client) also reads their texts; `json`, the
+ * node as stored, never holds them.
+ */
+export function walkAnthropic(root: string, messages: readonly AnthropicCanonicalMessage[], spelled?: ReadonlyMap<number, readonly Spelling[]>): AnthropicPathStep[] {
   const steps: AnthropicPathStep[] = [];
   let parent = root;
-  for (const message of messages) {
+  for (const [i, message] of messages.entries()) {
     const json = canonicalJson(message);
-    const hash = childHash(parent, json);
+    const numbers = spelled?.get(i);
+    const hash = childHash(parent, numbers ? canonicalJson({ ...message, [NUMBERS_KEY]: numbers }) : json);
     steps.push({ hash, parent, role: message.role, json });
     parent = hash;
   }
@@ -50,7 +57,8 @@ function failure(error: CanonicalError): AnthropicKeyResult {
 
 /**
  * Keys a validated Messages request: frame (with the API name, the frame headers
- * and the query string of `url`, a live request's), tree id, canonical messages, path hashes.
+ * and, for a `live` request, its query string and the texts of numbers JSON.parse
+ * would merge), tree id, canonical messages, path hashes.
  */
 export function keyMessagesRequest(
   body: MessagesRequest,
@@ -58,15 +66,16 @@ export function keyMessagesRequest(
   tenant: string,
   namespace: string,
   maxMessageBytes = DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES,
-  url?: URL,
+  live?: { url: URL; raw: string },
 ): AnthropicKeyResult {
-  const reason = anthropicBypassReason(body, url) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
+  const reason = anthropicBypassReason(body, live?.url) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
   if (reason) return { ok: false, bypass: reason };
   const canonical = canonicalAnthropicConversation(body.messages);
   if (!canonical.ok) return failure(canonical.error);
-  const frameJson = anthropicFrameJsonOf(body, headers, url);
+  const spelled = live ? bodySpellings(live.raw, "messages") : null;
+  const frameJson = anthropicFrameJsonOf(body, headers, live?.url, spelled?.top);
   const treeId = treeIdOf(tenant, namespace, frameJson);
-  const path = walkAnthropic(treeId, canonical.messages);
+  const path = walkAnthropic(treeId, canonical.messages, spelled?.items);
   const tooLarge = oversized(frameJson, path, maxMessageBytes);
   if (tooLarge) return { ok: false, bypass: tooLarge };
   return {

@@ -1,5 +1,6 @@
 import { canonicalJsonMemo } from "../canonical";
 import { OPENAI_FRAME_HEADERS, reservedFieldOf, upstreamFrameOf, type UpstreamContext } from "../upstream-frame";
+import { addFrameSpellings, bodySpellings } from "../number-text";
 import type { ResponsesRequest } from "./schema";
 
 /** The frame key that keeps Responses trees apart from chat and Anthropic trees (no API parameter has a colon). */
@@ -33,7 +34,8 @@ const IGNORED = new Set([
 
 /**
  * The frame of a Responses request: model, instructions, tools, tool_choice, text, reasoning, temperature, …,
- * and with a live request's `context` the OpenAI account headers and the query string (src/cache/upstream-frame.ts).
+ * and with a live request's `context` the OpenAI account headers and the query string (src/cache/upstream-frame.ts)
+ * and the texts of numbers written otherwise than JSON.stringify would (src/cache/number-text.ts).
  */
 export function responsesFrameOf(body: ResponsesRequest, context?: UpstreamContext): Record<string, unknown> {
   const frame: Record<string, unknown> = { ...upstreamFrameOf(context, OPENAI_FRAME_HEADERS), [API_KEY]: "openai-responses" };
@@ -42,6 +44,8 @@ export function responsesFrameOf(body: ResponsesRequest, context?: UpstreamConte
     if (key === "include" && Array.isArray(value) && value.length === 0) continue;
     frame[key] = value;
   }
+  const spelled = context?.raw === undefined ? null : bodySpellings(context.raw, "input");
+  if (spelled) addFrameSpellings(frame, spelled.top);
   return frame;
 }
 

@@ -40,7 +40,7 @@ export const chatAdapter: ProviderAdapter<ChatRequest, RequestKey, StoredAnswer>
   name: "chat",
   schema: chatRequest,
   isStream: ({ body }) => body.stream === true,
-  key: ({ body, url, headers }, scope) => keyRequest(body, scope.tenant, scope.namespace, scope.maxMessageBytes, { url, headers }),
+  key: ({ body, url, headers, raw }, scope) => keyRequest(body, scope.tenant, scope.namespace, scope.maxMessageBytes, { url, headers, raw }),
   upstream: (config) => ({ base: config.upstreamBaseUrl, pathname: "/v1/chat/completions" }),
   answerOf: (stored) => stored,
   render(answer, { body }, stream) {

@@ -14,7 +14,7 @@ export const messagesAdapter: ProviderAdapter<MessagesRequest, AnthropicKey, Ant
   name: "messages",
   schema: messagesRequest,
   isStream: ({ body }) => body.stream === true,
-  key: ({ body, headers, url }, scope) => keyMessagesRequest(body, headers, scope.tenant, scope.namespace, scope.maxMessageBytes, url),
+  key: ({ body, headers, url, raw }, scope) => keyMessagesRequest(body, headers, scope.tenant, scope.namespace, scope.maxMessageBytes, { url, raw }),
   upstream: (config) => ({ base: config.anthropicBaseUrl, pathname: "/v1/messages", baseVar: "ANTHROPIC_BASE_URL" }),
   answerOf: anthropicAnswerOf,
   render(answer, { body }, stream) {

@@ -50,7 +50,7 @@ export const responsesAdapter: ProviderAdapter<ResponsesRequest, ResponsesKey, R
   schema: responsesRequest,
   isStream: ({ body }) => body.stream === true,
   resolve: resolvePreviousResponse,
-  key: ({ body, url, headers }, scope) => keyResponsesRequest(body, scope, { url, headers }),
+  key: ({ body, url, headers, raw }, scope) => keyResponsesRequest(body, scope, { url, headers, raw }),
   upstream: (config) => ({ base: config.upstreamBaseUrl, pathname: "/v1/responses" }),
   upstreamBody: ({ raw, body }) => responsesUpstreamBody(raw, body.input),
   answerOf: responsesAnswerOf,
