@@ -80,7 +80,7 @@ export function renderCompletion(answer: StoredAnswer, ctx: RenderContext): Reco
  * The chunks of a streamed answer, as server-sent events ending in `[DONE]`:
  * the role (content `""` when the answer has text, null when it has none),
  * other recorded fields, the content, the refusal, a function call, each tool
- * call (id and name, then arguments), the finish reason, and the usage chunk
+ * call (id, name and any other recorded field, then arguments), the finish reason, and the usage chunk
  * when `includeUsage` is set.
  */
 export function renderChunkStream(answer: StoredAnswer, ctx: RenderContext, includeUsage: boolean): string {
@@ -103,7 +103,8 @@ export function renderChunkStream(answer: StoredAnswer, ctx: RenderContext, incl
     out += chunk({ function_call: { arguments: fn.arguments } });
   }
   servedToolCalls(answer)?.forEach((call, index) => {
-    out += chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] });
+    // The first chunk carries everything but the arguments, recorded fields (`extra_content`, …) included.
+    out += chunk({ tool_calls: [{ index, ...call, function: { ...call.function, arguments: "" } }] });
     out += chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] });
   });
   out += chunk({}, answer.finishReason);

@@ -18,8 +18,14 @@ export interface AssembledCompletion {
 interface ChunkToolCall {
   index?: number;
   id?: string;
+  type?: string | null;
   function?: { name?: string; arguments?: string };
+  [field: string]: unknown;
 }
+
+/** Tool-call delta fields assembled; any other (`extra_content` with a thought signature, a `custom` call) fails the stream. */
+const CALL_FIELDS = new Set(["index", "id", "type", "function"]);
+const CALL_FUNCTION_FIELDS = new Set(["name", "arguments"]);
 
 interface Delta {
   role?: string;
@@ -91,6 +97,11 @@ export class SseAssembler extends JsonEventStream<Chunk> {
   }
 
   private applyToolCall(call: ChunkToolCall): void {
+    const known = (value: object, fields: ReadonlySet<string>) => Object.entries(value).every(([k, v]) => fields.has(k) || v === null || v === undefined);
+    if (!known(call, CALL_FIELDS) || (call.type !== undefined && call.type !== null && call.type !== "function") || (call.function && !known(call.function, CALL_FUNCTION_FIELDS))) {
+      this.failed = true; // the replay would drop it: never record a guess
+      return;
+    }
     const index = call.index ?? this.calls.length;
     const slot = (this.calls[index] ??= { id: "", name: "", arguments: "" });
     if (call.id) slot.id = call.id;
