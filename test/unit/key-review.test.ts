@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { scanJson } from "../../src/cache/exact-json";
 import { bodySpellings } from "../../src/cache/number-text";
 import { SseAssembler } from "../../src/cache/sse-assembler";
+import { AnthropicSseAssembler } from "../../src/cache/anthropic/sse-assembler";
 import { renderChunkStream } from "../../src/cache/render";
 import type { StoredAnswer } from "../../src/cache/answer";
 import type { KeyOutcome, KeyScope, ProviderAdapter, ProviderKey } from "../../src/cache/provider";
@@ -194,6 +195,28 @@ describe("key review: a streamed answer is recorded only as the model sent it", 
     expect(assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}" }, extra_content: { google: { thought_signature: "sig" } } })).toBeNull();
     expect(assembled({ id: "c1", type: "custom", custom: { name: "f", input: "x" } })).toBeNull();
     expect(assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}", strict: true } })).toBeNull();
+  });
+});
+
+describe("key review: a streamed Messages answer is recorded only as the model sent it", () => {
+  const assembled = (block: Record<string, unknown>) => {
+    const events = [
+      { type: "message_start", message: { usage: { input_tokens: 1, output_tokens: 0 } } },
+      { type: "content_block_start", index: 0, content_block: block },
+      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a":1}' } },
+      { type: "content_block_stop", index: 0 },
+      { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 3 } },
+      { type: "message_stop" },
+    ];
+    const assembler = new AnthropicSseAssembler();
+    assembler.feed(new TextEncoder().encode(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("")));
+    return assembler.result();
+  };
+
+  it("Should not record a tool_use whose start carries a field the replay would drop", () => {
+    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {} })?.message.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 } }]);
+    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {}, caller: { type: "code_execution_20250825", tool_id: "srvtoolu_1" } })).toBeNull();
+    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: { b: 2 } })).toBeNull();
   });
 });
 

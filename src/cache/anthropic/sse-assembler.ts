@@ -4,6 +4,9 @@ import { JsonEventStream } from "../json-event-stream";
 /** A block being assembled: text, or a tool call whose input arrives as JSON fragments. */
 type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; json: string };
 
+/** Fields of a `content_block_start` the assembler reads (`input` is `{}` there: it streams as `partial_json`). */
+const START_FIELDS = new Set(["type", "text", "id", "name", "input"]);
+
 /** What a complete Messages event stream assembles into. */
 export interface AssembledMessage {
   message: { role: "assistant"; content: Array<{ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }> };
@@ -18,7 +21,7 @@ interface StreamEvent {
   type?: string;
   index?: number;
   message?: { usage?: { input_tokens?: number; output_tokens?: number } };
-  content_block?: { type?: string; text?: string; id?: string; name?: string };
+  content_block?: { type?: string; text?: string; id?: string; name?: string; input?: unknown; [field: string]: unknown };
   delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null };
   usage?: { input_tokens?: number | null; output_tokens?: number | null };
 }
@@ -66,6 +69,13 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   private start(event: StreamEvent): void {
     const block = event.content_block;
     const index = event.index ?? this.blocks.length;
+    // A field the assembler would drop (`caller`, `citations: []`) or an input sent whole: never record a guess.
+    const dropped = block && Object.entries(block).some(([k, v]) => !START_FIELDS.has(k) && v !== null && v !== undefined);
+    const wholeInput = block?.input !== undefined && block.input !== null && (typeof block.input !== "object" || Object.keys(block.input).length > 0);
+    if (dropped || wholeInput) {
+      this.failed = true;
+      return;
+    }
     if (block?.type === "text") this.blocks[index] = { type: "text", text: block.text ?? "" };
     else if (block?.type === "tool_use" && block.id && block.name) this.blocks[index] = { type: "tool_use", id: block.id, name: block.name, json: "" };
     else this.failed = true;
