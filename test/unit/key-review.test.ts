@@ -233,3 +233,35 @@ describe("key review: a served stream carries the recorded message", () => {
     expect(calls[1]).toEqual({ index: 0, function: { arguments: '{"a":1}' } });
   });
 });
+
+describe("key review: fields inside content parts and function objects are keyed, not dropped", () => {
+  it("Should key a Gemini functionResponse's other fields and bypass one with parts (a multimodal result)", () => {
+    const turn = (response: Record<string, unknown>) => ({
+      contents: [
+        { role: "user", parts: [{ text: "go" }] },
+        { role: "model", parts: [{ functionCall: { id: "c1", name: "f", args: {} } }] },
+        { role: "user", parts: [{ functionResponse: { id: "c1", name: "f", response: { ok: true }, ...response } }] },
+      ],
+    });
+    const plain = gemini("", turn({}));
+    expect(plain).not.toMatch(/^bypass/);
+    expect(gemini("", turn({ willContinue: true }))).not.toBe(plain);
+    expect(gemini("", turn({ scheduling: "SILENT" }))).not.toBe(plain);
+    expect(gemini("", turn({ parts: [{ inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }] }))).toBe("bypass: functionResponse parts");
+    expect(gemini("", turn({ parts: [], willContinue: null }))).toBe(plain);
+  });
+
+  it("Should key a Gemini functionCall's other fields", () => {
+    const call = (extra: Record<string, unknown>) => ({ contents: [{ role: "user", parts: [{ text: "go" }] }, { role: "model", parts: [{ functionCall: { name: "f", args: {}, ...extra } }] }, { role: "user", parts: [{ text: "next" }] }] });
+    expect(gemini("", call({ partialArgs: [{ jsonPath: "$.a" }] }))).not.toBe(gemini("", call({})));
+  });
+
+  it("Should not merge Responses text or refusal parts that carry other fields with plain ones", () => {
+    const input = (part: Record<string, unknown>) => ({ model: "gpt-x", input: [{ role: "user", content: [{ type: "input_text", text: "hi", ...part }] }] });
+    expect(responses("/v1/responses", {}, input({}))).toBe(responses("/v1/responses"));
+    expect(responses("/v1/responses", {}, input({ annotations: [], logprobs: null }))).toBe(responses("/v1/responses"));
+    expect(responses("/v1/responses", {}, input({ cache_control: { type: "ephemeral" } }))).toBe("bypass: text part with other fields");
+    const refusal = { model: "gpt-x", input: [{ role: "user", content: "q" }, { type: "message", role: "assistant", content: [{ type: "refusal", refusal: "no", reason: "policy" }] }, { role: "user", content: "why" }] };
+    expect(responses("/v1/responses", {}, refusal)).toBe("bypass: refusal part with other fields");
+  });
+});

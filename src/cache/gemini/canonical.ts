@@ -13,6 +13,13 @@ const UNCACHEABLE = ["inlineData", "fileData", "executableCode", "codeExecutionR
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** The fields of a call or response object the canonical form does not read (`willContinue`, `scheduling`, …), kept in the key; null ones dropped. */
+function nonNull(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) if (v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0)) out[k] = v;
+  return out;
+}
+
 /** The part's fields other than `known`, null ones dropped (`thoughtSignature` and unknown fields stay keyed). */
 function extras(p: Part, known: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -30,9 +37,9 @@ function canonicalPart(p: Part, ids: CallIds, where: string): { hashed: Canonica
     return { hashed: node, stored: node };
   }
   if (isObject(p.functionCall)) {
-    const { name, id, args } = p.functionCall;
+    const { name, id, args, ...other } = p.functionCall;
     if (typeof name !== "string" || name === "") return { kind: "invalid", message: `${where}.functionCall needs a name`, param: `${where}.functionCall.name` };
-    const call: { name: string; id?: string } = { name };
+    const call: { name: string; id?: string } = { ...nonNull(other), name };
     if (typeof id === "string" && id !== "") call.id = ids.assign(id);
     const rest = extras(p, "functionCall");
     const hashed = { ...rest, functionCall: { ...call, args: args ?? {} } };
@@ -40,9 +47,11 @@ function canonicalPart(p: Part, ids: CallIds, where: string): { hashed: Canonica
     return { hashed, stored };
   }
   if (isObject(p.functionResponse)) {
-    const { name, id, response } = p.functionResponse;
+    const { name, id, response, ...other } = p.functionResponse;
     if (typeof name !== "string" || name === "") return { kind: "invalid", message: `${where}.functionResponse needs a name`, param: `${where}.functionResponse.name` };
-    const out: { name: string; id?: string; response: unknown } = { name, response: response ?? {} };
+    // Multimodal results (inlineData, fileData) are not text: the model judges.
+    if (Array.isArray(other.parts) && other.parts.length > 0) return uncacheable("functionResponse parts");
+    const out: { name: string; id?: string; response: unknown } = { ...nonNull(other), name, response: response ?? {} };
     if (typeof id === "string" && id !== "") {
       const ordinal = ids.lookup(id);
       // The call is not in this request: the model judges, the cache steps aside.

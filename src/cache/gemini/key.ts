@@ -39,11 +39,15 @@ export function keyGeminiRequest(body: GenerateContentRequest, model: string, sc
   return { ok: true, key: { tenant: scope.tenant, namespace: scope.namespace, treeId, frameJson, model, path, key: parent, ids: canonical.ids } };
 }
 
+const RENDERED_CALL_FIELDS: ReadonlySet<string> = new Set(["name", "id", "argsJson"]);
+
 /** The model's content as the answer node (a child of h_n); null when it is not replayable. */
 export function keyGeminiAnswer(key: GeminiKey, content: Content): { hash: string; json: string; node: GeminiNode } | null {
   if (content.role !== "model") return null;
   const out = canonicalContent(content, key.ids.clone(), "candidate");
   if ("kind" in out || out.stored.parts.length === 0) return null;
   if (out.stored.parts.some((p) => "functionResponse" in p)) return null;
+  // A call field a replay does not render (only name, id and args are): not recorded.
+  if (out.stored.parts.some((p) => "functionCall" in p && Object.keys(p.functionCall).some((k) => !RENDERED_CALL_FIELDS.has(k)))) return null;
   return { hash: childHash(key.key, canonicalJson(out.hashed)), json: canonicalJson(out.stored), node: out.stored };
 }

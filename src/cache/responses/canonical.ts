@@ -30,6 +30,13 @@ function extras(item: Record<string, unknown>, known: readonly string[]): Record
 
 const emptyList = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.length === 0);
 
+/** Fields of a text part the canonical form reads (`annotations` and `logprobs` only when empty); any other makes it uncacheable. */
+const TEXT_PART_FIELDS: ReadonlySet<string> = new Set(["type", "text", "annotations", "logprobs"]);
+const REFUSAL_PART_FIELDS: ReadonlySet<string> = new Set(["type", "refusal"]);
+
+/** Whether every field of `part` outside `read` is null or absent (a field the parts' canonical form would drop). */
+const onlyFields = (part: Record<string, unknown>, read: ReadonlySet<string>) => Object.entries(part).every(([k, v]) => read.has(k) || v === null || v === undefined);
+
 /** Content as canonical parts: a string is one text part; text parts of any kind are equal; anything else is not cacheable. */
 function parts(content: unknown, where: string): Array<CanonicalText | CanonicalRefusal> | Fail {
   if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }];
@@ -40,8 +47,10 @@ function parts(content: unknown, where: string): Array<CanonicalText | Canonical
     if ((type === "input_text" || type === "output_text" || type === "text") && typeof part.text === "string") {
       if (!emptyList(part.annotations)) return uncacheable("annotated output text");
       if (!emptyList(part.logprobs)) return uncacheable("logprobs");
+      if (!onlyFields(part, TEXT_PART_FIELDS)) return uncacheable("text part with other fields");
       if (part.text !== "") out.push({ type: "text", text: part.text });
     } else if (type === "refusal" && typeof part.refusal === "string") {
+      if (!onlyFields(part, REFUSAL_PART_FIELDS)) return uncacheable("refusal part with other fields");
       out.push({ type: "refusal", refusal: part.refusal });
     } else {
       return uncacheable(`${String(type)} content part`);
