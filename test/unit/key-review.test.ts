@@ -251,6 +251,11 @@ describe("key review: fields inside content parts and function objects are keyed
     expect(gemini("", turn({ parts: [], willContinue: null }))).toBe(plain);
   });
 
+  it("Should bypass a Gemini content with a field besides role and parts (the node keeps only those)", () => {
+    expect(gemini("", { contents: [{ role: "user", parts: [{ text: "hi" }], futureField: 1 }] })).toBe("bypass: content with other fields");
+    expect(gemini("", { contents: [{ role: "user", parts: [{ text: "hi" }], futureField: null }] })).toBe(gemini(""));
+  });
+
   it("Should key a Gemini functionCall's other fields", () => {
     const call = (extra: Record<string, unknown>) => ({ contents: [{ role: "user", parts: [{ text: "go" }] }, { role: "model", parts: [{ functionCall: { name: "f", args: {}, ...extra } }] }, { role: "user", parts: [{ text: "next" }] }] });
     expect(gemini("", call({ partialArgs: [{ jsonPath: "$.a" }] }))).not.toBe(gemini("", call({})));

@@ -68,6 +68,8 @@ function canonicalPart(p: Part, ids: CallIds, where: string): { hashed: Canonica
 export function canonicalContent(c: Content, ids: CallIds, where: string): { hashed: GeminiNode; stored: GeminiNode } | Fail {
   const role = c.role ?? "user";
   if (role !== "user" && role !== "model") return { kind: "invalid", message: `${where}.role must be user or model`, param: `${where}.role` };
+  // A content field besides role and parts is not one the node keeps: pass it to the model rather than drop it from the key.
+  if (Object.entries(c).some(([k, v]) => k !== "role" && k !== "parts" && v !== null && v !== undefined)) return uncacheable("content with other fields");
   const hashed: CanonicalPart[] = [];
   const stored: CanonicalPart[] = [];
   for (let i = 0; i < c.parts.length; i++) {
