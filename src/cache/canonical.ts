@@ -167,7 +167,9 @@ export function canonicalMessage(message: ChatMessage, ids: ToolCallIds, index: 
       if (refusal !== undefined) return uncacheable("refusal both as a part and as a field");
       refusal = message.refusal;
     }
-    if (message.tool_calls && message.tool_calls.length > 0) out.tool_calls = canonicalToolCalls(message.tool_calls, ids);
+    // A custom (free-form) tool's call has no JSON arguments to canonicalise or replay: the model judges.
+    if (message.tool_calls?.some((call) => call.type === "custom")) return uncacheable("custom tool call");
+    if (message.tool_calls && message.tool_calls.length > 0) out.tool_calls = canonicalToolCalls(message.tool_calls as ToolCall[], ids);
     const fn = fields.function_call as FunctionCall | null | undefined;
     if (fn) out.function_call = canonicalFunction(fn);
     if (Array.isArray(fields.annotations) && fields.annotations.length > 0) out.annotations = fields.annotations;
@@ -197,7 +199,8 @@ export function canonicalMessage(message: ChatMessage, ids: ToolCallIds, index: 
  */
 export function storedForm(canonical: CanonicalMessage, original: ChatMessage): CanonicalMessage {
   if (original.role !== "assistant") return canonical;
-  const raw = original.tool_calls;
+  // Only messages canonicalMessage accepted get here: function calls only.
+  const raw = original.tool_calls as ToolCall[] | null | undefined;
   const rawFn = (original as { function_call?: FunctionCall | null }).function_call;
   const callsKept = !canonical.tool_calls || !raw || canonical.tool_calls.every((call, i) => call.function.arguments === raw[i].function.arguments);
   const fnKept = !canonical.function_call || !rawFn || canonical.function_call.arguments === rawFn.arguments;

@@ -12,6 +12,13 @@ const toolCall = z.looseObject({
   }),
 });
 
+/** A call of a custom (free-form) tool: valid history, never cacheable (src/cache/canonical.ts bypasses it). */
+const customToolCall = z.looseObject({
+  id: z.string().min(1, "tool_calls[].id must be a non-empty string"),
+  type: z.literal("custom"),
+  custom: z.looseObject({ name: z.string(), input: z.string() }),
+});
+
 const content = z.union([z.string(), z.array(contentPart), z.null()]).optional();
 
 /** A legacy `function_call` (before tools): name and arguments text. */
@@ -27,7 +34,7 @@ export const chatMessage = z.discriminatedUnion("role", [
     content,
     name: z.string().optional(),
     refusal: z.string().nullable().optional(),
-    tool_calls: z.array(toolCall).nullable().optional(),
+    tool_calls: z.array(z.union([toolCall, customToolCall])).nullable().optional(),
     function_call: functionCall.nullable().optional(),
   }),
   z.looseObject({ role: z.literal("tool"), content: z.union([z.string(), z.array(contentPart)]), tool_call_id: z.string().min(1) }),

@@ -112,6 +112,14 @@ describe("key review: a body field cannot stand in for a header or the query", (
   });
 });
 
+describe("key review: a valid request the cache cannot key is passed through, not refused", () => {
+  it("Should bypass a chat history with a custom (free-form) tool call, and still refuse an unknown call type", () => {
+    const history = (call: Record<string, unknown>) => ({ model: "gpt-x", messages: [{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: "c1", content: "r" }] });
+    expect(chat("/v1/chat/completions", {}, history({ id: "c1", type: "custom", custom: { name: "sql", input: "SELECT 1" } }))).toBe("bypass: custom tool call");
+    expect(() => chat("/v1/chat/completions", {}, history({ id: "c1", type: "code", function: { name: "f", arguments: "{}" } }))).toThrow(/schema rejected/);
+  });
+});
+
 describe("key review: answers that depend on what the request only names bypass the cache", () => {
   it("Should bypass chat's web_search_options (the upstream searches the live web, as the other APIs' server tools)", () => {
     expect(chat("/v1/chat/completions", {}, { ...chatBody, web_search_options: {} })).toBe("bypass: web search");
