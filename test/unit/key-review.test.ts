@@ -109,6 +109,8 @@ describe("key review: a body field cannot stand in for a header or the query", (
     expect(chat("/v1/chat/completions", {}, { ...chatBody, "muscle-mem:query": ["api-version=1"] })).not.toBe(query);
     expect(responses("/v1/responses", {}, { ...responsesBody, "muscle-mem:api": "anthropic" })).toBe("bypass: reserved body field");
     expect(gemini("", { ...geminiBody, "muscle-mem:query": [["v", "1"]] })).toBe("bypass: reserved body field");
+    // The frame's model is the URL's: a body `model` would have replaced it (models/a with {"model":"b"} keyed as models/b).
+    expect(gemini("", { ...geminiBody, model: "other" })).toBe("bypass: reserved body field");
   });
 });
 

@@ -46,5 +46,6 @@ export function geminiBypassReason(body: GenerateContentRequest, url?: URL): str
   const config = body.generationConfig as Record<string, unknown> | null | undefined;
   if (typeof config?.candidateCount === "number" && config.candidateCount > 1) return "candidateCount > 1";
   if (config?.responseLogprobs === true) return "logprobs";
-  return reservedFieldOf(body, url ? { url } : undefined, []);
+  // `model` is the URL's: a body field of that name would take its place in the frame.
+  return reservedFieldOf(body, url ? { url } : undefined, ["model"]);
 }
