@@ -16,7 +16,7 @@ export const API_KEY = "muscle-mem:api";
  * fields (`previous_response_id`, `conversation`, `include` when empty or null).
  * Every other parameter, known or not, is in the frame.
  */
-const IGNORED = new Set([
+export const IGNORED = new Set([
   "input",
   "stream",
   "stream_options",
