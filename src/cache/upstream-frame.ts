@@ -1,3 +1,5 @@
+import { digest } from "./hash";
+
 /**
  * What the upstream reads besides the body and the credential: a few headers
  * and the query string. Each joins the frame, so that two requests the
@@ -13,7 +15,11 @@ export interface UpstreamContext {
   raw?: string;
 }
 
-/** The frame key of the query string: its parameters in order, each as sent (`name=value`, percent-encoding kept). */
+/**
+ * The frame key of the query string: its parameters in order, each as its name and a digest of the
+ * parameter as sent (percent-encoding kept). The frame is stored and shown: a value could be a
+ * credential under a name we do not know, and a raw key is never stored.
+ */
 export const QUERY_KEY = "muscle-mem:query";
 
 /**
@@ -33,7 +39,7 @@ const NONE: ReadonlySet<string> = new Set();
  * its query string (every parameter but the credential and `transport`, in
  * the order sent): `{}` for a request with neither.
  *
- * @example upstreamFrameOf({ url: new URL("http://w/v1/chat/completions?api-version=1") }, []) // { "muscle-mem:query": ["api-version=1"] }
+ * @example upstreamFrameOf({ url: new URL("http://w/v1/chat/completions?api-version=1") }, []) // { "muscle-mem:query": ["api-version#<digest>"] }
  */
 export function upstreamFrameOf(context: UpstreamContext | undefined, names: readonly string[], transport: ReadonlySet<string> = NONE): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -47,7 +53,7 @@ export function upstreamFrameOf(context: UpstreamContext | undefined, names: rea
     // Named as the upstream decodes it (`%6Bey` is `key`); keyed as sent, so that two values that decode alike
     // (`%FF` and `%FE` both to U+FFFD) stay apart.
     const name = new URLSearchParams(pair).keys().next().value ?? "";
-    if (!CREDENTIAL_PARAMS.has(name) && !transport.has(name)) query.push(pair);
+    if (!CREDENTIAL_PARAMS.has(name) && !transport.has(name)) query.push(`${name.slice(0, 64)}#${digest(`query\u0000${pair}`)}`);
   }
   if (query.length > 0) out[QUERY_KEY] = query;
   return out;

@@ -55,6 +55,10 @@ describe("key review: the query string is keyed", () => {
     expect(chat("/v1/chat/completions?api-version=2025-04-01-preview")).not.toBe(v1);
     expect(chat("/v1/chat/completions?api-version=2024-10-21")).toBe(v1);
     expect(chat("/v1/chat/completions?future=1")).not.toBe(plain);
+    // The frame is stored: a query value (a credential under a name we do not know) never is.
+    const keyed = keyThrough(as(chatAdapter), "/v1/chat/completions?api_key=sk-secret-123", chatBody);
+    expect(keyed.ok && keyed.key.frameJson).toContain("api_key#");
+    expect(keyed.ok && keyed.key.frameJson).not.toContain("sk-secret-123");
     // Both decode to U+FFFD, but the upstream receives the bytes as sent.
     expect(chat("/v1/chat/completions?api-version=%FF")).not.toBe(chat("/v1/chat/completions?api-version=%FE"));
   });
