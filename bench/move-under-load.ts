@@ -149,6 +149,8 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
     const errorsSeen = ticks.filter((t) => t.verdict === "error").slice(0, 5).map((t) => ({ kind: t.kind, status: t.status, atS: ((t.start - moveStart) / 1000).toFixed(1), ms: Math.round(t.end - t.start), error: t.error }));
     if (errorsSeen.length) log("move: errors", errorsSeen, "wrangler dev's output, last 4000 characters:", dev.output().slice(-4000));
     const inMove = hitMs(during);
+    // Where the longest waits of the move fell (s from its start): a stall shows as requests of every kind starting before it and ending together.
+    const slowest = [...overlapping].sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, 6).map((t) => `${t.kind} ${((t.start - moveStart) / 1000).toFixed(2)}-${((t.end - moveStart) / 1000).toFixed(2)} s`);
     const results = {
       treeId,
       from,
@@ -187,6 +189,7 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
         longestHealthzMs: longest("healthz"),
       },
       errorsSeen,
+      slowest,
       hitP50BeforeMove: percentile(beforeMove, 0.5),
       hitP99BeforeMove: percentile(beforeMove, 0.99),
     };
@@ -210,6 +213,7 @@ type MoveResults = {
   load: { requests: number; hits: number; misses: number; wrong: number; errors: number; unexpectedMisses: number; statuses: Record<string, number> };
   duringMove: { requests: number; hitsServed: number; disputedRefused: number; misses: number; wrong: number; errors: number; unexpectedMisses: number; hitP50: number; hitP99: number; inFlight: number; longestHitMs: number; controlServed: number; healthzAnswered: number; longestControlMs: number; longestHealthzMs: number };
   errorsSeen: Array<{ kind: string; status: number; atS: string; ms: number; error?: string }>;
+  slowest: string[];
   hitP50BeforeMove: number;
   hitP99BeforeMove: number;
 };
@@ -249,7 +253,7 @@ function moveTable(r: MoveResults, recordings: number): Row[] {
       target: "report",
       value: `${r.moveSeconds.toFixed(1)} s; ${d.hitsServed} hits`,
       met: null,
-      detail: `answers that ended while it ran: hits ${d.hitsServed} (p50 / p99 ${ms(d.hitP50)} / ${ms(d.hitP99)}; before it ${ms(r.hitP50BeforeMove)} / ${ms(r.hitP99BeforeMove)}), disputed paths refused ${d.disputedRefused}, new prompts ${d.misses}, hits of another tree ${d.controlServed}, GET /healthz ${d.healthzAnswered}; longest hit in flight during the move ${ms(d.longestHitMs)}, of the other tree ${ms(d.longestControlMs)}, of GET /healthz ${ms(d.longestHealthzMs)} (${d.inFlight} requests overlapped it)`,
+      detail: `answers that ended while it ran: hits ${d.hitsServed} (p50 / p99 ${ms(d.hitP50)} / ${ms(d.hitP99)}; before it ${ms(r.hitP50BeforeMove)} / ${ms(r.hitP99BeforeMove)}), disputed paths refused ${d.disputedRefused}, new prompts ${d.misses}, hits of another tree ${d.controlServed}, GET /healthz ${d.healthzAnswered}; longest hit in flight during the move ${ms(d.longestHitMs)}, of the other tree ${ms(d.longestControlMs)}, of GET /healthz ${ms(d.longestHealthzMs)} (${d.inFlight} requests overlapped it); the longest (s from the move's start, it ended at ${r.moveSeconds.toFixed(2)} s): ${r.slowest.join(", ")}`,
     },
   ];
 }

@@ -10,23 +10,14 @@
  * sees all of a node's answers or none; the copy needs no such unit (nobody
  * reads the target before the switch).
  *
- * Every page ends with `breathe()`, a timer turn. Under `wrangler dev` the
- * Worker, its Durable Objects and the local D1 databases run in one workerd
- * process, and a call from one to the other never leaves it: a move's chain
- * of D1 calls kept its event loop busy without a turn at its sockets, so the
- * local Worker accepted no request (not even `GET /healthz`) until the move
- * ended (docs/performance.md "Scale rows"). A timer lets the loop poll its
- * sockets between pages. On the platform D1 is a network call; the turn
- * costs nothing there.
+ * Every page ends with a timer turn (src/store/breathe.ts): under
+ * `wrangler dev` a move's chain of in-process D1 calls otherwise kept the
+ * local Worker from answering anything until the move ended.
  */
+import { breathe } from "./breathe";
 
 /** Rows one page reads (and writes). */
 export const PAGE_ROWS = 100;
-
-/** A timer turn between pages: the event loop polls its sockets, so other requests run while a move does. */
-export function breathe(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
 
 /** D1's bound-parameter limit per statement. */
 const MAX_PARAMS = 100;
