@@ -6,8 +6,8 @@
  * `wrangler dev` (docs/capacity.md "Local measurement"). One instance per
  * (variant, N), all of one bundled build (scripts/shard-load-dev.ts):
  *
- * - `default`: the repo's HOT_CACHE_TTL_MS (1 s): a hit reads its shard unless the same request was read
- *   from D1 in the last second by this isolate (with many distinct requests, most hits still read D1).
+ * - `default`: the repo's HOT_CACHE_TTL_MS (5 s): a hit reads its shard unless the same request was read
+ *   from D1 in the last 5 s by this isolate (with many distinct requests, most hits still read D1).
  * - `memory`: HOT_CACHE_TTL_MS=3600000: after the first read, hits are served from isolate memory.
  * - `d1`: HOT_CACHE_TTL_MS=0: every hit reads its shard.
  *

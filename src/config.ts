@@ -72,7 +72,7 @@ export const varsSchema = z.object({
   GEMINI_BASE_URL: url("https://generativelanguage.googleapis.com"),
   SERVE_POLICY: oneOf(["unanimous", "majority"], "unanimous"),
   SERVE_MIN_OBSERVATIONS: wholeNumber(1, 1),
-  HOT_CACHE_TTL_MS: wholeNumber(1000),
+  HOT_CACHE_TTL_MS: wholeNumber(5000),
   COLO_CACHE_TTL_MS: wholeNumber(5000),
   MAX_BODY_BYTES: wholeNumber(32 * 1024 * 1024, 1),
   MAX_CACHEABLE_MESSAGE_BYTES: wholeNumber(DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, 1),

@@ -3,6 +3,20 @@ import { ExpiringMap } from "./expiring-map";
 
 /** How long a forget is remembered: longer than any store read may take (LOOKUP_TIMEOUT_MS bounds them). */
 const FORGET_MEMORY_MS = 60_000;
+/**
+ * The answer sets one isolate keeps, at most: by count, and by the size of
+ * their messages as JSON (an isolate has 128 MB in all; the parsed objects
+ * take a few times their JSON size).
+ */
+export const HOT_MAX_ENTRIES = 10_000;
+export const HOT_MAX_BYTES = 16 * 1024 * 1024;
+
+/** About how much memory an answer set takes: its messages' JSON length (UTF-16 code units). */
+function sizeOf(answers: readonly StoredAnswer[]): number {
+  let n = 0;
+  for (const a of answers) n += JSON.stringify(a.message).length + 200;
+  return n;
+}
 
 /** An answer set in memory, with the moment it was read from the store. */
 export interface HotEntry {
@@ -14,7 +28,8 @@ export interface HotEntry {
  * A per-isolate memory of recently read answer sets, keyed by h_n. An entry
  * lives at most `ttlMs`, which bounds how long this isolate can serve a node
  * that was pruned or changed elsewhere. Only positive reads are kept: a miss
- * always asks D1 again. The map is bounded; the oldest entries go first.
+ * always asks D1 again. The map is bounded by count and by size
+ * (HOT_MAX_ENTRIES, HOT_MAX_BYTES); the oldest entries go first.
  * Each entry remembers when its answers were read from the store (`readAt`),
  * so that a hit can refresh it ahead of its bound (src/routes/flow/refresh-ahead.ts).
  *
@@ -30,9 +45,10 @@ export class HotCache {
 
   constructor(
     readonly ttlMs: number,
-    maxEntries = 10_000,
+    maxEntries = HOT_MAX_ENTRIES,
+    maxBytes = HOT_MAX_BYTES,
   ) {
-    this.entries = new ExpiringMap(maxEntries);
+    this.entries = new ExpiringMap(maxEntries, maxBytes);
     this.forgotten = new ExpiringMap(maxEntries);
   }
 
@@ -57,13 +73,18 @@ export class HotCache {
    */
   set(key: string, answers: StoredAnswer[], now = Date.now(), notAfter = Infinity, readAt = now): void {
     if (this.ttlMs <= 0 || answers.length === 0 || notAfter <= now || this.staleRead(key, readAt, now)) return;
-    this.entries.set(key, { answers, readAt }, Math.min(now + this.ttlMs, notAfter));
+    this.entries.set(key, { answers, readAt }, Math.min(now + this.ttlMs, notAfter), sizeOf(answers));
   }
 
   /** Forgets `key`, and remembers when (for FORGET_MEMORY_MS), so that no read that began before it is kept. */
   delete(key: string, now = Date.now()): void {
     this.entries.delete(key);
     this.forgotten.set(key, now, now + FORGET_MEMORY_MS);
+  }
+
+  /** About how many bytes the kept answer sets take (for tests and the bench). */
+  get bytes(): number {
+    return this.entries.totalWeight;
   }
 
   /** Forgets everything, and that no read that began before now may be kept. */

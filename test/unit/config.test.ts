@@ -12,7 +12,7 @@ describe("parseConfig", () => {
     expect(config).toMatchObject({
       upstreamBaseUrl: "https://api.openai.com/v1",
       policy: { name: "unanimous", minObservations: 1 },
-      hotCacheTtlMs: 1000,
+      hotCacheTtlMs: 5000,
       maxCacheableMessageBytes: 900_000,
       singleFlightWaitMs: 120_000,
       templates: { induction: true, minBindings: 3, declaredMinBindings: 2, maxTried: 8 },
@@ -31,7 +31,7 @@ describe("parseConfig", () => {
 
   it("Should fall back to the default for a var that breaks its rule, and name the var", () => {
     const { config, invalid } = parseConfig({ SINGLE_FLIGHT_WAIT_MS: "-1", HOT_CACHE_TTL_MS: "1s", TEMPLATE_MIN_BINDINGS: "17", LOG_LEVEL: "loud", SERVE_POLICY: "yolo" });
-    expect(config).toMatchObject({ singleFlightWaitMs: 120_000, hotCacheTtlMs: 1000, templates: { minBindings: 3 }, logLevel: "info", policy: { name: "unanimous" } });
+    expect(config).toMatchObject({ singleFlightWaitMs: 120_000, hotCacheTtlMs: 5000, templates: { minBindings: 3 }, logLevel: "info", policy: { name: "unanimous" } });
     expect(invalid.map((v) => v.name)).toEqual(["SERVE_POLICY", "HOT_CACHE_TTL_MS", "SINGLE_FLIGHT_WAIT_MS", "TEMPLATE_MIN_BINDINGS", "LOG_LEVEL"]);
     expect(invalid.find((v) => v.name === "TEMPLATE_MIN_BINDINGS")?.message).toBe("must be a whole number from 2 to 16");
   });

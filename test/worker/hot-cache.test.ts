@@ -147,4 +147,20 @@ describe("HotCache", () => {
     hot.set("k", [answer], 2_010, Infinity, 2_001);
     expect(hot.get("k", 2_010)).toEqual([answer]);
   });
+
+  it("Should keep the answer sets within a size budget, the oldest going first, and count a replaced or deleted entry once", () => {
+    const big = (n: number) => ({ ...answer, hash: `h${n}`, message: { role: "assistant" as const, content: "y".repeat(1_000) } });
+    const hot = new HotCache(60_000, 100, 3_000);
+    for (let i = 0; i < 5; i++) hot.set(`k${i}`, [big(i)], 1_000 + i);
+    // Each set is about 1,000 bytes of JSON plus its fields: only the newest two fit in 3,000.
+    expect(["k0", "k1", "k2", "k3", "k4"].filter((k) => hot.get(k, 1_010))).toEqual(["k3", "k4"]);
+    const held = hot.bytes;
+    hot.set("k4", [big(4)], 1_020);
+    expect(hot.bytes).toBe(held);
+    hot.delete("k4", 1_030);
+    hot.delete("k4", 1_031);
+    expect(hot.bytes).toBe(held / 2);
+    hot.clear(1_040);
+    expect(hot.bytes).toBe(0);
+  });
 });
