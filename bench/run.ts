@@ -104,7 +104,7 @@ if (dev) {
     if (sections.has("floors")) {
       const t0 = Date.now();
       const vars = (parse(readFileSync(snapshot.config, "utf8")).vars ?? {}) as Record<string, string>;
-      const ttl = { hotMs: Number(vars.HOT_CACHE_TTL_MS ?? 1000), coloMs: Number(vars.COLO_CACHE_TTL_MS ?? 5000) };
+      const ttl = { hotMs: Number(vars.HOT_CACHE_TTL_MS ?? 5000), coloMs: Number(vars.COLO_CACHE_TTL_MS ?? 5000) };
       const floors = await floorRows({ dev, model, hot: hotSet(Number(args.hot)), load, ttl, missSamples: Number(args["miss-samples"]) });
       rows.push(...floors.rows);
       results.floors = { ...floors.results, seconds: (Date.now() - t0) / 1000 };
