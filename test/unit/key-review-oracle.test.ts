@@ -1,6 +1,7 @@
 /// <reference types="vite/client" />
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fieldsOf, pair } from "./key-oracle.support";
 import responsesDts from "../../node_modules/openai/resources/responses/responses.d.ts?raw";
 import { IGNORED } from "../../src/cache/responses/frame";
 import { keyResponsesRequest } from "../../src/cache/responses/key";
@@ -14,23 +15,6 @@ import { responsesRequest } from "../../src/cache/responses/schema";
  * request bypasses the cache.
  */
 
-/** Member names of `export interface <name>` in a .d.ts text (top level of the interface only). */
-function fieldsOf(dts: string, name: string): string[] {
-  const start = dts.search(new RegExp(`export interface ${name}\\b[^{]*\\{`));
-  if (start < 0) throw new Error(`interface ${name} not found`);
-  const fields: string[] = [];
-  let depth = 0;
-  for (const line of dts.slice(start).split("\n")) {
-    const m = depth === 1 ? /^\s*(\w+)\??:/.exec(line) : null;
-    if (m) fields.push(m[1]);
-    depth += (line.match(/\{/g) ?? []).length - (line.match(/\}/g) ?? []).length;
-    if (depth === 0 && fields.length > 0) break;
-  }
-  return fields;
-}
-
-const value = fc.oneof(fc.string({ minLength: 1 }), fc.integer(), fc.boolean(), fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.oneof(fc.string(), fc.integer()), { minKeys: 1, maxKeys: 3 }));
-const pair = fc.tuple(value, value).filter(([a, b]) => JSON.stringify(a) !== JSON.stringify(b));
 
 function responsesKey(body: Record<string, unknown>): { ok: true; key: string } | { ok: false } | null {
   const parsed = responsesRequest.safeParse(body);
