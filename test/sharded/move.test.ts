@@ -141,6 +141,9 @@ describe("moving a tree between shards", () => {
     const tree = await treeOf(key, "move-5");
     const from = (await homeOf(tree.id)) ?? "";
     const to = NAMES.find((n) => n !== from) ?? "";
+    // Learning runs after each recording, one batch per answer: wait for both answers' batches, so that the rows
+    // compared below are the tree's final ones (a late learning batch once landed between the snapshot and the check).
+    await eventually(async () => (await treeRows(from, tree.id)).observations === 2);
     const rows = await treeRows(from, tree.id);
     const none = { trees: 0, nodes: 0, templates: 0, evidence: 0, observations: 0 };
     const dir = dbNamed("DB");
