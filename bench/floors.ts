@@ -11,7 +11,7 @@ import { templateCosts } from "./template-cost";
 import { triple, type Row } from "./table";
 
 const FLOORS = resolve(import.meta.dirname, "floors");
-/** The unmeasured pass over the hot set before the hit rows. */
+/** The unmeasured pass over the hot set before the hit rows: it outlasts the first refresh of the primed bodies (half of COLO_CACHE_TTL_MS). */
 const WARM_UP_SECONDS = 3;
 /** The warm-hit row's own load: the hot set cycled without pause, so each body comes back well within the TTL. */
 const STEADY_SECONDS = 10;

@@ -6,7 +6,7 @@ import { chat, eventually, storeCost } from "./helpers";
 import { COLO_TTL_MS, hot, recordedPath } from "./refresh-support";
 
 describe("refresh ahead: a path hit steadily never goes cold", () => {
-  it("Should be due at three quarters of the bound, and never with a bound of 0", () => {
+  it("Should be due at half the bound, and never with a bound of 0", () => {
     expect(refreshDue(1_000, 200, 1_000 + 200 * REFRESH_AT - 1)).toBe(false);
     expect(refreshDue(1_000, 200, 1_000 + 200 * REFRESH_AT)).toBe(true);
     expect(refreshDue(0, 0, 10_000)).toBe(false);

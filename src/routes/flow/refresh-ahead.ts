@@ -8,15 +8,21 @@ import { keepRead } from "./keep-read";
 
 /**
  * Refresh ahead: a hit served from isolate memory or the colo layer whose
- * answers were read from the store more than three quarters of the staleness
- * bound ago (COLO_CACHE_TTL_MS, or HOT_CACHE_TTL_MS with the colo layer off)
+ * answers were read from the store more than half the staleness bound ago (COLO_CACHE_TTL_MS, or HOT_CACHE_TTL_MS with the colo layer off)
  * reads them again after the response, so that a path hit steadily never goes
  * cold: its hits make no D1 query and no Durable Object call, however many
  * TTL windows it lives through. The bound itself is unchanged: an entry is
  * still never served longer than the TTL after its own read, and a refresh
  * that finds the answers gone (pruned elsewhere) forgets them at once.
+ *
+ * Half, not later: the refresh has the other half of the bound to land
+ * before the entry expires. Paths read together (a burst of cold reads) fall
+ * due together, and under `wrangler dev` their refreshes queue on one thread;
+ * at three quarters, 240 such paths outran their last 1.25 s and each went
+ * cold once (docs/performance.md, floors). At most one read per key per
+ * isolate per half bound (2.5 s with the defaults).
  */
-export const REFRESH_AT = 0.75;
+export const REFRESH_AT = 0.5;
 
 /** Whether answers read from the store at `readAt` are due for a refresh (a bound of 0: never). */
 export function refreshDue(readAt: number, boundMs: number, now = Date.now()): boolean {
