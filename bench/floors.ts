@@ -35,6 +35,12 @@ export interface FloorContext {
   load: { seconds: number; rounds: number; connections: number };
   ttl: { hotMs: number; coloMs: number };
   missSamples: number;
+  /**
+   * Starts a Worker like `dev` with other vars: the hit-class probe needs a memory TTL shorter than the
+   * colo's to see a colo hit in one isolate (with HOT_CACHE_TTL_MS = COLO_CACHE_TTL_MS, the default, an
+   * isolate's memory and the colo entry it read lapse together; the colo serves other isolates).
+   */
+  startLike: (vars: Record<string, string>) => Promise<WranglerDev>;
 }
 
 const sum = (segments: Measure["segments"]): StoreCounts =>
@@ -42,6 +48,20 @@ const sum = (segments: Measure["segments"]): StoreCounts =>
     (a, s) => ({ responses: a.responses + s.store.responses, d1Queries: a.d1Queries + s.store.d1Queries, doCalls: a.doCalls + s.store.doCalls, colo: { hit: a.colo.hit + s.store.colo.hit, miss: a.colo.miss + s.store.colo.miss, none: a.colo.none + s.store.colo.none } }),
     { responses: 0, d1Queries: 0, doCalls: 0, colo: { hit: 0, miss: 0, none: 0 } },
   );
+
+/** The hit classes, in a Worker of their own when this one's memory TTL leaves no colo hit to see. */
+async function hitClassesOf(ctx: FloorContext) {
+  const sample = ctx.hot.slice(0, 10);
+  if (ctx.ttl.hotMs < ctx.ttl.coloMs) return hitClasses(ctx.dev.url, sample, ctx.ttl);
+  const ttl = { hotMs: Math.max(1, Math.floor(ctx.ttl.coloMs / 5)), coloMs: ctx.ttl.coloMs };
+  const other = await ctx.startLike({ UPSTREAM_BASE_URL: ctx.model.url, HOT_CACHE_TTL_MS: String(ttl.hotMs) });
+  try {
+    await prime(other.url, sample);
+    return await hitClasses(other.url, sample, ttl);
+  } finally {
+    await other.stop();
+  }
+}
 
 const ms = (n: number) => `${n >= 0 ? "+" : ""}${n.toFixed(2)} ms`;
 
@@ -71,7 +91,7 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
     const interleavedCounts = sum([...wide.hit.segments, ...serial.hit.segments]);
     const cycleMs = (1000 * hot.length) / steady.rps;
     log("floors: hit classes (cold, memory, colo)");
-    const classes = await hitClasses(dev.url, hot.slice(0, 10), ctx.ttl);
+    const classes = await hitClassesOf(ctx);
     const misses: Record<string, MissProbeResult> = {};
     for (const stream of [false, true]) {
       for (const gapMs of [50, 0]) {

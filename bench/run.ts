@@ -105,7 +105,8 @@ if (dev) {
       const t0 = Date.now();
       const vars = (parse(readFileSync(snapshot.config, "utf8")).vars ?? {}) as Record<string, string>;
       const ttl = { hotMs: Number(vars.HOT_CACHE_TTL_MS ?? 5000), coloMs: Number(vars.COLO_CACHE_TTL_MS ?? 5000) };
-      const floors = await floorRows({ dev, model, hot: hotSet(Number(args.hot)), load, ttl, missSamples: Number(args["miss-samples"]) });
+      const startLike = (more: Record<string, string>) => startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url, ...more });
+      const floors = await floorRows({ dev, model, hot: hotSet(Number(args.hot)), load, ttl, missSamples: Number(args["miss-samples"]), startLike });
       rows.push(...floors.rows);
       results.floors = { ...floors.results, seconds: (Date.now() - t0) / 1000 };
       log("floors: what a recording does after the response (own wrangler dev at LOG_LEVEL debug)");
