@@ -66,7 +66,9 @@ describe.skipIf(skip)("the dashboard's identity, recent requests and headers on 
 
   it("Should list recent requests with outcome, latency and tokens, open the node that served a hit, refresh live, and log no console errors (all widths)", async () => {
     await walk("refund", "A-1", 25);
-    await until(() => api<{ data: Array<{ outcome: string; node: string | null }> }>("/requests?limit=100"), (p) => p.data.some((r) => r.outcome === "hit" && r.node));
+    // The walk's hits land within one tally write: gathered into one row that stands for them all (count ≥ 2).
+    const listed = await until(() => api<{ data: Array<{ outcome: string; node: string | null; count: number }> }>("/requests?limit=100"), (p) => p.data.some((r) => r.outcome === "hit" && r.node && r.count >= 2));
+    const gathered = listed.data.find((r) => r.outcome === "hit" && r.count >= 2);
     for (const size of WIDTHS) {
       const { page, errors, close } = await newPage(size);
       await login(page);
@@ -76,6 +78,7 @@ describe.skipIf(skip)("the dashboard's identity, recent requests and headers on 
       expect(outcomes).toContain("miss");
       expect(await page.locator("#requests-pane svg.requests-chart rect.bar.o-hit").count()).toBeGreaterThan(0);
       expect(await page.locator("#requests-pane .request.o-hit").first().textContent()).toMatch(/\d+ ms · [\d.]+K? tok saved · /);
+      expect(await page.locator("#requests-pane .request.o-hit .outcome").allTextContents()).toContain(`hit ×${gathered?.count}`);
       await page.screenshot({ path: resolve(OUT, `usable-requests-${size.name}.png`), fullPage: true });
       await tapOrClick(page, "#requests-pane button.request.o-hit", size.mobile);
       await page.waitForSelector("#node-panel:not([hidden]) .facts");
