@@ -23,6 +23,16 @@ function sumOrNull(a: number | null, b: number | null): number | null {
   return a === null && b === null ? null : (a ?? 0) + (b ?? 0);
 }
 
+/**
+ * Where `row`'s group is in `rows` (-1: nowhere). Searched from the end: a
+ * group moves to the end each time it grows, so a steadily hit tree's row is
+ * found at once, however many misses are buffered before it (this runs per hit).
+ */
+function groupIndex(rows: readonly RecentRequest[], row: RecentRequest): number {
+  for (let i = rows.length - 1; i >= 0; i--) if (sameGroup(rows[i], row)) return i;
+  return -1;
+}
+
 /** One row for the requests of `a` and `b` (of one group). Pure. */
 export function mergeRecentRows(a: RecentRequest, b: RecentRequest): RecentRequest {
   const [older, newer] = a.at <= b.at ? [a, b] : [b, a];
@@ -45,7 +55,7 @@ export function mergeRecentRows(a: RecentRequest, b: RecentRequest): RecentReque
  */
 export function addRecent(into: RecentRequest[], rows: readonly RecentRequest[]): RecentRequest[] {
   for (const row of rows) {
-    const at = gathers(row) ? into.findIndex((r) => sameGroup(r, row)) : -1;
+    const at = gathers(row) ? groupIndex(into, row) : -1;
     if (at >= 0) {
       const [group] = into.splice(at, 1);
       into.push(mergeRecentRows(group, row));
