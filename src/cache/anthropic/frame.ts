@@ -40,7 +40,7 @@ function systemOf(system: MessagesRequest["system"]): unknown {
  * parameters are kept, so that they split trees rather than collide.
  */
 export function anthropicFrameOf(body: MessagesRequest, headers: Headers, url?: URL, spelled: readonly Spelling[] = []): Record<string, unknown> {
-  const frame: Record<string, unknown> = { [API_KEY]: "anthropic", ...upstreamFrameOf({ url }, []) };
+  const frame: Record<string, unknown> = { [API_KEY]: "anthropic" };
   for (const [key, value] of Object.entries(body)) {
     if (TRANSPORT_KEYS.has(key) || value === null || value === undefined) continue;
     frame[key] = value;
@@ -49,10 +49,8 @@ export function anthropicFrameOf(body: MessagesRequest, headers: Headers, url?: 
   if (system === undefined) delete frame.system;
   else frame.system = system;
   if (body.tools) frame.tools = withoutCacheControl(body.tools);
-  for (const name of FRAME_HEADERS) {
-    const value = headers.get(name);
-    if (value) frame[name] = value;
-  }
+  // The frame headers and the query string, over any body field of the same name (a live request with one bypasses).
+  Object.assign(frame, upstreamFrameOf({ url, headers }, FRAME_HEADERS));
   addFrameSpellings(frame, spelled);
   return frame;
 }
