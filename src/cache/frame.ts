@@ -1,6 +1,6 @@
 import { canonicalJsonMemo } from "./canonical";
 import type { ChatRequest } from "./messages";
-import { addFrameSpellings, bodySpellings } from "./number-text";
+import { addBodySpellings } from "./number-text";
 import { OPENAI_FRAME_HEADERS, reservedFieldOf, upstreamFrameOf, type UpstreamContext } from "./upstream-frame";
 
 /** Parameters that change how the answer is delivered, not what it says. */
@@ -32,8 +32,7 @@ export function frameOf(body: ChatRequest, context?: UpstreamContext): Record<st
     if (TRANSPORT_KEYS.has(key) || value === null || value === undefined) continue;
     frame[key] = value;
   }
-  const spelled = context?.raw === undefined ? null : bodySpellings(context.raw, "messages");
-  if (spelled) addFrameSpellings(frame, spelled.top);
+  addBodySpellings(frame, context?.raw, "messages");
   return frame;
 }
 

@@ -144,6 +144,16 @@ class SpellingReader {
 export const NUMBERS_KEY = "muscle-mem:numbers";
 
 /**
+ * Adds to `frame` the spellings of the numbers in its own fields, read from
+ * the live request's body text `raw` (none for an imported line), whose
+ * conversation list `listKey` is keyed per item elsewhere.
+ */
+export function addBodySpellings(frame: Record<string, unknown>, raw: string | undefined, listKey: string): void {
+  const spelled = raw === undefined ? null : bodySpellings(raw, listKey);
+  if (spelled) addFrameSpellings(frame, spelled.top);
+}
+
+/**
  * Adds to `frame` the spellings of the numbers in its own fields (a number in
  * a field the frame leaves out, such as `metadata`, stays out).
  */

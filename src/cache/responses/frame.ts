@@ -1,6 +1,6 @@
 import { canonicalJsonMemo } from "../canonical";
 import { OPENAI_FRAME_HEADERS, reservedFieldOf, upstreamFrameOf, type UpstreamContext } from "../upstream-frame";
-import { addFrameSpellings, bodySpellings } from "../number-text";
+import { addBodySpellings } from "../number-text";
 import type { ResponsesRequest } from "./schema";
 
 /** The frame key that keeps Responses trees apart from chat and Anthropic trees (no API parameter has a colon). */
@@ -44,8 +44,7 @@ export function responsesFrameOf(body: ResponsesRequest, context?: UpstreamConte
     if (key === "include" && Array.isArray(value) && value.length === 0) continue;
     frame[key] = value;
   }
-  const spelled = context?.raw === undefined ? null : bodySpellings(context.raw, "input");
-  if (spelled) addFrameSpellings(frame, spelled.top);
+  addBodySpellings(frame, context?.raw, "input");
   return frame;
 }
 
