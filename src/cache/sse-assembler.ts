@@ -1,4 +1,5 @@
 import { JsonEventStream } from "./json-event-stream";
+import { onlyFields } from "./fields";
 
 /** What a complete chat-completions stream assembles into. */
 export interface AssembledCompletion {
@@ -97,8 +98,7 @@ export class SseAssembler extends JsonEventStream<Chunk> {
   }
 
   private applyToolCall(call: ChunkToolCall): void {
-    const known = (value: object, fields: ReadonlySet<string>) => Object.entries(value).every(([k, v]) => fields.has(k) || v === null || v === undefined);
-    if (!known(call, CALL_FIELDS) || (call.type !== undefined && call.type !== null && call.type !== "function") || (call.function && !known(call.function, CALL_FUNCTION_FIELDS))) {
+    if (!onlyFields(call, CALL_FIELDS) || (call.type !== undefined && call.type !== null && call.type !== "function") || (call.function && !onlyFields(call.function, CALL_FUNCTION_FIELDS))) {
       this.failed = true; // the replay would drop it: never record a guess
       return;
     }

@@ -1,4 +1,5 @@
 import { scanJson } from "../exact-json";
+import { onlyFields } from "../fields";
 import { JsonEventStream } from "../json-event-stream";
 
 /** A block being assembled: text, or a tool call whose input arrives as JSON fragments. */
@@ -70,7 +71,7 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
     const block = event.content_block;
     const index = event.index ?? this.blocks.length;
     // A field the assembler would drop (`caller`, `citations: []`) or an input sent whole: never record a guess.
-    const dropped = block && Object.entries(block).some(([k, v]) => !START_FIELDS.has(k) && v !== null && v !== undefined);
+    const dropped = block && !onlyFields(block, START_FIELDS);
     const wholeInput = block?.input !== undefined && block.input !== null && (typeof block.input !== "object" || Object.keys(block.input).length > 0);
     if (dropped || wholeInput) {
       this.failed = true;

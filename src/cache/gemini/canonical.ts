@@ -1,4 +1,5 @@
 import { canonicalJson, type CanonicalError } from "../canonical";
+import { onlyFields } from "../fields";
 import { CallIds } from "../responses/canonical";
 import type { CanonicalPart, Content, GeminiNode, Part } from "./schema";
 
@@ -10,6 +11,9 @@ const isFail = (value: unknown): value is Fail => typeof value === "object" && v
 
 /** Part kinds the upstream runs or the cache cannot replay: images, files, code execution, thoughts. */
 const UNCACHEABLE = ["inlineData", "fileData", "executableCode", "codeExecutionResult", "thought", "videoMetadata", "toolCall", "toolResponse"];
+
+/** The fields of a content the node keeps. */
+const CONTENT_FIELDS: ReadonlySet<string> = new Set(["role", "parts"]);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -69,7 +73,7 @@ export function canonicalContent(c: Content, ids: CallIds, where: string): { has
   const role = c.role ?? "user";
   if (role !== "user" && role !== "model") return { kind: "invalid", message: `${where}.role must be user or model`, param: `${where}.role` };
   // A content field besides role and parts is not one the node keeps: pass it to the model rather than drop it from the key.
-  if (Object.entries(c).some(([k, v]) => k !== "role" && k !== "parts" && v !== null && v !== undefined)) return uncacheable("content with other fields");
+  if (!onlyFields(c, CONTENT_FIELDS)) return uncacheable("content with other fields");
   const hashed: CanonicalPart[] = [];
   const stored: CanonicalPart[] = [];
   for (let i = 0; i < c.parts.length; i++) {

@@ -1,4 +1,5 @@
 import { canonicalJson, type CanonicalError } from "../canonical";
+import { onlyFields } from "../fields";
 import { childHash, treeIdOf } from "../hash";
 import { hasLoneSurrogate, oversized } from "../key";
 import type { KeyOutcome, KeyScope, ProviderKey } from "../provider";
@@ -48,6 +49,6 @@ export function keyGeminiAnswer(key: GeminiKey, content: Content): { hash: strin
   if ("kind" in out || out.stored.parts.length === 0) return null;
   if (out.stored.parts.some((p) => "functionResponse" in p)) return null;
   // A call field a replay does not render (only name, id and args are): not recorded.
-  if (out.stored.parts.some((p) => "functionCall" in p && Object.keys(p.functionCall as object).some((k) => !RENDERED_CALL_FIELDS.has(k)))) return null;
+  if (out.stored.parts.some((p) => "functionCall" in p && !onlyFields(p.functionCall as object, RENDERED_CALL_FIELDS))) return null;
   return { hash: childHash(key.key, canonicalJson(out.hashed)), json: canonicalJson(out.stored), node: out.stored };
 }

@@ -1,4 +1,5 @@
 import { canonicalArguments, ToolCallIds, type CanonicalError } from "../canonical";
+import { onlyFields } from "../fields";
 import type { CanonicalOutputItem, CanonicalRefusal, CanonicalText, InputItem, ResponsesNode } from "./schema";
 
 /** The `call_id`s of one conversation as ordinals (`call_0`, …): the same map as chat's tool-call ids. */
@@ -34,8 +35,6 @@ const emptyList = (v: unknown) => v === undefined || v === null || (Array.isArra
 const TEXT_PART_FIELDS: ReadonlySet<string> = new Set(["type", "text", "annotations", "logprobs"]);
 const REFUSAL_PART_FIELDS: ReadonlySet<string> = new Set(["type", "refusal"]);
 
-/** Whether every field of `part` outside `read` is null or absent (a field the parts' canonical form would drop). */
-const onlyFields = (part: Record<string, unknown>, read: ReadonlySet<string>) => Object.entries(part).every(([k, v]) => read.has(k) || v === null || v === undefined);
 
 /** Content as canonical parts: a string is one text part; text parts of any kind are equal; anything else is not cacheable. */
 function parts(content: unknown, where: string): Array<CanonicalText | CanonicalRefusal> | Fail {
