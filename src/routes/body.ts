@@ -6,10 +6,32 @@ function tooLarge(maxBytes: number): ApiError {
   return new ApiError("body_too_large", `The request body exceeds the limit of ${maxBytes} bytes (MAX_BODY_BYTES).`);
 }
 
-/** Reads a request body as UTF-8 text within `maxBytes` (413 above it, 400 for bad UTF-8). */
+/** One strict decoder for every body: bad UTF-8 is an error, never U+FFFD (decode() keeps no state between calls). */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function decodeUtf8(bytes: ArrayBuffer | Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new ApiError("invalid_json", "The request body is not valid UTF-8.");
+  }
+}
+
+/**
+ * Reads a request body as UTF-8 text within `maxBytes` (413 above it, 400 for bad UTF-8). A body whose
+ * length is declared (and within the limit) is read in one call; a chunked one is read chunk by chunk, so
+ * that reading stops as soon as it passes the limit.
+ */
 export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
-  if (Number(request.headers.get("content-length") ?? "0") > maxBytes) throw tooLarge(maxBytes);
+  const declared = request.headers.get("content-length");
+  if (Number(declared ?? "0") > maxBytes) throw tooLarge(maxBytes);
   if (!request.body) return "";
+  if (declared !== null && /^\d+$/.test(declared)) {
+    // The declared length frames the body: the runtime never hands over more than it.
+    const bytes = await request.arrayBuffer();
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+    return decodeUtf8(bytes);
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -29,11 +51,7 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new ApiError("invalid_json", "The request body is not valid UTF-8.");
-  }
+  return decodeUtf8(bytes);
 }
 
 /**

@@ -58,6 +58,8 @@ export interface WranglerDevOptions {
    * wrangler's own default probes 9229 and up, and two starting together can pick the same port.
    */
   freeInspector?: boolean;
+  /** The inspector's port (for a CPU profile over the DevTools protocol); overrides freeInspector. */
+  inspectorPort?: number;
 }
 
 /** The environment the house rules ask for around wrangler: no metrics, no network, logs and config in `dir`. */
@@ -137,7 +139,8 @@ async function launch(options: WranglerDevOptions, configArgs: string[], stateDi
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const args = ["dev", ...configArgs, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", options.logLevel ?? "warn", "--show-interactive-dev-session=false"];
-    if (options.freeInspector !== false) args.push("--inspector-port", String(await freePort()));
+    if (options.inspectorPort !== undefined) args.push("--inspector-port", String(options.inspectorPort));
+    else if (options.freeInspector !== false) args.push("--inspector-port", String(await freePort()));
     for (const [k, v] of Object.entries(options.vars ?? {})) args.push("--var", `${k}:${v}`);
     const child: ChildProcess = spawn(WRANGLER, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";

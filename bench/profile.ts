@@ -1,0 +1,98 @@
+/**
+ * A CPU profile of the Worker under a hit or miss load, over the DevTools
+ * protocol of `wrangler dev`'s inspector: `npm run bench:profile -- hit`
+ * (or `miss`, `static`). Writes the profile to bench/profile-<load>.cpuprofile
+ * (open it in Chrome DevTools) and prints the functions with the most self
+ * time, and the share of the samples that were idle.
+ */
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import WebSocket from "ws";
+import { freePort, startWranglerDev } from "../test/support/wrangler-dev";
+import { startScriptedModel } from "../tools/scripted-model";
+import { hotSet } from "./floors";
+import { chatSpec, FLOOR, log, prime } from "./http";
+import { runSegment, type LoadSpec } from "./load";
+import { uniqueMiss } from "./bodies";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const load = (process.argv[2] ?? "hit") as "hit" | "miss" | "static";
+const SECONDS = Number(process.argv[3] ?? 8);
+const CONNECTIONS = 10;
+
+/** A DevTools protocol session on the Worker's inspector (the first target wrangler lists). */
+async function devtools(port: number): Promise<(method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>> {
+  const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
+  const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
+  await new Promise((ok, fail) => ws.once("open", ok).once("error", fail));
+  const pending = new Map<number, (result: Record<string, unknown>) => void>();
+  ws.on("message", (data) => {
+    const msg = JSON.parse(String(data)) as { id?: number; result?: Record<string, unknown> };
+    if (msg.id !== undefined) pending.get(msg.id)?.(msg.result ?? {});
+  });
+  let next = 0;
+  return (method, params = {}) =>
+    new Promise((ok) => {
+      const id = ++next;
+      pending.set(id, ok);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+}
+
+/** Self time by function (ms, share of all samples), the top `count`. */
+function selfTimes(profile: Profile, count: number): Array<{ fn: string; ms: number; share: number }> {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const totals = new Map<string, number>();
+  let all = 0;
+  profile.samples.forEach((id, i) => {
+    const node = byId.get(id);
+    const dt = (profile.timeDeltas[i] ?? 0) / 1000;
+    all += dt;
+    if (!node) return;
+    const f = node.callFrame;
+    const file = f.url.split("/").slice(-2).join("/");
+    const name = `${f.functionName || "(anonymous)"} ${file}:${f.lineNumber + 1}`;
+    totals.set(name, (totals.get(name) ?? 0) + dt);
+  });
+  return [...totals].sort((a, b) => b[1] - a[1]).slice(0, count).map(([fn, ms]) => ({ fn, ms: Math.round(ms), share: Number((ms / all).toFixed(3)) }));
+}
+
+const bodies = hotSet(40);
+const model = await startScriptedModel({ script: () => ({ role: "assistant", content: "Let me check that reservation for you." }) });
+const inspectorPort = await freePort();
+const dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url, ...(process.env.MM_LOG_LEVEL ? { LOG_LEVEL: process.env.MM_LOG_LEVEL } : {}) }, logLevel: "error", inspectorPort });
+try {
+  let spec: LoadSpec = FLOOR;
+  if (load === "hit") {
+    await prime(dev.url, bodies);
+    spec = chatSpec("hit", bodies);
+  } else if (load === "miss") {
+    spec = chatSpec("miss", Array.from({ length: 5000 }, (_, i) => uniqueMiss(bodies[i % bodies.length], `profile-${Date.now()}-${i}`)));
+  }
+  await runSegment(dev.url, spec, 2, CONNECTIONS);
+  const send = await devtools(inspectorPort);
+  await send("Profiler.enable");
+  await send("Profiler.setSamplingInterval", { interval: 100 });
+  await send("Profiler.start");
+  const segment = await runSegment(dev.url, spec, SECONDS, CONNECTIONS);
+  const { profile } = (await send("Profiler.stop")) as unknown as { profile: Profile };
+  const out = resolve(import.meta.dirname, `profile-${load}.cpuprofile`);
+  writeFileSync(out, JSON.stringify(profile));
+  log(`${load}: ${segment.requests} requests, ${segment.rps.toFixed(0)} req/s, p50 ${segment.p50.toFixed(2)} ms, outcomes ${JSON.stringify(segment.outcomes)}`);
+  log(`profile: ${out}`);
+  console.table(selfTimes(profile, 40));
+} finally {
+  await dev.stop();
+  await model.close();
+}
