@@ -1,14 +1,16 @@
 import { configOf, type Config } from "./config";
+import { HitLines, writeHitLines } from "./observability/hit-lines";
 import { logEvent } from "./observability/log-event";
 import { coloCache, forgetInColo } from "./store/colo-cache";
 import { Counters } from "./store/counters";
 import { HotCache } from "./store/hot-cache";
 import { sendTallies } from "./store/send-tallies";
 
-/** State one isolate keeps between requests: the hot answer cache and the buffered counters. */
+/** State one isolate keeps between requests: the hot answer cache, the buffered counters and hit lines. */
 export interface IsolateState {
   hot: HotCache;
   counters: Counters;
+  hitLines: HitLines;
 }
 
 let state: { config: Config; value: IsolateState } | undefined;
@@ -16,7 +18,7 @@ let state: { config: Config; value: IsolateState } | undefined;
 /** This isolate's state, built once for its config. */
 export function isolate(config: Config): IsolateState {
   if (state?.config === config) return state.value;
-  const value = state?.value ?? { hot: new HotCache(config.hotCacheTtlMs), counters: new Counters() };
+  const value = state?.value ?? { hot: new HotCache(config.hotCacheTtlMs), counters: new Counters(), hitLines: new HitLines() };
   if (state && state.config.hotCacheTtlMs !== config.hotCacheTtlMs) value.hot = new HotCache(config.hotCacheTtlMs);
   state = { config, value };
   return value;
@@ -36,16 +38,20 @@ export async function forgetAnswers(config: Config, keys: Iterable<string>): Pro
 /**
  * Hands this isolate's buffered counters (and recent requests) to each tree's
  * HitTally object off the response path, at most once per flush interval; the
- * objects write D1.
+ * objects write D1. The gathered `hits` log lines are written at the same time.
  */
 export function scheduleFlush(env: Env, ctx: Pick<ExecutionContext, "waitUntil">): void {
   const config = configOf(env);
-  const { counters } = isolate(config);
-  if (!counters.due()) return;
+  const { counters, hitLines } = isolate(config);
+  if (!counters.due() && !hitLines.due()) return;
   counters.markScheduled();
+  hitLines.markScheduled();
   ctx.waitUntil(
     new Promise((resolve) => setTimeout(resolve, config.counterFlushMs))
-      .then(() => sendTallies(env, counters.drain(), config.tallyFlushMs))
+      .then(() => {
+        writeHitLines(hitLines.drain());
+        return sendTallies(env, counters.drain(), config.tallyFlushMs);
+      })
       .catch((error) => logEvent("error", "counter_flush_failed", { error: String(error) })),
   );
 }

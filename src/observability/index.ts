@@ -2,7 +2,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { writeRequestPoint } from "./analytics";
 import { configOf } from "../config";
-import { requestLine, shouldLog } from "./log";
+import { lineDisposition, requestLine } from "./log";
+import { gatherHitLine } from "./recent";
 import { withLogContext } from "./log-event";
 import { rememberRequest } from "./recent";
 import { newReport } from "./report";
@@ -17,7 +18,8 @@ type Ctx = Context<{ Bindings: Env }>;
 /**
  * The request-observability middleware: gives each request an id (the
  * incoming `x-request-id` when sane, else a UUID), echoes it as a response
- * header, writes one JSON log line per request at `LOG_LEVEL`, and one
+ * header, writes one JSON log line per request at `LOG_LEVEL` (a hit's is
+ * gathered into its tree's `hits` line at `info`: hit-lines.ts), and one
  * Analytics Engine data point when the `ANALYTICS` binding exists.
  *
  * @example app.use("*", observe())
@@ -53,7 +55,9 @@ export function observe(): MiddlewareHandler<{ Bindings: Env }> {
       const length = Number(c.req.header("content-length"));
       if (Number.isFinite(length)) line.bytes_in = length;
     }
-    if (shouldLog(level, line)) console.log(JSON.stringify(line));
+    const disposition = lineDisposition(level, line);
+    if (disposition === "write") console.log(JSON.stringify(line));
+    else if (disposition === "gather") gatherHitLine(c, line);
     writeRequestPoint(c.env.ANALYTICS, line);
     rememberRequest(c, line);
   };

@@ -69,16 +69,22 @@ export function requestLine(f: RequestFacts): RequestLogLine {
   };
 }
 
-/** Whether `line` is written at `level`: info and debug write every request, warn 4xx and 5xx, error 5xx. */
-export function shouldLog(level: LogLevel, line: RequestLogLine): boolean {
+/**
+ * What happens to `line` at `level`: `write` it now, `gather` it (a hit at `info`: counted into one
+ * `hits` line per tree and route at the next flush, src/observability/hit-lines.ts) or `skip` it.
+ * `debug` writes every request, `info` every request but hits, `warn` 4xx and 5xx, `error` 5xx.
+ */
+export function lineDisposition(level: LogLevel, line: RequestLogLine): "write" | "gather" | "skip" {
   switch (level) {
     case "off":
-      return false;
+      return "skip";
     case "error":
-      return line.level === "error";
+      return line.level === "error" ? "write" : "skip";
     case "warn":
-      return line.level !== "info";
+      return line.level !== "info" ? "write" : "skip";
+    case "info":
+      return line.outcome === "hit" && line.level === "info" ? "gather" : "write";
     default:
-      return true;
+      return "write";
   }
 }

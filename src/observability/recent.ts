@@ -3,6 +3,7 @@ import { configOf } from "../config";
 import { isolate, scheduleFlush } from "../isolate";
 import { TEMPLATE_HEADER } from "../protocol";
 import type { RecentRequest } from "../store/recent";
+import { writeHitLines } from "./hit-lines";
 import type { RequestLogLine } from "./log";
 import type { RequestReport } from "./report";
 
@@ -45,5 +46,19 @@ export function rememberRequest(c: Context<{ Bindings: Env }>, line: RequestLogL
     scheduleFlush(c.env, c.executionCtx);
   } catch {
     // The recent-requests view is statistics, never correctness.
+  }
+}
+
+/**
+ * Counts a hit's request line into this isolate's `hits` lines (written with
+ * the next counter flush, src/observability/hit-lines.ts). Never breaks a request.
+ */
+export function gatherHitLine(c: Context<{ Bindings: Env }>, line: RequestLogLine): void {
+  try {
+    const early = isolate(configOf(c.env)).hitLines.add(line, c.res.headers.get(TEMPLATE_HEADER) !== null);
+    if (early) writeHitLines([early]);
+    scheduleFlush(c.env, c.executionCtx);
+  } catch {
+    // Logs are observability, never correctness.
   }
 }

@@ -1,11 +1,14 @@
 import { messageRecorded, postMessages } from "./messages.support";
-import { exports } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import worker from "../../src/index";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { writeRequestPoint } from "../../src/observability/analytics";
-import { parseLogLevel, requestLine, shouldLog, type RequestLogLine } from "../../src/observability/log";
+import { lineDisposition, parseLogLevel, requestLine, type RequestLogLine } from "../../src/observability/log";
+import type { HitsLogLine } from "../../src/observability/hit-lines";
 import { newReport } from "../../src/observability/report";
 import { requestIdOf } from "../../src/observability/request-id";
-import { chat, recorded, uniqueModel } from "./helpers";
+import { chat, eventually, recorded, uniqueModel } from "./helpers";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const LINE_KEYS = ["event", "level", "request_id", "method", "route", "status", "outcome", "tree", "reason", "ms"].sort();
@@ -27,6 +30,14 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+/** The `hits` lines printed so far for `tree`. */
+function hitLinesFor(tree: string | null): HitsLogLine[] {
+  return printed
+    .filter((p) => p.startsWith("{"))
+    .map((p) => JSON.parse(p) as HitsLogLine)
+    .filter((l) => l.event === "hits" && l.tree === tree);
+}
+
 /** The request lines printed so far for `requestId`. */
 function linesFor(requestId: string): RequestLogLine[] {
   return printed
@@ -36,22 +47,22 @@ function linesFor(requestId: string): RequestLogLine[] {
 }
 
 describe("request logs", () => {
-  it("Should name the tree on the Messages API's log lines too", async () => {
+  it("Should name the tree on the Messages API's lines too, a hit's in its tree's hits line", async () => {
     const body = { model: uniqueModel("obs-claude"), max_tokens: 32, messages: [{ role: "user", content: "Refund order #A-1 please" }] };
     const miss = await postMessages(body, { headers: { "x-request-id": "run-43.miss" } });
     await miss.arrayBuffer();
     await messageRecorded(body);
     const hit = await postMessages(body, { headers: { "x-request-id": "run-43.hit" } });
+    expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
     await hit.arrayBuffer();
     const [missLine] = linesFor("run-43.miss");
-    const [hitLine] = linesFor("run-43.hit");
     expect(missLine).toMatchObject({ route: "/v1/messages", outcome: "miss" });
-    expect(hitLine).toMatchObject({ route: "/v1/messages", outcome: "hit" });
     expect(missLine.tree).toMatch(/^[0-9a-f]{16,}$/);
-    expect(hitLine.tree).toBe(missLine.tree);
+    await eventually(() => hitLinesFor(missLine.tree).length > 0);
+    expect(hitLinesFor(missLine.tree)).toEqual([expect.objectContaining({ route: "/v1/messages", outcome: "hit", count: 1 })]);
   });
 
-  it("Should echo a sane x-request-id and log one line per request with outcome, tree and timings", async () => {
+  it("Should echo a sane x-request-id, log a miss's line with outcome, tree and timings, and gather hits into one line", async () => {
     const model = uniqueModel("obs");
     const body = { model, messages: [{ role: "user", content: "Refund order #A-1 please" }] };
     const miss = await chat(body, { headers: { "x-request-id": "run-42.miss" } });
@@ -59,29 +70,53 @@ describe("request logs", () => {
     expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
     await miss.arrayBuffer();
     await recorded(body);
-    const hit = await chat(body, { headers: { "x-request-id": "run-42.hit" } });
-    expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
-    await hit.arrayBuffer();
+    for (const i of [1, 2, 3]) {
+      const hit = await chat(body, { headers: { "x-request-id": `run-42.hit${i}` } });
+      expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
+      expect(hit.headers.get("x-request-id")).toBe(`run-42.hit${i}`);
+      await hit.arrayBuffer();
+    }
 
     const [missLine, ...moreMiss] = linesFor("run-42.miss");
-    const [hitLine, ...moreHit] = linesFor("run-42.hit");
     expect(moreMiss).toEqual([]);
-    expect(moreHit).toEqual([]);
-    for (const line of [missLine, hitLine]) {
-      expect(Object.keys(line).sort()).toEqual(LINE_KEYS);
-      expect(line).toMatchObject({ event: "request", level: "info", method: "POST", route: "/v1/chat/completions", status: 200, reason: null });
-      expect(line.tree).toMatch(/^[0-9a-f]{16,}$/);
-      expect(line.ms.parse).toBeGreaterThanOrEqual(0);
-      expect(line.ms.lookup).toBeGreaterThanOrEqual(0);
-      expect(line.ms.total).toBeGreaterThanOrEqual(line.ms.parse ?? 0);
-    }
-    expect(missLine.outcome).toBe("miss");
-    expect(hitLine.outcome).toBe("hit");
-    expect(hitLine.tree).toBe(missLine.tree);
+    expect(Object.keys(missLine).sort()).toEqual(LINE_KEYS);
+    expect(missLine).toMatchObject({ event: "request", level: "info", method: "POST", route: "/v1/chat/completions", status: 200, reason: null, outcome: "miss" });
+    expect(missLine.tree).toMatch(/^[0-9a-f]{16,}$/);
+    expect(missLine.ms.parse).toBeGreaterThanOrEqual(0);
+    expect(missLine.ms.lookup).toBeGreaterThanOrEqual(0);
+    expect(missLine.ms.total).toBeGreaterThanOrEqual(missLine.ms.parse ?? 0);
     expect(missLine.ms.upstream).toBeGreaterThanOrEqual(0);
     expect(missLine.ms.claim).toBeGreaterThanOrEqual(0);
-    expect(hitLine.ms.upstream).toBeUndefined();
-    expect(hitLine.ms.respond).toBeGreaterThanOrEqual(0);
+
+    // At LOG_LEVEL=info the three hits are no line each, but one `hits` line of their tree (at the counter flush).
+    for (const i of [1, 2, 3]) expect(linesFor(`run-42.hit${i}`)).toEqual([]);
+    await eventually(() => hitLinesFor(missLine.tree).reduce((n, l) => n + l.count, 0) >= 3);
+    const gathered = hitLinesFor(missLine.tree);
+    expect(gathered.reduce((n, l) => n + l.count, 0)).toBe(3);
+    for (const line of gathered) {
+      expect(Object.keys(line).sort()).toEqual(["count", "event", "first_at", "last_at", "level", "ms", "outcome", "route", "tree"]);
+      expect(line).toMatchObject({ level: "info", route: "/v1/chat/completions", outcome: "hit" });
+      expect(line.ms.max).toBeGreaterThanOrEqual(line.ms.mean);
+      expect(Date.parse(line.last_at)).toBeGreaterThanOrEqual(Date.parse(line.first_at));
+    }
+  });
+
+  it("Should write every hit's own line at LOG_LEVEL=debug", async () => {
+    const model = uniqueModel("obs-debug");
+    const body = { model, messages: [{ role: "user", content: "Refund order #A-2 please" }] };
+    await (await chat(body)).arrayBuffer();
+    await recorded(body);
+    const ctx = createExecutionContext();
+    const request = new Request("http://mm.test/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-test-default", "x-request-id": "run-44.hit" }, body: JSON.stringify(body) });
+    const hit = await worker.fetch(request, { ...env, LOG_LEVEL: "debug" } as Env, ctx);
+    expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
+    await hit.arrayBuffer();
+    await waitOnExecutionContext(ctx);
+    const [line, ...more] = linesFor("run-44.hit");
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({ event: "request", level: "info", outcome: "hit", status: 200 });
+    expect(line.ms.upstream).toBeUndefined();
+    expect(line.ms.respond).toBeGreaterThanOrEqual(0);
   });
 
   it("Should never log the API key or message content", async () => {
@@ -134,14 +169,17 @@ describe("log levels and request ids", () => {
   const line = (status: number) =>
     requestLine({ requestId: "r", method: "POST", route: "/v1/chat/completions", status, outcome: null, follower: false, report: newReport(0), end: 5 });
 
-  it("Should write every line at info and debug, 4xx and 5xx at warn, 5xx at error, none at off", () => {
+  it("Should write every line at debug, all but hits at info (gathered), 4xx and 5xx at warn, 5xx at error, none at off", () => {
     const [ok, client, server] = [line(200), line(404), line(502)];
+    const hit = { ...ok, outcome: "hit" };
+    const miss = { ...ok, outcome: "miss" };
     expect([ok, client, server].map((l) => l.level)).toEqual(["info", "warn", "error"]);
-    expect([ok, client, server].map((l) => shouldLog("info", l))).toEqual([true, true, true]);
-    expect([ok, client, server].map((l) => shouldLog("debug", l))).toEqual([true, true, true]);
-    expect([ok, client, server].map((l) => shouldLog("warn", l))).toEqual([false, true, true]);
-    expect([ok, client, server].map((l) => shouldLog("error", l))).toEqual([false, false, true]);
-    expect([ok, client, server].map((l) => shouldLog("off", l))).toEqual([false, false, false]);
+    const at = (level: Parameters<typeof lineDisposition>[0]) => [ok, miss, hit, client, server].map((l) => lineDisposition(level, l));
+    expect(at("debug")).toEqual(["write", "write", "write", "write", "write"]);
+    expect(at("info")).toEqual(["write", "write", "gather", "write", "write"]);
+    expect(at("warn")).toEqual(["skip", "skip", "skip", "write", "write"]);
+    expect(at("error")).toEqual(["skip", "skip", "skip", "skip", "write"]);
+    expect(at("off")).toEqual(["skip", "skip", "skip", "skip", "skip"]);
     expect([parseLogLevel(" DEBUG "), parseLogLevel(undefined), parseLogLevel("loud")]).toEqual(["debug", "info", "info"]);
   });
 
