@@ -74,18 +74,21 @@ export function parseExactJson(text: string, where?: string): { json: unknown; l
   return { json, lossy: scan.lossy };
 }
 
-/**
- * Reads a JSON request body within `maxBytes` and validates it with `schema`;
- * every failure is a 4xx ApiError (415, 413, 400). Every route that parses a
- * JSON body goes through here. `lossy` is why the body cannot be keyed
- * exactly (see parseExactJson), null when it can.
- */
-export async function parseJsonBody<S extends z.ZodType>(request: Request, maxBytes: number, schema: S): Promise<{ raw: string; body: z.infer<S>; lossy: string | null }> {
+/** The body of a JSON request as text within `maxBytes`: 415 for another content type, 413 above the limit, 400 for bad UTF-8. */
+export async function readJsonText(request: Request, maxBytes: number): Promise<string> {
   const type = request.headers.get("content-type") ?? "";
   if (type && !/^application\/json\b/i.test(type.trim())) {
     throw new ApiError("unsupported_media_type", `Content-Type must be application/json, got '${type.slice(0, 80)}'`);
   }
-  const raw = await readBoundedText(request, maxBytes);
+  return readBoundedText(request, maxBytes);
+}
+
+/**
+ * Parses JSON text (parseExactJson) and validates it with `schema`: every failure is a 400 ApiError.
+ * `lossy` is why the body cannot be keyed exactly, null when it can. The cached flow reads, then parses
+ * (src/routes/flow/keying.ts), so that it can skip parsing a request it has seen.
+ */
+export function parseJsonText<S extends z.ZodType>(raw: string, schema: S): { body: z.infer<S>; lossy: string | null } {
   const { json, lossy } = parseExactJson(raw);
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
@@ -93,5 +96,5 @@ export async function parseJsonBody<S extends z.ZodType>(request: Request, maxBy
     const param = issue.path.map(String).join(".") || null;
     throw new ApiError("invalid_request", `${param ? `'${param}': ` : ""}${issue.message}`, param);
   }
-  return { raw, body: parsed.data, lossy };
+  return { body: parsed.data, lossy };
 }

@@ -1,20 +1,18 @@
 import type { Context } from "hono";
 import type { StoredAnswer } from "../../cache/answer";
-import { tenantOfRequest, unlessAnonymous } from "../../auth/credential";
 import type { ProviderAdapter, ProviderKey, ProviderRequest, TemplatePlan } from "../../cache/provider";
 import { configOf, type Config } from "../../config";
 import { ApiError } from "../../errors";
 import { isolate } from "../../isolate";
 import { note, phase } from "../../observability";
-import { logEvent } from "../../observability/log-event";
 import { NODE_HEADER, SINGLE_FLIGHT_HEADER, TEMPLATE_HEADER } from "../../protocol";
 import type { Claim } from "../../store/single-flight";
 import { treeWriterOf } from "../../store/tree-objects";
 import type { TreeWriter } from "../../store/tree-writer";
-import { parseJsonBody } from "../body";
 import { bypassTo } from "../bypass";
 import { notCached, readControls, type CacheControls } from "./controls";
-import { bookmarkHeaders, lookupAnswer, lookupSource, withTimeout } from "./lookup";
+import { keyedRequest } from "./keying";
+import { bookmarkHeaders, lookupAnswer, lookupSource } from "./lookup";
 import { claimFrom, claimOf, settleGeneration } from "../claim";
 import { coloCache } from "../../store/colo-cache";
 import { countHit } from "../counting";
@@ -57,16 +55,9 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   const config = configOf(c.env);
   const headers = c.req.raw.headers;
   const controls = readControls(headers);
-  const { raw, body, lossy } = await parseJsonBody(c.req.raw, config.maxBodyBytes, adapter.schema);
+  const { request, keyed } = await keyedRequest(c, adapter, config, controls);
   phase(c, "parse");
-  const parsed: ProviderRequest<B> = { body, raw, url: new URL(c.req.url), headers };
-  const walk: Walk<B, K, A> = { c, adapter, config, controls, request: parsed, stream: adapter.isStream(parsed) };
-
-  const tenant = tenantOfRequest(headers, parsed.url, config.cacheAnonymous);
-  const scope = { tenant: tenant ?? "", namespace: controls.namespace, maxMessageBytes: config.maxCacheableMessageBytes };
-  if (tenant !== null && !lossy) walk.request = await resolved(walk, tenant);
-  // Keyed even without a tenant, so that bad input gets its 4xx in the API's envelope whoever sends it.
-  const keyed = unlessAnonymous(tenant, lossy ? { ok: false as const, bypass: lossy } : adapter.key(walk.request, scope));
+  const walk: Walk<B, K, A> = { c, adapter, config, controls, request, stream: adapter.isStream(request) };
   if (!keyed.ok) {
     if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
     return uncached(walk, keyed.bypass);
@@ -151,17 +142,6 @@ function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: Temp
     onSettled,
     waitUntil: (p) => c.executionCtx.waitUntil(p.catch(() => undefined)),
   });
-}
-
-/** The request completed by the adapter's `resolve` (bounded by LOOKUP_TIMEOUT_MS), or as sent when it fails. */
-async function resolved<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, tenant: string): Promise<ProviderRequest<B>> {
-  if (!walk.adapter.resolve) return walk.request;
-  try {
-    return await withTimeout(walk.adapter.resolve(walk.request, { env: walk.c.env, tenant }), walk.config.lookupTimeoutMs, "resolve");
-  } catch (error) {
-    logEvent("error", "resolve_failed", { api: walk.adapter.name, error: String(error) });
-    return walk.request;
-  }
 }
 
 /** A request the cache does not key: `only-if-cached` is a 504, anything else goes to the model. */

@@ -1,0 +1,100 @@
+import type { KeyOutcome, ProviderAdapter, ProviderKey } from "../../cache/provider";
+import { BoundedMemo } from "../../cache/memo";
+import type { Config } from "../../config";
+
+/**
+ * What parsing and keying made of one exact request: its validated body, why it cannot be keyed exactly
+ * (`lossy`), the adapter's keying outcome, and every header keying read, with the value it read.
+ */
+export interface MemoEntry<B, K extends ProviderKey> {
+  body: B;
+  lossy: string | null;
+  keyed: KeyOutcome<K>;
+  reads: ReadonlyArray<readonly [string, string | null]>;
+}
+
+/** What the memo holds per Worker config, at most: about 8 M characters of request text (a parsed body weighs about as much again). */
+export const REQUEST_MEMO_MAX_CHARS = 16_000_000;
+
+/** An entry and its weight: the id's characters again, for the parsed body and key it holds. */
+interface Stored {
+  entry: MemoEntry<unknown, ProviderKey>;
+  size: number;
+}
+
+const memos = new WeakMap<Config, WeakMap<object, BoundedMemo<Stored>>>();
+
+/**
+ * The request memo: a repeated request (an agent's step, a retry, every hit)
+ * is parsed, validated and keyed once per isolate, not on every arrival.
+ *
+ * An entry is found by everything keying reads besides headers: the adapter,
+ * the tenant and namespace, the full URL (path and query) and the exact body
+ * text, under one Worker config. The headers keying read (through
+ * `recordingHeaders`) are stored with their values, and the entry serves only
+ * a request with the same values for every one of them; keying that looked at
+ * the whole header set is never memoised. So the memo can only skip work that
+ * would give the same result: a memo miss is merely slower.
+ *
+ * The memoised body and key are frozen: no later step may change what
+ * another request will be served from.
+ */
+export class RequestMemo<B, K extends ProviderKey> {
+  constructor(private readonly memo: BoundedMemo<Stored>) {}
+
+  static of<B, K extends ProviderKey, A>(config: Config, adapter: ProviderAdapter<B, K, A>): RequestMemo<B, K> {
+    let byAdapter = memos.get(config);
+    if (!byAdapter) memos.set(config, (byAdapter = new WeakMap()));
+    let memo = byAdapter.get(adapter);
+    if (!memo) byAdapter.set(adapter, (memo = new BoundedMemo<Stored>(REQUEST_MEMO_MAX_CHARS, (s) => s.size)));
+    return new RequestMemo<B, K>(memo);
+  }
+
+  /** The entry for this request, when one was kept and every header it read has the same value now. */
+  get(id: string, headers: Headers): MemoEntry<B, K> | undefined {
+    const entry = this.memo.get(id)?.entry;
+    if (!entry || !entry.reads.every(([name, value]) => headers.get(name) === value)) return undefined;
+    // SAFETY: the memo is per adapter (RequestMemo.of), whose entries are MemoEntry<B, K>.
+    return entry as MemoEntry<B, K>;
+  }
+
+  /** Keeps an entry (frozen), unless keying read the whole header set or the outcome was bad input. */
+  set(id: string, entry: MemoEntry<B, K>, readAll: boolean): void {
+    if (readAll || ("invalid" in entry.keyed && !entry.keyed.ok)) return;
+    this.memo.set(id, { entry: deepFreeze(entry), size: id.length });
+  }
+}
+
+/** The memo's id of a request: the keying inputs other than headers, the body text last (its size dominates). */
+export function requestMemoId(tenant: string, namespace: string, url: URL, raw: string): string {
+  return `${tenant}\n${namespace}\n${url.href}\n${raw}`;
+}
+
+/**
+ * `headers` as keying sees them, with each `get`/`has` noted in `reads`
+ * (lower-cased name, value); any other use (iteration) sets `all.read`.
+ */
+export function recordingHeaders(headers: Headers, reads: Map<string, string | null>, all: { read: boolean }): Headers {
+  const note = (name: string) => {
+    const value = headers.get(name);
+    reads.set(name.toLowerCase(), value);
+    return value;
+  };
+  return new Proxy(headers, {
+    get(target, prop) {
+      if (prop === "get") return note;
+      if (prop === "has") return (name: string) => note(name) !== null;
+      all.read = true;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** Freezes `value` and everything it holds (plain data: objects and arrays). */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+  return value;
+}

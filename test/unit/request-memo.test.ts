@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import type { ProviderAdapter, ProviderKey } from "../../src/cache/provider";
+import { parseConfig } from "../../src/config";
+import { deepFreeze, recordingHeaders, RequestMemo, requestMemoId, type MemoEntry } from "../../src/routes/flow/request-memo";
+
+const key: ProviderKey = { tenant: "t", namespace: "default", treeId: "tree", frameJson: "{}", model: "m", path: [], key: "h" };
+const entry = (reads: Array<[string, string | null]>): MemoEntry<{ n: number[] }, ProviderKey> => ({ body: { n: [1] }, lossy: null, keyed: { ok: true, key }, reads });
+const freshMemo = () => {
+  // SAFETY: the memo only uses the adapter object as its identity.
+  const adapter = {} as ProviderAdapter<{ n: number[] }, ProviderKey, unknown>;
+  return RequestMemo.of(parseConfig({}).config, adapter);
+};
+
+describe("request memo", () => {
+  it("Should note every header keying gets or asks for, and flag any other use", () => {
+    const reads = new Map<string, string | null>();
+    const all = { read: false };
+    const seen = recordingHeaders(new Headers({ "OpenAI-Project": "proj_a" }), reads, all);
+    expect(seen.get("openai-project")).toBe("proj_a");
+    expect(seen.has("OpenAI-Organization")).toBe(false);
+    expect([...reads]).toEqual([["openai-project", "proj_a"], ["openai-organization", null]]);
+    expect(all.read).toBe(false);
+    expect([...seen.keys()]).toEqual(["openai-project"]);
+    expect(all.read).toBe(true);
+  });
+
+  it("Should serve an entry only while every header it read has the same value (absent included)", () => {
+    const memo = freshMemo();
+    memo.set("id", entry([["openai-project", "proj_a"], ["openai-organization", null]]), false);
+    expect(memo.get("id", new Headers({ "openai-project": "proj_a" }))?.keyed).toEqual({ ok: true, key });
+    expect(memo.get("id", new Headers({ "openai-project": "proj_b" }))).toBeUndefined();
+    expect(memo.get("id", new Headers())).toBeUndefined();
+    expect(memo.get("id", new Headers({ "openai-project": "proj_a", "openai-organization": "org_1" }))).toBeUndefined();
+    expect(memo.get("other", new Headers({ "openai-project": "proj_a" }))).toBeUndefined();
+  });
+
+  it("Should keep nothing when keying read the whole header set, or for bad input", () => {
+    const memo = freshMemo();
+    memo.set("all", entry([]), true);
+    memo.set("bad", { ...entry([]), keyed: { ok: false, invalid: { message: "no", param: "messages" } } }, false);
+    memo.set("bypass", { ...entry([]), keyed: { ok: false, bypass: "n > 1" } }, false);
+    expect(memo.get("all", new Headers())).toBeUndefined();
+    expect(memo.get("bad", new Headers())).toBeUndefined();
+    expect(memo.get("bypass", new Headers())?.keyed).toEqual({ ok: false, bypass: "n > 1" });
+  });
+
+  it("Should freeze what it keeps, to the leaves", () => {
+    const memo = freshMemo();
+    const kept = entry([]);
+    memo.set("id", kept, false);
+    expect(Object.isFrozen(kept.body)).toBe(true);
+    expect(Object.isFrozen(kept.body.n)).toBe(true);
+    expect(Object.isFrozen(kept.keyed)).toBe(true);
+    expect(() => kept.body.n.push(2)).toThrow(TypeError);
+    expect(deepFreeze(null)).toBeNull();
+  });
+
+  it("Should tell requests apart by tenant, namespace, URL and body text", () => {
+    const url = new URL("http://mm.test/v1/chat/completions?api-version=1");
+    const ids = [
+      requestMemoId("t1", "default", url, "{}"),
+      requestMemoId("t2", "default", url, "{}"),
+      requestMemoId("t1", "other", url, "{}"),
+      requestMemoId("t1", "default", new URL("http://mm.test/v1/chat/completions?api-version=2"), "{}"),
+      requestMemoId("t1", "default", url, "{ }"),
+    ];
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
