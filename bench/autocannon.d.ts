@@ -25,6 +25,12 @@ declare module "autocannon" {
     body?: string | Buffer;
     requests?: Request[];
     timeout?: number;
+    /** Called with each connection's client before it starts. */
+    setupClient?: (client: Client) => void;
+  }
+  export interface Client {
+    /** Replaces the requests this connection cycles through. */
+    setRequests(requests: Request[]): void;
   }
   export interface Result {
     latency: Histogram;

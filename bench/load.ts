@@ -73,7 +73,7 @@ export async function runSegment(url: string, spec: LoadSpec, seconds: number, c
   // autocannon's own histogram keeps whole milliseconds; the rows compare sub-millisecond
   // differences, so every response time (float ms) is collected from its tracker.
   const latencies: number[] = [];
-  const tracker = autocannon({ url, connections, duration: seconds, requests, timeout: 30 });
+  const tracker = autocannon({ url, connections, duration: seconds, requests, timeout: 30, setupClient: staggered(requests, connections) });
   tracker.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
     if (status >= 200 && status < 300) latencies.push(ms);
   });
@@ -87,6 +87,20 @@ export async function runSegment(url: string, spec: LoadSpec, seconds: number, c
     errors: result.errors + result.timeouts + result.non2xx,
     outcomes,
     store,
+  };
+}
+
+/**
+ * Each connection starts its cycle through `requests` at its own offset (k/connections of the way round).
+ * autocannon starts every connection at the first request: with a list of distinct bodies, the connections
+ * then walk it in step, each body arriving as a burst of `connections` requests once per
+ * connections × bodies / rps, not once per bodies / rps.
+ */
+function staggered(requests: Request[], connections: number): (client: { setRequests(requests: Request[]): void }) => void {
+  let next = 0;
+  return (client) => {
+    const offset = Math.floor(((next++ % connections) * requests.length) / connections);
+    if (offset > 0) client.setRequests([...requests.slice(offset), ...requests.slice(0, offset)]);
   };
 }
 
