@@ -20,13 +20,23 @@ export const ANSWERS_SQL = `SELECT hash, message, observations, finish_reason AS
   completion_tokens AS completionTokens, latency_ms AS latencyMs
   FROM nodes WHERE parent = ?1 AND role = 'assistant' ORDER BY hash`;
 
-type AnswerRow = Pick<NodeRow, "hash" | "message" | "observations" | "finishReason" | "promptTokens" | "completionTokens" | "latencyMs">;
+export type AnswerRow = Pick<NodeRow, "hash" | "message" | "observations" | "finishReason" | "promptTokens" | "completionTokens" | "latencyMs">;
 
 /** What one answers query returned, and whether D1 says the primary served it (read replication). */
 export interface AnswersRead {
   answers: StoredAnswer[];
   /** `meta.served_by_primary`; undefined when the runtime does not say. */
   servedByPrimary: boolean | undefined;
+}
+
+/** The answers query at `parent` as a statement, to run in a D1 batch with others (read its result with answersFrom). */
+export function answersStatement(db: D1Database, parent: string): D1PreparedStatement {
+  return db.prepare(ANSWERS_SQL).bind(parent);
+}
+
+/** The answers in the result of answersStatement (a recorded node with no observation left is not an answer). */
+export function answersFrom(result: D1Result<AnswerRow>): StoredAnswer[] {
+  return result.results.filter((row) => row.observations > 0).map(answerOf);
 }
 
 /**
@@ -36,7 +46,7 @@ export interface AnswersRead {
  */
 export async function queryAnswers(db: D1Database | D1DatabaseSession, parent: string): Promise<AnswersRead> {
   const result = await db.prepare(ANSWERS_SQL).bind(parent).all<AnswerRow>();
-  return { answers: result.results.filter((row) => row.observations > 0).map(answerOf), servedByPrimary: result.meta.served_by_primary };
+  return { answers: answersFrom(result), servedByPrimary: result.meta.served_by_primary };
 }
 
 /** The recorded answers at h_n (see queryAnswers). */

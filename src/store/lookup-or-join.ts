@@ -1,9 +1,9 @@
 import type { StoredAnswer } from "../cache/answer";
 import { choose, type ServePolicy } from "../cache/policy";
-import { readAnswers } from "./answers";
+import { answersFrom, answersStatement, readAnswers, type AnswerRow } from "./answers";
 import { withTimeout } from "./deadline";
 import type { Joined, SingleFlight } from "./single-flight";
-import { hasLiveTemplates } from "./templates";
+import { liveTemplatesStatement } from "./templates";
 import { meterD1, type D1Cost } from "../observability/store-meter";
 
 /** What a cold exact lookup asks the tree's object (TreeWriter.lookupOrJoin): plain data. */
@@ -50,7 +50,7 @@ export async function lookUpOrJoin(db: () => Promise<D1Database>, flights: Singl
     const shard = await db();
     started = now();
     return withTimeout(
-      Promise.all([readAnswers(shard, request.key), request.templates ? hasLiveTemplates(shard, request.treeId) : Promise.resolve(false)]),
+      readAnswersAndPresence(shard, request.key, request.templates ? request.treeId : null),
       request.timeoutMs,
       "D1 lookup in the tree's object",
     );
@@ -60,4 +60,16 @@ export async function lookUpOrJoin(db: () => Promise<D1Database>, flights: Singl
   if (templates || !request.join) return { status: "miss", answers, templates, joined: null, d1 };
   if (now() - started >= request.timeoutMs) throw new Error("D1 lookup in the tree's object finished too late to join");
   return { status: "miss", answers, templates, joined: flights.join(request.key), d1 };
+}
+
+/**
+ * The answers at `key` and, when `treeId` is given, whether that tree has live
+ * templates: one D1 call either way (a batch of the two reads, one round trip
+ * instead of two).
+ */
+async function readAnswersAndPresence(db: D1Database, key: string, treeId: string | null): Promise<[StoredAnswer[], boolean]> {
+  if (treeId === null) return [await readAnswers(db, key), false];
+  const [answers, live] = await db.batch<unknown>([answersStatement(db, key), liveTemplatesStatement(db, treeId)]);
+  // SAFETY: the first statement is ANSWERS_SQL, whose rows are AnswerRows; batch types every result alike.
+  return [answersFrom(answers as D1Result<AnswerRow>), live.results.length > 0];
 }

@@ -5,7 +5,7 @@ import { induce, shapeKeyOf, type LearnedTemplate, type Trajectory } from "../ca
 import { decompose } from "../cache/templates/leaves";
 import { lookupKeys, skeletonDigests } from "../cache/templates/learned";
 import type { RecordInput } from "./record";
-import { observe, partnersOf, readPathTo, readTemplates, saveTemplates, type Evidence } from "./templates";
+import { readPathsTo, readTemplatesAndPartners, saveTemplates, type Evidence, type PathTo } from "./templates";
 
 /** Partners a new answer is paired with, and templates it is weighed against: the bounds of learning. */
 const MAX_PARTNERS = 4;
@@ -27,8 +27,7 @@ function trajectoryOf(input: RecordInput): Trajectory {
   };
 }
 
-async function loadPartner(db: D1Database, root: string, answerHash: string): Promise<(Trajectory & { answerHash: string }) | null> {
-  const read = await readPathTo(db, answerHash);
+function partnerOf(read: PathTo | null, root: string, answerHash: string): (Trajectory & { answerHash: string }) | null {
   if (!read || read.path[0].parent !== root) return null;
   return {
     answerHash,
@@ -45,14 +44,17 @@ async function loadPartner(db: D1Database, root: string, answerHash: string): Pr
  * record): weighs it against the templates it fits (confirm, fence or
  * refute), and when none confirmed, pairs it with up to four recent siblings
  * of the same shape to induce new templates, each weighed at once against the
- * other siblings loaded. Bounded: one template read, at most four path reads,
- * one batch of writes.
+ * other siblings loaded. Bounded: three D1 calls at most, each a batch: the
+ * templates it fits with its recent siblings, at most four paths, then every
+ * write (templates, evidence, the answer's observation).
  */
 export async function learnFrom(db: D1Database, input: RecordInput): Promise<LearnReport> {
   const t = trajectoryOf(input);
   const parts = t.messages.map(decompose);
   const keys = lookupKeys(t.root, t.hashes, skeletonDigests(parts));
-  const known = await readTemplates(db, keys.map((k) => k.key), MAX_WEIGHED);
+  const shapeKey = shapeKeyOf(t);
+  const read = await readTemplatesAndPartners(db, keys.map((k) => k.key), MAX_WEIGHED, { shapeKey, answerHash: input.answer.hash, limit: MAX_PARTNERS });
+  const known = read.templates;
   const updated: LearnedTemplate[] = [];
   const outcomes: Outcome[] = [];
   const evidence: Evidence[] = [];
@@ -62,10 +64,10 @@ export async function learnFrom(db: D1Database, input: RecordInput): Promise<Lea
     if (outcome !== "unrelated") updated.push({ ...template, state });
     if (outcome === "confirmed") evidence.push({ templateId: template.id, answerHash: input.answer.hash });
   }
-  const shapeKey = shapeKeyOf(t);
   const fresh = new Map<string, LearnedTemplate>();
   if (!outcomes.includes("confirmed")) {
-    const partners = (await Promise.all((await partnersOf(db, shapeKey, input.answer.hash, MAX_PARTNERS)).map((h) => loadPartner(db, t.root, h)))).filter((p) => p !== null);
+    const paths = await readPathsTo(db, read.partners);
+    const partners = paths.map((path, i) => partnerOf(path, t.root, read.partners[i])).filter((p) => p !== null);
     for (const partner of partners) {
       const template = induce(t, partner);
       if (!template || fresh.has(template.id) || known.some((k) => k.id === template.id)) continue;
@@ -79,7 +81,6 @@ export async function learnFrom(db: D1Database, input: RecordInput): Promise<Lea
       fresh.set(template.id, template);
     }
   }
-  await saveTemplates(db, [...fresh.values()], updated, Date.now(), evidence);
-  await observe(db, t.root, shapeKey, input.answer.hash);
+  await saveTemplates(db, [...fresh.values()], updated, Date.now(), evidence, { treeId: t.root, shapeKey, answerHash: input.answer.hash });
   return { outcomes, induced: fresh.size };
 }

@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, inArray, ne, sql } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/d1";
+import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import type { LearnedTemplate } from "../cache/templates/induce";
 import type { TemplatePattern, TemplateState } from "../cache/templates/learned";
 import { templateEvidence, templateObservations, templates } from "./schema";
@@ -17,23 +17,54 @@ function toTemplate(row: { id: string; treeId: string; lookupKey: string; patter
  */
 export async function readTemplates(db: D1Database, keys: readonly string[], limit: number): Promise<LearnedTemplate[]> {
   if (keys.length === 0) return [];
-  const rows = await drizzle(db)
+  return (await templatesQuery(drizzle(db), keys, limit)).map(toTemplate);
+}
+
+function templatesQuery(orm: DrizzleD1Database, keys: readonly string[], limit: number) {
+  return orm
     .select({ id: templates.id, treeId: templates.treeId, lookupKey: templates.lookupKey, pattern: templates.pattern, state: templates.state })
     .from(templates)
     .where(and(inArray(templates.lookupKey, keys.slice(0, IN_CHUNK)), eq(templates.refuted, 0)))
     .orderBy(desc(templates.anchorDepth), desc(templates.bindings))
     .limit(limit);
-  return rows.map(toTemplate);
+}
+
+/**
+ * What learning reads first, in one D1 call: the live templates under `keys`
+ * (readTemplates) and the most recent other answers of the new answer's shape
+ * class (partnersOf). The partners are read even when a template will confirm
+ * the answer and they go unused: one batch costs less than a second call.
+ */
+export async function readTemplatesAndPartners(
+  db: D1Database,
+  keys: readonly string[],
+  limit: number,
+  shape: { shapeKey: string; answerHash: string; limit: number },
+): Promise<{ templates: LearnedTemplate[]; partners: string[] }> {
+  const orm = drizzle(db);
+  const partners = partnersQuery(orm, shape.shapeKey, shape.answerHash, shape.limit);
+  if (keys.length === 0) return { templates: [], partners: (await partners).map((r) => r.hash) };
+  const [rows, partnerRows] = await orm.batch([templatesQuery(orm, keys, limit), partners]);
+  return { templates: rows.map(toTemplate), partners: partnerRows.map((r) => r.hash) };
 }
 
 /** Whether the tree has any template that is not refuted: one indexed probe (templates_tree_idx). */
 export async function hasLiveTemplates(db: D1Database, treeId: string): Promise<boolean> {
-  const rows = await drizzle(db)
+  return (await liveTemplatesQuery(db, treeId)).length > 0;
+}
+
+function liveTemplatesQuery(db: D1Database, treeId: string) {
+  return drizzle(db)
     .select({ id: templates.id })
     .from(templates)
     .where(and(eq(templates.treeId, treeId), eq(templates.refuted, 0), gte(templates.anchorDepth, 0)))
     .limit(1);
-  return rows.length > 0;
+}
+
+/** hasLiveTemplates's probe as a statement, to run in a D1 batch with others: the tree has live templates when its result has a row. */
+export function liveTemplatesStatement(db: D1Database, treeId: string): D1PreparedStatement {
+  const query = liveTemplatesQuery(db, treeId).toSQL();
+  return db.prepare(query.sql).bind(...query.params);
 }
 
 /** A recorded answer that induced or confirmed a template (what a prune of that answer takes along). */
@@ -42,8 +73,19 @@ export interface Evidence {
   answerHash: string;
 }
 
-/** Inserts new templates, stores new states of known ones and their new evidence, in one batch. */
-export async function saveTemplates(db: D1Database, fresh: readonly LearnedTemplate[], updated: readonly LearnedTemplate[], now = Date.now(), evidence: readonly Evidence[] = []): Promise<void> {
+/** An answer to remember as a future partner for its shape class (see observe). */
+export interface Observation {
+  treeId: string;
+  shapeKey: string;
+  answerHash: string;
+}
+
+/**
+ * Inserts new templates, stores new states of known ones and their new
+ * evidence, in one batch; with `observation`, the same batch ends with
+ * observe's insert (one D1 call for all that learning writes).
+ */
+export async function saveTemplates(db: D1Database, fresh: readonly LearnedTemplate[], updated: readonly LearnedTemplate[], now = Date.now(), evidence: readonly Evidence[] = [], observation?: Observation): Promise<void> {
   const orm = drizzle(db);
   const statements = [
     ...fresh.map((t) =>
@@ -62,6 +104,7 @@ export async function saveTemplates(db: D1Database, fresh: readonly LearnedTempl
       const treeId = [...fresh, ...updated].find((t) => t.id === e.templateId)?.treeId ?? "";
       return orm.insert(templateEvidence).values({ templateId: e.templateId, answerHash: e.answerHash, treeId, createdAt: now }).onConflictDoNothing();
     }),
+    ...(observation ? [observeQuery(orm, observation, now)] : []),
   ];
   if (statements.length === 0) return;
   await orm.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
@@ -69,29 +112,57 @@ export async function saveTemplates(db: D1Database, fresh: readonly LearnedTempl
 
 /** Remembers an answer as a future partner for its shape class (idempotent). */
 export async function observe(db: D1Database, treeId: string, shapeKey: string, answerHash: string, now = Date.now()): Promise<void> {
-  await drizzle(db).insert(templateObservations).values({ answerHash, treeId, shapeKey, createdAt: now }).onConflictDoNothing();
+  await observeQuery(drizzle(db), { treeId, shapeKey, answerHash }, now);
+}
+
+function observeQuery(orm: DrizzleD1Database, { treeId, shapeKey, answerHash }: Observation, now: number) {
+  return orm.insert(templateObservations).values({ answerHash, treeId, shapeKey, createdAt: now }).onConflictDoNothing();
 }
 
 /** The most recent other answers of a shape class, at most `limit`. */
 export async function partnersOf(db: D1Database, shapeKey: string, answerHash: string, limit: number): Promise<string[]> {
-  const rows = await drizzle(db)
+  return (await partnersQuery(drizzle(db), shapeKey, answerHash, limit)).map((r) => r.hash);
+}
+
+function partnersQuery(orm: DrizzleD1Database, shapeKey: string, answerHash: string, limit: number) {
+  return orm
     .select({ hash: templateObservations.answerHash })
     .from(templateObservations)
     .where(and(eq(templateObservations.shapeKey, shapeKey), ne(templateObservations.answerHash, answerHash)))
     .orderBy(desc(templateObservations.createdAt))
     .limit(limit);
-  return rows.map((r) => r.hash);
 }
 
-/** A recorded answer with its whole path, read in one recursive query; null when any node is gone (pruned). */
-export async function readPathTo(db: D1Database, answerHash: string): Promise<{ path: Array<{ hash: string; parent: string; message: string }>; answer: { message: string; finishReason: string | null; promptTokens: number; completionTokens: number; latencyMs: number } } | null> {
-  const rows = await drizzle(db).all<{ hash: string; parent: string; message: string; depth: number; finish_reason: string | null; prompt_tokens: number; completion_tokens: number; latency_ms: number; observations: number }>(sql`
+/** A recorded answer with its whole path (readPathTo). */
+export interface PathTo {
+  path: Array<{ hash: string; parent: string; message: string }>;
+  answer: { message: string; finishReason: string | null; promptTokens: number; completionTokens: number; latencyMs: number };
+}
+
+type ChainRow = { hash: string; parent: string; message: string; depth: number; finish_reason: string | null; prompt_tokens: number; completion_tokens: number; latency_ms: number; observations: number };
+
+/** The path to one answer (?1), root first, in one recursive query. */
+const PATH_SQL = `
     WITH RECURSIVE chain(hash, parent, message, depth, finish_reason, prompt_tokens, completion_tokens, latency_ms, observations) AS (
-      SELECT hash, parent, message, depth, finish_reason, prompt_tokens, completion_tokens, latency_ms, observations FROM nodes WHERE hash = ${answerHash}
+      SELECT hash, parent, message, depth, finish_reason, prompt_tokens, completion_tokens, latency_ms, observations FROM nodes WHERE hash = ?1
       UNION ALL
       SELECT n.hash, n.parent, n.message, n.depth, n.finish_reason, n.prompt_tokens, n.completion_tokens, n.latency_ms, n.observations FROM nodes n JOIN chain c ON n.hash = c.parent
     )
-    SELECT * FROM chain ORDER BY depth`);
+    SELECT * FROM chain ORDER BY depth`;
+
+/** A recorded answer with its whole path, read in one recursive query; null when any node is gone (pruned). */
+export async function readPathTo(db: D1Database, answerHash: string): Promise<PathTo | null> {
+  return (await readPathsTo(db, [answerHash]))[0];
+}
+
+/** readPathTo for several answers in one D1 call (a batch of their queries), in order. */
+export async function readPathsTo(db: D1Database, answerHashes: readonly string[]): Promise<Array<PathTo | null>> {
+  if (answerHashes.length === 0) return [];
+  const results = await db.batch<ChainRow>(answerHashes.map((hash) => db.prepare(PATH_SQL).bind(hash)));
+  return results.map((result, i) => pathOf(result.results, answerHashes[i]));
+}
+
+function pathOf(rows: ChainRow[], answerHash: string): PathTo | null {
   if (rows.length < 2) return null;
   const answer = rows[rows.length - 1];
   if (answer.hash !== answerHash || answer.observations < 1 || rows.some((r, i) => r.depth !== i + 1)) return null;
