@@ -1,6 +1,8 @@
-import { inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import type { StoredAnswer } from "../cache/answer";
+import { answerOf } from "./answers";
 import { nodes, trees } from "./schema";
 
 /** One path node to make sure of: the request's messages, in order. */
@@ -75,6 +77,27 @@ export interface RecordOutcome {
   answerIsNew: boolean;
 }
 
+/** A recording's outcome and, when asked for (`readBack`), the answers at that key as its batch left them. */
+export type Recorded = RecordOutcome & { answers?: StoredAnswer[] };
+
+/**
+ * The exact lookup's answers query (ANSWERS_SQL in src/store/answers.ts) as a
+ * batch item: read in the recording's own batch, it sees the rows the batch
+ * wrote, and costs no D1 call of its own.
+ */
+function answersAt(orm: DrizzleD1Database, parent: string) {
+  return orm
+    .select({ hash: nodes.hash, message: nodes.message, observations: nodes.observations, finishReason: nodes.finishReason, promptTokens: nodes.promptTokens, completionTokens: nodes.completionTokens, latencyMs: nodes.latencyMs })
+    .from(nodes)
+    .where(and(eq(nodes.parent, parent), eq(nodes.role, "assistant")))
+    .orderBy(asc(nodes.hash));
+}
+
+type AnswerRows = Awaited<ReturnType<typeof answersAt>>;
+
+/** The served answers among the rows of answersAt (a node with no observation left is not an answer, as in queryAnswers). */
+const answersOfRows = (rows: AnswerRows): StoredAnswer[] => rows.filter((row) => row.observations > 0).map(answerOf);
+
 /** D1 allows 100 bound parameters per statement. */
 const IN_CHUNK = 90;
 
@@ -109,27 +132,26 @@ async function existingHashes(db: D1Database, hashes: string[]): Promise<Set<str
 /**
  * Records one generation in one atomic D1 batch: the tree row if new, the
  * missing path nodes, the answer (or one more observation of it) and the
- * counters. Idempotent for the path; each call is one observation.
+ * counters. Idempotent for the path; each call is one observation. With
+ * `readBack` (a path hash), the batch ends by reading the answers there.
  */
-export async function recordGeneration(db: D1Database, input: RecordInput, now = Date.now()): Promise<RecordOutcome> {
-  const allHashes = [...input.path.map((p) => p.hash), input.answer.hash];
-  const existing = await existingHashes(db, allHashes);
-  const { statements, outcome } = recordStatements(drizzle(db), input, existing, now);
-  await drizzle(db).batch(statements);
-  return outcome;
+export async function recordGeneration(db: D1Database, input: RecordInput, now = Date.now(), readBack?: string): Promise<Recorded> {
+  return (await recordGenerations(db, [input], now, [readBack]))[0];
 }
 
 /**
  * Records several generations of one tree in one atomic D1 batch (what the
  * tree's object had queued while it was writing). Each is one observation, as
  * if recorded one after the other: a node an earlier one of the group inserts
- * exists for the later ones, so counts are not doubled.
+ * exists for the later ones, so counts are not doubled. `readBack[i]`, when
+ * given, is a path hash whose answers the batch reads after its writes
+ * (`answers` of the i-th outcome): what the serving policy would now serve.
  */
-export async function recordGenerations(db: D1Database, inputs: readonly RecordInput[], now = Date.now()): Promise<RecordOutcome[]> {
+export async function recordGenerations(db: D1Database, inputs: readonly RecordInput[], now = Date.now(), readBack: ReadonlyArray<string | undefined> = []): Promise<Recorded[]> {
   const orm = drizzle(db);
   const known = new Set<string>();
   const statements: RecordStatement[] = [];
-  const outcomes: RecordOutcome[] = [];
+  const outcomes: Recorded[] = [];
   for (const input of inputs) {
     const hashes = [...input.path.map((p) => p.hash), input.answer.hash];
     const fresh = hashes.filter((h) => !known.has(h));
@@ -139,8 +161,15 @@ export async function recordGenerations(db: D1Database, inputs: readonly RecordI
     outcomes.push(recorded.outcome);
     for (const h of hashes) known.add(h);
   }
+  const reads = inputs.flatMap((_, i) => {
+    const key = readBack[i];
+    return key === undefined ? [] : [{ i, query: answersAt(orm, key) }];
+  });
   const [first, ...rest] = statements;
-  if (first) await orm.batch([first, ...rest]);
+  if (!first) return outcomes;
+  const results = await orm.batch([first, ...rest, ...reads.map((r) => r.query)]);
+  // SAFETY: the batch's last results are the reads, in order; each is answersAt's rows.
+  reads.forEach((r, j) => (outcomes[r.i] = { ...outcomes[r.i], answers: answersOfRows(results[statements.length + j] as AnswerRows) }));
   return outcomes;
 }
 

@@ -9,7 +9,7 @@ import { choose } from "../cache/policy";
 import { configOf } from "../config";
 import { readAnswers } from "./answers";
 import { lookUpOrJoin, type LookedUp, type LookupOrJoinRequest } from "./lookup-or-join";
-import { recordGeneration, recordGenerations, type RecordInput, type RecordOutcome } from "./record";
+import { recordGeneration, recordGenerations, type RecordInput, type RecordOutcome, type Recorded } from "./record";
 import type { MoveResult } from "./move";
 import { TreeHome, TreeMover } from "./tree-writer-move";
 import { SingleFlight, type Claim, type Joined } from "./single-flight";
@@ -26,8 +26,8 @@ import { loggedStoreWork, meteredEnv } from "../observability/store-meter";
 export class TreeWriter extends DurableObject<Env> {
   private readonly flights = new SingleFlight(configOf(this.env).singleFlightWaitMs);
   private readonly queue = new SerialQueue();
-  /** Recordings waiting for the writer: whatever queued while it wrote goes to D1 in one batch. */
-  private pending: Array<{ input: RecordInput; done: (outcome: Promise<RecordOutcome>) => void }> = [];
+  /** Recordings waiting for the writer: whatever queued while it wrote goes to D1 in one batch (with the read of each `key`'s answers). */
+  private pending: Array<{ input: RecordInput; key?: string; done: (outcome: Promise<Recorded>) => void }> = [];
   /** The tree's shard by the directory (metered bindings: a lookup reports its D1 work), and its moves (src/store/tree-writer-move.ts). */
   private readonly home = new TreeHome(meteredEnv(this.env));
   private readonly mover = new TreeMover(this.env, this.home, (work) => this.serialised(work));
@@ -64,21 +64,22 @@ export class TreeWriter extends DurableObject<Env> {
   }
 
   private async recordNow(input: RecordInput, key?: string, token?: string): Promise<RecordOutcome> {
-    let outcome: RecordOutcome;
+    let recorded: Recorded;
     try {
-      outcome = await this.queueRecord(input);
+      recorded = await this.queueRecord(input, key);
     } catch (error) {
       // Nothing was stored: end the flight, so its waiters and the next request go to the model.
       if (key && token) this.flights.fail(key, token);
       throw error;
     }
     if (key) {
-      const answers = await readAnswers(await this.db(input.treeId), key).catch(() => []);
+      // The answers at `key` as the recording's own batch left them (read in it: no D1 call of its own).
+      const answers = recorded.answers ?? (await readAnswers(await this.db(input.treeId), key).catch(() => []));
       const chosen = choose(answers, configOf(this.env).policy);
       this.flights.complete(key, token, this.answerOf(input), chosen === null ? null : answers[chosen]);
     }
     await this.pruneAlarm.arm(input.treeId);
-    return outcome;
+    return { nodesInserted: recorded.nodesInserted, answerIsNew: recorded.answerIsNew };
   }
 
   /** The leader could not produce a recordable answer. */
@@ -127,9 +128,9 @@ export class TreeWriter extends DurableObject<Env> {
   }
 
   /** Queues a recording; the first of a group schedules the write of everything queued by the time its turn comes. */
-  private queueRecord(input: RecordInput): Promise<RecordOutcome> {
-    return new Promise<RecordOutcome>((resolve, reject) => {
-      this.pending.push({ input, done: (outcome) => void outcome.then(resolve, reject) });
+  private queueRecord(input: RecordInput, key?: string): Promise<Recorded> {
+    return new Promise<Recorded>((resolve, reject) => {
+      this.pending.push({ input, key, done: (outcome) => void outcome.then(resolve, reject) });
       if (this.pending.length === 1) void this.serialised(() => this.writePending());
     });
   }
@@ -145,7 +146,7 @@ export class TreeWriter extends DurableObject<Env> {
     const first = group[0].input;
     if (group.length > 1 && group.every((g) => g.input.treeId === first.treeId)) {
       try {
-        const outcomes = await recordGenerations(await this.db(first.treeId, first), group.map((g) => g.input));
+        const outcomes = await recordGenerations(await this.db(first.treeId, first), group.map((g) => g.input), Date.now(), group.map((g) => g.key));
         group.forEach((g, i) => g.done(Promise.resolve(outcomes[i])));
         return;
       } catch {
@@ -153,7 +154,7 @@ export class TreeWriter extends DurableObject<Env> {
       }
     }
     for (const g of group) {
-      const outcome = this.db(g.input.treeId, g.input).then((db) => recordGeneration(db, g.input));
+      const outcome = this.db(g.input.treeId, g.input).then((db) => recordGeneration(db, g.input, Date.now(), g.key));
       g.done(outcome);
       await outcome.catch(() => undefined);
     }
