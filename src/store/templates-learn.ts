@@ -5,7 +5,7 @@ import { induce, shapeKeyOf, type LearnedTemplate, type Trajectory } from "../ca
 import { decompose } from "../cache/templates/leaves";
 import { lookupKeys, skeletonDigests } from "../cache/templates/learned";
 import type { RecordInput } from "./record";
-import { readPathsTo, readTemplatesAndPartners, saveTemplates, type Evidence, type PathTo } from "./templates";
+import { readLearning, saveTemplates, type Evidence, type PathTo } from "./templates";
 
 /** Partners a new answer is paired with, and templates it is weighed against: the bounds of learning. */
 const MAX_PARTNERS = 4;
@@ -44,8 +44,8 @@ function partnerOf(read: PathTo | null, root: string, answerHash: string): (Traj
  * record): weighs it against the templates it fits (confirm, fence or
  * refute), and when none confirmed, pairs it with up to four recent siblings
  * of the same shape to induce new templates, each weighed at once against the
- * other siblings loaded. Bounded: three D1 calls at most, each a batch: the
- * templates it fits with its recent siblings, at most four paths, then every
+ * other siblings loaded. Bounded: two D1 calls, each a batch: the templates
+ * it fits with its (at most four) recent siblings and their paths, then every
  * write (templates, evidence, the answer's observation).
  */
 export async function learnFrom(db: D1Database, input: RecordInput): Promise<LearnReport> {
@@ -53,7 +53,7 @@ export async function learnFrom(db: D1Database, input: RecordInput): Promise<Lea
   const parts = t.messages.map(decompose);
   const keys = lookupKeys(t.root, t.hashes, skeletonDigests(parts));
   const shapeKey = shapeKeyOf(t);
-  const read = await readTemplatesAndPartners(db, keys.map((k) => k.key), MAX_WEIGHED, { shapeKey, answerHash: input.answer.hash, limit: MAX_PARTNERS });
+  const read = await readLearning(db, keys.map((k) => k.key), MAX_WEIGHED, { shapeKey, answerHash: input.answer.hash, limit: MAX_PARTNERS });
   const known = read.templates;
   const updated: LearnedTemplate[] = [];
   const outcomes: Outcome[] = [];
@@ -66,8 +66,7 @@ export async function learnFrom(db: D1Database, input: RecordInput): Promise<Lea
   }
   const fresh = new Map<string, LearnedTemplate>();
   if (!outcomes.includes("confirmed")) {
-    const paths = await readPathsTo(db, read.partners);
-    const partners = paths.map((path, i) => partnerOf(path, t.root, read.partners[i])).filter((p) => p !== null);
+    const partners = read.partners.map((p) => partnerOf(p.path, t.root, p.hash)).filter((p) => p !== null);
     for (const partner of partners) {
       const template = induce(t, partner);
       if (!template || fresh.has(template.id) || known.some((k) => k.id === template.id)) continue;

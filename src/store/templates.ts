@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, inArray, ne, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray } from "drizzle-orm";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import type { LearnedTemplate } from "../cache/templates/induce";
 import type { TemplatePattern, TemplateState } from "../cache/templates/learned";
@@ -29,23 +29,36 @@ function templatesQuery(orm: DrizzleD1Database, keys: readonly string[], limit: 
     .limit(limit);
 }
 
+/** A partner of a new answer: a recent other answer of its shape class, with its path (null when pruned). */
+export interface Partner {
+  hash: string;
+  path: PathTo | null;
+}
+
 /**
- * What learning reads first, in one D1 call: the live templates under `keys`
- * (readTemplates) and the most recent other answers of the new answer's shape
- * class (partnersOf). The partners are read even when a template will confirm
- * the answer and they go unused: one batch costs less than a second call.
+ * Everything learning reads, in one D1 call (a batch): the live templates
+ * under `keys` (readTemplates), the most recent other answers of the new
+ * answer's shape class (partnersOf) and their paths (readPathTo). The
+ * partners are read even when a template will confirm the answer and they go
+ * unused: one batch costs less than a second call.
  */
-export async function readTemplatesAndPartners(
+export async function readLearning(
   db: D1Database,
   keys: readonly string[],
   limit: number,
   shape: { shapeKey: string; answerHash: string; limit: number },
-): Promise<{ templates: LearnedTemplate[]; partners: string[] }> {
-  const orm = drizzle(db);
-  const partners = partnersQuery(orm, shape.shapeKey, shape.answerHash, shape.limit);
-  if (keys.length === 0) return { templates: [], partners: (await partners).map((r) => r.hash) };
-  const [rows, partnerRows] = await orm.batch([templatesQuery(orm, keys, limit), partners]);
-  return { templates: rows.map(toTemplate), partners: partnerRows.map((r) => r.hash) };
+): Promise<{ templates: LearnedTemplate[]; partners: Partner[] }> {
+  const shapeParams = [shape.shapeKey, shape.answerHash, shape.limit];
+  const reads = [db.prepare(PARTNERS_SQL).bind(...shapeParams), db.prepare(PARTNER_PATHS_SQL).bind(...shapeParams)];
+  const query = keys.length > 0 ? templatesQuery(drizzle(db), keys, limit).toSQL() : null;
+  const results = await db.batch<Record<string, unknown>>(query ? [db.prepare(query.sql).bind(...query.params), ...reads] : reads);
+  // SAFETY: each result's rows are its statement's columns: templatesQuery's (by column name), PARTNERS_SQL's, PARTNER_PATHS_SQL's.
+  const [partnerRows, chainRows] = results.slice(-2).map((r) => r.results) as [Array<{ hash: string }>, Array<ChainRow & { origin: string }>];
+  const templateRows = (query ? results[0].results : []) as Array<{ id: string; tree_id: string; lookup_key: string; pattern: string; state: string }>;
+  return {
+    templates: templateRows.map((r) => toTemplate({ id: r.id, treeId: r.tree_id, lookupKey: r.lookup_key, pattern: r.pattern, state: r.state })),
+    partners: partnerRows.map(({ hash }) => ({ hash, path: pathOf(chainRows.filter((r) => r.origin === hash), hash) })),
+  };
 }
 
 /** Whether the tree has any template that is not refuted: one indexed probe (templates_tree_idx). */
@@ -121,16 +134,7 @@ function observeQuery(orm: DrizzleD1Database, { treeId, shapeKey, answerHash }: 
 
 /** The most recent other answers of a shape class, at most `limit`. */
 export async function partnersOf(db: D1Database, shapeKey: string, answerHash: string, limit: number): Promise<string[]> {
-  return (await partnersQuery(drizzle(db), shapeKey, answerHash, limit)).map((r) => r.hash);
-}
-
-function partnersQuery(orm: DrizzleD1Database, shapeKey: string, answerHash: string, limit: number) {
-  return orm
-    .select({ hash: templateObservations.answerHash })
-    .from(templateObservations)
-    .where(and(eq(templateObservations.shapeKey, shapeKey), ne(templateObservations.answerHash, answerHash)))
-    .orderBy(desc(templateObservations.createdAt))
-    .limit(limit);
+  return (await db.prepare(PARTNERS_SQL).bind(shapeKey, answerHash, limit).all<{ hash: string }>()).results.map((r) => r.hash);
 }
 
 /** A recorded answer with its whole path (readPathTo). */
@@ -152,15 +156,20 @@ const PATH_SQL = `
 
 /** A recorded answer with its whole path, read in one recursive query; null when any node is gone (pruned). */
 export async function readPathTo(db: D1Database, answerHash: string): Promise<PathTo | null> {
-  return (await readPathsTo(db, [answerHash]))[0];
+  return pathOf((await db.prepare(PATH_SQL).bind(answerHash).all<ChainRow>()).results, answerHash);
 }
 
-/** readPathTo for several answers in one D1 call (a batch of their queries), in order. */
-export async function readPathsTo(db: D1Database, answerHashes: readonly string[]): Promise<Array<PathTo | null>> {
-  if (answerHashes.length === 0) return [];
-  const results = await db.batch<ChainRow>(answerHashes.map((hash) => db.prepare(PATH_SQL).bind(hash)));
-  return results.map((result, i) => pathOf(result.results, answerHashes[i]));
-}
+/** partnersOf's query: the most recent other answers (?2) of a shape class (?1), at most ?3. */
+const PARTNERS_SQL = `SELECT answer_hash AS hash FROM template_observations WHERE shape_key = ?1 AND answer_hash <> ?2 ORDER BY created_at DESC LIMIT ?3`;
+
+/** The paths to PARTNERS_SQL's answers, each row tagged with the answer it leads to (`origin`), each path root first. */
+const PARTNER_PATHS_SQL = `
+    WITH RECURSIVE chain(origin, hash, parent, message, depth, finish_reason, prompt_tokens, completion_tokens, latency_ms, observations) AS (
+      SELECT hash, hash, parent, message, depth, finish_reason, prompt_tokens, completion_tokens, latency_ms, observations FROM nodes WHERE hash IN (${PARTNERS_SQL})
+      UNION ALL
+      SELECT c.origin, n.hash, n.parent, n.message, n.depth, n.finish_reason, n.prompt_tokens, n.completion_tokens, n.latency_ms, n.observations FROM nodes n JOIN chain c ON n.hash = c.parent
+    )
+    SELECT * FROM chain ORDER BY origin, depth`;
 
 function pathOf(rows: ChainRow[], answerHash: string): PathTo | null {
   if (rows.length < 2) return null;

@@ -5,6 +5,7 @@ import { readAnswers } from "../../src/store/answers";
 import { lookUpOrJoin } from "../../src/store/lookup-or-join";
 import { recordGeneration, recordGenerations } from "../../src/store/record";
 import { SingleFlight } from "../../src/store/single-flight";
+import { partnersOf, readLearning, readPathTo } from "../../src/store/templates";
 import { learnFrom } from "../../src/store/templates-learn";
 import { recording } from "./recordings";
 
@@ -73,7 +74,7 @@ describe("a miss's D1 calls", () => {
     expect(group[0].answers).toHaveLength(2);
   });
 
-  it("Should learn from an answer with siblings of its shape in at most three calls", async () => {
+  it("Should learn from an answer with siblings of its shape in at most two calls", async () => {
     const treeId = `learn-${crypto.randomUUID()}`;
     const inputs = ["A-1", "B-2", "C-3", "D-4", "E-5", "F-6"].map((order) => recording(treeId, ["hi", `refund order ${order}`], `refunding order ${order}`));
     for (const input of inputs.slice(0, -1)) {
@@ -84,8 +85,26 @@ describe("a miss's D1 calls", () => {
     await recordGeneration(env.DB, last);
     const d1 = counted(env.DB);
     await learnFrom(d1.db, last);
-    expect(d1.calls()).toBeLessThanOrEqual(3);
+    expect(d1.calls()).toBeLessThanOrEqual(2);
     const observed = await env.DB.prepare("SELECT count(*) AS n FROM template_observations WHERE tree_id = ?1").bind(treeId).first<{ n: number }>();
     expect(observed?.n).toBe(6);
+  });
+
+  it("Should read the same partners and paths in learning's one batch as partnersOf and readPathTo one by one", async () => {
+    const treeId = `partners-${crypto.randomUUID()}`;
+    const inputs = ["A-1", "B-2", "C-3", "D-4", "E-5", "F-6"].map((order) => recording(treeId, ["hi", `where is order ${order}?`], `order ${order} has shipped`));
+    for (const input of inputs) await recordGeneration(env.DB, input);
+    const shapeKey = `shape-${crypto.randomUUID()}`;
+    for (const [i, input] of inputs.entries()) await env.DB.prepare("INSERT INTO template_observations (answer_hash, tree_id, shape_key, created_at) VALUES (?1, ?2, ?3, ?4)").bind(input.answer.hash, treeId, shapeKey, 1000 + i).run();
+    // One partner pruned under its observation: its path reads as null both ways.
+    await env.DB.prepare("DELETE FROM nodes WHERE hash = ?1").bind(inputs[3].answer.hash).run();
+    const last = inputs.at(-1)!.answer.hash;
+    const read = await readLearning(env.DB, ["no-such-lookup-key"], 8, { shapeKey, answerHash: last, limit: 4 });
+    const hashes = await partnersOf(env.DB, shapeKey, last, 4);
+    expect(hashes).toEqual([4, 3, 2, 1].map((i) => inputs[i].answer.hash));
+    expect(read.partners).toEqual(await Promise.all(hashes.map(async (hash) => ({ hash, path: await readPathTo(env.DB, hash) }))));
+    expect(read.partners.map((p) => p.path === null)).toEqual([false, true, false, false]);
+    expect(read.partners[0].path?.path.map((n) => n.hash)).toEqual(inputs[4].path.map((n) => n.hash));
+    expect(read.templates).toEqual([]);
   });
 });
