@@ -49,13 +49,13 @@ export interface GenerationOptions {
  */
 export async function generate(opts: GenerationOptions): Promise<Response> {
   let done = false;
-  const settle = (recording: Recording) => {
+  const settle = (recording: Recording | (() => Recording)) => {
     if (done) return;
     done = true;
     // After a timer turn: a JSON answer settles just before its response is returned, and the recording's
     // RPC (the whole path, serialised) and the object's D1 calls would otherwise share the thread with
-    // writing that response. Under wrangler dev that cost the JSON miss ~2-3 ms p50 (docs/performance.md).
-    opts.waitUntil(breathe().then(() => opts.onSettled(recording)));
+    // writing that response. Under wrangler dev that cost the JSON miss ~2 ms p50 (bench/miss-floor-probe.ts).
+    opts.waitUntil(breathe().then(() => opts.onSettled(typeof recording === "function" ? recording() : recording)));
   };
   try {
     return await generateOnce(opts, settle);
@@ -65,7 +65,7 @@ export async function generate(opts: GenerationOptions): Promise<Response> {
   }
 }
 
-async function generateOnce(opts: GenerationOptions, settle: (recording: Recording) => void): Promise<Response> {
+async function generateOnce(opts: GenerationOptions, settle: (recording: Recording | (() => Recording)) => void): Promise<Response> {
   const started = Date.now();
   const headers = { [CACHE_HEADER]: opts.outcome };
   let upstream: Response;
@@ -91,7 +91,9 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
       logEvent("error", "upstream_incomplete", { aborted: opts.request.signal.aborted, error: String(error) });
       return answerError(opts, new ApiError("upstream_incomplete", "The upstream model's answer was cut off before it was complete."), headers);
     }
-    settle(readSafely(() => opts.reader.fromJson(text, Date.now() - started)));
+    // Read (parsed, canonicalised, hashed) after the response, with the recording: the client does not wait for it.
+    const latencyMs = Date.now() - started;
+    settle(() => readSafely(() => opts.reader.fromJson(text, latencyMs)));
     return relayResponse(upstream, text, headers);
   }
   return relayResponse(upstream, teeStream(upstream.body, opts.reader, settle, started), headers);
