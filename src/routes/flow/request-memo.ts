@@ -13,10 +13,18 @@ export interface MemoEntry<B, K extends ProviderKey> {
   reads: ReadonlyArray<readonly [string, string | null]>;
 }
 
-/** What the memo holds per Worker config, at most: about 8 M characters of request text (a parsed body weighs about as much again). */
-export const REQUEST_MEMO_MAX_CHARS = 16_000_000;
+/**
+ * The memo's budget per Worker config and adapter, in weight units: an entry weighs three times its
+ * id's characters (the body text once, its parsed body about twice), so it holds about 8 M characters of
+ * request text, some 400 requests of 20 KB, and at most ~30 MB of the isolate's 128 MB beside the
+ * 16 MB of answers (HOT_MAX_BYTES). The oldest entries go first.
+ */
+export const REQUEST_MEMO_MAX_CHARS = 24_000_000;
 
-/** An entry and its weight: the id's characters again, for the parsed body and key it holds. */
+/** An entry's weight per character of its id (see REQUEST_MEMO_MAX_CHARS). */
+const WEIGHT_PER_CHAR = 3;
+
+/** An entry and its weight (WEIGHT_PER_CHAR per character of its id). */
 interface Stored {
   entry: MemoEntry<unknown, ProviderKey>;
   size: number;
@@ -61,7 +69,8 @@ export class RequestMemo<B, K extends ProviderKey> {
   /** Keeps an entry (frozen), unless keying read the whole header set or the outcome was bad input. */
   set(id: string, entry: MemoEntry<B, K>, readAll: boolean): void {
     if (readAll || ("invalid" in entry.keyed && !entry.keyed.ok)) return;
-    this.memo.set(id, { entry: deepFreeze(entry), size: id.length });
+    // BoundedMemo counts the id's own characters once; the rest of the weight stands for the parsed body.
+    this.memo.set(id, { entry: deepFreeze(entry), size: (WEIGHT_PER_CHAR - 1) * id.length });
   }
 }
 
