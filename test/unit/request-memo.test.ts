@@ -44,6 +44,16 @@ describe("request memo", () => {
     expect(memo.get("bypass", new Headers())?.keyed).toEqual({ ok: false, bypass: "n > 1" });
   });
 
+  it("Should hold about 8M characters of request text: the oldest entries go first, a body over 2M is never kept", () => {
+    const memo = freshMemo();
+    const id = (n: number, chars: number) => `${n}`.padEnd(chars, "x");
+    for (let n = 0; n < 9; n++) memo.set(id(n, 1_000_000), entry([]), false);
+    expect(memo.get(id(0, 1_000_000), new Headers())).toBeUndefined();
+    for (let n = 1; n < 9; n++) expect(memo.get(id(n, 1_000_000), new Headers())).toBeDefined();
+    memo.set(id(9, 2_100_000), entry([]), false);
+    expect(memo.get(id(9, 2_100_000), new Headers())).toBeUndefined();
+  });
+
   it("Should freeze what it keeps, to the leaves", () => {
     const memo = freshMemo();
     const kept = entry([]);
