@@ -21,7 +21,8 @@ export function sameSecret(given: string, expected: string): boolean {
  * Resolves the caller from the raw `Authorization` header value. A non-admin
  * caller's tenant is derived by the proxy's one rule (src/auth/credential.ts):
  * `Bearer <key>` is the tenant of that key however its traffic sent it
- * (`Authorization`, `api-key`, `x-api-key`, `x-goog-api-key`, `?key=`), so a key
+ * (`Authorization`, a gateway's or proxy's authorization, `api-key`, `x-api-key`,
+ * `x-goog-api-key`, `ocp-apim-subscription-key`, `?key=`), so a key
  * sees the trees its own traffic built.
  * Null when there is no usable bearer credential.
  *

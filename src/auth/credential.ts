@@ -1,16 +1,26 @@
 import { tenantOf } from "../cache/hash";
 
-/** Headers that carry a bare API key, as the providers read them: Azure OpenAI, Anthropic, Gemini. */
-const KEY_HEADERS = ["api-key", "x-api-key", "x-goog-api-key"] as const;
+/**
+ * Headers that carry a credential as sent (scheme and token): the provider's own, an HTTP proxy's, and
+ * Cloudflare AI Gateway's (which, with stored provider keys, is the only credential a request carries).
+ */
+const AUTHORIZATION_HEADERS = ["authorization", "proxy-authorization", "cf-aig-authorization"] as const;
+
+/** Headers that carry a bare API key, as their readers take it: Azure OpenAI, Anthropic, Gemini, Azure API Management. */
+const KEY_HEADERS = ["api-key", "x-api-key", "x-goog-api-key", "ocp-apim-subscription-key"] as const;
 
 /** The query parameter Gemini reads a key from (`?key=…`). */
 const KEY_PARAM = "key";
 
 /**
  * The upstream credential of a request, the one string its tenant is hashed
- * from; null when it carries none. `Authorization` counts as sent (so the
+ * from; null when it carries none. Every credential the Worker forwards
+ * counts, a gateway's or proxy's too: the upstream behind it may answer each
+ * key from another account or deployment. `Authorization`,
+ * `Proxy-Authorization` and `cf-aig-authorization` count as sent (so the
  * tenant of `Authorization: Bearer sk-x` never changes); a bare key from
- * `api-key`, `x-api-key`, `x-goog-api-key` or `?key=` counts as `Bearer <key>`,
+ * `api-key`, `x-api-key`, `x-goog-api-key`, `ocp-apim-subscription-key` or
+ * `?key=` counts as `Bearer <key>`,
  * so a key presented to `/api` as a bearer token sees the trees its traffic
  * built whichever header it used. Several different credentials are all kept
  * (sorted, one per line: header values never hold a newline); the same key
@@ -20,8 +30,10 @@ const KEY_PARAM = "key";
  */
 export function credentialOf(headers: Headers, url?: URL): string | null {
   const found = new Set<string>();
-  const authorization = headers.get("authorization");
-  if (authorization && authorization.trim() !== "") found.add(authorization);
+  for (const name of AUTHORIZATION_HEADERS) {
+    const value = headers.get(name);
+    if (value && value.trim() !== "") found.add(value);
+  }
   for (const name of KEY_HEADERS) {
     const key = headers.get(name)?.trim();
     if (key) found.add(`Bearer ${key}`);

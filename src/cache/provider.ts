@@ -11,7 +11,8 @@ import type { StoredAnswer } from "./answer";
  * folder under src/cache/<name>/ with one `ProviderAdapter` over it
  * (see docs/architecture.md, "How to add a provider"). The tenant is not the
  * adapter's business: src/auth/credential.ts reads every credential any
- * upstream reads (Authorization, api-key, x-api-key, x-goog-api-key, ?key=).
+ * upstream or a gateway before it reads (Authorization, Proxy-Authorization, cf-aig-authorization,
+ * api-key, x-api-key, x-goog-api-key, ocp-apim-subscription-key, ?key=).
  */
 
 /** Where a request sits in the trees: its tree, the path to h_n, and h_n (`key`), the parent of the answer. */

@@ -23,6 +23,20 @@ describe("credentialOf / tenantOfRequest", () => {
     expect(tenant({}, "?key=k1&alt=sse")).toBe(tenantOf("Bearer k1"));
   });
 
+  it("Should count a gateway's or proxy's credential: alone it is the tenant, beside a provider key it splits the tenant", () => {
+    expect(tenant({ "cf-aig-authorization": "Bearer gw-1" })).toBe(tenantOf("Bearer gw-1"));
+    expect(tenant({ "cf-aig-authorization": "Bearer gw-1" })).not.toBe(tenant({ "cf-aig-authorization": "Bearer gw-2" }));
+    expect(tenant({ "ocp-apim-subscription-key": "sub-1" })).toBe(tenantOf("Bearer sub-1"));
+    expect(tenant({ "proxy-authorization": "Basic cHJveHk6cGFzcw==" })).toBe(tenantOf("Basic cHJveHk6cGFzcw=="));
+    const provider = tenant({ authorization: "Bearer sk-a" });
+    expect(tenant({ authorization: "Bearer sk-a", "cf-aig-authorization": "Bearer gw-1" })).not.toBe(provider);
+    expect(tenant({ authorization: "Bearer sk-a", "cf-aig-authorization": "Bearer gw-1" })).not.toBe(tenant({ authorization: "Bearer sk-a", "cf-aig-authorization": "Bearer gw-2" }));
+    expect(tenant({ authorization: "Bearer sk-a", "ocp-apim-subscription-key": "sub-1" })).not.toBe(tenant({ authorization: "Bearer sk-a", "ocp-apim-subscription-key": "sub-2" }));
+    expect(tenant({ authorization: "Bearer sk-a", "proxy-authorization": "Basic eA==" })).not.toBe(provider);
+    // With CACHE_ANONYMOUS on, two gateway tokens without a provider key must not share the anonymous tenant.
+    expect(tenant({ "cf-aig-authorization": "Bearer gw-1" }, "", true)).not.toBe(tenant({}, "", true));
+  });
+
   it("Should put every different credential in the tenant, in any order, and one key given twice once", () => {
     const both = tenant({ authorization: "Bearer a", "api-key": "b" });
     expect(both).not.toBe(tenant({ authorization: "Bearer a" }));

@@ -28,6 +28,8 @@ describe("the tenant is the credential the upstream reads", () => {
     ["x-api-key", (key) => ({ "x-api-key": key })],
     ["Gemini x-goog-api-key", (key) => ({ "x-goog-api-key": key })],
     ["Gemini key query parameter", () => ({}), (key) => `?key=${key}`],
+    ["AI Gateway cf-aig-authorization (keys stored in the gateway)", (key) => ({ "cf-aig-authorization": `Bearer ${key}` })],
+    ["Azure API Management ocp-apim-subscription-key", (key) => ({ "ocp-apim-subscription-key": key })],
   ];
   for (const [name, headers, search = () => ""] of credentialKinds) {
     it(`Should give each ${name} its own tenant: the owner hits, another key and no key are never served the recording`, async () => {
