@@ -27,13 +27,18 @@ function trajectoryOf(input: RecordInput): Trajectory {
   };
 }
 
-function partnerOf(read: PathTo | null, root: string, answerHash: string): (Trajectory & { answerHash: string }) | null {
+/**
+ * A partner's trajectory. A node it shares with the new answer's path (same
+ * path hash: same message after the same ancestors) takes that path's message
+ * as already parsed (`known`); only the nodes where they part are parsed.
+ */
+function partnerOf(read: PathTo | null, root: string, answerHash: string, known: ReadonlyMap<string, CanonicalMessage>): (Trajectory & { answerHash: string }) | null {
   if (!read || read.path[0].parent !== root) return null;
   return {
     answerHash,
     root,
     hashes: read.path.map((p) => p.hash),
-    messages: read.path.map((p) => hashForm(JSON.parse(p.message) as CanonicalMessage)),
+    messages: read.path.map((p) => known.get(p.hash) ?? hashForm(JSON.parse(p.message) as CanonicalMessage)),
     answer: JSON.parse(read.answer.message) as CanonicalMessage,
     meta: { finishReason: read.answer.finishReason ?? "stop", promptTokens: read.answer.promptTokens, completionTokens: read.answer.completionTokens, latencyMs: read.answer.latencyMs },
   };
@@ -66,7 +71,8 @@ export async function learnFrom(db: D1Database, input: RecordInput): Promise<Lea
   }
   const fresh = new Map<string, LearnedTemplate>();
   if (!outcomes.includes("confirmed")) {
-    const partners = read.partners.map((p) => partnerOf(p.path, t.root, p.hash)).filter((p) => p !== null);
+    const shared = new Map(t.hashes.map((hash, i) => [hash, t.messages[i]]));
+    const partners = read.partners.map((p) => partnerOf(p.path, t.root, p.hash, shared)).filter((p) => p !== null);
     for (const partner of partners) {
       const template = induce(t, partner);
       if (!template || fresh.has(template.id) || known.some((k) => k.id === template.id)) continue;
