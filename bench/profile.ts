@@ -57,7 +57,8 @@ function selfTimes(profile: Profile, count: number): Array<{ fn: string; ms: num
   let all = 0;
   profile.samples.forEach((id, i) => {
     const node = byId.get(id);
-    const dt = (profile.timeDeltas[i] ?? 0) / 1000;
+    // timeDeltas[i] is the time from sample i-1 to sample i: sample i lasts until the next one.
+    const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000;
     all += dt;
     if (!node) return;
     const f = node.callFrame;
@@ -73,14 +74,15 @@ const model = await startScriptedModel({ script: () => ({ role: "assistant", con
 const inspectorPort = await freePort();
 const dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url, ...(process.env.MM_LOG_LEVEL ? { LOG_LEVEL: process.env.MM_LOG_LEVEL } : {}) }, logLevel: "error", inspectorPort });
 try {
+  // Misses: the warm-up and the profiled run each send bodies of their own (a replayed body would be a hit).
+  const misses = (run: string) => chatSpec("miss", Array.from({ length: 5000 }, (_, i) => uniqueMiss(bodies[i % bodies.length], `profile-${run}-${Date.now()}-${i}`)));
   let spec: LoadSpec = FLOOR;
   if (load === "hit") {
     await prime(dev.url, bodies);
     spec = chatSpec("hit", bodies);
-  } else if (load === "miss") {
-    spec = chatSpec("miss", Array.from({ length: 5000 }, (_, i) => uniqueMiss(bodies[i % bodies.length], `profile-${Date.now()}-${i}`)));
   }
-  await runSegment(dev.url, spec, 2, CONNECTIONS);
+  await runSegment(dev.url, load === "miss" ? misses("warm-up") : spec, 2, CONNECTIONS);
+  if (load === "miss") spec = misses("profiled");
   const send = await devtools(inspectorPort);
   await send("Profiler.enable");
   await send("Profiler.setSamplingInterval", { interval: 100 });
