@@ -54,8 +54,24 @@ export function credentialOf(headers: Headers, url?: URL): string | null {
  */
 export function tenantOfRequest(headers: Headers, url: URL, anonymous: boolean): string | null {
   const credential = credentialOf(headers, url);
-  if (credential !== null) return tenantOf(credential);
+  if (credential !== null) return knownTenant(credential);
   return anonymous ? tenantOf(null) : null;
+}
+
+/** Credentials an isolate remembers the tenant of, at most (then it starts again): each request would hash its own. */
+const MAX_KNOWN_TENANTS = 1024;
+
+/** The tenants of the credentials this isolate has seen (kept in this module, as the keys themselves are). */
+const knownTenants = new Map<string, string>();
+
+function knownTenant(credential: string): string {
+  let tenant = knownTenants.get(credential);
+  if (tenant === undefined) {
+    tenant = tenantOf(credential);
+    if (knownTenants.size >= MAX_KNOWN_TENANTS) knownTenants.clear();
+    knownTenants.set(credential, tenant);
+  }
+  return tenant;
 }
 
 /** Why a request without a credential was not cached (its logged and counted bypass reason). */

@@ -61,7 +61,10 @@ export class Counters {
 
   /** Whether counts wait and no flush is scheduled yet. */
   due(): boolean {
-    return this.pending() > 0 && !this.scheduled;
+    // Asked on every hit: while a flush is scheduled (nearly always under load) it is answered without a scan.
+    if (this.scheduled) return false;
+    for (const tally of this.tallies.values()) if (tallyRows(tally) > 0) return true;
+    return false;
   }
 
   /** How many rows wait to be updated (a tree's recent rows count as one). */

@@ -72,9 +72,15 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     if (controls.onlyIfCached) throw notCached();
     return generation(walk, plan, source.shard.db, treeWriterOf(c.env, treeId), { role: "alone", reason: "leader-failed" });
   }
-  const writer = treeWriterOf(c.env, treeId, source.shard.name);
+  // The tree's object stub, made only when a step needs it (a warm hit never does).
+  let stub: DurableObjectStub<TreeWriter> | undefined;
+  const writerOf = () => (stub ??= treeWriterOf(c.env, treeId, source.shard.name));
   // Cold, the lookup is one call to the tree's object, which on a miss also joins single flight (docs/capacity.md).
-  const far = { writer, treeId, templates: adapter.templates !== undefined, join: !controls.onlyIfCached, defer: (work: Promise<unknown>) => c.executionCtx.waitUntil(work) };
+  const far = {
+    get writer() {
+      return writerOf();
+    },
+    treeId, templates: adapter.templates !== undefined, join: !controls.onlyIfCached, defer: (work: Promise<unknown>) => c.executionCtx.waitUntil(work) };
   const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs, far);
   phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
   const store = { db: source.shard.db, timeoutMs: config.lookupTimeoutMs, ttlMs: config.hotCacheTtlMs };
@@ -93,7 +99,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
 
   let claim: Claim;
   try {
-    claim = found.status === "miss" && found.joined ? await claimFrom(writer, plan.key.key, found.joined, config) : await claimOf(writer, plan.key.key, config);
+    claim = found.status === "miss" && found.joined ? await claimFrom(writerOf(), plan.key.key, found.joined, config) : await claimOf(writerOf(), plan.key.key, config);
   } catch {
     return bypass(walk, treeId);
   }
@@ -104,7 +110,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     // The leader's answer cannot be served to this request: generate again.
     claim = { role: "alone", reason: "leader-failed" };
   }
-  return generation(walk, plan, source.shard.db, writer, claim);
+  return generation(walk, plan, source.shard.db, writerOf(), claim);
 }
 
 /** Serves a stored answer when the adapter can render it (counted as a hit); null otherwise. */
