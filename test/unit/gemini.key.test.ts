@@ -47,6 +47,11 @@ describe("Gemini keying", () => {
     expect(keyed({ contents: [{ role: "model", parts: [{ text: "hmm", thought: true }] }] })).toEqual({ ok: false, bypass: "thought part" });
   });
 
+  it("Should pass a function result sent as role function (earlier clients) to the model, not refuse it", () => {
+    const call = { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] };
+    expect(keyed({ contents: [user("x"), call, { role: "function", parts: [{ functionResponse: { name: "f", response: { ok: true } } }] }] })).toEqual({ ok: false, bypass: "role function" });
+  });
+
   it("Should reject an unknown role as bad input", () => {
     expect(keyed({ contents: [{ role: "tool", parts: [{ text: "x" }] }] })).toMatchObject({ ok: false, invalid: { param: "contents[0].role" } });
   });

@@ -71,6 +71,8 @@ function canonicalPart(p: Part, ids: CallIds, where: string): { hashed: Canonica
 /** One content in both forms: `role` defaults to `user`; function-call ids become ordinals. */
 export function canonicalContent(c: Content, ids: CallIds, where: string): { hashed: GeminiNode; stored: GeminiNode } | Fail {
   const role = c.role ?? "user";
+  // Earlier Gemini clients send a function's result as role `function`; the API still takes it. Not a role the tree keeps: the model answers it.
+  if (role === "function") return uncacheable("role function");
   if (role !== "user" && role !== "model") return { kind: "invalid", message: `${where}.role must be user or model`, param: `${where}.role` };
   // A content field besides role and parts is not one the node keeps: pass it to the model rather than drop it from the key.
   if (!onlyFields(c, CONTENT_FIELDS)) return uncacheable("content with other fields");
