@@ -80,7 +80,11 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     get writer() {
       return writerOf();
     },
-    treeId, templates: adapter.templates !== undefined, join: !controls.onlyIfCached, defer: (work: Promise<unknown>) => c.executionCtx.waitUntil(work) };
+    treeId,
+    templates: adapter.templates !== undefined,
+    join: !controls.onlyIfCached,
+    defer: (work: Promise<unknown>) => c.executionCtx.waitUntil(work),
+  };
   const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs, far);
   phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
   const store = { db: source.shard.db, timeoutMs: config.lookupTimeoutMs, ttlMs: config.hotCacheTtlMs };
