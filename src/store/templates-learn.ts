@@ -57,7 +57,7 @@ export async function learnFrom(db: D1Database, input: RecordInput): Promise<Lea
   const t = trajectoryOf(input);
   const parts = t.messages.map(decompose);
   const keys = lookupKeys(t.root, t.hashes, skeletonDigests(parts));
-  const shapeKey = shapeKeyOf(t);
+  const shapeKey = shapeKeyOf(t, parts);
   const read = await readLearning(db, keys.map((k) => k.key), MAX_WEIGHED, { shapeKey, answerHash: input.answer.hash, limit: MAX_PARTNERS });
   const known = read.templates;
   const updated: LearnedTemplate[] = [];

@@ -30,9 +30,11 @@ export interface LearnedTemplate {
 /**
  * The class of trajectories that can pair with this one: same tree, same
  * skeletons everywhere, same answer skeleton and finish reason.
+ *
+ * `parts`: the messages already decomposed (a caller that has them saves doing it again).
  */
-export function shapeKeyOf(t: Trajectory): string {
-  const skeletons = t.messages.map((m) => decompose(m).skeleton);
+export function shapeKeyOf(t: Trajectory, parts: readonly Decomposed[] = t.messages.map(decompose)): string {
+  const skeletons = parts.map((p) => p.skeleton);
   return digest(`shape\u0000${t.root}\u0000${canonicalJson([skeletons, decompose(t.answer).skeleton, t.meta.finishReason])}`);
 }
 
