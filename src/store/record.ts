@@ -227,6 +227,9 @@ export function recordStatements(
       .onConflictDoUpdate({
         target: nodes.hash,
         set: {
+          // A node first written as a later request's history (the client's echo of this answer, which may spell
+          // it otherwise: content null for "") takes the model's own message with its first observation.
+          message: sql`CASE WHEN ${nodes.observations} = 0 THEN excluded.message ELSE ${nodes.message} END`,
           observations: sql`${nodes.observations} + 1`,
           finishReason: a.finishReason,
           promptTokens: a.promptTokens,

@@ -25,6 +25,29 @@ describe("recording in D1", () => {
     expect(await count("SELECT misses AS n FROM trees WHERE id = ?", "tree-a")).toBe(2);
   });
 
+  it("Should store the model's own message for an answer whose node a later request's history wrote first", async () => {
+    // The model answered with content "" and a tool call; the client echoed it back as content null in the
+    // next request, whose recording landed first. Both spell one canonical message (one hash).
+    const call = { id: "c1", type: "function", function: { name: "get_order", arguments: '{"id":"A-1"}' } };
+    const asSent = JSON.stringify({ role: "assistant", content: "", tool_calls: [call] });
+    const echoed = JSON.stringify({ role: "assistant", content: null, tool_calls: [call] });
+    const first = recording("tree-echo", ["refund A-1"], "unused");
+    const answer = { ...first.answer, json: asSent };
+    const later = recording("tree-echo", ["refund A-1"], "done");
+    const laterPath = [...later.path, { hash: answer.hash, parent: answer.parent, role: "assistant", json: echoed }];
+    const next: RecordInput = { ...later, path: laterPath, answer: { ...later.answer, parent: answer.hash, hash: childHash(answer.hash, later.answer.json) } };
+    await recordGeneration(env.DB, next);
+    await recordGeneration(env.DB, { ...first, answer });
+    const [served] = await readAnswers(env.DB, answer.parent);
+    expect(served.message).toEqual(JSON.parse(asSent));
+    expect(served.observations).toBe(1);
+    // A second observation keeps the message of the first.
+    await recordGeneration(env.DB, { ...first, answer: { ...answer, json: echoed } });
+    const [again] = await readAnswers(env.DB, answer.parent);
+    expect(again.message).toEqual(JSON.parse(asSent));
+    expect(again.observations).toBe(2);
+  });
+
   it("Should grow storage with the messages that differ, not with the prompts", async () => {
     const texts: string[] = [];
     for (let turn = 0; turn < 30; turn++) {
