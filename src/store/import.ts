@@ -21,8 +21,9 @@ const CHUNK_CHARS = 700_000;
 /**
  * Upserts many nodes with one bound JSON array per statement (json_each), so
  * the 100-parameter limit never bites. Path nodes are inserted if missing;
- * answers get observations >= 1 and token estimates if they had none. Running
- * it twice changes nothing.
+ * answers get observations >= 1 and token estimates if they had none, and an
+ * answer whose node was written as history first (perhaps spelled otherwise:
+ * content null for "") takes the answer's message. Running it twice changes nothing.
  */
 const UPSERT_SQL = `INSERT INTO nodes (hash, parent, tree_id, depth, role, message, observations, prompt_tokens, completion_tokens, finish_reason, latency_ms, created_at)
   SELECT json_extract(value, '$.h'), json_extract(value, '$.p'), ?2, json_extract(value, '$.d'), json_extract(value, '$.r'),
@@ -30,6 +31,7 @@ const UPSERT_SQL = `INSERT INTO nodes (hash, parent, tree_id, depth, role, messa
          json_extract(value, '$.f'), 0, ?3
   FROM json_each(?1) WHERE true
   ON CONFLICT (hash) DO UPDATE SET
+    message = CASE WHEN nodes.observations = 0 AND excluded.observations > 0 THEN excluded.message ELSE nodes.message END,
     observations = max(nodes.observations, excluded.observations),
     prompt_tokens = CASE WHEN nodes.prompt_tokens = 0 THEN excluded.prompt_tokens ELSE nodes.prompt_tokens END,
     completion_tokens = CASE WHEN nodes.completion_tokens = 0 THEN excluded.completion_tokens ELSE nodes.completion_tokens END,

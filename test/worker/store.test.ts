@@ -3,6 +3,7 @@ import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
 import { childHash, walk } from "../../src/cache/hash";
 import { ANSWERS_SQL, readAnswers } from "../../src/store/answers";
+import { importNodes } from "../../src/store/import";
 import { recordGeneration, recordStatements, ROWS_PER_INSERT, type RecordInput } from "../../src/store/record";
 import { recording } from "./recordings";
 
@@ -46,6 +47,23 @@ describe("recording in D1", () => {
     const [again] = await readAnswers(env.DB, answer.parent);
     expect(again.message).toEqual(JSON.parse(asSent));
     expect(again.observations).toBe(2);
+  });
+
+  it("Should import an answer's own message over the history that wrote its node first", async () => {
+    const call = { id: "c1", type: "function", function: { name: "f", arguments: "{}" } };
+    const asSent = JSON.stringify({ role: "assistant", content: "", tool_calls: [call] });
+    const echoed = JSON.stringify({ role: "assistant", content: null, tool_calls: [call] });
+    const base = recording("tree-import-echo", ["q"], "unused");
+    const user = base.path[0];
+    const node = (m: string, o: number) => ({ h: base.answer.hash, p: user.hash, d: 2, r: "assistant", m, o, pt: o, ct: o, f: o ? "tool_calls" : null });
+    const batch = { treeId: "tree-import-echo", tenant: "t", namespace: "default", model: "m", frameJson: '{"model":"m"}' };
+    const head = { h: user.hash, p: user.parent, d: 1, r: "user", m: user.json, o: 0, pt: 0, ct: 0, f: null };
+    await importNodes(env.DB, { ...batch, nodes: [head, node(echoed, 0)] });
+    await importNodes(env.DB, { ...batch, nodes: [head, node(asSent, 1)] });
+    const [served] = await readAnswers(env.DB, user.hash);
+    expect(served.message).toEqual(JSON.parse(asSent));
+    await importNodes(env.DB, { ...batch, nodes: [head, node(echoed, 1)] });
+    expect((await readAnswers(env.DB, user.hash))[0].message).toEqual(JSON.parse(asSent));
   });
 
   it("Should grow storage with the messages that differ, not with the prompts", async () => {
