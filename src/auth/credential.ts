@@ -38,7 +38,7 @@ export function credentialOf(headers: Headers, url?: URL): string | null {
     const key = headers.get(name)?.trim();
     if (key) found.add(`Bearer ${key}`);
   }
-  for (const key of url?.searchParams.getAll(KEY_PARAM) ?? []) if (key.trim()) found.add(`Bearer ${key.trim()}`);
+  if (url?.search) for (const key of url.searchParams.getAll(KEY_PARAM)) if (key.trim()) found.add(`Bearer ${key.trim()}`);
   if (found.size === 0) return null;
   return [...found].sort().join("\n");
 }

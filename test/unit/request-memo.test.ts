@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { ProviderAdapter, ProviderKey } from "../../src/cache/provider";
 import { parseConfig } from "../../src/config";
-import { deepFreeze, recordingHeaders, RequestMemo, requestMemoId, type MemoEntry } from "../../src/routes/flow/request-memo";
+import { deepFreeze, recordingHeaders, RequestMemo, requestMemoKey, type MemoEntry, type MemoKey } from "../../src/routes/flow/request-memo";
 
 const key: ProviderKey = { tenant: "t", namespace: "default", treeId: "tree", frameJson: "{}", model: "m", path: [], key: "h" };
 const entry = (reads: Array<[string, string | null]>): MemoEntry<{ n: number[] }, ProviderKey> => ({ body: { n: [1] }, lossy: null, keyed: { ok: true, key }, reads });
+const k = (raw: string, scope = "t\ndefault\nhttp://mm.test/v1/chat/completions"): MemoKey => ({ raw, scope });
 const freshMemo = () => {
   // SAFETY: the memo only uses the adapter object as its identity.
   const adapter = {} as ProviderAdapter<{ n: number[] }, ProviderKey, unknown>;
@@ -26,38 +27,38 @@ describe("request memo", () => {
 
   it("Should serve an entry only while every header it read has the same value (absent included)", () => {
     const memo = freshMemo();
-    memo.set("id", entry([["openai-project", "proj_a"], ["openai-organization", null]]), false);
-    expect(memo.get("id", new Headers({ "openai-project": "proj_a" }))?.keyed).toEqual({ ok: true, key });
-    expect(memo.get("id", new Headers({ "openai-project": "proj_b" }))).toBeUndefined();
-    expect(memo.get("id", new Headers())).toBeUndefined();
-    expect(memo.get("id", new Headers({ "openai-project": "proj_a", "openai-organization": "org_1" }))).toBeUndefined();
-    expect(memo.get("other", new Headers({ "openai-project": "proj_a" }))).toBeUndefined();
+    memo.set(k("id"), entry([["openai-project", "proj_a"], ["openai-organization", null]]), false);
+    expect(memo.get(k("id"), new Headers({ "openai-project": "proj_a" }))?.keyed).toEqual({ ok: true, key });
+    expect(memo.get(k("id"), new Headers({ "openai-project": "proj_b" }))).toBeUndefined();
+    expect(memo.get(k("id"), new Headers())).toBeUndefined();
+    expect(memo.get(k("id"), new Headers({ "openai-project": "proj_a", "openai-organization": "org_1" }))).toBeUndefined();
+    expect(memo.get(k("other"), new Headers({ "openai-project": "proj_a" }))).toBeUndefined();
   });
 
   it("Should keep nothing when keying read the whole header set, or for bad input", () => {
     const memo = freshMemo();
-    memo.set("all", entry([]), true);
-    memo.set("bad", { ...entry([]), keyed: { ok: false, invalid: { message: "no", param: "messages" } } }, false);
-    memo.set("bypass", { ...entry([]), keyed: { ok: false, bypass: "n > 1" } }, false);
-    expect(memo.get("all", new Headers())).toBeUndefined();
-    expect(memo.get("bad", new Headers())).toBeUndefined();
-    expect(memo.get("bypass", new Headers())?.keyed).toEqual({ ok: false, bypass: "n > 1" });
+    memo.set(k("all"), entry([]), true);
+    memo.set(k("bad"), { ...entry([]), keyed: { ok: false, invalid: { message: "no", param: "messages" } } }, false);
+    memo.set(k("bypass"), { ...entry([]), keyed: { ok: false, bypass: "n > 1" } }, false);
+    expect(memo.get(k("all"), new Headers())).toBeUndefined();
+    expect(memo.get(k("bad"), new Headers())).toBeUndefined();
+    expect(memo.get(k("bypass"), new Headers())?.keyed).toEqual({ ok: false, bypass: "n > 1" });
   });
 
   it("Should hold about 8M characters of request text: the oldest entries go first, a body over 2M is never kept", () => {
     const memo = freshMemo();
     const id = (n: number, chars: number) => `${n}`.padEnd(chars, "x");
-    for (let n = 0; n < 9; n++) memo.set(id(n, 1_000_000), entry([]), false);
-    expect(memo.get(id(0, 1_000_000), new Headers())).toBeUndefined();
-    for (let n = 1; n < 9; n++) expect(memo.get(id(n, 1_000_000), new Headers())).toBeDefined();
-    memo.set(id(9, 2_100_000), entry([]), false);
-    expect(memo.get(id(9, 2_100_000), new Headers())).toBeUndefined();
+    for (let n = 0; n < 9; n++) memo.set(k(id(n, 1_000_000)), entry([]), false);
+    expect(memo.get(k(id(0, 1_000_000)), new Headers())).toBeUndefined();
+    for (let n = 1; n < 9; n++) expect(memo.get(k(id(n, 1_000_000)), new Headers())).toBeDefined();
+    memo.set(k(id(9, 2_100_000)), entry([]), false);
+    expect(memo.get(k(id(9, 2_100_000)), new Headers())).toBeUndefined();
   });
 
   it("Should freeze what it keeps, to the leaves", () => {
     const memo = freshMemo();
     const kept = entry([]);
-    memo.set("id", kept, false);
+    memo.set(k("id"), kept, false);
     expect(Object.isFrozen(kept.body)).toBe(true);
     expect(Object.isFrozen(kept.body.n)).toBe(true);
     expect(Object.isFrozen(kept.keyed)).toBe(true);
@@ -67,13 +68,17 @@ describe("request memo", () => {
 
   it("Should tell requests apart by tenant, namespace, URL and body text", () => {
     const url = new URL("http://mm.test/v1/chat/completions?api-version=1");
-    const ids = [
-      requestMemoId("t1", "default", url, "{}"),
-      requestMemoId("t2", "default", url, "{}"),
-      requestMemoId("t1", "other", url, "{}"),
-      requestMemoId("t1", "default", new URL("http://mm.test/v1/chat/completions?api-version=2"), "{}"),
-      requestMemoId("t1", "default", url, "{ }"),
+    const keys = [
+      requestMemoKey("t1", "default", url, "{}"),
+      requestMemoKey("t2", "default", url, "{}"),
+      requestMemoKey("t1", "other", url, "{}"),
+      requestMemoKey("t1", "default", new URL("http://mm.test/v1/chat/completions?api-version=2"), "{}"),
+      requestMemoKey("t1", "default", url, "{ }"),
     ];
-    expect(new Set(ids).size).toBe(ids.length);
+    expect(new Set(keys.map((key) => `${key.scope}\u0000${key.raw}`)).size).toBe(keys.length);
+    const memo = freshMemo();
+    keys.forEach((key, i) => memo.set(key, { ...entry([]), body: { n: [i] } }, false));
+    keys.forEach((key, i) => expect(memo.get(key, new Headers())?.body).toEqual({ n: [i] }));
+    expect(memo.get(requestMemoKey("t3", "default", url, "{}"), new Headers())).toBeUndefined();
   });
 });

@@ -38,6 +38,19 @@ describe("request body framing", () => {
     expect(await errorCode(streamed)).toBe("invalid_json");
   });
 
+  it("Should take a body that holds U+FFFD as sent (valid UTF-8), and key it apart from one without", async () => {
+    const model = uniqueModel("framing-fffd");
+    await withUpstream({ json: completion({ role: "assistant", content: "ok" }) }, async () => {
+      const replacement = await post(utf8(JSON.stringify({ model, messages: [{ role: "user", content: "bad byte: \uFFFD" }] })));
+      expect(replacement.status).toBe(200);
+      expect(replacement.headers.get("muscle-mem-cache")).toBe("miss");
+      await replacement.text();
+      const plain = await post(utf8(JSON.stringify({ model, messages: [{ role: "user", content: "bad byte: ?" }] })));
+      expect(plain.headers.get("muscle-mem-cache")).toBe("miss");
+      await plain.text();
+    });
+  });
+
   it("Should answer 413 for a chunked body over MAX_BODY_BYTES", async () => {
     const huge = utf8(JSON.stringify({ model: "m", messages: [{ role: "user", content: "x".repeat(Number(env.MAX_BODY_BYTES) + 10) }] }));
     const res = await post(chunked(huge, 64 * 1024));

@@ -6,7 +6,7 @@ import { logEvent } from "../../observability/log-event";
 import { parseJsonText, readJsonText } from "../body";
 import type { CacheControls } from "./controls";
 import { withTimeout } from "./lookup";
-import { recordingHeaders, RequestMemo, requestMemoId } from "./request-memo";
+import { recordingHeaders, RequestMemo, requestMemoKey } from "./request-memo";
 
 /** A request read, validated and keyed: its tenant (null: no credential) and keying outcome. */
 export interface KeyedRequest<B, K extends ProviderKey> {
@@ -28,7 +28,7 @@ export async function keyedRequest<B, K extends ProviderKey, A>(c: Context<{ Bin
   const url = new URL(c.req.url);
   const tenant = tenantOfRequest(headers, url, config.cacheAnonymous);
   const memo = tenant !== null && !adapter.resolve ? RequestMemo.of(config, adapter) : null;
-  const id = memo && tenant !== null ? requestMemoId(tenant, controls.namespace, url, raw) : null;
+  const id = memo && tenant !== null ? requestMemoKey(tenant, controls.namespace, url, raw) : null;
   const known = memo && id ? memo.get(id, headers) : undefined;
   if (known) return { request: { body: known.body, raw, url, headers }, tenant, keyed: known.keyed };
 

@@ -24,11 +24,20 @@ export const REQUEST_MEMO_MAX_CHARS = 24_000_000;
 /** An entry's weight per character of its id (see REQUEST_MEMO_MAX_CHARS). */
 const WEIGHT_PER_CHAR = 3;
 
-/** An entry and its weight (WEIGHT_PER_CHAR per character of its id). */
+/** Where a request is found: its body text, then (tenant, namespace, URL) among the requests with that text. */
+export interface MemoKey {
+  raw: string;
+  scope: string;
+}
+
+/** The entries of one body text, by scope, and their weight (WEIGHT_PER_CHAR per character of the text). */
 interface Stored {
-  entry: MemoEntry<unknown, ProviderKey>;
+  byScope: Map<string, MemoEntry<unknown, ProviderKey>>;
   size: number;
 }
+
+/** Scopes (tenants, namespaces, URLs) kept per body text, at most. */
+const MAX_SCOPES = 16;
 
 const memos = new WeakMap<Config, WeakMap<object, BoundedMemo<Stored>>>();
 
@@ -37,8 +46,9 @@ const memos = new WeakMap<Config, WeakMap<object, BoundedMemo<Stored>>>();
  * is parsed, validated and keyed once per isolate, not on every arrival.
  *
  * An entry is found by everything keying reads besides headers: the adapter,
- * the tenant and namespace, the full URL (path and query) and the exact body
- * text, under one Worker config. The headers keying read (through
+ * the exact body text, and the tenant, namespace and full URL (path and
+ * query), under one Worker config. The text is the outer key as it arrived
+ * (a joined 20 KB key would be copied on every lookup). The headers keying read (through
  * `recordingHeaders`) are stored with their values, and the entry serves only
  * a request with the same values for every one of them; keying that looked at
  * the whole header set is never memoised. So the memo can only skip work that
@@ -59,24 +69,30 @@ export class RequestMemo<B, K extends ProviderKey> {
   }
 
   /** The entry for this request, when one was kept and every header it read has the same value now. */
-  get(id: string, headers: Headers): MemoEntry<B, K> | undefined {
-    const entry = this.memo.get(id)?.entry;
+  get(key: MemoKey, headers: Headers): MemoEntry<B, K> | undefined {
+    const entry = this.memo.get(key.raw)?.byScope.get(key.scope);
     if (!entry || !entry.reads.every(([name, value]) => headers.get(name) === value)) return undefined;
     // SAFETY: the memo is per adapter (RequestMemo.of), whose entries are MemoEntry<B, K>.
     return entry as MemoEntry<B, K>;
   }
 
   /** Keeps an entry (frozen), unless keying read the whole header set or the outcome was bad input. */
-  set(id: string, entry: MemoEntry<B, K>, readAll: boolean): void {
+  set(key: MemoKey, entry: MemoEntry<B, K>, readAll: boolean): void {
     if (readAll || ("invalid" in entry.keyed && !entry.keyed.ok)) return;
-    // BoundedMemo counts the id's own characters once; the rest of the weight stands for the parsed body.
-    this.memo.set(id, { entry: deepFreeze(entry), size: (WEIGHT_PER_CHAR - 1) * id.length });
+    const frozen = deepFreeze(entry);
+    const stored = this.memo.get(key.raw);
+    if (stored) {
+      if (stored.byScope.size < MAX_SCOPES || stored.byScope.has(key.scope)) stored.byScope.set(key.scope, frozen);
+      return;
+    }
+    // BoundedMemo counts the text's own characters once; the rest of the weight stands for the parsed body.
+    this.memo.set(key.raw, { byScope: new Map([[key.scope, frozen]]), size: (WEIGHT_PER_CHAR - 1) * key.raw.length });
   }
 }
 
-/** The memo's id of a request: the keying inputs other than headers, the body text last (its size dominates). */
-export function requestMemoId(tenant: string, namespace: string, url: URL, raw: string): string {
-  return `${tenant}\n${namespace}\n${url.href}\n${raw}`;
+/** The memo's key of a request: the keying inputs other than headers (tenants are hashes, namespaces and URLs hold no newline). */
+export function requestMemoKey(tenant: string, namespace: string, url: URL, raw: string): MemoKey {
+  return { raw, scope: `${tenant}\n${namespace}\n${url.href}` };
 }
 
 /**
