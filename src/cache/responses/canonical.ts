@@ -35,7 +35,6 @@ const emptyList = (v: unknown) => v === undefined || v === null || (Array.isArra
 const TEXT_PART_FIELDS: ReadonlySet<string> = new Set(["type", "text", "annotations", "logprobs"]);
 const REFUSAL_PART_FIELDS: ReadonlySet<string> = new Set(["type", "refusal"]);
 
-
 /** Content as canonical parts: a string is one text part; text parts of any kind are equal; anything else is not cacheable. */
 function parts(content: unknown, where: string): Array<CanonicalText | CanonicalRefusal> | Fail {
   if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }];
