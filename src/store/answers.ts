@@ -34,9 +34,14 @@ export function answersStatement(db: D1Database, parent: string): D1PreparedStat
   return db.prepare(ANSWERS_SQL).bind(parent);
 }
 
-/** The answers in the result of answersStatement (a recorded node with no observation left is not an answer). */
+/** The answers among rows of the answers query (a recorded node with no observation left is not an answer). */
+export function servedAnswers(rows: readonly AnswerRow[]): StoredAnswer[] {
+  return rows.filter((row) => row.observations > 0).map(answerOf);
+}
+
+/** The answers in the result of answersStatement. */
 export function answersFrom(result: D1Result<AnswerRow>): StoredAnswer[] {
-  return result.results.filter((row) => row.observations > 0).map(answerOf);
+  return servedAnswers(result.results);
 }
 
 /**

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import type { StoredAnswer } from "../cache/answer";
-import { answerOf } from "./answers";
+import { servedAnswers, type AnswerRow } from "./answers";
 import { nodes, trees } from "./schema";
 
 /** One path node to make sure of: the request's messages, in order. */
@@ -93,10 +93,6 @@ function answersAt(orm: DrizzleD1Database, parent: string) {
     .orderBy(asc(nodes.hash));
 }
 
-type AnswerRows = Awaited<ReturnType<typeof answersAt>>;
-
-/** The served answers among the rows of answersAt (a node with no observation left is not an answer, as in queryAnswers). */
-const answersOfRows = (rows: AnswerRows): StoredAnswer[] => rows.filter((row) => row.observations > 0).map(answerOf);
 
 /** D1 allows 100 bound parameters per statement. */
 const IN_CHUNK = 90;
@@ -169,7 +165,7 @@ export async function recordGenerations(db: D1Database, inputs: readonly RecordI
   if (!first) return outcomes;
   const results = await orm.batch([first, ...rest, ...reads.map((r) => r.query)]);
   // SAFETY: the batch's last results are the reads, in order; each is answersAt's rows.
-  reads.forEach((r, j) => (outcomes[r.i] = { ...outcomes[r.i], answers: answersOfRows(results[statements.length + j] as AnswerRows) }));
+  reads.forEach((r, j) => (outcomes[r.i] = { ...outcomes[r.i], answers: servedAnswers(results[statements.length + j] as AnswerRow[]) }));
   return outcomes;
 }
 
