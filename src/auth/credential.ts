@@ -1,4 +1,5 @@
 import { tenantOf } from "../cache/hash";
+import { BoundedMemo } from "../cache/memo";
 
 /**
  * Headers that carry a credential as sent (scheme and token): the provider's own, an HTTP proxy's, and
@@ -58,17 +59,16 @@ export function tenantOfRequest(headers: Headers, url: URL, anonymous: boolean):
   return anonymous ? tenantOf(null) : null;
 }
 
-/** Credentials an isolate remembers the tenant of, at most (then it starts again): each request would hash its own. */
-const MAX_KNOWN_TENANTS = 1024;
-
-/** The tenants of the credentials this isolate has seen (kept in this module, as the keys themselves are). */
-const knownTenants = new Map<string, string>();
+/**
+ * The tenants of the credentials this isolate has seen, so that a request need not hash its own: kept in
+ * this module, as the keys themselves are, and bounded by characters (the oldest go first).
+ */
+const knownTenants = new BoundedMemo<string>(256 * 1024, (tenant) => tenant.length);
 
 function knownTenant(credential: string): string {
   let tenant = knownTenants.get(credential);
   if (tenant === undefined) {
     tenant = tenantOf(credential);
-    if (knownTenants.size >= MAX_KNOWN_TENANTS) knownTenants.clear();
     knownTenants.set(credential, tenant);
   }
   return tenant;
