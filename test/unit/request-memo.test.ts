@@ -4,7 +4,7 @@ import { parseConfig } from "../../src/config";
 import { deepFreeze, recordingHeaders, RequestMemo, requestMemoKey, type MemoEntry, type MemoKey } from "../../src/routes/flow/request-memo";
 
 const key: ProviderKey = { tenant: "t", namespace: "default", treeId: "tree", frameJson: "{}", model: "m", path: [], key: "h" };
-const entry = (reads: Array<[string, string | null]>): MemoEntry<{ n: number[] }, ProviderKey> => ({ body: { n: [1] }, lossy: null, keyed: { ok: true, key }, reads });
+const entry = (reads: Array<[string, string | null]>): MemoEntry<{ n: number[] }, ProviderKey> => ({ body: { n: [1] }, keyed: { ok: true, key }, reads });
 const k = (raw: string, scope = "t\ndefault\nhttp://mm.test/v1/chat/completions"): MemoKey => ({ raw, scope });
 const freshMemo = () => {
   // SAFETY: the memo only uses the adapter object as its identity.

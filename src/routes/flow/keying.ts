@@ -8,10 +8,9 @@ import type { CacheControls } from "./controls";
 import { withTimeout } from "./lookup";
 import { recordingHeaders, RequestMemo, requestMemoKey } from "./request-memo";
 
-/** A request read, validated and keyed: its tenant (null: no credential) and keying outcome. */
+/** A request read, validated and keyed (no credential: a bypass). */
 export interface KeyedRequest<B, K extends ProviderKey> {
   request: ProviderRequest<B>;
-  tenant: string | null;
   keyed: KeyOutcome<K>;
 }
 
@@ -27,10 +26,10 @@ export async function keyedRequest<B, K extends ProviderKey, A>(c: Context<{ Bin
   const raw = await readJsonText(c.req.raw, config.maxBodyBytes);
   const url = new URL(c.req.url);
   const tenant = tenantOfRequest(headers, url, config.cacheAnonymous);
-  const memo = tenant !== null && !adapter.resolve ? RequestMemo.of(config, adapter) : null;
-  const id = memo && tenant !== null ? requestMemoKey(tenant, controls.namespace, url, raw) : null;
-  const known = memo && id ? memo.get(id, headers) : undefined;
-  if (known) return { request: { body: known.body, raw, url, headers }, tenant, keyed: known.keyed };
+  const memoKey = tenant !== null && !adapter.resolve ? requestMemoKey(tenant, controls.namespace, url, raw) : null;
+  const memo = memoKey && RequestMemo.of(config, adapter);
+  const known = memo && memoKey && memo.get(memoKey, headers);
+  if (known) return { request: { body: known.body, raw, url, headers }, keyed: known.keyed };
 
   const { body, lossy } = parseJsonText(raw, adapter.schema);
   let request: ProviderRequest<B> = { body, raw, url, headers };
@@ -41,8 +40,8 @@ export async function keyedRequest<B, K extends ProviderKey, A>(c: Context<{ Bin
   const seen = memo ? { ...request, headers: recordingHeaders(headers, reads, all) } : request;
   // Keyed even without a tenant, so that bad input gets its 4xx in the API's envelope whoever sends it.
   const keyed: KeyOutcome<K> = lossy ? { ok: false, bypass: lossy } : adapter.key(seen, scope);
-  if (memo && id) memo.set(id, { body, lossy, keyed, reads: [...reads] }, all.read);
-  return { request, tenant, keyed: unlessAnonymous(tenant, keyed) };
+  if (memo && memoKey) memo.set(memoKey, { body, keyed, reads: [...reads] }, all.read);
+  return { request, keyed: unlessAnonymous(tenant, keyed) };
 }
 
 /** The request completed by the adapter's `resolve` (bounded by LOOKUP_TIMEOUT_MS), or as sent when it fails. */

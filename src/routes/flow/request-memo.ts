@@ -3,25 +3,24 @@ import { BoundedMemo } from "../../cache/memo";
 import type { Config } from "../../config";
 
 /**
- * What parsing and keying made of one exact request: its validated body, why it cannot be keyed exactly
- * (`lossy`), the adapter's keying outcome, and every header keying read, with the value it read.
+ * What parsing and keying made of one exact request: its validated body, its keying outcome (a lossy
+ * body's bypass included), and every header keying read, with the value it read.
  */
 export interface MemoEntry<B, K extends ProviderKey> {
   body: B;
-  lossy: string | null;
   keyed: KeyOutcome<K>;
   reads: ReadonlyArray<readonly [string, string | null]>;
 }
 
 /**
  * The memo's budget per Worker config and adapter, in weight units: an entry weighs three times its
- * id's characters (the body text once, its parsed body about twice), so it holds about 8 M characters of
+ * body text's characters (the text once, its parsed body about twice), so it holds about 8 M characters of
  * request text, some 400 requests of 20 KB, and at most ~30 MB of the isolate's 128 MB beside the
  * 16 MB of answers (HOT_MAX_BYTES). The oldest entries go first.
  */
 export const REQUEST_MEMO_MAX_CHARS = 24_000_000;
 
-/** An entry's weight per character of its id (see REQUEST_MEMO_MAX_CHARS). */
+/** An entry's weight per character of its body text (see REQUEST_MEMO_MAX_CHARS). */
 const WEIGHT_PER_CHAR = 3;
 
 /** Where a request is found: its body text, then (tenant, namespace, URL) among the requests with that text. */
