@@ -24,7 +24,7 @@ export function hotSet(count: number): Body[] {
 }
 
 /** Starts a floor Worker of bench/floors/ under `wrangler dev` (no D1). */
-function startFloor(name: "static" | "relay", vars: Record<string, string> = {}): Promise<WranglerDev> {
+export function startFloor(name: "static" | "relay", vars: Record<string, string> = {}): Promise<WranglerDev> {
   return startWranglerDev({ config: resolve(FLOORS, `wrangler.${name}.toml`), migrate: [], vars, logLevel: "error", freeInspector: true });
 }
 

@@ -8,11 +8,9 @@
  * the server-timing medians and the CPU per miss of each `wrangler dev` process tree.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { startWranglerDev } from "../test/support/wrangler-dev";
 import { startScriptedModel } from "../tools/scripted-model";
 import { uniqueMiss } from "./bodies";
-import { hotSet } from "./floors";
+import { hotSet, startFloor } from "./floors";
 import { HEADERS, log } from "./http";
 import { missProbe } from "./miss-probe";
 import { snapshotWorker, startSnapshotDev } from "./snapshot";
@@ -54,7 +52,7 @@ const hot = hotSet(40);
 const model = await startScriptedModel({ chunkChars: 64, script: () => ({ role: "assistant", content: "Let me check that reservation for you." }) });
 const snapshot = await snapshotWorker();
 const dev = await startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url, ...(logLevel ? { LOG_LEVEL: logLevel } : {}), ...extraVars });
-const relay = await startWranglerDev({ config: resolve(import.meta.dirname, "floors/wrangler.relay.toml"), migrate: [], vars: { UPSTREAM_BASE_URL: model.url }, logLevel: "error", freeInspector: true });
+const relay = await startFloor("relay", { UPSTREAM_BASE_URL: model.url });
 try {
   for (const stream of [false, true]) {
     for (const gapMs of [50, 0]) {
