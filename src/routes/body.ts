@@ -17,33 +17,41 @@ function decodeUtf8(bytes: ArrayBuffer | Uint8Array): string {
   }
 }
 
+/** The Content-Encodings a request body is decoded from, by the name DecompressionStream knows them. */
+const DECODABLE: Readonly<Record<string, CompressionFormat>> = { gzip: "gzip", "x-gzip": "gzip", deflate: "deflate" };
+
 /**
- * Reads a request body as UTF-8 text within `maxBytes` (413 above it, 400 for bad UTF-8). A body whose
- * length is declared (and within the limit) is read in one call; a chunked one is read chunk by chunk, so
- * that reading stops as soon as it passes the limit.
+ * The format to decode a body from (null when it is sent plain): a client that compresses its body is
+ * read as the JSON it holds. An encoding DecompressionStream cannot undo (`br`, a list) is a 415.
  */
-export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
-  const declared = request.headers.get("content-length");
-  if (Number(declared ?? "0") > maxBytes) throw tooLarge(maxBytes);
-  if (!request.body) return "";
-  if (declared !== null && /^\d+$/.test(declared)) {
-    // The declared length frames the body: the runtime never hands over more than it.
-    const bytes = await request.arrayBuffer();
-    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
-    return decodeUtf8(bytes);
-  }
-  const reader = request.body.getReader();
+function encodingOf(request: Request): CompressionFormat | null {
+  const encoding = (request.headers.get("content-encoding") ?? "").trim().toLowerCase();
+  if (encoding === "" || encoding === "identity") return null;
+  const format = DECODABLE[encoding];
+  if (!format) throw new ApiError("unsupported_media_type", `Content-Encoding '${encoding.slice(0, 40)}' is not supported: send the body plain, gzip or deflate.`);
+  return format;
+}
+
+/** Reads a stream to its end, stopping as soon as it passes `maxBytes` (413); a stream that fails to decode `format` is a 400. */
+async function readBounded(stream: ReadableStream<Uint8Array>, maxBytes: number, format: CompressionFormat | null): Promise<Uint8Array> {
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
+    let next: ReadableStreamReadResult<Uint8Array>;
+    try {
+      next = await reader.read();
+    } catch (error) {
+      if (format) throw new ApiError("invalid_json", `The request body is not valid ${format} (Content-Encoding).`);
+      throw error;
+    }
+    if (next.done) break;
+    size += next.value.byteLength;
     if (size > maxBytes) {
       await reader.cancel();
       throw tooLarge(maxBytes);
     }
-    chunks.push(value);
+    chunks.push(next.value);
   }
   const bytes = new Uint8Array(size);
   let offset = 0;
@@ -51,7 +59,28 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return decodeUtf8(bytes);
+  return bytes;
+}
+
+/**
+ * Reads a request body as UTF-8 text within `maxBytes` (413 above it, 400 for bad UTF-8). A body whose
+ * length is declared (and within the limit) is read in one call; a chunked one is read chunk by chunk, so
+ * that reading stops as soon as it passes the limit. A gzip or deflate body (Content-Encoding) is decoded,
+ * the limit counting the decoded bytes; the forwarded text then goes without the header (src/upstream/forward.ts).
+ */
+export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
+  const declared = request.headers.get("content-length");
+  if (Number(declared ?? "0") > maxBytes) throw tooLarge(maxBytes);
+  const format = encodingOf(request);
+  if (!request.body) return "";
+  if (format) return decodeUtf8(await readBounded(request.body.pipeThrough(new DecompressionStream(format)), maxBytes, format));
+  if (declared !== null && /^\d+$/.test(declared)) {
+    // The declared length frames the body: the runtime never hands over more than it.
+    const bytes = await request.arrayBuffer();
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+    return decodeUtf8(bytes);
+  }
+  return decodeUtf8(await readBounded(request.body, maxBytes, null));
 }
 
 /**

@@ -22,11 +22,16 @@ export function queryOf(requestUrl: string, pathname: string): string {
   return pathname.includes("?") ? "" : new URL(requestUrl).search;
 }
 
-function forwardedHeaders(incoming: Headers): Headers {
+/**
+ * The headers sent upstream. A body given as text is the body the Worker read (decoded when it came
+ * gzip or deflate, src/routes/body.ts): its `content-encoding` no longer describes it.
+ */
+function forwardedHeaders(incoming: Headers, textBody: boolean): Headers {
   const headers = new Headers();
   incoming.forEach((value, key) => {
     const name = key.toLowerCase();
     if (DROP_REQUEST.has(name) || name.startsWith(HEADER_PREFIX) || name === "cache-control") return;
+    if (textBody && name === "content-encoding") return;
     headers.set(key, value);
   });
   return headers;
@@ -88,7 +93,7 @@ export async function forward(options: ForwardOptions): Promise<Response> {
   try {
     return await fetch(upstreamUrl(options.base, options.pathname, options.search), {
       method: options.method,
-      headers: forwardedHeaders(options.headers),
+      headers: forwardedHeaders(options.headers, typeof options.body === "string"),
       body: options.body,
       signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
     });
