@@ -1,12 +1,14 @@
+import { onlyFields } from "../fields";
 import { JsonEventStream } from "../json-event-stream";
 import type { Part } from "./schema";
 
 /** One `GenerateContentResponse` chunk, as far as the reader needs it. */
 export interface GeminiChunk {
-  candidates?: Array<{ content?: { role?: string; parts?: Part[] }; finishReason?: string; index?: number }>;
+  candidates?: Array<{ content?: { role?: string; parts?: Part[] }; finishReason?: string; index?: number; [field: string]: unknown }>;
   usageMetadata?: { promptTokenCount?: number; candidatesTokenCount?: number } | null;
   promptFeedback?: { blockReason?: string } | null;
   error?: unknown;
+  [field: string]: unknown;
 }
 
 /** What a complete answer assembles into: the model's content, its finish reason and usage. */
@@ -16,10 +18,30 @@ export interface GeminiAssembled {
   usage: GeminiChunk["usageMetadata"];
 }
 
-/** The answer in one JSON response; null when it is not one complete candidate. */
+/**
+ * The response fields a hit sends (its own `modelVersion`, `responseId`, the recorded usage) or that
+ * say nothing about the answer (Vertex's `createTime`). Any other (`promptFeedback`, …) would be
+ * dropped by a replay, so the answer is not recorded.
+ */
+const RESPONSE_FIELDS: ReadonlySet<string> = new Set(["candidates", "usageMetadata", "modelVersion", "responseId", "createTime"]);
+
+/**
+ * The candidate fields a hit renders, and `avgLogprobs`: a statistic of the generation, like the usage
+ * details, that a hit does not report. Any other (`citationMetadata`, `groundingMetadata`,
+ * `safetyRatings`, `finishMessage`, `logprobsResult`, `urlContextMetadata`, …) is part of what the
+ * model answered and a replay would drop it: such an answer is not recorded.
+ */
+const CANDIDATE_FIELDS: ReadonlySet<string> = new Set(["content", "finishReason", "index", "avgLogprobs"]);
+
+/** Whether a response (or one streamed chunk) holds only what a replay sends back. */
+function replayable(response: GeminiChunk): boolean {
+  return onlyFields(response, RESPONSE_FIELDS) && (response.candidates ?? []).every((c) => onlyFields(c, CANDIDATE_FIELDS));
+}
+
+/** The answer in one JSON response; null when it is not one complete candidate a replay can serve whole. */
 export function assembledOf(response: GeminiChunk): GeminiAssembled | null {
   const candidates = response.candidates ?? [];
-  if (candidates.length !== 1 || response.promptFeedback?.blockReason || !candidates[0].finishReason) return null;
+  if (candidates.length !== 1 || response.promptFeedback?.blockReason || !candidates[0].finishReason || !replayable(response)) return null;
   const content = candidates[0].content;
   return { content: { role: content?.role ?? "model", parts: content?.parts ?? [] }, finishReason: candidates[0].finishReason, usage: response.usageMetadata };
 }
@@ -28,7 +50,8 @@ export function assembledOf(response: GeminiChunk): GeminiAssembled | null {
  * Assembles `streamGenerateContent?alt=sse` from raw bytes cut anywhere: the
  * parts of every chunk in order, consecutive plain text parts joined into
  * one (as the JSON answer carries them). Null unless a chunk carried a
- * finish reason and none carried an error, a block or another candidate.
+ * finish reason and none carried an error, a block, another candidate or a
+ * field a replay would drop.
  */
 export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
   private readonly parts: Part[] = [];
@@ -37,7 +60,7 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
   private usage: GeminiChunk["usageMetadata"] = null;
 
   protected onEvent(chunk: GeminiChunk): void {
-    if (chunk.error || chunk.promptFeedback?.blockReason || (chunk.candidates?.length ?? 0) > 1) {
+    if (chunk.error || chunk.promptFeedback?.blockReason || (chunk.candidates?.length ?? 0) > 1 || !replayable(chunk)) {
       this.failed = true;
       return;
     }
