@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { assembledOf, GeminiStreamReader, type GeminiChunk } from "../../src/cache/gemini/stream";
+import { messagesAdapter } from "../../src/routes/messages/adapter";
 
 /**
  * Replay fidelity: an answer is recorded only when a hit can serve what the
@@ -54,5 +55,45 @@ describe("replay fidelity: Gemini candidate metadata", () => {
     expect(assembledOf({ ...plain, promptFeedback: feedback } as GeminiChunk)).toBeNull();
     expect(streamed([{ ...plain, promptFeedback: feedback }])).toBeNull();
     expect(assembledOf({ ...plain, automaticFunctionCallingHistory: [] } as GeminiChunk)).toBeNull();
+  });
+});
+
+describe("replay fidelity: Anthropic message fields", () => {
+  const body = messagesAdapter.schema.parse({ model: "claude-x", max_tokens: 16, messages: [{ role: "user", content: "Refund order A-1." }] });
+  const reader = () => {
+    const request = { body, raw: JSON.stringify(body), url: new URL("http://mm.test/v1/messages"), headers: new Headers({ "anthropic-version": "2023-06-01" }) };
+    const keyed = messagesAdapter.key(request, { tenant: "t", namespace: "default", maxMessageBytes: 900_000 });
+    if (!keyed.ok) throw new Error(JSON.stringify(keyed));
+    return messagesAdapter.reader(keyed.key, request);
+  };
+  const message = { id: "msg_1", type: "message", role: "assistant", model: "claude-x", content: [{ type: "text", text: "Done." }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 5, output_tokens: 2 } };
+  const events = (start: Record<string, unknown>, delta: Record<string, unknown>) =>
+    [
+      { type: "message_start", message: { ...message, content: [], stop_reason: null, ...start } },
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Done." } },
+      { type: "content_block_stop", index: 0 },
+      { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null, ...delta }, usage: { output_tokens: 2 } },
+      { type: "message_stop" },
+    ]
+      .map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)
+      .join("");
+  const streamed = (start: Record<string, unknown>, delta: Record<string, unknown> = {}) => {
+    const stream = reader().stream();
+    stream.feed(new TextEncoder().encode(events(start, delta)));
+    return stream.finish(1);
+  };
+  const container = { id: "container_1", expires_at: "2026-01-01T00:00:00Z" };
+
+  it("Should record a plain message, JSON or streamed", () => {
+    expect(reader().fromJson(JSON.stringify(message), 1)).not.toBeNull();
+    expect(streamed({})).not.toBeNull();
+  });
+
+  it("Should not record a message with a top-level field a hit does not send (container, context_management), JSON or streamed", () => {
+    expect(reader().fromJson(JSON.stringify({ ...message, container }), 1)).toBeNull();
+    expect(reader().fromJson(JSON.stringify({ ...message, context_management: { applied_edits: [] } }), 1)).toBeNull();
+    expect(streamed({ container })).toBeNull();
+    expect(streamed({}, { container })).toBeNull();
   });
 });

@@ -8,6 +8,15 @@ type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; na
 /** Fields of a `content_block_start` the assembler reads (`input` is `{}` there: it streams as `partial_json`). */
 const START_FIELDS = new Set(["type", "text", "id", "name", "input"]);
 
+/**
+ * The fields of a `message` a hit sends (its own id and model, the recorded content, stop and usage).
+ * Any other (`container`, `context_management`, …) a replay would drop: such an answer is not recorded.
+ */
+export const MESSAGE_FIELDS: ReadonlySet<string> = new Set(["id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"]);
+
+/** The fields of a `message_delta`'s delta a hit sends. */
+const MESSAGE_DELTA_FIELDS: ReadonlySet<string> = new Set(["stop_reason", "stop_sequence"]);
+
 /** What a complete Messages event stream assembles into. */
 export interface AssembledMessage {
   message: { role: "assistant"; content: Array<{ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }> };
@@ -21,9 +30,9 @@ export interface AssembledMessage {
 interface StreamEvent {
   type?: string;
   index?: number;
-  message?: { usage?: { input_tokens?: number; output_tokens?: number } };
+  message?: { usage?: { input_tokens?: number; output_tokens?: number }; [field: string]: unknown };
   content_block?: { type?: string; text?: string; id?: string; name?: string; input?: unknown; [field: string]: unknown };
-  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null };
+  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null; [field: string]: unknown };
   usage?: { input_tokens?: number | null; output_tokens?: number | null };
 }
 
@@ -31,7 +40,8 @@ interface StreamEvent {
  * Assembles a streamed Messages answer from raw bytes cut anywhere. `result()`
  * is null unless the stream ended with `message_stop`, carried no `error`
  * event and held only text and `tool_use` blocks (thinking, citations and
- * server tools make an answer unrecordable).
+ * server tools make an answer unrecordable), and no message field a replay
+ * would drop (`container`, …).
  */
 export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   private readonly blocks: Block[] = [];
@@ -43,6 +53,7 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   protected onEvent(event: StreamEvent): void {
     switch (event.type) {
       case "message_start":
+        if (event.message && !onlyFields(event.message, MESSAGE_FIELDS)) this.failed = true;
         this.inputTokens = event.message?.usage?.input_tokens ?? null;
         this.outputTokens = event.message?.usage?.output_tokens ?? null;
         return;
@@ -51,6 +62,7 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
       case "content_block_delta":
         return this.delta(event);
       case "message_delta":
+        if (event.delta && !onlyFields(event.delta, MESSAGE_DELTA_FIELDS)) this.failed = true;
         this.stopReason = event.delta?.stop_reason ?? this.stopReason;
         this.stopSequence = event.delta?.stop_sequence ?? this.stopSequence;
         if (typeof event.usage?.output_tokens === "number") this.outputTokens = event.usage.output_tokens;

@@ -1,5 +1,6 @@
 import type { AnthropicKey } from "../../cache/anthropic/key";
-import { AnthropicSseAssembler } from "../../cache/anthropic/sse-assembler";
+import { AnthropicSseAssembler, MESSAGE_FIELDS } from "../../cache/anthropic/sse-assembler";
+import { onlyFields } from "../../cache/fields";
 import { scanJson } from "../../cache/exact-json";
 import type { AnswerReader } from "../generation";
 import { recordingOfMessage, type MessagesUsage } from "./record";
@@ -40,6 +41,8 @@ export function messagesAnswerReader(key: AnthropicKey, rawLength: number): Answ
       // Only a plain `message` whose numbers and keys JSON.parse kept exactly is recorded.
       if (typeof json !== "object" || json === null || (json.error !== undefined && json.error !== null) || (json.type !== undefined && json.type !== "message")) return null;
       if (scanJson(text).lossy !== null) return null;
+      // A field a hit would not send back (`container`, …): the answer is relayed, not recorded.
+      if (!onlyFields(json, MESSAGE_FIELDS)) return null;
       const message = { role: json.role, content: json.content };
       return recordingOfMessage(key, message, { reason: json.stop_reason, sequence: json.stop_sequence }, json.usage, rawLength, latencyMs, inputTextsOf(json.content));
     },
