@@ -7,47 +7,18 @@
  * one line per row: proxy, relay and direct p50, the overhead over the relay,
  * the server-timing medians and the CPU per miss of each `wrangler dev` process tree.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { startScriptedModel } from "../tools/scripted-model";
 import { uniqueMiss } from "./bodies";
 import { hotSet, startFloor } from "./floors";
 import { HEADERS, log } from "./http";
 import { missProbe } from "./miss-probe";
 import { snapshotWorker, startSnapshotDev } from "./snapshot";
-
-/** CPU seconds (user + system) of `root` and its descendants, by command name (workerd, node…). */
-function cpuOf(root: number | undefined): Record<string, number> {
-  const procs = readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .flatMap((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-        const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        return [{ pid: Number(pid), name, ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / 100 }];
-      } catch {
-        return [];
-      }
-    });
-  const tree = new Set([root]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const p of procs) if (!tree.has(p.pid) && tree.has(p.ppid)) (tree.add(p.pid), (grew = true));
-  }
-  const out: Record<string, number> = {};
-  for (const p of procs) if (tree.has(p.pid)) out[p.name] = (out[p.name] ?? 0) + p.cpu;
-  return out;
-}
-
-const perMiss = (before: Record<string, number>, after: Record<string, number>, n: number): string =>
-  Object.keys(after)
-    .map((k) => `${k} ${((1000 * (after[k] - (before[k] ?? 0))) / n).toFixed(1)}`)
-    .join(", ");
+import { cpuOf, cpuPerRequest, varsOf } from "./proc-cpu";
 
 const samples = Number(process.argv[2] ?? 60);
 const logLevel = process.argv[3];
 /** More vars for the Worker, `MM_VARS=TEMPLATE_INDUCTION=off,COLO_CACHE_TTL_MS=0`: what a part of the miss costs. */
-const extraVars = Object.fromEntries((process.env.MM_VARS ?? "").split(",").filter(Boolean).map((kv) => kv.split("=") as [string, string]));
+const extraVars = varsOf(process.env.MM_VARS);
 const hot = hotSet(40);
 const model = await startScriptedModel({ chunkChars: 64, script: () => ({ role: "assistant", content: "Let me check that reservation for you." }) });
 const snapshot = await snapshotWorker();
@@ -63,7 +34,7 @@ try {
       const p = m.phases;
       const n = samples + 3;
       log(
-        `${name.padEnd(22)} over relay ${(m.proxy.p50 - m.relay.p50).toFixed(2)} ms | proxy ${m.proxy.p50.toFixed(2)} / ${m.proxy.p99.toFixed(2)}, relay ${m.relay.p50.toFixed(2)} / ${m.relay.p99.toFixed(2)}, direct ${m.direct.p50.toFixed(2)} | st: d1 ${p.d1 ?? 0} do ${p.do ?? 0} parse ${p.parse ?? 0} lookup ${p.lookup ?? 0} claim ${p.claim ?? 0} total ${p.total ?? 0} | CPU ms per miss: worker ${perMiss(cpu.dev, cpuOf(dev.pid), n)}; relay ${perMiss(cpu.relay, cpuOf(relay.pid), n)}`,
+        `${name.padEnd(22)} over relay ${(m.proxy.p50 - m.relay.p50).toFixed(2)} ms | proxy ${m.proxy.p50.toFixed(2)} / ${m.proxy.p99.toFixed(2)}, relay ${m.relay.p50.toFixed(2)} / ${m.relay.p99.toFixed(2)}, direct ${m.direct.p50.toFixed(2)} | st: d1 ${p.d1 ?? 0} do ${p.do ?? 0} parse ${p.parse ?? 0} lookup ${p.lookup ?? 0} claim ${p.claim ?? 0} total ${p.total ?? 0} | CPU ms per miss: worker ${cpuPerRequest(cpu.dev, cpuOf(dev.pid), n)}; relay ${cpuPerRequest(cpu.relay, cpuOf(relay.pid), n)}`,
       );
     }
   }

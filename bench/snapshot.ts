@@ -22,17 +22,18 @@ export interface Snapshot {
  * migrations, .dev.vars and dashboard assets. `wrangler dev` watches its sources; on a checkout
  * that several people edit, a snapshot keeps a run measuring one build. `edit`
  * may change the parsed wrangler.toml first (scripts/shard-load-dev.ts binds four databases).
+ * `root` is the checkout to bundle (another worktree, for a before/after comparison: bench/hit-ab.ts).
  */
-export async function snapshotWorker(edit?: (toml: Record<string, unknown>) => void): Promise<Snapshot> {
+export async function snapshotWorker(edit?: (toml: Record<string, unknown>) => void, root = ROOT): Promise<Snapshot> {
   const dir = mkdtempSync(join(tmpdir(), "mm-bench-"));
   const env = quietEnv(dir);
-  await run(WRANGLER, ["deploy", "--dry-run", "--outdir", join(dir, "dist")], { cwd: ROOT, env, maxBuffer: 64 * 1024 * 1024 });
+  await run(WRANGLER, ["deploy", "--dry-run", "--outdir", join(dir, "dist")], { cwd: root, env, maxBuffer: 64 * 1024 * 1024 });
   if (!existsSync(join(dir, "dist/index.js"))) throw new Error(`bundle missing in ${dir}`);
-  cpSync(join(ROOT, "migrations"), join(dir, "migrations"), { recursive: true });
-  if (existsSync(join(ROOT, ".dev.vars"))) cpSync(join(ROOT, ".dev.vars"), join(dir, ".dev.vars"));
+  cpSync(join(root, "migrations"), join(dir, "migrations"), { recursive: true });
+  if (existsSync(join(root, ".dev.vars"))) cpSync(join(root, ".dev.vars"), join(dir, ".dev.vars"));
   // The dashboard too: wrangler dev restarts the Worker when its assets folder changes.
-  cpSync(join(ROOT, "dashboard"), join(dir, "dashboard"), { recursive: true });
-  const toml = parse(readFileSync(join(ROOT, "wrangler.toml"), "utf8"));
+  cpSync(join(root, "dashboard"), join(dir, "dashboard"), { recursive: true });
+  const toml = parse(readFileSync(join(root, "wrangler.toml"), "utf8"));
   toml.main = "dist/index.js";
   edit?.(toml);
   const config = join(dir, "wrangler.toml");
