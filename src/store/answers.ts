@@ -54,6 +54,41 @@ export async function queryAnswers(db: D1Database | D1DatabaseSession, parent: s
   return { answers: answersFrom(result), servedByPrimary: result.meta.served_by_primary };
 }
 
+/** Keys per statement of readAnswersAt: D1 binds at most 100 parameters to one statement. */
+export const KEYS_PER_STATEMENT = 90;
+
+function manyAnswersSql(count: number): string {
+  const params = Array.from({ length: count }, (_, i) => `?${i + 1}`).join(", ");
+  return `SELECT parent, hash, message, observations, finish_reason AS finishReason, prompt_tokens AS promptTokens,
+  completion_tokens AS completionTokens, latency_ms AS latencyMs
+  FROM nodes WHERE parent IN (${params}) AND role = 'assistant' ORDER BY parent, hash`;
+}
+
+/**
+ * The recorded answers at each of `keys` (h_n of several paths), in one D1
+ * call: a statement per KEYS_PER_STATEMENT keys, each an indexed IN lookup
+ * (nodes_parent_idx), run as one batch. A key with no answer maps to [].
+ */
+export async function readAnswersAt(db: D1Database, keys: readonly string[]): Promise<Map<string, StoredAnswer[]>> {
+  const out = new Map<string, StoredAnswer[]>(keys.map((key) => [key, []]));
+  if (keys.length === 0) return out;
+  const statements: D1PreparedStatement[] = [];
+  for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
+    const chunk = keys.slice(i, i + KEYS_PER_STATEMENT);
+    statements.push(db.prepare(manyAnswersSql(chunk.length)).bind(...chunk));
+  }
+  const rowsByParent = new Map<string, AnswerRow[]>();
+  for (const result of await db.batch<AnswerRow & { parent: string }>(statements)) {
+    for (const row of result.results) {
+      const rows = rowsByParent.get(row.parent) ?? [];
+      rows.push(row);
+      rowsByParent.set(row.parent, rows);
+    }
+  }
+  for (const [parent, rows] of rowsByParent) if (out.has(parent)) out.set(parent, servedAnswers(rows));
+  return out;
+}
+
 /** The recorded answers at h_n (see queryAnswers). */
 export async function readAnswers(db: D1Database | D1DatabaseSession, parent: string): Promise<StoredAnswer[]> {
   return (await queryAnswers(db, parent)).answers;

@@ -1,6 +1,6 @@
 import type { StoredAnswer } from "../cache/answer";
 import { choose, type ServePolicy } from "../cache/policy";
-import { answersFrom, answersStatement, readAnswers, type AnswerRow } from "./answers";
+import { answersFrom, answersStatement, readAnswers, readAnswersAt, type AnswerRow } from "./answers";
 import { withTimeout } from "./deadline";
 import type { Joined, SingleFlight } from "./single-flight";
 import { liveTemplatesStatement } from "./templates";
@@ -72,4 +72,24 @@ async function readAnswersAndPresence(db: D1Database, key: string, treeId: strin
   const [answers, live] = await db.batch<unknown>([answersStatement(db, key), liveTemplatesStatement(db, treeId)]);
   // SAFETY: the first statement is ANSWERS_SQL, whose rows are AnswerRows; batch types every result alike.
   return [answersFrom(answers as D1Result<AnswerRow>), live.results.length > 0];
+}
+
+/** What a refresh ahead asks the tree's object (TreeWriter.readAnswersAt): the answers at several paths of one tree. */
+export interface ReadAnswersRequest {
+  treeId: string;
+  keys: string[];
+  /** LOOKUP_TIMEOUT_MS: the D1 read's bound. */
+  timeoutMs: number;
+}
+
+/** The answers at each requested key (empty where there is none), and the D1 work of the read. */
+export interface AnswersAt {
+  answers: Map<string, StoredAnswer[]>;
+  d1: D1Cost;
+}
+
+/** Reads the answers at several keys of the tree's shard in one D1 call (src/store/answers.ts readAnswersAt), bounded by `timeoutMs`. */
+export async function readAnswersInObject(db: () => Promise<D1Database>, request: ReadAnswersRequest): Promise<AnswersAt> {
+  const { value, d1 } = await meterD1(async () => withTimeout(readAnswersAt(await db(), request.keys), request.timeoutMs, "D1 refresh in the tree's object"));
+  return { answers: value, d1 };
 }

@@ -8,7 +8,7 @@ import { queuedAccess } from "./prune-pages";
 import { choose } from "../cache/policy";
 import { configOf } from "../config";
 import { readAnswers } from "./answers";
-import { lookUpOrJoin, type LookedUp, type LookupOrJoinRequest } from "./lookup-or-join";
+import { lookUpOrJoin, readAnswersInObject, type AnswersAt, type LookedUp, type LookupOrJoinRequest, type ReadAnswersRequest } from "./lookup-or-join";
 import { recordGeneration, recordGenerations, type RecordInput, type RecordOutcome, type Recorded } from "./record";
 import type { MoveResult } from "./move";
 import { TreeHome, TreeMover } from "./tree-writer-move";
@@ -42,6 +42,15 @@ export class TreeWriter extends DurableObject<Env> {
    */
   async lookupOrJoin(request: LookupOrJoinRequest): Promise<LookedUp> {
     return lookUpOrJoin(() => this.db(request.treeId), this.flights, request);
+  }
+
+  /**
+   * The answers at several paths of the tree in one D1 call: a batch of
+   * refreshes ahead (src/routes/flow/refresh-ahead.ts). A read only, not
+   * queued behind writes, and no single-flight join.
+   */
+  async readAnswersAt(request: ReadAnswersRequest): Promise<AnswersAt> {
+    return readAnswersInObject(() => this.db(request.treeId), request);
   }
 
   /** Asks to generate the answer for path hash `key`, at once: lead, a recent answer, or `waiting` (then `follow`). */

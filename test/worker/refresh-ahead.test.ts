@@ -2,7 +2,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { coloCache } from "../../src/store/colo-cache";
 import { REFRESH_AT, refreshDue } from "../../src/routes/flow/refresh-ahead";
-import { chat, eventually, storeCost } from "./helpers";
+import { readAnswers } from "../../src/store/answers";
+import { newKey } from "./api-helpers";
+import { chat, eventually, recorded, storeCost, uniqueModel } from "./helpers";
 import { COLO_TTL_MS, hot, recordedPath } from "./refresh-support";
 
 describe("refresh ahead: a path hit steadily never goes cold", () => {
@@ -23,9 +25,9 @@ describe("refresh ahead: a path hit steadily never goes cold", () => {
     expect(res.headers.get("muscle-mem-cache")).toBe("hit");
     expect(storeCost(res)).toEqual({ d1: 0, do: 0 });
     await res.arrayBuffer();
-    // After the response, the refresh reads the tree's object and renews the isolate's memory and the colo's entry.
-    await eventually(async () => ((await colo.get(parent))?.readAt ?? 0) > readAt, 2_000);
-    expect(hot().entry(parent)?.readAt).toBeGreaterThan(readAt);
+    // After the response, the refresh reads the tree's object and renews the isolate's memory and the colo's entry
+    // (both waited for: the colo put of recordedPath's own read may land after the delete above).
+    await eventually(async () => (hot().entry(parent)?.readAt ?? 0) > readAt && ((await colo.get(parent))?.readAt ?? 0) > readAt, 2_000);
     const shared = await colo.get(parent);
     expect(shared?.answers.map((a) => a.hash)).toEqual(answers.map((a) => a.hash));
     expect(shared!.readAt).toBeGreaterThan(readAt);
@@ -76,5 +78,48 @@ describe("refresh ahead: a path hit steadily never goes cold", () => {
     }
     // Without refresh ahead, every one of the 8 TTL windows starts with a read through the tree's object.
     expect(costs.filter((c) => c.d1 + c.do > 0).length).toBeLessThanOrEqual(3);
+  });
+});
+
+describe("refresh ahead: batched per tree", () => {
+  it("Should renew several due paths of one tree, read through the tree's object together", async () => {
+    const key = newKey();
+    const model = uniqueModel("refresh-batch");
+    const bodies = [0, 1, 2].map((i) => ({ model, messages: [{ role: "user", content: `refresh batch ${i} ${crypto.randomUUID()}` }] }));
+    const parents: string[] = [];
+    for (const body of bodies) {
+      await (await chat(body, { key })).arrayBuffer();
+      await recorded(body, { key });
+      const hit = await chat(body, { key });
+      const node = hit.headers.get("muscle-mem-node")!;
+      await hit.arrayBuffer();
+      parents.push((await env.DB.prepare("SELECT parent FROM nodes WHERE hash = ?").bind(node).first<{ parent: string }>())!.parent);
+    }
+    // Past every recording's forget, then each path's answers as read 90% of the bound ago: all three due.
+    await eventually(() => parents.every((p) => hot().staleRead(p, 0)), 5_000);
+    await new Promise((r) => setTimeout(r, COLO_TTL_MS));
+    const readAt = Date.now() - Math.round(COLO_TTL_MS * 0.9);
+    const colo = coloCache(COLO_TTL_MS)!;
+    for (const parent of parents) {
+      await colo.delete(parent);
+      const answers = await readAnswers(env.DB, parent);
+      hot().set(parent, answers, Date.now(), Infinity, readAt);
+    }
+    // The three due hits arrive together, within one batch window.
+    await Promise.all(
+      bodies.map(async (body) => {
+        const res = await chat(body, { key });
+        expect(res.headers.get("muscle-mem-cache")).toBe("hit");
+        expect(storeCost(res)).toEqual({ d1: 0, do: 0 });
+        await res.arrayBuffer();
+      }),
+    );
+    // Each path renewed in memory and in the colo, with the answers it holds (which batch read which key is
+    // timing: test/unit/refresh-batch.test.ts checks the batching itself).
+    await eventually(async () => {
+      for (const parent of parents) if ((hot().entry(parent)?.readAt ?? 0) <= readAt || ((await colo.get(parent))?.readAt ?? 0) <= readAt) return false;
+      return true;
+    }, 2_000);
+    for (const parent of parents) expect((await colo.get(parent))!.answers).toEqual(await readAnswers(env.DB, parent));
   });
 });

@@ -96,9 +96,13 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
   const chosen = choose(answers, policy);
   if (chosen === null) return { status: "miss", bookmark };
   // A hit from memory or the colo whose answers near the staleness bound: read them again after the response.
-  if (cachedReadAt !== undefined && source.defer && refreshDue(cachedReadAt, source.colo?.ttlMs ?? hot.ttlMs)) {
-    const read = far && !source.replicas ? readThroughObject(far, policy, timeoutMs) : async (k: string) => (await withTimeout(readFrom(source, k), timeoutMs, "D1 refresh")).rows;
-    refreshAhead({ hot, colo: source.colo, read, defer: source.defer }, key);
+  const boundMs = source.colo?.ttlMs ?? hot.ttlMs;
+  if (cachedReadAt !== undefined && source.defer && refreshDue(cachedReadAt, boundMs)) {
+    const viaObject = far !== undefined && !source.replicas;
+    const read = viaObject ? readThroughObject(far.writer, far.treeId, timeoutMs) : (keys: string[]) => readEach(source, keys, timeoutMs);
+    // A batch is read one way: one tree's keys through its object, or a shard's keys read with the same bookmark.
+    const batch = viaObject ? `object:${far.treeId}` : `d1:${source.shard.name}:${source.bookmark ?? ""}`;
+    refreshAhead({ hot, colo: source.colo, boundMs, batch, read, defer: source.defer }, key);
   }
   return { status: "hit", answer: answers[chosen], bookmark };
 }
@@ -141,6 +145,12 @@ function readFrom(source: LookupSource, key: string): Promise<{ rows: StoredAnsw
     const r = await queryAnswers(db, key);
     return { rows: r.answers, servedByPrimary: r.servedByPrimary };
   });
+}
+
+/** A refresh's read without the tree's object (read replication): each key's indexed read through a replica session, side by side. */
+async function readEach(source: LookupSource, keys: string[], timeoutMs: number): Promise<Map<string, StoredAnswer[]>> {
+  const reads = await Promise.all(keys.map(async (key) => [key, (await withTimeout(readFrom(source, key), timeoutMs, "D1 refresh")).rows] as const));
+  return new Map(reads);
 }
 
 /** The `muscle-mem-d1-bookmark` header of a hit read from D1, so that the client's next read is at least as fresh (none from memory). */

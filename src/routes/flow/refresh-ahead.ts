@@ -1,9 +1,10 @@
 import type { StoredAnswer } from "../../cache/answer";
-import type { ServePolicy } from "../../cache/policy";
 import type { ColoCache } from "../../store/colo-cache";
 import type { HotCache } from "../../store/hot-cache";
+import type { TreeWriter } from "../../store/tree-writer";
+import type { AnswersAt } from "../../store/lookup-or-join";
+import { withTimeout } from "../../store/deadline";
 import { logEvent } from "../../observability/log-event";
-import { lookUpFar, type FarLookup } from "./far-lookup";
 import { keepRead } from "./keep-read";
 
 /**
@@ -21,58 +22,107 @@ import { keepRead } from "./keep-read";
  * at three quarters, 240 such paths outran their last 1.25 s and each went
  * cold once (docs/performance.md, floors). At most one read per key per
  * isolate per half bound (2.5 s with the defaults).
+ *
+ * Refreshes are batched per tree: the keys of one tree that fall due within
+ * BATCH_WINDOW of the bound of each other are read in one call (one far
+ * call, one D1 batch), at most MAX_BATCH_KEYS at a time. Keys read in one
+ * batch share their read time, so they fall due together again: a tree hit
+ * steadily on 240 paths costs about one refresh call per half bound, not 240.
  */
 export const REFRESH_AT = 0.5;
+/** How long a batch gathers keys before it reads them, as a share of the bound (250 ms of 5 s by default). */
+export const BATCH_WINDOW = 0.05;
+/** Keys read by one refresh call at most; a fuller batch is read at once. */
+export const MAX_BATCH_KEYS = 450;
 
 /** Whether answers read from the store at `readAt` are due for a refresh (a bound of 0: never). */
 export function refreshDue(readAt: number, boundMs: number, now = Date.now()): boolean {
   return boundMs > 0 && now - readAt >= boundMs * REFRESH_AT;
 }
 
-/** Keys this isolate is refreshing now: one refresh of a key at a time, however many hits arrive meanwhile. */
-const refreshing = new Set<string>();
-
 /** Where a refresh reads and keeps what it read. */
 export interface RefreshTarget {
   hot: HotCache;
   colo: ColoCache | null;
-  /** Reads the answers at a key from the store: the tree's object, or D1 itself (with read replication). */
-  read: (key: string) => Promise<StoredAnswer[]>;
+  /** The staleness bound (COLO_CACHE_TTL_MS, or HOT_CACHE_TTL_MS without the colo layer): it sets the batch window. */
+  boundMs: number;
+  /** Which batch a key joins: the keys of one tree read the same way (one call reads them all). */
+  batch: string;
+  /** Reads the answers at several keys from the store in one call: the tree's object, or D1 itself (with read replication). */
+  read: (keys: string[]) => Promise<Map<string, StoredAnswer[]>>;
   /** Runs the refresh after the response (ctx.waitUntil). */
   defer: (work: Promise<unknown>) => void;
 }
 
-/** Starts a refresh of `key` after the response, unless one is running in this isolate. Never throws. */
+/** Keys this isolate is refreshing now: one refresh of a key at a time, however many hits arrive meanwhile. */
+const refreshing = new Set<string>();
+/** The batches gathering keys now, by `RefreshTarget.batch`. */
+const gathering = new Map<string, string[]>();
+
+/**
+ * Starts a refresh of `key` after the response, unless one is running in this
+ * isolate: it joins the batch its tree is gathering, or starts one. A batch is
+ * read by a timer of the request that started it, and only that request waits
+ * for it (ctx.waitUntil): its I/O stays in one request's context. A full
+ * batch stops gathering (the next key starts another). Never throws.
+ */
 export function refreshAhead(target: RefreshTarget, key: string): void {
   if (refreshing.has(key)) return;
   refreshing.add(key);
-  const work = refresh(target, key)
-    .catch((error: unknown) => logEvent("warn", "refresh_ahead_failed", { error: String(error) }))
-    .finally(() => refreshing.delete(key));
+  const gathered = gathering.get(target.batch);
+  if (gathered) {
+    gathered.push(key);
+    if (gathered.length >= MAX_BATCH_KEYS) gathering.delete(target.batch);
+    return;
+  }
+  const keys = [key];
+  gathering.set(target.batch, keys);
+  const windowMs = Math.min(250, Math.ceil(target.boundMs * BATCH_WINDOW));
+  const work = new Promise((resolve) => setTimeout(resolve, windowMs))
+    .then(() => {
+      if (gathering.get(target.batch) === keys) gathering.delete(target.batch);
+      return refresh(target, keys);
+    })
+    .catch((error: unknown) => logEvent("warn", "refresh_ahead_failed", { keys: keys.length, error: String(error) }))
+    .finally(() => {
+      for (const k of keys) refreshing.delete(k);
+    });
   target.defer(work);
 }
 
-async function refresh({ hot, colo, read }: RefreshTarget, key: string): Promise<void> {
-  // Another isolate of this colo may have refreshed the key already: take its entry instead of reading again.
-  const shared = await colo?.get(key).catch(() => undefined);
-  if (colo && shared && !refreshDue(shared.readAt, colo.ttlMs)) {
-    hot.set(key, shared.answers, Date.now(), shared.expiresAt, shared.readAt);
-    return;
-  }
+async function refresh({ hot, colo, read }: RefreshTarget, keys: string[]): Promise<void> {
+  // Another isolate of this colo may have refreshed a key already: take its entry instead of reading again.
+  const shared = colo ? await Promise.all(keys.map((key) => colo.get(key).catch(() => undefined))) : [];
+  const toRead: string[] = [];
+  keys.forEach((key, i) => {
+    const entry = shared[i];
+    if (colo && entry && !refreshDue(entry.readAt, colo.ttlMs)) hot.set(key, entry.answers, Date.now(), entry.expiresAt, entry.readAt);
+    else toRead.push(key);
+  });
+  if (toRead.length === 0) return;
   const readAt = Date.now();
-  const answers = await read(key);
-  // A record, prune or import of this isolate forgot the key while the read ran: what it read may be stale, keep or forget nothing.
-  if (hot.staleRead(key, readAt)) return;
-  if (answers.length === 0) {
-    // Gone from the store (a prune elsewhere): stop serving it here now rather than at the bound.
-    hot.delete(key);
-    await colo?.delete(key);
-    return;
-  }
-  await keepRead(hot, colo, key, answers, readAt);
+  const answersAt = await read(toRead);
+  await Promise.all(
+    toRead.map(async (key) => {
+      // A record, prune or import of this isolate forgot the key while the read ran: what it read may be stale, keep or forget nothing.
+      if (hot.staleRead(key, readAt)) return;
+      const answers = answersAt.get(key) ?? [];
+      if (answers.length === 0) {
+        // Gone from the store (a prune elsewhere): stop serving it here now rather than at the bound.
+        hot.delete(key);
+        await colo?.delete(key).catch(() => undefined);
+        return;
+      }
+      await keepRead(hot, colo, key, answers, readAt);
+    }),
+  );
 }
 
-/** The read of a refresh through the tree's object: no single-flight join and no template check, just the answers. */
-export function readThroughObject(far: FarLookup, policy: ServePolicy, timeoutMs: number): (key: string) => Promise<StoredAnswer[]> {
-  return async (key) => (await lookUpFar({ ...far, join: false, templates: false }, { key, policy, timeoutMs })).answers;
+/** The read of a refresh batch through the tree's object: one call for every key, no single-flight join and no template check. */
+export function readThroughObject(writer: DurableObjectStub<TreeWriter>, treeId: string, timeoutMs: number): (keys: string[]) => Promise<Map<string, StoredAnswer[]>> {
+  return async (keys) => {
+    // SAFETY: RPC types a result holding a Map as a stub; AnswersAt is plain data (structured clone), so the cast only unwraps that type.
+    const call = writer.readAnswersAt({ treeId, keys, timeoutMs }) as unknown as Promise<AnswersAt>;
+    return (await withTimeout(call, timeoutMs, "refresh in the tree's object")).answers;
+  };
 }
