@@ -123,13 +123,19 @@ export function summarise(segments: Segment[]): Measure {
 /**
  * Measures several loads side by side: `rounds` rounds, each running every
  * spec once for `seconds`, in an order that alternates between rounds so
- * that drift on a shared machine hits every spec alike.
+ * that drift on a shared machine hits every spec alike. With `warmSeconds`,
+ * each measured segment follows that long an unmeasured one of the same
+ * load: a hot set that lapsed during the other loads' turns (longer than the
+ * answers' TTL) is warm again, as it is under steady traffic.
  */
-export async function interleaved(url: string, specs: LoadSpec[], opts: { rounds: number; seconds: number; connections: number }): Promise<Record<string, Measure>> {
+export async function interleaved(url: string, specs: LoadSpec[], opts: { rounds: number; seconds: number; connections: number; warmSeconds?: number }): Promise<Record<string, Measure>> {
   const segments: Record<string, Segment[]> = Object.fromEntries(specs.map((s) => [s.name, []]));
   for (let round = 0; round < opts.rounds; round++) {
     const order = round % 2 === 0 ? specs : [...specs].reverse();
-    for (const spec of order) segments[spec.name].push(await runSegment(spec.url ?? url, spec, opts.seconds, opts.connections));
+    for (const spec of order) {
+      if (opts.warmSeconds) await runSegment(spec.url ?? url, spec, opts.warmSeconds, opts.connections);
+      segments[spec.name].push(await runSegment(spec.url ?? url, spec, opts.seconds, opts.connections));
+    }
   }
   return Object.fromEntries(Object.entries(segments).map(([name, s]) => [name, summarise(s)]));
 }
