@@ -1,5 +1,6 @@
 import canonicalize from "canonicalize";
 import { canonicalText } from "./canonical-text";
+import { CHOICE_KEY, ENVELOPE_KEYS, RESPONSE_KEY } from "./envelope";
 import { BoundedMemo } from "./memo";
 import type { CanonicalMessage, CanonicalToolCall, ChatMessage, FunctionCall, ToolCall } from "./messages";
 
@@ -142,10 +143,11 @@ function canonicalToolCalls(calls: readonly ToolCall[], ids: ToolCallIds): Canon
  * Fields read by role; every other field of a message is keyed as sent. The
  * ignore list (docs/reliability.md): null fields, empty content, `name: ""`,
  * `annotations: []` and `tool_calls: []` are dropped, tool-call ids become
- * ordinals and arguments canonical text.
+ * ordinals and arguments canonical text. An answer's recorded envelope
+ * (src/cache/envelope.ts: what the model sent around the message) is stored, never hashed.
  */
 const READ_FIELDS: Record<string, ReadonlySet<string>> = {
-  assistant: new Set(["role", "content", "name", "refusal", "tool_calls", "function_call", "annotations", "audio"]),
+  assistant: new Set(["role", "content", "name", "refusal", "tool_calls", "function_call", "annotations", "audio", CHOICE_KEY, RESPONSE_KEY]),
   tool: new Set(["role", "content", "tool_call_id"]),
 };
 const COMMON_FIELDS = new Set(["role", "content", "name"]);
@@ -230,7 +232,7 @@ export function answerForm(stored: CanonicalMessage, original: ChatMessage): Can
 export function hashFormOf(stored: CanonicalMessage): CanonicalMessage {
   const out: CanonicalMessage = { ...stored };
   for (const [k, v] of Object.entries(stored)) {
-    if (v === null || (k === "content" && (v === "" || (Array.isArray(v) && v.length === 0))) || ((k === "annotations" || k === "tool_calls") && Array.isArray(v) && v.length === 0) || (k === "name" && v === "")) delete out[k];
+    if (v === null || (stored.role === "assistant" && ENVELOPE_KEYS.has(k)) || (k === "content" && (v === "" || (Array.isArray(v) && v.length === 0))) || ((k === "annotations" || k === "tool_calls") && Array.isArray(v) && v.length === 0) || (k === "name" && v === "")) delete out[k];
   }
   if (out.tool_calls) out.tool_calls = out.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: canonicalArguments(c.function.arguments) } }));
   if (out.function_call) out.function_call = { ...out.function_call, arguments: canonicalArguments(out.function_call.arguments) };

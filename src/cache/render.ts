@@ -1,4 +1,5 @@
 import type { StoredAnswer } from "./answer";
+import { ENVELOPE_KEYS, envelopeOf } from "./envelope";
 import type { CanonicalToolCall } from "./messages";
 
 /** Fresh tool-call ids for a served answer: deterministic per node, unique per call. */
@@ -33,8 +34,8 @@ function contentText(answer: StoredAnswer): string | null {
   return Array.isArray(content) ? content.join("") : content;
 }
 
-/** Fields rendered on their own; every other recorded field is served as recorded. */
-const RENDERED = new Set(["role", "content", "tool_calls", "tool_call_id"]);
+/** Fields rendered on their own (the envelope around the message too); every other recorded field is served as recorded. */
+const RENDERED = new Set(["role", "content", "tool_calls", "tool_call_id", ...ENVELOPE_KEYS]);
 
 /** The recorded fields served as they are (refusal, annotations, function_call, name, reasoning_content, …). */
 function recordedFields(answer: StoredAnswer): Record<string, unknown> {
@@ -65,12 +66,14 @@ export function renderCompletion(answer: StoredAnswer, ctx: RenderContext): Reco
   const toolCalls = servedToolCalls(answer);
   const message: Record<string, unknown> = { role: "assistant", content: contentText(answer), ...recordedFields(answer) };
   if (toolCalls) message.tool_calls = toolCalls;
+  const envelope = envelopeOf(answer.message);
   return {
     id: ctx.id,
     object: "chat.completion",
     created: ctx.created,
     model: ctx.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finishReason, ...envelope.choice }],
+    ...envelope.response,
     usage: usageOf(answer),
     system_fingerprint: null,
   };
@@ -81,18 +84,27 @@ export function renderCompletion(answer: StoredAnswer, ctx: RenderContext): Reco
  * the role (content `""` when the answer has text, null when it has none),
  * other recorded fields, the content, the refusal, a function call, each tool
  * call (id, name and any other recorded field, then arguments), the finish reason, and the usage chunk
- * when `includeUsage` is set.
+ * when `includeUsage` is set. A recorded envelope goes where Azure streams it: the prompt filter
+ * results in a first chunk with no choices, the content filter results on the content's chunk (the
+ * finish chunk when there is no text) and `{}` on the other chunks.
  */
 export function renderChunkStream(answer: StoredAnswer, ctx: RenderContext, includeUsage: boolean): string {
   const base = { id: ctx.id, object: "chat.completion.chunk", created: ctx.created, model: ctx.model, system_fingerprint: null };
   const extra = includeUsage ? { usage: null } : {};
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...extra })}\n\n`;
   const text = contentText(answer);
+  const { choice: annotation, response } = envelopeOf(answer.message);
+  const filters = annotation.content_filter_results;
+  const annotated = (delta: Record<string, unknown>, finish: string | null) => (finish !== null ? !text : delta.content === text && !!text);
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => {
+    const choice: Record<string, unknown> = { index: 0, delta, logprobs: null, finish_reason: finish };
+    if (filters !== undefined) choice.content_filter_results = annotated(delta, finish) ? filters : {};
+    return `data: ${JSON.stringify({ ...base, choices: [choice], ...extra })}\n\n`;
+  };
   const { refusal, function_call: fn, annotations, ...fields } = recordedFields(answer) as { refusal?: string | null; function_call?: { name: string; arguments: string }; annotations?: unknown[] };
   const first: Record<string, unknown> = { role: "assistant", content: text === null ? null : "" };
   if (refusal !== undefined) first.refusal = null;
-  let out = chunk(first);
+  let out = response.prompt_filter_results === undefined ? "" : `data: ${JSON.stringify({ choices: [], created: 0, id: "", model: "", object: "", prompt_filter_results: response.prompt_filter_results })}\n\n`;
+  out += chunk(first);
   // Fields the cache does not read (reasoning_content, …) come first, whole, as a model streams its reasoning before its answer.
   for (const [k, v] of Object.entries(fields)) out += chunk({ [k]: v });
   if (text) out += chunk({ content: text });

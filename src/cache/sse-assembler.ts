@@ -1,3 +1,4 @@
+import { StreamEnvelope, type Envelope } from "./envelope";
 import { JsonEventStream } from "./json-event-stream";
 import { onlyFields } from "./fields";
 
@@ -14,6 +15,8 @@ export interface AssembledCompletion {
   };
   finishReason: string | null;
   usage: { prompt_tokens: number; completion_tokens: number } | null;
+  /** What the model sent around the message that a hit serves back (Azure's filter results). */
+  envelope: Envelope;
 }
 
 interface ChunkToolCall {
@@ -42,8 +45,9 @@ const ASSEMBLED = new Set(["role", "content", "refusal", "tool_calls", "function
 
 interface Chunk {
   error?: unknown;
-  choices?: Array<{ index?: number; delta?: Delta; finish_reason?: string | null }>;
+  choices?: Array<{ index?: number; delta?: Delta; finish_reason?: string | null; [field: string]: unknown }>;
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  [field: string]: unknown;
 }
 
 /**
@@ -60,6 +64,7 @@ export class SseAssembler extends JsonEventStream<Chunk> {
   private readonly calls: Array<{ id: string; name: string; arguments: string }> = [];
   private finishReason: string | null = null;
   private usage: AssembledCompletion["usage"] = null;
+  private readonly envelope = new StreamEnvelope();
 
   protected override isEndMarker(data: string): boolean {
     return data.trim() === "[DONE]";
@@ -68,9 +73,11 @@ export class SseAssembler extends JsonEventStream<Chunk> {
   protected onEvent(chunk: Chunk): void {
     if (chunk.error) this.failed = true;
     if (chunk.usage) this.usage = { prompt_tokens: chunk.usage.prompt_tokens ?? 0, completion_tokens: chunk.usage.completion_tokens ?? 0 };
+    this.envelope.chunk(chunk);
     for (const choice of chunk.choices ?? []) {
       if ((choice.index ?? 0) !== 0) continue;
       const delta = choice.delta ?? {};
+      this.envelope.choice(choice);
       if (typeof delta.content === "string") {
         this.content += delta.content;
         this.sawContent = true;
@@ -112,7 +119,7 @@ export class SseAssembler extends JsonEventStream<Chunk> {
   /** The assembled completion, or null when the stream was truncated or carried an error. */
   result(): AssembledCompletion | null {
     this.end();
-    if (!this.done || this.failed || !this.finishReason) return null;
+    if (!this.done || this.failed || this.envelope.failed || !this.finishReason) return null;
     for (let i = 0; i < this.calls.length; i++) {
       const call = this.calls[i];
       if (!call || !call.id || !call.name) return null;
@@ -125,6 +132,6 @@ export class SseAssembler extends JsonEventStream<Chunk> {
     if (this.calls.length > 0) {
       message.tool_calls = this.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
     }
-    return { message, finishReason: this.finishReason, usage: this.usage };
+    return { message, finishReason: this.finishReason, usage: this.usage, envelope: this.envelope.envelope };
   }
 }

@@ -1,5 +1,6 @@
 import { VARIABLES_FRAME_KEY } from "../../protocol";
 import { canonicalArguments, canonicalJson, hashFormOf } from "../canonical";
+import { keepEnvelope } from "../envelope";
 import { childHash, digest, treeIdOf, walk } from "../hash";
 import type { DeclaredKeying, RequestKey } from "../request-key";
 import type { CanonicalMessage } from "../messages";
@@ -58,7 +59,8 @@ export function withDeclared(key: RequestKey, bindings: Bindings): RequestKey | 
 export function keyDeclaredAnswer(parent: string, answer: CanonicalMessage, keying: DeclaredKeying): { hash: string; json: string; message: CanonicalMessage } | null {
   const abstracted = abstractAnswer(hashForm(answer), keying);
   if (!abstracted) return null;
-  const stored = keepArgumentText(abstracted, answer, keying.bindings);
+  // What the model sent around the message (src/cache/envelope.ts) is stored with it, never hashed.
+  const stored = keepEnvelope(keepArgumentText(abstracted, answer, keying.bindings), answer);
   return { hash: childHash(parent, canonicalJson(abstracted)), json: canonicalJson(stored), message: stored };
 }
 

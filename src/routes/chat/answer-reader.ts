@@ -1,4 +1,5 @@
 import { RECORDABLE_FINISH } from "../../cache/answer";
+import { envelopeFrom, withEnvelope, type Envelope } from "../../cache/envelope";
 import { keyAnswer, type RequestKey } from "../../cache/key";
 import { scanJson } from "../../cache/exact-json";
 import { chatMessage } from "../../cache/messages";
@@ -13,10 +14,13 @@ interface UpstreamCompletion {
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
 }
 
-/** Builds the record of a generation, or null when the answer is not complete or not cacheable. */
-export function recordingOf(key: RequestKey, message: unknown, finishReason: string | null | undefined, usage: UpstreamCompletion["usage"], rawLength: number, latencyMs: number): Recording {
+/**
+ * Builds the record of a generation, or null when the answer is not complete or not cacheable.
+ * `envelope`: what the model sent around the message that a hit serves back (src/cache/envelope.ts).
+ */
+export function recordingOf(key: RequestKey, message: unknown, finishReason: string | null | undefined, usage: UpstreamCompletion["usage"], rawLength: number, latencyMs: number, envelope?: Envelope): Recording {
   if (!finishReason || !RECORDABLE_FINISH.has(finishReason)) return null;
-  const parsed = chatMessage.safeParse(message);
+  const parsed = chatMessage.safeParse(envelope ? withEnvelope(message, envelope) : message);
   if (!parsed.success || parsed.data.role !== "assistant") return null;
   const answer = keyAnswer(key, parsed.data);
   if (!answer) return null;
@@ -43,7 +47,7 @@ export function chatAnswerReader(key: RequestKey, rawLength: number): AnswerRead
         const json = JSON.parse(text) as UpstreamCompletion;
         if (!isCleanCompletion(json) || scanJson(text).lossy !== null) return null;
         const choice = json.choices?.find((c) => (c.index ?? 0) === 0);
-        return recordingOf(key, choice?.message, choice?.finish_reason, json.usage, rawLength, latencyMs);
+        return recordingOf(key, choice?.message, choice?.finish_reason, json.usage, rawLength, latencyMs, envelopeFrom(choice, json));
       } catch {
         return null;
       }
@@ -54,7 +58,7 @@ export function chatAnswerReader(key: RequestKey, rawLength: number): AnswerRead
         feed: (bytes) => assembler.feed(bytes),
         finish: (latencyMs) => {
           const result = assembler.result();
-          return result ? recordingOf(key, result.message, result.finishReason, result.usage, rawLength, latencyMs) : null;
+          return result ? recordingOf(key, result.message, result.finishReason, result.usage, rawLength, latencyMs, result.envelope) : null;
         },
       };
     },

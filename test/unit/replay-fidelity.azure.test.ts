@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import type { StoredAnswer } from "../../src/cache/answer";
+import { keyRequest } from "../../src/cache/key";
+import { chatRequest } from "../../src/cache/messages";
+import { renderChunkStream, renderCompletion } from "../../src/cache/render";
+import { chatAnswerReader } from "../../src/routes/chat/answer-reader";
+import type { Recording } from "../../src/routes/generation";
+
+/**
+ * Replay fidelity on Azure OpenAI: the choice's `content_filter_results` and the response's
+ * `prompt_filter_results` come back on a hit as the model sent them (JSON: on the choice and at the
+ * top level; streamed: where Azure puts them), or the answer is not recorded.
+ */
+
+const messages = [{ role: "user", content: "Refund order A-1." }];
+const keyed = keyRequest(chatRequest.parse({ model: "gpt-4o", messages }), "t", "default");
+if (!keyed.ok) throw new Error(JSON.stringify(keyed));
+const key = keyed.key;
+const reader = () => chatAnswerReader(key, 100);
+
+const safe = { filtered: false, severity: "safe" };
+const filters = { hate: safe, protected_material_text: { filtered: false, detected: false }, self_harm: safe, sexual: safe, violence: safe };
+const promptFilters = [{ prompt_index: 0, content_filter_results: { hate: safe, jailbreak: { filtered: false, detected: false }, self_harm: safe, sexual: safe, violence: safe } }];
+const message = { content: "Refunded.", refusal: null, role: "assistant" };
+const usage = { completion_tokens: 3, prompt_tokens: 9, total_tokens: 12 };
+const azure = {
+  choices: [{ content_filter_results: filters, finish_reason: "stop", index: 0, logprobs: null, message }],
+  created: 1,
+  id: "chatcmpl-A",
+  model: "gpt-4o-2024-08-06",
+  object: "chat.completion",
+  prompt_filter_results: promptFilters,
+  system_fingerprint: "fp_1",
+  usage,
+};
+
+function stored(recording: Recording): StoredAnswer {
+  if (!recording) throw new Error("not recorded");
+  const a = recording.answer;
+  return { hash: a.hash, message: JSON.parse(a.json) as StoredAnswer["message"], observations: 1, finishReason: a.finishReason, promptTokens: a.promptTokens, completionTokens: a.completionTokens, latencyMs: 1 };
+}
+
+const ctx = { id: "chatcmpl-mm1", model: "gpt-4o", created: 2 };
+
+/** The `data:` payloads of an SSE text, parsed ([DONE] left out). */
+function payloads(sse: string): Array<Record<string, unknown>> {
+  return sse
+    .split("\n\n")
+    .filter((e) => e.startsWith("data: ") && e !== "data: [DONE]")
+    .map((e) => JSON.parse(e.slice(6)) as Record<string, unknown>);
+}
+
+/** Azure's chunk stream of `message`: prompt filters first (empty choices), then role, content and finish chunks. */
+function azureStream(contentFilters: unknown[], extraChoice: Record<string, unknown> = {}): string {
+  const base = { created: 1, id: "chatcmpl-A", model: "gpt-4o-2024-08-06", object: "chat.completion.chunk", system_fingerprint: "fp_1" };
+  const choice = (delta: Record<string, unknown>, cfr: unknown, finish: string | null = null) => ({ ...base, choices: [{ content_filter_results: cfr, delta, finish_reason: finish, index: 0, logprobs: null, ...extraChoice }] });
+  const chunks: unknown[] = [
+    { choices: [], created: 0, id: "", model: "", object: "", prompt_filter_results: promptFilters },
+    choice({ content: "", refusal: null, role: "assistant" }, {}),
+    ...contentFilters.map((cfr, i) => choice({ content: contentFilters.length === 1 ? "Refunded." : i === 0 ? "Refunded" : "." }, cfr)),
+    choice({}, {}, "stop"),
+  ];
+  return `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")}data: [DONE]\n\n`;
+}
+
+function streamed(sse: string): Recording {
+  const stream = reader().stream();
+  stream.feed(new TextEncoder().encode(sse));
+  return stream.finish(1);
+}
+
+describe("replay fidelity: Azure content filter results on chat completions", () => {
+  it("Should serve a JSON answer's content_filter_results on the choice and prompt_filter_results at the top level, the message unchanged", () => {
+    const served = renderCompletion(stored(reader().fromJson(JSON.stringify(azure), 1)), ctx) as { choices: Array<Record<string, unknown>>; prompt_filter_results?: unknown };
+    expect(served.choices[0].content_filter_results).toEqual(filters);
+    expect(served.prompt_filter_results).toEqual(promptFilters);
+    expect(served.choices[0].message).toEqual(message);
+  });
+
+  it("Should stream a JSON answer's filter results where Azure puts them: prompt filters in a first chunk with no choices, content filters on the content chunk", () => {
+    const chunks = payloads(renderChunkStream(stored(reader().fromJson(JSON.stringify(azure), 1)), ctx, false));
+    expect(chunks[0]).toMatchObject({ choices: [], prompt_filter_results: promptFilters });
+    const choices = chunks.slice(1).map((c) => (c.choices as Array<Record<string, unknown>>)[0]);
+    expect(choices.every((c) => "content_filter_results" in c)).toBe(true);
+    const carrying = choices.filter((c) => Object.keys(c.content_filter_results as object).length > 0);
+    expect(carrying).toHaveLength(1);
+    expect(carrying[0]).toMatchObject({ content_filter_results: filters, delta: { content: "Refunded." } });
+  });
+
+  it("Should record Azure's stream (prompt filters in the first chunk, one content annotation) and serve both, JSON or streamed again", () => {
+    const answer = stored(streamed(azureStream([filters])));
+    const served = renderCompletion(answer, ctx) as { choices: Array<Record<string, unknown>>; prompt_filter_results?: unknown };
+    expect(served.choices[0].content_filter_results).toEqual(filters);
+    expect(served.prompt_filter_results).toEqual(promptFilters);
+    expect(served.choices[0].message).toEqual(message);
+    // A streamed hit assembles back into the same recorded message.
+    const again = streamed(renderChunkStream(answer, ctx, false));
+    expect(again?.answer.json).toBe(streamed(azureStream([filters]))?.answer.json);
+  });
+
+  it("Should serve the same recorded message from a JSON and from a streamed recording of one answer", () => {
+    expect(streamed(azureStream([filters]))?.answer.json).toBe(reader().fromJson(JSON.stringify(azure), 1)?.answer.json);
+  });
+
+  it("Should not record a stream whose content carries several annotations, or an asynchronous filter's offsets (a hit could not send them back)", () => {
+    const hateLow = { ...filters, hate: { filtered: false, severity: "low" } };
+    expect(streamed(azureStream([filters, hateLow]))).toBeNull();
+    expect(streamed(azureStream([filters], { content_filter_offsets: { check_offset: 0, start_offset: 0, end_offset: 9 } }))).toBeNull();
+  });
+
+  it("Should key the answer node as before: the filter results are not part of the message's hash, and an exported message with them walks the same path", () => {
+    const withFilters = reader().fromJson(JSON.stringify(azure), 1);
+    const plain = reader().fromJson(JSON.stringify({ ...azure, prompt_filter_results: undefined, choices: [{ ...azure.choices[0], content_filter_results: undefined }] }), 1);
+    expect(withFilters?.answer.hash).toBe(plain?.answer.hash);
+    const exported = JSON.parse(withFilters!.answer.json) as Record<string, unknown>;
+    const history = (m: Record<string, unknown>) => keyRequest(chatRequest.parse({ model: "gpt-4o", messages: [...messages, m, { role: "user", content: "Thanks." }] }), "t", "default");
+    const a = history(exported);
+    const b = history(message);
+    if (!a.ok || !b.ok) throw new Error("not keyed");
+    expect(a.key.key).toBe(b.key.key);
+    expect(a.key.path[1].hash).toBe(withFilters?.answer.hash);
+  });
+
+  it("Should serve an answer recorded without filter results exactly as before (no content_filter_results, no prompt_filter_results, no extra chunk)", () => {
+    const answer = stored(reader().fromJson(JSON.stringify({ ...azure, prompt_filter_results: undefined, choices: [{ finish_reason: "stop", index: 0, logprobs: null, message }] }), 1));
+    expect(answer.message).toEqual(message);
+    const served = renderCompletion(answer, ctx);
+    expect(Object.keys(served)).toEqual(["id", "object", "created", "model", "choices", "usage", "system_fingerprint"]);
+    expect(Object.keys((served.choices as object[])[0])).toEqual(["index", "message", "logprobs", "finish_reason"]);
+    const sse = renderChunkStream(answer, ctx, true);
+    expect(sse).not.toContain("filter_results");
+    expect(payloads(sse)[0]).toMatchObject({ choices: [{ delta: { role: "assistant", content: "" } }] });
+  });
+});
