@@ -1,12 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { assembledOf, GeminiStreamReader, type GeminiChunk } from "../../src/cache/gemini/stream";
+import type { StoredAnswer } from "../../src/cache/answer";
+import { renderGenerateContent, renderGenerateContentStream, type GeminiAnswer } from "../../src/cache/gemini/render";
+import { geminiAdapter } from "../../src/routes/gemini/adapter";
 import { messagesAdapter } from "../../src/routes/messages/adapter";
 
 /**
  * Replay fidelity: an answer is recorded only when a hit can serve what the
- * model sent. A field the render does not put back (Gemini candidate metadata:
- * citations, grounding, safety ratings, a finish message, logprobs; a prompt
- * feedback) would be dropped on every hit, so such an answer is not recorded.
+ * model sent. Gemini's safety ratings, citations and finish message come back
+ * on a hit as recorded; a field the render does not put back (grounding,
+ * logprobs, URL context metadata, a token count; a prompt feedback) would be
+ * dropped on every hit, so such an answer is not recorded.
  */
 
 const text = { role: "model", parts: [{ text: "The refund is on its way." }] };
@@ -23,15 +27,51 @@ function streamed(chunks: unknown[]) {
   return reader.result();
 }
 
-const candidateMetadata: Array<[string, unknown]> = [
+/** Candidate metadata a hit sends back as the model sent it. */
+const replayedMetadata: Array<[string, unknown]> = [
+  ["safetyRatings", [{ category: "HARM_CATEGORY_HARASSMENT", probability: "NEGLIGIBLE" }, { category: "HARM_CATEGORY_HATE_SPEECH", probability: "NEGLIGIBLE" }]],
   ["citationMetadata", { citationSources: [{ startIndex: 0, endIndex: 10, uri: "https://example.com" }] }],
-  ["groundingMetadata", { webSearchQueries: ["refund policy"] }],
-  ["safetyRatings", [{ category: "HARM_CATEGORY_HARASSMENT", probability: "MEDIUM" }]],
   ["finishMessage", "Model stopped."],
+];
+
+/** Candidate metadata a hit could not send back (search results, per-token statistics): such an answer is not recorded. */
+const droppedMetadata: Array<[string, unknown]> = [
+  ["groundingMetadata", { webSearchQueries: ["refund policy"] }],
   ["logprobsResult", { topCandidates: [] }],
   ["urlContextMetadata", { urlMetadata: [] }],
   ["tokenCount", 7],
 ];
+
+const geminiUrl = new URL("http://mm.test/v1beta/models/gemini-x:generateContent");
+const geminiBody = geminiAdapter.schema.parse({ contents: [{ role: "user", parts: [{ text: "Refund order A-1." }] }] });
+const geminiRequest = { body: geminiBody, raw: JSON.stringify(geminiBody), url: geminiUrl, headers: new Headers() };
+const geminiKeyed = geminiAdapter.key(geminiRequest, { tenant: "t", namespace: "default", maxMessageBytes: 900_000 });
+if (!geminiKeyed.ok) throw new Error(JSON.stringify(geminiKeyed));
+const geminiKey = geminiKeyed.key;
+
+/** The recording of a JSON answer or of a stream's chunks, as the answer a hit reads back. */
+function storedGemini(answer: unknown | unknown[]): GeminiAnswer {
+  const reader = geminiAdapter.reader(geminiKey, geminiRequest);
+  let recording;
+  if (Array.isArray(answer)) {
+    const stream = reader.stream();
+    stream.feed(sse(answer));
+    recording = stream.finish(1);
+  } else recording = reader.fromJson(JSON.stringify(answer), 1);
+  if (!recording) throw new Error("not recorded");
+  const a = recording.answer;
+  const stored = { hash: a.hash, message: JSON.parse(a.json) as StoredAnswer["message"], observations: 1, finishReason: a.finishReason, promptTokens: a.promptTokens, completionTokens: a.completionTokens, latencyMs: 1 };
+  const read = geminiAdapter.answerOf(stored);
+  if (!read) throw new Error("not servable");
+  return read;
+}
+
+const ctx = { model: "gemini-x", responseId: "mm1" };
+const servedChunks = (answer: GeminiAnswer) =>
+  renderGenerateContentStream(answer, ctx)
+    .split("\r\n\r\n")
+    .filter((e) => e.startsWith("data: "))
+    .map((e) => JSON.parse(e.slice(6)) as { candidates: Array<Record<string, unknown>> });
 
 describe("replay fidelity: Gemini candidate metadata", () => {
   it("Should record a plain candidate (content, finish reason, index) and its avgLogprobs, a statistic like usage", () => {
@@ -40,7 +80,49 @@ describe("replay fidelity: Gemini candidate metadata", () => {
     expect(streamed([plain])?.content).toEqual(text);
   });
 
-  for (const [field, value] of candidateMetadata) {
+  for (const [field, value] of replayedMetadata) {
+    it(`Should serve a candidate's ${field} as the model sent it, recorded from JSON or from a stream, on a JSON and a streamed hit`, () => {
+      const fromJson = storedGemini({ ...plain, candidates: [{ ...plain.candidates[0], [field]: value }] });
+      const first = { candidates: [{ content: { role: "model", parts: [{ text: "The refund " }] }, index: 0, ...(field === "safetyRatings" ? { [field]: value } : {}) }] };
+      const last = { ...plain, candidates: [{ content: { role: "model", parts: [{ text: "is on its way." }] }, finishReason: "STOP", index: 0, [field]: value }] };
+      const fromStream = storedGemini([first, last]);
+      for (const answer of [fromJson, fromStream]) {
+        const served = renderGenerateContent(answer, ctx) as { candidates: Array<Record<string, unknown>> };
+        expect(served.candidates[0][field]).toEqual(value);
+        expect(served.candidates[0].content).toEqual(text);
+        const chunks = servedChunks(answer);
+        expect(chunks[chunks.length - 1].candidates[0][field]).toEqual(value);
+      }
+      expect(fromStream).toEqual(fromJson);
+    });
+  }
+
+  it("Should stream safety ratings on every chunk, as Gemini does, and not record a stream whose chunks rate differently", () => {
+    const ratings = replayedMetadata[0][1];
+    const call = { role: "model", parts: [{ text: "Looking it up." }, { functionCall: { name: "get_order", args: { id: "A-1" } } }] };
+    const answer = storedGemini({ ...plain, candidates: [{ content: call, finishReason: "STOP", index: 0, safetyRatings: ratings }] });
+    const chunks = servedChunks(answer);
+    expect(chunks).toHaveLength(2);
+    for (const chunk of chunks) expect(chunk.candidates[0].safetyRatings).toEqual(ratings);
+    const low = [{ category: "HARM_CATEGORY_HARASSMENT", probability: "LOW" }];
+    const first = { candidates: [{ content: { role: "model", parts: [{ text: "The refund " }] }, index: 0, safetyRatings: low }] };
+    const last = { ...plain, candidates: [{ content: { role: "model", parts: [{ text: "is on its way." }] }, finishReason: "STOP", index: 0, safetyRatings: ratings }] };
+    expect(streamed([first, last])).toBeNull();
+  });
+
+  it("Should key the answer node as before: candidate metadata is stored, never hashed", () => {
+    const reader = geminiAdapter.reader(geminiKey, geminiRequest);
+    const withRatings = reader.fromJson(JSON.stringify({ ...plain, candidates: [{ ...plain.candidates[0], safetyRatings: replayedMetadata[0][1] }] }), 1);
+    expect(withRatings?.answer.hash).toBe(reader.fromJson(JSON.stringify(plain), 1)?.answer.hash);
+  });
+
+  it("Should serve an answer recorded without metadata exactly as before", () => {
+    const served = renderGenerateContent(storedGemini(plain), ctx) as { candidates: Array<Record<string, unknown>> };
+    expect(Object.keys(served.candidates[0])).toEqual(["content", "finishReason", "index"]);
+    expect(servedChunks(storedGemini(plain))[0].candidates[0]).toEqual({ content: text, index: 0, finishReason: "STOP" });
+  });
+
+  for (const [field, value] of droppedMetadata) {
     it(`Should not record an answer whose candidate carries ${field} (a hit would drop it), JSON or streamed`, () => {
       const candidate = { ...plain.candidates[0], [field]: value };
       expect(assembledOf({ ...plain, candidates: [candidate] } as GeminiChunk)).toBeNull();

@@ -6,7 +6,7 @@ import type { KeyOutcome, KeyScope, ProviderKey } from "../provider";
 import type { CallIds } from "../responses/canonical";
 import { canonicalContent, canonicalContents } from "./canonical";
 import { geminiBypassReason, geminiFrameJsonOf } from "./frame";
-import type { Content, GenerateContentRequest, GeminiNode } from "./schema";
+import { CANDIDATE_KEY, type Content, type GenerateContentRequest, type GeminiNode } from "./schema";
 
 /** Where a Gemini request sits in the trees, and the call ids its answer is numbered after. */
 export interface GeminiKey extends ProviderKey {
@@ -42,13 +42,18 @@ export function keyGeminiRequest(body: GenerateContentRequest, model: string, sc
 
 const RENDERED_CALL_FIELDS: ReadonlySet<string> = new Set(["name", "id", "argsJson"]);
 
-/** The model's content as the answer node (a child of h_n); null when it is not replayable. */
-export function keyGeminiAnswer(key: GeminiKey, content: Content): { hash: string; json: string; node: GeminiNode } | null {
+/**
+ * The model's content as the answer node (a child of h_n); null when it is not replayable.
+ * `metadata`: the candidate's fields a hit sends back (src/cache/gemini/stream.ts), stored under
+ * CANDIDATE_KEY beside the content and left out of the hash, as a client echoes only the content.
+ */
+export function keyGeminiAnswer(key: GeminiKey, content: Content, metadata: Record<string, unknown> = {}): { hash: string; json: string; node: GeminiNode } | null {
   if (content.role !== "model") return null;
   const out = canonicalContent(content, key.ids.clone(), "candidate");
   if ("kind" in out || out.stored.parts.length === 0) return null;
   if (out.stored.parts.some((p) => "functionResponse" in p)) return null;
   // A call field a replay does not render (only name, id and args are): not recorded.
   if (out.stored.parts.some((p) => "functionCall" in p && !onlyFields(p.functionCall as object, RENDERED_CALL_FIELDS))) return null;
-  return { hash: childHash(key.key, canonicalJson(out.hashed)), json: canonicalJson(out.stored), node: out.stored };
+  const stored = Object.keys(metadata).length > 0 ? { ...out.stored, [CANDIDATE_KEY]: metadata } : out.stored;
+  return { hash: childHash(key.key, canonicalJson(out.hashed)), json: canonicalJson(stored), node: out.stored };
 }

@@ -1,5 +1,5 @@
 import type { StoredAnswer } from "../answer";
-import { storedGeminiAnswer, type CanonicalPart } from "./schema";
+import { CANDIDATE_KEY, storedGeminiAnswer, type CanonicalPart } from "./schema";
 
 /** A recorded Gemini answer, validated for rendering. */
 export interface GeminiAnswer {
@@ -8,6 +8,8 @@ export interface GeminiAnswer {
   finishReason: string;
   promptTokens: number;
   completionTokens: number;
+  /** The candidate's recorded metadata (`safetyRatings`, `citationMetadata`, `finishMessage`), served as sent; empty when none was recorded. */
+  metadata: Record<string, unknown>;
 }
 
 const validated = new WeakMap<StoredAnswer, GeminiAnswer | null>();
@@ -18,7 +20,7 @@ export function geminiAnswerOf(answer: StoredAnswer): GeminiAnswer | null {
   if (known !== undefined) return known;
   const parsed = storedGeminiAnswer.safeParse(answer.message as unknown);
   const { hash, finishReason, promptTokens, completionTokens } = answer;
-  const result = parsed.success ? { hash, parts: parsed.data.parts as CanonicalPart[], finishReason, promptTokens, completionTokens } : null;
+  const result = parsed.success ? { hash, parts: parsed.data.parts as CanonicalPart[], finishReason, promptTokens, completionTokens, metadata: parsed.data[CANDIDATE_KEY] ?? {} } : null;
   validated.set(answer, result);
   return result;
 }
@@ -48,24 +50,29 @@ export interface GeminiRenderContext {
   responseId: string;
 }
 
-/** A served answer as a `GenerateContentResponse`. */
+/** A served answer as a `GenerateContentResponse` (the recorded metadata on the candidate). */
 export function renderGenerateContent(answer: GeminiAnswer, ctx: GeminiRenderContext): Served {
   return {
-    candidates: [{ content: { role: "model", parts: servedParts(answer) }, finishReason: answer.finishReason, index: 0 }],
+    candidates: [{ content: { role: "model", parts: servedParts(answer) }, finishReason: answer.finishReason, ...answer.metadata, index: 0 }],
     usageMetadata: usageOf(answer),
     modelVersion: ctx.model,
     responseId: ctx.responseId,
   };
 }
 
-/** A served answer as `streamGenerateContent?alt=sse`: one chunk per part, the last with the finish reason and usage. */
+/**
+ * A served answer as `streamGenerateContent?alt=sse`: one chunk per part, the last with the finish
+ * reason, the recorded metadata and usage; recorded safety ratings on every chunk, as Gemini streams them.
+ */
 export function renderGenerateContentStream(answer: GeminiAnswer, ctx: GeminiRenderContext): string {
   const parts = servedParts(answer);
+  const { safetyRatings } = answer.metadata;
   return parts
     .map((p, i) => {
       const last = i === parts.length - 1;
       const candidate: Served = { content: { role: "model", parts: [p] }, index: 0 };
-      if (last) candidate.finishReason = answer.finishReason;
+      if (last) Object.assign(candidate, { finishReason: answer.finishReason }, answer.metadata);
+      else if (safetyRatings !== undefined) candidate.safetyRatings = safetyRatings;
       const chunk: Served = { candidates: [candidate], modelVersion: ctx.model, responseId: ctx.responseId };
       if (last) chunk.usageMetadata = usageOf(answer);
       return `data: ${JSON.stringify(chunk)}\r\n\r\n`;

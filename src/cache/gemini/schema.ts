@@ -37,9 +37,16 @@ export interface GeminiNode {
   parts: CanonicalPart[];
 }
 
+/**
+ * The key of a stored answer node that holds its candidate's metadata as the model sent it
+ * (`safetyRatings`, `citationMetadata`, `finishMessage`): stored with the answer, never hashed.
+ */
+export const CANDIDATE_KEY = "muscle-mem:candidate";
+
 /** Validates a stored answer node before it is rendered (a node of another API fails here). */
 export const storedGeminiAnswer = z.object({
   role: z.literal("model"),
+  [CANDIDATE_KEY]: z.record(z.string(), z.unknown()).optional(),
   parts: z
     .array(
       z.union([

@@ -1,3 +1,4 @@
+import { canonicalJson } from "../canonical";
 import { onlyFields } from "../fields";
 import { JsonEventStream } from "../json-event-stream";
 import type { Part } from "./schema";
@@ -11,11 +12,12 @@ export interface GeminiChunk {
   [field: string]: unknown;
 }
 
-/** What a complete answer assembles into: the model's content, its finish reason and usage. */
+/** What a complete answer assembles into: the model's content, its finish reason, usage and the candidate's recorded metadata. */
 export interface GeminiAssembled {
   content: { role: string; parts: Part[] };
   finishReason: string;
   usage: GeminiChunk["usageMetadata"];
+  metadata: Record<string, unknown>;
 }
 
 /**
@@ -26,12 +28,26 @@ export interface GeminiAssembled {
 const RESPONSE_FIELDS: ReadonlySet<string> = new Set(["candidates", "usageMetadata", "modelVersion", "responseId", "createTime"]);
 
 /**
- * The candidate fields a hit renders, and `avgLogprobs`: a statistic of the generation, like the usage
- * details, that a hit does not report. Any other (`citationMetadata`, `groundingMetadata`,
- * `safetyRatings`, `finishMessage`, `logprobsResult`, `urlContextMetadata`, …) is part of what the
- * model answered and a replay would drop it: such an answer is not recorded.
+ * Candidate metadata recorded with the answer and served as the model sent it (src/cache/gemini/render.ts):
+ * the safety ratings, citations and finish message of the answer. A stream whose chunks send one of
+ * them with different values cannot be served back as sent and is not recorded.
  */
-const CANDIDATE_FIELDS: ReadonlySet<string> = new Set(["content", "finishReason", "index", "avgLogprobs"]);
+export const RECORDED_METADATA: readonly string[] = ["safetyRatings", "citationMetadata", "finishMessage"];
+
+/**
+ * The candidate fields a hit renders, and `avgLogprobs`: a statistic of the generation, like the usage
+ * details, that a hit does not report. Any other (`groundingMetadata`, `logprobsResult`,
+ * `urlContextMetadata`, `tokenCount`, …) is part of what the model answered and a replay would drop
+ * it: such an answer is not recorded.
+ */
+const CANDIDATE_FIELDS: ReadonlySet<string> = new Set(["content", "finishReason", "index", "avgLogprobs", ...RECORDED_METADATA]);
+
+/** The recorded metadata of one candidate (null values left out). */
+function metadataOf(candidate: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of RECORDED_METADATA) if (candidate[field] !== undefined && candidate[field] !== null) out[field] = candidate[field];
+  return out;
+}
 
 /** Whether a response (or one streamed chunk) holds only what a replay sends back. */
 function replayable(response: GeminiChunk): boolean {
@@ -43,7 +59,7 @@ export function assembledOf(response: GeminiChunk): GeminiAssembled | null {
   const candidates = response.candidates ?? [];
   if (candidates.length !== 1 || response.promptFeedback?.blockReason || !candidates[0].finishReason || !replayable(response)) return null;
   const content = candidates[0].content;
-  return { content: { role: content?.role ?? "model", parts: content?.parts ?? [] }, finishReason: candidates[0].finishReason, usage: response.usageMetadata };
+  return { content: { role: content?.role ?? "model", parts: content?.parts ?? [] }, finishReason: candidates[0].finishReason, usage: response.usageMetadata, metadata: metadataOf(candidates[0]) };
 }
 
 /**
@@ -58,6 +74,7 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
   private role = "model";
   private finishReason: string | null = null;
   private usage: GeminiChunk["usageMetadata"] = null;
+  private readonly metadata: Record<string, unknown> = {};
 
   protected onEvent(chunk: GeminiChunk): void {
     if (chunk.error || chunk.promptFeedback?.blockReason || (chunk.candidates?.length ?? 0) > 1 || !replayable(chunk)) {
@@ -70,6 +87,11 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
     if (candidate.content?.role) this.role = candidate.content.role;
     for (const p of candidate.content?.parts ?? []) this.add(p);
     if (candidate.finishReason) this.finishReason = candidate.finishReason;
+    for (const [field, value] of Object.entries(metadataOf(candidate))) {
+      // A hit sends one value: a stream that changes it on the way is not served back as sent.
+      if (field in this.metadata && canonicalJson(this.metadata[field]) !== canonicalJson(value)) this.failed = true;
+      this.metadata[field] = value;
+    }
   }
 
   private add(p: Part): void {
@@ -85,6 +107,6 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
   result(): GeminiAssembled | null {
     this.end();
     if (this.failed || !this.finishReason) return null;
-    return { content: { role: this.role, parts: this.parts }, finishReason: this.finishReason, usage: this.usage };
+    return { content: { role: this.role, parts: this.parts }, finishReason: this.finishReason, usage: this.usage, metadata: this.metadata };
   }
 }

@@ -17,7 +17,7 @@ const RECORDABLE = new Set(["STOP", "MAX_TOKENS"]);
 
 function recordingOf(key: GeminiKey, assembled: GeminiAssembled | null, rawLength: number, latencyMs: number): ProviderRecording {
   if (!assembled || !RECORDABLE.has(assembled.finishReason)) return null;
-  const answer = keyGeminiAnswer(key, assembled.content as Content);
+  const answer = keyGeminiAnswer(key, assembled.content as Content, assembled.metadata);
   if (!answer) return null;
   const usage = { prompt: assembled.usage?.promptTokenCount, completion: assembled.usage?.candidatesTokenCount };
   return recordInputOf(key, answer, assembled.finishReason, usage, rawLength, latencyMs);
