@@ -4,7 +4,7 @@ import type { CanonicalMessage } from "./messages";
 /**
  * What a chat model sent around its message that a hit serves back as
  * recorded: fields of the choice (Azure's `content_filter_results`) and of the
- * response (Azure's `prompt_filter_results`). They are stored in the answer's
+ * response (Azure's `prompt_filter_results`, the `service_tier` that answered). They are stored in the answer's
  * message under these keys, which its hash form leaves out (a client echoes
  * the message, never the choice), so the answer node and every path through it
  * are keyed as before, and an exported message carries them back on import.
@@ -15,7 +15,9 @@ export const RESPONSE_KEY = "muscle-mem:response";
 /** Choice fields recorded with the answer. */
 const CHOICE_FIELDS = ["content_filter_results"] as const;
 /** Response fields recorded with the answer. */
-const RESPONSE_FIELDS = ["prompt_filter_results"] as const;
+const RESPONSE_FIELDS = ["prompt_filter_results", "service_tier"] as const;
+/** Response fields a stream repeats on every chunk (the others come once). */
+export const EVERY_CHUNK: ReadonlySet<string> = new Set(["service_tier"]);
 
 /** The keys of a stored message that are not the message (left out of its hash form and its rendering). */
 export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([CHOICE_KEY, RESPONSE_KEY]);
@@ -73,7 +75,7 @@ export function keepEnvelope(to: CanonicalMessage, from: CanonicalMessage): Cano
  * filter results once, in a chunk with no choices, and annotates the content with
  * `content_filter_results` on a choice (`{}` on the chunks it did not filter). A
  * hit sends one annotation; a stream that annotates twice, or carries an
- * asynchronous filter's `content_filter_offsets`, cannot be served back as sent:
+ * asynchronous filter's `content_filter_offsets`, or names two tiers, cannot be served back as sent:
  * `failed` says so, and the answer is not recorded.
  */
 export class StreamEnvelope {
@@ -84,7 +86,9 @@ export class StreamEnvelope {
   /** A chunk's own fields. */
   chunk(chunk: Fields): void {
     for (const [name, value] of Object.entries(pick(chunk, RESPONSE_FIELDS))) {
-      if (name in this.envelope.response) this.failed = true;
+      const known = this.envelope.response[name];
+      // A hit sends one value: once, or the same on every chunk.
+      if (known !== undefined && (!EVERY_CHUNK.has(name) || JSON.stringify(known) !== JSON.stringify(value))) this.failed = true;
       this.envelope.response[name] = value;
     }
   }

@@ -84,15 +84,16 @@ export function renderCompletion(answer: StoredAnswer, ctx: RenderContext): Reco
  * the role (content `""` when the answer has text, null when it has none),
  * other recorded fields, the content, the refusal, a function call, each tool
  * call (id, name and any other recorded field, then arguments), the finish reason, and the usage chunk
- * when `includeUsage` is set. A recorded envelope goes where Azure streams it: the prompt filter
- * results in a first chunk with no choices, the content filter results on the content's chunk (the
+ * when `includeUsage` is set. A recorded envelope goes where the upstream streams it: the service
+ * tier on every chunk; Azure's prompt filter results in a first chunk with no choices, the content filter results on the content's chunk (the
  * finish chunk when there is no text) and `{}` on the other chunks.
  */
 export function renderChunkStream(answer: StoredAnswer, ctx: RenderContext, includeUsage: boolean): string {
-  const base = { id: ctx.id, object: "chat.completion.chunk", created: ctx.created, model: ctx.model, system_fingerprint: null };
+  const { choice: annotation, response } = envelopeOf(answer.message);
+  const tier = response.service_tier === undefined ? {} : { service_tier: response.service_tier };
+  const base = { id: ctx.id, object: "chat.completion.chunk", created: ctx.created, model: ctx.model, ...tier, system_fingerprint: null };
   const extra = includeUsage ? { usage: null } : {};
   const text = contentText(answer);
-  const { choice: annotation, response } = envelopeOf(answer.message);
   const filters = annotation.content_filter_results;
   const annotated = (delta: Record<string, unknown>, finish: string | null) => (finish !== null ? !text : delta.content === text && !!text);
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => {

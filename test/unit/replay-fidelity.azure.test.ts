@@ -132,3 +132,27 @@ describe("replay fidelity: Azure content filter results on chat completions", ()
     expect(payloads(sse)[0]).toMatchObject({ choices: [{ delta: { role: "assistant", content: "" } }] });
   });
 });
+
+describe("replay fidelity: the chat response's service_tier", () => {
+  const openai = { ...azure, prompt_filter_results: undefined, choices: [{ finish_reason: "stop", index: 0, logprobs: null, message }], service_tier: "default" };
+  /** OpenAI's chunk stream of `message`, `service_tier` on every chunk (`tiers[i]` on chunk i). */
+  const openaiStream = (tiers: string[]) => {
+    const deltas = [{ role: "assistant", content: "", refusal: null }, { content: "Refunded." }, {}];
+    const chunks = deltas.map((delta, i) => ({ id: "chatcmpl-B", object: "chat.completion.chunk", created: 1, model: "gpt-4o", service_tier: tiers[i], system_fingerprint: "fp_1", choices: [{ index: 0, delta, logprobs: null, finish_reason: i === 2 ? "stop" : null }] }));
+    return `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")}data: [DONE]\n\n`;
+  };
+
+  it("Should serve a JSON answer's service_tier at the top level and on every chunk of a streamed hit", () => {
+    const answer = stored(reader().fromJson(JSON.stringify(openai), 1));
+    expect(renderCompletion(answer, ctx).service_tier).toBe("default");
+    const chunks = payloads(renderChunkStream(answer, ctx, true));
+    expect(chunks.map((c) => c.service_tier)).toEqual(chunks.map(() => "default"));
+  });
+
+  it("Should record a stream's service_tier (the same on every chunk), and not a stream whose chunks name different tiers", () => {
+    const answer = stored(streamed(openaiStream(["default", "default", "default"])));
+    expect(renderCompletion(answer, ctx).service_tier).toBe("default");
+    expect(answer.message).toEqual(stored(reader().fromJson(JSON.stringify(openai), 1)).message);
+    expect(streamed(openaiStream(["default", "flex", "default"]))).toBeNull();
+  });
+});
