@@ -74,36 +74,46 @@ export function keepEnvelope(to: CanonicalMessage, from: CanonicalMessage): Cano
  * The envelope of a streamed answer, read chunk by chunk: Azure sends its prompt
  * filter results once, in a chunk with no choices, and annotates the content with
  * `content_filter_results` on a choice (`{}` on the chunks it did not filter). A
- * hit sends one annotation; a stream that annotates twice, or carries an
- * asynchronous filter's `content_filter_offsets`, or names two tiers, cannot be served back as sent:
- * `failed` says so, and the answer is not recorded.
+ * hit sends one annotation. A stream that annotates its content more than once
+ * (long answers under Azure's default streaming filter) or carries an asynchronous
+ * filter's `content_filter_offsets` has annotations no hit can send back where they
+ * were: its answer is recorded without them (as every answer was before they were
+ * kept), so that such answers are still cached. A stream that sends its prompt
+ * filter results twice or names two tiers is `failed`: the answer is not recorded.
  */
 export class StreamEnvelope {
-  readonly envelope: Envelope = { choice: {}, response: {} };
+  private readonly fields: Envelope = { choice: {}, response: {} };
   failed = false;
   private annotated = false;
+  /** The content's annotations cannot be served back as streamed: none is kept. */
+  private unservable = false;
+
+  /** What the answer is recorded with. */
+  get envelope(): Envelope {
+    return this.unservable ? { choice: {}, response: this.fields.response } : this.fields;
+  }
 
   /** A chunk's own fields. */
   chunk(chunk: Fields): void {
     for (const [name, value] of Object.entries(pick(chunk, RESPONSE_FIELDS))) {
-      const known = this.envelope.response[name];
+      const known = this.fields.response[name];
       // A hit sends one value: once, or the same on every chunk.
       if (known !== undefined && (!EVERY_CHUNK.has(name) || JSON.stringify(known) !== JSON.stringify(value))) this.failed = true;
-      this.envelope.response[name] = value;
+      this.fields.response[name] = value;
     }
   }
 
   /** The fields of the answer's choice in one chunk. */
   choice(choice: Fields): void {
-    if (choice.content_filter_offsets !== undefined && choice.content_filter_offsets !== null) this.failed = true;
+    if (choice.content_filter_offsets !== undefined && choice.content_filter_offsets !== null) this.unservable = true;
     const results = choice.content_filter_results;
     if (results === undefined || results === null) return;
     if (typeof results === "object" && Object.keys(results).length === 0) {
-      this.envelope.choice.content_filter_results ??= results;
+      this.fields.choice.content_filter_results ??= results;
       return;
     }
-    if (this.annotated) this.failed = true;
+    if (this.annotated) this.unservable = true;
     this.annotated = true;
-    this.envelope.choice.content_filter_results = results;
+    this.fields.choice.content_filter_results = results;
   }
 }
