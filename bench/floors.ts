@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { startWranglerDev, type WranglerDev } from "../test/support/wrangler-dev";
+import { startWranglerDev, type WranglerDev, type WranglerDevOptions } from "../test/support/wrangler-dev";
 import { readWorkload, requestsOf } from "../tools/workloads";
 import { uniqueMiss, type Body } from "./bodies";
 import { hitClasses, perRequest } from "./hit-classes";
@@ -24,8 +24,8 @@ export function hotSet(count: number): Body[] {
 }
 
 /** Starts a floor Worker of bench/floors/ under `wrangler dev` (no D1). */
-export function startFloor(name: "static" | "relay", vars: Record<string, string> = {}): Promise<WranglerDev> {
-  return startWranglerDev({ config: resolve(FLOORS, `wrangler.${name}.toml`), migrate: [], vars, logLevel: "error", freeInspector: true });
+export function startFloor(name: "static" | "relay", vars: Record<string, string> = {}, more: Pick<WranglerDevOptions, "inspector"> = {}): Promise<WranglerDev> {
+  return startWranglerDev({ config: resolve(FLOORS, `wrangler.${name}.toml`), migrate: [], vars, logLevel: "error", freeInspector: true, ...more });
 }
 
 export interface FloorContext {

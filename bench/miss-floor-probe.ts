@@ -6,6 +6,7 @@
  * bench/miss-probe.ts JSON and streamed, spaced 50 ms and back to back. Prints
  * one line per row: proxy, relay and direct p50, the overhead over the relay,
  * the server-timing medians and the CPU per miss of each `wrangler dev` process tree.
+ * `MM_INSPECTOR=off` runs both Workers without wrangler's DevTools inspector.
  */
 import { startScriptedModel } from "../tools/scripted-model";
 import { uniqueMiss } from "./bodies";
@@ -21,9 +22,11 @@ const logLevel = process.argv[3];
 const extraVars = varsOf(process.env.MM_VARS);
 const hot = hotSet(40);
 const model = await startScriptedModel({ chunkChars: 64, script: () => ({ role: "assistant", content: "Let me check that reservation for you." }) });
+/** `MM_INSPECTOR=off`: the Worker and the relay floor both run without wrangler's DevTools inspector (test/support/dev-without-inspector.ts). */
+const more = process.env.MM_INSPECTOR === "off" ? { inspector: false as const } : {};
 const snapshot = await snapshotWorker();
-const dev = await startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url, ...(logLevel ? { LOG_LEVEL: logLevel } : {}), ...extraVars });
-const relay = await startFloor("relay", { UPSTREAM_BASE_URL: model.url });
+const dev = await startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url, ...(logLevel ? { LOG_LEVEL: logLevel } : {}), ...extraVars }, more);
+const relay = await startFloor("relay", { UPSTREAM_BASE_URL: model.url }, more);
 try {
   for (const stream of [false, true]) {
     for (const gapMs of [50, 0]) {

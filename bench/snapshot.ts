@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { parse, stringify } from "smol-toml";
-import { quietEnv, startWranglerDev, type WranglerDev } from "../test/support/wrangler-dev";
+import { quietEnv, startWranglerDev, type WranglerDev, type WranglerDevOptions } from "../test/support/wrangler-dev";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "..");
@@ -42,6 +42,6 @@ export async function snapshotWorker(edit?: (toml: Record<string, unknown>) => v
 }
 
 /** Starts `wrangler dev` on the snapshot, with fresh local state, and waits for /healthz. */
-export function startSnapshotDev(snapshot: { dir: string; config: string }, vars: Record<string, string>): Promise<WranglerDev> {
-  return startWranglerDev({ config: snapshot.config, vars, logLevel: "error" });
+export function startSnapshotDev(snapshot: { dir: string; config: string }, vars: Record<string, string>, more: Pick<WranglerDevOptions, "inspector"> = {}): Promise<WranglerDev> {
+  return startWranglerDev({ config: snapshot.config, vars, logLevel: "error", ...more });
 }

@@ -9,6 +9,8 @@ import { copyMigratedState } from "./migrated-state";
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");
 const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
+const TSX = join(ROOT, "node_modules/.bin/tsx");
+const WITHOUT_INSPECTOR = join(ROOT, "test/support/dev-without-inspector.ts");
 /** Tries of one `sql()` call while the running Worker holds its database's write lock. */
 const SQL_ATTEMPTS = 5;
 
@@ -60,6 +62,11 @@ export interface WranglerDevOptions {
   freeInspector?: boolean;
   /** The inspector's port (for a CPU profile over the DevTools protocol); overrides freeInspector. */
   inspectorPort?: number;
+  /**
+   * False: run without the DevTools inspector, through wrangler's API (test/support/dev-without-inspector.ts),
+   * for benchmarks that separate the Worker's cost from the inspector relay the CLI always attaches.
+   */
+  inspector?: false;
 }
 
 /** The environment the house rules ask for around wrangler: no metrics, no network, logs and config in `dir`. */
@@ -138,11 +145,8 @@ interface Launched {
 async function launch(options: WranglerDevOptions, configArgs: string[], stateDir: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Launched> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const args = ["dev", ...configArgs, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", options.logLevel ?? "warn", "--show-interactive-dev-session=false"];
-    if (options.inspectorPort !== undefined) args.push("--inspector-port", String(options.inspectorPort));
-    else if (options.freeInspector !== false) args.push("--inspector-port", String(await freePort()));
-    for (const [k, v] of Object.entries(options.vars ?? {})) args.push("--var", `${k}:${v}`);
-    const child: ChildProcess = spawn(WRANGLER, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const [command, args] = options.inspector === false ? [TSX, withoutInspectorArgs(options, stateDir, port)] : [WRANGLER, await cliArgs(options, configArgs, stateDir, port)];
+    const child: ChildProcess = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
@@ -151,6 +155,20 @@ async function launch(options: WranglerDevOptions, configArgs: string[], stateDi
     kill(child);
     if (attempt >= START_ATTEMPTS || !PORT_TAKEN.test(output)) throw new Error(`wrangler dev ${child.exitCode === null ? "was not ready in time" : "exited early"}:\n${output}`);
   }
+}
+
+/** The `wrangler dev` command line for one start. */
+async function cliArgs(options: WranglerDevOptions, configArgs: string[], stateDir: string, port: number): Promise<string[]> {
+  const args = ["dev", ...configArgs, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", options.logLevel ?? "warn", "--show-interactive-dev-session=false"];
+  if (options.inspectorPort !== undefined) args.push("--inspector-port", String(options.inspectorPort));
+  else if (options.freeInspector !== false) args.push("--inspector-port", String(await freePort()));
+  for (const [k, v] of Object.entries(options.vars ?? {})) args.push("--var", `${k}:${v}`);
+  return args;
+}
+
+/** The arguments of test/support/dev-without-inspector.ts for one start (wrangler's API, no inspector). */
+function withoutInspectorArgs(options: WranglerDevOptions, stateDir: string, port: number): string[] {
+  return [WITHOUT_INSPECTOR, options.config ?? join(ROOT, "wrangler.toml"), String(port), stateDir, options.logLevel ?? "warn", JSON.stringify(options.vars ?? {})];
 }
 
 /** Polls `${url}/healthz` until it answers 200 (true), or the process exits or the deadline passes (false). */
