@@ -5,6 +5,7 @@ import { chatRequest } from "../../src/cache/messages";
 import { renderChunkStream, renderCompletion } from "../../src/cache/render";
 import { chatAnswerReader } from "../../src/routes/chat/answer-reader";
 import type { Recording } from "../../src/routes/generation";
+import { azure, filters, message, promptFilters } from "../support/azure-answer";
 
 /**
  * Replay fidelity on Azure OpenAI: the choice's `content_filter_results` and the response's
@@ -18,21 +19,6 @@ if (!keyed.ok) throw new Error(JSON.stringify(keyed));
 const key = keyed.key;
 const reader = () => chatAnswerReader(key, 100);
 
-const safe = { filtered: false, severity: "safe" };
-const filters = { hate: safe, protected_material_text: { filtered: false, detected: false }, self_harm: safe, sexual: safe, violence: safe };
-const promptFilters = [{ prompt_index: 0, content_filter_results: { hate: safe, jailbreak: { filtered: false, detected: false }, self_harm: safe, sexual: safe, violence: safe } }];
-const message = { content: "Refunded.", refusal: null, role: "assistant" };
-const usage = { completion_tokens: 3, prompt_tokens: 9, total_tokens: 12 };
-const azure = {
-  choices: [{ content_filter_results: filters, finish_reason: "stop", index: 0, logprobs: null, message }],
-  created: 1,
-  id: "chatcmpl-A",
-  model: "gpt-4o-2024-08-06",
-  object: "chat.completion",
-  prompt_filter_results: promptFilters,
-  system_fingerprint: "fp_1",
-  usage,
-};
 
 function stored(recording: Recording): StoredAnswer {
   if (!recording) throw new Error("not recorded");

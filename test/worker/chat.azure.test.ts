@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { api, newKey, ok, onlyTree } from "./api-helpers";
 import { chat, recorded, uniqueModel } from "./helpers";
 import { withUpstream } from "./upstream-stub";
+import { azure, filters, message, promptFilters } from "../support/azure-answer";
 
 /**
  * Azure OpenAI annotates every Chat Completions answer: `content_filter_results` on the choice,
@@ -9,21 +10,6 @@ import { withUpstream } from "./upstream-stub";
  * them as the model sent them, JSON or streamed, whichever way the answer was recorded.
  */
 
-const safe = { filtered: false, severity: "safe" };
-const filters = { hate: safe, self_harm: safe, sexual: safe, violence: safe };
-const promptFilters = [{ prompt_index: 0, content_filter_results: { ...filters, jailbreak: { filtered: false, detected: false } } }];
-const message = { content: "Refunded.", refusal: null, role: "assistant" };
-
-const azureJson = {
-  choices: [{ content_filter_results: filters, finish_reason: "stop", index: 0, logprobs: null, message }],
-  created: 1,
-  id: "chatcmpl-A",
-  model: "gpt-4o-2024-08-06",
-  object: "chat.completion",
-  prompt_filter_results: promptFilters,
-  system_fingerprint: "fp_1",
-  usage: { completion_tokens: 3, prompt_tokens: 9, total_tokens: 12 },
-};
 
 function azureChunks(): string[] {
   const base = { created: 1, id: "chatcmpl-A", model: "gpt-4o-2024-08-06", object: "chat.completion.chunk", system_fingerprint: "fp_1" };
@@ -70,7 +56,7 @@ function expectServed(json: { choices: Array<Record<string, unknown>>; prompt_fi
 describe("Azure OpenAI filter results on a hit", () => {
   it("Should serve a JSON answer's content and prompt filter results on a JSON and a streamed hit", async () => {
     const body = ask(uniqueModel("azure"));
-    const miss = await withUpstream({ json: azureJson }, () => chat(body));
+    const miss = await withUpstream({ json: azure }, () => chat(body));
     expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
     await miss.arrayBuffer();
     const { json, chunks } = await hits(body);
@@ -89,7 +75,7 @@ describe("Azure OpenAI filter results on a hit", () => {
   it("Should keep the filter results through an export and an import into another key", async () => {
     const key = newKey();
     const body = ask(uniqueModel("azure-x"));
-    const miss = await withUpstream({ json: azureJson }, () => chat(body, { key }));
+    const miss = await withUpstream({ json: azure }, () => chat(body, { key }));
     await miss.arrayBuffer();
     await recorded(body, { key });
     const tree = await onlyTree(key);
