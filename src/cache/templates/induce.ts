@@ -54,6 +54,7 @@ class SlotTable {
     if (type !== slotTypeOf(b, kind) || !isIdentityLike(type)) throw new NoTemplate();
     const slot: Slot = { type, values: [a, b], shapes: [...new Set([shapeOf(a), shapeOf(b)])], copied: false };
     if (isRanged(type)) {
+      if (!Number.isFinite(compareRanged(type, a, b))) throw new NoTemplate();
       const low = compareRanged(type, a, b) <= 0;
       slot.min = low ? a : b;
       slot.max = low ? b : a;

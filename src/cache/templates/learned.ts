@@ -2,7 +2,7 @@ import { canonicalJson } from "../canonical";
 import { digest } from "../hash";
 import type { CanonicalMessage } from "../messages";
 import { compose, type Decomposed } from "./leaves";
-import { compareRanged, isRanged, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
+import { inRange, isRanged, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
 
 /** A leaf of a pattern: a literal value, or the index of a slot. */
 export type Ref = string | number;
@@ -117,8 +117,8 @@ export function rejectReason(slots: readonly Slot[], binding: Binding): string |
     if (!slot.shapes.includes(shapeOf(value))) return `slot ${i}: shape`;
     if (isRanged(slot.type)) {
       if (slot.min === undefined || slot.max === undefined) return `slot ${i}: no range`;
-      if (slot.type === "number" && !Number.isFinite(Number(value))) return `slot ${i}: not finite`;
-      if (compareRanged(slot.type, value, slot.min) < 0 || compareRanged(slot.type, value, slot.max) > 0) return `slot ${i}: range`;
+      if (!Number.isFinite(rangedValue(slot.type, value))) return `slot ${i}: not finite`;
+      if (!inRange(slot.type, value, slot.min, slot.max)) return `slot ${i}: range`;
     }
   }
   return null;

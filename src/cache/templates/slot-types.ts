@@ -5,12 +5,19 @@
  * status, a plan, a country code, a verb) and always stays structural.
  * `name` is only a shape (a capitalised word): capitalisation is no evidence
  * that a value is data rather than something the model decides on.
+ * `date` is an ISO date or date-time, ordered in time; `local-date` a date
+ * written in a local order (`03/05/2024`, `5.3.2024`, `2024-3-5`) that cannot
+ * be ordered safely, so it never becomes a slot (an identifier would serve it
+ * outside any range).
  */
-export type SlotType = "identifier" | "email" | "number" | "date" | "name" | "word";
+export type SlotType = "identifier" | "email" | "number" | "date" | "local-date" | "name" | "word";
 
 const EMAIL = /^[\p{L}\p{N}_][\p{L}\p{N}_.+-]*@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+$/u;
 const NUMBER = /^\d+(?:\.\d+)?$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** An ISO 8601 date, or date-time (`2024-03-05T10:00:00Z`, `2024-03-05T10:00+02:00`). */
+const DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
+/** Three digit groups joined by `/`, `.` or `-` that are not an ISO date: a date in a local order, or something date-like. */
+const LOCAL_DATE = /^\d{1,4}([-/.])\d{1,2}\1\d{1,4}$/;
 /** A capitalised word or hyphenated capitalised words: a proper noun such as a name or a city. */
 const NAME = /^\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)*$/u;
 
@@ -23,6 +30,7 @@ const NAME = /^\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)*$/u;
 export function slotTypeOf(value: string, kind: "text" | "number" = "text"): SlotType {
   if (kind === "number") return "number";
   if (DATE.test(value)) return "date";
+  if (LOCAL_DATE.test(value)) return "local-date";
   if (NUMBER.test(value)) return "number";
   if (EMAIL.test(value)) return "email";
   if (/\p{N}/u.test(value)) return "identifier";
@@ -32,7 +40,7 @@ export function slotTypeOf(value: string, kind: "text" | "number" = "text"): Slo
 
 /** Whether values of this type may be abstracted at all. */
 export function isIdentityLike(type: SlotType): boolean {
-  return type !== "word";
+  return type !== "word" && type !== "local-date";
 }
 
 /** Whether values of this type are ordered, so that a template serves only inside the range seen. */
@@ -50,8 +58,17 @@ export function shapeOf(value: string): string {
   return value.replace(/\p{Lu}+/gu, "A").replace(/\p{Ll}+/gu, "a").replace(/\p{N}+/gu, "9");
 }
 
-/** Compares two values of a ranged type: numbers numerically, dates as ISO strings. */
+/** Where a value of a ranged type lies: a number's value, a date's time (NaN for one that is no date, such as `2024-13-45`). */
+export function rangedValue(type: SlotType, value: string): number {
+  return type === "number" ? Number(value) : Date.parse(value);
+}
+
+/** Compares two values of a ranged type: numbers numerically, dates in time (offsets applied). NaN when either is not a finite value. */
 export function compareRanged(type: SlotType, a: string, b: string): number {
-  if (type === "number") return Number(a) - Number(b);
-  return a < b ? -1 : a > b ? 1 : 0;
+  return rangedValue(type, a) - rangedValue(type, b);
+}
+
+/** Whether `value` lies in `[min, max]`; false when any of them is not a finite value of the type. */
+export function inRange(type: SlotType, value: string, min: string, max: string): boolean {
+  return compareRanged(type, value, min) >= 0 && compareRanged(type, value, max) <= 0;
 }
