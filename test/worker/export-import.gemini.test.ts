@@ -122,6 +122,36 @@ describe("export and import of trees recorded through Gemini generateContent", (
     expect(await geminiGenerations(model)).toBe(0);
   });
 
+  it("Should carry a recorded answer's candidate metadata through import and export, and serve it on a hit as recorded", async () => {
+    const model = uniqueModel();
+    const safetyRatings = [{ category: "HARM_CATEGORY_HATE_SPEECH", probability: "NEGLIGIBLE" }];
+    const citationMetadata = { citationSources: [{ startIndex: 0, endIndex: 9, uri: "https://example.com/refunds" }] };
+    const metadata = { safetyRatings, citationMetadata };
+    const line = {
+      model,
+      tools: null,
+      params: { "muscle-mem:api": "gemini" },
+      contents: [
+        { role: "user", parts: [{ text: "What is the refund window?" }] },
+        { role: "model", parts: [{ text: "Thirty days." }], "muscle-mem:candidate": metadata },
+      ],
+    };
+    const key = newKey();
+    expect(await importInto(key, JSON.stringify(line))).toMatchObject({ nodes_inserted: 2, answers: 1 });
+    const ask = { contents: line.contents.slice(0, 1) };
+    const served = JSON.parse(await hit(model, ask, key)) as { candidates: Array<Record<string, unknown>> };
+    expect(served.candidates[0]).toMatchObject({ content: { role: "model", parts: [{ text: "Thirty days." }] }, safetyRatings, citationMetadata });
+    expect(served.candidates[0]).not.toHaveProperty("muscle-mem:candidate");
+    expect(await hit(model, ask, key, true)).toContain('"safetyRatings"');
+    // The export carries the metadata on the answer's content, and another tenant's import serves it again.
+    const jsonl = await exported(key);
+    expect((JSON.parse(jsonl.trim()) as ExportedLine).contents[1]).toEqual(line.contents[1]);
+    const other = newKey();
+    expect(await importInto(other, jsonl)).toMatchObject({ nodes_inserted: 2, answers: 1 });
+    expect(JSON.parse(await hit(model, ask, other))).toMatchObject({ candidates: [{ safetyRatings, citationMetadata }] });
+    expect(await geminiGenerations(model)).toBe(0);
+  });
+
   it("Should reject a bad Gemini line with 400 and its line number, storing nothing", async () => {
     const key = newKey();
     const good = { model: uniqueModel(), params: { "muscle-mem:api": "gemini" }, contents: [{ role: "user", parts: [{ text: "hi" }] }, { role: "model", parts: [{ text: "hello" }] }] };
@@ -131,6 +161,9 @@ describe("export and import of trees recorded through Gemini generateContent", (
       { ...good, contents: [] },
       { ...good, model: "" },
       { ...good, params: { "muscle-mem:api": "gemini", cachedContent: "cachedContents/abc" } },
+      // Candidate metadata only on a recorded answer, and only as an object.
+      { ...good, contents: [{ ...good.contents[0], "muscle-mem:candidate": { safetyRatings: [] } }, good.contents[1]] },
+      { ...good, contents: [good.contents[0], { ...good.contents[1], "muscle-mem:candidate": "rated" }] },
     ];
     for (const line of bad) {
       const res = await api("/import", { token: key, method: "POST", body: `${JSON.stringify(good)}\n${JSON.stringify(line)}\n`, headers: ndjson });
