@@ -2,7 +2,8 @@ import { canonicalJson } from "../canonical";
 import type { CanonicalMessage } from "../messages";
 import type { Trajectory, LearnedTemplate } from "./induce";
 import { decompose, type Decomposed } from "./leaves";
-import { bind, bindingDigest, MAX_BINDINGS, MAX_VALUES, rejectReason, renderAnswer, type Binding, type Slot, type TemplateState } from "./learned";
+import { bind, bindingDigest, MAX_BINDINGS, MAX_VALUES, refusal, renderAnswer, type Binding, type Slot, type TemplateState } from "./learned";
+import { noteOrders } from "./orders";
 import { compareRanged, isRanged, shapeOf, slotTypeOf } from "./slot-types";
 
 /**
@@ -65,11 +66,12 @@ export function weigh(template: LearnedTemplate, t: Trajectory, suffix?: readonl
     if (!fit) return { outcome: "unrelated", state };
     const crossed = state.slots.map((slot, i) => confirmSlot(slot, binding.values[i])).some((ok) => !ok);
     if (crossed) return { outcome: "refuted", state: { ...state, refuted: true } };
+    noteOrders(state.slots, state.orders, binding.values);
     const digest = bindingDigest(binding.values);
     if (!state.bindings.includes(digest) && state.bindings.length < MAX_BINDINGS) state.bindings.push(digest);
     return { outcome: "confirmed", state };
   }
-  if (fit && rejectReason(state.slots, binding) === null) return { outcome: "refuted", state: { ...state, refuted: true } };
+  if (fit && refusal(state, binding) === null) return { outcome: "refuted", state: { ...state, refuted: true } };
   const fenced = fit && state.slots.map((slot, i) => fenceSlot(slot, binding.values[i])).some(Boolean);
   return { outcome: fenced ? "fenced" : "unrelated", state };
 }

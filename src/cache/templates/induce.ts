@@ -3,6 +3,7 @@ import { digest } from "../hash";
 import type { CanonicalMessage } from "../messages";
 import { decompose, type Decomposed } from "./leaves";
 import { bindingDigest, lookupKeys, MAX_SUFFIX, skeletonDigests, templateId, type MessagePattern, type Ref, type Slot, type TemplatePattern, type TemplateState } from "./learned";
+import { ordersOf } from "./orders";
 import { compareRanged, isIdentityLike, isRanged, shapeOf, slotTypeOf } from "./slot-types";
 
 /** One recorded generation: the request's path and the answer the model gave. */
@@ -142,7 +143,7 @@ export function induce(a: Trajectory, b: Trajectory): LearnedTemplate | null {
       treeId: a.root,
       lookupKey,
       pattern,
-      state: { slots: table.slots, bindings: [bindingDigest(bindingA), bindingDigest(bindingB)], refuted: false },
+      state: { slots: table.slots, bindings: [bindingDigest(bindingA), bindingDigest(bindingB)], refuted: false, orders: ordersOf(table.slots, [bindingA, bindingB]) },
     };
   } catch (error) {
     if (error instanceof NoTemplate) return null;

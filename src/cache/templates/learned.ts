@@ -2,6 +2,7 @@ import { canonicalJson } from "../canonical";
 import { digest } from "../hash";
 import type { CanonicalMessage } from "../messages";
 import { compose, type Decomposed } from "./leaves";
+import { orderReason, type SlotOrder } from "./orders";
 import { inRange, isRanged, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
 
 /** A leaf of a pattern: a literal value, or the index of a slot. */
@@ -42,6 +43,8 @@ export interface TemplateState {
   /** Digests of the distinct bindings that confirmed it (at most MAX_BINDINGS). */
   bindings: string[];
   refuted: boolean;
+  /** The order seen between ranged slots of one type (orders.ts); absent in templates learned before it was kept. */
+  orders?: SlotOrder[];
 }
 
 export const MAX_VALUES = 16;
@@ -122,6 +125,11 @@ export function rejectReason(slots: readonly Slot[], binding: Binding): string |
     }
   }
   return null;
+}
+
+/** Why bound values may not be served by a template: a slot's (rejectReason) or the order of two slots (orders.ts); null when they may. */
+export function refusal(state: TemplateState, binding: Binding): string | null {
+  return rejectReason(state.slots, binding) ?? orderReason(state.slots, state.orders, binding.values);
 }
 
 /** Whether the template has enough evidence to serve: k distinct bindings, and k distinct values in every slot. */

@@ -1,14 +1,15 @@
 import { canonicalJson } from "../canonical";
 import type { CanonicalMessage } from "../messages";
 import type { LearnedTemplate } from "./induce";
-import { bind, isConfirmed, rejectReason, renderAnswer } from "./learned";
+import { bind, isConfirmed, refusal, renderAnswer } from "./learned";
 import type { Decomposed } from "./leaves";
 
 /**
  * The answer learned templates give a request (its messages decomposed), or
  * null for a miss. A candidate serves only when it is confirmed by
  * `minBindings` distinct bindings, the request fits its pattern and every
- * bound value passes its slot (type, shape, range); when two candidates that
+ * bound value passes its slot (type, shape, range) and every two ranged
+ * slots of a type are in an order seen (orders.ts); when two candidates that
  * fit render different answers, it is a miss. Pure: the Worker and the tests
  * both serve through it.
  */
@@ -17,7 +18,7 @@ export function serveLearned(candidates: readonly LearnedTemplate[], parts: read
   for (const template of candidates) {
     if (!isConfirmed(template.state, minBindings)) continue;
     const binding = bind(template.pattern, parts.slice(template.pattern.anchorDepth), template.state.slots.length);
-    if (!binding || rejectReason(template.state.slots, binding) !== null) continue;
+    if (!binding || refusal(template.state, binding) !== null) continue;
     const message = renderAnswer(template.pattern, binding.values);
     if (!message) continue;
     const json = canonicalJson(message);

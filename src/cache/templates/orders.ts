@@ -1,0 +1,61 @@
+import { compareRanged, isRanged, type SlotType } from "./slot-types";
+
+/** What orders read of a slot: its type. */
+type Typed = { type: SlotType };
+
+/**
+ * The order seen between two ranged slots of one type (two amounts, two
+ * dates): the signs of `values[a] - values[b]` over the bindings that
+ * confirmed the template. Ranges are kept slot by slot, so on their own they
+ * would serve an amount and a balance each inside its range but in an order
+ * never seen (850 of a balance of 700, when every amount seen was at most its
+ * balance): a decision on their order would be replayed wrong.
+ */
+export interface SlotOrder {
+  a: number;
+  b: number;
+  /** Signs seen, among -1, 0 and 1. */
+  signs: number[];
+}
+
+/** The pairs of slots whose order is kept: both ranged, of the same type. */
+function orderedPairs(slots: readonly Typed[]): Array<[number, number]> {
+  const pairs: Array<[number, number]> = [];
+  for (let a = 0; a < slots.length; a++) {
+    for (let b = a + 1; b < slots.length; b++) if (isRanged(slots[a].type) && slots[a].type === slots[b].type) pairs.push([a, b]);
+  }
+  return pairs;
+}
+
+function signOf(slots: readonly Typed[], values: readonly string[], a: number, b: number): number {
+  return Math.sign(compareRanged(slots[a].type, values[a], values[b]));
+}
+
+/** The orders of the bindings a template was induced from (each binding: its slot values). */
+export function ordersOf(slots: readonly Typed[], bindings: ReadonlyArray<readonly string[]>): SlotOrder[] {
+  return orderedPairs(slots).map(([a, b]) => ({ a, b, signs: [...new Set(bindings.map((values) => signOf(slots, values, a, b)))] }));
+}
+
+/**
+ * Why a binding may not be served for its slots' order, or null. A template
+ * with ordered pairs but no orders recorded (learned before they were) serves nothing.
+ */
+export function orderReason(slots: readonly Typed[], orders: readonly SlotOrder[] | undefined, values: readonly string[]): string | null {
+  const pairs = orderedPairs(slots);
+  if (pairs.length === 0) return null;
+  if (!orders) return "no order recorded";
+  for (const [a, b] of pairs) {
+    const seen = orders.find((o) => o.a === a && o.b === b);
+    if (!seen || !seen.signs.includes(signOf(slots, values, a, b))) return `slots ${a}, ${b}: order`;
+  }
+  return null;
+}
+
+/** Notes the order of a confirming binding (in place); a template with no orders recorded stays without. */
+export function noteOrders(slots: readonly Typed[], orders: SlotOrder[] | undefined, values: readonly string[]): void {
+  if (!orders) return;
+  for (const order of orders) {
+    const sign = signOf(slots, values, order.a, order.b);
+    if (!order.signs.includes(sign)) order.signs.push(sign);
+  }
+}
