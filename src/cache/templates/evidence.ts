@@ -10,7 +10,7 @@ import { compareRanged, isRanged, shapeOf, slotTypeOf } from "./slot-types";
  * What a new model answer says about a template:
  * - `confirmed`: it fits and the template renders exactly that answer (one more binding);
  * - `refuted`: it fits inside everything the template would serve, yet the model answered otherwise;
- * - `fenced`: it fits only outside a numeric range, and the model answered otherwise (the range must not grow there);
+ * - `fenced`: it fits only outside a numeric range, or with a shape never seen, and the model answered otherwise (the range must not grow there, the shape is never added);
  * - `unrelated`: it does not fit.
  */
 export type Outcome = "confirmed" | "refuted" | "fenced" | "unrelated";
@@ -27,12 +27,24 @@ function sameAnswer(rendered: CanonicalMessage | null, answer: CanonicalMessage)
 function confirmSlot(slot: Slot, value: string): boolean {
   if (!slot.values.includes(value) && slot.values.length < MAX_VALUES) slot.values.push(value);
   const shape = shapeOf(value);
-  if (!slot.shapes.includes(shape)) slot.shapes.push(shape);
+  if (!slot.shapes.includes(shape) && !slot.fencedShapes?.includes(shape)) slot.shapes.push(shape);
   if (!isRanged(slot.type) || slot.min === undefined || slot.max === undefined) return true;
   if (compareRanged(slot.type, value, slot.min) < 0) slot.min = value;
   if (compareRanged(slot.type, value, slot.max) > 0) slot.max = value;
   if (slot.fenceLow !== undefined && compareRanged(slot.type, slot.min, slot.fenceLow) <= 0) return false;
   if (slot.fenceHigh !== undefined && compareRanged(slot.type, slot.max, slot.fenceHigh) >= 0) return false;
+  return true;
+}
+
+/**
+ * Records the shapes of a counter-example that the slot has not seen: the
+ * model answered otherwise there, so a later confirmation must not open them
+ * (the template would then serve the counter-example's kind of value).
+ */
+function fenceShape(slot: Slot, value: string): boolean {
+  const shape = shapeOf(value);
+  if (slot.shapes.includes(shape) || slot.fencedShapes?.includes(shape)) return false;
+  slot.fencedShapes = [...(slot.fencedShapes ?? []), shape];
   return true;
 }
 
@@ -72,6 +84,7 @@ export function weigh(template: LearnedTemplate, t: Trajectory, suffix?: readonl
     return { outcome: "confirmed", state };
   }
   if (fit && refusal(state, binding) === null) return { outcome: "refuted", state: { ...state, refuted: true } };
-  const fenced = fit && state.slots.map((slot, i) => fenceSlot(slot, binding.values[i])).some(Boolean);
+  // Every slot is fenced (no short cut): the outcome is stored when any of them changed.
+  const fenced = fit && state.slots.map((slot, i) => [fenceShape(slot, binding.values[i]), fenceSlot(slot, binding.values[i])].includes(true)).includes(true);
   return { outcome: fenced ? "fenced" : "unrelated", state };
 }

@@ -35,6 +35,8 @@ export interface Slot {
   /** The nearest values outside the range where the model answered differently: the range never grows past them. */
   fenceLow?: string;
   fenceHigh?: string;
+  /** Shapes not seen when the model answered otherwise for a value of theirs: a confirmation never adds them. */
+  fencedShapes?: string[];
 }
 
 /** The evidence a template carries. */
