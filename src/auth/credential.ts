@@ -10,6 +10,12 @@ const AUTHORIZATION_HEADERS = ["authorization", "proxy-authorization", "cf-aig-a
 /** Headers that carry a bare API key, as their readers take it: Azure OpenAI, Anthropic, Gemini, Azure API Management. */
 const KEY_HEADERS = ["api-key", "x-api-key", "x-goog-api-key", "ocp-apim-subscription-key"] as const;
 
+/**
+ * An authorization value that is a scheme and nothing else (`Bearer `, `Basic`: what a client with an unset
+ * key sends) carries no credential: counted, every such client would share one tenant.
+ */
+const SCHEME_ONLY = /^(?:bearer|basic|token|key|apikey)$/i;
+
 /** The query parameter Gemini reads a key from (`?key=…`). */
 const KEY_PARAM = "key";
 
@@ -25,7 +31,7 @@ const KEY_PARAM = "key";
  * so a key presented to `/api` as a bearer token sees the trees its traffic
  * built whichever header it used. Several different credentials are all kept
  * (sorted, one per line: header values never hold a newline); the same key
- * sent twice counts once. Empty values are no credential.
+ * sent twice counts once. Empty values, and a scheme with no token (`Bearer `), are no credential.
  *
  * @example credentialOf(new Headers({ "api-key": "k" }), url) // "Bearer k"
  */
@@ -33,7 +39,7 @@ export function credentialOf(headers: Headers, url?: URL): string | null {
   const found = new Set<string>();
   for (const name of AUTHORIZATION_HEADERS) {
     const value = headers.get(name);
-    if (value && value.trim() !== "") found.add(value);
+    if (value && value.trim() !== "" && !SCHEME_ONLY.test(value.trim())) found.add(value);
   }
   for (const name of KEY_HEADERS) {
     const key = headers.get(name)?.trim();

@@ -96,6 +96,18 @@ describe("a request without a credential", () => {
     expect(empty.headers.get("muscle-mem-cache")).toBe("bypass");
   });
 
+  it("Should treat an authorization scheme with no token (an unset key: 'Bearer ', 'Basic') as no credential, never a shared tenant", async () => {
+    const model = uniqueModel("echo");
+    for (const authorization of ["Bearer ", "Bearer    ", "bearer", "Basic ", "Token"]) {
+      for (const name of ["authorization", "proxy-authorization", "cf-aig-authorization"]) {
+        const res = await send(ask(model), { [name]: authorization });
+        expect([name, authorization, res.headers.get("muscle-mem-cache")]).toEqual([name, authorization, "bypass"]);
+      }
+    }
+    // Two clients with an unset key never share a recording.
+    expect((await send(ask(model), { authorization: "Bearer ", "cache-control": "only-if-cached" })).status).toBe(504);
+  });
+
   it("Should count it as a bypass with the reason 'no credential' in the request log", async () => {
     const lines: string[] = [];
     const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
