@@ -99,3 +99,23 @@ describe("trajectory API: tenants are isolated", () => {
     expect(other.status).toBe(504);
   });
 });
+
+describe("trajectory API: response headers", () => {
+  it("Should send nosniff, no-store and a deny-all CSP on every /api response: JSON, the export's JSONL of recorded text, and errors", async () => {
+    const { key, tree } = await tenantWithAnswer();
+    const responses = [
+      await api("/trees", { token: key }),
+      await api(`/trees/${tree.id}/export`, { token: key }),
+      await api("/trees", { token: null }),
+      await api(`/trees/${"0".repeat(32)}`, { token: key }),
+      await api("/import", { token: key, method: "POST", body: "{not json" }),
+    ];
+    for (const res of responses) {
+      await res.arrayBuffer();
+      expect([res.status, res.headers.get("x-content-type-options")]).toEqual([res.status, "nosniff"]);
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    }
+  });
+});

@@ -11,11 +11,13 @@ import { getTemplates } from "./templates";
 import { treeAccess } from "./tree-access";
 import { childrenQuery, getChildren, getSearch, getTree, getTrees, searchQuery } from "./trees";
 import { getWhoami } from "./whoami";
+import { apiHeaders } from "./headers";
 import { getRequests } from "./requests";
 
-/** The trajectory API (docs/api.md), mounted under /api. Every route needs a bearer credential. */
+/** The trajectory API (docs/api.md), mounted under /api. Every route needs a bearer credential; every response carries API_HEADERS. */
 export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   const api = new Hono<{ Bindings: Env; Variables: AuthVariables }>();
+  api.use("*", apiHeaders());
   api.use("*", requireCaller());
   api.get("/trees", getTrees);
   // Every :treeId route but the admin-only move passes the one tree check (tree-access.ts), after its query.
