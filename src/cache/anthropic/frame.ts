@@ -2,6 +2,7 @@ import { canonicalJson } from "../canonical";
 import { addFrameSpellings, type Spelling } from "../number-text";
 import { reservedFieldOf, upstreamFrameOf } from "../upstream-frame";
 import type { MessagesRequest } from "./schema";
+import { serverToolOf } from "./tools";
 
 /** Parameters that change how the answer is delivered, not what it says. */
 export const TRANSPORT_KEYS = new Set(["messages", "stream", "metadata", "service_tier"]);
@@ -64,8 +65,9 @@ export function anthropicFrameJsonOf(body: MessagesRequest, headers: Headers, ur
  * extended thinking; server-side state (a message `thread`, a code
  * `container`), where the request carries only part of the conversation and
  * a served answer's id would mean nothing to the upstream; `mcp_servers`,
- * whose tools the model reads from servers the request only names; and, on a
- * live request (`url` given), a body field spelled like a frame entry.
+ * whose tools the model reads from servers the request only names; tools the
+ * upstream runs (web search, code execution, …: ./tools.ts); and, on a live
+ * request (`url` given), a body field spelled like a frame entry.
  */
 export function anthropicBypassReason(body: MessagesRequest, url?: URL): string | null {
   if (body.thinking && body.thinking.type !== "disabled") return "extended thinking";
@@ -73,5 +75,7 @@ export function anthropicBypassReason(body: MessagesRequest, url?: URL): string 
   if (body.container !== undefined && body.container !== null) return "server-side container";
   const mcp = (body as { mcp_servers?: unknown }).mcp_servers;
   if (mcp !== undefined && mcp !== null && !(Array.isArray(mcp) && mcp.length === 0)) return "mcp servers";
+  const server = serverToolOf(body.tools);
+  if (server) return `server-side tool ${server}`;
   return reservedFieldOf(body, url ? { url } : undefined, FRAME_HEADERS);
 }

@@ -21,7 +21,8 @@ export const messagesRequest = z.looseObject({
   max_tokens: z.number().int().positive("max_tokens must be a positive integer"),
   messages: z.array(anthropicMessage).min(1, "messages must contain at least one message"),
   system: z.union([z.string(), z.array(contentBlock)]).optional(),
-  tools: z.array(z.looseObject({ name: z.string() })).optional(),
+  /** Tools as sent; a toolset (`mcp_toolset`, `browser_toolset_…`) has no `name`. */
+  tools: z.array(z.looseObject({ name: z.string().optional() })).optional(),
   tool_choice: z.looseObject({ type: z.string() }).optional(),
   stream: z.boolean().optional(),
   thinking: z.looseObject({ type: z.string() }).optional(),
