@@ -16,6 +16,9 @@ const KEY_HEADERS = ["api-key", "x-api-key", "x-goog-api-key", "ocp-apim-subscri
  */
 const SCHEME_ONLY = /^(?:bearer|basic|token|key|apikey)$/i;
 
+/** Characters no header value can carry (CR, LF, NUL): a `?key=` holding one is no credential (never cached). */
+const UNHEADERABLE = /[\r\n\0]/;
+
 /** The query parameter Gemini reads a key from (`?key=…`). */
 const KEY_PARAM = "key";
 
@@ -31,7 +34,8 @@ const KEY_PARAM = "key";
  * so a key presented to `/api` as a bearer token sees the trees its traffic
  * built whichever header it used. Several different credentials are all kept
  * (sorted, one per line: header values never hold a newline); the same key
- * sent twice counts once. Empty values, and a scheme with no token (`Bearer `), are no credential.
+ * sent twice counts once. Empty values, and a scheme with no token (`Bearer `), are no credential; a
+ * `?key=` with a line break or NUL makes the whole request carry none (so one value never spells several).
  *
  * @example credentialOf(new Headers({ "api-key": "k" }), url) // "Bearer k"
  */
@@ -45,7 +49,13 @@ export function credentialOf(headers: Headers, url?: URL): string | null {
     const key = headers.get(name)?.trim();
     if (key) found.add(`Bearer ${key}`);
   }
-  if (url?.search) for (const key of url.searchParams.getAll(KEY_PARAM)) if (key.trim()) found.add(`Bearer ${key.trim()}`);
+  if (url?.search) {
+    for (const key of url.searchParams.getAll(KEY_PARAM)) {
+      // Credentials are joined by line breaks, which no header value holds: a query key with one could spell several.
+      if (UNHEADERABLE.test(key)) return null;
+      if (key.trim()) found.add(`Bearer ${key.trim()}`);
+    }
+  }
   if (found.size === 0) return null;
   return [...found].sort().join("\n");
 }

@@ -80,6 +80,19 @@ describe("the tenant is the credential the upstream reads", () => {
     // The order of the headers does not matter.
     expect((await send(ask(model), { "api-key": "sk-azure-b", authorization: "Bearer sk-proxy-a" })).headers.get("muscle-mem-cache")).toBe("hit");
   });
+
+  it("Should never let one ?key= value stand for several credentials: a key no header could carry (a line break) is not cached", async () => {
+    const model = uniqueModel("echo");
+    const both = { authorization: "Bearer sk-proxy-a", "api-key": "sk-azure-b" };
+    await send(ask(model), both);
+    await recordedFor(ask(model), both);
+    // The two headers above are keyed by "Bearer sk-azure-b\nBearer sk-proxy-a" (sorted): one query value must not be that tenant.
+    const joined = "?key=sk-azure-b%0ABearer%20sk-proxy-a";
+    expect((await send(ask(model), { "cache-control": "only-if-cached" }, joined)).status).toBe(504);
+    for (const search of [joined, "?key=sk-x%0D", "?key=sk-x%00"]) {
+      expect([search, (await send(ask(model), {}, search)).headers.get("muscle-mem-cache")]).toEqual([search, "bypass"]);
+    }
+  });
 });
 
 describe("a request without a credential", () => {
