@@ -35,6 +35,10 @@ describe("key review: Anthropic server tools are passed through", () => {
     }
   });
 
+  it("Should bypass a tool whose type is not a string (the upstream judges it), without reading it as text", () => {
+    expect(messages({ tools: [{ name: "f", type: { toString: 1 } }] })).toBe("bypass: server-side tool of a object type");
+  });
+
   it("Should key client tools: custom ones and the Anthropic-defined tools the client runs", () => {
     for (const tool of [
       { name: "f", input_schema: { type: "object" } },

@@ -18,5 +18,6 @@ function isClientTool(type: unknown): boolean {
 /** The type of the first tool the upstream runs, or null when the client runs them all. */
 export function serverToolOf(tools: readonly Readonly<Record<string, unknown>>[] | undefined): string | null {
   const server = tools?.find((tool) => !isClientTool(tool.type));
-  return server ? String(server.type) : null;
+  if (!server) return null;
+  return typeof server.type === "string" ? server.type : `of a ${typeof server.type} type`;
 }

@@ -1,0 +1,134 @@
+/// <reference types="vite/client" />
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { pair } from "./key-oracle.support";
+import anthropicDts from "../../node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts?raw";
+import responsesDts from "../../node_modules/openai/resources/responses/responses.d.ts?raw";
+import { keyMessagesRequest } from "../../src/cache/anthropic/key";
+import { messagesRequest } from "../../src/cache/anthropic/schema";
+import { keyResponsesRequest } from "../../src/cache/responses/key";
+import { responsesRequest } from "../../src/cache/responses/schema";
+
+/**
+ * The differential key oracle one level down (session 7): the fields of the
+ * SDKs' nested request types (an Anthropic tool, each tool_choice, every
+ * content block type; each Responses input item type) read from their type
+ * definitions, so a type or field a new SDK adds is tested the day it is installed.
+ */
+
+/** The top-level members of `interface <name>` (exported or inside a namespace) and its `type` literal. */
+function shapeOf(dts: string, name: string): { fields: string[]; type: string | null } {
+  const [outer, inner] = name.includes(".") ? name.split(".") : [null, name];
+  const from = outer ? dts.search(new RegExp(`export declare namespace ${outer} \\{`)) : 0;
+  const start = dts.slice(from).search(new RegExp(`(export )?interface ${inner}\\b[^{]*\\{`));
+  if (from < 0 || start < 0) throw new Error(`interface ${name} not found`);
+  const fields: string[] = [];
+  let type: string | null = null;
+  let depth = 0;
+  for (const line of dts.slice(from + start).split("\n")) {
+    const m = depth === 1 ? /^\s*(\w+)\??:\s*(?:'([^']*)';)?/.exec(line) : null;
+    if (m) fields.push(m[1]);
+    if (m?.[1] === "type" && m[2] !== undefined) type = m[2];
+    depth += (line.match(/\{/g) ?? []).length - (line.match(/\}/g) ?? []).length;
+    if (depth === 0 && fields.length > 0) break;
+  }
+  return { fields, type };
+}
+
+/** The member names of `export type <name> = A | B | …`. */
+function unionOf(dts: string, name: string): string[] {
+  const m = new RegExp(`export type ${name} = ([^;]+);`).exec(dts);
+  if (!m) throw new Error(`type ${name} not found`);
+  return m[1].split("|").map((s) => s.trim());
+}
+
+type Keyed = { ok: true; key: string } | { ok: false; reason: string } | null;
+
+function messagesKey(body: Record<string, unknown>): Keyed {
+  const parsed = messagesRequest.safeParse({ model: "c", max_tokens: 16, ...body });
+  if (!parsed.success) return null;
+  const keyed = keyMessagesRequest(parsed.data, new Headers(), "t", "default");
+  return keyed.ok ? { ok: true, key: keyed.key.key } : { ok: false, reason: "bypass" in keyed ? keyed.bypass : "invalid" };
+}
+
+function responsesKey(input: unknown): Keyed {
+  const parsed = responsesRequest.safeParse({ model: "m", input });
+  if (!parsed.success) return null;
+  const keyed = keyResponsesRequest(parsed.data);
+  return keyed.ok ? { ok: true, key: keyed.key.key } : { ok: false, reason: "bypass" in keyed ? keyed.bypass : "invalid" };
+}
+
+/** Two requests differing in one field alone: different keys, equal ones when `ignored`; a rejected or bypassed one is never served. */
+function differential(keyOf: (v: unknown) => Keyed, ignored: boolean, label: string): void {
+  fc.assert(
+    fc.property(pair, ([a, b]) => {
+      const ka = keyOf(a);
+      const kb = keyOf(b);
+      if (!ka?.ok || !kb?.ok) return;
+      if (ignored) expect(ka.key, label).toBe(kb.key);
+      else expect(ka.key, label).not.toBe(kb.key);
+    }),
+    { numRuns: 20 },
+  );
+}
+
+const hi = [{ role: "user", content: "hi" }];
+
+describe("differential key oracle: Anthropic nested request types", () => {
+  it("Should key every field of a Tool but cache_control", () => {
+    const { fields } = shapeOf(anthropicDts, "Tool");
+    expect(fields).toEqual(expect.arrayContaining(["name", "input_schema", "description", "cache_control", "strict"]));
+    for (const field of fields) differential((v) => messagesKey({ messages: hi, tools: [{ name: "f", input_schema: { type: "object" }, [field]: v }] }), field === "cache_control", `Tool.${field}`);
+  });
+
+  it("Should key every field of every tool_choice", () => {
+    for (const name of unionOf(anthropicDts, "ToolChoice")) {
+      const { fields, type } = shapeOf(anthropicDts, name);
+      for (const field of fields.filter((f) => f !== "type")) differential((v) => messagesKey({ messages: hi, tool_choice: { type, name: "f", [field]: v } }), false, `${name}.${field}`);
+    }
+  });
+
+  it("Should bypass every content block type but text, tool_use and tool_result", () => {
+    const keyed = new Set(["text", "tool_use", "tool_result"]);
+    let checked = 0;
+    for (const name of unionOf(anthropicDts, "ContentBlockParam")) {
+      const { type } = shapeOf(anthropicDts, name);
+      if (!type || keyed.has(type)) continue;
+      checked++;
+      const outcome = messagesKey({ messages: [{ role: "user", content: [{ type, source: { type: "url", url: "https://x" } }] }] });
+      expect(outcome, name).toEqual({ ok: false, reason: `${type} content block` });
+    }
+    expect(checked).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe("differential key oracle: Responses input items", () => {
+  const call = { type: "function_call", call_id: "c1", name: "f", arguments: "{}" };
+
+  it("Should bypass every input item type but messages, function calls and their outputs", () => {
+    const keyed = new Set(["message", "function_call", "function_call_output"]);
+    let checked = 0;
+    for (const name of unionOf(responsesDts, "ResponseInputItem")) {
+      const { type } = shapeOf(responsesDts, name);
+      if (!type || keyed.has(type)) continue;
+      checked++;
+      const outcome = responsesKey([{ role: "user", content: "q" }, { type, id: "x_1", call_id: "c1" }]);
+      expect(outcome?.ok, name).toBe(false);
+    }
+    expect(checked).toBeGreaterThanOrEqual(20);
+  });
+
+  it("Should key every field of a user message, a function call and a function call output, but their ids and statuses", () => {
+    const noise = new Set(["id", "status", "type"]);
+    const cases: Array<[string, (field: string, v: unknown) => unknown[]]> = [
+      ["EasyInputMessage", (field, v) => [{ role: "user", content: "q", [field]: v }]],
+      ["ResponseFunctionToolCall", (field, v) => [{ role: "user", content: "q" }, { ...call, [field]: v }, { type: "function_call_output", call_id: "c1", output: "r" }]],
+      ["ResponseInputItem.FunctionCallOutput", (field, v) => [{ role: "user", content: "q" }, call, { type: "function_call_output", call_id: "c1", output: "r", [field]: v }]],
+    ];
+    for (const [name, input] of cases) {
+      const { fields } = shapeOf(responsesDts, name);
+      expect(fields.length, name).toBeGreaterThan(2);
+      for (const field of fields.filter((f) => f !== "role" && f !== "call_id")) differential((v) => responsesKey(input(field, v)), noise.has(field), `${name}.${field}`);
+    }
+  });
+});
