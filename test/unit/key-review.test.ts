@@ -227,9 +227,12 @@ describe("key review: a streamed Messages answer is recorded only as the model s
     return assembler.result();
   };
 
-  it("Should not record a tool_use whose start carries a field the replay would drop", () => {
+  it("Should keep a tool_use start's other fields as sent (never drop them), and not assemble an input sent whole", () => {
     expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {} })?.message.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 } }]);
-    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {}, caller: { type: "code_execution_20250825", tool_id: "srvtoolu_1" } })).toBeNull();
+    // Kept, so the answer is judged as its JSON form is: a server tool's caller is not recorded
+    // (keyAnthropicAnswer; test/unit/anthropic-stream-fields.test.ts), the default caller is.
+    const serverCaller = { type: "code_execution_20250825", tool_id: "srvtoolu_1" };
+    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {}, caller: serverCaller })?.message.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 }, caller: serverCaller }]);
     expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: { b: 2 } })).toBeNull();
   });
 });

@@ -47,6 +47,11 @@ const READ_BLOCK_FIELDS: Record<string, ReadonlySet<string>> = {
 };
 const IGNORED_FIELDS = new Set(["cache_control"]);
 
+/** Whether a tool call's `caller` is the default, `{type: "direct"}` (the model called the tool itself), and nothing else. */
+export function isDirectCaller(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 1 && (value as { type?: unknown }).type === "direct";
+}
+
 /** The fields of `value` outside `read` and the ignore list, as sent. */
 export function extraFields(value: Record<string, unknown>, read: ReadonlySet<string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -86,7 +91,10 @@ function canonicalBlock(block: ContentBlock, ids: ToolUseIds, where: string): Ca
       if (typeof block.id !== "string" || block.id === "" || typeof block.name !== "string") {
         return { kind: "invalid", message: `${where} needs a non-empty id and a name`, param: where };
       }
-      return { ...extraFields(block, READ_BLOCK_FIELDS.tool_use), type: "tool_use", id: ids.assign(block.id), name: block.name, input: block.input ?? {} };
+      const extra = extraFields(block, READ_BLOCK_FIELDS.tool_use);
+      // `caller: {type: "direct"}` is the API's default (the model called the tool itself): the same call as none.
+      if (isDirectCaller(extra.caller)) delete extra.caller;
+      return { ...extra, type: "tool_use", id: ids.assign(block.id), name: block.name, input: block.input ?? {} };
     }
     case "tool_result": {
       const ordinal = typeof block.tool_use_id === "string" ? ids.lookup(block.tool_use_id) : undefined;

@@ -1,7 +1,7 @@
 import { canonicalJson, type CanonicalError } from "../canonical";
 import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, hasLoneSurrogate, oversized } from "../key";
 import { childHash, treeIdOf } from "../hash";
-import { canonicalAnthropicConversation, canonicalAnthropicMessage, isAnthropicError, type ToolUseIds } from "./canonical";
+import { canonicalAnthropicConversation, canonicalAnthropicMessage, isAnthropicError, isDirectCaller, type ToolUseIds } from "./canonical";
 import { bodySpellings, NUMBERS_KEY, type Spelling } from "../number-text";
 import { anthropicBypassReason, anthropicFrameJsonOf } from "./frame";
 import type { AnthropicCanonicalMessage, AnthropicMessage, MessagesRequest } from "./schema";
@@ -107,13 +107,17 @@ export function keyAnthropicAnswer(
     if (!read || Object.keys(block).some((k) => !read.has(k))) return null;
   }
   const json = canonicalJson(canonical);
+  // The calls as the model sent them: a `caller: {type: "direct"}` is left out of the hash, and stored to be served back.
+  const sentCalls = (typeof message.content === "string" ? [] : message.content).filter((block) => block.type === "tool_use");
   let uses = 0;
   const stored = {
     ...canonical,
     content: canonical.content.map((block) => {
       if (block.type !== "tool_use") return block;
-      const text = inputTexts[uses++];
-      return text !== undefined && sameJson(text, block.input) ? { ...block, input_json: text } : block;
+      const i = uses++;
+      const text = inputTexts[i];
+      const caller = isDirectCaller(sentCalls[i]?.caller) ? { caller: { type: "direct" } } : {};
+      return text !== undefined && sameJson(text, block.input) ? { ...block, input_json: text, ...caller } : { ...block, ...caller };
     }),
   };
   return { hash: childHash(key.key, json), json: canonicalJson(stored), message: stored };

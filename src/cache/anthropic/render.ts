@@ -36,7 +36,7 @@ export interface AnthropicRenderContext {
   model: string;
 }
 
-type ServedBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown; inputText: string };
+type ServedBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown; inputText: string; caller?: { type: string } };
 
 /** The answer's blocks as served: tool ids replaced by fresh ones, in order. */
 function servedBlocks(answer: AnthropicAnswer): ServedBlock[] {
@@ -47,7 +47,9 @@ function servedBlocks(answer: AnthropicAnswer): ServedBlock[] {
     else if (block.type === "tool_use") {
       // The input as the model wrote it when recorded (key order, spacing), else the stored value.
       const inputText = block.input_json ?? JSON.stringify(block.input);
-      out.push({ type: "tool_use", id: servedToolUseId(answer.hash, calls++), name: block.name, input: block.input_json === undefined ? block.input : JSON.parse(block.input_json), inputText });
+      const input: unknown = block.input_json === undefined ? block.input : JSON.parse(block.input_json);
+      const caller = block.caller === undefined ? {} : { caller: block.caller as { type: string } };
+      out.push({ type: "tool_use", id: servedToolUseId(answer.hash, calls++), name: block.name, input, inputText, ...caller });
     }
   }
   return out;
@@ -63,7 +65,7 @@ function messageShell(answer: AnthropicAnswer, ctx: AnthropicRenderContext, cont
 
 /** A `message` object for a served answer, as the Messages API shapes it. */
 export function renderMessage(answer: AnthropicAnswer, ctx: AnthropicRenderContext): Record<string, unknown> {
-  const blocks = servedBlocks(answer).map((b) => (b.type === "tool_use" ? { type: b.type, id: b.id, name: b.name, input: b.input } : b));
+  const blocks = servedBlocks(answer).map((b) => (b.type === "tool_use" ? { type: b.type, id: b.id, name: b.name, input: b.input, ...(b.caller ? { caller: b.caller } : {}) } : b));
   return messageShell(answer, ctx, blocks, decodeStop(answer.finishReason));
 }
 
@@ -84,7 +86,7 @@ export function renderEventStream(answer: AnthropicAnswer, ctx: AnthropicRenderC
       out += event("content_block_start", { index, content_block: { type: "text", text: "" } });
       out += event("content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
     } else {
-      out += event("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
+      out += event("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {}, ...(block.caller ? { caller: block.caller } : {}) } });
       out += event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: block.inputText } });
     }
     out += event("content_block_stop", { index });

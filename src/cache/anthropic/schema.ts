@@ -80,7 +80,7 @@ export const storedAnthropicMessage = z.object({
   content: z.array(
     z.discriminatedUnion("type", [
       canonicalText,
-      z.object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown(), input_json: z.string().optional() }),
+      z.object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown(), input_json: z.string().optional(), caller: z.object({ type: z.literal("direct") }).optional() }),
       z.object({ type: z.literal("tool_result"), tool_use_id: z.string(), content: z.array(canonicalText), is_error: z.literal(true).optional() }),
     ]),
   ),

@@ -2,8 +2,15 @@ import { scanJson } from "../exact-json";
 import { onlyFields } from "../fields";
 import { JsonEventStream } from "../json-event-stream";
 
-/** A block being assembled: text, or a tool call whose input arrives as JSON fragments. */
-type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; json: string };
+/**
+ * A block being assembled: text, or a tool call whose input arrives as JSON fragments. `extra`: the other
+ * fields its `content_block_start` carried (`caller: {type: "direct"}` on a tool call), kept as sent, as a
+ * JSON answer's block keeps them.
+ */
+type Block = ({ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; json: string }) & { extra: Record<string, unknown> };
+
+/** An assembled content block: its fields as the model sent them. */
+type AssembledBlock = ({ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }) & Record<string, unknown>;
 
 /** Fields of a `content_block_start` the assembler reads (`input` is `{}` there: it streams as `partial_json`). */
 const START_FIELDS = new Set(["type", "text", "id", "name", "input"]);
@@ -19,7 +26,7 @@ const MESSAGE_DELTA_FIELDS: ReadonlySet<string> = new Set(["stop_reason", "stop_
 
 /** What a complete Messages event stream assembles into. */
 export interface AssembledMessage {
-  message: { role: "assistant"; content: Array<{ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }> };
+  message: { role: "assistant"; content: AssembledBlock[] };
   /** Each tool_use's input as the model wrote it (its `partial_json` text), in order. */
   inputTexts: string[];
   stopReason: string;
@@ -82,15 +89,18 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   private start(event: StreamEvent): void {
     const block = event.content_block;
     const index = event.index ?? this.blocks.length;
-    // A field the assembler would drop (`caller`, `citations: []`) or an input sent whole: never record a guess.
-    const dropped = block && !onlyFields(block, START_FIELDS);
+    // An input sent whole: never record a guess of how it combines with the fragments.
     const wholeInput = block?.input !== undefined && block.input !== null && (typeof block.input !== "object" || Object.keys(block.input).length > 0);
-    if (dropped || wholeInput) {
+    if (!block || wholeInput) {
       this.failed = true;
       return;
     }
-    if (block?.type === "text") this.blocks[index] = { type: "text", text: block.text ?? "" };
-    else if (block?.type === "tool_use" && block.id && block.name) this.blocks[index] = { type: "tool_use", id: block.id, name: block.name, json: "" };
+    // Any other field (`caller` on a tool call) is kept as sent; text that then streams as other deltas
+    // (`citations_delta`) fails in `delta`.
+    const extra: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(block)) if (!START_FIELDS.has(k)) extra[k] = v;
+    if (block.type === "text") this.blocks[index] = { type: "text", text: block.text ?? "", extra };
+    else if (block.type === "tool_use" && block.id && block.name) this.blocks[index] = { type: "tool_use", id: block.id, name: block.name, json: "", extra };
     else this.failed = true;
   }
 
@@ -112,12 +122,12 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
       const block = this.blocks[i];
       if (!block) return null;
       if (block.type === "text") {
-        content.push({ type: "text", text: block.text });
+        content.push({ type: "text", text: block.text, ...block.extra });
         continue;
       }
       const text = block.json === "" ? "{}" : block.json;
       try {
-        content.push({ type: "tool_use", id: block.id, name: block.name, input: JSON.parse(text) });
+        content.push({ type: "tool_use", id: block.id, name: block.name, input: JSON.parse(text), ...block.extra });
       } catch {
         return null;
       }
