@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isCustomTool } from "./tools";
 
 /** A content block as Anthropic accepts it; the canonical form decides which types are cacheable. */
 export const contentBlock = z.looseObject({ type: z.string().min(1, "content blocks need a type") });
@@ -21,8 +22,15 @@ export const messagesRequest = z.looseObject({
   max_tokens: z.number().int().positive("max_tokens must be a positive integer"),
   messages: z.array(anthropicMessage).min(1, "messages must contain at least one message"),
   system: z.union([z.string(), z.array(contentBlock)]).optional(),
-  /** Tools as sent; a toolset (`mcp_toolset`, `browser_toolset_…`) has no `name`. */
-  tools: z.array(z.looseObject({ name: z.string().optional() })).optional(),
+  /** Tools as sent; a custom tool (no `type`, or `custom`) needs a `name`, a toolset (`mcp_toolset`, `browser_toolset_…`) has none. */
+  tools: z
+    .array(
+      z.looseObject({ name: z.string().optional() }).refine((tool) => typeof tool.name === "string" || !isCustomTool(tool.type), {
+        message: "a custom tool needs a name",
+        path: ["name"],
+      }),
+    )
+    .optional(),
   tool_choice: z.looseObject({ type: z.string() }).optional(),
   stream: z.boolean().optional(),
   thinking: z.looseObject({ type: z.string() }).optional(),

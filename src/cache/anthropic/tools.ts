@@ -10,8 +10,13 @@
  */
 const CLIENT_TOOL_PREFIXES = ["bash_", "text_editor_", "computer_", "memory_", "browser_toolset_"] as const;
 
+/** A tool the client defines itself (no `type`, or `custom`): it needs a `name` and an `input_schema`. */
+export function isCustomTool(type: unknown): boolean {
+  return type === undefined || type === null || type === "custom";
+}
+
 function isClientTool(type: unknown): boolean {
-  if (type === undefined || type === null || type === "custom") return true;
+  if (isCustomTool(type)) return true;
   return typeof type === "string" && CLIENT_TOOL_PREFIXES.some((prefix) => type.startsWith(prefix));
 }
 
