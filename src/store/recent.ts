@@ -24,8 +24,13 @@ export interface RecentRequest {
   count: number;
 }
 
-/** Rows kept per database: older ones go with each flush. */
-export const RECENT_KEPT = 1000;
+/** Rows kept per database: older ones go with each flush (about 1 MB). */
+export const RECENT_KEPT = 5000;
+/**
+ * Rows kept per tree (and for the rows of no tree), within RECENT_KEPT: one busy tree, or one busy
+ * tenant's few trees, cannot push every other tenant's history out (a page of `GET /api/requests` is 200).
+ */
+export const RECENT_KEPT_PER_TREE = 200;
 const COLUMNS = ["at", "tree_id", "route", "outcome", "status", "latency_ms", "prompt_tokens", "completion_tokens", "node_hash", "template_id", "reason", "count"] as const;
 
 function asJson(r: RecentRequest): Record<(typeof COLUMNS)[number], unknown> {
@@ -46,15 +51,23 @@ function asJson(r: RecentRequest): Record<(typeof COLUMNS)[number], unknown> {
 }
 
 /**
- * The one batch a flush adds per database: one insert of every buffered
+ * The statements a flush adds per database: one insert of every buffered
  * row (passed as one JSON parameter, so that D1's 100-parameter limit never
- * binds), and one delete that keeps the newest RECENT_KEPT rows.
+ * binds), one delete per tree among the rows that keeps that tree's newest
+ * RECENT_KEPT_PER_TREE (recent_requests_tree_idx), and one delete that keeps
+ * the newest RECENT_KEPT rows of the database.
  */
 export function recentStatements(db: D1Database, rows: readonly RecentRequest[]): D1PreparedStatement[] {
   const cols = COLUMNS.join(", ");
   const picks = COLUMNS.map((c) => `json_extract(value, '$.${c}')`).join(", ");
+  const trees = [...new Set(rows.map((r) => r.tree_id))];
   return [
     db.prepare(`INSERT INTO recent_requests (${cols}) SELECT ${picks} FROM json_each(?1)`).bind(JSON.stringify(rows.map(asJson))),
+    ...trees.map((tree) =>
+      db
+        .prepare(`DELETE FROM recent_requests WHERE tree_id IS ?1 AND id <= (SELECT id FROM recent_requests WHERE tree_id IS ?1 ORDER BY id DESC LIMIT 1 OFFSET ${RECENT_KEPT_PER_TREE})`)
+        .bind(tree),
+    ),
     db.prepare(`DELETE FROM recent_requests WHERE id <= (SELECT id FROM recent_requests ORDER BY id DESC LIMIT 1 OFFSET ${RECENT_KEPT})`),
   ];
 }

@@ -114,7 +114,7 @@ export const templateEvidence = sqliteTable(
 );
 
 /**
- * The last requests the cached routes answered (at most RECENT_KEPT rows per
+ * The last requests the cached routes answered (at most RECENT_KEPT_PER_TREE rows per tree and RECENT_KEPT per
  * database), written with the hit counters' flush in one statement: time,
  * tree, outcome, status, latency, tokens and the node that served a hit.
  * Hits and bypasses of one tree are gathered into one row per write, with

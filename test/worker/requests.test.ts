@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { RECENT_KEPT, recentStatements, type RecentRequest } from "../../src/store/recent";
+import { RECENT_KEPT, RECENT_KEPT_PER_TREE, recentStatements, type RecentRequest } from "../../src/store/recent";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { api, learn, newKey, ok, onlyTree } from "./api-helpers";
 import { chat, eventually, uniqueModel } from "./helpers";
@@ -90,12 +90,29 @@ describe("GET /api/requests", () => {
     });
   });
 
+  const recentRow = (i: number, tree: string | null): RecentRequest => ({ at: i, tree_id: tree, route: "/v1/chat/completions", outcome: "miss", status: 200, latency_ms: 1, prompt_tokens: null, completion_tokens: null, node: null, template_id: null, reason: null, count: 1 });
+
   it("Should keep only the newest RECENT_KEPT rows, whatever one flush writes", async () => {
-    const row = (i: number): RecentRequest => ({ at: i, tree_id: null, route: "/v1/chat/completions", outcome: "miss", status: 200, latency_ms: 1, prompt_tokens: null, completion_tokens: null, node: null, template_id: null, reason: null, count: 1 });
-    await env.DB.batch(recentStatements(env.DB, Array.from({ length: RECENT_KEPT + 25 }, (_, i) => row(1e15 + i))));
+    // Spread over enough trees that no tree passes its own cap: the database's cap is what trims.
+    const trees = Math.ceil((RECENT_KEPT + 25) / RECENT_KEPT_PER_TREE) + 1;
+    await env.DB.batch(recentStatements(env.DB, Array.from({ length: RECENT_KEPT + 25 }, (_, i) => recentRow(1e15 + i, `cap-${i % trees}`))));
     const count = await env.DB.prepare("SELECT count(*) AS n, min(at) AS oldest FROM recent_requests").first<{ n: number; oldest: number }>();
     expect(count?.n).toBe(RECENT_KEPT);
     expect(count?.oldest).toBe(1e15 + 25);
+  });
+
+  it("Should keep each tree's newest RECENT_KEPT_PER_TREE rows, so that one busy tree never pushes another's history out", async () => {
+    const quiet = `quiet-${crypto.randomUUID()}`;
+    const busy = `busy-${crypto.randomUUID()}`;
+    await env.DB.batch(recentStatements(env.DB, [recentRow(2e15, quiet)]));
+    // The busy tree writes more rows than the whole database keeps.
+    const flushes = Math.ceil((RECENT_KEPT + 1) / RECENT_KEPT_PER_TREE);
+    for (let flush = 0; flush < flushes; flush++) {
+      await env.DB.batch(recentStatements(env.DB, Array.from({ length: RECENT_KEPT_PER_TREE }, (_, i) => recentRow(2e15 + 1 + flush * RECENT_KEPT_PER_TREE + i, busy))));
+    }
+    const counts = (tree: string) => env.DB.prepare("SELECT count(*) AS n, min(at) AS oldest FROM recent_requests WHERE tree_id = ?").bind(tree).first<{ n: number; oldest: number }>();
+    expect(await counts(quiet)).toEqual({ n: 1, oldest: 2e15 });
+    expect(await counts(busy)).toEqual({ n: RECENT_KEPT_PER_TREE, oldest: 2e15 + 1 + (flushes - 1) * RECENT_KEPT_PER_TREE });
   });
 
   it("Should answer 400 for a bad limit and 401 without a credential", async () => {
