@@ -82,14 +82,7 @@ export interface ReadAnswersRequest {
   timeoutMs: number;
 }
 
-/** The answers at each requested key (empty where there is none), and the D1 work of the read. */
-export interface AnswersAt {
-  answers: Map<string, StoredAnswer[]>;
-  d1: D1Cost;
-}
-
 /** Reads the answers at several keys of the tree's shard in one D1 call (src/store/answers.ts readAnswersAt), bounded by `timeoutMs`. */
-export async function readAnswersInObject(db: () => Promise<D1Database>, request: ReadAnswersRequest): Promise<AnswersAt> {
-  const { value, d1 } = await meterD1(async () => withTimeout(readAnswersAt(await db(), request.keys), request.timeoutMs, "D1 refresh in the tree's object"));
-  return { answers: value, d1 };
+export async function readAnswersInObject(db: () => Promise<D1Database>, request: ReadAnswersRequest): Promise<Map<string, StoredAnswer[]>> {
+  return withTimeout(readAnswersAt(await db(), request.keys), request.timeoutMs, "D1 refresh in the tree's object");
 }

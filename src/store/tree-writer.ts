@@ -8,7 +8,7 @@ import { queuedAccess } from "./prune-pages";
 import { choose } from "../cache/policy";
 import { configOf } from "../config";
 import { readAnswers } from "./answers";
-import { lookUpOrJoin, readAnswersInObject, type AnswersAt, type LookedUp, type LookupOrJoinRequest, type ReadAnswersRequest } from "./lookup-or-join";
+import { lookUpOrJoin, readAnswersInObject, type LookedUp, type LookupOrJoinRequest, type ReadAnswersRequest } from "./lookup-or-join";
 import { recordGeneration, recordGenerations, type RecordInput, type RecordOutcome, type Recorded } from "./record";
 import type { MoveResult } from "./move";
 import { TreeHome, TreeMover } from "./tree-writer-move";
@@ -49,7 +49,7 @@ export class TreeWriter extends DurableObject<Env> {
    * refreshes ahead (src/routes/flow/refresh-ahead.ts). A read only, not
    * queued behind writes, and no single-flight join.
    */
-  async readAnswersAt(request: ReadAnswersRequest): Promise<AnswersAt> {
+  async readAnswersAt(request: ReadAnswersRequest): Promise<Map<string, StoredAnswer[]>> {
     return readAnswersInObject(() => this.db(request.treeId), request);
   }
 

@@ -2,7 +2,6 @@ import type { StoredAnswer } from "../../cache/answer";
 import type { ColoCache } from "../../store/colo-cache";
 import type { HotCache } from "../../store/hot-cache";
 import type { TreeWriter } from "../../store/tree-writer";
-import type { AnswersAt } from "../../store/lookup-or-join";
 import { withTimeout } from "../../store/deadline";
 import { logEvent } from "../../observability/log-event";
 import { keepRead } from "./keep-read";
@@ -30,8 +29,10 @@ import { keepRead } from "./keep-read";
  * steadily on 240 paths costs about one refresh call per half bound, not 240.
  */
 export const REFRESH_AT = 0.5;
-/** How long a batch gathers keys before it reads them, as a share of the bound (250 ms of 5 s by default). */
+/** How long a batch gathers keys before it reads them, as a share of the bound (250 ms of 5 s by default)… */
 export const BATCH_WINDOW = 0.05;
+/** …and at most, whatever the bound. */
+const MAX_BATCH_WINDOW_MS = 250;
 /** Keys read by one refresh call at most; a fuller batch is read at once. */
 export const MAX_BATCH_KEYS = 450;
 
@@ -77,7 +78,7 @@ export function refreshAhead(target: RefreshTarget, key: string): void {
   }
   const keys = [key];
   gathering.set(target.batch, keys);
-  const windowMs = Math.min(250, Math.ceil(target.boundMs * BATCH_WINDOW));
+  const windowMs = Math.min(MAX_BATCH_WINDOW_MS, Math.ceil(target.boundMs * BATCH_WINDOW));
   const work = new Promise((resolve) => setTimeout(resolve, windowMs))
     .then(() => {
       if (gathering.get(target.batch) === keys) gathering.delete(target.batch);
@@ -121,8 +122,6 @@ async function refresh({ hot, colo, read }: RefreshTarget, keys: string[]): Prom
 /** The read of a refresh batch through the tree's object: one call for every key, no single-flight join and no template check. */
 export function readThroughObject(writer: DurableObjectStub<TreeWriter>, treeId: string, timeoutMs: number): (keys: string[]) => Promise<Map<string, StoredAnswer[]>> {
   return async (keys) => {
-    // SAFETY: RPC types a result holding a Map as a stub; AnswersAt is plain data (structured clone), so the cast only unwraps that type.
-    const call = writer.readAnswersAt({ treeId, keys, timeoutMs }) as unknown as Promise<AnswersAt>;
-    return (await withTimeout(call, timeoutMs, "refresh in the tree's object")).answers;
+    return withTimeout(writer.readAnswersAt({ treeId, keys, timeoutMs }), timeoutMs, "refresh in the tree's object");
   };
 }
