@@ -1,6 +1,6 @@
 import canonicalize from "canonicalize";
 import { canonicalText } from "./canonical-text";
-import { CHOICE_KEY, ENVELOPE_KEYS, RESPONSE_KEY } from "./envelope";
+import { ENVELOPE_KEYS } from "./envelope";
 import { BoundedMemo } from "./memo";
 import type { CanonicalMessage, CanonicalToolCall, ChatMessage, FunctionCall, ToolCall } from "./messages";
 
@@ -147,7 +147,7 @@ function canonicalToolCalls(calls: readonly ToolCall[], ids: ToolCallIds): Canon
  * (src/cache/envelope.ts: what the model sent around the message) is stored, never hashed.
  */
 const READ_FIELDS: Record<string, ReadonlySet<string>> = {
-  assistant: new Set(["role", "content", "name", "refusal", "tool_calls", "function_call", "annotations", "audio", CHOICE_KEY, RESPONSE_KEY]),
+  assistant: new Set(["role", "content", "name", "refusal", "tool_calls", "function_call", "annotations", "audio", ...ENVELOPE_KEYS]),
   tool: new Set(["role", "content", "tool_call_id"]),
 };
 const COMMON_FIELDS = new Set(["role", "content", "name"]);

@@ -15,9 +15,12 @@ export function answerOf(row: Pick<NodeRow, "hash" | "message" | "observations" 
   };
 }
 
+/** The columns of an answer row (AnswerRow), as the answer queries select them. */
+const ANSWER_COLUMNS = `hash, message, observations, finish_reason AS finishReason, prompt_tokens AS promptTokens,
+  completion_tokens AS completionTokens, latency_ms AS latencyMs`;
+
 /** The exact lookup's one query (its plan is checked in test/worker/store.test.ts). */
-export const ANSWERS_SQL = `SELECT hash, message, observations, finish_reason AS finishReason, prompt_tokens AS promptTokens,
-  completion_tokens AS completionTokens, latency_ms AS latencyMs
+export const ANSWERS_SQL = `SELECT ${ANSWER_COLUMNS}
   FROM nodes WHERE parent = ?1 AND role = 'assistant' ORDER BY hash`;
 
 export type AnswerRow = Pick<NodeRow, "hash" | "message" | "observations" | "finishReason" | "promptTokens" | "completionTokens" | "latencyMs">;
@@ -59,8 +62,7 @@ export const KEYS_PER_STATEMENT = 90;
 
 function manyAnswersSql(count: number): string {
   const params = Array.from({ length: count }, (_, i) => `?${i + 1}`).join(", ");
-  return `SELECT parent, hash, message, observations, finish_reason AS finishReason, prompt_tokens AS promptTokens,
-  completion_tokens AS completionTokens, latency_ms AS latencyMs
+  return `SELECT parent, ${ANSWER_COLUMNS}
   FROM nodes WHERE parent IN (${params}) AND role = 'assistant' ORDER BY parent, hash`;
 }
 
