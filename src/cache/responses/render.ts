@@ -56,6 +56,8 @@ export interface ResponsesRenderContext {
   /** The response id (`resp_…`). */
   id: string;
   createdAt: number;
+  /** The `previous_response_id` the client sent (resolved or not), echoed as the API echoes it. */
+  previousResponseId?: string | null;
 }
 
 /** The `response` object, with the request's parameters echoed the way the API echoes them. */
@@ -75,7 +77,7 @@ function responseShell(body: ResponsesRequest, ctx: ResponsesRenderContext, stat
     model: body.model,
     output,
     parallel_tool_calls: or("parallel_tool_calls", true),
-    previous_response_id: null,
+    previous_response_id: ctx.previousResponseId ?? null,
     reasoning: or("reasoning", { effort: null, summary: null }),
     store: or("store", true),
     temperature: or("temperature", 1),

@@ -5,7 +5,7 @@ import { responsesRequest, type ResponsesRequest } from "../../cache/responses/s
 import { ResponsesStreamReader } from "../../cache/responses/stream";
 import { responsesUpstreamBody } from "../../cache/responses/upstream-body";
 import { servedResponseId } from "../../cache/responses/previous";
-import { resolvePreviousResponse } from "./previous";
+import { previousResponseIdOf, resolvePreviousResponse } from "./previous";
 import { recordInputOf } from "../../store/record";
 
 interface UpstreamResponse {
@@ -55,7 +55,7 @@ export const responsesAdapter: ProviderAdapter<ResponsesRequest, ResponsesKey, R
   upstreamBody: ({ raw, body }) => responsesUpstreamBody(raw, body.input),
   answerOf: responsesAnswerOf,
   render(answer, { body }, stream, key) {
-    const ctx = { id: servedResponseId(key.treeId, answer.hash), createdAt: Math.floor(Date.now() / 1000) };
+    const ctx = { id: servedResponseId(key.treeId, answer.hash), createdAt: Math.floor(Date.now() / 1000), previousResponseId: previousResponseIdOf(body) };
     if (stream) return { body: renderResponseEvents(answer, body, ctx), contentType: "text/event-stream; charset=utf-8" };
     return { body: JSON.stringify(renderResponse(answer, body, ctx)), contentType: "application/json" };
   },

@@ -23,5 +23,17 @@ export async function resolvePreviousResponse(request: ProviderRequest<Responses
   const items = inputItemsOf(rows.map((row) => JSON.parse(row.message) as Record<string, unknown>), served.answerHash);
   if (!items || rows.at(-1)?.hash !== served.answerHash) return request;
   const body = withPreviousInput(request.body, items);
+  resolvedIds.set(body, id as string);
   return { ...request, body, raw: JSON.stringify(body) };
+}
+
+/** The `previous_response_id` each resolved body was resolved from (the body no longer holds it). */
+const resolvedIds = new WeakMap<ResponsesRequest, string>();
+
+/**
+ * The `previous_response_id` the client sent: the API echoes it in the response, so a hit says it too,
+ * also when the Worker resolved it into the conversation (then the body keyed and rendered has none).
+ */
+export function previousResponseIdOf(body: ResponsesRequest): string | null {
+  return resolvedIds.get(body) ?? body.previous_response_id ?? null;
 }
