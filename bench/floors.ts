@@ -24,7 +24,7 @@ export function hotSet(count: number): Body[] {
 }
 
 /** Starts a floor Worker of bench/floors/ under `wrangler dev` (no D1). */
-export function startFloor(name: "static" | "relay", vars: Record<string, string> = {}, more: Pick<WranglerDevOptions, "inspector"> = {}): Promise<WranglerDev> {
+export function startFloor(name: "static" | "relay" | "relay-object", vars: Record<string, string> = {}, more: Pick<WranglerDevOptions, "inspector"> = {}): Promise<WranglerDev> {
   return startWranglerDev({ config: resolve(FLOORS, `wrangler.${name}.toml`), migrate: [], vars, logLevel: "error", freeInspector: true, ...more });
 }
 
@@ -68,7 +68,11 @@ const ms = (n: number) => `${n >= 0 ? "+" : ""}${n.toFixed(2)} ms`;
 /** The rows against the bare floors (issue 14), and the per-request store counts the capacity model reads. */
 export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; results: Record<string, unknown>; capacity: Record<string, unknown> }> {
   const { dev, hot, load } = ctx;
-  const floors = { static: await startFloor("static"), relay: await startFloor("relay", { UPSTREAM_BASE_URL: ctx.model.url }) };
+  const floors = {
+    static: await startFloor("static"),
+    relay: await startFloor("relay", { UPSTREAM_BASE_URL: ctx.model.url }),
+    object: await startFloor("relay-object", { UPSTREAM_BASE_URL: ctx.model.url }),
+  };
   try {
     log(`floors: priming ${hot.length} distinct bodies`);
     await prime(dev.url, hot);
@@ -95,11 +99,14 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
     log("floors: hit classes (cold, memory, colo)");
     const classes = await hitClassesOf(ctx);
     const misses: Record<string, MissProbeResult> = {};
+    const objectFloor: Record<string, MissProbeResult> = {};
     for (const stream of [false, true]) {
       for (const gapMs of [50, 0]) {
         const name = `${stream ? "streamed" : "JSON"}, ${gapMs ? "spaced 50 ms" : "back to back"}`;
         log(`floors: misses, ${name}`);
         misses[name] = await missProbe({ proxyUrl: dev.url, relayUrl: floors.relay.url, upstreamUrl: ctx.model.url, makeBody: (i) => uniqueMiss(hot[(i + 3) % hot.length], `floor ${name} ${i} ${Date.now()}`), headers: HEADERS, samples: ctx.missSamples, gapMs, stream });
+        // The least outcome 3 lets a miss do before it forwards, in a bare Worker (bench/floors/relay-object.ts).
+        objectFloor[name] = await missProbe({ proxyUrl: floors.object.url, relayUrl: floors.relay.url, upstreamUrl: ctx.model.url, makeBody: (i) => uniqueMiss(hot[(i + 5) % hot.length], `object floor ${name} ${i} ${Date.now()}`), headers: HEADERS, samples: ctx.missSamples, gapMs, stream, expect: null });
       }
     }
     await new Promise((r) => setTimeout(r, 1000)); // the last recordings land
@@ -129,7 +136,7 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
         target: "≤ 2 ms",
         value: ms(over),
         met: over <= 2,
-        detail: `${m.proxy.samples} samples each. proxy ${m.proxy.p50.toFixed(2)} / ${m.proxy.p99.toFixed(2)} ms, relay ${m.relay.p50.toFixed(2)} / ${m.relay.p99.toFixed(2)} ms, direct ${m.direct.p50.toFixed(2)} / ${m.direct.p99.toFixed(2)} ms (relay − direct ${ms(m.relay.p50 - m.direct.p50)}); server-timing medians: d1 ${p.d1 ?? 0}, do ${p.do ?? 0}, parse ${p.parse ?? 0}, lookup ${p.lookup ?? 0}, claim ${p.claim ?? 0}, total ${p.total ?? 0} ms; per miss ${(m.store.d1Queries / m.store.responses).toFixed(2)} D1 queries, ${(m.store.doCalls / m.store.responses).toFixed(2)} DO calls`,
+        detail: `${m.proxy.samples} samples each. object floor over the relay ${ms(objectFloor[name].proxy.p50 - objectFloor[name].relay.p50)} (its own run: ${objectFloor[name].proxy.p50.toFixed(2)} vs relay ${objectFloor[name].relay.p50.toFixed(2)} ms); proxy ${m.proxy.p50.toFixed(2)} / ${m.proxy.p99.toFixed(2)} ms, relay ${m.relay.p50.toFixed(2)} / ${m.relay.p99.toFixed(2)} ms, direct ${m.direct.p50.toFixed(2)} / ${m.direct.p99.toFixed(2)} ms (relay − direct ${ms(m.relay.p50 - m.direct.p50)}); server-timing medians: d1 ${p.d1 ?? 0}, do ${p.do ?? 0}, parse ${p.parse ?? 0}, lookup ${p.lookup ?? 0}, claim ${p.claim ?? 0}, total ${p.total ?? 0} ms; per miss ${(m.store.d1Queries / m.store.responses).toFixed(2)} D1 queries, ${(m.store.doCalls / m.store.responses).toFixed(2)} DO calls`,
       });
     }
     const allMiss = Object.values(misses).reduce((a, m) => ({ responses: a.responses + m.store.responses, d1: a.d1 + m.store.d1Queries, do: a.do + m.store.doCalls }), { responses: 0, d1: 0, do: 0 });
@@ -143,9 +150,10 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
       templateHit: templates.learnedHit,
       templateMiss: templates.fullMiss,
     };
-    return { rows, results: { steady, wide, serial, classes, misses, cycleMs }, capacity };
+    return { rows, results: { steady, wide, serial, classes, misses, objectFloor, cycleMs }, capacity };
   } finally {
     await floors.static.stop();
     await floors.relay.stop();
+    await floors.object.stop();
   }
 }

@@ -7,6 +7,9 @@
  * one line per row: proxy, relay and direct p50, the overhead over the relay,
  * the server-timing medians and the CPU per miss of each `wrangler dev` process tree.
  * `MM_INSPECTOR=off` runs both Workers without wrangler's DevTools inspector.
+ * Each row is followed by the object floor's (bench/floors/relay-object.ts:
+ * the relay plus body parse, hash and one Durable Object call running one D1
+ * read), the same probe with that bare Worker in the proxy's place.
  */
 import { startScriptedModel } from "../tools/scripted-model";
 import { uniqueMiss } from "./bodies";
@@ -27,6 +30,7 @@ const more = process.env.MM_INSPECTOR === "off" ? { inspector: false as const } 
 const snapshot = await snapshotWorker();
 const dev = await startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url, ...(logLevel ? { LOG_LEVEL: logLevel } : {}), ...extraVars }, more);
 const relay = await startFloor("relay", { UPSTREAM_BASE_URL: model.url }, more);
+const objectFloor = await startFloor("relay-object", { UPSTREAM_BASE_URL: model.url }, more);
 try {
   for (const stream of [false, true]) {
     for (const gapMs of [50, 0]) {
@@ -39,9 +43,12 @@ try {
       log(
         `${name.padEnd(22)} over relay ${(m.proxy.p50 - m.relay.p50).toFixed(2)} ms | proxy ${m.proxy.p50.toFixed(2)} / ${m.proxy.p99.toFixed(2)}, relay ${m.relay.p50.toFixed(2)} / ${m.relay.p99.toFixed(2)}, direct ${m.direct.p50.toFixed(2)} | st: d1 ${p.d1 ?? 0} do ${p.do ?? 0} parse ${p.parse ?? 0} lookup ${p.lookup ?? 0} claim ${p.claim ?? 0} total ${p.total ?? 0} | CPU ms per miss: worker ${cpuPerRequest(cpu.dev, cpuOf(dev.pid), n)}; relay ${cpuPerRequest(cpu.relay, cpuOf(relay.pid), n)}`,
       );
+      const o = await missProbe({ proxyUrl: objectFloor.url, relayUrl: relay.url, upstreamUrl: model.url, makeBody: (i) => uniqueMiss(hot[(i + 5) % hot.length], `object floor ${name} ${i} ${Date.now()}`), headers: HEADERS, samples, gapMs, stream, expect: null });
+      log(`${"  object floor".padEnd(22)} over relay ${(o.proxy.p50 - o.relay.p50).toFixed(2)} ms | object floor ${o.proxy.p50.toFixed(2)} / ${o.proxy.p99.toFixed(2)}, relay ${o.relay.p50.toFixed(2)} / ${o.relay.p99.toFixed(2)}, direct ${o.direct.p50.toFixed(2)}`);
     }
   }
 } finally {
+  await objectFloor.stop();
   await dev.stop();
   await relay.stop();
   await model.close();

@@ -55,7 +55,7 @@ async function timed(url: string, body: Body, headers: Record<string, string>, s
  * through the bare relay floor, then straight to the upstream. `gapMs` apart
  * (0: back to back, so a miss's background work lands on the next request).
  */
-export async function missProbe(opts: { proxyUrl: string; relayUrl: string; upstreamUrl: string; makeBody: (i: number) => Body; headers: Record<string, string>; samples: number; gapMs: number; stream: boolean }): Promise<MissProbeResult> {
+export async function missProbe(opts: { proxyUrl: string; relayUrl: string; upstreamUrl: string; makeBody: (i: number) => Body; headers: Record<string, string>; samples: number; gapMs: number; stream: boolean; /** The `muscle-mem-cache` value every proxied answer must carry; null: none is checked (a floor in the proxy's place). */ expect?: string | null }): Promise<MissProbeResult> {
   const proxy: number[] = [];
   const relay: number[] = [];
   const direct: number[] = [];
@@ -74,7 +74,8 @@ export async function missProbe(opts: { proxyUrl: string; relayUrl: string; upst
     if (i < 0) continue; // warm-up
     const outcome = p.res.headers.get("muscle-mem-cache") ?? "none";
     outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
-    if (outcome !== "miss") throw new Error(`miss probe: a new request was a ${outcome}`);
+    const expected = opts.expect === undefined ? "miss" : opts.expect;
+    if (expected !== null && outcome !== expected) throw new Error(`miss probe: a new request was a ${outcome}`);
     proxy.push(p.ms);
     relay.push(r.ms);
     direct.push(d.ms);
