@@ -4,7 +4,7 @@ import { childHash, treeIdOf } from "../hash";
 import { canonicalAnthropicConversation, canonicalAnthropicMessage, isAnthropicError, isDirectCaller, type ToolUseIds } from "./canonical";
 import { bodySpellings, NUMBERS_KEY, type Spelling } from "../number-text";
 import { anthropicBypassReason, anthropicFrameJsonOf } from "./frame";
-import type { AnthropicCanonicalMessage, AnthropicMessage, MessagesRequest } from "./schema";
+import type { AnthropicCanonicalMessage, AnthropicMessage, CanonicalBlock, ContentBlock, MessagesRequest } from "./schema";
 
 /** One step of a walk: the node's hash, its parent, its role and its canonical message JSON. */
 export interface AnthropicPathStep {
@@ -89,10 +89,13 @@ const RENDERABLE: Record<string, ReadonlySet<string>> = { text: new Set(["type",
 
 /**
  * Canonicalises the model's answer, numbering its `tool_use` ids after those
- * of the conversation, and hashes it as a child of h_n. `inputTexts[i]` is
- * the i-th tool_use's input as the model wrote it: stored as `input_json`
- * (never hashed) when it parses to that input, so that a replay serves it.
- * Null when the answer is not cacheable or holds fields a replay cannot render.
+ * of the conversation, and hashes it as a child of h_n. The node stores the
+ * blocks as the model sent them (an empty text block, a null field), ids aside:
+ * a hit serves them back. `inputTexts[i]` is the i-th tool_use's input as the
+ * model wrote it: stored as `input_json` (never hashed) when it parses to that
+ * input, so that a replay serves it. A `caller: {type: "direct"}` is left out of
+ * the hash and stored. Null when the answer is not cacheable or holds fields a
+ * replay cannot render.
  */
 export function keyAnthropicAnswer(
   key: AnthropicKey,
@@ -107,19 +110,19 @@ export function keyAnthropicAnswer(
     if (!read || Object.keys(block).some((k) => !read.has(k))) return null;
   }
   const json = canonicalJson(canonical);
-  // The calls as the model sent them: a `caller: {type: "direct"}` is left out of the hash, and stored to be served back.
-  const sentCalls = (typeof message.content === "string" ? [] : message.content).filter((block) => block.type === "tool_use");
+  const sent: readonly ContentBlock[] = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+  const calls = canonical.content.filter((block) => block.type === "tool_use");
   let uses = 0;
-  const stored = {
-    ...canonical,
-    content: canonical.content.map((block) => {
-      if (block.type !== "tool_use") return block;
-      const i = uses++;
-      const text = inputTexts[i];
-      const caller = isDirectCaller(sentCalls[i]?.caller) ? { caller: { type: "direct" } } : {};
-      return text !== undefined && sameJson(text, block.input) ? { ...block, input_json: text, ...caller } : { ...block, ...caller };
-    }),
-  };
+  const content = sent.map((block): CanonicalBlock => {
+    if (block.type !== "tool_use") return { ...block, type: "text", text: block.text as string };
+    const i = uses++;
+    const call = calls[i];
+    const text = inputTexts[i];
+    const caller = isDirectCaller(block.caller) ? { caller: { type: "direct" } } : {};
+    const { id: _id, input: _input, caller: _caller, ...asSent } = block;
+    return { ...asSent, ...call, ...(text !== undefined && sameJson(text, call.input) ? { input_json: text } : {}), ...caller };
+  });
+  const stored = { role: canonical.role, content };
   return { hash: childHash(key.key, json), json: canonicalJson(stored), message: stored };
 }
 

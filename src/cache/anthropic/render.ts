@@ -36,20 +36,21 @@ export interface AnthropicRenderContext {
   model: string;
 }
 
-type ServedBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown; inputText: string; caller?: { type: string } };
+/** A block as served: the stored block with a fresh tool id, and for a call its input as the model wrote it. */
+type ServedBlock = { type: "text"; block: Record<string, unknown> } | { type: "tool_use"; block: Record<string, unknown>; inputText: string };
 
-/** The answer's blocks as served: tool ids replaced by fresh ones, in order. */
+/** The answer's blocks as served, in order, each with the fields it was recorded with; tool ids replaced by fresh ones. */
 function servedBlocks(answer: AnthropicAnswer): ServedBlock[] {
   let calls = 0;
   const out: ServedBlock[] = [];
   for (const block of answer.message.content) {
-    if (block.type === "text") out.push({ type: "text", text: block.text });
+    if (block.type === "text") out.push({ type: "text", block });
     else if (block.type === "tool_use") {
       // The input as the model wrote it when recorded (key order, spacing), else the stored value.
-      const inputText = block.input_json ?? JSON.stringify(block.input);
-      const input: unknown = block.input_json === undefined ? block.input : JSON.parse(block.input_json);
-      const caller = block.caller === undefined ? {} : { caller: block.caller as { type: string } };
-      out.push({ type: "tool_use", id: servedToolUseId(answer.hash, calls++), name: block.name, input, inputText, ...caller });
+      const { input_json: written, ...fields } = block;
+      const inputText = written ?? JSON.stringify(block.input);
+      const input: unknown = written === undefined ? block.input : JSON.parse(written);
+      out.push({ type: "tool_use", block: { ...fields, id: servedToolUseId(answer.hash, calls++), input }, inputText });
     }
   }
   return out;
@@ -65,8 +66,7 @@ function messageShell(answer: AnthropicAnswer, ctx: AnthropicRenderContext, cont
 
 /** A `message` object for a served answer, as the Messages API shapes it. */
 export function renderMessage(answer: AnthropicAnswer, ctx: AnthropicRenderContext): Record<string, unknown> {
-  const blocks = servedBlocks(answer).map((b) => (b.type === "tool_use" ? { type: b.type, id: b.id, name: b.name, input: b.input, ...(b.caller ? { caller: b.caller } : {}) } : b));
-  return messageShell(answer, ctx, blocks, decodeStop(answer.finishReason));
+  return messageShell(answer, ctx, servedBlocks(answer).map((b) => b.block), decodeStop(answer.finishReason));
 }
 
 function event(type: string, data: Record<string, unknown>): string {
@@ -75,19 +75,21 @@ function event(type: string, data: Record<string, unknown>): string {
 
 /**
  * The Messages event stream of a served answer: `message_start`, then per
- * block `content_block_start`, one `text_delta` or `input_json_delta`, and
- * `content_block_stop`, then `message_delta` (stop reason, usage) and `message_stop`.
+ * block `content_block_start` (the block's other fields, as the API sends
+ * them there), one `text_delta` (none for an empty text) or `input_json_delta`,
+ * and `content_block_stop`, then `message_delta` (stop reason, usage) and `message_stop`.
  */
 export function renderEventStream(answer: AnthropicAnswer, ctx: AnthropicRenderContext): string {
   let out = event("message_start", { message: messageShell(answer, ctx, [], { stop_reason: null, stop_sequence: null }, 1) });
   out += event("ping", {});
-  servedBlocks(answer).forEach((block, index) => {
-    if (block.type === "text") {
-      out += event("content_block_start", { index, content_block: { type: "text", text: "" } });
-      out += event("content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
+  servedBlocks(answer).forEach((served, index) => {
+    if (served.type === "text") {
+      const text = served.block.text as string;
+      out += event("content_block_start", { index, content_block: { ...served.block, text: "" } });
+      if (text !== "") out += event("content_block_delta", { index, delta: { type: "text_delta", text } });
     } else {
-      out += event("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {}, ...(block.caller ? { caller: block.caller } : {}) } });
-      out += event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: block.inputText } });
+      out += event("content_block_start", { index, content_block: { ...served.block, input: {} } });
+      out += event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: served.inputText } });
     }
     out += event("content_block_stop", { index });
   });

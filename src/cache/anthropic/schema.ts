@@ -82,13 +82,16 @@ export interface AnthropicCanonicalMessage {
 
 const canonicalText = z.object({ type: z.literal("text"), text: z.string() });
 
-/** Validates a stored node's message before it is rendered (a node of another API fails here). */
+/**
+ * Validates a stored node's message before it is rendered (a node of another API fails here). An answer's
+ * blocks keep the fields the model sent them with (null ones: `citations: null`), served back as stored.
+ */
 export const storedAnthropicMessage = z.object({
   role: z.enum(["user", "assistant"]),
   content: z.array(
     z.discriminatedUnion("type", [
-      canonicalText,
-      z.object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown(), input_json: z.string().optional(), caller: z.object({ type: z.literal("direct") }).optional() }),
+      z.looseObject({ type: z.literal("text"), text: z.string() }),
+      z.looseObject({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown(), input_json: z.string().optional(), caller: z.object({ type: z.literal("direct") }).optional() }),
       z.object({ type: z.literal("tool_result"), tool_use_id: z.string(), content: z.array(canonicalText), is_error: z.literal(true).optional() }),
     ]),
   ),
