@@ -105,7 +105,7 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
         const name = `${stream ? "streamed" : "JSON"}, ${gapMs ? "spaced 50 ms" : "back to back"}`;
         log(`floors: misses, ${name}`);
         misses[name] = await missProbe({ proxyUrl: dev.url, relayUrl: floors.relay.url, upstreamUrl: ctx.model.url, makeBody: (i) => uniqueMiss(hot[(i + 3) % hot.length], `floor ${name} ${i} ${Date.now()}`), headers: HEADERS, samples: ctx.missSamples, gapMs, stream });
-        // The least outcome 3 lets a miss do before it forwards, in a bare Worker (bench/floors/relay-object.ts).
+        // The least outcomes 1 and 3 let a miss do before it forwards (a colo read, one object call with one D1 read), in a bare Worker (bench/floors/relay-object.ts).
         objectFloor[name] = await missProbe({ proxyUrl: floors.object.url, relayUrl: floors.relay.url, upstreamUrl: ctx.model.url, makeBody: (i) => uniqueMiss(hot[(i + 5) % hot.length], `object floor ${name} ${i} ${Date.now()}`), headers: HEADERS, samples: ctx.missSamples, gapMs, stream, expect: null });
       }
     }

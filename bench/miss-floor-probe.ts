@@ -8,8 +8,8 @@
  * the server-timing medians and the CPU per miss of each `wrangler dev` process tree.
  * `MM_INSPECTOR=off` runs both Workers without wrangler's DevTools inspector.
  * Each row is followed by the object floor's (bench/floors/relay-object.ts:
- * the relay plus body parse, hash and one Durable Object call running one D1
- * read), the same probe with that bare Worker in the proxy's place.
+ * the relay plus body parse, hash, a colo Cache API read and one Durable
+ * Object call running one D1 read), the same probe with that bare Worker in the proxy's place.
  */
 import { startScriptedModel } from "../tools/scripted-model";
 import { uniqueMiss } from "./bodies";
