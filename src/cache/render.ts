@@ -1,5 +1,5 @@
 import type { StoredAnswer } from "./answer";
-import { ENVELOPE_KEYS, envelopeOf } from "./envelope";
+import { CONTENT_FILTERS, ENVELOPE_KEYS, envelopeOf, PROMPT_FILTERS } from "./envelope";
 import type { CanonicalToolCall } from "./messages";
 
 /** Fresh tool-call ids for a served answer: deterministic per node, unique per call. */
@@ -84,27 +84,33 @@ export function renderCompletion(answer: StoredAnswer, ctx: RenderContext): Reco
  * the role (content `""` when the answer has text, null when it has none),
  * other recorded fields, the content, the refusal, a function call, each tool
  * call (id, name and any other recorded field, then arguments), the finish reason, and the usage chunk
- * when `includeUsage` is set. A recorded envelope goes where the upstream streams it: the service
- * tier on every chunk; Azure's prompt filter results in a first chunk with no choices, the content filter results on the content's chunk (the
- * finish chunk when there is no text) and `{}` on the other chunks.
+ * when `includeUsage` is set. A recorded envelope goes where the upstream streams it: a response field
+ * on every chunk (the service tier, OpenRouter's provider, any field recorded from a JSON answer) unless
+ * the stream sent it once or changed it (then once, on the finish chunk, Groq's `x_groq`); the choice's
+ * fields on the finish chunk (vLLM's `stop_reason`); Azure's prompt filter results in a first chunk with
+ * no choices, the content filter results on the content's chunk (the finish chunk when there is no text)
+ * and `{}` on the other chunks.
  */
 export function renderChunkStream(answer: StoredAnswer, ctx: RenderContext, includeUsage: boolean): string {
-  const { choice: annotation, response } = envelopeOf(answer.message);
-  const tier = response.service_tier === undefined ? {} : { service_tier: response.service_tier };
-  const base = { id: ctx.id, object: "chat.completion.chunk", created: ctx.created, model: ctx.model, ...tier, system_fingerprint: null };
+  const { choice: recordedChoice, response, once = [] } = envelopeOf(answer.message);
+  const every: Record<string, unknown> = {};
+  const last: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(response)) if (k !== PROMPT_FILTERS) (once.includes(k) ? last : every)[k] = v;
+  const base = { id: ctx.id, object: "chat.completion.chunk", created: ctx.created, model: ctx.model, ...every, system_fingerprint: null };
   const extra = includeUsage ? { usage: null } : {};
   const text = contentText(answer);
-  const filters = annotation.content_filter_results;
+  const { [CONTENT_FILTERS]: filters, ...finishFields } = recordedChoice;
   const annotated = (delta: Record<string, unknown>, finish: string | null) => (finish !== null ? !text : delta.content === text && !!text);
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => {
     const choice: Record<string, unknown> = { index: 0, delta, logprobs: null, finish_reason: finish };
-    if (filters !== undefined) choice.content_filter_results = annotated(delta, finish) ? filters : {};
-    return `data: ${JSON.stringify({ ...base, choices: [choice], ...extra })}\n\n`;
+    if (filters !== undefined) choice[CONTENT_FILTERS] = annotated(delta, finish) ? filters : {};
+    if (finish !== null) Object.assign(choice, finishFields);
+    return `data: ${JSON.stringify({ ...base, ...(finish !== null ? last : {}), choices: [choice], ...extra })}\n\n`;
   };
   const { refusal, function_call: fn, annotations, ...fields } = recordedFields(answer) as { refusal?: string | null; function_call?: { name: string; arguments: string }; annotations?: unknown[] };
   const first: Record<string, unknown> = { role: "assistant", content: text === null ? null : "" };
   if (refusal !== undefined) first.refusal = null;
-  let out = response.prompt_filter_results === undefined ? "" : `data: ${JSON.stringify({ choices: [], created: 0, id: "", model: "", object: "", prompt_filter_results: response.prompt_filter_results })}\n\n`;
+  let out = response[PROMPT_FILTERS] === undefined ? "" : `data: ${JSON.stringify({ choices: [], created: 0, id: "", model: "", object: "", [PROMPT_FILTERS]: response[PROMPT_FILTERS] })}\n\n`;
   out += chunk(first);
   // Fields the cache does not read (reasoning_content, …) come first, whole, as a model streams its reasoning before its answer.
   for (const [k, v] of Object.entries(fields)) out += chunk({ [k]: v });
