@@ -1,4 +1,5 @@
 import { env, exports } from "cloudflare:workers";
+import { vi } from "vitest";
 import { eventually } from "./helpers";
 
 export interface GeminiInit {
@@ -41,4 +42,52 @@ export async function recordedGemini(model: string, body: unknown, init: GeminiI
     await res.arrayBuffer();
     return res.status === 200;
   });
+}
+
+/** What the stubbed Gemini upstream answers: a JSON body, SSE chunks (`data:` payloads, each an object or raw text; `cut`: the connection breaks after them), or raw bytes. */
+export type GeminiStubReply = { json: unknown; status?: number } | { sse: unknown[]; cut?: boolean } | { text: string; contentType?: string };
+
+/**
+ * Runs `fn` while `GEMINI_BASE_URL` answers with `reply` (verbatim: the shapes the scripted model never
+ * sends), and `http://mm.test` goes to the Worker (so a client such as `@google/genai` can be pointed at
+ * it). `fn` and the result see the bodies the upstream received.
+ */
+export async function withGeminiUpstream<T>(reply: GeminiStubReply | ((body: Record<string, unknown>, url: URL) => GeminiStubReply), fn: (calls: Array<Record<string, unknown>>) => Promise<T>): Promise<{ result: T; calls: Array<Record<string, unknown>> }> {
+  const real = globalThis.fetch;
+  const base = new URL((env as unknown as { GEMINI_BASE_URL: string }).GEMINI_BASE_URL).origin;
+  const calls: Array<Record<string, unknown>> = [];
+  const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    if (url.origin === "http://mm.test") return exports.default.fetch(request);
+    if (url.origin !== base || url.pathname.startsWith("/__")) return real(input, init);
+    const body = JSON.parse(await request.text()) as Record<string, unknown>;
+    calls.push(body);
+    const r = typeof reply === "function" ? reply(body, url) : reply;
+    if ("json" in r) return Response.json(r.json, { status: r.status ?? 200 });
+    if ("sse" in r) {
+      const bytes = new TextEncoder().encode(r.sse.map((d) => `data: ${typeof d === "string" ? d : JSON.stringify(d)}\r\n\r\n`).join(""));
+      // cut: the connection breaks after the chunks (no clean end of stream).
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes);
+          if (r.cut) controller.error(new Error("connection reset"));
+          else controller.close();
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    }
+    return new Response(r.text, { headers: { "content-type": r.contentType ?? "application/json" } });
+  });
+  try {
+    return { result: await fn(calls), calls };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+/** One streamed chunk of candidate 0 with `parts` (and candidate fields such as finishReason, safetyRatings). */
+export function chunkOf(parts: unknown[] | null, candidate: Record<string, unknown> = {}, response: Record<string, unknown> = {}): Record<string, unknown> {
+  const content = parts === null ? {} : { content: { role: "model", parts } };
+  return { candidates: [{ ...content, index: 0, ...candidate }], modelVersion: "gemini-stub", responseId: "stub-1", ...response };
 }

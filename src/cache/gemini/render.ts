@@ -1,4 +1,5 @@
 import type { StoredAnswer } from "../answer";
+import { LAYOUT_KEY, plannedChunks } from "./layout";
 import { CANDIDATE_KEY, storedGeminiAnswer, type CanonicalPart } from "./schema";
 
 /** A recorded Gemini answer, validated for rendering. */
@@ -10,6 +11,8 @@ export interface GeminiAnswer {
   completionTokens: number;
   /** The candidate's recorded metadata (`safetyRatings`, `citationMetadata`, `finishMessage`), served as sent; empty when none was recorded. */
   metadata: Record<string, unknown>;
+  /** How a streamed recording was cut into chunks (src/cache/gemini/layout.ts); undefined for a JSON one. */
+  layout?: unknown;
 }
 
 const validated = new WeakMap<StoredAnswer, GeminiAnswer | null>();
@@ -20,7 +23,11 @@ export function geminiAnswerOf(answer: StoredAnswer): GeminiAnswer | null {
   if (known !== undefined) return known;
   const parsed = storedGeminiAnswer.safeParse(answer.message as unknown);
   const { hash, finishReason, promptTokens, completionTokens } = answer;
-  const result = parsed.success ? { hash, parts: parsed.data.parts as CanonicalPart[], finishReason, promptTokens, completionTokens, metadata: parsed.data[CANDIDATE_KEY] ?? {} } : null;
+  let result: GeminiAnswer | null = null;
+  if (parsed.success) {
+    const { [LAYOUT_KEY]: layout, ...metadata } = parsed.data[CANDIDATE_KEY] ?? {};
+    result = { hash, parts: parsed.data.parts as CanonicalPart[], finishReason, promptTokens, completionTokens, metadata, layout };
+  }
   validated.set(answer, result);
   return result;
 }
@@ -60,12 +67,32 @@ export function renderGenerateContent(answer: GeminiAnswer, ctx: GeminiRenderCon
   };
 }
 
+const sse = (chunk: Served): string => `data: ${JSON.stringify(chunk)}\r\n\r\n`;
+
 /**
- * A served answer as `streamGenerateContent?alt=sse`: one chunk per part, the last with the finish
- * reason, the recorded metadata and usage; recorded safety ratings on every chunk, as Gemini streams them.
+ * A served answer as `streamGenerateContent?alt=sse`. A streamed recording is cut into the chunks the
+ * model sent, each with its own finish reason and candidate metadata (src/cache/gemini/layout.ts);
+ * any other, one chunk per part, the last with the finish reason and the recorded metadata, the
+ * safety ratings on every chunk, as Gemini streams them. Usage on the last chunk.
  */
 export function renderGenerateContentStream(answer: GeminiAnswer, ctx: GeminiRenderContext): string {
   const parts = servedParts(answer);
+  const planned = answer.layout === undefined ? null : plannedChunks(answer.layout, parts);
+  if (planned) {
+    return planned
+      .map((c, i) => {
+        const chunk: Served = {};
+        if (c.candidate) {
+          const candidate: Served = c.parts === null ? {} : { content: { role: "model", parts: c.parts } };
+          if (c.finishReason !== undefined) candidate.finishReason = c.finishReason;
+          chunk.candidates = [{ ...candidate, ...c.metadata, index: 0 }];
+        }
+        Object.assign(chunk, { modelVersion: ctx.model, responseId: ctx.responseId });
+        if (i === planned.length - 1) chunk.usageMetadata = usageOf(answer);
+        return sse(chunk);
+      })
+      .join("");
+  }
   const { safetyRatings } = answer.metadata;
   return parts
     .map((p, i) => {
@@ -75,7 +102,7 @@ export function renderGenerateContentStream(answer: GeminiAnswer, ctx: GeminiRen
       else if (safetyRatings !== undefined) candidate.safetyRatings = safetyRatings;
       const chunk: Served = { candidates: [candidate], modelVersion: ctx.model, responseId: ctx.responseId };
       if (last) chunk.usageMetadata = usageOf(answer);
-      return `data: ${JSON.stringify(chunk)}\r\n\r\n`;
+      return sse(chunk);
     })
     .join("");
 }

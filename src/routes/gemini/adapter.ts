@@ -1,5 +1,6 @@
 import { geminiErrorBody } from "../../cache/gemini/errors";
 import { keyGeminiAnswer, keyGeminiRequest, type GeminiKey } from "../../cache/gemini/key";
+import { LAYOUT_KEY } from "../../cache/gemini/layout";
 import { geminiAnswerOf, renderGenerateContent, renderGenerateContentStream, type GeminiAnswer } from "../../cache/gemini/render";
 import { generateContentRequest, type Content, type GenerateContentRequest } from "../../cache/gemini/schema";
 import { assembledOf, GeminiStreamReader, type GeminiAssembled, type GeminiChunk } from "../../cache/gemini/stream";
@@ -17,7 +18,8 @@ const RECORDABLE = new Set(["STOP", "MAX_TOKENS"]);
 
 function recordingOf(key: GeminiKey, assembled: GeminiAssembled | null, rawLength: number, latencyMs: number): ProviderRecording {
   if (!assembled || !RECORDABLE.has(assembled.finishReason)) return null;
-  const answer = keyGeminiAnswer(key, assembled.content as Content, assembled.metadata);
+  const candidate = assembled.chunks ? { ...assembled.metadata, [LAYOUT_KEY]: assembled.chunks } : assembled.metadata;
+  const answer = keyGeminiAnswer(key, assembled.content as Content, candidate);
   if (!answer) return null;
   const usage = { prompt: assembled.usage?.promptTokenCount, completion: assembled.usage?.candidatesTokenCount };
   return recordInputOf(key, answer, assembled.finishReason, usage, rawLength, latencyMs);

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { plannedChunks, WHOLE } from "../../src/cache/gemini/layout";
+
+/**
+ * A streamed recording's layout (src/cache/gemini/layout.ts) is read from the store, and an import can
+ * write any: a layout that does not cover the recorded parts exactly is ignored (one chunk per part),
+ * and neither it nor the candidate metadata can put anything but the recorded metadata on a candidate.
+ */
+
+const parts = [{ text: "Hello, world." }, { text: "", thoughtSignature: "c2ln" }, { functionCall: { name: "f", args: {} }, thoughtSignature: "c2ln" }];
+
+describe("Gemini stream layouts", () => {
+  it("Should cut the parts as the layout says: text pieces, empty pieces, whole parts, chunks without content or candidate", () => {
+    const layout = [{ p: [0, 5] }, { p: [8, WHOLE], m: { safetyRatings: [] } }, { p: null, c: 0 }, { p: [WHOLE], f: "STOP" }];
+    expect(plannedChunks(layout, parts)).toEqual([
+      { parts: [{ text: "" }, { text: "Hello" }], candidate: true, finishReason: undefined, metadata: {} },
+      { parts: [{ text: ", world." }, parts[1]], candidate: true, finishReason: undefined, metadata: { safetyRatings: [] } },
+      { parts: null, candidate: false, finishReason: undefined, metadata: { safetyRatings: [] } },
+      { parts: [parts[2]], candidate: true, finishReason: "STOP", metadata: { safetyRatings: [] } },
+    ]);
+  });
+
+  it("Should refuse a layout that does not cover the parts exactly, or is not one", () => {
+    for (const layout of [
+      "chunks",
+      [],
+      [{ p: [13] }, { p: [WHOLE] }],
+      [{ p: [14, WHOLE, WHOLE] }],
+      [{ p: [5, WHOLE] }, { p: [8, WHOLE] }],
+      [{ p: [13, WHOLE, WHOLE, WHOLE] }],
+      [{ p: [13, 0, 0, WHOLE, WHOLE] }, { p: [-2] }],
+      [{ p: [13, WHOLE, WHOLE], m: { content: { parts: [{ text: "other" }] } } }],
+      [{ p: [13, WHOLE, WHOLE], c: 0 }],
+    ]) {
+      expect(plannedChunks(layout, parts)).toBeNull();
+    }
+  });
+});
