@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { plannedChunks, WHOLE } from "../../src/cache/gemini/layout";
+import type { StoredAnswer } from "../../src/cache/answer";
+import { LAYOUT_KEY, plannedChunks, WHOLE } from "../../src/cache/gemini/layout";
+import { geminiAnswerOf, renderGenerateContent, renderGenerateContentStream } from "../../src/cache/gemini/render";
+import { CANDIDATE_KEY } from "../../src/cache/gemini/schema";
 
 /**
  * A streamed recording's layout (src/cache/gemini/layout.ts) is read from the store, and an import can
@@ -34,5 +37,21 @@ describe("Gemini stream layouts", () => {
     ]) {
       expect(plannedChunks(layout, parts)).toBeNull();
     }
+  });
+
+  it("Should serve a stored answer with a broken layout one part a chunk, and never put an imported field on the candidate", () => {
+    const message = {
+      role: "model",
+      parts: [{ text: "Paid." }],
+      [CANDIDATE_KEY]: { finishMessage: "done", content: { role: "model", parts: [{ text: "Refused." }] }, finishReason: "SAFETY", [LAYOUT_KEY]: [{ p: [99], f: "STOP" }] },
+    };
+    const stored: StoredAnswer = { hash: "h".repeat(32), message: message as unknown as StoredAnswer["message"], observations: 1, finishReason: "STOP", promptTokens: 1, completionTokens: 1, latencyMs: 1 };
+    const answer = geminiAnswerOf(stored);
+    if (!answer) throw new Error("not renderable");
+    const ctx = { model: "gemini-x", responseId: "r" };
+    expect((renderGenerateContent(answer, ctx) as { candidates: unknown[] }).candidates[0]).toEqual({ content: { role: "model", parts: [{ text: "Paid." }] }, finishReason: "STOP", finishMessage: "done", index: 0 });
+    const chunks = renderGenerateContentStream(answer, ctx).split("\r\n\r\n").filter(Boolean);
+    expect(chunks).toHaveLength(1);
+    expect(JSON.parse(chunks[0].slice(6))).toMatchObject({ candidates: [{ content: { parts: [{ text: "Paid." }] }, finishReason: "STOP" }] });
   });
 });

@@ -1,6 +1,7 @@
 import type { StoredAnswer } from "../answer";
 import { LAYOUT_KEY, plannedChunks } from "./layout";
 import { CANDIDATE_KEY, storedGeminiAnswer, type CanonicalPart } from "./schema";
+import { RECORDED_METADATA } from "./stream";
 
 /** A recorded Gemini answer, validated for rendering. */
 export interface GeminiAnswer {
@@ -25,7 +26,9 @@ export function geminiAnswerOf(answer: StoredAnswer): GeminiAnswer | null {
   const { hash, finishReason, promptTokens, completionTokens } = answer;
   let result: GeminiAnswer | null = null;
   if (parsed.success) {
-    const { [LAYOUT_KEY]: layout, ...metadata } = parsed.data[CANDIDATE_KEY] ?? {};
+    const { [LAYOUT_KEY]: layout, ...recorded } = parsed.data[CANDIDATE_KEY] ?? {};
+    // Only the candidate metadata a recording keeps: an imported field such as `content` never reaches the candidate.
+    const metadata = Object.fromEntries(Object.entries(recorded).filter(([field]) => RECORDED_METADATA.includes(field)));
     result = { hash, parts: parsed.data.parts as CanonicalPart[], finishReason, promptTokens, completionTokens, metadata, layout };
   }
   validated.set(answer, result);
