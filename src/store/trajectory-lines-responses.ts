@@ -35,7 +35,7 @@ function contentOf(content: ReadonlyArray<{ type: string; text?: string; refusal
 }
 
 function outputItemOf(item: CanonicalOutputItem): Record<string, unknown> {
-  if (item.type === "function_call") return { ...item };
+  if (item.type === "function_call" || item.type === "reasoning") return { ...item }; // a reasoning item is sent back as it came
   const { type: _type, content, ...extra } = item;
   return { type: "message", role: "assistant", content: contentOf(content, "output_text"), ...extra };
 }

@@ -105,8 +105,8 @@ describe("differential key oracle: Anthropic nested request types", () => {
 describe("differential key oracle: Responses input items", () => {
   const call = { type: "function_call", call_id: "c1", name: "f", arguments: "{}" };
 
-  it("Should bypass every input item type but messages, function calls and their outputs", () => {
-    const keyed = new Set(["message", "function_call", "function_call_output"]);
+  it("Should bypass every input item type but messages, reasoning items, function calls and their outputs", () => {
+    const keyed = new Set(["message", "reasoning", "function_call", "function_call_output"]);
     let checked = 0;
     for (const name of unionOf(responsesDts, "ResponseInputItem")) {
       const { type } = shapeOf(responsesDts, name);
@@ -130,5 +130,12 @@ describe("differential key oracle: Responses input items", () => {
       expect(fields.length, name).toBeGreaterThan(2);
       for (const field of fields.filter((f) => f !== "role" && f !== "call_id")) differential((v) => responsesKey(input(field, v)), noise.has(field), `${name}.${field}`);
     }
+  });
+
+  it("Should key every field of a reasoning item sent back, its id too, but its status", () => {
+    const { fields } = shapeOf(responsesDts, "ResponseReasoningItem");
+    expect(fields).toEqual(expect.arrayContaining(["id", "summary", "encrypted_content", "status"]));
+    const input = (field: string, v: unknown) => [{ role: "user", content: "q" }, { type: "reasoning", id: "rs_1", summary: [], [field]: v }, call, { type: "function_call_output", call_id: "c1", output: "r" }];
+    for (const field of fields.filter((f) => f !== "type")) differential((v) => responsesKey(input(field, v)), field === "status", `ResponseReasoningItem.${field}`);
   });
 });

@@ -65,11 +65,27 @@ describe("Responses keying", () => {
     expect(outcome({ tools: [{ type: "web_search" }] })).toEqual({ ok: false, bypass: "server-side tool web_search" });
     expect(outcome({ tools: [{ type: "file_search" }] })).toEqual({ ok: false, bypass: "server-side tool file_search" });
     expect(outcome({ prompt: { id: "pmpt_1" } })).toEqual({ ok: false, bypass: "stored prompt" });
-    expect(outcome({ include: ["reasoning.encrypted_content"] })).toEqual({ ok: false, bypass: "include" });
+    expect(outcome({ include: ["message.output_text.logprobs"] })).toEqual({ ok: false, bypass: "include" });
+    expect(outcome({ include: ["reasoning.encrypted_content", "file_search_call.results"] })).toEqual({ ok: false, bypass: "include" });
   });
 
-  it("Should bypass reasoning items, images and outputs whose call is not in the input", () => {
-    expect(outcome({ input: [{ type: "reasoning", id: "rs_1", summary: [] }] })).toEqual({ ok: false, bypass: "reasoning input item" });
+  it("Should key a request that includes reasoning's encrypted content (recorded and served), apart from one that does not", () => {
+    const included = outcome({ include: ["reasoning.encrypted_content"] });
+    expect(included.ok).toBe(true);
+    expect(included.ok && included.key.frameJson).not.toBe(keyOf({}).frameJson);
+  });
+
+  it("Should key reasoning items sent back: their encrypted content, summary and id, not their status", () => {
+    const first = (item: Record<string, unknown>) => keyOf({ input: [{ role: "user", content: "go" }, item, call("call_a", "{}"), result("call_a", "r")] }).key;
+    const item = { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "s" }], encrypted_content: "gAAA1" };
+    expect(first({ ...item, status: "completed" })).toBe(first(item));
+    expect(first({ ...item, encrypted_content: "gAAA2" })).not.toBe(first(item));
+    expect(first({ ...item, summary: [] })).not.toBe(first(item));
+    expect(first({ ...item, id: "rs_2" })).not.toBe(first(item));
+  });
+
+  it("Should bypass images, item references and outputs whose call is not in the input", () => {
+    expect(outcome({ input: [{ type: "item_reference", id: "rs_1" }] })).toEqual({ ok: false, bypass: "item_reference input item" });
     expect(outcome({ input: [{ role: "user", content: [{ type: "input_image", image_url: "http://x" }] }] })).toEqual({ ok: false, bypass: "input_image content part" });
     expect(outcome({ input: [result("call_elsewhere", "x")] })).toEqual({ ok: false, bypass: "function_call_output without its function_call in the input" });
   });
@@ -90,8 +106,12 @@ describe("Responses answers", () => {
     expect(answer?.hash).toBe(echoed.key);
   });
 
-  it("Should not record reasoning or server-tool output", () => {
-    expect(keyResponsesAnswer(key, [{ type: "reasoning", id: "rs", summary: [] }, ...output])).toBeNull();
+  it("Should record reasoning output as the model sent it, keyed as its echo walks, and not server-tool output", () => {
+    const reasoning = { type: "reasoning", id: "rs", summary: [], encrypted_content: "gAAA", status: null };
+    const answer = keyResponsesAnswer(key, [reasoning, ...output]);
+    expect(answer && (JSON.parse(answer.json) as { items: unknown[] }).items[0]).toEqual(reasoning);
+    const echoed = keyOf({ tools, input: [{ role: "user", content: "go" }, { type: "reasoning", id: "rs", summary: [], encrypted_content: "gAAA" }, said("Let me look.", "msg_z"), call("call_zz", '{"order_id":"A-1"}', "fc_z")] });
+    expect(answer?.hash).toBe(echoed.key);
     expect(keyResponsesAnswer(key, [{ type: "web_search_call", id: "ws" }])).toBeNull();
     expect(keyResponsesAnswer(key, [])).toBeNull();
   });

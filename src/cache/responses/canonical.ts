@@ -57,8 +57,21 @@ function parts(content: unknown, where: string): Array<CanonicalText | Canonical
   return out;
 }
 
-/** An assistant output item (a message or a function call) in both forms. */
+/**
+ * A reasoning item: stored as the model sent it (its `id`, `status` and null fields too), which a hit serves
+ * back exactly, because an agent sends it back, encrypted content included. Hashed without `status` and null
+ * fields; its `id` is keyed (the upstream may read the item behind it when the content is not sent), and a
+ * hit serves the id the upstream issued, so an echo keys the same node.
+ */
+function reasoningItem(item: Record<string, unknown>): { hashed: CanonicalOutputItem; stored: CanonicalOutputItem } {
+  const hashed: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(item)) if (k !== "status" && v !== null && v !== undefined) hashed[k] = v;
+  return { hashed: { ...hashed, type: "reasoning" }, stored: { ...item, type: "reasoning" } };
+}
+
+/** An assistant output item (a reasoning item, a message or a function call) in both forms. */
 export function outputItem(item: Record<string, unknown>, ids: CallIds, where: string): { hashed: CanonicalOutputItem; stored: CanonicalOutputItem } | Fail {
+  if (item.type === "reasoning") return reasoningItem(item);
   if (item.type === "function_call") {
     const { call_id: callId, name, arguments: args } = item;
     if (typeof callId !== "string" || callId === "" || typeof name !== "string" || typeof args !== "string") {
@@ -74,7 +87,7 @@ export function outputItem(item: Record<string, unknown>, ids: CallIds, where: s
 }
 
 function isAssistantItem(item: InputItem): boolean {
-  return item.type === "function_call" || ((item.type === undefined || item.type === "message") && item.role === "assistant");
+  return item.type === "function_call" || item.type === "reasoning" || ((item.type === undefined || item.type === "message") && item.role === "assistant");
 }
 
 /** A user, system or developer message. */
@@ -105,8 +118,9 @@ function toolNode(item: InputItem, ids: CallIds, where: string): ResponsesNode |
 /**
  * Puts a Responses `input` in canonical form: one node per user, system or
  * developer message and per function output, and one assistant node for each
- * run of assistant messages and function calls (what one response produced,
- * echoed back). Item ids and statuses are dropped; `call_id`s become ordinals.
+ * run of reasoning items, assistant messages and function calls (what one
+ * response produced, echoed back). Item ids and statuses are dropped (a
+ * reasoning item's id is kept); `call_id`s become ordinals.
  */
 export function canonicalInput(input: string | readonly InputItem[]): ResponsesCanonical {
   const ids = new CallIds();
@@ -141,12 +155,12 @@ export function canonicalInput(input: string | readonly InputItem[]): ResponsesC
   return { ok: true, nodes, ids };
 }
 
-/** The upstream's output items as one assistant node; null when an item is not replayable (reasoning, server tools). */
+/** The upstream's output items as one assistant node; null when an item is not replayable (server tools). */
 export function canonicalOutput(output: readonly unknown[], ids: CallIds): CanonicalNode | null {
   const hashed: CanonicalOutputItem[] = [];
   const stored: CanonicalOutputItem[] = [];
   for (const item of output as Array<Record<string, unknown>>) {
-    if (item?.type !== "function_call" && !(item?.type === "message" && item.role === "assistant")) return null;
+    if (item?.type !== "function_call" && item?.type !== "reasoning" && !(item?.type === "message" && item.role === "assistant")) return null;
     const out = outputItem(item, ids, "output");
     if (isFail(out)) return null;
     hashed.push(out.hashed);

@@ -52,6 +52,12 @@ export function responsesFrameJsonOf(body: ResponsesRequest, context?: UpstreamC
   return canonicalJsonMemo(responsesFrameOf(body, context));
 }
 
+/**
+ * `include` values whose output a recording keeps and a hit serves: the encrypted content of reasoning
+ * items (what a stateless agent sends back). Any other (logprobs, server tools' results, image URLs) bypasses.
+ */
+const RECORDED_INCLUDES: ReadonlySet<string> = new Set(["reasoning.encrypted_content"]);
+
 /** Tool types the model calls and the client runs: the only ones a replay can stand for. */
 const CLIENT_TOOLS = new Set(["function"]);
 
@@ -69,8 +75,8 @@ const CLIENT_TOOLS = new Set(["function"]);
  * - server-side tools (`web_search`, `file_search`, `code_interpreter`,
  *   `computer_use_preview`, `mcp`, `image_generation`, …): the upstream runs them.
  * - a stored `prompt` template: its text lives upstream and may change.
- * - `include` (extra output such as encrypted reasoning or logprobs) and
- *   `top_logprobs`: output the cache does not record.
+ * - `include` of output the cache does not record (logprobs, server tools' results; not
+ *   `reasoning.encrypted_content`, which it records) and `top_logprobs`.
  * - on a live request (`context` given), a body field spelled like a frame entry.
  */
 export function responsesBypassReason(body: ResponsesRequest, context?: UpstreamContext): string | null {
@@ -82,7 +88,7 @@ export function responsesBypassReason(body: ResponsesRequest, context?: Upstream
   if (body.prompt !== undefined && body.prompt !== null) return "stored prompt";
   const server = body.tools?.find((tool) => !CLIENT_TOOLS.has(tool.type));
   if (server) return `server-side tool ${server.type}`;
-  if (body.include && body.include.length > 0) return "include";
+  if (body.include && body.include.some((value) => !RECORDED_INCLUDES.has(value))) return "include";
   if (typeof body.top_logprobs === "number" && body.top_logprobs > 0) return "logprobs";
   return reservedFieldOf(body, context, OPENAI_FRAME_HEADERS);
 }

@@ -33,7 +33,9 @@ function assistantItems(node: Stored, servedFor: string | null): InputItem[] | n
   const out: InputItem[] = [];
   for (const [i, item] of (node.items as Stored[]).entries()) {
     const { type, ...rest } = item;
-    if (type === "function_call") {
+    if (type === "reasoning") {
+      out.push({ ...item }); // as the model sent it, as a hit served it
+    } else if (type === "function_call") {
       out.push({ ...rest, type, call_id: servedFor ? servedIds(servedFor, i).call : rest.call_id });
     } else if (type === "message") {
       const content = textParts(rest.content, "output_text");

@@ -32,15 +32,20 @@ export function servedIds(answerHash: string, index: number): { message: string;
 
 type Served = Record<string, unknown>;
 
-/** The output items as the API returns them: fresh ids, text parts as `output_text`, arguments as recorded. */
+/**
+ * The output items as the API returns them: fresh ids, text parts as `output_text`, arguments as recorded;
+ * a reasoning item exactly as the model sent it, its id included (the upstream's: an agent sends the item
+ * back, and its encrypted content belongs to that id).
+ */
 function servedItems(answer: ResponsesAnswer): Served[] {
   return answer.items.map((item, i) => {
     const ids = servedIds(answer.hash, i);
+    if (item.type === "reasoning") return { ...item };
     if (item.type === "function_call") {
       const { type: _t, call_id: _c, name, arguments: args, ...extra } = item;
       return { id: ids.functionCall, type: "function_call", status: "completed", arguments: args, call_id: ids.call, name, ...extra };
     }
-    const { type: _t, content, ...extra } = item;
+    const { type: _t, content, ...extra } = item as Extract<CanonicalOutputItem, { type: "message" }>;
     const parts = content.map((p) => (p.type === "text" ? { type: "output_text", annotations: [], logprobs: [], text: p.text } : { type: "refusal", refusal: p.refusal }));
     return { id: ids.message, type: "message", status: "completed", content: parts, role: "assistant", ...extra };
   });
@@ -98,6 +103,24 @@ export function renderResponse(answer: ResponsesAnswer, body: ResponsesRequest, 
 }
 
 /**
+ * A reasoning item's events, as the API streams them: the item added with its summary empty, each summary
+ * part (added, its text in one delta, done), then the item done as recorded.
+ */
+function sendReasoning(send: (type: string, data: Served) => void, item: Served, output_index: number): void {
+  const item_id = item.id;
+  const summary = Array.isArray(item.summary) ? (item.summary as Served[]) : [];
+  send("response.output_item.added", { output_index, item: { ...item, summary: [] } });
+  summary.forEach((part, summary_index) => {
+    const at = { item_id, output_index, summary_index };
+    const text = typeof part.text === "string" ? part.text : "";
+    send("response.reasoning_summary_part.added", { ...at, part: { ...part, text: "" } });
+    send("response.reasoning_summary_text.delta", { ...at, delta: text });
+    send("response.reasoning_summary_text.done", { ...at, text });
+    send("response.reasoning_summary_part.done", { ...at, part });
+  });
+}
+
+/**
  * The Responses event stream of a served answer: `response.created`,
  * `response.in_progress`, per item `output_item.added`, its content part or
  * arguments (one delta each, then the `done` events) and `output_item.done`,
@@ -114,7 +137,9 @@ export function renderResponseEvents(answer: ResponsesAnswer, body: ResponsesReq
   send("response.in_progress", { response: pending });
   servedItems(answer).forEach((item, output_index) => {
     const item_id = item.id;
-    if (item.type === "function_call") {
+    if (item.type === "reasoning") {
+      sendReasoning(send, item, output_index);
+    } else if (item.type === "function_call") {
       send("response.output_item.added", { output_index, item: { ...item, status: "in_progress", arguments: "" } });
       send("response.function_call_arguments.delta", { item_id, output_index, delta: item.arguments });
       send("response.function_call_arguments.done", { item_id, output_index, arguments: item.arguments });

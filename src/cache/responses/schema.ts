@@ -39,6 +39,7 @@ export interface CanonicalRefusal {
 
 /** An assistant output item in canonical form; `extra` fields a model reads are kept beside. */
 export type CanonicalOutputItem =
+  | { type: "reasoning"; [field: string]: unknown }
   | { type: "message"; content: Array<CanonicalText | CanonicalRefusal>; [extra: string]: unknown }
   | { type: "function_call"; call_id: string; name: string; arguments: string; [extra: string]: unknown };
 
@@ -60,6 +61,7 @@ export const storedResponsesAnswer = z.object({
   role: z.literal("assistant"),
   items: z.array(
     z.union([
+      z.looseObject({ type: z.literal("reasoning") }),
       z.looseObject({ type: z.literal("message"), content: z.array(z.union([text, refusal])) }),
       z.looseObject({ type: z.literal("function_call"), call_id: z.string(), name: z.string(), arguments: z.string() }),
     ]),
