@@ -1,4 +1,5 @@
 import { createParser, type EventSourceParser } from "eventsource-parser";
+import { scanJson } from "./exact-json";
 
 /**
  * The part both stream assemblers share: server-sent events from raw bytes
@@ -8,7 +9,7 @@ import { createParser, type EventSourceParser } from "eventsource-parser";
  */
 export abstract class JsonEventStream<E> {
   private readonly decoder = new TextDecoder();
-  private readonly parser: EventSourceParser = createParser({ onEvent: (event) => this.onData(event.data) });
+  private readonly parser: EventSourceParser = createParser({ onEvent: (event) => this.onData(event.data, event.event) });
   protected done = false;
   protected failed = false;
 
@@ -26,11 +27,27 @@ export abstract class JsonEventStream<E> {
     return false;
   }
 
+  /** Whether an event of this name fails the stream whatever its data (chat's `event: error`); none by default. */
+  protected isFailureEvent(_name: string | undefined): boolean {
+    return false;
+  }
+
+  /**
+   * Whether each event's data must parse to exactly its text (no number a double
+   * cannot hold, no repeated key), else the stream fails: set by an assembler
+   * that records fields as sent. Off by default.
+   */
+  protected readonly exact: boolean = false;
+
   /** One parsed event of a stream that is neither done nor failed. */
   protected abstract onEvent(event: E): void;
 
-  private onData(data: string): void {
+  private onData(data: string, name: string | undefined): void {
     if (this.done || this.failed) return;
+    if (this.isFailureEvent(name)) {
+      this.failed = true;
+      return;
+    }
     if (this.isEndMarker(data)) {
       this.done = true;
       return;
@@ -39,6 +56,10 @@ export abstract class JsonEventStream<E> {
     try {
       event = JSON.parse(data) as E;
     } catch {
+      this.failed = true;
+      return;
+    }
+    if (this.exact && scanJson(data).lossy !== null) {
       this.failed = true;
       return;
     }

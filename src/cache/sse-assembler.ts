@@ -66,16 +66,29 @@ export class SseAssembler extends JsonEventStream<Chunk> {
   private usage: AssembledCompletion["usage"] = null;
   private readonly envelope = new StreamEnvelope();
 
+  /** Fields of the chunks are recorded as sent (src/cache/envelope.ts): a number or key JSON.parse would change fails the stream. */
+  protected override readonly exact = true;
+
   protected override isEndMarker(data: string): boolean {
     return data.trim() === "[DONE]";
   }
 
+  /** An `event: error` (some OpenAI-compatible servers name their error events) fails the stream, whatever its data. */
+  protected override isFailureEvent(name: string | undefined): boolean {
+    return name === "error";
+  }
+
   protected onEvent(chunk: Chunk): void {
-    if (chunk.error) this.failed = true;
+    // An error, or an object that is not a chunk (vLLM's `{"object": "error", …}`; Azure's prompt filter chunk says "").
+    if (chunk.error || (typeof chunk.object === "string" && chunk.object !== "" && chunk.object !== "chat.completion.chunk")) this.failed = true;
     if (chunk.usage) this.usage = { prompt_tokens: chunk.usage.prompt_tokens ?? 0, completion_tokens: chunk.usage.completion_tokens ?? 0 };
     this.envelope.chunk(chunk);
     for (const choice of chunk.choices ?? []) {
-      if ((choice.index ?? 0) !== 0) continue;
+      // Another choice (`n` > 1 or an upstream that sends several): a hit serves one, so nothing is recorded.
+      if ((choice.index ?? 0) !== 0) {
+        this.failed = true;
+        continue;
+      }
       const delta = choice.delta ?? {};
       this.envelope.choice(choice);
       if (typeof delta.content === "string") {

@@ -20,12 +20,37 @@ interface UpstreamCompletion {
  */
 export function recordingOf(key: RequestKey, message: unknown, finishReason: string | null | undefined, usage: UpstreamCompletion["usage"], rawLength: number, latencyMs: number, envelope?: Envelope): Recording {
   if (!finishReason || !RECORDABLE_FINISH.has(finishReason)) return null;
+  if (finishReason === "length" && cutCall(message)) return null;
   const parsed = chatMessage.safeParse(envelope ? withEnvelope(message, envelope) : message);
   if (!parsed.success || parsed.data.role !== "assistant") return null;
   const answer = keyAnswer(key, parsed.data);
   if (!answer) return null;
   const path = key.path.map((s) => ({ hash: s.hash, parent: s.parent, role: s.message.role, json: s.json }));
   return recordInputOf({ ...key, path }, answer, finishReason, { prompt: usage?.prompt_tokens, completion: usage?.completion_tokens }, rawLength, latencyMs);
+}
+
+/** Whether the JSON text is complete (parses). */
+function isJson(text: unknown): boolean {
+  if (typeof text !== "string") return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether an answer stopped by `length` holds a tool or function call whose arguments are not whole JSON:
+ * the model was cut mid-call, a fragment no agent can run (a retry of the same request would be served
+ * it again). Text cut by `length` is recorded (the model's answer to that `max_tokens`), and so are
+ * arguments that are not JSON in an answer the model finished.
+ */
+function cutCall(message: unknown): boolean {
+  const m = message as { tool_calls?: Array<{ function?: { arguments?: unknown } }> | null; function_call?: { arguments?: unknown } | null } | null | undefined;
+  if (typeof m !== "object" || m === null) return false;
+  if (m.function_call && !isJson(m.function_call.arguments)) return true;
+  return Array.isArray(m.tool_calls) && m.tool_calls.some((call) => !isJson(call?.function?.arguments));
 }
 
 /**
@@ -36,7 +61,9 @@ export function recordingOf(key: RequestKey, message: unknown, finishReason: str
 function isCleanCompletion(json: UpstreamCompletion): boolean {
   if (typeof json !== "object" || json === null || Array.isArray(json)) return false;
   if (json.error !== undefined && json.error !== null) return false;
-  return Array.isArray(json.choices) && (json.object === undefined || json.object === "chat.completion");
+  // One choice, index 0: a hit serves one, so an answer with several (an upstream that ignores `n`) is not recorded.
+  if (!Array.isArray(json.choices) || json.choices.length !== 1 || (json.choices[0]?.index ?? 0) !== 0) return false;
+  return json.object === undefined || json.object === "chat.completion";
 }
 
 /** Reads chat-completions answers (a `chat.completion` or its chunk stream) into recordings. */
