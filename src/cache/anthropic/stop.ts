@@ -19,3 +19,13 @@ export function decodeStop(finishReason: string): { stop_reason: string; stop_se
   if (finishReason.startsWith(SEQUENCE_PREFIX)) return { stop_reason: "stop_sequence", stop_sequence: finishReason.slice(SEQUENCE_PREFIX.length) };
   return { stop_reason: finishReason, stop_sequence: null };
 }
+
+/**
+ * Whether `max_tokens` stopped the answer inside a tool call (its last block): the API sends the call it had
+ * begun, its input partial or `{}` (streamed, its `partial_json` cut anywhere, even where it parses), so a hit
+ * would hand the agent a call the model never finished. Such an answer is never recorded; a text cut by
+ * `max_tokens` is (the limit is in the frame).
+ */
+export function cutInToolCall(stopReason: string | null | undefined, content: string | ReadonlyArray<{ type: string }>): boolean {
+  return stopReason === "max_tokens" && typeof content !== "string" && content.at(-1)?.type === "tool_use";
+}

@@ -1,6 +1,6 @@
 import { keyAnthropicAnswer, type AnthropicKey } from "../../cache/anthropic/key";
 import { anthropicMessage } from "../../cache/anthropic/schema";
-import { encodeStop } from "../../cache/anthropic/stop";
+import { cutInToolCall, encodeStop } from "../../cache/anthropic/stop";
 import { recordInputOf } from "../../store/record";
 import type { Recording } from "../generation";
 
@@ -12,7 +12,8 @@ export interface MessagesUsage {
 
 /**
  * Builds the record of a Messages generation, or null when the answer is
- * incomplete (`pause_turn`, `refusal`, no stop reason) or not cacheable.
+ * incomplete (`pause_turn`, `refusal`, no stop reason, a tool call cut by
+ * `max_tokens`) or not cacheable.
  * `inputTexts` are the tool inputs as the model wrote them (see keyAnthropicAnswer).
  */
 export function recordingOfMessage(
@@ -28,6 +29,7 @@ export function recordingOfMessage(
   if (!finishReason) return null;
   const parsed = anthropicMessage.safeParse(message);
   if (!parsed.success || parsed.data.role !== "assistant") return null;
+  if (cutInToolCall(stop.reason, parsed.data.content)) return null;
   const answer = keyAnthropicAnswer(key, parsed.data, inputTexts);
   if (!answer) return null;
   const path = key.path.map((s) => ({ hash: s.hash, parent: s.parent, role: s.role, json: s.json }));
