@@ -39,6 +39,20 @@ export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([CHOICE_KEY, RESPONSE_
 
 type Fields = Record<string, unknown>;
 
+/**
+ * A stored message split into the message itself and its envelope keys as
+ * stored (undefined: none). What a learned template compares and renders is
+ * the message; the envelope describes one response (Groq's `x_groq.id`
+ * differs on every one), so it never decides a template's shape or evidence.
+ */
+export function splitEnvelope(message: CanonicalMessage): { message: CanonicalMessage; envelope: Fields | undefined } {
+  if (![...ENVELOPE_KEYS].some((key) => key in message)) return { message, envelope: undefined };
+  const rest: Fields = {};
+  const envelope: Fields = {};
+  for (const [key, value] of Object.entries(message)) (ENVELOPE_KEYS.has(key) ? envelope : rest)[key] = value;
+  return { message: rest as CanonicalMessage, envelope };
+}
+
 /** The choice's and the response's recorded fields, and the response fields a streamed hit sends once. */
 export interface Envelope {
   choice: Fields;

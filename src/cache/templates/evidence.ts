@@ -1,4 +1,5 @@
 import { canonicalJson } from "../canonical";
+import { splitEnvelope } from "../envelope";
 import type { CanonicalMessage } from "../messages";
 import type { Trajectory, LearnedTemplate } from "./induce";
 import { decompose, type Decomposed } from "./leaves";
@@ -20,7 +21,8 @@ function typesFit(slots: readonly Slot[], binding: Binding): boolean {
 }
 
 function sameAnswer(rendered: CanonicalMessage | null, answer: CanonicalMessage): boolean {
-  return rendered !== null && canonicalJson(rendered) === canonicalJson(answer);
+  // The message decides; the envelopes of two responses differ (splitEnvelope).
+  return rendered !== null && canonicalJson(splitEnvelope(rendered).message) === canonicalJson(splitEnvelope(answer).message);
 }
 
 /** Adds one confirming value to a slot; false when it would cross a fence. */

@@ -1,4 +1,5 @@
 import { canonicalJson } from "../canonical";
+import { splitEnvelope } from "../envelope";
 import { digest } from "../hash";
 import type { CanonicalMessage } from "../messages";
 import { decompose, type Decomposed } from "./leaves";
@@ -133,7 +134,8 @@ export function induce(a: Trajectory, b: Trajectory): LearnedTemplate | null {
     const answer = alignAnswer(decompose(a.answer), decompose(b.answer), table);
     const roles = [...a.messages.slice(k).map((m) => m.role), "assistant"];
     if (!everySlotCopied(roles, [...suffix, answer], table.slots)) return null;
-    const pattern: TemplatePattern = { anchorDepth: k, suffix, answer: { ...answer, ...a.meta } };
+    const { envelope } = splitEnvelope(a.answer);
+    const pattern: TemplatePattern = { anchorDepth: k, suffix, answer: { ...answer, ...a.meta, ...(envelope ? { envelope } : {}) } };
     const lookupKey = lookupKeys(a.root, a.hashes, skeletonDigests(all)).find((x) => x.depth === k)?.key;
     if (!lookupKey || table.slots.length === 0) return null;
     const bindingA = table.slots.map((s) => s.values[0]);

@@ -19,7 +19,14 @@ export interface TemplatePattern {
   /** Messages before the suffix (the anchor h_k is at this depth; 0 is the tree root). */
   anchorDepth: number;
   suffix: MessagePattern[];
-  answer: MessagePattern & { finishReason: string; promptTokens: number; completionTokens: number; latencyMs: number };
+  answer: MessagePattern & {
+    finishReason: string;
+    promptTokens: number;
+    completionTokens: number;
+    latencyMs: number;
+    /** The envelope of the answer it was learned from (src/cache/envelope.ts), which its answers carry; none in templates learned before. */
+    envelope?: Record<string, unknown>;
+  };
 }
 
 /** What is known of one slot: its type, the values and shapes seen, the range confirmed and its fences. */
@@ -141,10 +148,11 @@ export function isConfirmed(state: TemplateState, minBindings: number): boolean 
 
 /** The answer a template renders for slot values, or null when a value cannot stand where the answer needs it. */
 export function renderAnswer(pattern: TemplatePattern, values: readonly string[]): CanonicalMessage | null {
-  return compose(
+  const message = compose(
     pattern.answer.skeleton,
     pattern.answer.refs.map((ref) => (typeof ref === "string" ? ref : values[ref])),
   );
+  return message && pattern.answer.envelope ? { ...message, ...pattern.answer.envelope } : message;
 }
 
 /** The digest of one binding (the slot values, in order). */

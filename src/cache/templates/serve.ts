@@ -1,4 +1,5 @@
 import { canonicalJson } from "../canonical";
+import { splitEnvelope } from "../envelope";
 import type { CanonicalMessage } from "../messages";
 import type { LearnedTemplate } from "./induce";
 import { bind, isConfirmed, refusal, renderAnswer } from "./learned";
@@ -21,7 +22,8 @@ export function serveLearned(candidates: readonly LearnedTemplate[], parts: read
     if (!binding || refusal(template.state, binding) !== null) continue;
     const message = renderAnswer(template.pattern, binding.values);
     if (!message) continue;
-    const json = canonicalJson(message);
+    // Two templates that render one message agree, whatever envelope each carries (the first one's is served).
+    const json = canonicalJson(splitEnvelope(message).message);
     if (chosen && chosen.json !== json) return null;
     chosen ??= { json, message, template };
   }
