@@ -45,7 +45,7 @@ export async function recordedGemini(model: string, body: unknown, init: GeminiI
 }
 
 /** What the stubbed Gemini upstream answers: a JSON body, SSE chunks (`data:` payloads, each an object or raw text; `cut`: the connection breaks after them), or raw bytes. */
-export type GeminiStubReply = { json: unknown; status?: number } | { sse: unknown[]; cut?: boolean } | { text: string; contentType?: string };
+export type GeminiStubReply = ({ json: unknown; status?: number } | { sse: unknown[]; cut?: boolean } | { text: string; contentType?: string }) & { delayMs?: number };
 
 /**
  * Runs `fn` while `GEMINI_BASE_URL` answers with `reply` (verbatim: the shapes the scripted model never
@@ -64,6 +64,7 @@ export async function withGeminiUpstream<T>(reply: GeminiStubReply | ((body: Rec
     const body = JSON.parse(await request.text()) as Record<string, unknown>;
     calls.push(body);
     const r = typeof reply === "function" ? reply(body, url) : reply;
+    if (r.delayMs) await new Promise((resolve) => setTimeout(resolve, r.delayMs));
     if ("json" in r) return Response.json(r.json, { status: r.status ?? 200 });
     if ("sse" in r) {
       const bytes = new TextEncoder().encode(r.sse.map((d) => `data: ${typeof d === "string" ? d : JSON.stringify(d)}\r\n\r\n`).join(""));
