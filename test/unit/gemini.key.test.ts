@@ -38,13 +38,14 @@ describe("Gemini keying", () => {
     expect(keyOf({}).frameJson).toContain('"muscle-mem:api":"gemini"');
   });
 
-  it("Should bypass server-side tools, cachedContent, several candidates, media and thoughts", () => {
+  it("Should bypass server-side tools, cachedContent, several candidates and media, and key thoughts", () => {
     expect(keyed({ tools: [{ googleSearch: {} }] })).toEqual({ ok: false, bypass: "server-side tool googleSearch" });
     expect(keyed({ tools: [{ codeExecution: {} }] })).toEqual({ ok: false, bypass: "server-side tool codeExecution" });
     expect(keyed({ cachedContent: "cachedContents/1" })).toEqual({ ok: false, bypass: "cachedContent" });
     expect(keyed({ generationConfig: { candidateCount: 2 } })).toEqual({ ok: false, bypass: "candidateCount > 1" });
     expect(keyed({ contents: [{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "AA" } }] }] })).toEqual({ ok: false, bypass: "inlineData part" });
-    expect(keyed({ contents: [{ role: "model", parts: [{ text: "hmm", thought: true }] }] })).toEqual({ ok: false, bypass: "thought part" });
+    // A thought summary sent back is a text part keyed with its flag (test/unit/gemini-thoughts.test.ts).
+    expect(keyed({ contents: [{ role: "model", parts: [{ text: "hmm", thought: true }] }] })).toMatchObject({ ok: true });
   });
 
   it("Should pass a function result sent as role function (earlier clients) to the model, not refuse it", () => {

@@ -9,8 +9,12 @@ type Fail = CanonicalError;
 const uncacheable = (reason: string): Fail => ({ kind: "uncacheable", reason });
 const isFail = (value: unknown): value is Fail => typeof value === "object" && value !== null && "kind" in value;
 
-/** Part kinds the upstream runs or the cache cannot replay: images, files, code execution, thoughts. */
-const UNCACHEABLE = ["inlineData", "fileData", "executableCode", "codeExecutionResult", "thought", "videoMetadata", "toolCall", "toolResponse"];
+/**
+ * Part kinds the upstream runs or the cache cannot replay: images, files, code execution. A thought
+ * summary (`{text, thought: true}`, with `includeThoughts`) is a text part: its flag and signature are
+ * keyed with its text, recorded and served as the model sent them.
+ */
+const UNCACHEABLE = ["inlineData", "fileData", "executableCode", "codeExecutionResult", "videoMetadata", "toolCall", "toolResponse"];
 
 /** The fields of a content the node keeps. */
 const CONTENT_FIELDS: ReadonlySet<string> = new Set(["role", "parts"]);
