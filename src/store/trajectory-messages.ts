@@ -1,3 +1,4 @@
+import { ANTHROPIC_ENVELOPE_KEYS } from "../cache/anthropic/envelope";
 import type { CanonicalMessage } from "../cache/messages";
 import { trajectoryFormatOf } from "./trajectory-lines-by-api";
 
@@ -36,10 +37,14 @@ function isAnthropicStored(message: unknown): message is AnthropicStoredMessage 
  * (tool-call ids stay ordinals, `call_0`, …, which are valid ids and key the
  * same nodes when the list is sent again or imported), or, for a tree
  * recorded through `/v1/messages`, the Anthropic message as stored (ids
- * `toolu_0`, …).
+ * `toolu_0`, …), with what a recorded answer carried around its content
+ * (src/cache/anthropic/envelope.ts), which an import stores back.
  */
 export function trajectoryMessageOf(message: CanonicalMessage | AnthropicStoredMessage): TrajectoryMessage {
-  if (isAnthropicStored(message)) return { role: message.role, content: message.content.map(anthropicBlockOf) };
+  if (isAnthropicStored(message)) {
+    const around = Object.entries(message).filter(([k]) => ANTHROPIC_ENVELOPE_KEYS.has(k));
+    return { role: message.role, content: message.content.map(anthropicBlockOf), ...Object.fromEntries(around) };
+  }
   return openAIMessageOf(message);
 }
 

@@ -1,4 +1,5 @@
 import type { StoredAnswer } from "../answer";
+import { anthropicEnvelopeOf, deltaUsage, finalFields, messageUsage, streamedFields, type AnthropicEnvelope } from "./envelope";
 import { storedAnthropicMessage, type AnthropicCanonicalMessage } from "./schema";
 import { decodeStop } from "./stop";
 
@@ -9,6 +10,8 @@ export interface AnthropicAnswer {
   finishReason: string;
   promptTokens: number;
   completionTokens: number;
+  /** What the model sent around the content (./envelope.ts); null for an answer recorded without. */
+  envelope?: AnthropicEnvelope | null;
 }
 
 /** Validated answers by stored object: a hot-cache hit serves the same object again without re-validating. */
@@ -20,7 +23,8 @@ export function anthropicAnswerOf(answer: StoredAnswer): AnthropicAnswer | null 
   if (known !== undefined) return known;
   const parsed = storedAnthropicMessage.safeParse(answer.message as unknown);
   const { hash, finishReason, promptTokens, completionTokens } = answer;
-  const result = parsed.success && parsed.data.role === "assistant" ? { hash, message: parsed.data as AnthropicCanonicalMessage, finishReason, promptTokens, completionTokens } : null;
+  const envelope = parsed.success ? anthropicEnvelopeOf(answer.message as Record<string, unknown>) : null;
+  const result = parsed.success && parsed.data.role === "assistant" ? { hash, message: parsed.data as AnthropicCanonicalMessage, finishReason, promptTokens, completionTokens, envelope } : null;
   validated.set(answer, result);
   return result;
 }
@@ -56,17 +60,22 @@ function servedBlocks(answer: AnthropicAnswer): ServedBlock[] {
   return out;
 }
 
-function usageOf(answer: AnthropicAnswer, outputTokens = answer.completionTokens) {
-  return { input_tokens: answer.promptTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens };
-}
+type Fields = Record<string, unknown>;
 
-function messageShell(answer: AnthropicAnswer, ctx: AnthropicRenderContext, content: unknown[], stop: { stop_reason: string | null; stop_sequence: string | null }, outputTokens?: number) {
-  return { id: ctx.id, type: "message", role: "assistant", model: ctx.model, content, ...stop, usage: usageOf(answer, outputTokens) };
+/**
+ * The message around `content`: the hit's id and the requested model, the stop fields given, the recorded
+ * fields (`fields`, which never replace these) and usage with the hit's counts and the recorded other fields.
+ */
+function messageShell(ctx: AnthropicRenderContext, content: unknown[], stop: { stop_reason: string | null; stop_sequence: string | null }, fields: Fields, usage: Fields) {
+  const { usage: _stored, ...rest } = fields;
+  return { id: ctx.id, type: "message", role: "assistant", model: ctx.model, content, ...stop, ...rest, ...stop, usage };
 }
 
 /** A `message` object for a served answer, as the Messages API shapes it. */
 export function renderMessage(answer: AnthropicAnswer, ctx: AnthropicRenderContext): Record<string, unknown> {
-  return messageShell(answer, ctx, servedBlocks(answer).map((b) => b.block), decodeStop(answer.finishReason));
+  const fields = answer.envelope ? finalFields(answer.envelope) : {};
+  const usage = messageUsage(fields.usage, { input: answer.promptTokens, output: answer.completionTokens });
+  return messageShell(ctx, servedBlocks(answer).map((b) => b.block), decodeStop(answer.finishReason), fields, usage);
 }
 
 function event(type: string, data: Record<string, unknown>): string {
@@ -80,7 +89,9 @@ function event(type: string, data: Record<string, unknown>): string {
  * and `content_block_stop`, then `message_delta` (stop reason, usage) and `message_stop`.
  */
 export function renderEventStream(answer: AnthropicAnswer, ctx: AnthropicRenderContext): string {
-  let out = event("message_start", { message: messageShell(answer, ctx, [], { stop_reason: null, stop_sequence: null }, 1) });
+  const fields = answer.envelope ? streamedFields(answer.envelope) : { start: {}, delta: { top: {}, delta: {}, usage: {} } };
+  const counts = { input: answer.promptTokens, output: answer.completionTokens };
+  let out = event("message_start", { message: messageShell(ctx, [], { stop_reason: null, stop_sequence: null }, fields.start, messageUsage(fields.start.usage, { ...counts, output: 1 })) });
   out += event("ping", {});
   servedBlocks(answer).forEach((served, index) => {
     if (served.type === "text") {
@@ -93,6 +104,8 @@ export function renderEventStream(answer: AnthropicAnswer, ctx: AnthropicRenderC
     }
     out += event("content_block_stop", { index });
   });
-  out += event("message_delta", { delta: decodeStop(answer.finishReason), usage: { output_tokens: answer.completionTokens } });
+  const { top, delta, usage } = fields.delta;
+  const stop = decodeStop(answer.finishReason);
+  out += event("message_delta", { ...top, delta: { ...stop, ...delta, ...stop }, usage: deltaUsage(usage, counts) });
   return out + event("message_stop", {});
 }

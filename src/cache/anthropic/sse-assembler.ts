@@ -1,6 +1,6 @@
 import { scanJson } from "../exact-json";
-import { onlyFields } from "../fields";
 import { JsonEventStream } from "../json-event-stream";
+import { deltaFieldsOf, messageFieldsOf, setsUnrecordable, type AnthropicEnvelope } from "./envelope";
 
 /**
  * A block being assembled: text, or a tool call whose input arrives as JSON fragments. `extra`: the other
@@ -15,15 +15,6 @@ type AssembledBlock = ({ type: "text"; text: string } | { type: "tool_use"; id: 
 /** Fields of a `content_block_start` the assembler reads (`input` is `{}` there: it streams as `partial_json`). */
 const START_FIELDS = new Set(["type", "text", "id", "name", "input"]);
 
-/**
- * The fields of a `message` a hit sends (its own id and model, the recorded content, stop and usage).
- * Any other (`container`, `context_management`, …) a replay would drop: such an answer is not recorded.
- */
-export const MESSAGE_FIELDS: ReadonlySet<string> = new Set(["id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"]);
-
-/** The fields of a `message_delta`'s delta a hit sends. */
-const MESSAGE_DELTA_FIELDS: ReadonlySet<string> = new Set(["stop_reason", "stop_sequence"]);
-
 /** What a complete Messages event stream assembles into. */
 export interface AssembledMessage {
   message: { role: "assistant"; content: AssembledBlock[] };
@@ -32,6 +23,8 @@ export interface AssembledMessage {
   stopReason: string;
   stopSequence: string | null;
   usage: { input_tokens: number; output_tokens: number } | null;
+  /** What `message_start` and `message_delta` carried around the content (./envelope.ts). */
+  envelope: AnthropicEnvelope;
 }
 
 interface StreamEvent {
@@ -47,8 +40,9 @@ interface StreamEvent {
  * Assembles a streamed Messages answer from raw bytes cut anywhere. `result()`
  * is null unless the stream ended with `message_stop`, carried no `error`
  * event and held only text and `tool_use` blocks (thinking, citations and
- * server tools make an answer unrecordable), and no message field a replay
- * would drop (`container`, …).
+ * server tools make an answer unrecordable), and set no `container` or
+ * `context_management` (./envelope.ts). Every event's data must parse to
+ * exactly its text: the message's other fields are recorded as sent.
  */
 export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   private readonly blocks: Block[] = [];
@@ -56,11 +50,14 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   private stopSequence: string | null = null;
   private inputTokens: number | null = null;
   private outputTokens: number | null = null;
+  private readonly envelope: AnthropicEnvelope = { message: {}, delta: { top: {}, delta: {}, usage: {} } };
+  protected override readonly exact = true;
 
   protected onEvent(event: StreamEvent): void {
     switch (event.type) {
       case "message_start":
-        if (event.message && !onlyFields(event.message, MESSAGE_FIELDS)) this.failed = true;
+        if (setsUnrecordable(event.message)) this.failed = true;
+        if (event.message) this.envelope.message = messageFieldsOf(event.message);
         this.inputTokens = event.message?.usage?.input_tokens ?? null;
         this.outputTokens = event.message?.usage?.output_tokens ?? null;
         return;
@@ -69,7 +66,8 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
       case "content_block_delta":
         return this.delta(event);
       case "message_delta":
-        if (event.delta && !onlyFields(event.delta, MESSAGE_DELTA_FIELDS)) this.failed = true;
+        if (setsUnrecordable(event.delta) || setsUnrecordable(event)) this.failed = true;
+        this.keepDelta(event);
         this.stopReason = event.delta?.stop_reason ?? this.stopReason;
         this.stopSequence = event.delta?.stop_sequence ?? this.stopSequence;
         if (typeof event.usage?.output_tokens === "number") this.outputTokens = event.usage.output_tokens;
@@ -104,6 +102,13 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
     else this.failed = true;
   }
 
+  /** A `message_delta`'s fields, over those of an earlier one (the API sends one). */
+  private keepDelta(event: StreamEvent): void {
+    const kept = this.envelope.delta ?? { top: {}, delta: {}, usage: {} };
+    const fields = deltaFieldsOf(event as Record<string, unknown>);
+    this.envelope.delta = { top: { ...kept.top, ...fields.top }, delta: { ...kept.delta, ...fields.delta }, usage: { ...kept.usage, ...fields.usage } };
+  }
+
   private delta(event: StreamEvent): void {
     const block = this.blocks[event.index ?? -1];
     const delta = event.delta;
@@ -136,6 +141,6 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
       inputTexts.push(text);
     }
     const usage = this.inputTokens === null || this.outputTokens === null ? null : { input_tokens: this.inputTokens, output_tokens: this.outputTokens };
-    return { message: { role: "assistant", content }, inputTexts, stopReason: this.stopReason, stopSequence: this.stopSequence, usage };
+    return { message: { role: "assistant", content }, inputTexts, stopReason: this.stopReason, stopSequence: this.stopSequence, usage, envelope: this.envelope };
   }
 }

@@ -1,6 +1,6 @@
 import type { AnthropicKey } from "../../cache/anthropic/key";
-import { AnthropicSseAssembler, MESSAGE_FIELDS } from "../../cache/anthropic/sse-assembler";
-import { onlyFields } from "../../cache/fields";
+import { messageFieldsOf, setsUnrecordable } from "../../cache/anthropic/envelope";
+import { AnthropicSseAssembler } from "../../cache/anthropic/sse-assembler";
 import { scanJson } from "../../cache/exact-json";
 import type { AnswerReader } from "../generation";
 import { recordingOfMessage, type MessagesUsage } from "./record";
@@ -41,10 +41,11 @@ export function messagesAnswerReader(key: AnthropicKey, rawLength: number): Answ
       // Only a plain `message` whose numbers and keys JSON.parse kept exactly is recorded.
       if (typeof json !== "object" || json === null || (json.error !== undefined && json.error !== null) || (json.type !== undefined && json.type !== "message")) return null;
       if (scanJson(text).lossy !== null) return null;
-      // A field a hit would not send back (`container`, …): the answer is relayed, not recorded.
-      if (!onlyFields(json, MESSAGE_FIELDS)) return null;
+      // A container or context edits upstream: the answer is relayed, not recorded. Its other fields are kept.
+      if (setsUnrecordable(json)) return null;
       const message = { role: json.role, content: json.content };
-      return recordingOfMessage(key, message, { reason: json.stop_reason, sequence: json.stop_sequence }, json.usage, rawLength, latencyMs, inputTextsOf(json.content));
+      const envelope = { message: messageFieldsOf(json as Record<string, unknown>) };
+      return recordingOfMessage(key, message, { reason: json.stop_reason, sequence: json.stop_sequence }, json.usage, rawLength, latencyMs, inputTextsOf(json.content), envelope);
     },
     stream() {
       const assembler = new AnthropicSseAssembler();
@@ -53,7 +54,7 @@ export function messagesAnswerReader(key: AnthropicKey, rawLength: number): Answ
         finish: (latencyMs) => {
           const result = assembler.result();
           if (!result) return null;
-          return recordingOfMessage(key, result.message, { reason: result.stopReason, sequence: result.stopSequence }, result.usage, rawLength, latencyMs, result.inputTexts);
+          return recordingOfMessage(key, result.message, { reason: result.stopReason, sequence: result.stopSequence }, result.usage, rawLength, latencyMs, result.inputTexts, result.envelope);
         },
       };
     },

@@ -1,3 +1,5 @@
+import { canonicalJson } from "../../cache/canonical";
+import { envelopeKeysOf, type AnthropicEnvelope } from "../../cache/anthropic/envelope";
 import { keyAnthropicAnswer, type AnthropicKey } from "../../cache/anthropic/key";
 import { anthropicMessage } from "../../cache/anthropic/schema";
 import { cutInToolCall, encodeStop } from "../../cache/anthropic/stop";
@@ -14,7 +16,8 @@ export interface MessagesUsage {
  * Builds the record of a Messages generation, or null when the answer is
  * incomplete (`pause_turn`, `refusal`, no stop reason, a tool call cut by
  * `max_tokens`) or not cacheable.
- * `inputTexts` are the tool inputs as the model wrote them (see keyAnthropicAnswer).
+ * `inputTexts` are the tool inputs as the model wrote them (see keyAnthropicAnswer); `envelope`, what the
+ * message carried around its content, is stored beside it, outside the hash (src/cache/anthropic/envelope.ts).
  */
 export function recordingOfMessage(
   key: AnthropicKey,
@@ -24,6 +27,7 @@ export function recordingOfMessage(
   rawLength: number,
   latencyMs: number,
   inputTexts: ReadonlyArray<string | undefined> = [],
+  envelope: AnthropicEnvelope = { message: {} },
 ): Recording {
   const finishReason = encodeStop(stop.reason, stop.sequence);
   if (!finishReason) return null;
@@ -33,5 +37,7 @@ export function recordingOfMessage(
   const answer = keyAnthropicAnswer(key, parsed.data, inputTexts);
   if (!answer) return null;
   const path = key.path.map((s) => ({ hash: s.hash, parent: s.parent, role: s.role, json: s.json }));
-  return recordInputOf({ ...key, path }, answer, finishReason, { prompt: usage?.input_tokens, completion: usage?.output_tokens }, rawLength, latencyMs);
+  const around = envelopeKeysOf(envelope);
+  const stored = Object.keys(around).length > 0 ? { hash: answer.hash, json: canonicalJson({ ...answer.message, ...around }) } : answer;
+  return recordInputOf({ ...key, path }, stored, finishReason, { prompt: usage?.input_tokens, completion: usage?.output_tokens }, rawLength, latencyMs);
 }
