@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { canonicalJson } from "../cache/canonical";
+import { RESPONSE_KEY } from "../cache/envelope";
 import type { KeyScope } from "../cache/provider";
 import { keyResponsesRequest } from "../cache/responses/key";
 import { responsesRequest, type CanonicalOutputItem, type ResponsesNode } from "../cache/responses/schema";
@@ -40,9 +42,18 @@ function outputItemOf(item: CanonicalOutputItem): Record<string, unknown> {
   return { type: "message", role: "assistant", content: contentOf(content, "output_text"), ...extra };
 }
 
-/** One stored node as the `input` items a client sends for it (call ids stay ordinals: `call_0`, …). */
-export function inputItemsOf(node: ResponsesNode): Array<Record<string, unknown>> {
-  if (node.role === "assistant") return node.items.map(outputItemOf);
+/**
+ * One stored node as the `input` items a client sends for it (call ids stay ordinals: `call_0`, …); a recorded
+ * answer's first item carries what the response had around its output under RESPONSE_KEY
+ * (src/cache/responses/envelope.ts), which an import stores back.
+ */
+export function inputItemsOf(node: ResponsesNode & { [RESPONSE_KEY]?: unknown }): Array<Record<string, unknown>> {
+  if (node.role === "assistant") {
+    const items = node.items.map(outputItemOf);
+    const around = node[RESPONSE_KEY];
+    if (around !== undefined && items.length > 0) items[0] = { ...items[0], [RESPONSE_KEY]: around };
+    return items;
+  }
   if (node.role === "tool") {
     const { role: _role, call_id, output, ...extra } = node;
     return [{ type: "function_call_output", call_id, output: typeof output === "string" ? output : output.map((text) => ({ type: "input_text", text })), ...extra }];
@@ -62,6 +73,26 @@ function exportFields(frame: Record<string, unknown>, path: readonly ExportNode[
   return { tools, ...(params ? { params } : {}), input, ...pathAnnotations(path, ["assistant"], (i) => firstItem[i]) };
 }
 
+const envelopeFields = z.record(z.string(), z.unknown());
+
+/** A line's input items without RESPONSE_KEY, and each such envelope by item index; an error text when one is not an object. */
+function splitEnvelopes(input: readonly unknown[]): { input: unknown[]; envelopes: Map<number, Record<string, unknown>> } | { error: string } {
+  const envelopes = new Map<number, Record<string, unknown>>();
+  const out: unknown[] = [];
+  for (const [i, item] of input.entries()) {
+    if (typeof item !== "object" || item === null || !(RESPONSE_KEY in item)) {
+      out.push(item);
+      continue;
+    }
+    const { [RESPONSE_KEY]: value, ...rest } = item as Record<string, unknown>;
+    const parsed = envelopeFields.safeParse(value);
+    if (!parsed.success) return { error: `input[${i}]["${RESPONSE_KEY}"] must be an object` };
+    envelopes.set(i, parsed.data);
+    out.push(rest);
+  }
+  return { input: out, envelopes };
+}
+
 /**
  * Keys a Responses line exactly as `POST /v1/responses` keys `{...params,
  * model, tools, input}` (keyResponsesRequest): every prefix of the path is a
@@ -72,7 +103,10 @@ function exportFields(frame: Record<string, unknown>, path: readonly ExportNode[
 function keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string } {
   const line = responsesLine.safeParse(json);
   if (!line.success) return { error: issuesText(line.error.issues) };
-  const { model, tools, params, input } = line.data;
+  const { model, tools, params } = line.data;
+  const split = splitEnvelopes(line.data.input);
+  if ("error" in split) return split;
+  const { input } = split;
   const body: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(params)) if (!OWN.includes(k)) body[k] = v;
   const request = responsesRequest.safeParse({ ...body, model, input, ...(tools ? { tools } : {}) });
@@ -88,6 +122,12 @@ function keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string } 
   const scripted = (line.data.scripted_assistant_idx ?? []).map((idx) => nodeOfItem[idx]).filter((i) => i !== undefined);
   const { nodes, answers } = importNodesOf(keyed.key.path, scripted, () => "completed");
   applyUsage(nodes, line.data.answer_usage, (idx) => nodeOfItem[idx]);
+  for (const [idx, around] of split.envelopes) {
+    const node = nodes[nodeOfItem[idx] ?? -1];
+    // Stored as a recording stores it: beside the answer's items, outside the hash (src/cache/responses/key.ts).
+    if (node?.o !== 1) return { error: `input[${idx}]["${RESPONSE_KEY}"]: only a recorded answer carries it` };
+    node.m = canonicalJson({ ...(JSON.parse(node.m) as Record<string, unknown>), [RESPONSE_KEY]: around });
+  }
   return { treeId: keyed.key.treeId, frameJson: keyed.key.frameJson, model, nodes, answers };
 }
 

@@ -52,10 +52,11 @@ export function keyResponsesRequest(
 /**
  * The model's output items as the answer node: call ids numbered after the
  * conversation's, hashed as a child of h_n, stored with the arguments as the
- * model wrote them. Null when the output is not replayable.
+ * model wrote them, and with `around` (what the response carried around its output: ./envelope.ts) beside
+ * them, outside the hash. Null when the output is not replayable.
  */
-export function keyResponsesAnswer(key: ResponsesKey, output: readonly unknown[]): { hash: string; json: string } | null {
+export function keyResponsesAnswer(key: ResponsesKey, output: readonly unknown[], around: Record<string, unknown> = {}): { hash: string; json: string } | null {
   const node = canonicalOutput(output, key.ids.clone());
   if (!node) return null;
-  return { hash: childHash(key.key, canonicalJson(node.hashed)), json: canonicalJson(node.stored) };
+  return { hash: childHash(key.key, canonicalJson(node.hashed)), json: canonicalJson({ ...node.stored, ...around }) };
 }

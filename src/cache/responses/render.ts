@@ -1,4 +1,5 @@
 import type { StoredAnswer } from "../answer";
+import { aroundResponse, servedUsage, storedResponseEnvelope } from "./envelope";
 import { storedResponsesAnswer, type CanonicalOutputItem, type ResponsesRequest } from "./schema";
 
 /** A recorded Responses answer, validated for rendering. */
@@ -7,6 +8,8 @@ export interface ResponsesAnswer {
   items: CanonicalOutputItem[];
   promptTokens: number;
   completionTokens: number;
+  /** What the recorded response carried around its output (./envelope.ts); null for an answer recorded without. */
+  envelope?: Record<string, unknown> | null;
 }
 
 const validated = new WeakMap<StoredAnswer, ResponsesAnswer | null>();
@@ -16,7 +19,9 @@ export function responsesAnswerOf(answer: StoredAnswer): ResponsesAnswer | null 
   const known = validated.get(answer);
   if (known !== undefined) return known;
   const parsed = storedResponsesAnswer.safeParse(answer.message as unknown);
-  const result = parsed.success ? { hash: answer.hash, items: parsed.data.items as CanonicalOutputItem[], promptTokens: answer.promptTokens, completionTokens: answer.completionTokens } : null;
+  const result = parsed.success
+    ? { hash: answer.hash, items: parsed.data.items as CanonicalOutputItem[], promptTokens: answer.promptTokens, completionTokens: answer.completionTokens, envelope: storedResponseEnvelope(answer.message) }
+    : null;
   validated.set(answer, result);
   return result;
 }
@@ -51,12 +56,6 @@ function servedItems(answer: ResponsesAnswer): Served[] {
   });
 }
 
-function usageOf(answer: ResponsesAnswer) {
-  const input = answer.promptTokens;
-  const output = answer.completionTokens;
-  return { input_tokens: input, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + output };
-}
-
 export interface ResponsesRenderContext {
   /** The response id (`resp_…`). */
   id: string;
@@ -65,11 +64,14 @@ export interface ResponsesRenderContext {
   previousResponseId?: string | null;
 }
 
-/** The `response` object, with the request's parameters echoed the way the API echoes them. */
-function responseShell(body: ResponsesRequest, ctx: ResponsesRenderContext, status: string, output: Served[], usage: unknown): Served {
+/**
+ * The `response` object: the request's parameters echoed the way the API echoes them (with the API's
+ * defaults), under the recorded response's fields and this request's echo fields (./envelope.ts).
+ */
+function responseShell(answer: ResponsesAnswer, body: ResponsesRequest, ctx: ResponsesRenderContext, status: string, output: Served[], usage: unknown): Served {
   const b = body as Record<string, unknown>;
   const or = (key: string, fallback: unknown) => (b[key] === undefined || b[key] === null ? fallback : b[key]);
-  return {
+  const base = {
     id: ctx.id,
     object: "response",
     created_at: ctx.createdAt,
@@ -95,11 +97,12 @@ function responseShell(body: ResponsesRequest, ctx: ResponsesRenderContext, stat
     user: or("user", null),
     metadata: or("metadata", {}),
   };
+  return aroundResponse(base, answer.envelope ?? null, body, ctx.previousResponseId ?? null, status === "completed" ? ctx.createdAt : null);
 }
 
 /** A served answer as the API's JSON `response`. */
 export function renderResponse(answer: ResponsesAnswer, body: ResponsesRequest, ctx: ResponsesRenderContext): Served {
-  return responseShell(body, ctx, "completed", servedItems(answer), usageOf(answer));
+  return responseShell(answer, body, ctx, "completed", servedItems(answer), servedUsage(answer.envelope ?? null, answer.promptTokens, answer.completionTokens));
 }
 
 /**
@@ -132,7 +135,7 @@ export function renderResponseEvents(answer: ResponsesAnswer, body: ResponsesReq
   const send = (type: string, data: Served) => {
     out += `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`;
   };
-  const pending = responseShell(body, ctx, "in_progress", [], null);
+  const pending = responseShell(answer, body, ctx, "in_progress", [], null);
   send("response.created", { response: pending });
   send("response.in_progress", { response: pending });
   servedItems(answer).forEach((item, output_index) => {

@@ -9,10 +9,12 @@ interface StreamEvent {
  * Reads a streamed Responses answer from raw bytes cut anywhere: the
  * `response.completed` event carries the whole response. `result()` is null
  * unless the stream reached it without `error`, `response.failed` or
- * `response.incomplete`.
+ * `response.incomplete`, and with every event's data exactly what JSON.parse read.
  */
 export class ResponsesStreamReader extends JsonEventStream<StreamEvent> {
   private response: unknown = null;
+  /** The completed response's fields are recorded as sent (src/cache/responses/envelope.ts). */
+  protected override readonly exact = true;
 
   protected onEvent(event: StreamEvent): void {
     if (event.type === "response.completed") {

@@ -1,4 +1,6 @@
 import type { ProviderAdapter, ProviderRecording, UpstreamReader } from "../../cache/provider";
+import { responseEnvelopeOf } from "../../cache/responses/envelope";
+import { scanJson } from "../../cache/exact-json";
 import { keyResponsesAnswer, keyResponsesRequest, type ResponsesKey } from "../../cache/responses/key";
 import { renderResponse, renderResponseEvents, responsesAnswerOf, type ResponsesAnswer } from "../../cache/responses/render";
 import { responsesRequest, type ResponsesRequest } from "../../cache/responses/schema";
@@ -14,11 +16,14 @@ interface UpstreamResponse {
   usage?: { input_tokens?: number | null; output_tokens?: number | null } | null;
 }
 
-/** The record of a completed response, or null (incomplete, failed, reasoning or server-tool output). */
+/**
+ * The record of a completed response, or null (incomplete, failed, server-tool output); its fields around the
+ * output are stored with the answer (src/cache/responses/envelope.ts).
+ */
 export function recordingOfResponse(key: ResponsesKey, response: unknown, rawLength: number, latencyMs: number): ProviderRecording {
   const r = response as UpstreamResponse | null;
-  if (!r || r.status !== "completed" || !Array.isArray(r.output)) return null;
-  const answer = keyResponsesAnswer(key, r.output);
+  if (!r || typeof r !== "object" || r.status !== "completed" || !Array.isArray(r.output)) return null;
+  const answer = keyResponsesAnswer(key, r.output, responseEnvelopeOf(r as Record<string, unknown>));
   if (!answer) return null;
   return recordInputOf(key, answer, "completed", { prompt: r.usage?.input_tokens, completion: r.usage?.output_tokens }, rawLength, latencyMs);
 }
@@ -27,7 +32,8 @@ function responsesReader(key: ResponsesKey, rawLength: number): UpstreamReader {
   return {
     fromJson(text, latencyMs) {
       try {
-        return recordingOfResponse(key, JSON.parse(text), rawLength, latencyMs);
+        // Its fields are recorded as sent: a number or a repeated key JSON.parse would change keeps it out.
+        return scanJson(text).lossy === null ? recordingOfResponse(key, JSON.parse(text), rawLength, latencyMs) : null;
       } catch {
         return null;
       }
