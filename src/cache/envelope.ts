@@ -94,7 +94,8 @@ export function envelopeOf(message: CanonicalMessage): Envelope {
   const choice = storedFields.safeParse(message[CHOICE_KEY]);
   const response = storedFields.safeParse(message[RESPONSE_KEY]);
   const once = storedNames.safeParse(message[ONCE_KEY]);
-  return { choice: choice.success ? choice.data : {}, response: response.success ? response.data : {}, ...(once.success ? { once: once.data } : {}) };
+  // Only what a recording keeps: an imported envelope never names a field a hit renders or renews (the message, the finish reason, ids, usage).
+  return { choice: fieldsBut(choice.success ? choice.data : {}, RENDERED_CHOICE), response: fieldsBut(response.success ? response.data : {}, RENEWED_RESPONSE), ...(once.success ? { once: once.data } : {}) };
 }
 
 /** `to` with the envelope of `from` (a message derived from a stored one, such as a declared template's). */
