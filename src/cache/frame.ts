@@ -52,5 +52,20 @@ export function bypassReason(body: ChatRequest, context?: UpstreamContext): stri
   if (body.modalities?.includes("audio") || (body as { audio?: unknown }).audio) return "audio output";
   const webSearch = (body as { web_search_options?: unknown }).web_search_options;
   if (webSearch !== null && webSearch !== undefined) return "web search";
-  return reservedFieldOf(body, context, OPENAI_FRAME_HEADERS);
+  return reservedFieldOf(body, context, OPENAI_FRAME_HEADERS) ?? reservedMessageField(body, context);
+}
+
+/**
+ * A live request's message carrying a field spelled like a stored answer's envelope
+ * (`muscle-mem:choice`, src/cache/envelope.ts): the hash form leaves those out, so it
+ * would share the answer of the message without it, although the upstream reads (or
+ * rejects) the field. A hit never serves them, so no client echoes them. Imported
+ * lines carry them on purpose (an exported answer's envelope): they pass no context.
+ */
+function reservedMessageField(body: ChatRequest, context: UpstreamContext | undefined): string | null {
+  if (!context || !Array.isArray(body.messages)) return null;
+  for (const message of body.messages) {
+    if (typeof message === "object" && message !== null && Object.keys(message).some((k) => k.startsWith("muscle-mem:"))) return "reserved message field";
+  }
+  return null;
 }
