@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StoredAnswer } from "../../src/cache/answer";
+import { responseEnvelopeOf } from "../../src/cache/responses/envelope";
 import { keyResponsesRequest } from "../../src/cache/responses/key";
 import { renderResponse, renderResponseEvents, responsesAnswerOf } from "../../src/cache/responses/render";
 import type { ResponsesRequest } from "../../src/cache/responses/schema";
@@ -52,6 +53,14 @@ describe("Responses envelope", () => {
     expect((response.output as Array<{ content: unknown[] }>)[0].content).toEqual([{ type: "output_text", annotations: [], logprobs: [], text: "Refunded." }]);
     const created = JSON.parse(renderResponseEvents(answer, body, { id: "resp_mm1", createdAt: 100 }).split("\n")[1].slice(6)) as { response: Record<string, unknown> };
     expect(created.response).toMatchObject({ id: "resp_mm1", status: "in_progress", output: [], usage: null, completed_at: null, metadata: { mine: "yes" } });
+  });
+
+  it("Should store the recorded fields but instructions and tools equal to the keyed request's, and nothing when nothing differs", () => {
+    const instructions = "You are a refund desk. ".repeat(100);
+    const tools = [{ type: "function", name: "get_order", parameters: {}, strict: null }];
+    const response = { id: "r", status: "completed", instructions, tools: [{ ...tools[0], strict: true }], temperature: 1, max_tool_calls: 5, user: "someone", usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: { cached_tokens: 1 }, output_tokens_details: { reasoning_tokens: 0 } } };
+    expect(responseEnvelopeOf(response, { instructions, tools, max_tool_calls: 5 })).toEqual({ "muscle-mem:response": { tools: response.tools, temperature: 1, max_tool_calls: 5, user: null } });
+    expect(responseEnvelopeOf({ id: "r", status: "completed", usage: response.usage })).toEqual({});
   });
 
   it("Should not record a JSON response whose text JSON.parse would change", () => {

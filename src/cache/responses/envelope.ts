@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { canonicalJson } from "../canonical";
 import { RESPONSE_KEY } from "../envelope";
 import type { ResponsesRequest } from "./schema";
 
@@ -21,7 +22,9 @@ import type { ResponsesRequest } from "./schema";
  *   other usage field as recorded.
  * Stored under RESPONSE_KEY in the answer node, outside its hash: the recorded fields, the renewed and echoed
  * ones that the response had as null (their presence; never another request's value), and `usage` as far
- * as it differs from what a hit renders without it. Nothing is stored when nothing differs.
+ * as it differs from what a hit renders without it. `instructions` and `tools` (the large ones) equal to the
+ * keyed request's are not stored either: every request of the tree sends that value, and a hit echoes the
+ * request's. Nothing is stored when nothing differs.
  */
 const RENEWED: ReadonlySet<string> = new Set(["id", "object", "created_at", "completed_at", "status", "error", "incomplete_details", "output", "output_text", "model", "usage"]);
 /** Renewed fields a response may or may not carry: their presence is stored. */
@@ -29,6 +32,9 @@ const RENEWED_IF_PRESENT: ReadonlySet<string> = new Set(["completed_at"]);
 
 /** Request fields the response echoes that are not keyed, and what the API says when the request leaves one out. */
 const ECHOED: Readonly<Record<string, unknown>> = { metadata: {}, user: null, store: true, safety_identifier: null, prompt_cache_key: null, background: false, conversation: null, previous_response_id: null };
+
+/** Fields a hit echoes from the request when nothing else is recorded (src/cache/responses/render.ts), not stored when the recorded value is the request's. */
+const ECHOED_WHEN_SENT: ReadonlySet<string> = new Set(["instructions", "tools"]);
 
 /** Usage's counts, the hit's. */
 const USAGE_COUNTS: ReadonlySet<string> = new Set(["input_tokens", "output_tokens", "total_tokens"]);
@@ -57,13 +63,16 @@ function storedUsage(usage: unknown): Fields {
   return out;
 }
 
-/** The keys the answer node stores beside its items for a completed `response` (none when a hit renders the same without). */
-export function responseEnvelopeOf(response: Fields): Fields {
+/**
+ * The keys the answer node stores beside its items for a completed `response` (none when a hit renders the same
+ * without), given the frame of the request it answered.
+ */
+export function responseEnvelopeOf(response: Fields, frame: Fields = {}): Fields {
   const out: Fields = {};
   for (const [k, v] of Object.entries(response)) {
     if (v === undefined) continue;
     if (k in ECHOED || RENEWED_IF_PRESENT.has(k)) out[k] = null;
-    else if (!RENEWED.has(k)) out[k] = v;
+    else if (!RENEWED.has(k) && !(ECHOED_WHEN_SENT.has(k) && k in frame && canonicalJson(frame[k]) === canonicalJson(v))) out[k] = v;
   }
   const usage = storedUsage(response.usage);
   if (Object.keys(usage).length > 0) out.usage = usage;

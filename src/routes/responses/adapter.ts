@@ -23,7 +23,7 @@ interface UpstreamResponse {
 export function recordingOfResponse(key: ResponsesKey, response: unknown, rawLength: number, latencyMs: number): ProviderRecording {
   const r = response as UpstreamResponse | null;
   if (!r || typeof r !== "object" || r.status !== "completed" || !Array.isArray(r.output)) return null;
-  const answer = keyResponsesAnswer(key, r.output, responseEnvelopeOf(r as Record<string, unknown>));
+  const answer = keyResponsesAnswer(key, r.output, responseEnvelopeOf(r as Record<string, unknown>, JSON.parse(key.frameJson) as Record<string, unknown>));
   if (!answer) return null;
   return recordInputOf(key, answer, "completed", { prompt: r.usage?.input_tokens, completion: r.usage?.output_tokens }, rawLength, latencyMs);
 }
