@@ -29,10 +29,14 @@ export const DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES = 900_000;
 
 const utf8 = new TextEncoder();
 
+/** Whether a stored JSON text is over `maxBytes` in UTF-8 (a UTF-8 byte count is at most 3x the UTF-16 length: what cannot be too large is not encoded). */
+export function overBytes(json: string, maxBytes: number): boolean {
+  return json.length * 3 > maxBytes && utf8.encode(json).byteLength > maxBytes;
+}
+
 /** Why the frame or a message is too large to store as one row, or null (both APIs). */
 export function oversized(frameJson: string, path: ReadonlyArray<Pick<PathStep, "json">>, maxBytes: number): string | null {
-  // A UTF-8 byte count is at most 3x the UTF-16 length: skip encoding what cannot be too large.
-  const tooBig = (json: string) => json.length * 3 > maxBytes && utf8.encode(json).byteLength > maxBytes;
+  const tooBig = (json: string) => overBytes(json, maxBytes);
   if (tooBig(frameJson)) return "frame too large";
   return path.some((step) => tooBig(step.json)) ? "message too large" : null;
 }

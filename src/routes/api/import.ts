@@ -2,6 +2,7 @@ import { z } from "zod";
 import { configOf } from "../../config";
 import { ApiError } from "../../errors";
 import { forgetAnswers } from "../../isolate";
+import { overBytes } from "../../cache/key";
 import type { KeyScope } from "../../cache/provider";
 import { HEX32 } from "../../protocol";
 import type { ImportBatch } from "../../store/import";
@@ -52,6 +53,9 @@ function keyLines(text: string, scope: KeyScope): { lines: number; trees: Map<st
     if (api !== null && !format) throw new ApiError("invalid_request", `${where}: no API named ${JSON.stringify(api)} (params["muscle-mem:api"]).`, where);
     const keyed = format ? format.keyLine(json, scope) : keyLine(parseWith(trajectoryLine, json, where), tenant, namespace);
     if ("error" in keyed) throw new ApiError("invalid_request", `${where}: ${keyed.error}`, where);
+    // The key bounds each message by its hash form; a stored answer also holds what it keeps outside its hash (its envelope), and D1 rejects a row over 1 MB.
+    const tooLarge = keyed.nodes.findIndex((node) => overBytes(node.m, scope.maxMessageBytes));
+    if (tooLarge >= 0) throw new ApiError("invalid_request", `${where}: message ${keyed.nodes[tooLarge].d - 1} is too large to store (over MAX_CACHEABLE_MESSAGE_BYTES, ${scope.maxMessageBytes} bytes, with what it keeps outside its hash).`, where);
     lines++;
     const tree = trees.get(keyed.treeId) ?? { frameJson: keyed.frameJson, model: keyed.model, nodes: new Map() };
     trees.set(keyed.treeId, tree);

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { StoredAnswer } from "../../cache/answer";
+import { overBytes } from "../../cache/key";
 import type { ProviderAdapter, ProviderKey, ProviderRequest, TemplatePlan } from "../../cache/provider";
 import { configOf, type Config } from "../../config";
 import { ApiError } from "../../errors";
@@ -135,7 +136,7 @@ function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: Temp
   const token = claim.role === "leader" ? claim.token : undefined;
   const after = plan.afterRecord;
   const onSettled = (recording: Recording) =>
-    settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, colo: coloCache(config.coloCacheTtlMs), recording, afterRecord: after && ((recorded) => after(recorded, db)) });
+    settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, colo: coloCache(config.coloCacheTtlMs), recording: storable(recording, config.maxCacheableMessageBytes), afterRecord: after && ((recorded) => after(recorded, db)) });
   const target = adapter.upstream(config, request);
   return generate({
     request: c.req.raw,
@@ -152,6 +153,15 @@ function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: Temp
     onSettled,
     waitUntil: (p) => c.executionCtx.waitUntil(p.catch(() => undefined)),
   });
+}
+
+/**
+ * The recording, or null when its answer's stored form is over MAX_CACHEABLE_MESSAGE_BYTES: the key bounds
+ * the path's messages, but an answer also stores what the upstream sent around it (its envelope: vLLM's
+ * `prompt_logprobs`, …), and D1 rejects a row over 1 MB, so such a record would fail on every repeat.
+ */
+function storable(recording: Recording, maxBytes: number): Recording {
+  return recording && overBytes(recording.answer.json, maxBytes) ? null : recording;
 }
 
 /** A request the cache does not key: `only-if-cached` is a 504, anything else goes to the model. */
