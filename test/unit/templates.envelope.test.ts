@@ -57,8 +57,9 @@ describe("learned templates and the answer's envelope", () => {
     expect(served).not.toBeNull();
     const { [RESPONSE_KEY]: envelope, ...message } = served!.message;
     const { [RESPONSE_KEY]: _, ...truth } = request.answer;
+    // The choice's stop_reason, which both answers sent, is served (in `message`); x_groq.id differed between them, so it is not (test/unit/review-templates-envelope.test.ts).
     expect(message).toEqual(truth);
-    expect(envelope).toEqual({ x_groq: { id: "req_01a" } });
+    expect(envelope).toBeUndefined();
   });
 
   it("Should still refute a template whose message the model contradicts, whatever the envelope", () => {

@@ -1,5 +1,5 @@
 import { canonicalJson } from "../canonical";
-import { splitEnvelope } from "../envelope";
+import { CHOICE_KEY, ONCE_KEY, RESPONSE_KEY, splitEnvelope } from "../envelope";
 import { digest } from "../hash";
 import type { CanonicalMessage } from "../messages";
 import { decompose, type Decomposed } from "./leaves";
@@ -114,6 +114,33 @@ function everySlotCopied(roles: readonly string[], patterns: readonly MessagePat
   return slots.every((s) => s.copied);
 }
 
+const isFields = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The envelope a template's answers carry (src/cache/envelope.ts): the choice and response fields both
+ * answers sent with one value. A field that differs describes one response or one prompt (Groq's
+ * `x_groq.id`, vLLM's `prompt_logprobs`, which decodes the prompt, Together's echoed `prompt`, logprobs
+ * of the answer's tokens): served from the first answer, it would describe another request, and no slot
+ * renders it. Undefined when nothing is shared.
+ */
+export function sharedEnvelope(a: CanonicalMessage, b: CanonicalMessage): Record<string, unknown> | undefined {
+  const ea = splitEnvelope(a).envelope;
+  const eb = splitEnvelope(b).envelope;
+  if (!ea || !eb) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of [CHOICE_KEY, RESPONSE_KEY]) {
+    const fa = ea[key];
+    const fb = eb[key];
+    if (!isFields(fa) || !isFields(fb)) continue;
+    const kept = Object.entries(fa).filter(([name, value]) => name in fb && canonicalJson(value) === canonicalJson(fb[name]));
+    if (kept.length > 0) out[key] = Object.fromEntries(kept);
+  }
+  const response = out[RESPONSE_KEY];
+  const once = Array.isArray(ea[ONCE_KEY]) ? (ea[ONCE_KEY] as unknown[]).filter((name) => typeof name === "string" && isFields(response) && name in response) : [];
+  if (once.length > 0) out[ONCE_KEY] = once;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 /**
  * Generalises two sibling trajectories of one tree into a template, or null.
  * The anchor is their deepest common node; every leaf that differs after it
@@ -134,7 +161,7 @@ export function induce(a: Trajectory, b: Trajectory): LearnedTemplate | null {
     const answer = alignAnswer(decompose(a.answer), decompose(b.answer), table);
     const roles = [...a.messages.slice(k).map((m) => m.role), "assistant"];
     if (!everySlotCopied(roles, [...suffix, answer], table.slots)) return null;
-    const { envelope } = splitEnvelope(a.answer);
+    const envelope = sharedEnvelope(a.answer, b.answer);
     const pattern: TemplatePattern = { anchorDepth: k, suffix, answer: { ...answer, ...a.meta, ...(envelope ? { envelope } : {}) } };
     const lookupKey = lookupKeys(a.root, a.hashes, skeletonDigests(all)).find((x) => x.depth === k)?.key;
     if (!lookupKey || table.slots.length === 0) return null;
