@@ -5,6 +5,7 @@ import { childHash, digest, treeIdOf, walk } from "../hash";
 import type { DeclaredKeying, RequestKey } from "../request-key";
 import type { CanonicalMessage } from "../messages";
 import { ambiguityOf, distinctValues, type Bindings } from "./bindings";
+import { unboundEnvelope } from "./declared-envelope";
 import { decompose } from "./leaves";
 import { hasPlaceholderLike, renderArguments, renderMessage, substituteArguments, substituteMessage, textsOf } from "./placeholders";
 import { slotTypeOf } from "./slot-types";
@@ -59,8 +60,8 @@ export function withDeclared(key: RequestKey, bindings: Bindings): RequestKey | 
 export function keyDeclaredAnswer(parent: string, answer: CanonicalMessage, keying: DeclaredKeying): { hash: string; json: string; message: CanonicalMessage } | null {
   const abstracted = abstractAnswer(hashForm(answer), keying);
   if (!abstracted) return null;
-  // What the model sent around the message (src/cache/envelope.ts) is stored with it, never hashed.
-  const stored = keepEnvelope(keepArgumentText(abstracted, answer, keying.bindings), answer);
+  // What the model sent around the message (src/cache/envelope.ts) is stored with it, never hashed, but for the fields that carry a bound value.
+  const stored = keepEnvelope(keepArgumentText(abstracted, answer, keying.bindings), unboundEnvelope(answer, keying.bindings));
   return { hash: childHash(parent, canonicalJson(abstracted)), json: canonicalJson(stored), message: stored };
 }
 
