@@ -42,13 +42,21 @@ export interface PlannedChunk {
 const isPlainText = (p: Served): p is { text: string } => typeof p.text === "string" && Object.keys(p).length === 1;
 
 /**
- * The chunks to serve for `parts` (the recorded parts as served) cut as `layout` says; null when the
- * layout is missing, malformed or does not cover the parts exactly (an imported or older answer:
- * the caller cuts one chunk per part).
+ * Whether the layout's finish reasons are the answer's: at least one chunk names one, and each names
+ * `finishReason`, the one a JSON hit serves (Gemini 1.5 sent it on every chunk).
  */
-export function plannedChunks(layout: unknown, parts: readonly Served[]): PlannedChunk[] | null {
+function finishesAs(layout: readonly ChunkLayout[], finishReason: string): boolean {
+  return layout.some((c) => c.f !== undefined) && layout.every((c) => c.f === undefined || c.f === finishReason);
+}
+
+/**
+ * The chunks to serve for `parts` (the recorded parts as served) cut as `layout` says; null when the
+ * layout is missing, malformed, does not cover the parts exactly or finishes otherwise than the answer
+ * (an imported or older answer: the caller cuts one chunk per part).
+ */
+export function plannedChunks(layout: unknown, parts: readonly Served[], finishReason: string): PlannedChunk[] | null {
   const parsed = layoutSchema.safeParse(layout);
-  if (!parsed.success) return null;
+  if (!parsed.success || !finishesAs(parsed.data, finishReason)) return null;
   let index = 0;
   let offset = 0;
   let metadata: Record<string, unknown> = {};

@@ -80,7 +80,7 @@ const sse = (chunk: Served): string => `data: ${JSON.stringify(chunk)}\r\n\r\n`;
  */
 export function renderGenerateContentStream(answer: GeminiAnswer, ctx: GeminiRenderContext): string {
   const parts = servedParts(answer);
-  const planned = answer.layout === undefined ? null : plannedChunks(answer.layout, parts);
+  const planned = answer.layout === undefined ? null : plannedChunks(answer.layout, parts, answer.finishReason);
   if (planned) {
     return planned
       .map((c, i) => {

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { api, newKey } from "./api-helpers";
+import { gemini } from "./gemini.support";
+import { uniqueModel } from "./helpers";
+
+/**
+ * Review: a streamed Gemini recording keeps how its chunks were cut (muscle-mem:chunks in its candidate
+ * metadata, src/cache/gemini/layout.ts), each chunk with its finish reason. An import stores any layout
+ * that covers the parts; a streamed hit must still end with the answer's finish reason, the one a JSON
+ * hit and the dashboard show, and carry no other.
+ */
+
+type Chunk = { candidates?: Array<{ finishReason?: string }> };
+
+const ndjson = { "content-type": "application/x-ndjson" };
+
+async function streamedFinishes(model: string, ask: unknown, key: string): Promise<Array<string | undefined>> {
+  const res = await gemini(model, ask, { key, stream: true });
+  expect(res.headers.get("muscle-mem-cache")).toBe("hit");
+  const chunks = (await res.text())
+    .split("\r\n\r\n")
+    .filter((e) => e.startsWith("data: "))
+    .map((e) => JSON.parse(e.slice(6)) as Chunk);
+  return chunks.map((c) => c.candidates?.[0]?.finishReason);
+}
+
+describe("review: an imported chunk layout and the answer's finish reason", () => {
+  const layouts: Array<[string, unknown[]]> = [
+    ["names another finish reason", [{ p: [2] }, { p: [4], f: "SAFETY" }]],
+    ["names none", [{ p: [2] }, { p: [4] }]],
+    ["finishes early", [{ p: [2], f: "STOP" }, { p: [4], f: "MAX_TOKENS" }]],
+  ];
+  for (const [what, layout] of layouts) {
+    it(`Should end a streamed hit with the answer's finish reason, once, when the imported layout ${what}`, async () => {
+      const key = newKey();
+      const model = uniqueModel("rv-layout");
+      const line = {
+        model,
+        params: { "muscle-mem:api": "gemini" },
+        contents: [
+          { role: "user", parts: [{ text: "Greet me." }] },
+          { role: "model", parts: [{ text: "Hello." }], "muscle-mem:candidate": { "muscle-mem:chunks": layout } },
+        ],
+      };
+      const res = await api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: ndjson });
+      expect(res.status).toBe(200);
+      const ask = { contents: line.contents.slice(0, 1) };
+      const json = await gemini(model, ask, { key });
+      expect(((await json.json()) as Chunk).candidates?.[0]?.finishReason).toBe("STOP");
+      const finishes = await streamedFinishes(model, ask, key);
+      expect(finishes.filter((f) => f !== undefined)).toEqual(["STOP"]);
+      expect(finishes[finishes.length - 1]).toBe("STOP");
+    });
+  }
+});
