@@ -91,11 +91,13 @@ export function withEnvelope(message: unknown, envelope: Envelope): unknown {
 
 /** A stored message's envelope (empty for an answer recorded without one). */
 export function envelopeOf(message: CanonicalMessage): Envelope {
-  const choice = storedFields.safeParse(message[CHOICE_KEY]);
-  const response = storedFields.safeParse(message[RESPONSE_KEY]);
-  const once = storedNames.safeParse(message[ONCE_KEY]);
+  // Most answers have no envelope: no parse then (a failed safeParse builds an error, on every hit).
+  if (!(CHOICE_KEY in message || RESPONSE_KEY in message || ONCE_KEY in message)) return { choice: {}, response: {} };
+  const choice = storedFields.safeParse(message[CHOICE_KEY] ?? {});
+  const response = storedFields.safeParse(message[RESPONSE_KEY] ?? {});
+  const once = message[ONCE_KEY] === undefined ? null : storedNames.safeParse(message[ONCE_KEY]);
   // Only what a recording keeps: an imported envelope never names a field a hit renders or renews (the message, the finish reason, ids, usage).
-  return { choice: fieldsBut(choice.success ? choice.data : {}, RENDERED_CHOICE), response: fieldsBut(response.success ? response.data : {}, RENEWED_RESPONSE), ...(once.success ? { once: once.data } : {}) };
+  return { choice: fieldsBut(choice.success ? choice.data : {}, RENDERED_CHOICE), response: fieldsBut(response.success ? response.data : {}, RENEWED_RESPONSE), ...(once?.success ? { once: once.data } : {}) };
 }
 
 /** `to` with the envelope of `from` (a message derived from a stored one, such as a declared template's). */
