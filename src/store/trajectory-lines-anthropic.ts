@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { canonicalJson } from "../cache/canonical";
-import { ANTHROPIC_ENVELOPE_KEYS } from "../cache/anthropic/envelope";
+import { ANTHROPIC_ENVELOPE_KEYS, DELTA_KEY, setsUnrecordable } from "../cache/anthropic/envelope";
 import { API_KEY, FRAME_HEADERS } from "../cache/anthropic/frame";
 import { keyMessagesRequest } from "../cache/anthropic/key";
 import { messagesRequest } from "../cache/anthropic/schema";
@@ -51,6 +51,10 @@ function splitEnvelopes(messages: readonly unknown[]): { messages: unknown[]; en
     const around: Record<string, unknown> = {};
     for (const [k, v] of entries.filter(([name]) => ANTHROPIC_ENVELOPE_KEYS.has(name))) {
       if (!envelopeFields.safeParse(v).success) return { error: `messages[${i}]["${k}"] must be an object` };
+      // A container or context edits upstream keep a live answer from being recorded (they name state in the recording's account): an import keeps none either.
+      if (setsUnrecordable(v) || (k === DELTA_KEY && setsUnrecordable((v as Record<string, unknown>).delta))) {
+        return { error: `messages[${i}]["${k}"] sets a container or context_management: an answer with either is never recorded` };
+      }
       around[k] = v;
     }
     envelopes.set(i, around);

@@ -126,10 +126,14 @@ export function messageUsage(stored: unknown, counts: HitCounts): Fields {
   return { input_tokens: counts.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: counts.output, ...rest };
 }
 
-/** Usage as a `message_delta` carries it: its stored fields, each count the hit's (a null one stays null), and the output tokens. */
+/**
+ * Usage as a `message_delta` carries it: its stored fields, each count the hit's (a null one stays null; any
+ * other value an import stored, a string or an object, is the hit's count too: the SDK copies it onto the
+ * message as a number), and the output tokens.
+ */
 export function deltaUsage(stored: Fields, counts: HitCounts): Fields {
   const out: Fields = {};
-  for (const [k, v] of Object.entries(stored)) out[k] = COUNTS.has(k) && typeof v === "number" ? countOf(k, counts) : k === "cache_creation" ? zeroed(v) : v;
+  for (const [k, v] of Object.entries(stored)) out[k] = COUNTS.has(k) ? (v === null ? null : countOf(k, counts)) : k === "cache_creation" ? zeroed(v) : v;
   return { ...out, output_tokens: counts.output };
 }
 
@@ -140,25 +144,43 @@ function over(to: Fields, from: Fields): Fields {
   return out;
 }
 
-/** The message fields a JSON hit serves: `message_start`'s with what the stream's `message_delta` changed. */
-export function finalFields(envelope: AnthropicEnvelope): Fields {
-  const { delta } = envelope;
-  const message = without(envelope.message, RENDERED);
-  if (!delta) return message;
-  const merged = over(over(message, without(delta.top, RENDERED)), without(delta.delta, RENDERED));
-  const usage = over(isFields(message.usage) ? message.usage : {}, delta.usage);
-  return Object.keys(usage).length > 0 ? { ...merged, usage } : merged;
+/**
+ * `fields` with a `stop_details` that describes another stop than `stopReason` (its `type` is the stop reason it
+ * details, `refusal`) as null: the API sends null for a stop without details, and an answer that stopped with
+ * details (a refusal) is never recorded, so such a value can only come from an import; the agent reads it
+ * beside the stop reason a hit serves.
+ */
+function stopDetailsFor(fields: Fields, stopReason: string | null): Fields {
+  const details = fields.stop_details;
+  if (details === undefined || details === null || (isFields(details) && details.type === stopReason)) return fields;
+  return { ...fields, stop_details: null };
 }
 
-/** What a streamed hit sends: the fields of `message_start`'s message, and of `message_delta` (event, delta, usage). */
-export function streamedFields(envelope: AnthropicEnvelope): { start: Fields; delta: { top: Fields; delta: Fields; usage: Fields } } {
+/** The message fields a JSON hit serves for an answer that stopped with `stopReason`: `message_start`'s with what the stream's `message_delta` changed. */
+export function finalFields(envelope: AnthropicEnvelope, stopReason: string | null): Fields {
+  const { delta } = envelope;
+  const message = without(envelope.message, RENDERED);
+  if (!delta) return stopDetailsFor(message, stopReason);
+  const merged = over(over(message, without(delta.top, RENDERED)), without(delta.delta, RENDERED));
+  const usage = over(isFields(message.usage) ? message.usage : {}, delta.usage);
+  return stopDetailsFor(Object.keys(usage).length > 0 ? { ...merged, usage } : merged, stopReason);
+}
+
+/**
+ * What a streamed hit of an answer that stopped with `stopReason` sends: the fields of `message_start`'s message
+ * (before any stop), and of `message_delta` (event, delta, usage).
+ */
+export function streamedFields(envelope: AnthropicEnvelope, stopReason: string | null): { start: Fields; delta: { top: Fields; delta: Fields; usage: Fields } } {
   const start = without(envelope.message, RENDERED);
-  if (envelope.delta) return { start, delta: { top: without(envelope.delta.top, RENDERED), delta: without(envelope.delta.delta, DELTA_RENDERED), usage: envelope.delta.usage } };
+  if (envelope.delta) {
+    const { top, delta, usage } = envelope.delta;
+    return { start: stopDetailsFor(start, null), delta: { top: stopDetailsFor(without(top, RENDERED), stopReason), delta: stopDetailsFor(without(delta, DELTA_RENDERED), stopReason), usage } };
+  }
   // Recorded from JSON: the stop's details come with the stop reason, as a stream sends them.
   const delta: Fields = {};
   if ("stop_details" in start) {
     delta.stop_details = start.stop_details;
     start.stop_details = null;
   }
-  return { start, delta: { top: {}, delta, usage: {} } };
+  return { start, delta: { top: {}, delta: stopDetailsFor(delta, stopReason), usage: {} } };
 }

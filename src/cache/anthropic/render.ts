@@ -73,9 +73,10 @@ function messageShell(ctx: AnthropicRenderContext, content: unknown[], stop: { s
 
 /** A `message` object for a served answer, as the Messages API shapes it. */
 export function renderMessage(answer: AnthropicAnswer, ctx: AnthropicRenderContext): Record<string, unknown> {
-  const fields = answer.envelope ? finalFields(answer.envelope) : {};
+  const stop = decodeStop(answer.finishReason);
+  const fields = answer.envelope ? finalFields(answer.envelope, stop.stop_reason) : {};
   const usage = messageUsage(fields.usage, { input: answer.promptTokens, output: answer.completionTokens });
-  return messageShell(ctx, servedBlocks(answer).map((b) => b.block), decodeStop(answer.finishReason), fields, usage);
+  return messageShell(ctx, servedBlocks(answer).map((b) => b.block), stop, fields, usage);
 }
 
 function event(type: string, data: Record<string, unknown>): string {
@@ -89,7 +90,8 @@ function event(type: string, data: Record<string, unknown>): string {
  * and `content_block_stop`, then `message_delta` (stop reason, usage) and `message_stop`.
  */
 export function renderEventStream(answer: AnthropicAnswer, ctx: AnthropicRenderContext): string {
-  const fields = answer.envelope ? streamedFields(answer.envelope) : { start: {}, delta: { top: {}, delta: {}, usage: {} } };
+  const stop = decodeStop(answer.finishReason);
+  const fields = answer.envelope ? streamedFields(answer.envelope, stop.stop_reason) : { start: {}, delta: { top: {}, delta: {}, usage: {} } };
   const counts = { input: answer.promptTokens, output: answer.completionTokens };
   let out = event("message_start", { message: messageShell(ctx, [], { stop_reason: null, stop_sequence: null }, fields.start, messageUsage(fields.start.usage, { ...counts, output: 1 })) });
   out += event("ping", {});
@@ -105,7 +107,6 @@ export function renderEventStream(answer: AnthropicAnswer, ctx: AnthropicRenderC
     out += event("content_block_stop", { index });
   });
   const { top, delta, usage } = fields.delta;
-  const stop = decodeStop(answer.finishReason);
   out += event("message_delta", { ...top, delta: { ...stop, ...delta, ...stop }, usage: deltaUsage(usage, counts) });
   return out + event("message_stop", {});
 }
