@@ -2,6 +2,7 @@ import { z } from "zod";
 import { canonicalJson } from "../cache/canonical";
 import { RESPONSE_KEY } from "../cache/envelope";
 import type { KeyScope } from "../cache/provider";
+import { unfinishedReasoning } from "../cache/responses/canonical";
 import { keyResponsesRequest } from "../cache/responses/key";
 import { responsesRequest, type CanonicalOutputItem, type ResponsesNode } from "../cache/responses/schema";
 import { importNodesOf, splitFrame, type KeyedLine } from "./trajectory-lines";
@@ -121,6 +122,9 @@ function keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string } 
   });
   const scripted = (line.data.scripted_assistant_idx ?? []).map((idx) => nodeOfItem[idx]).filter((i) => i !== undefined);
   const { nodes, answers } = importNodesOf(keyed.key.path, scripted, () => "completed");
+  // A reasoning item is served with the status it is stored with: an answer that says it did not finish is never one (src/cache/responses/canonical.ts).
+  const unfinished = nodes.findIndex((node) => node.o === 1 && (JSON.parse(node.m) as { items?: unknown[] }).items?.some(unfinishedReasoning));
+  if (unfinished >= 0) return { error: `node ${unfinished}: a recorded answer's reasoning item says it did not finish (status other than completed)` };
   applyUsage(nodes, line.data.answer_usage, (idx) => nodeOfItem[idx]);
   for (const [idx, around] of split.envelopes) {
     const node = nodes[nodeOfItem[idx] ?? -1];

@@ -155,12 +155,24 @@ export function canonicalInput(input: string | readonly InputItem[]): ResponsesC
   return { ok: true, nodes, ids };
 }
 
-/** The upstream's output items as one assistant node; null when an item is not replayable (server tools). */
+/**
+ * Whether an answer's item is a reasoning item that says it did not finish (`status` `in_progress` or
+ * `incomplete`, anything but absent, null or `completed`): a reasoning item is served with its status as
+ * stored, and nothing unfinished is a replayable answer.
+ */
+export function unfinishedReasoning(item: unknown): boolean {
+  if (typeof item !== "object" || item === null || (item as { type?: unknown }).type !== "reasoning") return false;
+  const status = (item as { status?: unknown }).status;
+  return status !== undefined && status !== null && status !== "completed";
+}
+
+/** The upstream's output items as one assistant node; null when an item is not replayable (server tools, unfinished reasoning). */
 export function canonicalOutput(output: readonly unknown[], ids: CallIds): CanonicalNode | null {
   const hashed: CanonicalOutputItem[] = [];
   const stored: CanonicalOutputItem[] = [];
   for (const item of output as Array<Record<string, unknown>>) {
     if (item?.type !== "function_call" && item?.type !== "reasoning" && !(item?.type === "message" && item.role === "assistant")) return null;
+    if (unfinishedReasoning(item)) return null;
     const out = outputItem(item, ids, "output");
     if (isFail(out)) return null;
     hashed.push(out.hashed);

@@ -86,7 +86,20 @@ export function storedResponseEnvelope(node: unknown): Fields | null {
   return parsed.success ? parsed.data : null;
 }
 
-/** The usage a hit reports: the recorded counts, no cached input, the recorded details and other fields. */
+/**
+ * Whether stored output details can stand beside `output` tokens: their `reasoning_tokens` a count within
+ * them (an import stores any object; the SDK and an agent read it as part of the output tokens).
+ */
+function servableOutputDetails(details: unknown, output: number): details is Fields {
+  if (!isFields(details)) return false;
+  const reasoning = details.reasoning_tokens;
+  return reasoning === undefined || (typeof reasoning === "number" && Number.isInteger(reasoning) && reasoning >= 0 && reasoning <= output);
+}
+
+/**
+ * The usage a hit reports: the recorded counts, no cached input, the recorded details (output details with a
+ * reasoning count that is not one within the output tokens, which only an import stores, as none) and other fields.
+ */
 export function servedUsage(envelope: Fields | null, input: number, output: number): Fields {
   const stored = envelope && isFields(envelope.usage) ? without(envelope.usage, (k) => USAGE_COUNTS.has(k)) : {};
   const { input_tokens_details: inDetails, output_tokens_details: outDetails, ...rest } = stored;
@@ -94,7 +107,7 @@ export function servedUsage(envelope: Fields | null, input: number, output: numb
     input_tokens: input,
     input_tokens_details: { ...(isFields(inDetails) ? inDetails : {}), cached_tokens: 0 },
     output_tokens: output,
-    output_tokens_details: isFields(outDetails) ? outDetails : DEFAULT_OUTPUT_DETAILS,
+    output_tokens_details: servableOutputDetails(outDetails, output) ? outDetails : DEFAULT_OUTPUT_DETAILS,
     total_tokens: input + output,
     ...rest,
   };
