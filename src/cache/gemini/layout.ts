@@ -42,11 +42,13 @@ export interface PlannedChunk {
 const isPlainText = (p: Served): p is { text: string } => typeof p.text === "string" && Object.keys(p).length === 1;
 
 /**
- * Whether the layout's finish reasons are the answer's: at least one chunk names one, and each names
- * `finishReason`, the one a JSON hit serves (Gemini 1.5 sent it on every chunk).
+ * Whether the layout's finish reasons are the answer's: the last chunk with a candidate names `finishReason`,
+ * the one a JSON hit serves, as every Gemini stream ends (a usage-only chunk may follow), and each other chunk
+ * that names one names it too (Gemini 1.5 sent it on every chunk).
  */
 function finishesAs(layout: readonly ChunkLayout[], finishReason: string): boolean {
-  return layout.some((c) => c.f !== undefined) && layout.every((c) => c.f === undefined || c.f === finishReason);
+  const last = layout.filter((c) => c.c !== 0).pop();
+  return last?.f === finishReason && layout.every((c) => c.f === undefined || c.f === finishReason);
 }
 
 /**
