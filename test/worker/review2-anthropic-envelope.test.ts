@@ -1,7 +1,8 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { api } from "./api-helpers";
-import { anthropicClient, postMessages } from "./messages.support";
+import { anthropicClient, postMessages, sdkRecorded } from "./messages.support";
+import { withUpstream } from "./upstream-stub";
 
 /**
  * Review of the Messages envelope (src/cache/anthropic/envelope.ts: the message's fields around its content,
@@ -106,5 +107,27 @@ describe("review: an imported Messages envelope", () => {
       const hit = await postMessages({ model: m, max_tokens: 64, messages: [user] }, { key: k, headers: { "cache-control": "only-if-cached" } });
       expect(hit.status).toBe(504);
     }
+  });
+});
+
+describe("review: the SDK's view of a hit of an answer recorded without the envelope fields", () => {
+  it("Should assemble the miss's message from a hit, JSON and streamed, when the API sent no stop_details, container or usage extras", async () => {
+    const k = key();
+    const m = model();
+    const bare = { id: "msg_up", type: "message", role: "assistant", model: m, content: [{ type: "text", text: "Order A-1 is refunded." }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 10, output_tokens: 7 } };
+    const params: Anthropic.MessageCreateParamsNonStreaming = { model: m, max_tokens: 64, messages: [user] };
+    const client = anthropicClient(k);
+    const miss = await withUpstream({ json: bare }, () => client.messages.create(params));
+    await sdkRecorded(client, params);
+    const strip = (msg: Anthropic.Message) => {
+      const { id: _id, parsed_output: _p, ...rest } = msg as Anthropic.Message & { parsed_output?: unknown };
+      return rest;
+    };
+    const hit = strip(await client.messages.create(params));
+    const streamed = strip(await client.messages.stream(params).finalMessage());
+    expect(hit).toEqual({ ...strip(miss), usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 7 } });
+    expect(Object.keys(hit)).not.toContain("stop_details");
+    expect(streamed.stop_details).toBeUndefined();
+    expect(streamed.content).toEqual(hit.content);
   });
 });
