@@ -1,5 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
+import { api } from "./api-helpers";
 import { eventually } from "./helpers";
 
 export interface GeminiInit {
@@ -91,4 +92,19 @@ export async function withGeminiUpstream<T>(reply: GeminiStubReply | ((body: Rec
 export function chunkOf(parts: unknown[] | null, candidate: Record<string, unknown> = {}, response: Record<string, unknown> = {}): Record<string, unknown> {
   const content = parts === null ? {} : { content: { role: "model", parts } };
   return { candidates: [{ ...content, index: 0, ...candidate }], modelVersion: "gemini-stub", responseId: "stub-1", ...response };
+}
+
+/**
+ * Imports, under `key`, one recorded Gemini answer ("Hello." to "Greet me.") whose candidate metadata carries
+ * the chunk layout `layout` (muscle-mem:chunks, src/cache/gemini/layout.ts); returns the import's response and
+ * the request that walks to the answer.
+ */
+export async function importLayout(key: string, model: string, layout: unknown): Promise<{ imported: Response; ask: { contents: unknown[] } }> {
+  const contents = [
+    { role: "user", parts: [{ text: "Greet me." }] },
+    { role: "model", parts: [{ text: "Hello." }], "muscle-mem:candidate": { "muscle-mem:chunks": layout } },
+  ];
+  const line = { model, params: { "muscle-mem:api": "gemini" }, contents };
+  const imported = await api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: { "content-type": "application/x-ndjson" } });
+  return { imported, ask: { contents: contents.slice(0, 1) } };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { api, newKey } from "./api-helpers";
-import { gemini } from "./gemini.support";
+import { newKey } from "./api-helpers";
+import { gemini, importLayout } from "./gemini.support";
 import { uniqueModel } from "./helpers";
 
 /**
@@ -11,8 +11,6 @@ import { uniqueModel } from "./helpers";
  */
 
 type Chunk = { candidates?: Array<{ finishReason?: string }> };
-
-const ndjson = { "content-type": "application/x-ndjson" };
 
 async function streamedFinishes(model: string, ask: unknown, key: string): Promise<Array<string | undefined>> {
   const res = await gemini(model, ask, { key, stream: true });
@@ -34,17 +32,8 @@ describe("review: an imported chunk layout and the answer's finish reason", () =
     it(`Should end a streamed hit with the answer's finish reason, once, when the imported layout ${what}`, async () => {
       const key = newKey();
       const model = uniqueModel("rv-layout");
-      const line = {
-        model,
-        params: { "muscle-mem:api": "gemini" },
-        contents: [
-          { role: "user", parts: [{ text: "Greet me." }] },
-          { role: "model", parts: [{ text: "Hello." }], "muscle-mem:candidate": { "muscle-mem:chunks": layout } },
-        ],
-      };
-      const res = await api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: ndjson });
-      expect(res.status).toBe(200);
-      const ask = { contents: line.contents.slice(0, 1) };
+      const { imported, ask } = await importLayout(key, model, layout);
+      expect(imported.status).toBe(200);
       const json = await gemini(model, ask, { key });
       expect(((await json.json()) as Chunk).candidates?.[0]?.finishReason).toBe("STOP");
       const finishes = await streamedFinishes(model, ask, key);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { api, newKey } from "./api-helpers";
-import { gemini } from "./gemini.support";
+import { newKey } from "./api-helpers";
+import { gemini, importLayout } from "./gemini.support";
 import { uniqueModel } from "./helpers";
 
 /**
@@ -12,8 +12,6 @@ import { uniqueModel } from "./helpers";
 
 type Chunk = { candidates?: Array<{ finishReason?: string; content?: { parts?: Array<{ text?: string }> } }>; usageMetadata?: unknown };
 
-const ndjson = { "content-type": "application/x-ndjson" };
-
 describe("review: an imported layout that finishes before its last chunk", () => {
   const layouts: Array<[string, unknown[]]> = [
     ["on the first of two content chunks", [{ p: [2], f: "STOP" }, { p: [4] }]],
@@ -23,16 +21,9 @@ describe("review: an imported layout that finishes before its last chunk", () =>
     it(`Should end a streamed hit on a chunk carrying the answer's finish reason when the layout names it ${what}`, async () => {
       const key = newKey();
       const model = uniqueModel("rv2-layout");
-      const line = {
-        model,
-        params: { "muscle-mem:api": "gemini" },
-        contents: [
-          { role: "user", parts: [{ text: "Greet me." }] },
-          { role: "model", parts: [{ text: "Hello." }], "muscle-mem:candidate": { "muscle-mem:chunks": layout } },
-        ],
-      };
-      expect((await api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: ndjson })).status).toBe(200);
-      const res = await gemini(model, { contents: line.contents.slice(0, 1) }, { key, stream: true });
+      const { imported, ask } = await importLayout(key, model, layout);
+      expect(imported.status).toBe(200);
+      const res = await gemini(model, ask, { key, stream: true });
       expect(res.headers.get("muscle-mem-cache")).toBe("hit");
       const chunks = (await res.text())
         .split("\r\n\r\n")
