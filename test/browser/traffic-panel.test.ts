@@ -49,7 +49,19 @@ async function seen(): Promise<SeenQuery[]> {
 }
 
 async function open(page: Page, dev: WranglerDev, token: string): Promise<void> {
+  const trouble: string[] = [];
+  page.on("pageerror", (error) => trouble.push(`page error: ${error.message}`));
+  page.on("requestfailed", (request) => trouble.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ""}`));
+  page.on("response", (response) => void (response.status() >= 400 && trouble.push(`${response.status()} ${response.url()}`)));
   await page.goto(`${dev.url}/`);
+  try {
+    await page.waitForSelector("#token", { timeout: 15_000 });
+  } catch {
+    // Once, in CI with both test lanes loading the 2 cores, the second Worker's first page never showed its
+    // login form (main.js never ran; not seen since, nor in 11 s alone). Say what the page saw, and load it again.
+    console.warn(`[browser] no login form on ${dev.url} after 15 s (${trouble.join("; ") || "no failed request, error response or page error"}); reloading once`);
+    await page.reload();
+  }
   await page.fill("#token", token);
   await page.click("#login-form button[type=submit]");
   // The identity badge comes with the first load (a key without trees lists none, it gets a warning).
