@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fieldsBut } from "./fields";
 import type { CanonicalMessage } from "./messages";
 
 /**
@@ -39,6 +40,11 @@ export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([CHOICE_KEY, RESPONSE_
 
 type Fields = Record<string, unknown>;
 
+/** Whether a stored message carries an envelope. */
+function hasEnvelope(message: CanonicalMessage): boolean {
+  return CHOICE_KEY in message || RESPONSE_KEY in message || ONCE_KEY in message;
+}
+
 /**
  * A stored message split into the message itself and its envelope keys as
  * stored (undefined: none). What a learned template compares and renders is
@@ -46,7 +52,7 @@ type Fields = Record<string, unknown>;
  * differs on every one), so it never decides a template's shape or evidence.
  */
 export function splitEnvelope(message: CanonicalMessage): { message: CanonicalMessage; envelope: Fields | undefined } {
-  if (![...ENVELOPE_KEYS].some((key) => key in message)) return { message, envelope: undefined };
+  if (!hasEnvelope(message)) return { message, envelope: undefined };
   const rest: Fields = {};
   const envelope: Fields = {};
   for (const [key, value] of Object.entries(message)) (ENVELOPE_KEYS.has(key) ? envelope : rest)[key] = value;
@@ -62,14 +68,6 @@ export interface Envelope {
 
 const storedFields = z.record(z.string(), z.unknown());
 const storedNames = z.array(z.string());
-
-/** The fields of `source` outside `skip`, as sent (null values included). */
-function fieldsBut(source: unknown, skip: ReadonlySet<string>): Fields {
-  const out: Fields = {};
-  if (typeof source !== "object" || source === null || Array.isArray(source)) return out;
-  for (const [name, value] of Object.entries(source as Fields)) if (!skip.has(name) && value !== undefined) out[name] = value;
-  return out;
-}
 
 /** The envelope of an upstream JSON answer: its choice's and its own fields but those a hit renews or renders. */
 export function envelopeFrom(choice: unknown, response: unknown): Envelope {
@@ -92,7 +90,7 @@ export function withEnvelope(message: unknown, envelope: Envelope): unknown {
 /** A stored message's envelope (empty for an answer recorded without one). */
 export function envelopeOf(message: CanonicalMessage): Envelope {
   // Most answers have no envelope: no parse then (a failed safeParse builds an error, on every hit).
-  if (!(CHOICE_KEY in message || RESPONSE_KEY in message || ONCE_KEY in message)) return { choice: {}, response: {} };
+  if (!hasEnvelope(message)) return { choice: {}, response: {} };
   const choice = storedFields.safeParse(message[CHOICE_KEY] ?? {});
   const response = storedFields.safeParse(message[RESPONSE_KEY] ?? {});
   const once = message[ONCE_KEY] === undefined ? null : storedNames.safeParse(message[ONCE_KEY]);
@@ -102,8 +100,20 @@ export function envelopeOf(message: CanonicalMessage): Envelope {
 
 /** `to` with the envelope of `from` (a message derived from a stored one, such as a declared template's). */
 export function keepEnvelope(to: CanonicalMessage, from: CanonicalMessage): CanonicalMessage {
-  if (![...ENVELOPE_KEYS].some((key) => key in from)) return to;
+  if (!hasEnvelope(from)) return to;
   return withEnvelope(to, envelopeOf(from)) as CanonicalMessage;
+}
+
+/**
+ * `envelope` with only the choice and response fields `keep` accepts, and the names sent once that are
+ * still among the response's: what a template's answer may carry of the answers it stands for.
+ */
+export function keptEnvelope(envelope: Envelope, keep: (part: "choice" | "response", name: string, value: unknown) => boolean): Envelope {
+  const kept = (part: "choice" | "response"): Fields => Object.fromEntries(Object.entries(envelope[part]).filter(([name, value]) => keep(part, name, value)));
+  const choice = kept("choice");
+  const response = kept("response");
+  const once = envelope.once?.filter((name) => name in response) ?? [];
+  return { choice, response, ...(once.length > 0 ? { once } : {}) };
 }
 
 /**

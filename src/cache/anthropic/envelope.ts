@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RESPONSE_KEY } from "../envelope";
+import { fieldsBut, isFields } from "../fields";
 
 /**
  * What a Messages answer carried around its content, which a hit serves back
@@ -45,14 +46,7 @@ export interface AnthropicEnvelope {
   delta?: { top: Fields; delta: Fields; usage: Fields };
 }
 
-const isFields = (value: unknown): value is Fields => typeof value === "object" && value !== null && !Array.isArray(value);
 const fields = z.record(z.string(), z.unknown());
-
-function without(source: Fields, skip: ReadonlySet<string>): Fields {
-  const out: Fields = {};
-  for (const [k, v] of Object.entries(source)) if (!skip.has(k) && v !== undefined) out[k] = v;
-  return out;
-}
 
 /** Whether a message, a `message_delta`'s delta or the event itself sets a field that keeps the answer from being recorded. */
 export function setsUnrecordable(value: unknown): boolean {
@@ -61,9 +55,9 @@ export function setsUnrecordable(value: unknown): boolean {
 
 /** A message's (or `message_start`'s message's) fields as stored: all but the rendered ones, usage without its counts. */
 export function messageFieldsOf(message: Fields): Fields {
-  const out = without(message, RENDERED);
+  const out = fieldsBut(message, RENDERED);
   delete out.usage;
-  const usage = isFields(message.usage) ? without(message.usage, COUNTS) : {};
+  const usage = fieldsBut(message.usage, COUNTS);
   if (Object.keys(usage).length > 0) out.usage = usage;
   return out;
 }
@@ -74,9 +68,9 @@ export function messageFieldsOf(message: Fields): Fields {
  */
 export function deltaFieldsOf(event: Fields): { top: Fields; delta: Fields; usage: Fields } {
   return {
-    top: without(event, new Set(["type", "delta", "usage"])),
-    delta: isFields(event.delta) ? without(event.delta, DELTA_RENDERED) : {},
-    usage: isFields(event.usage) ? without(event.usage, new Set(["output_tokens"])) : {},
+    top: fieldsBut(event, new Set(["type", "delta", "usage"])),
+    delta: fieldsBut(event.delta, DELTA_RENDERED),
+    usage: fieldsBut(event.usage, new Set(["output_tokens"])),
   };
 }
 
@@ -97,7 +91,7 @@ export function anthropicEnvelopeOf(stored: Fields): AnthropicEnvelope | null {
   const delta = fields.safeParse(stored[DELTA_KEY]);
   if (!delta.success) return { message: message.data };
   const { delta: inner, usage, ...top } = delta.data;
-  return { message: message.data, delta: { top: without(top, new Set(["type"])), delta: isFields(inner) ? inner : {}, usage: isFields(usage) ? usage : {} } };
+  return { message: message.data, delta: { top: fieldsBut(top, new Set(["type"])), delta: isFields(inner) ? inner : {}, usage: isFields(usage) ? usage : {} } };
 }
 
 /** A value with every number in it 0: prompt-cache counts a hit did not read or write (`cache_creation`). */
@@ -121,7 +115,7 @@ function countOf(name: string, counts: HitCounts): number {
 
 /** Usage as a message (JSON, or `message_start`) carries it: the hit's counts, then the stored fields. */
 export function messageUsage(stored: unknown, counts: HitCounts): Fields {
-  const rest = isFields(stored) ? without(stored, COUNTS) : {};
+  const rest = fieldsBut(stored, COUNTS);
   if ("cache_creation" in rest) rest.cache_creation = zeroed(rest.cache_creation);
   return { input_tokens: counts.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: counts.output, ...rest };
 }
@@ -159,9 +153,9 @@ function stopDetailsFor(fields: Fields, stopReason: string | null): Fields {
 /** The message fields a JSON hit serves for an answer that stopped with `stopReason`: `message_start`'s with what the stream's `message_delta` changed. */
 export function finalFields(envelope: AnthropicEnvelope, stopReason: string | null): Fields {
   const { delta } = envelope;
-  const message = without(envelope.message, RENDERED);
+  const message = fieldsBut(envelope.message, RENDERED);
   if (!delta) return stopDetailsFor(message, stopReason);
-  const merged = over(over(message, without(delta.top, RENDERED)), without(delta.delta, RENDERED));
+  const merged = over(over(message, fieldsBut(delta.top, RENDERED)), fieldsBut(delta.delta, RENDERED));
   const usage = over(isFields(message.usage) ? message.usage : {}, delta.usage);
   return stopDetailsFor(Object.keys(usage).length > 0 ? { ...merged, usage } : merged, stopReason);
 }
@@ -171,10 +165,10 @@ export function finalFields(envelope: AnthropicEnvelope, stopReason: string | nu
  * (before any stop), and of `message_delta` (event, delta, usage).
  */
 export function streamedFields(envelope: AnthropicEnvelope, stopReason: string | null): { start: Fields; delta: { top: Fields; delta: Fields; usage: Fields } } {
-  const start = without(envelope.message, RENDERED);
+  const start = fieldsBut(envelope.message, RENDERED);
   if (envelope.delta) {
     const { top, delta, usage } = envelope.delta;
-    return { start: stopDetailsFor(start, null), delta: { top: stopDetailsFor(without(top, RENDERED), stopReason), delta: stopDetailsFor(without(delta, DELTA_RENDERED), stopReason), usage } };
+    return { start: stopDetailsFor(start, null), delta: { top: stopDetailsFor(fieldsBut(top, RENDERED), stopReason), delta: stopDetailsFor(fieldsBut(delta, DELTA_RENDERED), stopReason), usage } };
   }
   // Recorded from JSON: the stop's details come with the stop reason, as a stream sends them.
   const delta: Fields = {};

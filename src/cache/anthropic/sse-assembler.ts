@@ -1,4 +1,5 @@
 import { scanJson } from "../exact-json";
+import { fieldsBut } from "../fields";
 import { JsonEventStream } from "../json-event-stream";
 import { deltaFieldsOf, messageFieldsOf, setsUnrecordable, type AnthropicEnvelope } from "./envelope";
 
@@ -95,8 +96,7 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
     }
     // Any other field (`caller` on a tool call) is kept as sent; text that then streams as other deltas
     // (`citations_delta`) fails in `delta`.
-    const extra: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(block)) if (!START_FIELDS.has(k)) extra[k] = v;
+    const extra = fieldsBut(block, START_FIELDS);
     if (block.type === "text") this.blocks[index] = { type: "text", text: block.text ?? "", extra };
     else if (block.type === "tool_use" && block.id && block.name) this.blocks[index] = { type: "tool_use", id: block.id, name: block.name, json: "", extra };
     else this.failed = true;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { canonicalJson } from "../canonical";
 import { RESPONSE_KEY } from "../envelope";
+import { fieldsBut, isFields } from "../fields";
 import type { ResponsesRequest } from "./schema";
 
 /**
@@ -41,21 +42,16 @@ const USAGE_COUNTS: ReadonlySet<string> = new Set(["input_tokens", "output_token
 const DEFAULT_OUTPUT_DETAILS = { reasoning_tokens: 0 };
 
 type Fields = Record<string, unknown>;
-const isFields = (value: unknown): value is Fields => typeof value === "object" && value !== null && !Array.isArray(value);
 const fields = z.record(z.string(), z.unknown());
-
-function without(source: Fields, skip: (name: string) => boolean): Fields {
-  const out: Fields = {};
-  for (const [k, v] of Object.entries(source)) if (!skip(k) && v !== undefined) out[k] = v;
-  return out;
-}
+/** Input details' count of cached tokens: a hit reads no prompt cache. */
+const CACHED: ReadonlySet<string> = new Set(["cached_tokens"]);
 
 /** Usage as stored: its fields but the counts and `cached_tokens`, and `output_tokens_details` unless it says 0 reasoning tokens. */
 function storedUsage(usage: unknown): Fields {
   if (!isFields(usage)) return {};
-  const out = without(usage, (k) => USAGE_COUNTS.has(k));
+  const out = fieldsBut(usage, USAGE_COUNTS);
   if (isFields(out.input_tokens_details)) {
-    const details = without(out.input_tokens_details, (k) => k === "cached_tokens");
+    const details = fieldsBut(out.input_tokens_details, CACHED);
     if (Object.keys(details).length > 0) out.input_tokens_details = details;
     else delete out.input_tokens_details;
   }
@@ -101,7 +97,7 @@ function servableOutputDetails(details: unknown, output: number): details is Fie
  * reasoning count that is not one within the output tokens, which only an import stores, as none) and other fields.
  */
 export function servedUsage(envelope: Fields | null, input: number, output: number): Fields {
-  const stored = envelope && isFields(envelope.usage) ? without(envelope.usage, (k) => USAGE_COUNTS.has(k)) : {};
+  const stored = fieldsBut(envelope?.usage, USAGE_COUNTS);
   const { input_tokens_details: inDetails, output_tokens_details: outDetails, ...rest } = stored;
   return {
     input_tokens: input,

@@ -1,10 +1,7 @@
-import { CHOICE_KEY, ONCE_KEY, RESPONSE_KEY, splitEnvelope } from "../envelope";
+import { envelopeOf, keptEnvelope, splitEnvelope, withEnvelope } from "../envelope";
+import { isFields } from "../fields";
 import type { CanonicalMessage } from "../messages";
 import type { Bindings } from "./bindings";
-
-type Fields = Record<string, unknown>;
-
-const isFields = (v: unknown): v is Fields => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The case-folded runs of letters or digits of a text. */
 const runsOf = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
@@ -48,15 +45,5 @@ function carriesBound(value: unknown, bindings: Bindings): boolean {
 export function unboundEnvelope(answer: CanonicalMessage, bindings: Bindings): CanonicalMessage {
   const { message, envelope } = splitEnvelope(answer);
   if (!envelope) return answer;
-  const out: Fields = { ...message };
-  for (const key of [CHOICE_KEY, RESPONSE_KEY]) {
-    const fields = envelope[key];
-    if (!isFields(fields)) continue;
-    const kept = Object.entries(fields).filter(([, value]) => !carriesBound(value, bindings));
-    if (kept.length > 0) out[key] = Object.fromEntries(kept);
-  }
-  const response = out[RESPONSE_KEY];
-  const once = Array.isArray(envelope[ONCE_KEY]) ? (envelope[ONCE_KEY] as unknown[]).filter((name) => typeof name === "string" && isFields(response) && name in response) : [];
-  if (once.length > 0) out[ONCE_KEY] = once;
-  return out as CanonicalMessage;
+  return withEnvelope(message, keptEnvelope(envelopeOf(answer), (_part, _name, value) => !carriesBound(value, bindings))) as CanonicalMessage;
 }

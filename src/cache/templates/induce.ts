@@ -1,5 +1,5 @@
 import { canonicalJson } from "../canonical";
-import { CHOICE_KEY, ONCE_KEY, RESPONSE_KEY, splitEnvelope } from "../envelope";
+import { envelopeOf, keptEnvelope, withEnvelope } from "../envelope";
 import { digest } from "../hash";
 import type { CanonicalMessage } from "../messages";
 import { decompose, type Decomposed } from "./leaves";
@@ -114,8 +114,6 @@ function everySlotCopied(roles: readonly string[], patterns: readonly MessagePat
   return slots.every((s) => s.copied);
 }
 
-const isFields = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /**
  * The envelope a template's answers carry (src/cache/envelope.ts): the choice and response fields both
  * answers sent with one value. A field that differs describes one response or one prompt (Groq's
@@ -124,21 +122,10 @@ const isFields = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * renders it. Undefined when nothing is shared.
  */
 export function sharedEnvelope(a: CanonicalMessage, b: CanonicalMessage): Record<string, unknown> | undefined {
-  const ea = splitEnvelope(a).envelope;
-  const eb = splitEnvelope(b).envelope;
-  if (!ea || !eb) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const key of [CHOICE_KEY, RESPONSE_KEY]) {
-    const fa = ea[key];
-    const fb = eb[key];
-    if (!isFields(fa) || !isFields(fb)) continue;
-    const kept = Object.entries(fa).filter(([name, value]) => name in fb && canonicalJson(value) === canonicalJson(fb[name]));
-    if (kept.length > 0) out[key] = Object.fromEntries(kept);
-  }
-  const response = out[RESPONSE_KEY];
-  const once = Array.isArray(ea[ONCE_KEY]) ? (ea[ONCE_KEY] as unknown[]).filter((name) => typeof name === "string" && isFields(response) && name in response) : [];
-  if (once.length > 0) out[ONCE_KEY] = once;
-  return Object.keys(out).length > 0 ? out : undefined;
+  const other = envelopeOf(b);
+  const shared = keptEnvelope(envelopeOf(a), (part, name, value) => name in other[part] && canonicalJson(value) === canonicalJson(other[part][name]));
+  const keys = withEnvelope({}, shared) as Record<string, unknown>;
+  return Object.keys(keys).length > 0 ? keys : undefined;
 }
 
 /**
