@@ -39,7 +39,8 @@ export interface PlannedChunk {
   metadata: Record<string, unknown>;
 }
 
-const isPlainText = (p: Served): p is { text: string } => typeof p.text === "string" && Object.keys(p).length === 1;
+/** Whether a part is plain text (its text alone): the parts a recording joins and a layout cuts by length. */
+export const isPlainText = (p: Served | undefined): p is { text: string } => p !== undefined && typeof p.text === "string" && Object.keys(p).length === 1;
 
 /**
  * Whether the layout's finish reasons are the answer's: the last chunk with a candidate names `finishReason`,

@@ -1,7 +1,7 @@
 import { canonicalJson } from "../canonical";
 import { onlyFields } from "../fields";
 import { JsonEventStream } from "../json-event-stream";
-import { WHOLE, type ChunkLayout } from "./layout";
+import { isPlainText, WHOLE, type ChunkLayout } from "./layout";
 import type { Part } from "./schema";
 
 /** One `GenerateContentResponse` chunk, as far as the reader needs it. */
@@ -136,12 +136,11 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
   /** Adds one streamed part; its piece in the layout (its text length when joined as plain text, else WHOLE). */
   private add(p: Part): number {
     const previous = this.parts[this.parts.length - 1];
-    const plainText = (q: Part | undefined): q is { text: string } => q !== undefined && typeof q.text === "string" && Object.keys(q).length === 1;
-    if (!plainText(p)) {
+    if (!isPlainText(p)) {
       this.parts.push({ ...p });
       return WHOLE;
     }
-    if (plainText(previous)) this.parts[this.parts.length - 1] = { text: `${previous.text}${p.text}` };
+    if (isPlainText(previous)) this.parts[this.parts.length - 1] = { text: `${previous.text}${p.text}` };
     else this.parts.push({ text: p.text });
     return p.text.length;
   }
