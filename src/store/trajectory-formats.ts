@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { canonicalJson } from "../cache/canonical";
 import type { KeyScope } from "../cache/provider";
 import type { ImportNode, KeyedLine } from "./trajectory-lines";
 
@@ -89,4 +91,50 @@ export function pathAnnotations(path: readonly ExportNode[], modelRoles: readonl
     else usage.push({ index: indexOf(i), prompt_tokens: node.promptTokens, completion_tokens: node.completionTokens, finish_reason: node.finishReason });
   });
   return { scripted_assistant_idx: scripted, answer_usage: usage };
+}
+
+const storedObject = z.record(z.string(), z.unknown());
+
+/**
+ * A line's items (`messages`, `contents`, `input`) without the keys in `keys` (what an exported answer carried
+ * outside its hash: its envelope, its candidate metadata), and those keys taken by item index, to be stored
+ * back with `storeBeside`. An error text when one is not an object, or when `check` refuses one (its reason).
+ */
+export function takeStoredKeys(
+  items: readonly unknown[],
+  keys: ReadonlySet<string>,
+  list: string,
+  check?: (key: string, value: Record<string, unknown>) => string | null,
+): { items: unknown[]; taken: Map<number, Record<string, unknown>> } | { error: string } {
+  const taken = new Map<number, Record<string, unknown>>();
+  const out: unknown[] = [];
+  for (const [i, item] of items.entries()) {
+    const entries = typeof item === "object" && item !== null ? Object.entries(item) : [];
+    if (!entries.some(([k]) => keys.has(k))) {
+      out.push(item);
+      continue;
+    }
+    const around: Record<string, unknown> = {};
+    for (const [k, v] of entries) {
+      if (!keys.has(k)) continue;
+      const parsed = storedObject.safeParse(v);
+      if (!parsed.success) return { error: `${list}[${i}]["${k}"] must be an object` };
+      const refused = check?.(k, parsed.data);
+      if (refused) return { error: `${list}[${i}]["${k}"] ${refused}` };
+      around[k] = parsed.data;
+    }
+    taken.set(i, around);
+    out.push(Object.fromEntries(entries.filter(([k]) => !keys.has(k))));
+  }
+  return { items: out, taken };
+}
+
+/**
+ * Stores `around` beside a recorded answer's message, outside its hash, as a recording stores it; false (nothing
+ * stored) when `node` is not a recorded answer.
+ */
+export function storeBeside(node: ImportNode | undefined, around: Record<string, unknown>): boolean {
+  if (node?.o !== 1) return false;
+  node.m = canonicalJson({ ...(JSON.parse(node.m) as Record<string, unknown>), ...around });
+  return true;
 }

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { canonicalJson } from "../cache/canonical";
 import { ANTHROPIC_ENVELOPE_KEYS, DELTA_KEY, setsUnrecordable } from "../cache/anthropic/envelope";
 import { API_KEY, FRAME_HEADERS } from "../cache/anthropic/frame";
 import { keyMessagesRequest } from "../cache/anthropic/key";
 import { messagesRequest } from "../cache/anthropic/schema";
+import { storeBeside, takeStoredKeys } from "./trajectory-formats";
 import { importNodesOf, type KeyedLine } from "./trajectory-lines";
 
 /**
@@ -33,34 +33,9 @@ function stopOf(json: string): string {
   return Array.isArray(content) && content.some((b) => (b as { type?: unknown }).type === "tool_use") ? "tool_use" : "end_turn";
 }
 
-const envelopeFields = z.record(z.string(), z.unknown());
-
-/**
- * A line's messages without what an exported answer carried around its content (src/cache/anthropic/envelope.ts),
- * and those keys by message index; an error text when one is not an object.
- */
-function splitEnvelopes(messages: readonly unknown[]): { messages: unknown[]; envelopes: Map<number, Record<string, unknown>> } | { error: string } {
-  const envelopes = new Map<number, Record<string, unknown>>();
-  const out: unknown[] = [];
-  for (const [i, message] of messages.entries()) {
-    const entries = typeof message === "object" && message !== null ? Object.entries(message) : [];
-    if (!entries.some(([k]) => ANTHROPIC_ENVELOPE_KEYS.has(k))) {
-      out.push(message);
-      continue;
-    }
-    const around: Record<string, unknown> = {};
-    for (const [k, v] of entries.filter(([name]) => ANTHROPIC_ENVELOPE_KEYS.has(name))) {
-      if (!envelopeFields.safeParse(v).success) return { error: `messages[${i}]["${k}"] must be an object` };
-      // A container or context edits upstream keep a live answer from being recorded (they name state in the recording's account): an import keeps none either.
-      if (setsUnrecordable(v) || (k === DELTA_KEY && setsUnrecordable((v as Record<string, unknown>).delta))) {
-        return { error: `messages[${i}]["${k}"] sets a container or context_management: an answer with either is never recorded` };
-      }
-      around[k] = v;
-    }
-    envelopes.set(i, around);
-    out.push(Object.fromEntries(entries.filter(([k]) => !ANTHROPIC_ENVELOPE_KEYS.has(k))));
-  }
-  return { messages: out, envelopes };
+/** A container or context edits upstream keep a live answer from being recorded (they name state in the recording's account): an import keeps none either. */
+function unrecordable(key: string, value: Record<string, unknown>): string | null {
+  return setsUnrecordable(value) || (key === DELTA_KEY && setsUnrecordable(value.delta)) ? "sets a container or context_management: an answer with either is never recorded" : null;
 }
 
 /**
@@ -78,17 +53,16 @@ export function keyAnthropicLine(line: AnthropicTrajectoryLine, tenant: string, 
     if (typeof value === "string") headers.set(name, value);
     delete params[name];
   }
-  const split = splitEnvelopes(line.messages);
+  const split = takeStoredKeys(line.messages, ANTHROPIC_ENVELOPE_KEYS, "messages", unrecordable);
   if ("error" in split) return split;
-  const parsed = messagesRequest.safeParse({ ...params, model: line.model, messages: split.messages, ...(line.tools ? { tools: line.tools } : {}) });
+  const parsed = messagesRequest.safeParse({ ...params, model: line.model, messages: split.items, ...(line.tools ? { tools: line.tools } : {}) });
   if (!parsed.success) return { error: parsed.error.issues.map((i) => `${i.path.join(".") || "line"}: ${i.message}`).join("; ") };
   const keyed = keyMessagesRequest(parsed.data, headers, tenant, namespace);
   if (!keyed.ok) return { error: "invalid" in keyed ? keyed.invalid.message : `the request would bypass the cache (${keyed.bypass})` };
   const { nodes, answers } = importNodesOf(keyed.key.path, line.scripted_assistant_idx, (step) => stopOf(step.json));
-  for (const [i, around] of split.envelopes) {
+  for (const [i, around] of split.taken) {
     // Stored as a recording stores it: beside the answer's content, outside the hash (src/routes/messages/record.ts).
-    if (nodes[i]?.o !== 1) return { error: `messages[${i}]: only a recorded answer carries ${[...ANTHROPIC_ENVELOPE_KEYS].join(" or ")}` };
-    nodes[i].m = canonicalJson({ ...(JSON.parse(nodes[i].m) as Record<string, unknown>), ...around });
+    if (!storeBeside(nodes[i], around)) return { error: `messages[${i}]: only a recorded answer carries ${[...ANTHROPIC_ENVELOPE_KEYS].join(" or ")}` };
   }
   return { treeId: keyed.key.treeId, frameJson: keyed.key.frameJson, model: line.model, nodes, answers };
 }

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { keyGeminiRequest } from "../cache/gemini/key";
-import { canonicalJson } from "../cache/canonical";
 import { CANDIDATE_KEY, generateContentRequest, type CanonicalPart, type GeminiNode } from "../cache/gemini/schema";
 import type { KeyScope } from "../cache/provider";
 import { importNodesOf, splitFrame, type KeyedLine } from "./trajectory-lines";
-import { API_FIELD, applyUsage, issuesText, pathAnnotations, type ExportNode, type TrajectoryFormat } from "./trajectory-formats";
+import { API_FIELD, applyUsage, issuesText, pathAnnotations, storeBeside, takeStoredKeys, type ExportNode, type TrajectoryFormat } from "./trajectory-formats";
+
+const CANDIDATE_KEYS: ReadonlySet<string> = new Set([CANDIDATE_KEY]);
 
 /** The frame's API name of trees recorded through Gemini's generateContent. */
 const API = "gemini";
@@ -50,26 +51,6 @@ export function contentOf(node: GeminiNode & { [CANDIDATE_KEY]?: unknown }): Rec
   return { role: node.role, parts: node.parts.map(partOf), ...(metadata === undefined ? {} : { [CANDIDATE_KEY]: metadata }) };
 }
 
-const candidateMetadata = z.record(z.string(), z.unknown());
-
-/** A line's contents without their CANDIDATE_KEY, and each such metadata by content index (an error text when one is not an object). */
-function splitMetadata(contents: readonly unknown[]): { contents: unknown[]; metadata: Map<number, Record<string, unknown>> } | { error: string } {
-  const metadata = new Map<number, Record<string, unknown>>();
-  const out: unknown[] = [];
-  for (const [i, content] of contents.entries()) {
-    if (typeof content !== "object" || content === null || !(CANDIDATE_KEY in content)) {
-      out.push(content);
-      continue;
-    }
-    const { [CANDIDATE_KEY]: value, ...rest } = content as Record<string, unknown>;
-    const parsed = candidateMetadata.safeParse(value);
-    if (!parsed.success) return { error: `contents[${i}]["${CANDIDATE_KEY}"] must be an object` };
-    metadata.set(i, parsed.data);
-    out.push(rest);
-  }
-  return { contents: out, metadata };
-}
-
 /** A stored node (its JSON) as the content a client sends for it. */
 const nodeMessage = (json: string) => contentOf(JSON.parse(json) as GeminiNode);
 
@@ -88,9 +69,9 @@ function keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string } 
   const line = geminiLine.safeParse(json);
   if (!line.success) return { error: issuesText(line.error.issues) };
   const { model, tools, params } = line.data;
-  const split = splitMetadata(line.data.contents);
+  const split = takeStoredKeys(line.data.contents, CANDIDATE_KEYS, "contents");
   if ("error" in split) return split;
-  const { contents, metadata } = split;
+  const { items: contents, taken } = split;
   const body: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(params)) if (!OWN.includes(k)) body[k] = v;
   const request = generateContentRequest.safeParse({ ...body, contents, ...(tools ? { tools } : {}) });
@@ -103,10 +84,9 @@ function keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string } 
   nodes.forEach((node, i) => {
     if (node.o === 0) node.r = keyed.key.path[i].role;
   });
-  for (const [i, fields] of metadata) {
+  for (const [i, around] of taken) {
     // Stored as a recording stores it: beside the content, outside the hash (src/cache/gemini/key.ts keyGeminiAnswer).
-    if (nodes[i]?.o !== 1) return { error: `contents[${i}]["${CANDIDATE_KEY}"]: only a recorded answer carries candidate metadata` };
-    nodes[i].m = canonicalJson({ ...(JSON.parse(nodes[i].m) as Record<string, unknown>), [CANDIDATE_KEY]: fields });
+    if (!storeBeside(nodes[i], around)) return { error: `contents[${i}]["${CANDIDATE_KEY}"]: only a recorded answer carries candidate metadata` };
   }
   applyUsage(nodes, line.data.answer_usage, (idx) => idx);
   return { treeId: keyed.key.treeId, frameJson: keyed.key.frameJson, model, nodes, answers };

@@ -1,12 +1,13 @@
 import { z } from "zod";
-import { canonicalJson } from "../cache/canonical";
 import { RESPONSE_KEY } from "../cache/envelope";
 import type { KeyScope } from "../cache/provider";
 import { unfinishedReasoning } from "../cache/responses/canonical";
 import { keyResponsesRequest } from "../cache/responses/key";
 import { responsesRequest, type CanonicalOutputItem, type ResponsesNode } from "../cache/responses/schema";
 import { importNodesOf, splitFrame, type KeyedLine } from "./trajectory-lines";
-import { API_FIELD, applyUsage, issuesText, pathAnnotations, type ExportNode, type TrajectoryFormat } from "./trajectory-formats";
+import { API_FIELD, applyUsage, issuesText, pathAnnotations, storeBeside, takeStoredKeys, type ExportNode, type TrajectoryFormat } from "./trajectory-formats";
+
+const RESPONSE_KEYS: ReadonlySet<string> = new Set([RESPONSE_KEY]);
 
 /** The frame's API name of trees recorded through `POST /v1/responses`. */
 const API = "openai-responses";
@@ -74,26 +75,6 @@ function exportFields(frame: Record<string, unknown>, path: readonly ExportNode[
   return { tools, ...(params ? { params } : {}), input, ...pathAnnotations(path, ["assistant"], (i) => firstItem[i]) };
 }
 
-const envelopeFields = z.record(z.string(), z.unknown());
-
-/** A line's input items without RESPONSE_KEY, and each such envelope by item index; an error text when one is not an object. */
-function splitEnvelopes(input: readonly unknown[]): { input: unknown[]; envelopes: Map<number, Record<string, unknown>> } | { error: string } {
-  const envelopes = new Map<number, Record<string, unknown>>();
-  const out: unknown[] = [];
-  for (const [i, item] of input.entries()) {
-    if (typeof item !== "object" || item === null || !(RESPONSE_KEY in item)) {
-      out.push(item);
-      continue;
-    }
-    const { [RESPONSE_KEY]: value, ...rest } = item as Record<string, unknown>;
-    const parsed = envelopeFields.safeParse(value);
-    if (!parsed.success) return { error: `input[${i}]["${RESPONSE_KEY}"] must be an object` };
-    envelopes.set(i, parsed.data);
-    out.push(rest);
-  }
-  return { input: out, envelopes };
-}
-
 /**
  * Keys a Responses line exactly as `POST /v1/responses` keys `{...params,
  * model, tools, input}` (keyResponsesRequest): every prefix of the path is a
@@ -105,9 +86,9 @@ function keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string } 
   const line = responsesLine.safeParse(json);
   if (!line.success) return { error: issuesText(line.error.issues) };
   const { model, tools, params } = line.data;
-  const split = splitEnvelopes(line.data.input);
+  const split = takeStoredKeys(line.data.input, RESPONSE_KEYS, "input");
   if ("error" in split) return split;
-  const { input } = split;
+  const { items: input, taken } = split;
   const body: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(params)) if (!OWN.includes(k)) body[k] = v;
   const request = responsesRequest.safeParse({ ...body, model, input, ...(tools ? { tools } : {}) });
@@ -126,11 +107,9 @@ function keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string } 
   const unfinished = nodes.findIndex((node) => node.o === 1 && (JSON.parse(node.m) as { items?: unknown[] }).items?.some(unfinishedReasoning));
   if (unfinished >= 0) return { error: `node ${unfinished}: a recorded answer's reasoning item says it did not finish (status other than completed)` };
   applyUsage(nodes, line.data.answer_usage, (idx) => nodeOfItem[idx]);
-  for (const [idx, around] of split.envelopes) {
-    const node = nodes[nodeOfItem[idx] ?? -1];
+  for (const [idx, around] of taken) {
     // Stored as a recording stores it: beside the answer's items, outside the hash (src/cache/responses/key.ts).
-    if (node?.o !== 1) return { error: `input[${idx}]["${RESPONSE_KEY}"]: only a recorded answer carries it` };
-    node.m = canonicalJson({ ...(JSON.parse(node.m) as Record<string, unknown>), [RESPONSE_KEY]: around });
+    if (!storeBeside(nodes[nodeOfItem[idx] ?? -1], around)) return { error: `input[${idx}]["${RESPONSE_KEY}"]: only a recorded answer carries it` };
   }
   return { treeId: keyed.key.treeId, frameJson: keyed.key.frameJson, model, nodes, answers };
 }
