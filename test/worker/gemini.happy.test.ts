@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gemini, geminiGenerations, recordedGemini } from "./gemini.support";
+import { gemini, geminiGenerations, recordedGemini, sseChunks } from "./gemini.support";
 
 const uniqueModel = (prefix = "gem") => `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
 const tools = [{ functionDeclarations: [{ name: "get_order", description: "Look up an order.", parameters: { type: "OBJECT", properties: { order_id: { type: "STRING" } } } }] }];
@@ -43,13 +43,13 @@ describe("Gemini generateContent (cached)", () => {
     const model = uniqueModel();
     const first = await gemini(model, ask, { stream: true });
     expect(first.headers.get("muscle-mem-cache")).toBe("miss");
-    const missed = (await first.text()).split("\r\n\r\n").filter(Boolean).map((block) => JSON.parse(block.slice(6)) as GenerateContent);
+    const missed = sseChunks<GenerateContent>(await first.text());
     expect(missed.at(-1)?.candidates[0].finishReason).toBe("STOP");
     await recordedGemini(model, ask);
     const streamed = await gemini(model, ask, { stream: true });
     expect(streamed.headers.get("muscle-mem-cache")).toBe("hit");
     expect(streamed.headers.get("content-type")).toMatch(/^text\/event-stream/);
-    const chunks = (await streamed.text()).split("\r\n\r\n").filter(Boolean).map((block) => JSON.parse(block.slice(6)) as GenerateContent);
+    const chunks = sseChunks<GenerateContent>(await streamed.text());
     // Cut as the model streamed it: text in 7-character chunks, the call in one of its own.
     expect(chunks.map((c) => c.candidates[0].content.parts)).toEqual(missed.map((c) => c.candidates[0].content.parts));
     expect(chunks.flatMap((c) => c.candidates[0].content.parts).at(-1)).toEqual({ functionCall: { name: "get_order", args: { order_id: "A-1" } } });

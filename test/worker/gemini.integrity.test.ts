@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chunkOf, gemini, recordedGemini, withGeminiUpstream, type GeminiStubReply } from "./gemini.support";
+import { chunkOf, gemini, recordedGemini, sseChunks, withGeminiUpstream, type GeminiStubReply } from "./gemini.support";
 import { uniqueModel } from "./helpers";
 
 /**
@@ -139,11 +139,7 @@ describe("Gemini single flight around an incomplete stream", () => {
     expect(calls).toHaveLength(1);
     const leader = result.findIndex((r) => r.cache === "miss");
     const streamed = result[leader === 0 ? 1 : 0];
-    const parts = (text: string) =>
-      text
-        .split("\r\n\r\n")
-        .filter(Boolean)
-        .map((e) => (JSON.parse(e.slice(6)) as { candidates: Array<{ content: unknown }> }).candidates[0].content);
+    const parts = (text: string) => sseChunks<{ candidates: Array<{ content: unknown }> }>(text).map((c) => c.candidates[0].content);
     expect(parts(streamed.text)).toEqual(good.map((c) => (c.candidates as Array<{ content: unknown }>)[0].content));
     expect((JSON.parse(result[2].text) as { candidates: Array<{ content: unknown }> }).candidates[0].content).toEqual({
       role: "model",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chunkOf, gemini, recordedGemini, withGeminiUpstream } from "./gemini.support";
+import { chunkOf, gemini, recordedGemini, sseChunks, withGeminiUpstream } from "./gemini.support";
 import { uniqueModel } from "./helpers";
 
 /**
@@ -20,11 +20,7 @@ const growing = (n: number) => ({ usageMetadata: { promptTokenCount: 6, candidat
 
 type Chunk = { candidates?: Array<Record<string, unknown>>; usageMetadata?: unknown };
 
-const events = (text: string): Chunk[] =>
-  text
-    .split("\r\n\r\n")
-    .filter(Boolean)
-    .map((e) => JSON.parse(e.slice(6)) as Chunk);
+const events = (text: string): Chunk[] => sseChunks<Chunk>(text);
 
 /** A chunk's candidate without what a hit renders afresh (index) or not at all. */
 const candidateOf = (c: Chunk) => {

@@ -108,3 +108,11 @@ export async function importLayout(key: string, model: string, layout: unknown):
   const imported = await api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: { "content-type": "application/x-ndjson" } });
   return { imported, ask: { contents: contents.slice(0, 1) } };
 }
+
+/** The chunks of a Gemini SSE body: every `\r\n\r\n`-separated event, parsed from after its `data: `. */
+export function sseChunks<T>(text: string): T[] {
+  return text
+    .split("\r\n\r\n")
+    .filter(Boolean)
+    .map((event) => JSON.parse(event.slice(6)) as T);
+}

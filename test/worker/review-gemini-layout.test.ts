@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newKey } from "./api-helpers";
-import { gemini, importLayout } from "./gemini.support";
+import { gemini, importLayout, sseChunks } from "./gemini.support";
 import { uniqueModel } from "./helpers";
 
 /**
@@ -15,10 +15,7 @@ type Chunk = { candidates?: Array<{ finishReason?: string }> };
 async function streamedFinishes(model: string, ask: unknown, key: string): Promise<Array<string | undefined>> {
   const res = await gemini(model, ask, { key, stream: true });
   expect(res.headers.get("muscle-mem-cache")).toBe("hit");
-  const chunks = (await res.text())
-    .split("\r\n\r\n")
-    .filter((e) => e.startsWith("data: "))
-    .map((e) => JSON.parse(e.slice(6)) as Chunk);
+  const chunks = sseChunks<Chunk>(await res.text());
   return chunks.map((c) => c.candidates?.[0]?.finishReason);
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { newKey } from "./api-helpers";
-import { gemini, importLayout } from "./gemini.support";
+import { gemini, importLayout, sseChunks } from "./gemini.support";
 import { uniqueModel } from "./helpers";
 
 /**
@@ -25,10 +25,7 @@ describe("review: an imported layout that finishes before its last chunk", () =>
       expect(imported.status).toBe(200);
       const res = await gemini(model, ask, { key, stream: true });
       expect(res.headers.get("muscle-mem-cache")).toBe("hit");
-      const chunks = (await res.text())
-        .split("\r\n\r\n")
-        .filter((e) => e.startsWith("data: "))
-        .map((e) => JSON.parse(e.slice(6)) as Chunk);
+      const chunks = sseChunks<Chunk>(await res.text());
       const withCandidate = chunks.filter((c) => c.candidates !== undefined);
       expect(withCandidate[withCandidate.length - 1].candidates?.[0]?.finishReason).toBe("STOP");
       expect(chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []).map((p) => p.text).join("")).toBe("Hello.");
