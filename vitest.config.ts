@@ -67,7 +67,7 @@ export default defineConfig({
         },
       },
       {
-        // The same Worker over four D1 shards with read replication on (src/store/shards.ts): every route
+        // The same Worker over four D1 shards with read replication on (src/store/shards/shards.ts): every route
         // must find each tree in its own shard. The scripted upstream is the workers project's (same port).
         plugins: [
           cloudflareTest({

@@ -8,13 +8,13 @@
  *
  * --measure  also measures D1 locally (Miniflare, in-process, no network): sequential cost of a hit read
  *            and of a recording batch, and throughput of a 90% hit / 10% miss mix over 1..4 D1 databases
- *            (trees sharded with src/store/shards.ts); printed and written to bench-output/capacity.json,
+ *            (trees sharded with src/store/shards/shards.ts); printed and written to bench-output/capacity.json,
  *            not fed into the model.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Miniflare } from "miniflare";
-import { shardOf } from "../src/store/shards";
+import { shardOf } from "../src/store/shards/shards";
 
 interface Measured {
   readMs: number;

@@ -1,5 +1,5 @@
 /**
- * Applies the D1 migrations to every shard that `D1_SHARDS` lists (src/store/shards.ts),
+ * Applies the D1 migrations to every shard that `D1_SHARDS` lists (src/store/shards/shards.ts),
  * for the top level of wrangler.toml or one `--env`. `npm start` (scripts/start.ts) runs it
  * with `--local`, `npm run deploy*` with `--remote` (their `predeploy*` scripts).
  *
@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parse, stringify } from "smol-toml";
-import { shardNames } from "../src/store/shards";
+import { shardNames } from "../src/store/shards/shards";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");

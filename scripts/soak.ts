@@ -8,9 +8,9 @@
  *
  * The short form runs in `npm test` (test/e2e/soak.test.ts).
  */
-import { keyAnswer, keyRequest } from "../src/cache/key";
-import { tenantOf } from "../src/cache/hash";
-import { chatRequest } from "../src/cache/messages";
+import { keyAnswer, keyRequest } from "../src/core/key";
+import { tenantOf } from "../src/core/hash";
+import { chatRequest } from "../src/core/messages";
 import { startWranglerDev } from "../test/support/wrangler-dev";
 import { startTestUpstream } from "../tools/test-upstream";
 

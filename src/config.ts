@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES } from "./cache/key";
+import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES } from "./core/key";
 import type { ServePolicy } from "./cache/policy";
 import { DEFAULT_DECLARED_MIN_BINDINGS, DEFAULT_MIN_BINDINGS, type TemplateSettings } from "./cache/templates/settings";
 import type { LogLevel } from "./observability/log";
 import { logEvent } from "./observability/log-event";
-import { pricesOf, type PriceTable } from "./store/prices";
+import { pricesOf, type PriceTable } from "./store/tree/prices";
 
 /**
  * A whole number var from `min` to `max`; unset or blank is `fallback`.
@@ -64,7 +64,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * The Worker's vars, each with its rule and default (README "Configuration").
- * `D1_SHARDS` is parsed by src/store/shards.ts.
+ * `D1_SHARDS` is parsed by src/store/shards/shards.ts.
  */
 export const varsSchema = z.object({
   UPSTREAM_BASE_URL: url("https://api.openai.com/v1"),

@@ -1,11 +1,11 @@
-import { newApp } from "./app";
+import { newApp } from "./http/app";
 import { configOf } from "./config";
 import { withLogContext } from "./observability/log-event";
-import { scheduledPrune } from "./store/prune-runner";
+import { scheduledPrune } from "./store/prune/runner";
 
-export { TreeWriter } from "./store/tree-writer";
-export { TreeLearner } from "./store/tree-learner";
-export { HitTally } from "./store/hit-tally";
+export { TreeWriter } from "./store/objects/tree-writer";
+export { TreeLearner } from "./store/objects/tree-learner";
+export { HitTally } from "./store/objects/hit-tally";
 
 const app = newApp();
 

@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import type { Config } from "../config";
-import type { ApiError } from "../errors";
-import type { PathNode, RecordInput } from "../store/record";
-import type { StoredAnswer } from "./answer";
+import type { ApiError } from "../core/errors";
+import type { PathNode, RecordInput } from "../store/tree/record";
+import type { StoredAnswer } from "../core/answer";
 
 /**
  * The seam between the one cached flow (src/routes/flow) and each provider
@@ -10,7 +10,7 @@ import type { StoredAnswer } from "./answer";
  * generates, settles and responds through these functions. A provider is a
  * folder under src/cache/<name>/ with one `ProviderAdapter` over it
  * (see docs/architecture.md, "How to add a provider"). The tenant is not the
- * adapter's business: src/auth/credential.ts reads every credential any
+ * adapter's business: src/core/credential.ts reads every credential any
  * upstream or a gateway before it reads (Authorization, Proxy-Authorization, cf-aig-authorization,
  * api-key, x-api-key, x-goog-api-key, ocp-apim-subscription-key, ?key=).
  */

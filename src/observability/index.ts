@@ -4,9 +4,9 @@ import { writeRequestPoint } from "./analytics";
 import { configOf } from "../config";
 import { lineDisposition, requestLine } from "./log";
 import { withLogContext } from "./log-event";
-import { gatherHitLine, rememberRequest } from "./recent";
+import { gatherHitLine, rememberRequest } from "./recent-row";
 import { newReport } from "./report";
-import { CACHE_HEADER, REQUEST_ID_HEADER, SINGLE_FLIGHT_HEADER } from "../protocol";
+import { CACHE_HEADER, REQUEST_ID_HEADER, SINGLE_FLIGHT_HEADER } from "../core/protocol";
 import { requestIdOf } from "./request-id";
 import { meteredEnv, newStoreCost, runMetered, storeTimingEntries, type StoreCost } from "./store-meter";
 

@@ -1,4 +1,4 @@
-import { REQUEST_ID_HEADER } from "../protocol";
+import { REQUEST_ID_HEADER } from "../core/protocol";
 
 /** Ids a client may choose: short, printable, no spaces or quotes (they end up in logs). */
 const SANE_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;

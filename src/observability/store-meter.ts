@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { shardNames } from "../store/shards";
+import { shardNames } from "../store/shards/shards";
 import type { LogLevel } from "./log";
 import { logEvent, withLogContext } from "./log-event";
 
@@ -7,7 +7,7 @@ import { logEvent, withLogContext } from "./log-event";
 export interface StoreCost {
   d1: { queries: number; ms: number };
   do: { calls: number; ms: number };
-  /** The per-colo layer's read, when the lookup asked it (src/store/colo-cache.ts). */
+  /** The per-colo layer's read, when the lookup asked it (src/engine/lookup/colo-cache.ts). */
   colo?: { outcome: "hit" | "miss"; ms: number };
 }
 

@@ -1,6 +1,6 @@
-import { ApiError } from "../errors";
+import { ApiError } from "../core/errors";
 import { logEvent } from "../observability/log-event";
-import { HEADER_PREFIX } from "../protocol";
+import { HEADER_PREFIX } from "../core/protocol";
 
 /** Request headers that belong to this hop or to muscle-mem, never to the upstream. */
 const DROP_REQUEST = new Set(["host", "content-length", "connection", "keep-alive", "transfer-encoding", "upgrade", "cf-connecting-ip", "cf-ray", "cf-visitor", "cf-ipcountry", "x-forwarded-for", "x-forwarded-proto", "x-real-ip"]);
@@ -24,7 +24,7 @@ export function queryOf(requestUrl: string, pathname: string): string {
 
 /**
  * The headers sent upstream. A body given as text is the body the Worker read (decoded when it came
- * gzip or deflate, src/routes/body.ts): its `content-encoding` no longer describes it.
+ * gzip or deflate, src/http/body.ts): its `content-encoding` no longer describes it.
  */
 function forwardedHeaders(incoming: Headers, textBody: boolean): Headers {
   const headers = new Headers();

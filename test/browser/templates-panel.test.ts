@@ -63,7 +63,7 @@ async function refund(namespace: string, order: string, amount: number, headers:
 /**
  * How long a counted hit may take to reach D1 here, from this file's vars: the isolate hands its counts on
  * COUNTER_FLUSH_MS after the first one, the tree's HitTally writes them TALLY_FLUSH_MS after the first it
- * gathered, and a failed write retries 10 s later (src/store/hit-tally.ts). Twice that, for a loaded machine.
+ * gathered, and a failed write retries 10 s later (src/store/objects/hit-tally.ts). Twice that, for a loaded machine.
  */
 const COUNTER_FLUSH_MS = 1000;
 const TALLY_FLUSH_MS = 2000;

@@ -9,7 +9,7 @@ import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
  * A tree's move under `wrangler dev` (POST /api/trees/:id/move over two local
  * shards), with every hit reading D1 (no memory TTLs): the local Worker keeps
  * answering while the move runs. Before each page of the move yielded to the
- * event loop (src/store/move-pages.ts `breathe`), the move's chain of
+ * event loop (src/store/shards/move-pages.ts `breathe`), the move's chain of
  * in-process D1 calls kept workerd from reading its sockets: no request,
  * not even GET /healthz, was answered until the move ended
  * (docs/performance.md "Scale rows").

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keyAnswer, keyRequest } from "../../src/cache/key";
-import type { ChatMessage, ChatRequest } from "../../src/cache/messages";
+import { keyAnswer, keyRequest } from "../../src/core/key";
+import type { ChatMessage, ChatRequest } from "../../src/core/messages";
 import { startTestUpstream } from "../../tools/test-upstream";
 import { SHIPPED_WORKLOADS } from "../../tools/workloads";
 import { LONG_TESTS } from "../support/long-tests";

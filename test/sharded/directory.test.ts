@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { backfillDirectory } from "../../src/store/directory-backfill";
-import { leastFull } from "../../src/store/directory";
-import { shardOf } from "../../src/store/shards";
+import { backfillDirectory } from "../../src/store/shards/directory-backfill";
+import { leastFull } from "../../src/store/shards/directory";
+import { shardOf } from "../../src/store/shards/shards";
 import { api, learn, newKey, ok, type Tree } from "../worker/api-helpers";
 import { uniqueModel } from "../worker/helpers";
 import { dbNamed, homeOf, NAMES } from "./shard-helpers";

@@ -1,16 +1,16 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { forgetShard, readEntry, shardNamed } from "../../src/store/directory";
-import { settle, type MoveResult } from "../../src/store/move";
-import { copyTree } from "../../src/store/move-pages";
-import { treeWriterOf } from "../../src/store/tree-objects";
+import { forgetShard, readEntry, shardNamed } from "../../src/store/shards/directory";
+import { settle, type MoveResult } from "../../src/store/shards/move";
+import { copyTree } from "../../src/store/shards/move-pages";
+import { treeWriterOf } from "../../src/store/objects/tree-objects";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { api, learn, newKey, ok, type Tree } from "../worker/api-helpers";
 import { chat, eventually, uniqueModel } from "../worker/helpers";
 import { dbNamed, homeOf, NAMES, treeRows } from "./shard-helpers";
 
 /**
- * Moving a tree between shards (POST /api/trees/:id/move, src/store/move.ts)
+ * Moving a tree between shards (POST /api/trees/:id/move, src/store/shards/move.ts)
  * over the `sharded` project's four real D1 databases.
  */
 const ask = (model: string, order: string) => ({ model, tools: REFUND_TOOLS, messages: [{ role: "user", content: `Refund order #${order} please` }] });

@@ -1,11 +1,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { armPruneAlarms } from "../../src/store/prune-sweep";
-import { treeWriterOf } from "../../src/store/tree-objects";
+import { armPruneAlarms } from "../../src/store/prune/sweep";
+import { treeWriterOf } from "../../src/store/objects/tree-objects";
 import { dbNamed, NAMES } from "./shard-helpers";
 
-/** The cron's sweep (src/store/prune-sweep.ts) over four shards: each gets its share of the budget and its own cursor. */
+/** The cron's sweep (src/store/prune/sweep.ts) over four shards: each gets its share of the budget and its own cursor. */
 
 const alarmOf = (id: string) => runInDurableObject(treeWriterOf(env, id), (_, state) => state.storage.getAlarm());
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coloCache } from "../../src/store/colo-cache";
+import { coloCache } from "../../src/engine/lookup/colo-cache";
 import { chat, eventually, storeCost } from "../worker/helpers";
 import { COLO_TTL_MS, hot, recordedPath } from "../worker/refresh-support";
 import { dbNamed, NAMES } from "./shard-helpers";

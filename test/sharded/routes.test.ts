@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BOOKMARK_HEADER, shards } from "../../src/store/shards";
+import { BOOKMARK_HEADER, shards } from "../../src/store/shards/shards";
 import { dbNamed, homeOf, NAMES } from "./shard-helpers";
 import { api, newKey, ok, type NodeSummary, type Tree } from "../worker/api-helpers";
 import { chat, eventually, recorded, uniqueModel } from "../worker/helpers";

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { shards } from "../../src/store/shards";
+import { shards } from "../../src/store/shards/shards";
 
 /** The shards of the `sharded` project (vitest.config.ts: D1_SHARDS). */
 export const NAMES = ["DB", "DB_1", "DB_2", "DB_3"];

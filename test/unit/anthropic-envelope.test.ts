@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { anthropicAnswerOf, renderEventStream, renderMessage } from "../../src/cache/anthropic/render";
-import type { StoredAnswer } from "../../src/cache/answer";
-import { messagesAdapter } from "../../src/routes/messages/adapter";
+import { anthropicAnswerOf, renderEventStream, renderMessage } from "../../src/providers/anthropic/render";
+import type { StoredAnswer } from "../../src/core/answer";
+import { messagesAdapter } from "../../src/providers/anthropic/adapter";
 
 /**
- * What a Messages answer carried around its content is stored beside it (src/cache/anthropic/envelope.ts) and
+ * What a Messages answer carried around its content is stored beside it (src/providers/anthropic/envelope.ts) and
  * served back, but never in place of what a hit renders itself: an import may store any object there, and
  * its `content`, `id`, stop reason or token counts must not reach a served message. A stream whose events
  * JSON.parse would change (a number a double cannot hold) is not recorded: its fields are kept as sent.

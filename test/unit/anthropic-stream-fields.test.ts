@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { messagesAdapter } from "../../src/routes/messages/adapter";
-import { anthropicAnswerOf, renderEventStream, renderMessage } from "../../src/cache/anthropic/render";
-import type { StoredAnswer } from "../../src/cache/answer";
+import { messagesAdapter } from "../../src/providers/anthropic/adapter";
+import { anthropicAnswerOf, renderEventStream, renderMessage } from "../../src/providers/anthropic/render";
+import type { StoredAnswer } from "../../src/core/answer";
 
 /**
  * A streamed Messages answer whose `content_block_start` carries a field beside the block's own (the

@@ -36,7 +36,7 @@ describe("the layers (routes -> cache -> store -> upstream)", () => {
     expect(edges).toContainEqual({ from: "cache/key.ts", to: "cache/templates/declared.ts", typeOnly: false });
   });
 
-  it("Should keep the domain pure: src/cache runs only its own code and src/protocol.ts, and never sees routes", () => {
+  it("Should keep the domain pure: src/cache runs only its own code and src/core/protocol.ts, and never sees routes", () => {
     const runtime = edges.filter((e) => under("cache")(e.from) && !e.typeOnly && !under("cache")(e.to) && e.to !== "protocol.ts");
     const routes = edges.filter((e) => under("cache")(e.from) && under("routes")(e.to));
     expect(show([...runtime, ...routes])).toEqual([]);

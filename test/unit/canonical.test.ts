@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalArguments, canonicalConversation } from "../../src/cache/canonical";
-import { walk } from "../../src/cache/hash";
-import type { ChatMessage } from "../../src/cache/messages";
+import { canonicalArguments, canonicalConversation } from "../../src/core/canonical";
+import { walk } from "../../src/core/hash";
+import type { ChatMessage } from "../../src/core/messages";
 
 const hashOf = (messages: ChatMessage[]) => {
   const result = canonicalConversation(messages);
@@ -138,7 +138,7 @@ describe("hashing properties", () => {
 
 describe("stored form", () => {
   it("Should keep the model's argument text while hashing the canonical form", async () => {
-    const { keyRequest, keyAnswer } = await import("../../src/cache/key");
+    const { keyRequest, keyAnswer } = await import("../../src/core/key");
     const keyed = keyRequest({ model: "m", messages: [{ role: "user", content: "x" }] }, "t", "default");
     if (!keyed.ok) throw new Error("not keyed");
     const a = keyAnswer(keyed.key, { role: "assistant", content: null, tool_calls: [call("c1", '{"b":1, "a":2}')] });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/cache/answer";
-import { keyRequest } from "../../src/cache/key";
-import { chatRequest } from "../../src/cache/messages";
-import { renderChunkStream, renderCompletion } from "../../src/cache/render";
-import { chatAnswerReader } from "../../src/routes/chat/answer-reader";
-import type { Recording } from "../../src/routes/generation";
+import type { StoredAnswer } from "../../src/core/answer";
+import { keyRequest } from "../../src/core/key";
+import { chatRequest } from "../../src/core/messages";
+import { renderChunkStream, renderCompletion } from "../../src/providers/chat/render";
+import { chatAnswerReader } from "../../src/providers/chat/answer-reader";
+import type { Recording } from "../../src/engine/generation";
 import { groq, openRouter, payloads, vllm } from "../worker/chat.providers.support";
 
 /**
- * The fields OpenAI-compatible upstreams send around the message (src/cache/envelope.ts): stored beside
+ * The fields OpenAI-compatible upstreams send around the message (src/core/envelope.ts): stored beside
  * the answer, never hashed; what a hit renews (ids, created, model, usage, system_fingerprint, OpenAI's
  * per-chunk `obfuscation` padding) is never stored; a stream with logprobs is not recorded.
  */

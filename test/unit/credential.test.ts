@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { credentialOf, tenantOfRequest } from "../../src/auth/credential";
-import { tenantOf } from "../../src/cache/hash";
+import { credentialOf, tenantOfRequest } from "../../src/core/credential";
+import { tenantOf } from "../../src/core/hash";
 
 const url = (search = "") => new URL(`http://mm.test/v1/chat/completions${search}`);
 const tenant = (headers: Record<string, string>, search = "", anonymous = false) => tenantOfRequest(new Headers(headers), url(search), anonymous);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/cache/answer";
-import { LAYOUT_KEY, plannedChunks, WHOLE } from "../../src/cache/gemini/layout";
-import { geminiAnswerOf, renderGenerateContent, renderGenerateContentStream } from "../../src/cache/gemini/render";
-import { CANDIDATE_KEY } from "../../src/cache/gemini/schema";
+import type { StoredAnswer } from "../../src/core/answer";
+import { LAYOUT_KEY, plannedChunks, WHOLE } from "../../src/providers/gemini/layout";
+import { geminiAnswerOf, renderGenerateContent, renderGenerateContentStream } from "../../src/providers/gemini/render";
+import { CANDIDATE_KEY } from "../../src/providers/gemini/schema";
 
 /**
- * A streamed recording's layout (src/cache/gemini/layout.ts) is read from the store, and an import can
+ * A streamed recording's layout (src/providers/gemini/layout.ts) is read from the store, and an import can
  * write any: a layout that does not cover the recorded parts exactly is ignored (one chunk per part),
  * and neither it nor the candidate metadata can put anything but the recorded metadata on a candidate.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { keyGeminiAnswer, keyGeminiRequest, type GeminiKey } from "../../src/cache/gemini/key";
-import type { GenerateContentRequest } from "../../src/cache/gemini/schema";
+import { keyGeminiAnswer, keyGeminiRequest, type GeminiKey } from "../../src/providers/gemini/key";
+import type { GenerateContentRequest } from "../../src/providers/gemini/schema";
 
 /** A thought part (`thought: true`) is keyed like any part: its text, its flag and its signature. */
 

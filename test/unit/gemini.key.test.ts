@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/cache/answer";
-import { geminiErrorBody } from "../../src/cache/gemini/errors";
-import { keyGeminiAnswer, keyGeminiRequest, type GeminiKey } from "../../src/cache/gemini/key";
-import { geminiAnswerOf, renderGenerateContent, renderGenerateContentStream } from "../../src/cache/gemini/render";
-import type { GenerateContentRequest } from "../../src/cache/gemini/schema";
-import { GeminiStreamReader } from "../../src/cache/gemini/stream";
+import type { StoredAnswer } from "../../src/core/answer";
+import { geminiErrorBody } from "../../src/providers/gemini/errors";
+import { keyGeminiAnswer, keyGeminiRequest, type GeminiKey } from "../../src/providers/gemini/key";
+import { geminiAnswerOf, renderGenerateContent, renderGenerateContentStream } from "../../src/providers/gemini/render";
+import type { GenerateContentRequest } from "../../src/providers/gemini/schema";
+import { GeminiStreamReader } from "../../src/providers/gemini/stream";
 
 const scope = { tenant: "t", namespace: "default", maxMessageBytes: 900_000 };
 const user = (text: string) => ({ role: "user", parts: [{ text }] });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { canonicalArguments } from "../../src/cache/canonical";
-import { canonicalText } from "../../src/cache/canonical-text";
-import { MAX_JSON_DEPTH, scanJson } from "../../src/cache/exact-json";
-import { keyAnswer, keyRequest } from "../../src/cache/key";
-import type { ChatMessage, ChatRequest } from "../../src/cache/messages";
+import { canonicalArguments } from "../../src/core/canonical";
+import { canonicalText } from "../../src/core/canonical-text";
+import { MAX_JSON_DEPTH, scanJson } from "../../src/core/exact-json";
+import { keyAnswer, keyRequest } from "../../src/core/key";
+import type { ChatMessage, ChatRequest } from "../../src/core/messages";
 
 const keyOf = (body: Record<string, unknown>): string => {
   const keyed = keyRequest(body as unknown as ChatRequest, "t", "default");

@@ -4,12 +4,12 @@ import { describe, expect, it } from "vitest";
 import { fieldsOf, pair } from "./key-oracle.support";
 import anthropicDts from "../../node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts?raw";
 import openaiDts from "../../node_modules/openai/resources/chat/completions/completions.d.ts?raw";
-import { keyMessagesRequest } from "../../src/cache/anthropic/key";
-import { messagesRequest } from "../../src/cache/anthropic/schema";
-import { TRANSPORT_KEYS as ANTHROPIC_TRANSPORT } from "../../src/cache/anthropic/frame";
-import { TRANSPORT_KEYS } from "../../src/cache/frame";
-import { keyRequest } from "../../src/cache/key";
-import { chatRequest } from "../../src/cache/messages";
+import { keyMessagesRequest } from "../../src/providers/anthropic/key";
+import { messagesRequest } from "../../src/providers/anthropic/schema";
+import { TRANSPORT_KEYS as ANTHROPIC_TRANSPORT } from "../../src/providers/anthropic/frame";
+import { TRANSPORT_KEYS } from "../../src/core/frame";
+import { keyRequest } from "../../src/core/key";
+import { chatRequest } from "../../src/core/messages";
 
 /**
  * The differential key oracle: for every field the SDK type definitions list

@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import { pair } from "./key-oracle.support";
 import anthropicDts from "../../node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts?raw";
 import responsesDts from "../../node_modules/openai/resources/responses/responses.d.ts?raw";
-import { keyMessagesRequest } from "../../src/cache/anthropic/key";
-import { messagesRequest } from "../../src/cache/anthropic/schema";
-import { keyResponsesRequest } from "../../src/cache/responses/key";
-import { responsesRequest } from "../../src/cache/responses/schema";
+import { keyMessagesRequest } from "../../src/providers/anthropic/key";
+import { messagesRequest } from "../../src/providers/anthropic/schema";
+import { keyResponsesRequest } from "../../src/providers/responses/key";
+import { responsesRequest } from "../../src/providers/responses/schema";
 
 /**
  * The differential key oracle one level down (session 7): the fields of the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KeyOutcome, KeyScope, ProviderAdapter, ProviderKey } from "../../src/cache/provider";
-import { messagesAdapter } from "../../src/routes/messages/adapter";
+import { messagesAdapter } from "../../src/providers/anthropic/adapter";
 
 /**
  * The key review of the Anthropic Messages and OpenAI Responses APIs

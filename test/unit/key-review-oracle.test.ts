@@ -3,9 +3,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fieldsOf, pair } from "./key-oracle.support";
 import responsesDts from "../../node_modules/openai/resources/responses/responses.d.ts?raw";
-import { IGNORED } from "../../src/cache/responses/frame";
-import { keyResponsesRequest } from "../../src/cache/responses/key";
-import { responsesRequest } from "../../src/cache/responses/schema";
+import { IGNORED } from "../../src/providers/responses/frame";
+import { keyResponsesRequest } from "../../src/providers/responses/key";
+import { responsesRequest } from "../../src/providers/responses/schema";
 
 /**
  * The differential key oracle of test/unit/key-oracle.test.ts, for the

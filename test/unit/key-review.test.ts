@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { scanJson } from "../../src/cache/exact-json";
-import { bodySpellings } from "../../src/cache/number-text";
-import { SseAssembler } from "../../src/cache/sse-assembler";
-import { AnthropicSseAssembler } from "../../src/cache/anthropic/sse-assembler";
-import { renderChunkStream } from "../../src/cache/render";
-import type { StoredAnswer } from "../../src/cache/answer";
+import { scanJson } from "../../src/core/exact-json";
+import { bodySpellings } from "../../src/core/number-text";
+import { SseAssembler } from "../../src/providers/chat/sse-assembler";
+import { AnthropicSseAssembler } from "../../src/providers/anthropic/sse-assembler";
+import { renderChunkStream } from "../../src/providers/chat/render";
+import type { StoredAnswer } from "../../src/core/answer";
 import type { KeyOutcome, KeyScope, ProviderAdapter, ProviderKey } from "../../src/cache/provider";
-import { chatAdapter } from "../../src/routes/chat/adapter";
-import { geminiAdapter } from "../../src/routes/gemini/adapter";
-import { messagesAdapter } from "../../src/routes/messages/adapter";
-import { responsesAdapter } from "../../src/routes/responses/adapter";
+import { chatAdapter } from "../../src/providers/chat/adapter";
+import { geminiAdapter } from "../../src/providers/gemini/adapter";
+import { messagesAdapter } from "../../src/providers/anthropic/adapter";
+import { responsesAdapter } from "../../src/providers/responses/adapter";
 
 /**
  * The key review (session 6): what the upstream reads outside the body (the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { previewOf } from "../../src/store/node-preview";
+import { previewOf } from "../../src/store/tree/node-preview";
 
 const chatCalls = JSON.stringify([{ function: { arguments: '{"order_id":"A-1"}', name: "get_order" }, id: "call_0", type: "function" }]);
 

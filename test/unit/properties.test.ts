@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../../src/cache/canonical";
-import { tenantOf } from "../../src/cache/hash";
-import { keyRequest } from "../../src/cache/key";
-import { chatRequest, type ChatRequest } from "../../src/cache/messages";
-import { SseAssembler } from "../../src/cache/sse-assembler";
+import { canonicalJson } from "../../src/core/canonical";
+import { tenantOf } from "../../src/core/hash";
+import { keyRequest } from "../../src/core/key";
+import { chatRequest, type ChatRequest } from "../../src/core/messages";
+import { SseAssembler } from "../../src/providers/chat/sse-assembler";
 
 const text = fc.string({ unit: "grapheme", maxLength: 30 });
 const callId = fc.string({ minLength: 1, maxLength: 12 });

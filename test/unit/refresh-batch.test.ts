@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/cache/answer";
-import { HotCache } from "../../src/store/hot-cache";
-import { MAX_BATCH_KEYS, refreshAhead, type RefreshTarget } from "../../src/routes/flow/refresh-ahead";
+import type { StoredAnswer } from "../../src/core/answer";
+import { HotCache } from "../../src/engine/lookup/isolate-cache";
+import { MAX_BATCH_KEYS, refreshAhead, type RefreshTarget } from "../../src/engine/lookup/refresh-ahead";
 
 const answer = (hash: string): StoredAnswer => ({ hash, message: { role: "assistant", content: hash }, observations: 1, finishReason: "stop", promptTokens: 1, completionTokens: 1, latencyMs: 1 });
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/cache/answer";
-import { keyRequest } from "../../src/cache/key";
-import { chatRequest } from "../../src/cache/messages";
-import { renderChunkStream, renderCompletion } from "../../src/cache/render";
-import { chatAnswerReader } from "../../src/routes/chat/answer-reader";
-import type { Recording } from "../../src/routes/generation";
+import type { StoredAnswer } from "../../src/core/answer";
+import { keyRequest } from "../../src/core/key";
+import { chatRequest } from "../../src/core/messages";
+import { renderChunkStream, renderCompletion } from "../../src/providers/chat/render";
+import { chatAnswerReader } from "../../src/providers/chat/answer-reader";
+import type { Recording } from "../../src/engine/generation";
 import { azure, filters, message, promptFilters } from "../support/azure-answer";
 
 /**

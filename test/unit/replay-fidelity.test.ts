@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { assembledOf, GeminiStreamReader, type GeminiChunk } from "../../src/cache/gemini/stream";
-import type { StoredAnswer } from "../../src/cache/answer";
-import { renderGenerateContent, renderGenerateContentStream, type GeminiAnswer } from "../../src/cache/gemini/render";
-import { geminiAdapter } from "../../src/routes/gemini/adapter";
-import { messagesAdapter } from "../../src/routes/messages/adapter";
+import { assembledOf, GeminiStreamReader, type GeminiChunk } from "../../src/providers/gemini/stream";
+import type { StoredAnswer } from "../../src/core/answer";
+import { renderGenerateContent, renderGenerateContentStream, type GeminiAnswer } from "../../src/providers/gemini/render";
+import { geminiAdapter } from "../../src/providers/gemini/adapter";
+import { messagesAdapter } from "../../src/providers/anthropic/adapter";
 
 /**
  * Replay fidelity: an answer is recorded only when a hit can serve what the

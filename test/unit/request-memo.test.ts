@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ProviderAdapter, ProviderKey } from "../../src/cache/provider";
 import { parseConfig } from "../../src/config";
-import { deepFreeze, recordingHeaders, RequestMemo, requestMemoKey, type MemoEntry, type MemoKey } from "../../src/routes/flow/request-memo";
+import { deepFreeze, recordingHeaders, RequestMemo, requestMemoKey, type MemoEntry, type MemoKey } from "../../src/engine/request-memo";
 
 const key: ProviderKey = { tenant: "t", namespace: "default", treeId: "tree", frameJson: "{}", model: "m", path: [], key: "h" };
 const entry = (reads: Array<[string, string | null]>): MemoEntry<{ n: number[] }, ProviderKey> => ({ body: { n: [1] }, keyed: { ok: true, key }, reads });

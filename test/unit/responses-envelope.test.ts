@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/cache/answer";
-import { responseEnvelopeOf } from "../../src/cache/responses/envelope";
-import { keyResponsesRequest } from "../../src/cache/responses/key";
-import { renderResponse, renderResponseEvents, responsesAnswerOf } from "../../src/cache/responses/render";
-import type { ResponsesRequest } from "../../src/cache/responses/schema";
-import { responsesAdapter } from "../../src/routes/responses/adapter";
+import type { StoredAnswer } from "../../src/core/answer";
+import { responseEnvelopeOf } from "../../src/providers/responses/envelope";
+import { keyResponsesRequest } from "../../src/providers/responses/key";
+import { renderResponse, renderResponseEvents, responsesAnswerOf } from "../../src/providers/responses/render";
+import type { ResponsesRequest } from "../../src/providers/responses/schema";
+import { responsesAdapter } from "../../src/providers/responses/adapter";
 
 /**
- * What a recorded response carried around its output is stored beside the answer (src/cache/responses/envelope.ts)
+ * What a recorded response carried around its output is stored beside the answer (src/providers/responses/envelope.ts)
  * and served back, but never in place of what a hit renders itself: an import may store any object there, and its
  * `id`, `output`, `status`, `model`, counts or another request's echo values must not reach a served response.
  * A response whose JSON a parse would change (a number a double cannot hold, a repeated key) is not recorded.

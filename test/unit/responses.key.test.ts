@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/cache/answer";
-import { keyResponsesAnswer, keyResponsesRequest, type ResponsesKey } from "../../src/cache/responses/key";
-import { renderResponse, renderResponseEvents, responsesAnswerOf } from "../../src/cache/responses/render";
-import type { ResponsesRequest } from "../../src/cache/responses/schema";
-import { ResponsesStreamReader } from "../../src/cache/responses/stream";
-import { responsesUpstreamBody } from "../../src/cache/responses/upstream-body";
+import type { StoredAnswer } from "../../src/core/answer";
+import { keyResponsesAnswer, keyResponsesRequest, type ResponsesKey } from "../../src/providers/responses/key";
+import { renderResponse, renderResponseEvents, responsesAnswerOf } from "../../src/providers/responses/render";
+import type { ResponsesRequest } from "../../src/providers/responses/schema";
+import { ResponsesStreamReader } from "../../src/providers/responses/stream";
+import { responsesUpstreamBody } from "../../src/providers/responses/upstream-body";
 
 const scope = { tenant: "t", namespace: "default", maxMessageBytes: 900_000 };
 const tools = [{ type: "function", name: "get_order", parameters: { type: "object", properties: { order_id: { type: "string" } } } }];

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { keyResponsesAnswer, keyResponsesRequest } from "../../src/cache/responses/key";
-import { inputItemsOf, parseServedResponseId, servedResponseId, withPreviousInput } from "../../src/cache/responses/previous";
-import { servedIds } from "../../src/cache/responses/render";
-import type { ResponsesRequest } from "../../src/cache/responses/schema";
+import { keyResponsesAnswer, keyResponsesRequest } from "../../src/providers/responses/key";
+import { inputItemsOf, parseServedResponseId, servedResponseId, withPreviousInput } from "../../src/providers/responses/previous";
+import { servedIds } from "../../src/providers/responses/render";
+import type { ResponsesRequest } from "../../src/providers/responses/schema";
 
 const scope = { tenant: "t", namespace: "default", maxMessageBytes: 900_000 };
 const hex = (c: string) => c.repeat(32);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../../src/cache/canonical";
-import { CHOICE_KEY, ONCE_KEY, RESPONSE_KEY } from "../../src/cache/envelope";
-import { walk } from "../../src/cache/hash";
-import type { CanonicalMessage } from "../../src/cache/messages";
+import { canonicalJson } from "../../src/core/canonical";
+import { CHOICE_KEY, ONCE_KEY, RESPONSE_KEY } from "../../src/core/envelope";
+import { walk } from "../../src/core/hash";
+import type { CanonicalMessage } from "../../src/core/messages";
 import { weigh } from "../../src/cache/templates/evidence";
 import { induce, type LearnedTemplate, type Trajectory } from "../../src/cache/templates/induce";
 import { decompose } from "../../src/cache/templates/leaves";

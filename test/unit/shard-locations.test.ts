@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseShardLocations } from "../../src/store/shard-locations";
+import { parseShardLocations } from "../../src/store/shards/locations";
 
 describe("D1_SHARD_LOCATIONS", () => {
   it("Should read one location hint per shard binding", () => {

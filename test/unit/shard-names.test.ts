@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_RANGE, shardNames } from "../../src/store/shards";
+import { MAX_RANGE, shardNames } from "../../src/store/shards/shards";
 
 describe("D1_SHARDS", () => {
   it("Should expand a numbered range, so that hundreds of shards fit in a few bytes", () => {

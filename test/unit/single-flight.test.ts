@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/cache/answer";
-import { SingleFlight } from "../../src/store/single-flight";
+import type { StoredAnswer } from "../../src/core/answer";
+import { SingleFlight } from "../../src/store/objects/single-flight";
 
 const answer = (hash: string): StoredAnswer => ({ hash, message: { role: "assistant", content: hash }, observations: 1, finishReason: "stop", promptTokens: 1, completionTokens: 1, latencyMs: 1 });
 

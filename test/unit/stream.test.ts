@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/cache/answer";
-import { renderChunkStream, renderCompletion, servedToolCallId } from "../../src/cache/render";
-import { SseAssembler } from "../../src/cache/sse-assembler";
+import type { StoredAnswer } from "../../src/core/answer";
+import { renderChunkStream, renderCompletion, servedToolCallId } from "../../src/providers/chat/render";
+import { SseAssembler } from "../../src/providers/chat/sse-assembler";
 
 const answer = (content: string | undefined, args = '{"order_id":"Ä-1 ✓ 🧾"}'): StoredAnswer => ({
   hash: "0123456789abcdef0123456789abcdef",

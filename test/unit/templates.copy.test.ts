@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { walk } from "../../src/cache/hash";
-import type { CanonicalMessage } from "../../src/cache/messages";
+import { walk } from "../../src/core/hash";
+import type { CanonicalMessage } from "../../src/core/messages";
 import { weigh } from "../../src/cache/templates/evidence";
 import { induce, type LearnedTemplate, type Trajectory } from "../../src/cache/templates/induce";
 import { decompose } from "../../src/cache/templates/leaves";

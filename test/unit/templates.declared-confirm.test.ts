@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CanonicalMessage } from "../../src/cache/messages";
+import type { CanonicalMessage } from "../../src/core/messages";
 import { bindingDigestOf, declaredKeying, declaredServes } from "../../src/cache/templates/declared";
 import { templateSettings } from "../../src/config";
 

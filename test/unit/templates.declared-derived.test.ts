@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../../src/cache/canonical";
-import type { CanonicalMessage } from "../../src/cache/messages";
+import { canonicalJson } from "../../src/core/canonical";
+import type { CanonicalMessage } from "../../src/core/messages";
 import { ambiguityOf } from "../../src/cache/templates/bindings";
 import { abstractAnswer, declaredKeying } from "../../src/cache/templates/declared";
 

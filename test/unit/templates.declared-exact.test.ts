@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../../src/cache/canonical";
-import type { CanonicalMessage } from "../../src/cache/messages";
+import { canonicalJson } from "../../src/core/canonical";
+import type { CanonicalMessage } from "../../src/core/messages";
 import { substituteMessage } from "../../src/cache/templates/placeholders";
 
 const call = (userId: string): CanonicalMessage => ({

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalArguments, canonicalJson } from "../../src/cache/canonical";
-import type { CanonicalMessage } from "../../src/cache/messages";
+import { canonicalArguments, canonicalJson } from "../../src/core/canonical";
+import type { CanonicalMessage } from "../../src/core/messages";
 import type { Bindings } from "../../src/cache/templates/bindings";
 import { declaredKeying, hashForm, keyDeclaredAnswer, renderDeclared, withDeclared, type DeclaredKeying } from "../../src/cache/templates/declared";
-import { keyAnswer, keyRequest } from "../../src/cache/key";
+import { keyAnswer, keyRequest } from "../../src/core/key";
 import { decodeString, jsonLiterals } from "../../src/cache/templates/json-text";
 import { renderArguments, substituteArguments } from "../../src/cache/templates/placeholders";
 

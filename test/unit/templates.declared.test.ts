@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../../src/cache/canonical";
-import type { CanonicalMessage } from "../../src/cache/messages";
+import { canonicalJson } from "../../src/core/canonical";
+import type { CanonicalMessage } from "../../src/core/messages";
 import { parseBindings } from "../../src/cache/templates/bindings";
 import { abstractAnswer, declaredKeying, hashForm } from "../../src/cache/templates/declared";
 import { hasPlaceholderLike, isWholeAt, renderMessage, substituteMessage, substituteText } from "../../src/cache/templates/placeholders";

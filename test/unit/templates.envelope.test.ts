@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../../src/cache/canonical";
-import { RESPONSE_KEY, CHOICE_KEY } from "../../src/cache/envelope";
-import { walk } from "../../src/cache/hash";
-import type { CanonicalMessage } from "../../src/cache/messages";
+import { canonicalJson } from "../../src/core/canonical";
+import { RESPONSE_KEY, CHOICE_KEY } from "../../src/core/envelope";
+import { walk } from "../../src/core/hash";
+import type { CanonicalMessage } from "../../src/core/messages";
 import { weigh } from "../../src/cache/templates/evidence";
 import { induce, shapeKeyOf, type LearnedTemplate, type Trajectory } from "../../src/cache/templates/induce";
 import { decompose } from "../../src/cache/templates/leaves";
@@ -11,7 +11,7 @@ import { serveLearned } from "../../src/cache/templates/serve";
 
 /**
  * An answer's envelope (the fields an OpenAI-compatible upstream sent around
- * the message, src/cache/envelope.ts) describes the response, not what the
+ * the message, src/core/envelope.ts) describes the response, not what the
  * agent is told to do: Groq's `x_groq.id` differs on every response. Learned
  * templates must form, confirm and serve across answers whose envelopes
  * differ, and a template's answer carries a recorded envelope.

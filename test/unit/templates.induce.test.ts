@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../../src/cache/canonical";
-import { walk } from "../../src/cache/hash";
-import type { CanonicalMessage } from "../../src/cache/messages";
+import { canonicalJson } from "../../src/core/canonical";
+import { walk } from "../../src/core/hash";
+import type { CanonicalMessage } from "../../src/core/messages";
 import { weigh } from "../../src/cache/templates/evidence";
 import { induce, type LearnedTemplate, type Trajectory } from "../../src/cache/templates/induce";
 import { compose, decompose } from "../../src/cache/templates/leaves";

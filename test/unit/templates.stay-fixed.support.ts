@@ -1,7 +1,7 @@
 import fc from "fast-check";
-import { canonicalJson } from "../../src/cache/canonical";
-import { walk } from "../../src/cache/hash";
-import type { CanonicalMessage } from "../../src/cache/messages";
+import { canonicalJson } from "../../src/core/canonical";
+import { walk } from "../../src/core/hash";
+import type { CanonicalMessage } from "../../src/core/messages";
 import { weigh } from "../../src/cache/templates/evidence";
 import { induce, shapeKeyOf, type LearnedTemplate, type Trajectory } from "../../src/cache/templates/induce";
 import { decompose } from "../../src/cache/templates/leaves";
@@ -65,7 +65,7 @@ export function trajectoryOf(rule: Rule, c: Case, lookup: boolean, copyValue = f
 
 /**
  * A model of the tree's learner and server over the pure domain, the way the
- * Worker runs them (src/store/templates-learn.ts, src/routes/chat/templates.ts):
+ * Worker runs them (src/store/templates/learn.ts, src/engine/templates.ts):
  * each request is served by learned templates when they fit, else the model
  * answers and the answer is learned from (weighed against the templates under
  * its lookup keys; when none confirms, paired with up to four recent answers

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../../src/cache/canonical";
+import { canonicalJson } from "../../src/core/canonical";
 import type { Trajectory } from "../../src/cache/templates/induce";
 import { caseArb, ruleArb, simulate, trajectoryOf, type Rule } from "./templates.stay-fixed.support";
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
-import { canonicalJson } from "../../src/cache/canonical";
-import type { CanonicalMessage } from "../../src/cache/messages";
+import { canonicalJson } from "../../src/core/canonical";
+import type { CanonicalMessage } from "../../src/core/messages";
 
 /** Words, ids, emails, numbers and punctuation: text shaped like real agent traffic. */
 export const tokenish = fc.oneof(

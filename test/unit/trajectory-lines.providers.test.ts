@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { keyGeminiRequest } from "../../src/cache/gemini/key";
-import type { GenerateContentRequest } from "../../src/cache/gemini/schema";
+import { keyGeminiRequest } from "../../src/providers/gemini/key";
+import type { GenerateContentRequest } from "../../src/providers/gemini/schema";
 import type { ProviderKey } from "../../src/cache/provider";
-import { keyResponsesRequest } from "../../src/cache/responses/key";
-import type { ResponsesRequest } from "../../src/cache/responses/schema";
-import type { ExportNode } from "../../src/store/trajectory-formats";
-import { trajectoryFormatOf } from "../../src/store/trajectory-lines-by-api";
+import { keyResponsesRequest } from "../../src/providers/responses/key";
+import type { ResponsesRequest } from "../../src/providers/responses/schema";
+import type { ExportNode } from "../../src/core/trajectory-formats";
+import { trajectoryFormatOf } from "../../src/providers/trajectory-lines";
 
 const scope = { tenant: "t1", namespace: "default", maxMessageBytes: 900_000 };
 

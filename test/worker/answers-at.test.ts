@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { KEYS_PER_STATEMENT, readAnswers, readAnswersAt } from "../../src/store/answers";
+import { KEYS_PER_STATEMENT, readAnswers, readAnswersAt } from "../../src/store/tree/answers";
 import { recordedPath } from "./refresh-support";
 
 describe("readAnswersAt: the answers at many paths in one D1 call", () => {

@@ -29,7 +29,7 @@ export function newKey(): string {
 }
 
 /** The API's response shapes, as the routes produce them. */
-import type { NodeSummary, TreeSummary as Tree } from "../../src/store/trajectories";
+import type { NodeSummary, TreeSummary as Tree } from "../../src/store/tree/tree-list";
 
 export type { NodeSummary, Tree };
 

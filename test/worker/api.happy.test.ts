@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import { describe, expect, it } from "vitest";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
-import { treeWriterOf } from "../../src/store/tree-objects";
+import { treeWriterOf } from "../../src/store/objects/tree-objects";
 import { api, learn, newKey, ok, onlyTree, storedCount, type NodeSummary, type Tree } from "./api-helpers";
 import { chat, eventually, generations, uniqueModel } from "./helpers";
 
@@ -231,7 +231,7 @@ describe("trajectory API: pruning", () => {
 
 describe("stats price table", () => {
   it("Should price models exactly, by their longest priced prefix, and from PRICES_JSON", async () => {
-    const { costSaved, priceOf, pricesOf, DEFAULT_PRICES } = await import("../../src/store/prices");
+    const { costSaved, priceOf, pricesOf, DEFAULT_PRICES } = await import("../../src/store/tree/prices");
     expect(priceOf(DEFAULT_PRICES, "gpt-4o")).toEqual({ prompt: 2.5, completion: 10 });
     expect(priceOf(DEFAULT_PRICES, "gpt-4o-mini-2024-07-18")).toEqual(DEFAULT_PRICES["gpt-4o-mini"]);
     expect(priceOf(DEFAULT_PRICES, "ft:gpt-4.1-2025-04-14:org:x:y")).toEqual(DEFAULT_PRICES["gpt-4.1"]);

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CHILDREN_SQL } from "../../src/store/trajectories";
+import { CHILDREN_SQL } from "../../src/store/tree/tree-list";
 import { api, ok, type NodeSummary, type Tree } from "./api-helpers";
 
 const N = 100_000;

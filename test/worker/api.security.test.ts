@@ -1,7 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { callerOf, sameSecret } from "../../src/auth/caller";
-import { tenantOf } from "../../src/cache/hash";
+import { callerOf, sameSecret } from "../../src/http/auth/caller";
+import { tenantOf } from "../../src/core/hash";
 import { api, learn, newKey, ok, onlyTree, storedCount, type NodeSummary } from "./api-helpers";
 import { chat, uniqueModel } from "./helpers";
 

@@ -1,7 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { SseAssembler } from "../../src/cache/sse-assembler";
+import { SseAssembler } from "../../src/providers/chat/sse-assembler";
 import { chat, generations, recorded, uniqueModel } from "./helpers";
 import { chunks, completion, withUpstream } from "./upstream-stub";
 

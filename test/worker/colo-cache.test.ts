@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/cache/answer";
+import type { StoredAnswer } from "../../src/core/answer";
 import { configOf } from "../../src/config";
-import { isolate } from "../../src/isolate";
-import { coloCache } from "../../src/store/colo-cache";
+import { isolate } from "../../src/engine/isolate";
+import { coloCache } from "../../src/engine/lookup/colo-cache";
 import { api, newKey, ok } from "./api-helpers";
 import { chat, eventually, recorded, uniqueModel } from "./helpers";
 

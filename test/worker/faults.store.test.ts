@@ -1,9 +1,9 @@
 import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { keyRequest } from "../../src/cache/key";
-import { chatRequest as chatBody } from "../../src/cache/messages";
-import { tenantOf } from "../../src/cache/hash";
+import { keyRequest } from "../../src/core/key";
+import { chatRequest as chatBody } from "../../src/core/messages";
+import { tenantOf } from "../../src/core/hash";
 import { eventually, generations, uniqueModel } from "./helpers";
 import { callWorker, chatRequest, nodesContaining, storedFor } from "./faults.support";
 

@@ -96,7 +96,7 @@ export function chunkOf(parts: unknown[] | null, candidate: Record<string, unkno
 
 /**
  * Imports, under `key`, one recorded Gemini answer ("Hello." to "Greet me.") whose candidate metadata carries
- * the chunk layout `layout` (muscle-mem:chunks, src/cache/gemini/layout.ts); returns the import's response and
+ * the chunk layout `layout` (muscle-mem:chunks, src/providers/gemini/layout.ts); returns the import's response and
  * the request that walks to the answer.
  */
 export async function importLayout(key: string, model: string, layout: unknown): Promise<{ imported: Response; ask: { contents: unknown[] } }> {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { generate, type AnswerReader, type Recording } from "../../src/routes/generation";
+import { generate, type AnswerReader, type Recording } from "../../src/engine/generation";
 import { faultBase } from "./faults.support";
 import { uniqueModel } from "./helpers";
 

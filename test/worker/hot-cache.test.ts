@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { HotCache } from "../../src/store/hot-cache";
+import { HotCache } from "../../src/engine/lookup/isolate-cache";
 import { api, newKey } from "./api-helpers";
 import { callWorker, chatRequest, type Vars } from "./faults.support";
 import { chat, eventually, generations, recorded, uniqueModel } from "./helpers";

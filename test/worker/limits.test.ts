@@ -1,10 +1,10 @@
 import { exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, keyRequest } from "../../src/cache/key";
+import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, keyRequest } from "../../src/core/key";
 import { parseConfig } from "../../src/config";
-import { chatRequest } from "../../src/cache/messages";
+import { chatRequest } from "../../src/core/messages";
 import type { RequestLogLine } from "../../src/observability/log";
-import { MAX_JSON_DEPTH } from "../../src/cache/exact-json";
+import { MAX_JSON_DEPTH } from "../../src/core/exact-json";
 import { chat, generations, recorded, uniqueModel } from "./helpers";
 import { postMessages } from "./messages.support";
 

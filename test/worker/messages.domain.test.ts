@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { canonicalAnthropicConversation } from "../../src/cache/anthropic/canonical";
-import { keyAnthropicAnswer, keyMessagesRequest } from "../../src/cache/anthropic/key";
-import { renderEventStream, renderMessage, type AnthropicAnswer } from "../../src/cache/anthropic/render";
-import { messagesRequest, type MessagesRequest } from "../../src/cache/anthropic/schema";
-import { AnthropicSseAssembler } from "../../src/cache/anthropic/sse-assembler";
-import { decodeStop, encodeStop } from "../../src/cache/anthropic/stop";
-import { keyRequest } from "../../src/cache/key";
+import { canonicalAnthropicConversation } from "../../src/providers/anthropic/canonical";
+import { keyAnthropicAnswer, keyMessagesRequest } from "../../src/providers/anthropic/key";
+import { renderEventStream, renderMessage, type AnthropicAnswer } from "../../src/providers/anthropic/render";
+import { messagesRequest, type MessagesRequest } from "../../src/providers/anthropic/schema";
+import { AnthropicSseAssembler } from "../../src/providers/anthropic/sse-assembler";
+import { decodeStop, encodeStop } from "../../src/providers/anthropic/stop";
+import { keyRequest } from "../../src/core/key";
 
 const request = (extra: Record<string, unknown> = {}): MessagesRequest =>
   messagesRequest.parse({ model: "claude-x", max_tokens: 100, messages: [{ role: "user", content: "Refund #A-1" }], ...extra });

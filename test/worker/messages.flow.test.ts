@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { tenantOfRequest } from "../../src/auth/credential";
-import { keyMessagesRequest } from "../../src/cache/anthropic/key";
-import { childHash } from "../../src/cache/hash";
+import { tenantOfRequest } from "../../src/core/credential";
+import { keyMessagesRequest } from "../../src/providers/anthropic/key";
+import { childHash } from "../../src/core/hash";
 import { generations, uniqueModel } from "./helpers";
 import { postMessages } from "./messages.support";
 

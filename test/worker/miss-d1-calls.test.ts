@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_POLICY as policy } from "../../src/cache/policy";
-import { readAnswers } from "../../src/store/answers";
-import { lookUpOrJoin } from "../../src/store/lookup-or-join";
-import { recordGeneration, recordGenerations } from "../../src/store/record";
-import { SingleFlight } from "../../src/store/single-flight";
-import { partnersOf, readLearning, readPathTo } from "../../src/store/templates";
-import { learnFrom } from "../../src/store/templates-learn";
+import { readAnswers } from "../../src/store/tree/answers";
+import { lookUpOrJoin } from "../../src/store/objects/lookup-or-join";
+import { recordGeneration, recordGenerations } from "../../src/store/tree/record";
+import { SingleFlight } from "../../src/store/objects/single-flight";
+import { partnersOf, readLearning, readPathTo } from "../../src/store/templates/learned";
+import { learnFrom } from "../../src/store/templates/learn";
 import { recording } from "./recordings";
 
 /**

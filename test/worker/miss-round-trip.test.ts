@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { tenantOf } from "../../src/cache/hash";
-import { keyRequest } from "../../src/cache/key";
-import { chatRequest } from "../../src/cache/messages";
+import { tenantOf } from "../../src/core/hash";
+import { keyRequest } from "../../src/core/key";
+import { chatRequest } from "../../src/core/messages";
 import { newKey } from "./api-helpers";
 import { chat, generations, recorded, storeCost, uniqueModel } from "./helpers";
 

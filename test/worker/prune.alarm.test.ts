@@ -1,18 +1,18 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { coloCache } from "../../src/store/colo-cache";
-import { PRUNE_EVERY_MS, FIRST_PRUNE_WITHIN_MS } from "../../src/store/prune-alarm";
-import { armPruneAlarms } from "../../src/store/prune-sweep";
-import { treeWriterOf } from "../../src/store/tree-objects";
+import { coloCache } from "../../src/engine/lookup/colo-cache";
+import { PRUNE_EVERY_MS, FIRST_PRUNE_WITHIN_MS } from "../../src/store/prune/alarm";
+import { armPruneAlarms } from "../../src/store/prune/sweep";
+import { treeWriterOf } from "../../src/store/objects/tree-objects";
 import { storedCount } from "./api-helpers";
 import { recording } from "./recordings";
-import { runPrune, type PruneAccess } from "../../src/store/prune";
-import { recordGenerations, type RecordInput } from "../../src/store/record";
+import { runPrune, type PruneAccess } from "../../src/store/prune/prune";
+import { recordGenerations, type RecordInput } from "../../src/store/tree/record";
 
 /**
- * The stale prune per tree on its writer's alarm (src/store/prune-alarm.ts),
- * the cron's sweep that arms it (src/store/prune-sweep.ts), against real D1
+ * The stale prune per tree on its writer's alarm (src/store/prune/alarm.ts),
+ * the cron's sweep that arms it (src/store/prune/sweep.ts), against real D1
  * and real Durable Objects. PRUNE_TTL_MS is wrangler.toml's 30 days.
  */
 
@@ -168,7 +168,7 @@ describe("a long prune gives way to recordings", () => {
     const under = recording(treeId, ["q 0"], "a new answer");
     const deep = recording(treeId, ["q 2", "a 2", "q2 2"], "another answer 2");
     // After the third page (the templates', then two of nodes), a recording runs, as the tree's writer runs one queued
-    // while a page was in flight (src/store/prune-pages.ts queuedAccess: each page is one queued write).
+    // while a page was in flight (src/store/prune/pages.ts queuedAccess: each page is one queued write).
     let pages = 0;
     let between: RecordInput[] = [];
     const access: PruneAccess = {

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { previewStale, PRUNE_STATEMENT_ROWS, pruneStale, pruneSubtree } from "../../src/store/prune";
-import { batchesOf, PLAN_PAGE, type PlanNode } from "../../src/store/prune-plan";
+import { previewStale, PRUNE_STATEMENT_ROWS, pruneStale, pruneSubtree } from "../../src/store/prune/prune";
+import { batchesOf, PLAN_PAGE, type PlanNode } from "../../src/store/prune/plan";
 
 /**
- * The paged prune (src/store/prune.ts, src/store/prune-plan.ts) on real D1:
+ * The paged prune (src/store/prune/prune.ts, src/store/prune/plan.ts) on real D1:
  * a tree larger than one page of the plan and many batches of deletes.
  */
 

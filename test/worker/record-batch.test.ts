@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { recordGeneration, recordGenerations, type RecordInput } from "../../src/store/record";
-import { treeWriterOf } from "../../src/store/tree-objects";
+import { recordGeneration, recordGenerations, type RecordInput } from "../../src/store/tree/record";
+import { treeWriterOf } from "../../src/store/objects/tree-objects";
 import { recording } from "./recordings";
 
 /** What a tree holds: its counters and every node's observations, by position (hashes differ per tree). */

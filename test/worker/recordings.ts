@@ -1,6 +1,6 @@
-import { canonicalJson } from "../../src/cache/canonical";
-import { childHash, walk } from "../../src/cache/hash";
-import type { RecordInput } from "../../src/store/record";
+import { canonicalJson } from "../../src/core/canonical";
+import { childHash, walk } from "../../src/core/hash";
+import type { RecordInput } from "../../src/store/tree/record";
 
 /** A recording of `texts` (alternating user/assistant) followed by `answer`. */
 export function recording(treeId: string, texts: string[], answer: string): RecordInput {

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { coloCache } from "../../src/store/colo-cache";
-import { REFRESH_AT, refreshDue } from "../../src/routes/flow/refresh-ahead";
-import { readAnswers } from "../../src/store/answers";
+import { coloCache } from "../../src/engine/lookup/colo-cache";
+import { REFRESH_AT, refreshDue } from "../../src/engine/lookup/refresh-ahead";
+import { readAnswers } from "../../src/store/tree/answers";
 import { newKey } from "./api-helpers";
 import { chat, eventually, recorded, storeCost, uniqueModel } from "./helpers";
 import { COLO_TTL_MS, hot, recordedPath } from "./refresh-support";

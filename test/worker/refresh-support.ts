@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
-import type { StoredAnswer } from "../../src/cache/answer";
+import type { StoredAnswer } from "../../src/core/answer";
 import { configOf } from "../../src/config";
-import { isolate } from "../../src/isolate";
+import { isolate } from "../../src/engine/isolate";
 import { newKey } from "./api-helpers";
 import { chat, eventually, recorded, uniqueModel } from "./helpers";
 

@@ -4,7 +4,7 @@ import { chat, uniqueModel } from "./helpers";
 import { payloads, reassemble } from "./chat.providers.support";
 
 /**
- * Review of the chat envelope (src/cache/envelope.ts: what the upstream sent around the message,
+ * Review of the chat envelope (src/core/envelope.ts: what the upstream sent around the message,
  * stored under muscle-mem:choice / muscle-mem:response / muscle-mem:once outside the hash).
  */
 

@@ -4,7 +4,7 @@ import { completion, withUpstream } from "./upstream-stub";
 
 /**
  * Review: a declared answer is stored with placeholders and served for every binding, so what it keeps
- * outside its hash (the chat envelope, src/cache/envelope.ts) must not carry the values it was recorded
+ * outside its hash (the chat envelope, src/core/envelope.ts) must not carry the values it was recorded
  * with. An upstream that echoes the prompt (Together's `prompt` with `echo`) or decodes it (vLLM's
  * `prompt_logprobs`) sends the bound values around the message.
  */

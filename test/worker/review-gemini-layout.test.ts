@@ -5,7 +5,7 @@ import { uniqueModel } from "./helpers";
 
 /**
  * Review: a streamed Gemini recording keeps how its chunks were cut (muscle-mem:chunks in its candidate
- * metadata, src/cache/gemini/layout.ts), each chunk with its finish reason. An import stores any layout
+ * metadata, src/providers/gemini/layout.ts), each chunk with its finish reason. An import stores any layout
  * that covers the parts; a streamed hit must still end with the answer's finish reason, the one a JSON
  * hit and the dashboard show, and carry no other.
  */

@@ -5,7 +5,7 @@ import { anthropicClient, postMessages, sdkRecorded } from "./messages.support";
 import { withUpstream } from "./upstream-stub";
 
 /**
- * Review of the Messages envelope (src/cache/anthropic/envelope.ts: the message's fields around its content,
+ * Review of the Messages envelope (src/providers/anthropic/envelope.ts: the message's fields around its content,
  * stored under muscle-mem:response and, streamed, muscle-mem:delta, outside the hash). An import stores any
  * object there; what a hit serves from it must never contradict the recorded answer or hand the agent a
  * wrong type where the SDK promises a number.

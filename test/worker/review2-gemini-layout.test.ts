@@ -4,7 +4,7 @@ import { gemini, importLayout, sseChunks } from "./gemini.support";
 import { uniqueModel } from "./helpers";
 
 /**
- * Review (second pass) of an imported chunk layout (muscle-mem:chunks, src/cache/gemini/layout.ts): a layout
+ * Review (second pass) of an imported chunk layout (muscle-mem:chunks, src/providers/gemini/layout.ts): a layout
  * whose finish reasons are all the answer's is replayed, but one that names it on an early chunk only ended
  * the streamed hit on a chunk without a finish reason, although the JSON hit, the stored answer and every
  * recorded Gemini stream finish on the last chunk with a candidate.

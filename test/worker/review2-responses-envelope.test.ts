@@ -4,7 +4,7 @@ import { responses } from "./responses.support";
 import { withUpstream } from "./upstream-stub";
 
 /**
- * Review of what a Responses hit serves around its items (src/cache/responses/envelope.ts, muscle-mem:response)
+ * Review of what a Responses hit serves around its items (src/providers/responses/envelope.ts, muscle-mem:response)
  * and of reasoning items (stored as the model sent them, status included). An import stores any object under
  * muscle-mem:response and any reasoning item; what a hit serves must never contradict the answer it is.
  */

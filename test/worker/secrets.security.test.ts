@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { TreeWriter } from "../../src/store/tree-writer";
+import type { TreeWriter } from "../../src/store/objects/tree-writer";
 import { api } from "./api-helpers";
 import { chat, recorded, uniqueModel } from "./helpers";
 

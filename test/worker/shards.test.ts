@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bookmarkFor, bookmarkHeader, dbFor, readYourWrites, shardNames, shardOf, shards } from "../../src/store/shards";
+import { bookmarkFor, bookmarkHeader, dbFor, readYourWrites, shardNames, shardOf, shards } from "../../src/store/shards/shards";
 
 /** Deterministic 64-hex tree ids. */
 async function treeIds(n: number): Promise<string[]> {

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import { drizzle } from "drizzle-orm/d1";
 import { describe, expect, it } from "vitest";
-import { childHash, walk } from "../../src/cache/hash";
-import { ANSWERS_SQL, readAnswers } from "../../src/store/answers";
-import { importNodes } from "../../src/store/import";
-import { recordGeneration, recordStatements, ROWS_PER_INSERT, type RecordInput } from "../../src/store/record";
+import { childHash, walk } from "../../src/core/hash";
+import { ANSWERS_SQL, readAnswers } from "../../src/store/tree/answers";
+import { importNodes } from "../../src/store/objects/seed";
+import { recordGeneration, recordStatements, ROWS_PER_INSERT, type RecordInput } from "../../src/store/tree/record";
 import { recording } from "./recordings";
 
 async function count(sql: string, ...binds: unknown[]): Promise<number> {

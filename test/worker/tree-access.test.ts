@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiRoutes } from "../../src/routes/api";
+import { apiRoutes } from "../../src/http/api";
 import { ADMIN, api, learn, newKey, onlyTree } from "./api-helpers";
 import { uniqueModel } from "./helpers";
 
@@ -26,7 +26,7 @@ async function call(route: { method: string; path: string }, treeId: string, tok
   return { status: res.status, body: await res.text() };
 }
 
-describe("the one tree check (src/routes/api/tree-access.ts)", () => {
+describe("the one tree check (src/http/api/tree-access.ts)", () => {
   it("Should answer another tenant's tree exactly like an unknown one (404, same body) on every :treeId route", async () => {
     const owner = newKey();
     await learn({ model: uniqueModel("access"), messages: [{ role: "user", content: "Refund order #T-1" }] }, owner);

@@ -2,7 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { placement } from "../../src/store/tree-objects";
+import { placement } from "../../src/store/objects/tree-objects";
 import { newKey } from "./api-helpers";
 import { uniqueModel } from "./helpers";
 

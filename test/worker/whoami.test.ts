@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tenantOf } from "../../src/cache/hash";
+import { tenantOf } from "../../src/core/hash";
 import { api, learn, newKey, ok, type Tree } from "./api-helpers";
 import { uniqueModel } from "./helpers";
 

@@ -1,5 +1,5 @@
-import { BINDINGS_HEADER } from "../../protocol";
-import { hasLoneSurrogate } from "../unicode";
+import { BINDINGS_HEADER } from "../../core/protocol";
+import { hasLoneSurrogate } from "../../core/unicode";
 
 /** Declared variables: `{"name":"Ada","order_id":"A-1"}` from the `muscle-mem-bindings` header. */
 export type Bindings = Readonly<Record<string, string>>;

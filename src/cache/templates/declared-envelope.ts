@@ -1,6 +1,6 @@
-import { envelopeOf, keptEnvelope, splitEnvelope, withEnvelope } from "../envelope";
-import { isFields } from "../fields";
-import type { CanonicalMessage } from "../messages";
+import { envelopeOf, keptEnvelope, splitEnvelope, withEnvelope } from "../../core/envelope";
+import { isFields } from "../../core/fields";
+import type { CanonicalMessage } from "../../core/messages";
 import type { Bindings } from "./bindings";
 
 /** The case-folded runs of letters or digits of a text. */
@@ -37,7 +37,7 @@ function carriesBound(value: unknown, bindings: Bindings): boolean {
 }
 
 /**
- * A declared answer with only the envelope fields (src/cache/envelope.ts) that carry none of the values it
+ * A declared answer with only the envelope fields (src/core/envelope.ts) that carry none of the values it
  * was recorded with. The answer is stored with placeholders and served for every binding, but what the
  * upstream sent around it is not rendered: a field that echoes or decodes the prompt (Together's `prompt`,
  * vLLM's `prompt_logprobs`) or the answer's tokens (logprobs) would serve the first request's values.

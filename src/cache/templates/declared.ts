@@ -1,9 +1,9 @@
-import { VARIABLES_FRAME_KEY } from "../../protocol";
-import { canonicalArguments, canonicalJson, hashFormOf } from "../canonical";
-import { keepEnvelope } from "../envelope";
-import { childHash, digest, treeIdOf, walk } from "../hash";
-import type { DeclaredKeying, RequestKey } from "../request-key";
-import type { CanonicalMessage } from "../messages";
+import { VARIABLES_FRAME_KEY } from "../../core/protocol";
+import { canonicalArguments, canonicalJson, hashFormOf } from "../../core/canonical";
+import { keepEnvelope } from "../../core/envelope";
+import { childHash, digest, treeIdOf, walk } from "../../core/hash";
+import type { DeclaredKeying, RequestKey } from "../../core/request-key";
+import type { CanonicalMessage } from "../../core/messages";
 import { ambiguityOf, distinctValues, type Bindings } from "./bindings";
 import { unboundEnvelope } from "./declared-envelope";
 import { decompose } from "./leaves";
@@ -60,7 +60,7 @@ export function withDeclared(key: RequestKey, bindings: Bindings): RequestKey | 
 export function keyDeclaredAnswer(parent: string, answer: CanonicalMessage, keying: DeclaredKeying): { hash: string; json: string; message: CanonicalMessage } | null {
   const abstracted = abstractAnswer(hashForm(answer), keying);
   if (!abstracted) return null;
-  // What the model sent around the message (src/cache/envelope.ts) is stored with it, never hashed, but for the fields that carry a bound value.
+  // What the model sent around the message (src/core/envelope.ts) is stored with it, never hashed, but for the fields that carry a bound value.
   const stored = keepEnvelope(keepArgumentText(abstracted, answer, keying.bindings), unboundEnvelope(answer, keying.bindings));
   return { hash: childHash(parent, canonicalJson(abstracted)), json: canonicalJson(stored), message: stored };
 }

@@ -1,6 +1,6 @@
-import { canonicalJson } from "../canonical";
-import { splitEnvelope } from "../envelope";
-import type { CanonicalMessage } from "../messages";
+import { canonicalJson } from "../../core/canonical";
+import { splitEnvelope } from "../../core/envelope";
+import type { CanonicalMessage } from "../../core/messages";
 import type { Trajectory, LearnedTemplate } from "./induce";
 import { decompose, type Decomposed } from "./leaves";
 import { bind, bindingDigest, MAX_BINDINGS, MAX_VALUES, refusal, renderAnswer, type Binding, type Slot, type TemplateState } from "./learned";

@@ -1,7 +1,7 @@
-import { canonicalJson } from "../canonical";
-import { envelopeOf, keptEnvelope, withEnvelope } from "../envelope";
-import { digest } from "../hash";
-import type { CanonicalMessage } from "../messages";
+import { canonicalJson } from "../../core/canonical";
+import { envelopeOf, keptEnvelope, withEnvelope } from "../../core/envelope";
+import { digest } from "../../core/hash";
+import type { CanonicalMessage } from "../../core/messages";
 import { decompose, type Decomposed } from "./leaves";
 import { bindingDigest, lookupKeys, MAX_SUFFIX, skeletonDigests, templateId, type MessagePattern, type Ref, type Slot, type TemplatePattern, type TemplateState } from "./learned";
 import { ordersOf } from "./orders";
@@ -115,7 +115,7 @@ function everySlotCopied(roles: readonly string[], patterns: readonly MessagePat
 }
 
 /**
- * The envelope a template's answers carry (src/cache/envelope.ts): the choice and response fields both
+ * The envelope a template's answers carry (src/core/envelope.ts): the choice and response fields both
  * answers sent with one value. A field that differs describes one response or one prompt (Groq's
  * `x_groq.id`, vLLM's `prompt_logprobs`, which decodes the prompt, Together's echoed `prompt`, logprobs
  * of the answer's tokens): served from the first answer, it would describe another request, and no slot

@@ -1,6 +1,6 @@
-import { canonicalJson } from "../canonical";
-import { digest } from "../hash";
-import type { CanonicalMessage } from "../messages";
+import { canonicalJson } from "../../core/canonical";
+import { digest } from "../../core/hash";
+import type { CanonicalMessage } from "../../core/messages";
 import { compose, type Decomposed } from "./leaves";
 import { orderReason, type SlotOrder } from "./orders";
 import { inRange, isRanged, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
@@ -24,7 +24,7 @@ export interface TemplatePattern {
     promptTokens: number;
     completionTokens: number;
     latencyMs: number;
-    /** The envelope of the answer it was learned from (src/cache/envelope.ts), which its answers carry; none in templates learned before. */
+    /** The envelope of the answer it was learned from (src/core/envelope.ts), which its answers carry; none in templates learned before. */
     envelope?: Record<string, unknown>;
   };
 }

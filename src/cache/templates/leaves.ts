@@ -1,13 +1,13 @@
-import { canonicalJson } from "../canonical";
-import { ENVELOPE_KEYS } from "../envelope";
-import type { CanonicalMessage, CanonicalToolCall } from "../messages";
+import { canonicalJson } from "../../core/canonical";
+import { ENVELOPE_KEYS } from "../../core/envelope";
+import type { CanonicalMessage, CanonicalToolCall } from "../../core/messages";
 
 /**
  * A message broken into its skeleton (roles, names, JSON structure, the
  * separators between tokens) and its leaves (the tokens and JSON numbers, in
  * order). Two messages whose skeletons are equal differ only in leaves.
  * `compose(skeleton, leaves)` gives the message back exactly, but for its
- * envelope keys (src/cache/envelope.ts), which are no part of either.
+ * envelope keys (src/core/envelope.ts), which are no part of either.
  */
 export interface Decomposed {
   skeleton: string;
@@ -110,7 +110,7 @@ export function decompose(message: CanonicalMessage): Decomposed {
   if (message.tool_calls !== undefined) {
     sk.tool_calls = message.tool_calls.map((call) => ({ id: call.id, name: call.function.name, args: splitArgs(call.function.arguments, leaves), ...extraOf(call) }));
   }
-  // The envelope (what the upstream sent around the message) is not the message: splitEnvelope, src/cache/envelope.ts.
+  // The envelope (what the upstream sent around the message) is not the message: splitEnvelope, src/core/envelope.ts.
   const extra = Object.entries(message).filter(([k, v]) => !ENVELOPE_KEYS.has(k) && (!SPLIT_FIELDS.has(k) || v === null));
   if (extra.length > 0) sk.extra = Object.fromEntries(extra);
   return { skeleton: canonicalJson(sk), leaves };

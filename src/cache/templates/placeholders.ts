@@ -1,6 +1,6 @@
-import { scanJson } from "../exact-json";
-import { canonicalJson } from "../canonical";
-import type { CanonicalMessage } from "../messages";
+import { scanJson } from "../../core/exact-json";
+import { canonicalJson } from "../../core/canonical";
+import type { CanonicalMessage } from "../../core/messages";
 import type { Bindings } from "./bindings";
 import { decodeString, escapeJsonString, jsonLiterals, type JsonLiteral } from "./json-text";
 import { isCanonicalNumber } from "./leaves";

@@ -1,6 +1,6 @@
-import { canonicalJson } from "../canonical";
-import { splitEnvelope } from "../envelope";
-import type { CanonicalMessage } from "../messages";
+import { canonicalJson } from "../../core/canonical";
+import { splitEnvelope } from "../../core/envelope";
+import type { CanonicalMessage } from "../../core/messages";
 import type { LearnedTemplate } from "./induce";
 import { bind, isConfirmed, refusal, renderAnswer } from "./learned";
 import type { Decomposed } from "./leaves";

@@ -1,4 +1,4 @@
-import { INDUCTION_HEADER } from "../../protocol";
+import { INDUCTION_HEADER } from "../../core/protocol";
 
 /** How templates behave, from the Worker's vars. */
 export interface TemplateSettings {

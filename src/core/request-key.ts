@@ -1,0 +1,27 @@
+import type { ToolCallIds } from "./canonical";
+import type { PathStep } from "./hash";
+import type { CanonicalMessage } from "./messages";
+import type { Bindings } from "../cache/templates/bindings";
+
+/** Where a request sits in the trees: its tree, its path and h_n, the node whose answer it asks for. */
+export interface RequestKey {
+  tenant: string;
+  namespace: string;
+  treeId: string;
+  frameJson: string;
+  model: string;
+  path: PathStep[];
+  /** h_n: the parent of the answer. */
+  key: string;
+  ids: ToolCallIds;
+  /** Set when the request is keyed with declared variables (placeholders): its answers are stored abstracted. */
+  declared?: DeclaredKeying;
+}
+
+/** A request keyed with placeholders, and how to store and render its answers (templates/declared.ts). */
+export interface DeclaredKeying {
+  treeId: string;
+  frameJson: string;
+  messages: CanonicalMessage[];
+  bindings: Bindings;
+}

@@ -1,0 +1,74 @@
+import { digest } from "./hash";
+
+/**
+ * What the upstream reads besides the body and the credential: a few headers
+ * and the query string. Each joins the frame, so that two requests the
+ * upstream could answer differently never share a tree (docs/reliability.md,
+ * "What is in the key").
+ */
+
+/** The request as a live route sees it; absent when keying an imported trajectory line. */
+export interface UpstreamContext {
+  url?: URL;
+  headers?: Headers;
+  /** The body's text, whose number spellings JSON.parse loses (src/core/number-text.ts). */
+  raw?: string;
+}
+
+/**
+ * The frame key of the query string: its parameters in order, each as its name and a digest of the
+ * parameter as sent (percent-encoding kept). The frame is stored and shown: a value could be a
+ * credential under a name we do not know, and a raw key is never stored.
+ */
+export const QUERY_KEY = "muscle-mem:query";
+
+/**
+ * Headers that choose whose account, project or beta features answer an
+ * OpenAI request (chat and Responses). They join the frame under their own
+ * (lower-case) names.
+ */
+export const OPENAI_FRAME_HEADERS = ["openai-organization", "openai-project", "openai-beta"] as const;
+
+/** Query parameters never keyed: `key` is a credential, already the tenant (src/core/credential.ts). */
+const CREDENTIAL_PARAMS: ReadonlySet<string> = new Set(["key"]);
+
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * The frame entries of a request's headers `names` (those it sends) and of
+ * its query string (every parameter but the credential and `transport`, in
+ * the order sent): `{}` for a request with neither.
+ *
+ * @example upstreamFrameOf({ url: new URL("http://w/v1/chat/completions?api-version=1") }, []) // { "muscle-mem:query": ["api-version#<digest>"] }
+ */
+export function upstreamFrameOf(context: UpstreamContext | undefined, names: readonly string[], transport: ReadonlySet<string> = NONE): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    const value = context?.headers?.get(name);
+    if (value) out[name] = value;
+  }
+  const query: string[] = [];
+  for (const pair of (context?.url?.search ?? "").slice(1).split("&")) {
+    if (pair === "") continue;
+    // Named as the upstream decodes it (`%6Bey` is `key`); keyed as sent, so that two values that decode alike
+    // (`%FF` and `%FE` both to U+FFFD) stay apart.
+    const name = new URLSearchParams(pair).keys().next().value ?? "";
+    if (!CREDENTIAL_PARAMS.has(name) && !transport.has(name)) query.push(`${name.slice(0, 64)}#${digest(`query\u0000${pair}`)}`);
+  }
+  if (query.length > 0) out[QUERY_KEY] = query;
+  return out;
+}
+
+/**
+ * Why a live request's body cannot be keyed (null when it can): a body field
+ * spelled like a frame entry that comes from elsewhere (`muscle-mem:…`, a
+ * frame header's name) would key the same tree as the request that sends the
+ * header or query, although the upstream reads (and rejects) the field.
+ * Imported lines carry these entries in their body on purpose: they pass no
+ * context and are not checked.
+ */
+export function reservedFieldOf(body: object, context: UpstreamContext | undefined, names: readonly string[]): string | null {
+  if (!context) return null;
+  for (const key of Object.keys(body)) if (key.startsWith("muscle-mem:") || names.includes(key)) return "reserved body field";
+  return null;
+}

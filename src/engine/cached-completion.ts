@@ -1,0 +1,183 @@
+import type { Context } from "hono";
+import type { StoredAnswer } from "../core/answer";
+import { overBytes } from "../core/key";
+import type { ProviderAdapter, ProviderKey, ProviderRequest, TemplatePlan } from "../cache/provider";
+import { configOf, type Config } from "../config";
+import { ApiError } from "../core/errors";
+import { isolate } from "./isolate";
+import { note, phase } from "../observability";
+import { NODE_HEADER, SINGLE_FLIGHT_HEADER, TEMPLATE_HEADER } from "../core/protocol";
+import type { Claim } from "../store/objects/single-flight";
+import { treeWriterOf } from "../store/objects/tree-objects";
+import type { TreeWriter } from "../store/objects/tree-writer";
+import { bypassTo } from "./bypass";
+import { notCached, readControls, type CacheControls } from "./controls";
+import { keyedRequest } from "./keying";
+import { bookmarkHeaders, lookupAnswer, lookupSource } from "./lookup/read-through";
+import { claimFrom, claimOf, settleGeneration } from "./claim";
+import { coloCache } from "./lookup/colo-cache";
+import { countHit } from "./counting/count-hit";
+import { generate, type Recording } from "./generation";
+import { serveRendered } from "./serve";
+
+type Ctx = Context<{ Bindings: Env }>;
+
+/** One request on its way through the flow: what every step reads. */
+interface Walk<B, K extends ProviderKey, A> {
+  c: Ctx;
+  adapter: ProviderAdapter<B, K, A>;
+  config: Config;
+  controls: CacheControls;
+  request: ProviderRequest<B>;
+  stream: boolean;
+}
+
+/**
+ * The one cached-completion flow, for any provider API: parse → key → lookup
+ * (exact, then templates) → claim (single flight in the tree's object) →
+ * generate → settle → respond. Controls (`cache-control`, namespace),
+ * fail-open bypass, `server-timing` phases and hit counting hold for every
+ * adapter. The Worker's own errors are answered in the adapter's envelope.
+ *
+ * @example app.post("/v1/responses", cachedCompletion(responsesAdapter))
+ */
+export function cachedCompletion<B, K extends ProviderKey, A>(adapter: ProviderAdapter<B, K, A>): (c: Ctx) => Promise<Response> {
+  return async (c) => {
+    try {
+      return await run(c, adapter);
+    } catch (error) {
+      if (error instanceof ApiError) return adapter.errorResponse(error);
+      throw error;
+    }
+  };
+}
+
+async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter<B, K, A>): Promise<Response> {
+  const config = configOf(c.env);
+  const headers = c.req.raw.headers;
+  const controls = readControls(headers);
+  const { request, keyed } = await keyedRequest(c, adapter, config, controls);
+  phase(c, "parse");
+  const walk: Walk<B, K, A> = { c, adapter, config, controls, request, stream: adapter.isStream(request) };
+  if (!keyed.ok) {
+    if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
+    return uncached(walk, keyed.bypass);
+  }
+  note(c, { tree: keyed.key.treeId });
+  const plan = adapter.templates?.plan(keyed.key, headers, c.env) ?? identityPlan(keyed.key);
+  const treeId = plan.key.treeId;
+  if (controls.noStore) return bypass(walk, treeId);
+  const source = await lookupSource(c.env, treeId, headers, (work) => c.executionCtx.waitUntil(work));
+  if (!source) return bypass(walk, treeId);
+  if (controls.noCache) {
+    if (controls.onlyIfCached) throw notCached();
+    return generation(walk, plan, source.shard.db, treeWriterOf(c.env, treeId), { role: "alone", reason: "leader-failed" });
+  }
+  // The tree's object stub, made only when a step needs it (a warm hit never does).
+  let stub: DurableObjectStub<TreeWriter> | undefined;
+  const writerOf = () => (stub ??= treeWriterOf(c.env, treeId, source.shard.name));
+  // Cold, the lookup is one call to the tree's object, which on a miss also joins single flight (docs/capacity.md).
+  const far = {
+    get writer() {
+      return writerOf();
+    },
+    treeId,
+    templates: adapter.templates !== undefined,
+    join: !controls.onlyIfCached,
+    defer: (work: Promise<unknown>) => c.executionCtx.waitUntil(work),
+  };
+  const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs, far);
+  phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
+  const store = { db: source.shard.db, timeoutMs: config.lookupTimeoutMs, ttlMs: config.hotCacheTtlMs };
+  if (found.status === "hit") {
+    const hit = serve(walk, plan, await plan.render(found.answer, store), { ...plan.hitHeaders, ...bookmarkHeaders(source, found) });
+    if (hit) return hit;
+  }
+  // The tree's object, asked cold, says whether the tree has live templates: none, nothing learned to serve.
+  if (found.status !== "failed" && !(found.status === "miss" && found.templates === false)) {
+    const learned = await plan.learned(source.shard.db, config.lookupTimeoutMs, config.hotCacheTtlMs);
+    const hit = learned && serve(walk, plan, learned.answer, { [TEMPLATE_HEADER]: learned.template, ...bookmarkHeaders(source, found) }, learned.template);
+    if (hit) return hit;
+  }
+  if (controls.onlyIfCached) throw notCached();
+  if (found.status === "failed") return bypass(walk, treeId);
+
+  let claim: Claim;
+  try {
+    claim = found.status === "miss" && found.joined ? await claimFrom(writerOf(), plan.key.key, found.joined, config) : await claimOf(writerOf(), plan.key.key, config);
+  } catch {
+    return bypass(walk, treeId);
+  }
+  phase(c, "claim");
+  if (claim.role === "follower") {
+    const hit = serve(walk, plan, await plan.render(claim.answer, { ...store, ttlMs: 0 }), { ...plan.hitHeaders, [SINGLE_FLIGHT_HEADER]: "follower" });
+    if (hit) return hit;
+    // The leader's answer cannot be served to this request: generate again.
+    claim = { role: "alone", reason: "leader-failed" };
+  }
+  return generation(walk, plan, source.shard.db, writerOf(), claim);
+}
+
+/** Serves a stored answer when the adapter can render it (counted as a hit); null otherwise. */
+function serve<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplatePlan<K>, stored: StoredAnswer | null, headers: Record<string, string>, template?: string): Response | null {
+  const answer = stored && walk.adapter.answerOf(stored);
+  if (!stored || !answer) return null;
+  countHit(walk.c, plan.key.treeId, stored, template);
+  return serveRendered(walk.adapter.render(answer, walk.request, walk.stream, plan.key), walk.stream, { [NODE_HEADER]: stored.hash, ...headers });
+}
+
+/**
+ * Sends a miss to the model and records its answer through the tree's object (which serves the followers):
+ * the stub that claimed, so that a record never reaches an object that did not see the claim (after a reset).
+ */
+function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplatePlan<K>, db: D1Database, writer: DurableObjectStub<TreeWriter>, claim: Exclude<Claim, { role: "follower" }>): Promise<Response> {
+  const { c, adapter, config, request } = walk;
+  const key = plan.key;
+  const token = claim.role === "leader" ? claim.token : undefined;
+  const after = plan.afterRecord;
+  const onSettled = (recording: Recording) =>
+    settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, colo: coloCache(config.coloCacheTtlMs), recording: storable(recording, config.maxCacheableMessageBytes), afterRecord: after && ((recorded) => after(recorded, db)) });
+  const target = adapter.upstream(config, request);
+  return generate({
+    request: c.req.raw,
+    raw: adapter.upstreamBody?.(request) ?? request.raw,
+    base: target.base,
+    pathname: target.pathname,
+    search: target.search,
+    baseVar: target.baseVar,
+    errorResponse: (error, headers) => adapter.errorResponse(error, headers),
+    timeoutMs: config.upstreamTimeoutMs,
+    stream: walk.stream,
+    outcome: "miss",
+    reader: adapter.reader(key, request),
+    onSettled,
+    waitUntil: (p) => c.executionCtx.waitUntil(p.catch(() => undefined)),
+  });
+}
+
+/**
+ * The recording, or null when its answer's stored form is over MAX_CACHEABLE_MESSAGE_BYTES: the key bounds
+ * the path's messages, but an answer also stores what the upstream sent around it (its envelope: vLLM's
+ * `prompt_logprobs`, …), and D1 rejects a row over 1 MB, so such a record would fail on every repeat.
+ */
+function storable(recording: Recording, maxBytes: number): Recording {
+  return recording && overBytes(recording.answer.json, maxBytes) ? null : recording;
+}
+
+/** A request the cache does not key: `only-if-cached` is a 504, anything else goes to the model. */
+function uncached<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, reason: string): Promise<Response> {
+  note(walk.c, { reason });
+  if (walk.controls.onlyIfCached) throw notCached();
+  return bypass(walk);
+}
+
+/** Sends the request to the model without the cache: nothing is read or recorded. */
+function bypass<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, treeId?: string): Promise<Response> {
+  const target = walk.adapter.upstream(walk.config, walk.request);
+  return bypassTo(walk.c, target, walk.adapter.upstreamBody?.(walk.request) ?? walk.request.raw, treeId, (error, headers) => walk.adapter.errorResponse(error, headers));
+}
+
+/** No templates: the concrete key, answers served as stored. */
+function identityPlan<K extends ProviderKey>(key: K): TemplatePlan<K> {
+  return { key, render: (answer) => answer, learned: async () => null, hitHeaders: {} };
+}

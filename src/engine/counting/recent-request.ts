@@ -1,0 +1,134 @@
+/** One request the cached routes answered, as the recent-requests view lists it. */
+export interface RecentRequest {
+  at: number;
+  tree_id: string | null;
+  route: string;
+  /** hit, template (a learned or declared template served it), miss or bypass. */
+  outcome: "hit" | "template" | "miss" | "bypass";
+  status: number;
+  latency_ms: number;
+  /** Tokens the hit saved (the served answer's usage); null on misses and bypasses. */
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  /** The node that served a hit (the recorded answer), else null. */
+  node: string | null;
+  template_id: string | null;
+  /** Why the cache was bypassed, when it was. */
+  reason: string | null;
+  /**
+   * How many requests the row stands for: hits, template hits and bypasses of
+   * one tree are gathered between writes (src/engine/counting/recent-gather.ts), so `at`
+   * is the latest, `node` the latest serving node, the tokens are summed and
+   * `latency_ms` is the mean. 1 for a miss.
+   */
+  count: number;
+}
+
+/** Rows kept per database: older ones go with each flush (about 1 MB). */
+export const RECENT_KEPT = 5000;
+/**
+ * Rows kept per tree (and for the rows of no tree), within RECENT_KEPT: one busy tree, or one busy
+ * tenant's few trees, cannot push every other tenant's history out (a page of `GET /api/requests` is 200).
+ */
+export const RECENT_KEPT_PER_TREE = 200;
+const COLUMNS = ["at", "tree_id", "route", "outcome", "status", "latency_ms", "prompt_tokens", "completion_tokens", "node_hash", "template_id", "reason", "count"] as const;
+
+function asJson(r: RecentRequest): Record<(typeof COLUMNS)[number], unknown> {
+  return {
+    at: r.at,
+    tree_id: r.tree_id,
+    route: r.route,
+    outcome: r.outcome,
+    status: r.status,
+    latency_ms: r.latency_ms,
+    prompt_tokens: r.prompt_tokens,
+    completion_tokens: r.completion_tokens,
+    node_hash: r.node,
+    template_id: r.template_id,
+    reason: r.reason,
+    count: r.count,
+  };
+}
+
+/**
+ * The statements a flush adds per database: one insert of every buffered
+ * row (passed as one JSON parameter, so that D1's 100-parameter limit never
+ * binds), one delete per tree among the rows that keeps that tree's newest
+ * RECENT_KEPT_PER_TREE (recent_requests_tree_idx), and one delete that keeps
+ * the newest RECENT_KEPT rows of the database.
+ */
+export function recentStatements(db: D1Database, rows: readonly RecentRequest[]): D1PreparedStatement[] {
+  const cols = COLUMNS.join(", ");
+  const picks = COLUMNS.map((c) => `json_extract(value, '$.${c}')`).join(", ");
+  const trees = [...new Set(rows.map((r) => r.tree_id))];
+  return [
+    db.prepare(`INSERT INTO recent_requests (${cols}) SELECT ${picks} FROM json_each(?1)`).bind(JSON.stringify(rows.map(asJson))),
+    ...trees.map((tree) =>
+      db
+        .prepare(`DELETE FROM recent_requests WHERE tree_id IS ?1 AND id <= (SELECT id FROM recent_requests WHERE tree_id IS ?1 ORDER BY id DESC LIMIT 1 OFFSET ${RECENT_KEPT_PER_TREE})`)
+        .bind(tree),
+    ),
+    db.prepare(`DELETE FROM recent_requests WHERE id <= (SELECT id FROM recent_requests ORDER BY id DESC LIMIT 1 OFFSET ${RECENT_KEPT})`),
+  ];
+}
+
+interface Row {
+  at: number;
+  tree_id: string | null;
+  route: string;
+  outcome: RecentRequest["outcome"];
+  status: number;
+  latency_ms: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  node_hash: string | null;
+  template_id: string | null;
+  reason: string | null;
+  count: number;
+  namespace: string | null;
+  model: string | null;
+}
+
+/** A listed request, with its tree's namespace and model. */
+export type RecentListed = RecentRequest & { namespace: string | null; model: string | null };
+
+/**
+ * The newest `limit` requests over every database, newest first: a tenant's
+ * own (joined to its trees), or every request for the admin (`tenant` null),
+ * including those never keyed to a tree.
+ */
+export async function readRecent(dbs: readonly D1Database[], tenant: string | null, limit: number): Promise<RecentListed[]> {
+  const pages = await Promise.all(
+    dbs.map((db) =>
+      db
+        .prepare(
+          `SELECT r.at, r.tree_id, r.route, r.outcome, r.status, r.latency_ms, r.prompt_tokens, r.completion_tokens, r.node_hash, r.template_id, r.reason, r.count,
+             t.namespace, t.model
+           FROM recent_requests r LEFT JOIN trees t ON t.id = r.tree_id
+           WHERE ?1 IS NULL OR t.tenant = ?1 ORDER BY r.id DESC LIMIT ?2`,
+        )
+        .bind(tenant, limit)
+        .all<Row>(),
+    ),
+  );
+  return pages
+    .flatMap((p) => p.results)
+    .sort((a, b) => b.at - a.at)
+    .slice(0, limit)
+    .map((r) => ({
+      at: r.at,
+      tree_id: r.tree_id,
+      route: r.route,
+      outcome: r.outcome,
+      status: r.status,
+      latency_ms: r.latency_ms,
+      prompt_tokens: r.prompt_tokens,
+      completion_tokens: r.completion_tokens,
+      node: r.node_hash,
+      template_id: r.template_id,
+      reason: r.reason,
+      count: r.count,
+      namespace: r.namespace,
+      model: r.model,
+    }));
+}

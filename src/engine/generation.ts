@@ -1,0 +1,159 @@
+import { ApiError } from "../core/errors";
+import { logEvent } from "../observability/log-event";
+import type { RecordInput } from "../store/tree/record";
+import { forward, queryOf, relayResponse } from "../upstream/forward";
+import { CACHE_HEADER } from "../core/protocol";
+import { breathe } from "../core/timer-turn";
+import type { CacheOutcome } from "./outcome";
+
+/** What the model produced, ready to record; null when it must not be recorded. */
+export type Recording = RecordInput | null;
+
+/** How one API (chat completions, messages) turns its upstream's answer into a recording. */
+export interface AnswerReader {
+  /** A whole JSON answer body; null when it is not a complete, cacheable answer. */
+  fromJson(text: string, latencyMs: number): Recording;
+  /** A fresh assembler for one stream: bytes in, at the end the recording (null when cut or erroneous). */
+  stream(): { feed(bytes: Uint8Array): void; finish(latencyMs: number): Recording };
+}
+
+export interface GenerationOptions {
+  request: Request;
+  raw: string;
+  base: string;
+  /** The route's path, e.g. `/v1/chat/completions` (`/v1` is replaced by `base`). */
+  pathname: string;
+  /** The query sent upstream (e.g. Gemini's `?alt=sse`); default: the client's own query string. */
+  search?: string;
+  /** The Worker's own errors (upstream unreachable, timed out, cut off) in the API's envelope; default OpenAI's. */
+  errorResponse?: (error: ApiError, headers: Record<string, string>) => Response;
+  /** The var that sets `base`, named in the envelope when the upstream cannot be reached. */
+  baseVar?: string;
+  /** UPSTREAM_TIMEOUT_MS: how long the upstream may take to answer with its headers. */
+  timeoutMs?: number;
+  stream: boolean;
+  outcome: CacheOutcome;
+  reader: AnswerReader;
+  /** Called once, when the generation is known complete (a RecordInput) or unusable (null). */
+  onSettled: (recording: Recording) => Promise<void>;
+  waitUntil: (promise: Promise<unknown>) => void;
+}
+
+/**
+ * Sends a miss to the model. A JSON answer is read whole, then relayed; a
+ * stream is relayed chunk by chunk as it arrives while the reader's assembler
+ * rebuilds the message. Either way `onSettled` runs exactly once and learns
+ * whether there is something to record: never for upstream errors, truncated
+ * bodies or streams, client aborts, or anything that throws on the way (so
+ * the single-flight claim is always released).
+ */
+export async function generate(opts: GenerationOptions): Promise<Response> {
+  let done = false;
+  const settle = (recording: Recording | (() => Recording)) => {
+    if (done) return;
+    done = true;
+    // After a timer turn: a JSON answer settles just before its response is returned, and the recording's
+    // RPC (the whole path, serialised) and the object's D1 calls would otherwise share the thread with
+    // writing that response. Under wrangler dev that cost the JSON miss ~2 ms p50 (bench/miss-floor-probe.ts).
+    opts.waitUntil(breathe().then(() => opts.onSettled(typeof recording === "function" ? recording() : recording)));
+  };
+  try {
+    return await generateOnce(opts, settle);
+  } catch (error) {
+    settle(null);
+    throw error;
+  }
+}
+
+async function generateOnce(opts: GenerationOptions, settle: (recording: Recording | (() => Recording)) => void): Promise<Response> {
+  const started = Date.now();
+  const headers = { [CACHE_HEADER]: opts.outcome };
+  let upstream: Response;
+  try {
+    upstream = await forward({ base: opts.base, pathname: opts.pathname, search: opts.search ?? queryOf(opts.request.url, opts.pathname), method: "POST", headers: opts.request.headers, body: opts.raw, signal: opts.request.signal, timeoutMs: opts.timeoutMs, baseVar: opts.baseVar });
+  } catch (error) {
+    settle(null);
+    // The upstream timed out or could not be reached: say so in the envelope, with the cache outcome.
+    if (error instanceof ApiError) return answerError(opts, error, headers);
+    throw error;
+  }
+  if (!upstream.ok || !upstream.body) {
+    settle(null);
+    return relayResponse(upstream, upstream.body, headers);
+  }
+  if (!opts.stream) {
+    let text: string;
+    try {
+      text = await upstream.text();
+    } catch (error) {
+      // Cut after its headers (connection lost, client abort): nothing to record, and a 502 rather than a 500.
+      settle(null);
+      logEvent("error", "upstream_incomplete", { aborted: opts.request.signal.aborted, error: String(error) });
+      return answerError(opts, new ApiError("upstream_incomplete", "The upstream model's answer was cut off before it was complete."), headers);
+    }
+    // Read (parsed, canonicalised, hashed) after the response, with the recording: the client does not wait for it.
+    const latencyMs = Date.now() - started;
+    settle(() => readSafely(() => opts.reader.fromJson(text, latencyMs)));
+    return relayResponse(upstream, text, headers);
+  }
+  return relayResponse(upstream, teeStream(upstream.body, opts.reader, settle, started), headers);
+}
+
+/** A reader that throws has nothing to record: the answer is still relayed, the claim still released. */
+function readSafely(read: () => Recording): Recording {
+  try {
+    return read();
+  } catch (error) {
+    logEvent("error", "answer_unreadable", { error: String(error) });
+    return null;
+  }
+}
+
+/** Feeds the assembler; false (logged) when it throws. */
+function fedSafely(feed: () => void): boolean {
+  try {
+    feed();
+    return true;
+  } catch (error) {
+    logEvent("error", "answer_unreadable", { error: String(error) });
+    return false;
+  }
+}
+
+/**
+ * Passes the upstream bytes to the client as they arrive and records the assembled answer at the end. An
+ * assembler that throws stops assembling (nothing is recorded) but never breaks the client's stream.
+ */
+function teeStream(body: ReadableStream<Uint8Array>, answerReader: AnswerReader, settle: (recording: Recording) => void, started: number): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const assembler = answerReader.stream();
+  let broken = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        settle(null);
+        controller.error(error);
+        return;
+      }
+      if (chunk.done) {
+        settle(broken ? null : readSafely(() => assembler.finish(Date.now() - started)));
+        controller.close();
+        return;
+      }
+      if (!broken) broken = !fedSafely(() => assembler.feed(chunk.value));
+      controller.enqueue(chunk.value);
+    },
+    async cancel(reason) {
+      settle(null);
+      await reader.cancel(reason).catch(() => undefined);
+    },
+  });
+}
+
+/** One of the Worker's own errors in the route's envelope. */
+function answerError(opts: GenerationOptions, error: ApiError, headers: Record<string, string>): Response {
+  return opts.errorResponse ? opts.errorResponse(error, headers) : error.toResponse(headers);
+}

@@ -1,0 +1,159 @@
+import type { StoredAnswer } from "../../core/answer";
+import { choose, type ServePolicy } from "../../cache/policy";
+import { configOf } from "../../config";
+import { queryAnswers, readAnswers } from "../../store/tree/answers";
+import { BOOKMARK_HEADER, bookmarkFor, bookmarkHeader, readYourWrites, type Shard } from "../../store/shards/shards";
+import { shardFor } from "../../store/shards/directory";
+import type { HotCache } from "./isolate-cache";
+import { coloCache, type ColoCache, type ColoEntry } from "./colo-cache";
+import { noteColo } from "../../observability/store-meter";
+import { logEvent } from "../../observability/log-event";
+import { withTimeout } from "../../core/deadline";
+import type { Joined } from "../../store/objects/single-flight";
+import { lookUpFar, type FarLookup } from "./object-lookup";
+import { keepRead } from "./remember-read";
+import { readThroughObject, refreshAhead, refreshDue } from "./refresh-ahead";
+
+/**
+ * A lookup's outcome. A miss that went to the tree's object carries the
+ * single-flight claim taken in the same call (`joined`; without one the
+ * caller claims itself) and whether the tree has live learned templates
+ * (`templates`; false: no template lookup is needed).
+ */
+export type Lookup =
+  | { status: "hit"; answer: StoredAnswer; bookmark: string | null }
+  | { status: "miss"; bookmark: string | null; joined?: Joined; templates?: boolean }
+  | { status: "failed"; error: unknown };
+
+export { withTimeout } from "../../core/deadline";
+
+/** Where a lookup reads: the tree's shard and the client's D1 bookmark for it (`muscle-mem-d1-bookmark`). */
+export interface LookupSource {
+  shard: Shard;
+  bookmark: string | null;
+  /** D1_READ_REPLICATION: read through a session (replicas), else the database itself. */
+  replicas: boolean;
+  /** The per-colo layer (Cache API) between isolate memory and D1, or null when COLO_CACHE_TTL_MS is 0. */
+  colo: ColoCache | null;
+  /** Runs work after the response (ctx.waitUntil); without it, a colo write is awaited. */
+  defer?: (work: Promise<unknown>) => void;
+}
+
+/**
+ * The tree's shard and the client's bookmark for it; null (and an error log)
+ * when D1_SHARDS names a binding this Worker lacks, so the caller fails open.
+ */
+export async function lookupSource(env: Env, treeId: string, headers: Headers, defer?: (work: Promise<unknown>) => void): Promise<LookupSource | null> {
+  try {
+    const shard = await shardFor(env, treeId);
+    const config = configOf(env);
+    const replicas = config.readReplication;
+    // A client that sends a bookmark asks for reads at least that fresh: the colo layer cannot promise it.
+    const bookmark = replicas ? bookmarkFor(headers.get(BOOKMARK_HEADER), shard.name) : null;
+    return { shard, bookmark, replicas, colo: bookmark ? null : coloCache(config.coloCacheTtlMs), defer };
+  } catch (error) {
+    logEvent("error", "shard_config_error", { error: String(error) });
+    return null;
+  }
+}
+
+/**
+ * The exact lookup: the answers at h_n from isolate memory, this colo's Cache
+ * API layer, or, cold, one far call. Without read replication (and with `far`)
+ * that call is the tree's object (TreeWriter.lookupOrJoin), which reads D1 next
+ * to the primary and, on a miss, joins single flight in the same call; with
+ * read replication it is one indexed D1 query through a session of the tree's
+ * shard (a near replica, confirmed on the primary when it has nothing), and the
+ * caller claims after. Then the serving policy. Never throws: a failing store
+ * is reported as `failed`, and the caller fails open. A D1 session read
+ * returns its bookmark, for the client to send back.
+ */
+export async function lookupAnswer(source: LookupSource, hot: HotCache, key: string, policy: ServePolicy, timeoutMs: number, far?: FarLookup): Promise<Lookup> {
+  const inMemory = hot.entry(key);
+  let answers = inMemory?.answers;
+  let bookmark: string | null = null;
+  let cachedReadAt = inMemory?.readAt;
+  if (!answers) {
+    const fromColo = await readColo(source.colo, key, timeoutMs);
+    if (fromColo) {
+      answers = fromColo.answers;
+      cachedReadAt = fromColo.readAt;
+      hot.set(key, answers, Date.now(), fromColo.expiresAt, fromColo.readAt);
+    } else if (far && !source.replicas) {
+      return lookupFar(source, hot, key, policy, timeoutMs, far);
+    } else {
+      const readAt = Date.now();
+      try {
+        const read = await withTimeout(readFrom(source, key), timeoutMs, "D1 lookup");
+        answers = read.rows;
+        bookmark = read.bookmark;
+      } catch (error) {
+        return { status: "failed", error };
+      }
+      await keepRead(hot, source.colo, key, answers, readAt, source.defer);
+    }
+  }
+  const chosen = choose(answers, policy);
+  if (chosen === null) return { status: "miss", bookmark };
+  // A hit from memory or the colo whose answers near the staleness bound: read them again after the response.
+  const boundMs = source.colo?.ttlMs ?? hot.ttlMs;
+  if (cachedReadAt !== undefined && source.defer && refreshDue(cachedReadAt, boundMs)) {
+    const viaObject = far !== undefined && !source.replicas;
+    const read = viaObject ? readThroughObject(far.writer, far.treeId, timeoutMs) : (keys: string[]) => readEach(source, keys, timeoutMs);
+    // A batch is read one way: one tree's keys through its object, or a shard's keys read with the same bookmark.
+    const batch = viaObject ? `object:${far.treeId}` : `d1:${source.shard.name}:${source.bookmark ?? ""}`;
+    refreshAhead({ hot, colo: source.colo, boundMs, batch, read, defer: source.defer }, key);
+  }
+  return { status: "hit", answer: answers[chosen], bookmark };
+}
+
+/**
+ * The cold lookup through the tree's object. A hit is kept in the isolate and
+ * the colo layer as a D1 read would be; a miss is not (the next request asks
+ * the object again, one call either way, and reads what was recorded meanwhile).
+ */
+async function lookupFar(source: LookupSource, hot: HotCache, key: string, policy: ServePolicy, timeoutMs: number, far: FarLookup): Promise<Lookup> {
+  try {
+    const readAt = Date.now();
+    const found = await lookUpFar(far, { key, policy, timeoutMs });
+    if (found.status === "miss") return { status: "miss", bookmark: null, templates: found.templates, ...(found.joined ? { joined: found.joined } : {}) };
+    await keepRead(hot, source.colo, key, found.answers, readAt, source.defer);
+    return { status: "hit", answer: found.answers[found.chosen], bookmark: null };
+  } catch (error) {
+    return { status: "failed", error };
+  }
+}
+
+/** The colo layer's entry for `key`; a failing or slow Cache API is a colo miss, never an error. */
+async function readColo(colo: ColoCache | null, key: string, timeoutMs: number): Promise<ColoEntry | undefined> {
+  if (!colo) return undefined;
+  const started = Date.now();
+  try {
+    const entry = await withTimeout(colo.get(key), timeoutMs, "colo cache read");
+    noteColo(entry ? "hit" : "miss", Date.now() - started);
+    return entry;
+  } catch {
+    noteColo("miss", Date.now() - started);
+    return undefined;
+  }
+}
+
+/** One indexed read of the answers at `key`: from the shard itself, or through a replica session with read-your-writes. */
+function readFrom(source: LookupSource, key: string): Promise<{ rows: StoredAnswer[]; bookmark: string | null }> {
+  if (!source.replicas) return readAnswers(source.shard.db, key).then((rows) => ({ rows, bookmark: null }));
+  return readYourWrites(source.shard, source.bookmark, async (db) => {
+    const r = await queryAnswers(db, key);
+    return { rows: r.answers, servedByPrimary: r.servedByPrimary };
+  });
+}
+
+/** A refresh's read without the tree's object (read replication): each key's indexed read through a replica session, side by side. */
+async function readEach(source: LookupSource, keys: string[], timeoutMs: number): Promise<Map<string, StoredAnswer[]>> {
+  const reads = await Promise.all(keys.map(async (key) => [key, (await withTimeout(readFrom(source, key), timeoutMs, "D1 refresh")).rows] as const));
+  return new Map(reads);
+}
+
+/** The `muscle-mem-d1-bookmark` header of a hit read from D1, so that the client's next read is at least as fresh (none from memory). */
+export function bookmarkHeaders(source: LookupSource, lookup: Lookup): Record<string, string> {
+  return lookup.status !== "failed" && lookup.bookmark ? { [BOOKMARK_HEADER]: bookmarkHeader(source.shard.name, lookup.bookmark) } : {};
+}

@@ -1,0 +1,155 @@
+import type { StoredAnswer } from "../core/answer";
+import type { RequestKey } from "../core/key";
+import { parseBindings, type Bindings } from "../cache/templates/bindings";
+import { bindingDigestOf, declaredServes, renderDeclared, withDeclared, type DeclaredConfirmation } from "../cache/templates/declared";
+import { learnedAnswer, learnedLookup } from "../cache/templates/learned-answer";
+import { inductionOffFor, type TemplateSettings } from "../cache/templates/settings";
+import { ApiError } from "../core/errors";
+import { logEvent } from "../observability/log-event";
+import { BINDINGS_HEADER, TEMPLATE_HEADER } from "../core/protocol";
+import type { RecordInput } from "../store/tree/record";
+import { readDeclaredEvidence, recordDeclaredEvidence } from "../store/templates/declared";
+import { hasLiveTemplates, readTemplates } from "../store/templates/learned";
+import { withTimeout } from "./lookup/read-through";
+
+/** Where a plan reads a declared answer's evidence: the tree's database, the lookup bound, the hot-cache bound. */
+export interface EvidenceStore {
+  db: D1Database;
+  timeoutMs: number;
+  ttlMs: number;
+}
+
+/** What templates do for one request: its key (declared or concrete), rendering, learned lookup, learning. */
+export interface TemplatePlan {
+  key: RequestKey;
+  /**
+   * A stored answer with the request's declared values in it; null (a miss)
+   * when they cannot be rendered, or when the answer has not been confirmed
+   * for values other than this binding's (declaredServes). Never throws.
+   */
+  render(answer: StoredAnswer, store: EvidenceStore): Promise<StoredAnswer | null>;
+  /** After the model's answer to this request was recorded: notes the binding it answered (declared trees). Never throws. */
+  confirm(db: D1Database, recorded: RecordInput): Promise<void>;
+  /**
+   * The learned-template answer for an exact miss, or null. Never throws.
+   * A tree known (within `presenceTtlMs`) to have no live templates costs no query.
+   */
+  learned(db: D1Database, timeoutMs: number, presenceTtlMs?: number): Promise<{ answer: StoredAnswer; template: string } | null>;
+  /** Whether the model's answer to this request may teach templates. */
+  induction: boolean;
+  /** Headers of an exact hit: `muscle-mem-template: declared` in a declared tree. */
+  hitHeaders: Record<string, string>;
+}
+
+/** Reads `muscle-mem-bindings`; a malformed header is a 400 in the error envelope. */
+export function readBindings(headers: Headers): Bindings | null {
+  const parsed = parseBindings(headers.get(BINDINGS_HEADER));
+  if (!parsed.ok) throw new ApiError("invalid_request", parsed.message, BINDINGS_HEADER);
+  return parsed.bindings;
+}
+
+/**
+ * Plans templates for a keyed request: with bindings, the request moves to
+ * its declared tree (unless its values collide, then it stays concrete).
+ */
+export function planTemplates(concrete: RequestKey, bindings: Bindings | null, headers: Headers, settings: TemplateSettings): TemplatePlan {
+  const key = (bindings && withDeclared(concrete, bindings)) || concrete;
+  const induction = settings.induction && !inductionOffFor(headers);
+  const declared = key.declared;
+  const binding = declared ? bindingDigestOf(declared) : "";
+  const render = (answer: StoredAnswer): StoredAnswer | null => {
+    if (!declared) return answer;
+    const message = renderDeclared(answer.message, declared);
+    return message ? { ...answer, message } : null;
+  };
+  return {
+    key,
+    render: async (answer, store) => {
+      if (!declared) return answer;
+      try {
+        const evidence = await withTimeout(evidenceAt(store.db, key.key, store.ttlMs), store.timeoutMs, "declared evidence");
+        return declaredServes(evidence, answer.hash, binding, settings.declaredMinBindings) ? render(answer) : null;
+      } catch (error) {
+        logEvent("error", "declared_evidence_failed", { tree: key.treeId, error: String(error) });
+        return null;
+      }
+    },
+    confirm: async (db, recorded) => {
+      if (!declared) return;
+      try {
+        await recordDeclaredEvidence(db, { treeId: key.treeId, key: key.key, answer: recorded.answer.hash, binding });
+        declaredMemo.delete(key.key);
+      } catch (error) {
+        logEvent("error", "declared_evidence_write_failed", { tree: key.treeId, error: String(error) });
+      }
+    },
+    induction,
+    hitHeaders: key.declared ? { [TEMPLATE_HEADER]: "declared" } : {},
+    learned: async (db, timeoutMs, presenceTtlMs = 0) => {
+      if (!induction) return null;
+      try {
+        if (!(await withTimeout(treeHasTemplates(db, key.treeId, presenceTtlMs), timeoutMs, "template presence"))) return null;
+        const found = await withTimeout(readLearned(db, key, settings), timeoutMs, "template lookup");
+        if (!found) return null;
+        const answer = render(found.answer);
+        return answer ? { answer, template: found.template } : null;
+      } catch (error) {
+        logEvent("error", "template_lookup_failed", { tree: key.treeId, error: String(error) });
+        return null;
+      }
+    },
+  };
+}
+
+/** Entries per isolate memo (declared evidence, template presence); a full memo starts over. */
+const PRESENCE_MAX = 10_000;
+
+/** Per isolate: the declared evidence read at a request key, and until when it may be believed (the hot-cache bound). */
+const declaredMemo = new Map<string, { evidence: DeclaredConfirmation[]; until: number }>();
+
+async function evidenceAt(db: D1Database, key: string, ttlMs: number, now = Date.now()): Promise<DeclaredConfirmation[]> {
+  const known = declaredMemo.get(key);
+  if (known && known.until > now) return known.evidence;
+  const evidence = await readDeclaredEvidence(db, key);
+  if (ttlMs > 0) {
+    if (declaredMemo.size >= PRESENCE_MAX) declaredMemo.clear();
+    declaredMemo.set(key, { evidence, until: now + ttlMs });
+  }
+  return evidence;
+}
+
+/** Per isolate: whether a tree has live templates, and until when that may be believed. */
+const presence = new Map<string, { has: boolean; until: number }>();
+
+/**
+ * Whether a tree has live learned templates, remembered for `ttlMs` (the
+ * hot-cache bound). A template learned meanwhile is served at most that much
+ * later, which is a miss, never a wrong answer; a stale "yes" costs only the
+ * template query it would have cost anyway.
+ */
+async function treeHasTemplates(db: D1Database, treeId: string, ttlMs: number, now = Date.now()): Promise<boolean> {
+  const known = presence.get(treeId);
+  if (known && known.until > now) return known.has;
+  const has = await hasLiveTemplates(db, treeId);
+  if (ttlMs > 0) {
+    if (presence.size >= PRESENCE_MAX) presence.clear();
+    presence.set(treeId, { has, until: now + ttlMs });
+  }
+  return has;
+}
+
+/** Forgets what this isolate believed about a tree's templates (after it learned some). */
+export function forgetTemplatePresence(treeId: string): void {
+  presence.delete(treeId);
+}
+
+/**
+ * Learned-template lookup on an exact miss: one indexed query for the
+ * templates under the request's lookup keys (one per anchor), then matching
+ * in memory (cache/templates/learned-answer.ts).
+ */
+async function readLearned(db: D1Database, key: RequestKey, settings: TemplateSettings): Promise<{ answer: StoredAnswer; template: string } | null> {
+  const lookup = learnedLookup(key);
+  const candidates = await readTemplates(db, lookup.keys, settings.maxTried);
+  return learnedAnswer(key, lookup, candidates, settings.minBindings);
+}

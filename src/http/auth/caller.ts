@@ -1,0 +1,40 @@
+import { timingSafeEqual } from "node:crypto";
+import { digest, tenantOf } from "../../core/hash";
+import { credentialOf } from "../../core/credential";
+
+/** Who is calling the trajectory API: the admin (every tenant) or one tenant (its own trees). */
+export type Caller = { admin: true; tenant: string } | { admin: false; tenant: string };
+
+const BEARER = /^Bearer[ ]+(\S.*)$/i;
+
+/**
+ * Compares two secrets in constant time: both are hashed to fixed-length
+ * digests first, so neither their content nor their length leaks.
+ */
+export function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(digest(`secret\u0000${given}`), "hex");
+  const b = Buffer.from(digest(`secret\u0000${expected}`), "hex");
+  return timingSafeEqual(a, b) && expected.length > 0;
+}
+
+/**
+ * Resolves the caller from the raw `Authorization` header value. A non-admin
+ * caller's tenant is derived by the proxy's one rule (src/core/credential.ts):
+ * `Bearer <key>` is the tenant of that key however its traffic sent it
+ * (`Authorization`, a gateway's or proxy's authorization, `api-key`, `x-api-key`,
+ * `x-goog-api-key`, `ocp-apim-subscription-key`, `?key=`), so a key
+ * sees the trees its own traffic built.
+ * Null when there is no usable bearer credential.
+ *
+ * @example callerOf("Bearer sk-abc", env.ADMIN_TOKEN) // { admin: false, tenant: "…" }
+ */
+export function callerOf(authorization: string | undefined | null, adminToken: string | undefined): Caller | null {
+  if (!authorization) return null;
+  const match = BEARER.exec(authorization.trim());
+  if (!match) return null;
+  const token = match[1].trim();
+  if (token === "") return null;
+  const tenant = tenantOf(credentialOf(new Headers({ authorization })));
+  if (adminToken && sameSecret(token, adminToken)) return { admin: true, tenant };
+  return { admin: false, tenant };
+}

@@ -1,0 +1,129 @@
+import type { z } from "zod";
+import { MAX_JSON_DEPTH, scanJson } from "../core/exact-json";
+import { ApiError } from "../core/errors";
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError("body_too_large", `The request body exceeds the limit of ${maxBytes} bytes (MAX_BODY_BYTES).`);
+}
+
+/** One strict decoder for every body: bad UTF-8 is an error, never U+FFFD (decode() keeps no state between calls). */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function decodeUtf8(bytes: ArrayBuffer | Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new ApiError("invalid_json", "The request body is not valid UTF-8.");
+  }
+}
+
+/** The Content-Encodings a request body is decoded from, by the name DecompressionStream knows them. */
+const DECODABLE: Readonly<Record<string, CompressionFormat>> = { gzip: "gzip", "x-gzip": "gzip", deflate: "deflate" };
+
+/**
+ * The format to decode a body from (null when it is sent plain): a client that compresses its body is
+ * read as the JSON it holds. An encoding DecompressionStream cannot undo (`br`, a list) is a 415.
+ */
+function encodingOf(request: Request): CompressionFormat | null {
+  const encoding = (request.headers.get("content-encoding") ?? "").trim().toLowerCase();
+  if (encoding === "" || encoding === "identity") return null;
+  const format = DECODABLE[encoding];
+  if (!format) throw new ApiError("unsupported_media_type", `Content-Encoding '${encoding.slice(0, 40)}' is not supported: send the body plain, gzip or deflate.`);
+  return format;
+}
+
+/** Reads a stream to its end, stopping as soon as it passes `maxBytes` (413); a stream that fails to decode `format` is a 400. */
+async function readBounded(stream: ReadableStream<Uint8Array>, maxBytes: number, format: CompressionFormat | null): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    let next: ReadableStreamReadResult<Uint8Array>;
+    try {
+      next = await reader.read();
+    } catch (error) {
+      if (format) throw new ApiError("invalid_json", `The request body is not valid ${format} (Content-Encoding).`);
+      throw error;
+    }
+    if (next.done) break;
+    size += next.value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(next.value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Reads a request body as UTF-8 text within `maxBytes` (413 above it, 400 for bad UTF-8). A body whose
+ * length is declared (and within the limit) is read in one call; a chunked one is read chunk by chunk, so
+ * that reading stops as soon as it passes the limit. A gzip or deflate body (Content-Encoding) is decoded,
+ * the limit counting the decoded bytes; the forwarded text then goes without the header (src/upstream/forward.ts).
+ */
+export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
+  const declared = request.headers.get("content-length");
+  if (Number(declared ?? "0") > maxBytes) throw tooLarge(maxBytes);
+  const format = encodingOf(request);
+  if (!request.body) return "";
+  if (format) return decodeUtf8(await readBounded(request.body.pipeThrough(new DecompressionStream(format)), maxBytes, format));
+  if (declared !== null && /^\d+$/.test(declared)) {
+    // The declared length frames the body: the runtime never hands over more than it.
+    const bytes = await request.arrayBuffer();
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+    return decodeUtf8(bytes);
+  }
+  return decodeUtf8(await readBounded(request.body, maxBytes, null));
+}
+
+/**
+ * Parses JSON text and scans it once (src/core/exact-json.ts): nesting
+ * deeper than MAX_JSON_DEPTH is a 400 (`where` names the line of an import);
+ * `lossy` says why the parsed value is not exactly the text (a request that
+ * says so bypasses the cache), null when it is.
+ */
+export function parseExactJson(text: string, where?: string): { json: unknown; lossy: string | null } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_json", where ? `${where} is not valid JSON.` : "The request body is not valid JSON.", where ?? null);
+  }
+  const scan = scanJson(text);
+  if (scan.depth > MAX_JSON_DEPTH) {
+    throw new ApiError("invalid_request", `${where ? `${where}: ` : ""}JSON nested ${scan.depth} levels deep; the limit is ${MAX_JSON_DEPTH} (docs/limits.md).`, where ?? null);
+  }
+  return { json, lossy: scan.lossy };
+}
+
+/** The body of a JSON request as text within `maxBytes`: 415 for another content type, 413 above the limit, 400 for bad UTF-8. */
+export async function readJsonText(request: Request, maxBytes: number): Promise<string> {
+  const type = request.headers.get("content-type") ?? "";
+  if (type && !/^application\/json\b/i.test(type.trim())) {
+    throw new ApiError("unsupported_media_type", `Content-Type must be application/json, got '${type.slice(0, 80)}'`);
+  }
+  return readBoundedText(request, maxBytes);
+}
+
+/**
+ * Parses JSON text (parseExactJson) and validates it with `schema`: every failure is a 400 ApiError.
+ * `lossy` is why the body cannot be keyed exactly, null when it can. The cached flow reads, then parses
+ * (src/engine/keying.ts), so that it can skip parsing a request it has seen.
+ */
+export function parseJsonText<S extends z.ZodType>(raw: string, schema: S): { body: z.infer<S>; lossy: string | null } {
+  const { json, lossy } = parseExactJson(raw);
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const param = issue.path.map(String).join(".") || null;
+    throw new ApiError("invalid_request", `${param ? `'${param}': ` : ""}${issue.message}`, param);
+  }
+  return { body: parsed.data, lossy };
+}

@@ -1,0 +1,37 @@
+import type { Context } from "hono";
+import { configOf } from "../config";
+import { ApiError } from "../core/errors";
+import { forward, relayResponse } from "../upstream/forward";
+import { CACHE_HEADER } from "../core/protocol";
+
+type Ctx = Context<{ Bindings: Env }>;
+
+/** Relays the request to `base` unchanged (method, headers, body, streaming), marked `bypass`. */
+export async function relayTo(c: Ctx, base: string, baseVar = "UPSTREAM_BASE_URL"): Promise<Response> {
+  const url = new URL(c.req.url);
+  const method = c.req.method;
+  let upstream: Response;
+  try {
+    upstream = await forward({
+      base,
+      pathname: url.pathname,
+      search: url.search,
+      method,
+      headers: c.req.raw.headers,
+      body: method === "GET" || method === "HEAD" ? null : c.req.raw.body,
+      signal: c.req.raw.signal,
+      timeoutMs: configOf(c.env).upstreamTimeoutMs,
+      baseVar,
+    });
+  } catch (error) {
+    // Unreachable or timed out: the envelope, still saying what the cache did.
+    if (error instanceof ApiError) return error.toResponse({ [CACHE_HEADER]: "bypass" });
+    throw error;
+  }
+  return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
+}
+
+/** Any other `/v1/*` route goes to the upstream unchanged, streaming included. */
+export function passThrough(c: Ctx): Promise<Response> {
+  return relayTo(c, configOf(c.env).upstreamBaseUrl);
+}

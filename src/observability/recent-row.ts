@@ -1,0 +1,64 @@
+import type { Context } from "hono";
+import { configOf } from "../config";
+import { isolate, scheduleFlush } from "../engine/isolate";
+import { TEMPLATE_HEADER } from "../core/protocol";
+import type { RecentRequest } from "../engine/counting/recent-request";
+import { writeHitLines } from "./hit-lines";
+import type { RequestLogLine } from "./log";
+import type { RequestReport } from "./report";
+
+const OUTCOMES = new Set(["hit", "miss", "bypass"]);
+
+/**
+ * The recent-requests row of a cached route's request (null for anything
+ * else): its outcome (`template` when a template served it), latency, the
+ * tokens a hit saved and the node that served it. Pure.
+ */
+export function recentRowOf(line: RequestLogLine, report: RequestReport | undefined, template: string | null, at = Date.now()): RecentRequest | null {
+  if (!line.outcome || !OUTCOMES.has(line.outcome)) return null;
+  const hit = line.outcome === "hit";
+  const servedBy = hit ? report?.served : undefined;
+  return {
+    at,
+    tree_id: line.tree,
+    route: line.route,
+    outcome: hit && template ? "template" : (line.outcome as RecentRequest["outcome"]),
+    status: line.status,
+    latency_ms: line.ms.total,
+    prompt_tokens: servedBy?.promptTokens ?? null,
+    completion_tokens: servedBy?.completionTokens ?? null,
+    node: servedBy?.node ?? null,
+    template_id: hit ? template : null,
+    reason: line.reason,
+    count: 1,
+  };
+}
+
+/**
+ * Buffers the request for the recent-requests table beside the hit counters
+ * (written with their next flush). Never breaks a request.
+ */
+export function rememberRequest(c: Context<{ Bindings: Env }>, line: RequestLogLine): void {
+  try {
+    const row = recentRowOf(line, c.get("mm"), c.res.headers.get(TEMPLATE_HEADER));
+    if (!row) return;
+    isolate(configOf(c.env)).counters.request(row);
+    scheduleFlush(c.env, c.executionCtx);
+  } catch {
+    // The recent-requests view is statistics, never correctness.
+  }
+}
+
+/**
+ * Counts a hit's request line into this isolate's `hits` lines (written with
+ * the next counter flush, src/observability/hit-lines.ts). Never breaks a request.
+ */
+export function gatherHitLine(c: Context<{ Bindings: Env }>, line: RequestLogLine): void {
+  try {
+    const early = isolate(configOf(c.env)).hitLines.add(line, c.res.headers.get(TEMPLATE_HEADER) !== null);
+    if (early) writeHitLines([early]);
+    scheduleFlush(c.env, c.executionCtx);
+  } catch {
+    // Logs are observability, never correctness.
+  }
+}

@@ -1,0 +1,27 @@
+import { keyMessagesRequest, type AnthropicKey } from "./key";
+import { anthropicAnswerOf, renderEventStream, renderMessage, type AnthropicAnswer } from "./render";
+import { messagesRequest, type MessagesRequest } from "./schema";
+import type { ProviderAdapter } from "../../cache/provider";
+import { messagesAnswerReader } from "./answer-reader";
+
+/**
+ * Anthropic Messages (`POST /v1/messages`) over the cached flow: Anthropic
+ * canonical messages in trees of their own (the frame names the API and the
+ * `anthropic-beta` header), upstream `ANTHROPIC_BASE_URL`, the Worker's errors
+ * in OpenAI's envelope (as every route). Keying and bypass rules: src/cache/anthropic/.
+ */
+export const messagesAdapter: ProviderAdapter<MessagesRequest, AnthropicKey, AnthropicAnswer> = {
+  name: "messages",
+  schema: messagesRequest,
+  isStream: ({ body }) => body.stream === true,
+  key: ({ body, headers, url, raw }, scope) => keyMessagesRequest(body, headers, scope.tenant, scope.namespace, scope.maxMessageBytes, { url, raw }),
+  upstream: (config) => ({ base: config.anthropicBaseUrl, pathname: "/v1/messages", baseVar: "ANTHROPIC_BASE_URL" }),
+  answerOf: anthropicAnswerOf,
+  render(answer, { body }, stream) {
+    const ctx = { id: `msg_mm${crypto.randomUUID().replaceAll("-", "")}`, model: body.model };
+    if (stream) return { body: renderEventStream(answer, ctx), contentType: "text/event-stream; charset=utf-8" };
+    return { body: JSON.stringify(renderMessage(answer, ctx)), contentType: "application/json" };
+  },
+  reader: (key, { raw }) => messagesAnswerReader(key, raw.length),
+  errorResponse: (error, headers) => error.toResponse(headers),
+};

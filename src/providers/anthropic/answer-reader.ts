@@ -1,0 +1,62 @@
+import type { AnthropicKey } from "./key";
+import { messageFieldsOf, setsUnrecordable } from "./envelope";
+import { AnthropicSseAssembler } from "./sse-assembler";
+import { scanJson } from "../../core/exact-json";
+import type { AnswerReader } from "../../engine/generation";
+import { recordingOfMessage, type MessagesUsage } from "./record";
+
+interface UpstreamMessage {
+  type?: unknown;
+  error?: unknown;
+  role?: string;
+  content?: unknown;
+  stop_reason?: string | null;
+  stop_sequence?: string | null;
+  usage?: MessagesUsage | null;
+}
+
+/**
+ * The tool inputs of a JSON answer in the model's key order: JSON.parse keeps
+ * the order keys were written in (integer-like keys aside), so serialising
+ * each parsed input gives it back; the streamed path keeps the exact text.
+ */
+function inputTextsOf(content: unknown): string[] {
+  if (!Array.isArray(content)) return [];
+  return content.filter((b) => (b as { type?: unknown })?.type === "tool_use").map((b) => JSON.stringify((b as { input?: unknown }).input ?? {}));
+}
+
+/**
+ * Reads Messages answers (a message or its event stream) into recordings;
+ * `pause_turn`, refusals, cut streams and errors read as null.
+ */
+export function messagesAnswerReader(key: AnthropicKey, rawLength: number): AnswerReader {
+  return {
+    fromJson(text, latencyMs) {
+      let json: UpstreamMessage;
+      try {
+        json = JSON.parse(text) as UpstreamMessage;
+      } catch {
+        return null;
+      }
+      // Only a plain `message` whose numbers and keys JSON.parse kept exactly is recorded.
+      if (typeof json !== "object" || json === null || (json.error !== undefined && json.error !== null) || (json.type !== undefined && json.type !== "message")) return null;
+      if (scanJson(text).lossy !== null) return null;
+      // A container or context edits upstream: the answer is relayed, not recorded. Its other fields are kept.
+      if (setsUnrecordable(json)) return null;
+      const message = { role: json.role, content: json.content };
+      const envelope = { message: messageFieldsOf(json as Record<string, unknown>) };
+      return recordingOfMessage(key, message, { reason: json.stop_reason, sequence: json.stop_sequence }, json.usage, rawLength, latencyMs, inputTextsOf(json.content), envelope);
+    },
+    stream() {
+      const assembler = new AnthropicSseAssembler();
+      return {
+        feed: (bytes) => assembler.feed(bytes),
+        finish: (latencyMs) => {
+          const result = assembler.result();
+          if (!result) return null;
+          return recordingOfMessage(key, result.message, { reason: result.stopReason, sequence: result.stopSequence }, result.usage, rawLength, latencyMs, result.inputTexts, result.envelope);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import type { StoredAnswer } from "../../core/answer";
+import { anthropicEnvelopeOf, deltaUsage, finalFields, messageUsage, streamedFields, type AnthropicEnvelope } from "./envelope";
+import { storedAnthropicMessage, type AnthropicCanonicalMessage } from "./schema";
+import { decodeStop } from "./stop";
+
+/** A recorded Anthropic answer, validated for rendering. */
+export interface AnthropicAnswer {
+  hash: string;
+  message: AnthropicCanonicalMessage;
+  finishReason: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** What the model sent around the content (./envelope.ts); null for an answer recorded without. */
+  envelope?: AnthropicEnvelope | null;
+}
+
+/** Validated answers by stored object: a hot-cache hit serves the same object again without re-validating. */
+const validated = new WeakMap<StoredAnswer, AnthropicAnswer | null>();
+
+/** Reads a stored answer as an Anthropic message; null when the node holds something else. */
+export function anthropicAnswerOf(answer: StoredAnswer): AnthropicAnswer | null {
+  const known = validated.get(answer);
+  if (known !== undefined) return known;
+  const parsed = storedAnthropicMessage.safeParse(answer.message as unknown);
+  const { hash, finishReason, promptTokens, completionTokens } = answer;
+  const envelope = parsed.success ? anthropicEnvelopeOf(answer.message as Record<string, unknown>) : null;
+  const result = parsed.success && parsed.data.role === "assistant" ? { hash, message: parsed.data as AnthropicCanonicalMessage, finishReason, promptTokens, completionTokens, envelope } : null;
+  validated.set(answer, result);
+  return result;
+}
+
+/** Fresh `tool_use` ids for a served answer: deterministic per node, unique per call. */
+export function servedToolUseId(answerHash: string, index: number): string {
+  return `toolu_mm${answerHash.slice(0, 20)}${index.toString(36)}`;
+}
+
+export interface AnthropicRenderContext {
+  /** The message id (`msg_…`). */
+  id: string;
+  model: string;
+}
+
+/** A block as served: the stored block with a fresh tool id, and for a call its input as the model wrote it. */
+type ServedBlock = { type: "text"; block: Record<string, unknown> } | { type: "tool_use"; block: Record<string, unknown>; inputText: string };
+
+/** The answer's blocks as served, in order, each with the fields it was recorded with; tool ids replaced by fresh ones. */
+function servedBlocks(answer: AnthropicAnswer): ServedBlock[] {
+  let calls = 0;
+  const out: ServedBlock[] = [];
+  for (const block of answer.message.content) {
+    if (block.type === "text") out.push({ type: "text", block });
+    else if (block.type === "tool_use") {
+      // The input as the model wrote it when recorded (key order, spacing), else the stored value.
+      const { input_json: written, ...fields } = block;
+      const inputText = written ?? JSON.stringify(block.input);
+      const input: unknown = written === undefined ? block.input : JSON.parse(written);
+      out.push({ type: "tool_use", block: { ...fields, id: servedToolUseId(answer.hash, calls++), input }, inputText });
+    }
+  }
+  return out;
+}
+
+type Fields = Record<string, unknown>;
+
+/**
+ * The message around `content`: the hit's id and the requested model, the stop fields given, the recorded
+ * fields (`fields`, which never replace these) and usage with the hit's counts and the recorded other fields.
+ */
+function messageShell(ctx: AnthropicRenderContext, content: unknown[], stop: { stop_reason: string | null; stop_sequence: string | null }, fields: Fields, usage: Fields) {
+  const { usage: _stored, ...rest } = fields;
+  return { id: ctx.id, type: "message", role: "assistant", model: ctx.model, content, ...stop, ...rest, ...stop, usage };
+}
+
+/** A `message` object for a served answer, as the Messages API shapes it. */
+export function renderMessage(answer: AnthropicAnswer, ctx: AnthropicRenderContext): Record<string, unknown> {
+  const stop = decodeStop(answer.finishReason);
+  const fields = answer.envelope ? finalFields(answer.envelope, stop.stop_reason) : {};
+  const usage = messageUsage(fields.usage, { input: answer.promptTokens, output: answer.completionTokens });
+  return messageShell(ctx, servedBlocks(answer).map((b) => b.block), stop, fields, usage);
+}
+
+function event(type: string, data: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+}
+
+/**
+ * The Messages event stream of a served answer: `message_start`, then per
+ * block `content_block_start` (the block's other fields, as the API sends
+ * them there), one `text_delta` (none for an empty text) or `input_json_delta`,
+ * and `content_block_stop`, then `message_delta` (stop reason, usage) and `message_stop`.
+ */
+export function renderEventStream(answer: AnthropicAnswer, ctx: AnthropicRenderContext): string {
+  const stop = decodeStop(answer.finishReason);
+  const fields = answer.envelope ? streamedFields(answer.envelope, stop.stop_reason) : { start: {}, delta: { top: {}, delta: {}, usage: {} } };
+  const counts = { input: answer.promptTokens, output: answer.completionTokens };
+  let out = event("message_start", { message: messageShell(ctx, [], { stop_reason: null, stop_sequence: null }, fields.start, messageUsage(fields.start.usage, { ...counts, output: 1 })) });
+  out += event("ping", {});
+  servedBlocks(answer).forEach((served, index) => {
+    if (served.type === "text") {
+      const text = served.block.text as string;
+      out += event("content_block_start", { index, content_block: { ...served.block, text: "" } });
+      if (text !== "") out += event("content_block_delta", { index, delta: { type: "text_delta", text } });
+    } else {
+      out += event("content_block_start", { index, content_block: { ...served.block, input: {} } });
+      out += event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: served.inputText } });
+    }
+    out += event("content_block_stop", { index });
+  });
+  const { top, delta, usage } = fields.delta;
+  out += event("message_delta", { ...top, delta: { ...stop, ...delta, ...stop }, usage: deltaUsage(usage, counts) });
+  return out + event("message_stop", {});
+}

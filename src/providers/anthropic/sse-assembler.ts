@@ -1,0 +1,146 @@
+import { scanJson } from "../../core/exact-json";
+import { fieldsBut } from "../../core/fields";
+import { JsonEventStream } from "../../core/json-event-stream";
+import { deltaFieldsOf, messageFieldsOf, setsUnrecordable, type AnthropicEnvelope } from "./envelope";
+
+/**
+ * A block being assembled: text, or a tool call whose input arrives as JSON fragments. `extra`: the other
+ * fields its `content_block_start` carried (`caller: {type: "direct"}` on a tool call), kept as sent, as a
+ * JSON answer's block keeps them.
+ */
+type Block = ({ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; json: string }) & { extra: Record<string, unknown> };
+
+/** An assembled content block: its fields as the model sent them. */
+type AssembledBlock = ({ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }) & Record<string, unknown>;
+
+/** Fields of a `content_block_start` the assembler reads (`input` is `{}` there: it streams as `partial_json`). */
+const START_FIELDS = new Set(["type", "text", "id", "name", "input"]);
+
+/** What a complete Messages event stream assembles into. */
+export interface AssembledMessage {
+  message: { role: "assistant"; content: AssembledBlock[] };
+  /** Each tool_use's input as the model wrote it (its `partial_json` text), in order. */
+  inputTexts: string[];
+  stopReason: string;
+  stopSequence: string | null;
+  usage: { input_tokens: number; output_tokens: number } | null;
+  /** What `message_start` and `message_delta` carried around the content (./envelope.ts). */
+  envelope: AnthropicEnvelope;
+}
+
+interface StreamEvent {
+  type?: string;
+  index?: number;
+  message?: { usage?: { input_tokens?: number; output_tokens?: number }; [field: string]: unknown };
+  content_block?: { type?: string; text?: string; id?: string; name?: string; input?: unknown; [field: string]: unknown };
+  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null; [field: string]: unknown };
+  usage?: { input_tokens?: number | null; output_tokens?: number | null };
+}
+
+/**
+ * Assembles a streamed Messages answer from raw bytes cut anywhere. `result()`
+ * is null unless the stream ended with `message_stop`, carried no `error`
+ * event and held only text and `tool_use` blocks (thinking, citations and
+ * server tools make an answer unrecordable), and set no `container` or
+ * `context_management` (./envelope.ts). Every event's data must parse to
+ * exactly its text: the message's other fields are recorded as sent.
+ */
+export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
+  private readonly blocks: Block[] = [];
+  private stopReason: string | null = null;
+  private stopSequence: string | null = null;
+  private inputTokens: number | null = null;
+  private outputTokens: number | null = null;
+  private readonly envelope: AnthropicEnvelope = { message: {}, delta: { top: {}, delta: {}, usage: {} } };
+  protected override readonly exact = true;
+
+  protected onEvent(event: StreamEvent): void {
+    switch (event.type) {
+      case "message_start":
+        if (setsUnrecordable(event.message)) this.failed = true;
+        if (event.message) this.envelope.message = messageFieldsOf(event.message);
+        this.inputTokens = event.message?.usage?.input_tokens ?? null;
+        this.outputTokens = event.message?.usage?.output_tokens ?? null;
+        return;
+      case "content_block_start":
+        return this.start(event);
+      case "content_block_delta":
+        return this.delta(event);
+      case "message_delta":
+        if (setsUnrecordable(event.delta) || setsUnrecordable(event)) this.failed = true;
+        this.keepDelta(event);
+        this.stopReason = event.delta?.stop_reason ?? this.stopReason;
+        this.stopSequence = event.delta?.stop_sequence ?? this.stopSequence;
+        if (typeof event.usage?.output_tokens === "number") this.outputTokens = event.usage.output_tokens;
+        if (typeof event.usage?.input_tokens === "number") this.inputTokens = event.usage.input_tokens;
+        return;
+      case "message_stop":
+        this.done = true;
+        return;
+      case "error":
+        this.failed = true;
+        return;
+      default:
+        return; // ping, content_block_stop and future events carry nothing to record
+    }
+  }
+
+  private start(event: StreamEvent): void {
+    const block = event.content_block;
+    const index = event.index ?? this.blocks.length;
+    // An input sent whole: never record a guess of how it combines with the fragments.
+    const wholeInput = block?.input !== undefined && block.input !== null && (typeof block.input !== "object" || Object.keys(block.input).length > 0);
+    if (!block || wholeInput) {
+      this.failed = true;
+      return;
+    }
+    // Any other field (`caller` on a tool call) is kept as sent; text that then streams as other deltas
+    // (`citations_delta`) fails in `delta`.
+    const extra = fieldsBut(block, START_FIELDS);
+    if (block.type === "text") this.blocks[index] = { type: "text", text: block.text ?? "", extra };
+    else if (block.type === "tool_use" && block.id && block.name) this.blocks[index] = { type: "tool_use", id: block.id, name: block.name, json: "", extra };
+    else this.failed = true;
+  }
+
+  /** A `message_delta`'s fields, over those of an earlier one (the API sends one). */
+  private keepDelta(event: StreamEvent): void {
+    const kept = this.envelope.delta ?? { top: {}, delta: {}, usage: {} };
+    const fields = deltaFieldsOf(event as Record<string, unknown>);
+    this.envelope.delta = { top: { ...kept.top, ...fields.top }, delta: { ...kept.delta, ...fields.delta }, usage: { ...kept.usage, ...fields.usage } };
+  }
+
+  private delta(event: StreamEvent): void {
+    const block = this.blocks[event.index ?? -1];
+    const delta = event.delta;
+    if (block?.type === "text" && delta?.type === "text_delta") block.text += delta.text ?? "";
+    else if (block?.type === "tool_use" && delta?.type === "input_json_delta") block.json += delta.partial_json ?? "";
+    else this.failed = true;
+  }
+
+  /** The assembled message, or null when the stream was truncated, failed or holds other blocks. */
+  result(): AssembledMessage | null {
+    this.end();
+    if (!this.done || this.failed || !this.stopReason) return null;
+    const content: AssembledMessage["message"]["content"] = [];
+    const inputTexts: string[] = [];
+    for (let i = 0; i < this.blocks.length; i++) {
+      const block = this.blocks[i];
+      if (!block) return null;
+      if (block.type === "text") {
+        content.push({ type: "text", text: block.text, ...block.extra });
+        continue;
+      }
+      const text = block.json === "" ? "{}" : block.json;
+      try {
+        content.push({ type: "tool_use", id: block.id, name: block.name, input: JSON.parse(text), ...block.extra });
+      } catch {
+        return null;
+      }
+      // Numbers a double cannot hold, repeated keys: what was parsed is not what the model wrote.
+      if (scanJson(text).lossy !== null) return null;
+      inputTexts.push(text);
+    }
+    const usage = this.inputTokens === null || this.outputTokens === null ? null : { input_tokens: this.inputTokens, output_tokens: this.outputTokens };
+    return { message: { role: "assistant", content }, inputTexts, stopReason: this.stopReason, stopSequence: this.stopSequence, usage, envelope: this.envelope };
+  }
+}

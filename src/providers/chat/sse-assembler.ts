@@ -1,0 +1,150 @@
+import { StreamEnvelope, type Envelope } from "../../core/envelope";
+import { JsonEventStream } from "../../core/json-event-stream";
+import { onlyFields } from "../../core/fields";
+
+/** What a complete chat-completions stream assembles into. */
+export interface AssembledCompletion {
+  message: {
+    role: "assistant";
+    content: string | null;
+    refusal?: string | null;
+    tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+    function_call?: { name: string; arguments: string };
+    /** Other string fields of the deltas (`reasoning_content`, …), concatenated; null when only null was sent. */
+    [field: string]: unknown;
+  };
+  finishReason: string | null;
+  usage: { prompt_tokens: number; completion_tokens: number } | null;
+  /** What the model sent around the message that a hit serves back (Azure's filter results). */
+  envelope: Envelope;
+}
+
+interface ChunkToolCall {
+  index?: number;
+  id?: string;
+  type?: string | null;
+  function?: { name?: string; arguments?: string };
+  [field: string]: unknown;
+}
+
+/** Tool-call delta fields assembled; any other (`extra_content` with a thought signature, a `custom` call) fails the stream. */
+const CALL_FIELDS = new Set(["index", "id", "type", "function"]);
+const CALL_FUNCTION_FIELDS = new Set(["name", "arguments"]);
+
+interface Delta {
+  role?: string;
+  content?: string | null;
+  refusal?: string | null;
+  tool_calls?: ChunkToolCall[] | null;
+  function_call?: { name?: string; arguments?: string } | null;
+  [field: string]: unknown;
+}
+
+/** Delta fields assembled on their own; any other string field is concatenated, any other non-null one fails the stream. */
+const ASSEMBLED = new Set(["role", "content", "refusal", "tool_calls", "function_call"]);
+
+interface Chunk {
+  error?: unknown;
+  choices?: Array<{ index?: number; delta?: Delta; finish_reason?: string | null; [field: string]: unknown }>;
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  [field: string]: unknown;
+}
+
+/**
+ * Assembles a streamed chat completion from raw bytes, fed in chunks cut
+ * anywhere (even inside a UTF-8 sequence). `result()` is null unless the
+ * stream ended with `[DONE]`, carried no error and a finish reason.
+ */
+export class SseAssembler extends JsonEventStream<Chunk> {
+  private content = "";
+  private sawContent = false;
+  private refusal: string | null | undefined;
+  private fn: { name: string; arguments: string } | undefined;
+  private readonly fields = new Map<string, string | null>();
+  private readonly calls: Array<{ id: string; name: string; arguments: string }> = [];
+  private finishReason: string | null = null;
+  private usage: AssembledCompletion["usage"] = null;
+  private readonly envelope = new StreamEnvelope();
+
+  /** Fields of the chunks are recorded as sent (src/core/envelope.ts): a number or key JSON.parse would change fails the stream. */
+  protected override readonly exact = true;
+
+  protected override isEndMarker(data: string): boolean {
+    return data.trim() === "[DONE]";
+  }
+
+  /** An `event: error` (some OpenAI-compatible servers name their error events) fails the stream, whatever its data. */
+  protected override isFailureEvent(name: string | undefined): boolean {
+    return name === "error";
+  }
+
+  protected onEvent(chunk: Chunk): void {
+    // An error, or an object that is not a chunk (vLLM's `{"object": "error", …}`; Azure's prompt filter chunk says "").
+    if (chunk.error || (typeof chunk.object === "string" && chunk.object !== "" && chunk.object !== "chat.completion.chunk")) this.failed = true;
+    if (chunk.usage) this.usage = { prompt_tokens: chunk.usage.prompt_tokens ?? 0, completion_tokens: chunk.usage.completion_tokens ?? 0 };
+    this.envelope.chunk(chunk);
+    for (const choice of chunk.choices ?? []) {
+      // Another choice (`n` > 1 or an upstream that sends several): a hit serves one, so nothing is recorded.
+      if ((choice.index ?? 0) !== 0) {
+        this.failed = true;
+        continue;
+      }
+      const delta = choice.delta ?? {};
+      this.envelope.choice(choice);
+      if (typeof delta.content === "string") {
+        this.content += delta.content;
+        this.sawContent = true;
+      }
+      if (typeof delta.refusal === "string") this.refusal = (this.refusal ?? "") + delta.refusal;
+      else if (delta.refusal === null) this.refusal ??= null;
+      for (const call of delta.tool_calls ?? []) this.applyToolCall(call);
+      if (delta.function_call) {
+        this.fn ??= { name: "", arguments: "" };
+        this.fn.name += delta.function_call.name ?? "";
+        this.fn.arguments += delta.function_call.arguments ?? "";
+      }
+      this.applyFields(delta);
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    }
+  }
+
+  private applyFields(delta: Delta): void {
+    for (const [k, v] of Object.entries(delta)) {
+      if (ASSEMBLED.has(k) || v === undefined) continue;
+      if (typeof v === "string") this.fields.set(k, (this.fields.get(k) ?? "") + v);
+      else if (v === null) this.fields.set(k, this.fields.get(k) ?? null);
+      else this.failed = true; // a field this assembler cannot put back together: never record a guess
+    }
+  }
+
+  private applyToolCall(call: ChunkToolCall): void {
+    if (!onlyFields(call, CALL_FIELDS) || (call.type !== undefined && call.type !== null && call.type !== "function") || (call.function && !onlyFields(call.function, CALL_FUNCTION_FIELDS))) {
+      this.failed = true; // the replay would drop it: never record a guess
+      return;
+    }
+    const index = call.index ?? this.calls.length;
+    const slot = (this.calls[index] ??= { id: "", name: "", arguments: "" });
+    if (call.id) slot.id = call.id;
+    if (call.function?.name) slot.name += call.function.name;
+    if (call.function?.arguments) slot.arguments += call.function.arguments;
+  }
+
+  /** The assembled completion, or null when the stream was truncated or carried an error. */
+  result(): AssembledCompletion | null {
+    this.end();
+    if (!this.done || this.failed || this.envelope.failed || !this.finishReason) return null;
+    for (let i = 0; i < this.calls.length; i++) {
+      const call = this.calls[i];
+      if (!call || !call.id || !call.name) return null;
+    }
+    if (this.fn && !this.fn.name) return null;
+    const message: AssembledCompletion["message"] = { role: "assistant", content: this.sawContent ? this.content : null };
+    if (this.refusal !== undefined) message.refusal = this.refusal;
+    for (const [k, v] of this.fields) message[k] = v;
+    if (this.fn) message.function_call = this.fn;
+    if (this.calls.length > 0) {
+      message.tool_calls = this.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
+    }
+    return { message, finishReason: this.finishReason, usage: this.usage, envelope: this.envelope.envelope };
+  }
+}

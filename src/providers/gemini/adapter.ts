@@ -1,0 +1,69 @@
+import { geminiErrorBody } from "./errors";
+import { keyGeminiAnswer, keyGeminiRequest, type GeminiKey } from "./key";
+import { LAYOUT_KEY } from "./layout";
+import { geminiAnswerOf, renderGenerateContent, renderGenerateContentStream, type GeminiAnswer } from "./render";
+import { generateContentRequest, type Content, type GenerateContentRequest } from "./schema";
+import { assembledOf, GeminiStreamReader, type GeminiAssembled, type GeminiChunk } from "./stream";
+import type { ProviderAdapter, ProviderRecording, UpstreamReader } from "../../cache/provider";
+import { recordInputOf } from "../../store/tree/record";
+
+/** `/v1beta/models/{model}:{action}`: the model and whether the action streams; null for other paths. */
+export function geminiAction(url: URL): { model: string; stream: boolean } | null {
+  const match = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
+  return match ? { model: decodeURIComponent(match[1]), stream: match[2] === "streamGenerateContent" } : null;
+}
+
+/** Finish reasons of a complete, replayable generation (safety stops, recitation and the like are not). */
+const RECORDABLE = new Set(["STOP", "MAX_TOKENS"]);
+
+function recordingOf(key: GeminiKey, assembled: GeminiAssembled | null, rawLength: number, latencyMs: number): ProviderRecording {
+  if (!assembled || !RECORDABLE.has(assembled.finishReason)) return null;
+  const candidate = assembled.chunks ? { ...assembled.metadata, [LAYOUT_KEY]: assembled.chunks } : assembled.metadata;
+  const answer = keyGeminiAnswer(key, assembled.content as Content, candidate);
+  if (!answer) return null;
+  const usage = { prompt: assembled.usage?.promptTokenCount, completion: assembled.usage?.candidatesTokenCount };
+  return recordInputOf(key, answer, assembled.finishReason, usage, rawLength, latencyMs);
+}
+
+function geminiReader(key: GeminiKey, rawLength: number): UpstreamReader {
+  return {
+    fromJson(text, latencyMs) {
+      try {
+        return recordingOf(key, assembledOf(JSON.parse(text) as GeminiChunk), rawLength, latencyMs);
+      } catch {
+        return null;
+      }
+    },
+    stream() {
+      const reader = new GeminiStreamReader();
+      return { feed: (bytes) => reader.feed(bytes), finish: (latencyMs) => recordingOf(key, reader.result(), rawLength, latencyMs) };
+    },
+  };
+}
+
+/**
+ * Gemini's `generateContent` and `streamGenerateContent?alt=sse` over the
+ * cached flow: the model from the URL, upstream `GEMINI_BASE_URL` (path and
+ * query as sent), errors in Gemini's `{error:{code,message,status}}` envelope.
+ */
+export const geminiAdapter: ProviderAdapter<GenerateContentRequest, GeminiKey, GeminiAnswer> = {
+  name: "gemini",
+  schema: generateContentRequest,
+  isStream: ({ url }) => geminiAction(url)?.stream === true,
+  key({ body, url }, scope) {
+    const action = geminiAction(url);
+    if (!action) return { ok: false, bypass: "not a generate action" };
+    // Without alt=sse the stream is one JSON array, which the cache does not assemble.
+    if (action.stream && url.searchParams.get("alt") !== "sse") return { ok: false, bypass: "stream without alt=sse" };
+    return keyGeminiRequest(body, action.model, scope, url);
+  },
+  upstream: (config, { url }) => ({ base: config.geminiBaseUrl, pathname: url.pathname, search: url.search, baseVar: "GEMINI_BASE_URL" }),
+  answerOf: geminiAnswerOf,
+  render(answer, { url }, stream) {
+    const ctx = { model: geminiAction(url)?.model ?? "", responseId: `mm${crypto.randomUUID().replaceAll("-", "")}` };
+    if (stream) return { body: renderGenerateContentStream(answer, ctx), contentType: "text/event-stream" };
+    return { body: JSON.stringify(renderGenerateContent(answer, ctx)), contentType: "application/json; charset=UTF-8" };
+  },
+  reader: (key, { raw }) => geminiReader(key, raw.length),
+  errorResponse: (error, headers) => Response.json(geminiErrorBody(error.status, error.message), { status: error.status, headers }),
+};

@@ -1,0 +1,51 @@
+import { canonicalJsonMemo } from "../../core/canonical";
+import { reservedFieldOf, upstreamFrameOf } from "../../core/upstream-frame";
+import type { GenerateContentRequest } from "./schema";
+
+/** The frame key that keeps Gemini trees apart from other APIs' trees. */
+export const API_KEY = "muscle-mem:api";
+
+/**
+ * The frame of a Gemini request: the model (from the URL) and every body
+ * field but `contents` (the path): `systemInstruction`, `tools`, `toolConfig`,
+ * `generationConfig`, `safetySettings` and any field we do not know. Gemini
+ * puts no transport field in the body (streaming is the URL's action), so
+ * nothing else is ignored. With a live request's `url`, its query string
+ * joins it, but for `key` (the credential) and `alt` (`alt=sse`: how a stream
+ * is framed).
+ */
+export function geminiFrameOf(body: GenerateContentRequest, model: string, url?: URL): Record<string, unknown> {
+  const frame: Record<string, unknown> = { ...upstreamFrameOf({ url }, [], TRANSPORT_PARAMS), [API_KEY]: "gemini", model };
+  for (const [key, value] of Object.entries(body)) {
+    if (key === "contents" || value === null || value === undefined) continue;
+    frame[key] = value;
+  }
+  return frame;
+}
+
+/** Query parameters that say how the answer is framed, never what it says. */
+const TRANSPORT_PARAMS: ReadonlySet<string> = new Set(["alt"]);
+
+export function geminiFrameJsonOf(body: GenerateContentRequest, model: string, url?: URL): string {
+  return canonicalJsonMemo(geminiFrameOf(body, model, url));
+}
+
+/**
+ * Why a Gemini request must skip the cache (null when it may use it):
+ * `cachedContent` (context stored upstream), tools the upstream runs
+ * (`googleSearch`, `codeExecution`, `urlContext`, `fileSearch`, …: any tool
+ * entry other than `functionDeclarations`), several candidates, logprobs,
+ * and on a live request (`url` given) a body field spelled like a frame entry.
+ */
+export function geminiBypassReason(body: GenerateContentRequest, url?: URL): string | null {
+  if (body.cachedContent) return "cachedContent";
+  for (const tool of body.tools ?? []) {
+    const server = Object.keys(tool).find((k) => k !== "functionDeclarations");
+    if (server) return `server-side tool ${server}`;
+  }
+  const config = body.generationConfig as Record<string, unknown> | null | undefined;
+  if (typeof config?.candidateCount === "number" && config.candidateCount > 1) return "candidateCount > 1";
+  if (config?.responseLogprobs === true) return "logprobs";
+  // `model` is the URL's: a body field of that name would take its place in the frame.
+  return reservedFieldOf(body, url ? { url } : undefined, ["model"]);
+}

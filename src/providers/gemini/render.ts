@@ -1,0 +1,111 @@
+import type { StoredAnswer } from "../../core/answer";
+import { LAYOUT_KEY, plannedChunks } from "./layout";
+import { CANDIDATE_KEY, storedGeminiAnswer, type CanonicalPart } from "./schema";
+import { RECORDED_METADATA } from "./stream";
+
+/** A recorded Gemini answer, validated for rendering. */
+export interface GeminiAnswer {
+  hash: string;
+  parts: CanonicalPart[];
+  finishReason: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** The candidate's recorded metadata (`safetyRatings`, `citationMetadata`, `finishMessage`), served as sent; empty when none was recorded. */
+  metadata: Record<string, unknown>;
+  /** How a streamed recording was cut into chunks (src/providers/gemini/layout.ts); undefined for a JSON one. */
+  layout?: unknown;
+}
+
+const validated = new WeakMap<StoredAnswer, GeminiAnswer | null>();
+
+/** Reads a stored answer as a Gemini model content; null when the node holds something else. */
+export function geminiAnswerOf(answer: StoredAnswer): GeminiAnswer | null {
+  const known = validated.get(answer);
+  if (known !== undefined) return known;
+  const parsed = storedGeminiAnswer.safeParse(answer.message as unknown);
+  const { hash, finishReason, promptTokens, completionTokens } = answer;
+  let result: GeminiAnswer | null = null;
+  if (parsed.success) {
+    const { [LAYOUT_KEY]: layout, ...recorded } = parsed.data[CANDIDATE_KEY] ?? {};
+    // Only the candidate metadata a recording keeps: an imported field such as `content` never reaches the candidate.
+    const metadata = Object.fromEntries(Object.entries(recorded).filter(([field]) => RECORDED_METADATA.includes(field)));
+    result = { hash, parts: parsed.data.parts as CanonicalPart[], finishReason, promptTokens, completionTokens, metadata, layout };
+  }
+  validated.set(answer, result);
+  return result;
+}
+
+type Served = Record<string, unknown>;
+
+/** The parts as served: function-call args as recorded (key order kept), recorded call ids replaced by fresh ones. */
+function servedParts(answer: GeminiAnswer): Served[] {
+  let calls = 0;
+  return answer.parts.map((p) => {
+    if (!("functionCall" in p)) return { ...p };
+    const { functionCall: raw, ...rest } = p;
+    // The stored form is validated by storedGeminiAnswer: a function call with its args as JSON text.
+    const functionCall = raw as { name: string; id?: string; argsJson?: string };
+    const call: Served = { name: functionCall.name, args: JSON.parse(functionCall.argsJson ?? "{}") as unknown };
+    if (functionCall.id !== undefined) call.id = `call_mm${answer.hash.slice(0, 24)}${(calls++).toString(36)}`;
+    return { ...rest, functionCall: call };
+  });
+}
+
+function usageOf(answer: GeminiAnswer): Served {
+  return { promptTokenCount: answer.promptTokens, candidatesTokenCount: answer.completionTokens, totalTokenCount: answer.promptTokens + answer.completionTokens };
+}
+
+export interface GeminiRenderContext {
+  model: string;
+  responseId: string;
+}
+
+/** A served answer as a `GenerateContentResponse` (the recorded metadata on the candidate). */
+export function renderGenerateContent(answer: GeminiAnswer, ctx: GeminiRenderContext): Served {
+  return {
+    candidates: [{ content: { role: "model", parts: servedParts(answer) }, finishReason: answer.finishReason, ...answer.metadata, index: 0 }],
+    usageMetadata: usageOf(answer),
+    modelVersion: ctx.model,
+    responseId: ctx.responseId,
+  };
+}
+
+const sse = (chunk: Served): string => `data: ${JSON.stringify(chunk)}\r\n\r\n`;
+
+/**
+ * A served answer as `streamGenerateContent?alt=sse`. A streamed recording is cut into the chunks the
+ * model sent, each with its own finish reason and candidate metadata (src/providers/gemini/layout.ts);
+ * any other, one chunk per part, the last with the finish reason and the recorded metadata, the
+ * safety ratings on every chunk, as Gemini streams them. Usage on the last chunk.
+ */
+export function renderGenerateContentStream(answer: GeminiAnswer, ctx: GeminiRenderContext): string {
+  const parts = servedParts(answer);
+  const planned = answer.layout === undefined ? null : plannedChunks(answer.layout, parts, answer.finishReason);
+  if (planned) {
+    return planned
+      .map((c, i) => {
+        const chunk: Served = {};
+        if (c.candidate) {
+          const candidate: Served = c.parts === null ? {} : { content: { role: "model", parts: c.parts } };
+          if (c.finishReason !== undefined) candidate.finishReason = c.finishReason;
+          chunk.candidates = [{ ...candidate, ...c.metadata, index: 0 }];
+        }
+        Object.assign(chunk, { modelVersion: ctx.model, responseId: ctx.responseId });
+        if (i === planned.length - 1) chunk.usageMetadata = usageOf(answer);
+        return sse(chunk);
+      })
+      .join("");
+  }
+  const { safetyRatings } = answer.metadata;
+  return parts
+    .map((p, i) => {
+      const last = i === parts.length - 1;
+      const candidate: Served = { content: { role: "model", parts: [p] }, index: 0 };
+      if (last) Object.assign(candidate, { finishReason: answer.finishReason }, answer.metadata);
+      else if (safetyRatings !== undefined) candidate.safetyRatings = safetyRatings;
+      const chunk: Served = { candidates: [candidate], modelVersion: ctx.model, responseId: ctx.responseId };
+      if (last) chunk.usageMetadata = usageOf(answer);
+      return sse(chunk);
+    })
+    .join("");
+}

@@ -1,0 +1,70 @@
+import type { ProviderAdapter, ProviderRecording, UpstreamReader } from "../../cache/provider";
+import { responseEnvelopeOf } from "./envelope";
+import { scanJson } from "../../core/exact-json";
+import { keyResponsesAnswer, keyResponsesRequest, type ResponsesKey } from "./key";
+import { renderResponse, renderResponseEvents, responsesAnswerOf, type ResponsesAnswer } from "./render";
+import { responsesRequest, type ResponsesRequest } from "./schema";
+import { ResponsesStreamReader } from "./stream";
+import { responsesUpstreamBody } from "./upstream-body";
+import { servedResponseId } from "./previous";
+import { previousResponseIdOf, resolvePreviousResponse } from "../../engine/previous-response";
+import { recordInputOf } from "../../store/tree/record";
+
+interface UpstreamResponse {
+  status?: string;
+  output?: unknown;
+  usage?: { input_tokens?: number | null; output_tokens?: number | null } | null;
+}
+
+/**
+ * The record of a completed response, or null (incomplete, failed, server-tool output); its fields around the
+ * output are stored with the answer (src/providers/responses/envelope.ts).
+ */
+export function recordingOfResponse(key: ResponsesKey, response: unknown, rawLength: number, latencyMs: number): ProviderRecording {
+  const r = response as UpstreamResponse | null;
+  if (!r || typeof r !== "object" || r.status !== "completed" || !Array.isArray(r.output)) return null;
+  const answer = keyResponsesAnswer(key, r.output, responseEnvelopeOf(r as Record<string, unknown>, JSON.parse(key.frameJson) as Record<string, unknown>));
+  if (!answer) return null;
+  return recordInputOf(key, answer, "completed", { prompt: r.usage?.input_tokens, completion: r.usage?.output_tokens }, rawLength, latencyMs);
+}
+
+function responsesReader(key: ResponsesKey, rawLength: number): UpstreamReader {
+  return {
+    fromJson(text, latencyMs) {
+      try {
+        // Its fields are recorded as sent: a number or a repeated key JSON.parse would change keeps it out.
+        return scanJson(text).lossy === null ? recordingOfResponse(key, JSON.parse(text), rawLength, latencyMs) : null;
+      } catch {
+        return null;
+      }
+    },
+    stream() {
+      const reader = new ResponsesStreamReader();
+      return { feed: (bytes) => reader.feed(bytes), finish: (latencyMs) => recordingOfResponse(key, reader.result(), rawLength, latencyMs) };
+    },
+  };
+}
+
+/**
+ * The OpenAI Responses API (`POST /v1/responses`) over the cached flow:
+ * upstream `UPSTREAM_BASE_URL`, OpenAI's error
+ * envelope. Keying and bypass rules: src/providers/responses/frame.ts; a
+ * `previous_response_id` the Worker issued is resolved from the tree (./previous.ts).
+ */
+export const responsesAdapter: ProviderAdapter<ResponsesRequest, ResponsesKey, ResponsesAnswer> = {
+  name: "responses",
+  schema: responsesRequest,
+  isStream: ({ body }) => body.stream === true,
+  resolve: resolvePreviousResponse,
+  key: ({ body, url, headers, raw }, scope) => keyResponsesRequest(body, scope, { url, headers, raw }),
+  upstream: (config) => ({ base: config.upstreamBaseUrl, pathname: "/v1/responses" }),
+  upstreamBody: ({ raw, body }) => responsesUpstreamBody(raw, body.input),
+  answerOf: responsesAnswerOf,
+  render(answer, { body }, stream, key) {
+    const ctx = { id: servedResponseId(key.treeId, answer.hash), createdAt: Math.floor(Date.now() / 1000), previousResponseId: previousResponseIdOf(body) };
+    if (stream) return { body: renderResponseEvents(answer, body, ctx), contentType: "text/event-stream; charset=utf-8" };
+    return { body: JSON.stringify(renderResponse(answer, body, ctx)), contentType: "application/json" };
+  },
+  reader: (key, { raw }) => responsesReader(key, raw.length),
+  errorResponse: (error, headers) => error.toResponse(headers),
+};

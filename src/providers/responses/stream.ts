@@ -1,0 +1,33 @@
+import { JsonEventStream } from "../../core/json-event-stream";
+
+interface StreamEvent {
+  type?: string;
+  response?: unknown;
+}
+
+/**
+ * Reads a streamed Responses answer from raw bytes cut anywhere: the
+ * `response.completed` event carries the whole response. `result()` is null
+ * unless the stream reached it without `error`, `response.failed` or
+ * `response.incomplete`, and with every event's data exactly what JSON.parse read.
+ */
+export class ResponsesStreamReader extends JsonEventStream<StreamEvent> {
+  private response: unknown = null;
+  /** The completed response's fields are recorded as sent (src/providers/responses/envelope.ts). */
+  protected override readonly exact = true;
+
+  protected onEvent(event: StreamEvent): void {
+    if (event.type === "response.completed") {
+      this.response = event.response ?? null;
+      this.done = true;
+    } else if (event.type === "error" || event.type === "response.failed" || event.type === "response.incomplete") {
+      this.failed = true;
+    }
+  }
+
+  /** The completed `response` object, or null when the stream was cut or failed. */
+  result(): unknown {
+    this.end();
+    return this.done && !this.failed ? this.response : null;
+  }
+}

@@ -1,0 +1,88 @@
+import type { StoredAnswer } from "../../core/answer";
+import { choose, type ServePolicy } from "../../cache/policy";
+import { answersFrom, answersStatement, readAnswers, readAnswersAt, type AnswerRow } from "../tree/answers";
+import { withTimeout } from "../../core/deadline";
+import type { Joined, SingleFlight } from "./single-flight";
+import { liveTemplatesStatement } from "../templates/learned";
+import { meterD1, type D1Cost } from "../../observability/store-meter";
+
+/** What a cold exact lookup asks the tree's object (TreeWriter.lookupOrJoin): plain data. */
+export interface LookupOrJoinRequest {
+  treeId: string;
+  /** h_n, the path hash whose answers are read and whose flight is joined. */
+  key: string;
+  policy: ServePolicy;
+  /** LOOKUP_TIMEOUT_MS as the Worker sees it: the D1 read's bound, and past it the object joins no flight. */
+  timeoutMs: number;
+  /** Whether the route can serve learned templates (then a tree with live ones is not joined: see `templates`). */
+  templates: boolean;
+  /** Whether a miss joins single flight (false for `only-if-cached`, which never generates). */
+  join: boolean;
+}
+
+/**
+ * The answer of one far call on a cold lookup: a `hit` (the answers at h_n and
+ * the one the policy serves, which the Worker keeps in its isolate and colo
+ * layers), or a `miss` with the request's single-flight claim taken in the
+ * same call (lead, a recent answer, or wait). `templates` says whether the
+ * tree has live learned templates (false when the route serves none). `joined`
+ * is null when the request may not join, or when the tree has live templates:
+ * the Worker looks those up first and claims after (a second call, only there).
+ * `d1` is what the object did to D1 for this call (the directory, when it had
+ * not resolved the tree's shard yet, and the answers), which the Worker adds
+ * to the request's `server-timing` d1 entry.
+ */
+export type LookedUp = ({ status: "hit"; answers: StoredAnswer[]; chosen: number } | { status: "miss"; answers: StoredAnswer[]; templates: boolean; joined: Joined | null }) & { d1: D1Cost };
+
+/**
+ * Runs a cold lookup inside the tree's object: the tree's shard (`db`), one D1
+ * read of the answers at h_n (and, when the route serves templates, whether
+ * the tree has live ones, read alongside), the serving policy, then, on a
+ * miss, the single-flight join. Every D1 query of the call is counted in `d1`
+ * (`db` must come from metered bindings: src/observability/store-meter.ts).
+ * Throws when the read fails or outlasts `timeoutMs` (the Worker fails open);
+ * a read that finished past the bound joins nothing, since the Worker has
+ * stopped waiting and could never settle the claim.
+ */
+export async function lookUpOrJoin(db: () => Promise<D1Database>, flights: SingleFlight, request: LookupOrJoinRequest, now: () => number = Date.now): Promise<LookedUp> {
+  let started = now();
+  const { value: [answers, templates], d1 } = await meterD1(async () => {
+    const shard = await db();
+    started = now();
+    return withTimeout(
+      readAnswersAndPresence(shard, request.key, request.templates ? request.treeId : null),
+      request.timeoutMs,
+      "D1 lookup in the tree's object",
+    );
+  });
+  const chosen = choose(answers, request.policy);
+  if (chosen !== null) return { status: "hit", answers, chosen, d1 };
+  if (templates || !request.join) return { status: "miss", answers, templates, joined: null, d1 };
+  if (now() - started >= request.timeoutMs) throw new Error("D1 lookup in the tree's object finished too late to join");
+  return { status: "miss", answers, templates, joined: flights.join(request.key), d1 };
+}
+
+/**
+ * The answers at `key` and, when `treeId` is given, whether that tree has live
+ * templates: one D1 call either way (a batch of the two reads, one round trip
+ * instead of two).
+ */
+async function readAnswersAndPresence(db: D1Database, key: string, treeId: string | null): Promise<[StoredAnswer[], boolean]> {
+  if (treeId === null) return [await readAnswers(db, key), false];
+  const [answers, live] = await db.batch<unknown>([answersStatement(db, key), liveTemplatesStatement(db, treeId)]);
+  // SAFETY: the first statement is ANSWERS_SQL, whose rows are AnswerRows; batch types every result alike.
+  return [answersFrom(answers as D1Result<AnswerRow>), live.results.length > 0];
+}
+
+/** What a refresh ahead asks the tree's object (TreeWriter.readAnswersAt): the answers at several paths of one tree. */
+export interface ReadAnswersRequest {
+  treeId: string;
+  keys: string[];
+  /** LOOKUP_TIMEOUT_MS: the D1 read's bound. */
+  timeoutMs: number;
+}
+
+/** Reads the answers at several keys of the tree's shard in one D1 call (src/store/tree/answers.ts readAnswersAt), bounded by `timeoutMs`. */
+export async function readAnswersInObject(db: () => Promise<D1Database>, request: ReadAnswersRequest): Promise<Map<string, StoredAnswer[]>> {
+  return withTimeout(readAnswersAt(await db(), request.keys), request.timeoutMs, "D1 refresh in the tree's object");
+}

@@ -1,0 +1,161 @@
+import { ExpiringMap } from "../../core/expiring-map";
+import { shardOf, shards, type Shard } from "./shards";
+
+/**
+ * The tree directory: which shard holds each tree (table `tree_directory`,
+ * read and written in the first shard, binding `DB`, only).
+ *
+ * - **New trees** go to the least-full shard, by the number of trees the
+ *   directory gives each shard (`treesPerShard`, `leastFull`), ties broken by the hash rule.
+ * - **Trees recorded before the directory** have no row: they are where the
+ *   hash rule over D1_SHARDS put them. Their writer (or their hit tally) looks
+ *   for the tree's row in every shard once and records the directory row
+ *   (lazy backfill, `resolveHome`); `backfillDirectory` does it for a whole shard.
+ * - **Reads** (`shardFor`) cache a tree's shard per isolate for at most
+ *   DIRECTORY_TTL_MS, bounded to DIRECTORY_CACHE_MAX trees, so a warm hit reads
+ *   no directory. A stale entry is never wrong, only a miss: a move copies the
+ *   tree while its writer holds every write, switches the row, then deletes the
+ *   old rows a sibling set at a time (src/store/shards/move.ts), so the old shard holds
+ *   the rows of the switch, whole sibling sets of them, or none.
+ */
+
+/** A directory row as stored. */
+export interface DirectoryRow {
+  tree_id: string;
+  tenant: string;
+  namespace: string;
+  shard: string;
+  moving_to: string | null;
+  draining_from: string | null;
+  created_at: number;
+  moved_at: number | null;
+}
+
+/** How long an isolate trusts a tree's shard after reading it (a moved tree misses at most this long there). */
+export const DIRECTORY_TTL_MS = 10_000;
+/** Trees whose shard one isolate remembers (the oldest are forgotten first). */
+export const DIRECTORY_CACHE_MAX = 10_000;
+
+/** The database that holds the directory: the binding `DB`, else the first shard. */
+export function directoryDb(env: Env): D1Database {
+  return (env as { DB?: D1Database }).DB ?? shards(env)[0].db;
+}
+
+/** The shard bound as `name`; throws when this Worker lacks it (callers fail open). */
+export function shardNamed(env: Env, name: string): Shard {
+  const shard = shards(env).find((s) => s.name === name);
+  if (!shard) throw new Error(`the directory names shard '${name}', which is not in D1_SHARDS`);
+  return shard;
+}
+
+export async function readEntry(env: Env, treeId: string): Promise<DirectoryRow | null> {
+  return directoryDb(env).prepare(`SELECT * FROM tree_directory WHERE tree_id = ?1`).bind(treeId).first<DirectoryRow>();
+}
+
+/** This isolate's tree -> shard memory: DIRECTORY_TTL_MS per entry, at most DIRECTORY_CACHE_MAX trees. */
+const memo = new ExpiringMap<string>(DIRECTORY_CACHE_MAX);
+
+/** How many trees this isolate remembers (for tests of the bound). */
+export function rememberedTrees(): number {
+  return memo.size;
+}
+
+/** Forgets this isolate's entry for a tree (after this isolate moved it). */
+export function forgetShard(treeId: string): void {
+  memo.delete(treeId);
+}
+
+/**
+ * The shard to read `treeId` from, for hits and API reads. One shard: no read.
+ * Else this isolate's memory, then the directory row; a tree with no row is
+ * read where the hash rule puts it, and that answer is not remembered (the
+ * row may appear any moment: a new tree placed by its writer, or a backfill).
+ */
+export async function shardFor(env: Env, treeId: string, now = Date.now()): Promise<Shard> {
+  const all = shards(env);
+  if (all.length === 1) return all[0];
+  const known = memo.get(treeId, now);
+  if (known) return shardNamed(env, known);
+  const row = await readEntry(env, treeId);
+  if (!row) return shardNamed(env, shardOf(all.map((s) => s.name), treeId));
+  memo.set(treeId, row.shard, now + DIRECTORY_TTL_MS);
+  return shardNamed(env, row.shard);
+}
+
+/** How long an isolate places new trees by the counts it read (a count reads the directory's shard index). */
+export const PLACEMENT_COUNTS_TTL_MS = 60_000;
+let placement: { counts: Map<string, number>; until: number } | null = null;
+
+/**
+ * Trees per shard by the directory (shards with none count 0), read at most
+ * once per PLACEMENT_COUNTS_TTL_MS per isolate and counted up locally as this
+ * isolate places trees in between.
+ */
+export async function treesPerShard(env: Env, now = Date.now()): Promise<Map<string, number>> {
+  if (placement && placement.until > now && shards(env).every((s) => placement?.counts.has(s.name))) return placement.counts;
+  const counts = new Map(shards(env).map((s) => [s.name, 0]));
+  const rows = await directoryDb(env).prepare(`SELECT shard, count(*) AS n FROM tree_directory GROUP BY shard`).all<{ shard: string; n: number }>();
+  for (const r of rows.results) if (counts.has(r.shard)) counts.set(r.shard, r.n);
+  placement = { counts, until: now + PLACEMENT_COUNTS_TTL_MS };
+  return counts;
+}
+
+/** Counts a tree this isolate just placed on `shard`. */
+function placed(shard: string): void {
+  placement?.counts.set(shard, (placement.counts.get(shard) ?? 0) + 1);
+}
+
+/** The least-full shard (fewest trees), ties broken by the hash rule's order for this tree. Pure. */
+export function leastFull(counts: ReadonlyMap<string, number>, treeId: string): string {
+  const names = [...counts.keys()];
+  const fewest = Math.min(...counts.values());
+  const candidates = names.filter((n) => counts.get(n) === fewest);
+  return shardOf(candidates, treeId);
+}
+
+/** Where a tree lives now, by its `trees` row: the hash rule's shard first, then every other one; null when none has it. */
+async function findTreeRow(env: Env, treeId: string): Promise<{ shard: Shard; tenant: string; namespace: string; created_at: number } | null> {
+  const all = shards(env);
+  const first = shardOf(all.map((s) => s.name), treeId);
+  const ordered = [...all].sort((a, b) => Number(b.name === first) - Number(a.name === first));
+  for (const shard of ordered) {
+    const row = await shard.db
+      .prepare(`SELECT tenant, namespace, created_at FROM trees WHERE id = ?1`)
+      .bind(treeId)
+      .first<{ tenant: string; namespace: string; created_at: number }>();
+    if (row) return { shard, ...row };
+  }
+  return null;
+}
+
+/**
+ * The writer's answer to "where is this tree": its directory row, made when
+ * missing. A tree recorded before the directory gets a row naming the shard
+ * that has its `trees` row (lazy backfill); a new tree (`identity` given: a
+ * recording or an import) is placed on the least-full shard. Null for a tree
+ * that exists nowhere and is not being created. `INSERT OR IGNORE` then a
+ * read back: two racing callers agree on one row.
+ */
+export async function resolveHome(env: Env, treeId: string, identity: { tenant: string; namespace: string } | null): Promise<DirectoryRow | null> {
+  const existing = await readEntry(env, treeId);
+  if (existing) return existing;
+  const found = await findTreeRow(env, treeId);
+  if (!found && !identity) return null;
+  const shard = found ? found.shard.name : leastFull(await treesPerShard(env), treeId);
+  const tenant = found?.tenant ?? identity?.tenant ?? "";
+  const namespace = found?.namespace ?? identity?.namespace ?? "";
+  const insert = await directoryDb(env)
+    .prepare(`INSERT OR IGNORE INTO tree_directory (tree_id, tenant, namespace, shard, created_at) VALUES (?1, ?2, ?3, ?4, ?5)`)
+    .bind(treeId, tenant, namespace, shard, found?.created_at ?? Date.now())
+    .run();
+  if (!found && (insert.meta.changes ?? 0) > 0) placed(shard);
+  return readEntry(env, treeId);
+}
+
+/** The shard a tree's counters go to (the hit tally): its directory row (backfilled when missing), else the hash rule. */
+export async function homeShard(env: Env, treeId: string): Promise<Shard> {
+  const all = shards(env);
+  if (all.length === 1) return all[0];
+  const row = await resolveHome(env, treeId, null);
+  return row ? shardNamed(env, row.shard) : shardNamed(env, shardOf(all.map((s) => s.name), treeId));
+}

@@ -1,0 +1,53 @@
+import { and, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/d1";
+import { digest } from "../../core/hash";
+import type { DeclaredConfirmation } from "../../cache/templates/declared";
+import { templates } from "../tree/schema";
+
+/**
+ * Declared answers' evidence lives in the `templates` table, one row per
+ * (answer, binding), marked by this anchor depth (learned templates have 0 or
+ * more): `lookup_key` is the request key h_n the answer is a child of,
+ * `pattern` names the answer node, `state` the binding digest. Learned lookups
+ * never match these keys, and the templates API does not list them.
+ */
+export const DECLARED_ANCHOR = -1;
+/** Rows kept per node: more distinct bindings than any serving threshold needs. */
+export const MAX_DECLARED_EVIDENCE = 64;
+
+function parse(pattern: string, state: string): DeclaredConfirmation | null {
+  try {
+    const answer = (JSON.parse(pattern) as { declared?: unknown }).declared;
+    const binding = (JSON.parse(state) as { binding?: unknown }).binding;
+    return typeof answer === "string" && typeof binding === "string" ? { answer, binding } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The evidence recorded for the declared answers at request key `key`: one indexed query (templates_lookup_idx). */
+export async function readDeclaredEvidence(db: D1Database, key: string): Promise<DeclaredConfirmation[]> {
+  const rows = await drizzle(db)
+    .select({ pattern: templates.pattern, state: templates.state })
+    .from(templates)
+    .where(and(eq(templates.lookupKey, key), eq(templates.anchorDepth, DECLARED_ANCHOR)))
+    .limit(MAX_DECLARED_EVIDENCE);
+  return rows.map((r) => parse(r.pattern, r.state)).filter((c): c is DeclaredConfirmation => c !== null);
+}
+
+/**
+ * Notes that the model answered `answer` at `key` for a binding (idempotent,
+ * at most MAX_DECLARED_EVIDENCE rows per node). One statement.
+ */
+export async function recordDeclaredEvidence(db: D1Database, e: { treeId: string; key: string; answer: string; binding: string }, now = Date.now()): Promise<void> {
+  const id = digest(`declared\u0000${e.key}\u0000${e.answer}\u0000${e.binding}`);
+  await db
+    .prepare(
+      `INSERT INTO templates (id, tree_id, lookup_key, anchor_depth, pattern, state, bindings, refuted, hits, created_at, updated_at)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, 1, 0, 0, ?7, ?7
+       WHERE (SELECT count(*) FROM templates WHERE lookup_key = ?3 AND anchor_depth = ?4) < ?8
+       ON CONFLICT(id) DO NOTHING`,
+    )
+    .bind(id, e.treeId, e.key, DECLARED_ANCHOR, JSON.stringify({ declared: e.answer }), JSON.stringify({ binding: e.binding }), now, MAX_DECLARED_EVIDENCE)
+    .run();
+}

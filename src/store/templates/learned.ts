@@ -1,0 +1,193 @@
+import { and, desc, eq, gte, inArray } from "drizzle-orm";
+import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import type { LearnedTemplate } from "../../cache/templates/induce";
+import type { TemplatePattern, TemplateState } from "../../cache/templates/learned";
+import { templateEvidence, templateObservations, templates } from "../tree/schema";
+
+/** D1 allows 100 bound parameters per statement. */
+const IN_CHUNK = 90;
+
+function toTemplate(row: { id: string; treeId: string; lookupKey: string; pattern: string; state: string }): LearnedTemplate {
+  return { id: row.id, treeId: row.treeId, lookupKey: row.lookupKey, pattern: JSON.parse(row.pattern) as TemplatePattern, state: JSON.parse(row.state) as TemplateState };
+}
+
+/**
+ * The live templates under any of `keys` (at most 64: one per anchor), deepest
+ * anchor first, at most `limit`. One indexed query (templates_lookup_idx).
+ */
+export async function readTemplates(db: D1Database, keys: readonly string[], limit: number): Promise<LearnedTemplate[]> {
+  if (keys.length === 0) return [];
+  return (await templatesQuery(drizzle(db), keys, limit)).map(toTemplate);
+}
+
+function templatesQuery(orm: DrizzleD1Database, keys: readonly string[], limit: number) {
+  return orm
+    .select({ id: templates.id, treeId: templates.treeId, lookupKey: templates.lookupKey, pattern: templates.pattern, state: templates.state })
+    .from(templates)
+    .where(and(inArray(templates.lookupKey, keys.slice(0, IN_CHUNK)), eq(templates.refuted, 0)))
+    .orderBy(desc(templates.anchorDepth), desc(templates.bindings))
+    .limit(limit);
+}
+
+/** A partner of a new answer: a recent other answer of its shape class, with its path (null when pruned). */
+export interface Partner {
+  hash: string;
+  path: PathTo | null;
+}
+
+/**
+ * Everything learning reads, in one D1 call (a batch): the live templates
+ * under `keys` (readTemplates), the most recent other answers of the new
+ * answer's shape class (partnersOf) and their paths (readPathTo). The
+ * partners are read even when a template will confirm the answer and they go
+ * unused: one batch costs less than a second call.
+ */
+export async function readLearning(
+  db: D1Database,
+  keys: readonly string[],
+  limit: number,
+  shape: { shapeKey: string; answerHash: string; limit: number },
+): Promise<{ templates: LearnedTemplate[]; partners: Partner[] }> {
+  const shapeParams = [shape.shapeKey, shape.answerHash, shape.limit];
+  const reads = [db.prepare(PARTNERS_SQL).bind(...shapeParams), db.prepare(PARTNER_PATHS_SQL).bind(...shapeParams)];
+  const query = keys.length > 0 ? templatesQuery(drizzle(db), keys, limit).toSQL() : null;
+  const results = await db.batch<Record<string, unknown>>(query ? [db.prepare(query.sql).bind(...query.params), ...reads] : reads);
+  // SAFETY: each result's rows are its statement's columns: templatesQuery's (by column name), PARTNERS_SQL's, PARTNER_PATHS_SQL's.
+  const [partnerRows, chainRows] = results.slice(-2).map((r) => r.results) as [Array<{ hash: string }>, Array<ChainRow & { origin: string }>];
+  const templateRows = (query ? results[0].results : []) as Array<{ id: string; tree_id: string; lookup_key: string; pattern: string; state: string }>;
+  return {
+    templates: templateRows.map((r) => toTemplate({ id: r.id, treeId: r.tree_id, lookupKey: r.lookup_key, pattern: r.pattern, state: r.state })),
+    partners: partnerRows.map(({ hash }) => ({ hash, path: pathOf(chainRows.filter((r) => r.origin === hash), hash) })),
+  };
+}
+
+/** Whether the tree has any template that is not refuted: one indexed probe (templates_tree_idx). */
+export async function hasLiveTemplates(db: D1Database, treeId: string): Promise<boolean> {
+  return (await liveTemplatesStatement(db, treeId).all()).results.length > 0;
+}
+
+/** A live template of a tree (?1): not refuted, and learned (declared ones have a negative anchor depth). Written out: a cold lookup runs it, and building it with drizzle cost more than running it. */
+const LIVE_TEMPLATES_SQL = `SELECT id FROM templates WHERE tree_id = ?1 AND refuted = 0 AND anchor_depth >= 0 LIMIT 1`;
+
+/** hasLiveTemplates's probe as a statement, to run in a D1 batch with others: the tree has live templates when its result has a row. */
+export function liveTemplatesStatement(db: D1Database, treeId: string): D1PreparedStatement {
+  return db.prepare(LIVE_TEMPLATES_SQL).bind(treeId);
+}
+
+/** A recorded answer that induced or confirmed a template (what a prune of that answer takes along). */
+export interface Evidence {
+  templateId: string;
+  answerHash: string;
+}
+
+/** An answer to remember as a future partner for its shape class (see observe). */
+export interface Observation {
+  treeId: string;
+  shapeKey: string;
+  answerHash: string;
+}
+
+/**
+ * Inserts new templates, stores new states of known ones and their new
+ * evidence, in one batch; with `observation`, the same batch ends with
+ * observe's insert (one D1 call for all that learning writes).
+ */
+export async function saveTemplates(db: D1Database, fresh: readonly LearnedTemplate[], updated: readonly LearnedTemplate[], now = Date.now(), evidence: readonly Evidence[] = [], observation?: Observation): Promise<void> {
+  const orm = drizzle(db);
+  const statements = [
+    ...fresh.map((t) =>
+      orm
+        .insert(templates)
+        .values({ id: t.id, treeId: t.treeId, lookupKey: t.lookupKey, anchorDepth: t.pattern.anchorDepth, pattern: JSON.stringify(t.pattern), state: JSON.stringify(t.state), bindings: t.state.bindings.length, refuted: t.state.refuted ? 1 : 0, createdAt: now, updatedAt: now })
+        .onConflictDoNothing(),
+    ),
+    ...updated.map((t) =>
+      orm
+        .update(templates)
+        .set({ state: JSON.stringify(t.state), bindings: t.state.bindings.length, refuted: t.state.refuted ? 1 : 0, updatedAt: now })
+        .where(eq(templates.id, t.id)),
+    ),
+    ...evidence.map((e) => {
+      const treeId = [...fresh, ...updated].find((t) => t.id === e.templateId)?.treeId ?? "";
+      return orm.insert(templateEvidence).values({ templateId: e.templateId, answerHash: e.answerHash, treeId, createdAt: now }).onConflictDoNothing();
+    }),
+    ...(observation ? [observeQuery(orm, observation, now)] : []),
+  ];
+  if (statements.length === 0) return;
+  await orm.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
+}
+
+/** Remembers an answer as a future partner for its shape class (idempotent). */
+export async function observe(db: D1Database, treeId: string, shapeKey: string, answerHash: string, now = Date.now()): Promise<void> {
+  await observeQuery(drizzle(db), { treeId, shapeKey, answerHash }, now);
+}
+
+function observeQuery(orm: DrizzleD1Database, { treeId, shapeKey, answerHash }: Observation, now: number) {
+  return orm.insert(templateObservations).values({ answerHash, treeId, shapeKey, createdAt: now }).onConflictDoNothing();
+}
+
+/** The most recent other answers of a shape class, at most `limit`. */
+export async function partnersOf(db: D1Database, shapeKey: string, answerHash: string, limit: number): Promise<string[]> {
+  return (await db.prepare(PARTNERS_SQL).bind(shapeKey, answerHash, limit).all<{ hash: string }>()).results.map((r) => r.hash);
+}
+
+/** A recorded answer with its whole path (readPathTo). */
+export interface PathTo {
+  path: Array<{ hash: string; parent: string; message: string }>;
+  answer: { message: string; finishReason: string | null; promptTokens: number; completionTokens: number; latencyMs: number };
+}
+
+type ChainRow = { hash: string; parent: string; message: string; depth: number; finish_reason: string | null; prompt_tokens: number; completion_tokens: number; latency_ms: number; observations: number };
+
+/** The path to one answer (?1), root first, in one recursive query. */
+const PATH_SQL = `
+    WITH RECURSIVE chain(hash, parent, message, depth, finish_reason, prompt_tokens, completion_tokens, latency_ms, observations) AS (
+      SELECT hash, parent, message, depth, finish_reason, prompt_tokens, completion_tokens, latency_ms, observations FROM nodes WHERE hash = ?1
+      UNION ALL
+      SELECT n.hash, n.parent, n.message, n.depth, n.finish_reason, n.prompt_tokens, n.completion_tokens, n.latency_ms, n.observations FROM nodes n JOIN chain c ON n.hash = c.parent
+    )
+    SELECT * FROM chain ORDER BY depth`;
+
+/** A recorded answer with its whole path, read in one recursive query; null when any node is gone (pruned). */
+export async function readPathTo(db: D1Database, answerHash: string): Promise<PathTo | null> {
+  return pathOf((await db.prepare(PATH_SQL).bind(answerHash).all<ChainRow>()).results, answerHash);
+}
+
+/** partnersOf's query: the most recent other answers (?2) of a shape class (?1), at most ?3. */
+const PARTNERS_SQL = `SELECT answer_hash AS hash FROM template_observations WHERE shape_key = ?1 AND answer_hash <> ?2 ORDER BY created_at DESC LIMIT ?3`;
+
+/** The paths to PARTNERS_SQL's answers, each row tagged with the answer it leads to (`origin`), each path root first. */
+const PARTNER_PATHS_SQL = `
+    WITH RECURSIVE chain(origin, hash, parent, message, depth, finish_reason, prompt_tokens, completion_tokens, latency_ms, observations) AS (
+      SELECT hash, hash, parent, message, depth, finish_reason, prompt_tokens, completion_tokens, latency_ms, observations FROM nodes WHERE hash IN (${PARTNERS_SQL})
+      UNION ALL
+      SELECT c.origin, n.hash, n.parent, n.message, n.depth, n.finish_reason, n.prompt_tokens, n.completion_tokens, n.latency_ms, n.observations FROM nodes n JOIN chain c ON n.hash = c.parent
+    )
+    SELECT * FROM chain ORDER BY origin, depth`;
+
+function pathOf(rows: ChainRow[], answerHash: string): PathTo | null {
+  if (rows.length < 2) return null;
+  const answer = rows[rows.length - 1];
+  if (answer.hash !== answerHash || answer.observations < 1 || rows.some((r, i) => r.depth !== i + 1)) return null;
+  return {
+    path: rows.slice(0, -1).map((r) => ({ hash: r.hash, parent: r.parent, message: r.message })),
+    answer: { message: answer.message, finishReason: answer.finish_reason, promptTokens: answer.prompt_tokens, completionTokens: answer.completion_tokens, latencyMs: answer.latency_ms },
+  };
+}
+
+/** How often each of a tree's templates has served (template id -> hits). */
+export async function templateHits(db: D1Database, treeId: string): Promise<Map<string, number>> {
+  const rows = await drizzle(db).select({ id: templates.id, hits: templates.hits }).from(templates).where(eq(templates.treeId, treeId));
+  return new Map(rows.map((r) => [r.id, r.hits]));
+}
+
+/** Lists a tree's templates for the trajectory API and the dashboard. */
+export async function listTemplates(db: D1Database, treeId: string, limit = 100): Promise<LearnedTemplate[]> {
+  const rows = await drizzle(db)
+    .select({ id: templates.id, treeId: templates.treeId, lookupKey: templates.lookupKey, pattern: templates.pattern, state: templates.state })
+    .from(templates)
+    .where(and(eq(templates.treeId, treeId), gte(templates.anchorDepth, 0)))
+    .orderBy(desc(templates.updatedAt))
+    .limit(limit);
+  return rows.map(toTemplate);
+}

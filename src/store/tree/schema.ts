@@ -1,0 +1,192 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * One row per tree: (tenant, namespace, frame). The id is the root hash h0.
+ * Counters are bumped by the tree's Durable Object (misses, nodes) and by the
+ * Worker's buffered hit counter (hits, bypasses, tokens saved).
+ */
+export const trees = sqliteTable(
+  "trees",
+  {
+    id: text("id").primaryKey(),
+    tenant: text("tenant").notNull(),
+    namespace: text("namespace").notNull(),
+    model: text("model").notNull(),
+    frame: text("frame").notNull(),
+    createdAt: integer("created_at").notNull(),
+    lastHitAt: integer("last_hit_at"),
+    nodeCount: integer("node_count").notNull().default(0),
+    hits: integer("hits").notNull().default(0),
+    misses: integer("misses").notNull().default(0),
+    bypasses: integer("bypasses").notNull().default(0),
+    promptTokensSaved: integer("prompt_tokens_saved").notNull().default(0),
+    completionTokensSaved: integer("completion_tokens_saved").notNull().default(0),
+    latencySavedMs: integer("latency_saved_ms").notNull().default(0),
+  },
+  (t) => [index("trees_tenant_idx").on(t.tenant, t.lastHitAt)],
+);
+
+/**
+ * One row per message. `hash` is the path hash h_i = H(h_{i-1}, canonical(m_i));
+ * `parent` is h_{i-1} (the tree id for the first message). An assistant child of
+ * a request's h_n is a recorded answer; `observations` counts how often the model
+ * produced it there.
+ */
+export const nodes = sqliteTable(
+  "nodes",
+  {
+    hash: text("hash").primaryKey(),
+    parent: text("parent").notNull(),
+    treeId: text("tree_id").notNull(),
+    depth: integer("depth").notNull(),
+    role: text("role").notNull(),
+    message: text("message").notNull(),
+    observations: integer("observations").notNull().default(0),
+    hits: integer("hits").notNull().default(0),
+    promptTokens: integer("prompt_tokens").notNull().default(0),
+    completionTokens: integer("completion_tokens").notNull().default(0),
+    finishReason: text("finish_reason"),
+    latencyMs: integer("latency_ms").notNull().default(0),
+    createdAt: integer("created_at").notNull().default(sql`(unixepoch() * 1000)`),
+    lastHitAt: integer("last_hit_at"),
+  },
+  (t) => [index("nodes_parent_idx").on(t.parent), index("nodes_tree_idx").on(t.treeId, t.depth)],
+);
+
+export type TreeRow = typeof trees.$inferSelect;
+export type NodeRow = typeof nodes.$inferSelect;
+
+/**
+ * Learned templates (docs/templates.md). A template generalises sibling
+ * trajectories of one tree; it is found by `lookup_key` = H(anchor h_k,
+ * skeletons of the messages after it). `pattern` and `state` are JSON
+ * (src/cache/templates/learned.ts); `refuted` templates never serve again.
+ */
+export const templates = sqliteTable(
+  "templates",
+  {
+    id: text("id").primaryKey(),
+    treeId: text("tree_id").notNull(),
+    lookupKey: text("lookup_key").notNull(),
+    anchorDepth: integer("anchor_depth").notNull(),
+    pattern: text("pattern").notNull(),
+    state: text("state").notNull(),
+    bindings: integer("bindings").notNull().default(0),
+    refuted: integer("refuted").notNull().default(0),
+    hits: integer("hits").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("templates_lookup_idx").on(t.lookupKey), index("templates_tree_idx").on(t.treeId)],
+);
+
+/**
+ * One row per answer the model gave that templates may learn from, grouped by
+ * `shape_key` (same tree, same skeletons): the partners a new answer is paired with.
+ */
+export const templateObservations = sqliteTable(
+  "template_observations",
+  {
+    answerHash: text("answer_hash").primaryKey(),
+    treeId: text("tree_id").notNull(),
+    shapeKey: text("shape_key").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("template_observations_shape_idx").on(t.shapeKey, t.createdAt)],
+);
+
+/**
+ * Which recorded answers a template was learned from or confirmed by (its
+ * confirming evidence): a prune drops exactly the templates whose evidence it
+ * removes. A template with no rows here (learned before this table) counts as
+ * evidenced by every answer of its tree.
+ */
+export const templateEvidence = sqliteTable(
+  "template_evidence",
+  {
+    templateId: text("template_id").notNull(),
+    answerHash: text("answer_hash").notNull(),
+    treeId: text("tree_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.templateId, t.answerHash] }), index("template_evidence_answer_idx").on(t.answerHash)],
+);
+
+/**
+ * The last requests the cached routes answered (at most RECENT_KEPT_PER_TREE rows per tree and RECENT_KEPT per
+ * database), written with the hit counters' flush in one statement: time,
+ * tree, outcome, status, latency, tokens and the node that served a hit.
+ * Hits and bypasses of one tree are gathered into one row per write, with
+ * `count` the requests it stands for (src/engine/counting/recent-gather.ts): so hits
+ * add rows per tree and write interval, never per hit. Never content or keys. Rows without a tree (requests never keyed) are
+ * listed to the admin only.
+ */
+export const recentRequests = sqliteTable(
+  "recent_requests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    at: integer("at").notNull(),
+    treeId: text("tree_id"),
+    route: text("route").notNull(),
+    outcome: text("outcome").notNull(),
+    status: integer("status").notNull(),
+    latencyMs: integer("latency_ms").notNull(),
+    promptTokens: integer("prompt_tokens"),
+    completionTokens: integer("completion_tokens"),
+    nodeHash: text("node_hash"),
+    templateId: text("template_id"),
+    reason: text("reason"),
+    count: integer("count").notNull().default(1),
+  },
+  (t) => [index("recent_requests_tree_idx").on(t.treeId, t.id)],
+);
+
+export type TemplateRow = typeof templates.$inferSelect;
+
+/**
+ * The tree directory (src/store/shards/directory.ts), kept in the first shard (`DB`)
+ * only: which shard holds each tree. A tree with no row is where the hash rule
+ * over D1_SHARDS puts it (trees recorded before the directory); its writer
+ * records the row on its first write. `moving_to` is set while a move copies
+ * the tree; `draining_from` while the old shard's rows are deleted after the switch.
+ */
+export const treeDirectory = sqliteTable(
+  "tree_directory",
+  {
+    treeId: text("tree_id").primaryKey(),
+    tenant: text("tenant").notNull(),
+    namespace: text("namespace").notNull(),
+    shard: text("shard").notNull(),
+    movingTo: text("moving_to"),
+    drainingFrom: text("draining_from"),
+    createdAt: integer("created_at").notNull(),
+    movedAt: integer("moved_at"),
+  },
+  (t) => [index("tree_directory_shard_idx").on(t.shard), index("tree_directory_tenant_idx").on(t.tenant, t.shard)],
+);
+
+/**
+ * The directory backfill per shard (in DB only): how far it has listed the
+ * shard's trees (`after`, a tree id) and when every tree of the shard had a
+ * directory row (`done_at`). Once every shard is done, lists and stats read
+ * only the shards the directory names (src/store/shards/directory-backfill.ts).
+ */
+export const directoryBackfill = sqliteTable("directory_backfill", {
+  shard: text("shard").primaryKey(),
+  after: text("after").notNull().default(""),
+  doneAt: integer("done_at"),
+});
+
+/**
+ * The cron's sweep that arms each tree's stale-prune alarm (in DB only): how
+ * far it has listed each shard's trees in this pass (`after`, a tree id; ''
+ * starts the next pass), how many passes it finished and when the last one
+ * ended (src/store/prune/sweep.ts).
+ */
+export const pruneSweep = sqliteTable("prune_sweep", {
+  shard: text("shard").primaryKey(),
+  after: text("after").notNull().default(""),
+  passes: integer("passes").notNull().default(0),
+  passedAt: integer("passed_at"),
+});
