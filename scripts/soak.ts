@@ -8,7 +8,7 @@
  *
  * The short form runs in `npm test` (test/e2e/soak.test.ts).
  */
-import { keyAnswer, keyRequest } from "../src/core/key";
+import { keyAnswer, keyRequest } from "../src/providers/chat/key";
 import { tenantOf } from "../src/core/hash";
 import { chatRequest } from "../src/core/messages";
 import { startWranglerDev } from "../test/support/wrangler-dev";

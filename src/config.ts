@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES } from "./core/key";
+import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES } from "./core/limits";
 import type { ServePolicy } from "./cache/policy";
 import { DEFAULT_DECLARED_MIN_BINDINGS, DEFAULT_MIN_BINDINGS, type TemplateSettings } from "./cache/templates/settings";
 import type { LogLevel } from "./observability/log";

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Config } from "../config";
 import type { ApiError } from "../core/errors";
-import type { PathNode, RecordInput } from "../store/tree/record";
+import type { PathNode, RecordInput } from "../core/recording";
 import type { StoredAnswer } from "../core/answer";
 
 /**
@@ -74,6 +74,22 @@ export interface UpstreamTarget {
   baseVar?: string;
 }
 
+/** One stored message on a recorded path, as the store keeps it. */
+export interface RecordedMessage {
+  hash: string;
+  /** The stored canonical message JSON. */
+  message: string;
+}
+
+/**
+ * What a provider may read of the store, handed in by the engine: the messages of the path that ends at
+ * `answerHash` in tree `treeId`, root first, when that answer is recorded in one of the caller's own
+ * trees; null otherwise (another tenant's, pruned, unknown).
+ */
+export interface RecordedPaths {
+  pathTo(treeId: string, answerHash: string): Promise<RecordedMessage[] | null>;
+}
+
 /** Where template evidence is read: the tree's shard, bounded by LOOKUP_TIMEOUT_MS, memoised for `ttlMs`. */
 export interface TemplateStore {
   db: D1Database;
@@ -117,7 +133,7 @@ export interface ProviderAdapter<B, K extends ProviderKey, A> {
    * may read the store; resolves to the request unchanged when there is nothing to complete. The flow
    * bounds it by LOOKUP_TIMEOUT_MS and keeps the request unchanged if it fails.
    */
-  resolve?(request: ProviderRequest<B>, context: { env: Env; tenant: string }): Promise<ProviderRequest<B>>;
+  resolve?(request: ProviderRequest<B>, store: RecordedPaths): Promise<ProviderRequest<B>>;
   /** Frame, canonical messages and path hashes: the request's key, a bypass reason, or bad input. */
   key(request: ProviderRequest<B>, scope: KeyScope): KeyOutcome<K>;
   /** The upstream for this request (base URL from config, the API's path). */

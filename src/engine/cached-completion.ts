@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { StoredAnswer } from "../core/answer";
-import { overBytes } from "../core/key";
+import { overBytes } from "../core/limits";
 import type { ProviderAdapter, ProviderKey, ProviderRequest, TemplatePlan } from "../cache/provider";
 import { configOf, type Config } from "../config";
 import { ApiError } from "../core/errors";

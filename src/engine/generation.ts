@@ -1,21 +1,12 @@
 import { ApiError } from "../core/errors";
 import { logEvent } from "../observability/log-event";
-import type { RecordInput } from "../store/tree/record";
+import type { AnswerReader, Recording } from "../core/recording";
 import { forward, queryOf, relayResponse } from "../upstream/forward";
 import { CACHE_HEADER } from "../core/protocol";
 import { breathe } from "../core/timer-turn";
 import type { CacheOutcome } from "./outcome";
 
-/** What the model produced, ready to record; null when it must not be recorded. */
-export type Recording = RecordInput | null;
-
-/** How one API (chat completions, messages) turns its upstream's answer into a recording. */
-export interface AnswerReader {
-  /** A whole JSON answer body; null when it is not a complete, cacheable answer. */
-  fromJson(text: string, latencyMs: number): Recording;
-  /** A fresh assembler for one stream: bytes in, at the end the recording (null when cut or erroneous). */
-  stream(): { feed(bytes: Uint8Array): void; finish(latencyMs: number): Recording };
-}
+export type { AnswerReader, Recording } from "../core/recording";
 
 export interface GenerationOptions {
   request: Request;

@@ -1,9 +1,10 @@
+import { recordedPaths } from "./recorded-paths";
 import type { Context } from "hono";
 import { tenantOfRequest, unlessAnonymous } from "../core/credential";
 import type { KeyOutcome, ProviderAdapter, ProviderKey, ProviderRequest } from "../cache/provider";
 import type { Config } from "../config";
 import { logEvent } from "../observability/log-event";
-import { parseJsonText, readJsonText } from "../http/body";
+import { parseJsonText, readJsonText } from "../core/body";
 import type { CacheControls } from "./controls";
 import { withTimeout } from "./lookup/read-through";
 import { recordingHeaders, RequestMemo, requestMemoKey } from "./request-memo";
@@ -48,7 +49,7 @@ export async function keyedRequest<B, K extends ProviderKey, A>(c: Context<{ Bin
 async function resolved<B, K extends ProviderKey, A>(adapter: ProviderAdapter<B, K, A>, request: ProviderRequest<B>, env: Env, tenant: string, timeoutMs: number): Promise<ProviderRequest<B>> {
   if (!adapter.resolve) return request;
   try {
-    return await withTimeout(adapter.resolve(request, { env, tenant }), timeoutMs, "resolve");
+    return await withTimeout(adapter.resolve(request, recordedPaths(env, tenant)), timeoutMs, "resolve");
   } catch (error) {
     logEvent("error", "resolve_failed", { api: adapter.name, error: String(error) });
     return request;

@@ -1,5 +1,5 @@
 import type { StoredAnswer } from "../core/answer";
-import type { RequestKey } from "../core/key";
+import type { RequestKey } from "../providers/chat/key";
 import { parseBindings, type Bindings } from "../cache/templates/bindings";
 import { bindingDigestOf, declaredServes, renderDeclared, withDeclared, type DeclaredConfirmation } from "../cache/templates/declared";
 import { learnedAnswer, learnedLookup } from "../cache/templates/learned-answer";

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { configOf } from "../config";
 import { isolate, scheduleFlush } from "../engine/isolate";
 import { TEMPLATE_HEADER } from "../core/protocol";
-import type { RecentRequest } from "../engine/counting/recent-request";
+import type { RecentRequest } from "../store/tree/recent-requests";
 import { writeHitLines } from "./hit-lines";
 import type { RequestLogLine } from "./log";
 import type { RequestReport } from "./report";

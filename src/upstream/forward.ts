@@ -24,7 +24,7 @@ export function queryOf(requestUrl: string, pathname: string): string {
 
 /**
  * The headers sent upstream. A body given as text is the body the Worker read (decoded when it came
- * gzip or deflate, src/http/body.ts): its `content-encoding` no longer describes it.
+ * gzip or deflate, src/core/body.ts): its `content-encoding` no longer describes it.
  */
 function forwardedHeaders(incoming: Headers, textBody: boolean): Headers {
   const headers = new Headers();

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keyAnswer, keyRequest } from "../../src/core/key";
+import { keyAnswer, keyRequest } from "../../src/providers/chat/key";
 import type { ChatMessage, ChatRequest } from "../../src/core/messages";
 import { startTestUpstream } from "../../tools/test-upstream";
 import { SHIPPED_WORKLOADS } from "../../tools/workloads";

@@ -138,7 +138,7 @@ describe("hashing properties", () => {
 
 describe("stored form", () => {
   it("Should keep the model's argument text while hashing the canonical form", async () => {
-    const { keyRequest, keyAnswer } = await import("../../src/core/key");
+    const { keyRequest, keyAnswer } = await import("../../src/providers/chat/key");
     const keyed = keyRequest({ model: "m", messages: [{ role: "user", content: "x" }] }, "t", "default");
     if (!keyed.ok) throw new Error("not keyed");
     const a = keyAnswer(keyed.key, { role: "assistant", content: null, tool_calls: [call("c1", '{"b":1, "a":2}')] });

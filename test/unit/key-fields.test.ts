@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalArguments } from "../../src/core/canonical";
 import { canonicalText } from "../../src/core/canonical-text";
 import { MAX_JSON_DEPTH, scanJson } from "../../src/core/exact-json";
-import { keyAnswer, keyRequest } from "../../src/core/key";
+import { keyAnswer, keyRequest } from "../../src/providers/chat/key";
 import type { ChatMessage, ChatRequest } from "../../src/core/messages";
 
 const keyOf = (body: Record<string, unknown>): string => {

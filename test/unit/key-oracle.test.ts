@@ -8,7 +8,7 @@ import { keyMessagesRequest } from "../../src/providers/anthropic/key";
 import { messagesRequest } from "../../src/providers/anthropic/schema";
 import { TRANSPORT_KEYS as ANTHROPIC_TRANSPORT } from "../../src/providers/anthropic/frame";
 import { TRANSPORT_KEYS } from "../../src/core/frame";
-import { keyRequest } from "../../src/core/key";
+import { keyRequest } from "../../src/providers/chat/key";
 import { chatRequest } from "../../src/core/messages";
 
 /**

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/core/canonical";
 import { tenantOf } from "../../src/core/hash";
-import { keyRequest } from "../../src/core/key";
+import { keyRequest } from "../../src/providers/chat/key";
 import { chatRequest, type ChatRequest } from "../../src/core/messages";
 import { SseAssembler } from "../../src/providers/chat/sse-assembler";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { RecentRequest } from "../../src/engine/counting/recent-request";
-import { addRecent, RECENT_BUFFERED } from "../../src/engine/counting/recent-gather";
-import { emptyTally, mergeTally } from "../../src/engine/counting/tree-tally";
+import type { RecentRequest } from "../../src/store/tree/recent-requests";
+import { addRecent, RECENT_BUFFERED } from "../../src/store/tree/recent-gather";
+import { emptyTally, mergeTally } from "../../src/store/tree/tally-batch";
 
 const row = (over: Partial<RecentRequest>): RecentRequest => ({
   at: 1,

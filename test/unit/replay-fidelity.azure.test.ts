@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StoredAnswer } from "../../src/core/answer";
-import { keyRequest } from "../../src/core/key";
+import { keyRequest } from "../../src/providers/chat/key";
 import { chatRequest } from "../../src/core/messages";
 import { renderChunkStream, renderCompletion } from "../../src/providers/chat/render";
 import { chatAnswerReader } from "../../src/providers/chat/answer-reader";

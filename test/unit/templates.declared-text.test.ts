@@ -4,7 +4,7 @@ import { canonicalArguments, canonicalJson } from "../../src/core/canonical";
 import type { CanonicalMessage } from "../../src/core/messages";
 import type { Bindings } from "../../src/cache/templates/bindings";
 import { declaredKeying, hashForm, keyDeclaredAnswer, renderDeclared, withDeclared, type DeclaredKeying } from "../../src/cache/templates/declared";
-import { keyAnswer, keyRequest } from "../../src/core/key";
+import { keyAnswer, keyRequest } from "../../src/providers/chat/key";
 import { decodeString, jsonLiterals } from "../../src/cache/templates/json-text";
 import { renderArguments, substituteArguments } from "../../src/cache/templates/placeholders";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson, ToolCallIds } from "../../src/core/canonical";
 import { childHash, walk } from "../../src/core/hash";
 import type { CanonicalMessage } from "../../src/core/messages";
-import type { RequestKey } from "../../src/core/request-key";
+import type { RequestKey } from "../../src/cache/request-key";
 import { weigh } from "../../src/cache/templates/evidence";
 import { induce, type LearnedTemplate, type Trajectory } from "../../src/cache/templates/induce";
 import { learnedAnswer, learnedLookup } from "../../src/cache/templates/learned-answer";

@@ -4,8 +4,8 @@ import type { GenerateContentRequest } from "../../src/providers/gemini/schema";
 import type { ProviderKey } from "../../src/cache/provider";
 import { keyResponsesRequest } from "../../src/providers/responses/key";
 import type { ResponsesRequest } from "../../src/providers/responses/schema";
-import type { ExportNode } from "../../src/core/trajectory-formats";
-import { trajectoryFormatOf } from "../../src/providers/trajectory-lines";
+import type { ExportNode } from "../../src/providers/trajectory/formats";
+import { trajectoryFormatOf } from "../../src/providers/trajectory/by-api";
 
 const scope = { tenant: "t1", namespace: "default", maxMessageBytes: 900_000 };
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { Counters } from "../../src/engine/counting/isolate-counters";
-import { writeTallies } from "../../src/engine/counting/tree-tally";
+import { writeTallies } from "../../src/store/tree/tally-batch";
 
 async function hitsOf(prefix: string): Promise<number> {
   const row = await env.DB.prepare("SELECT COALESCE(SUM(hits), 0) AS n FROM nodes WHERE hash LIKE ?1").bind(`${prefix}%`).first<{ n: number }>();

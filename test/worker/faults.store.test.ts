@@ -1,7 +1,7 @@
 import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { keyRequest } from "../../src/core/key";
+import { keyRequest } from "../../src/providers/chat/key";
 import { chatRequest as chatBody } from "../../src/core/messages";
 import { tenantOf } from "../../src/core/hash";
 import { eventually, generations, uniqueModel } from "./helpers";

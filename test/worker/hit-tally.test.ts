@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { Counters } from "../../src/engine/counting/isolate-counters";
-import { emptyTally, type TallyBatch } from "../../src/engine/counting/tree-tally";
+import { emptyTally, type TallyBatch } from "../../src/store/tree/tally-batch";
 import { eventually } from "./helpers";
 
 async function nodeHits(hash: string): Promise<number> {

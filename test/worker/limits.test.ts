@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, keyRequest } from "../../src/core/key";
+import { keyRequest } from "../../src/providers/chat/key";
+import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES } from "../../src/core/limits";
 import { parseConfig } from "../../src/config";
 import { chatRequest } from "../../src/core/messages";
 import type { RequestLogLine } from "../../src/observability/log";

@@ -5,7 +5,7 @@ import { renderEventStream, renderMessage, type AnthropicAnswer } from "../../sr
 import { messagesRequest, type MessagesRequest } from "../../src/providers/anthropic/schema";
 import { AnthropicSseAssembler } from "../../src/providers/anthropic/sse-assembler";
 import { decodeStop, encodeStop } from "../../src/providers/anthropic/stop";
-import { keyRequest } from "../../src/core/key";
+import { keyRequest } from "../../src/providers/chat/key";
 
 const request = (extra: Record<string, unknown> = {}): MessagesRequest =>
   messagesRequest.parse({ model: "claude-x", max_tokens: 100, messages: [{ role: "user", content: "Refund #A-1" }], ...extra });

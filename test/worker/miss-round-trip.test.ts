@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { tenantOf } from "../../src/core/hash";
-import { keyRequest } from "../../src/core/key";
+import { keyRequest } from "../../src/providers/chat/key";
 import { chatRequest } from "../../src/core/messages";
 import { newKey } from "./api-helpers";
 import { chat, generations, recorded, storeCost, uniqueModel } from "./helpers";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { RECENT_KEPT, RECENT_KEPT_PER_TREE, recentStatements, type RecentRequest } from "../../src/engine/counting/recent-request";
+import { RECENT_KEPT, RECENT_KEPT_PER_TREE, recentStatements, type RecentRequest } from "../../src/store/tree/recent-requests";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { api, learn, newKey, ok, onlyTree } from "./api-helpers";
 import { chat, eventually, uniqueModel } from "./helpers";

@@ -2,7 +2,7 @@ import { VARIABLES_FRAME_KEY } from "../../core/protocol";
 import { canonicalArguments, canonicalJson, hashFormOf } from "../../core/canonical";
 import { keepEnvelope } from "../../core/envelope";
 import { childHash, digest, treeIdOf, walk } from "../../core/hash";
-import type { DeclaredKeying, RequestKey } from "../../core/request-key";
+import type { DeclaredKeying, RequestKey } from "../request-key";
 import type { CanonicalMessage } from "../../core/messages";
 import { ambiguityOf, distinctValues, type Bindings } from "./bindings";
 import { unboundEnvelope } from "./declared-envelope";

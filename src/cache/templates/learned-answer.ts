@@ -1,7 +1,7 @@
 import type { StoredAnswer } from "../../core/answer";
 import { canonicalJson } from "../../core/canonical";
 import { childHash } from "../../core/hash";
-import type { RequestKey } from "../../core/request-key";
+import type { RequestKey } from "../request-key";
 import { hashForm } from "./declared";
 import type { LearnedTemplate } from "./induce";
 import { lookupKeys, skeletonDigests } from "./learned";

@@ -1,6 +1,6 @@
-import type { RecentRequest } from "./recent-request";
-import { addRecent } from "./recent-gather";
-import { emptyTally, tallyRows, type TallyBatch } from "./tree-tally";
+import type { RecentRequest } from "../../store/tree/recent-requests";
+import { addRecent } from "../../store/tree/recent-gather";
+import { emptyTally, tallyRows, type TallyBatch } from "../../store/tree/tally-batch";
 
 /** Row updates per flush: well under D1's per-invocation statement limit. */
 export const MAX_ROWS_PER_FLUSH = 400;
@@ -54,7 +54,7 @@ export class Counters {
     this.tree(treeId).bypasses++;
   }
 
-  /** One answered request for the recent-requests table (hits and bypasses gathered per group, src/engine/counting/recent-gather.ts). */
+  /** One answered request for the recent-requests table (hits and bypasses gathered per group, src/store/tree/recent-gather.ts). */
   request(row: RecentRequest): void {
     addRecent(this.tally(row.tree_id ?? "").recent, [row]);
   }

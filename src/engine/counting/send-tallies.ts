@@ -1,5 +1,5 @@
 import { logEvent } from "../../observability/log-event";
-import type { TallyBatch } from "./tree-tally";
+import type { TallyBatch } from "../../store/tree/tally-batch";
 import { hitTallyOf } from "../../store/objects/tree-objects";
 
 /**

@@ -2,16 +2,16 @@ import { z } from "zod";
 import { configOf } from "../../config";
 import { ApiError } from "../../core/errors";
 import { forgetAnswers } from "../../engine/isolate";
-import { overBytes } from "../../core/key";
+import { overBytes } from "../../core/limits";
 import type { KeyScope } from "../../cache/provider";
 import { HEX32 } from "../../core/protocol";
 import type { ImportBatch } from "../../store/objects/seed";
 import { treeWriterOf } from "../../store/objects/tree-objects";
-import { keyLine, trajectoryLine, type ImportNode } from "../../core/trajectory-line";
-import { lineApi } from "../../core/trajectory-formats";
-import { trajectoryFormatOf } from "../../providers/trajectory-lines";
+import { keyLine, trajectoryLine, type ImportNode } from "../../providers/trajectory/line";
+import { lineApi } from "../../providers/trajectory/formats";
+import { trajectoryFormatOf } from "../../providers/trajectory/by-api";
 import { readControls } from "../../engine/controls";
-import { parseExactJson, readBoundedText } from "../body";
+import { parseExactJson, readBoundedText } from "../../core/body";
 import { parseWith, type ApiCtx } from "./params";
 
 /** Message characters per Durable Object call (RPC payloads stay well under their limit). */

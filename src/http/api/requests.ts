@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readRecent } from "../../engine/counting/recent-request";
+import { readRecent } from "../../store/tree/recent-requests";
 import { allShards } from "../../store/shards/shards";
 import { limitSchema, parseWith, scopeOf, type ApiCtx } from "./params";
 

@@ -2,7 +2,7 @@ import type { AnthropicKey } from "./key";
 import { messageFieldsOf, setsUnrecordable } from "./envelope";
 import { AnthropicSseAssembler } from "./sse-assembler";
 import { scanJson } from "../../core/exact-json";
-import type { AnswerReader } from "../../engine/generation";
+import type { AnswerReader } from "../../core/recording";
 import { recordingOfMessage, type MessagesUsage } from "./record";
 
 interface UpstreamMessage {

@@ -1,5 +1,6 @@
 import { canonicalJson, type CanonicalError } from "../../core/canonical";
-import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, hasLoneSurrogate, oversized } from "../../core/key";
+import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, oversized } from "../../core/limits";
+import { hasLoneSurrogate } from "../../core/unicode";
 import { childHash, treeIdOf } from "../../core/hash";
 import { canonicalAnthropicConversation, canonicalAnthropicMessage, isAnthropicError, isDirectCaller, type ToolUseIds } from "./canonical";
 import { bodySpellings, NUMBERS_KEY, type Spelling } from "../../core/number-text";

@@ -3,8 +3,8 @@ import { envelopeKeysOf, type AnthropicEnvelope } from "./envelope";
 import { keyAnthropicAnswer, type AnthropicKey } from "./key";
 import { anthropicMessage } from "./schema";
 import { cutInToolCall, encodeStop } from "./stop";
-import { recordInputOf } from "../../store/tree/record";
-import type { Recording } from "../../engine/generation";
+import { recordInputOf } from "../../core/recording";
+import type { Recording } from "../../core/recording";
 
 /** Upstream usage as the Messages API reports it. */
 export interface MessagesUsage {

@@ -3,8 +3,8 @@ import { ANTHROPIC_ENVELOPE_KEYS, DELTA_KEY, setsUnrecordable } from "./envelope
 import { API_KEY, FRAME_HEADERS } from "./frame";
 import { keyMessagesRequest } from "./key";
 import { messagesRequest } from "./schema";
-import { storeBeside, takeStoredKeys } from "../../core/trajectory-formats";
-import { importNodesOf, type KeyedLine } from "../../core/trajectory-line";
+import { storeBeside, takeStoredKeys } from "../trajectory/formats";
+import { importNodesOf, type KeyedLine } from "../trajectory/line";
 
 /**
  * A JSONL line exported from a tree recorded through `/v1/messages`: the

@@ -1,11 +1,11 @@
 import { RECORDABLE_FINISH } from "../../core/answer";
 import { envelopeFrom, withEnvelope, type Envelope } from "../../core/envelope";
-import { keyAnswer, type RequestKey } from "../../core/key";
+import { keyAnswer, type RequestKey } from "./key";
 import { scanJson } from "../../core/exact-json";
 import { chatMessage } from "../../core/messages";
 import { SseAssembler } from "./sse-assembler";
-import { recordInputOf } from "../../store/tree/record";
-import type { AnswerReader, Recording } from "../../engine/generation";
+import { recordInputOf } from "../../core/recording";
+import type { AnswerReader, Recording } from "../../core/recording";
 
 interface UpstreamCompletion {
   error?: unknown;

@@ -5,7 +5,7 @@ import { geminiAnswerOf, renderGenerateContent, renderGenerateContentStream, typ
 import { generateContentRequest, type Content, type GenerateContentRequest } from "./schema";
 import { assembledOf, GeminiStreamReader, type GeminiAssembled, type GeminiChunk } from "./stream";
 import type { ProviderAdapter, ProviderRecording, UpstreamReader } from "../../cache/provider";
-import { recordInputOf } from "../../store/tree/record";
+import { recordInputOf } from "../../core/recording";
 
 /** `/v1beta/models/{model}:{action}`: the model and whether the action streams; null for other paths. */
 export function geminiAction(url: URL): { model: string; stream: boolean } | null {

@@ -1,7 +1,8 @@
 import { canonicalJson, type CanonicalError } from "../../core/canonical";
 import { onlyFields } from "../../core/fields";
 import { childHash, treeIdOf } from "../../core/hash";
-import { hasLoneSurrogate, oversized } from "../../core/key";
+import { oversized } from "../../core/limits";
+import { hasLoneSurrogate } from "../../core/unicode";
 import type { KeyOutcome, KeyScope, ProviderKey } from "../../cache/provider";
 import type { CallIds } from "../responses/canonical";
 import { canonicalContent, canonicalContents } from "./canonical";

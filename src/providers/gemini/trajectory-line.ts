@@ -2,8 +2,8 @@ import { z } from "zod";
 import { keyGeminiRequest } from "./key";
 import { CANDIDATE_KEY, generateContentRequest, type CanonicalPart, type GeminiNode } from "./schema";
 import type { KeyScope } from "../../cache/provider";
-import { importNodesOf, splitFrame, type KeyedLine } from "../../core/trajectory-line";
-import { API_FIELD, applyUsage, issuesText, pathAnnotations, storeBeside, takeStoredKeys, type ExportNode, type TrajectoryFormat } from "../../core/trajectory-formats";
+import { importNodesOf, splitFrame, type KeyedLine } from "../trajectory/line";
+import { API_FIELD, applyUsage, issuesText, pathAnnotations, storeBeside, takeStoredKeys, type ExportNode, type TrajectoryFormat } from "../trajectory/formats";
 
 const CANDIDATE_KEYS: ReadonlySet<string> = new Set([CANDIDATE_KEY]);
 

@@ -7,8 +7,8 @@ import { responsesRequest, type ResponsesRequest } from "./schema";
 import { ResponsesStreamReader } from "./stream";
 import { responsesUpstreamBody } from "./upstream-body";
 import { servedResponseId } from "./previous";
-import { previousResponseIdOf, resolvePreviousResponse } from "../../engine/previous-response";
-import { recordInputOf } from "../../store/tree/record";
+import { previousResponseIdOf, resolvePreviousResponse } from "./resolve";
+import { recordInputOf } from "../../core/recording";
 
 interface UpstreamResponse {
   status?: string;

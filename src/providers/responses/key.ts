@@ -1,6 +1,7 @@
 import { canonicalJson, type CanonicalError } from "../../core/canonical";
 import { childHash, treeIdOf } from "../../core/hash";
-import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, hasLoneSurrogate, oversized } from "../../core/key";
+import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, oversized } from "../../core/limits";
+import { hasLoneSurrogate } from "../../core/unicode";
 import type { KeyOutcome, KeyScope, ProviderKey } from "../../cache/provider";
 import { canonicalInput, canonicalOutput, type CallIds, type CanonicalNode } from "./canonical";
 import { responsesBypassReason, responsesFrameJsonOf } from "./frame";

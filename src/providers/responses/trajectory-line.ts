@@ -4,8 +4,8 @@ import type { KeyScope } from "../../cache/provider";
 import { unfinishedReasoning } from "./canonical";
 import { keyResponsesRequest } from "./key";
 import { responsesRequest, type CanonicalOutputItem, type ResponsesNode } from "./schema";
-import { importNodesOf, splitFrame, type KeyedLine } from "../../core/trajectory-line";
-import { API_FIELD, applyUsage, issuesText, pathAnnotations, storeBeside, takeStoredKeys, type ExportNode, type TrajectoryFormat } from "../../core/trajectory-formats";
+import { importNodesOf, splitFrame, type KeyedLine } from "../trajectory/line";
+import { API_FIELD, applyUsage, issuesText, pathAnnotations, storeBeside, takeStoredKeys, type ExportNode, type TrajectoryFormat } from "../trajectory/formats";
 
 const RESPONSE_KEYS: ReadonlySet<string> = new Set([RESPONSE_KEY]);
 

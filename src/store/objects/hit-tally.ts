@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { logEvent } from "../../observability/log-event";
 import { homeShard } from "../shards/directory";
-import { emptyTally, mergeTally, tallyRows, writeTallies, type TallyBatch } from "../../engine/counting/tree-tally";
+import { emptyTally, mergeTally, tallyRows, writeTallies, type TallyBatch } from "../tree/tally-batch";
 
 const PENDING = "pending";
 /** When a D1 write failed, the next try. */

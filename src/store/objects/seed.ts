@@ -1,4 +1,4 @@
-import type { ImportNode } from "../../core/trajectory-line";
+import type { ImportNode } from "../../providers/trajectory/line";
 
 /** The nodes of one tree to seed, as the tree's Durable Object receives them. */
 export interface ImportBatch {

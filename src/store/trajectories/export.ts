@@ -1,13 +1,13 @@
 import { encodeCursor } from "../tree/cursor";
-import { API_FIELD, type ExportNode } from "../../core/trajectory-formats";
-import { splitFrame } from "../../core/trajectory-line";
-import { trajectoryFormatOf } from "../../providers/trajectory-lines";
+import { API_FIELD, type ExportNode } from "../../providers/trajectory/formats";
+import { splitFrame } from "../../providers/trajectory/line";
+import { trajectoryFormatOf } from "../../providers/trajectory/by-api";
 import { parseStoredMessage, trajectoryMessageOf, type TrajectoryMessage } from "./messages";
 
 /**
  * One exported line: the shape of shared/workloads/*.jsonl, plus where it
  * came from. A tree of an API with a format of its own (Responses, Gemini:
- * src/providers/trajectory-lines.ts) has that API's conversation instead
+ * src/providers/trajectory/by-api.ts) has that API's conversation instead
  * of `messages` (`input`, `contents`) and `answer_usage`.
  */
 export type ExportLine = ChatExportLine | ({ id: string; tree_id: string; namespace: string; model: string } & Record<string, unknown>);

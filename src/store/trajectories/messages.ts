@@ -1,6 +1,6 @@
 import { ANTHROPIC_ENVELOPE_KEYS } from "../../providers/anthropic/envelope";
 import type { CanonicalMessage } from "../../core/messages";
-import { trajectoryFormatOf } from "../../providers/trajectory-lines";
+import { trajectoryFormatOf } from "../../providers/trajectory/by-api";
 
 /** An OpenAI chat message rebuilt from a stored canonical message. */
 export interface OpenAIMessage {

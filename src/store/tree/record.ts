@@ -4,73 +4,10 @@ import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import type { StoredAnswer } from "../../core/answer";
 import { servedAnswers, type AnswerRow } from "./answers";
 import { nodes, trees } from "./schema";
+import type { RecordInput } from "../../core/recording";
 
-/** One path node to make sure of: the request's messages, in order. */
-export interface PathNode {
-  hash: string;
-  parent: string;
-  role: string;
-  json: string;
-}
-
-/** Everything the tree's Durable Object needs to record one generation. */
-export interface RecordInput {
-  treeId: string;
-  tenant: string;
-  namespace: string;
-  model: string;
-  frameJson: string;
-  path: PathNode[];
-  answer: PathNode & {
-    finishReason: string;
-    promptTokens: number;
-    completionTokens: number;
-    latencyMs: number;
-  };
-}
-
-/** Where a generation belongs: its tree, h_n (`key`) and the path to it. */
-export interface RecordTarget {
-  treeId: string;
-  tenant: string;
-  namespace: string;
-  model: string;
-  frameJson: string;
-  key: string;
-  path: PathNode[];
-}
-
-/**
- * The record of an answer at `target`. Token counts the upstream did not
- * report (a stream without usage) are estimated at 4 characters a token.
- */
-export function recordInputOf(
-  target: RecordTarget,
-  answer: { hash: string; json: string },
-  finishReason: string,
-  usage: { prompt?: number | null; completion?: number | null },
-  rawLength: number,
-  latencyMs: number,
-): RecordInput {
-  return {
-    treeId: target.treeId,
-    tenant: target.tenant,
-    namespace: target.namespace,
-    model: target.model,
-    frameJson: target.frameJson,
-    path: target.path,
-    answer: {
-      hash: answer.hash,
-      parent: target.key,
-      role: "assistant",
-      json: answer.json,
-      finishReason,
-      promptTokens: usage.prompt ?? Math.ceil(rawLength / 4),
-      completionTokens: usage.completion ?? Math.ceil(answer.json.length / 4),
-      latencyMs,
-    },
-  };
-}
+export type { PathNode, RecordInput, RecordTarget } from "../../core/recording";
+export { recordInputOf } from "../../core/recording";
 
 export interface RecordOutcome {
   nodesInserted: number;

@@ -118,7 +118,7 @@ export const templateEvidence = sqliteTable(
  * database), written with the hit counters' flush in one statement: time,
  * tree, outcome, status, latency, tokens and the node that served a hit.
  * Hits and bypasses of one tree are gathered into one row per write, with
- * `count` the requests it stands for (src/engine/counting/recent-gather.ts): so hits
+ * `count` the requests it stands for (src/store/tree/recent-gather.ts): so hits
  * add rows per tree and write interval, never per hit. Never content or keys. Rows without a tree (requests never keyed) are
  * listed to the admin only.
  */

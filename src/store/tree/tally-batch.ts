@@ -1,4 +1,4 @@
-import { recentStatements, type RecentRequest } from "./recent-request";
+import { recentStatements, type RecentRequest } from "./recent-requests";
 import { addRecent } from "./recent-gather";
 
 /** What hits and bypasses add to a tree's row. */
@@ -33,7 +33,7 @@ export function tallyRows(batch: TallyBatch): number {
   return (batch.tree ? 1 : 0) + Object.keys(batch.nodes).length + Object.keys(batch.templates).length + (batch.recent.length > 0 ? 1 : 0);
 }
 
-/** Adds `more` into `into` (sums, the latest hit time, recent rows gathered by src/engine/counting/recent-gather.ts). */
+/** Adds `more` into `into` (sums, the latest hit time, recent rows gathered by src/store/tree/recent-gather.ts). */
 export function mergeTally(into: TallyBatch, more: TallyBatch): TallyBatch {
   if (more.tree) {
     const t = into.tree ?? { hits: 0, bypasses: 0, promptTokens: 0, completionTokens: 0, latencyMs: 0, lastHitAt: 0 };

@@ -1,7 +1,7 @@
-import type { ToolCallIds } from "./canonical";
-import type { PathStep } from "./hash";
-import type { CanonicalMessage } from "./messages";
-import type { Bindings } from "../cache/templates/bindings";
+import type { ToolCallIds } from "../core/canonical";
+import type { PathStep } from "../core/hash";
+import type { CanonicalMessage } from "../core/messages";
+import type { Bindings } from "./templates/bindings";
 
 /** Where a request sits in the trees: its tree, its path and h_n, the node whose answer it asks for. */
 export interface RequestKey {

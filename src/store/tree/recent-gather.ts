@@ -1,4 +1,4 @@
-import type { RecentRequest } from "./recent-request";
+import type { RecentRequest } from "./recent-requests";
 
 /** Rows buffered per tree between writes, at most (the oldest go first). */
 export const RECENT_BUFFERED = 500;

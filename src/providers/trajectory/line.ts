@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { answerForm, canonicalJson } from "./canonical";
-import { keyRequest } from "./key";
-import { chatMessage, type ChatRequest } from "./messages";
+import { answerForm, canonicalJson } from "../../core/canonical";
+import { keyRequest } from "../chat/key";
+import { chatMessage, type ChatRequest } from "../../core/messages";
 
 /**
  * One JSONL line of a trajectory, in the shape of shared/workloads/*.jsonl:

@@ -1,13 +1,13 @@
-import { answerForm, canonicalConversation, canonicalJson, canonicalMessage, isCanonicalError, storedForm, type CanonicalError } from "./canonical";
-import { bypassReason, frameJsonOf } from "./frame";
-import { childHash, treeIdOf, walk, type PathStep } from "./hash";
-import type { CanonicalMessage, ChatMessage, ChatRequest } from "./messages";
-import type { RequestKey } from "./request-key";
-import { keyDeclaredAnswer } from "../cache/templates/declared";
-import { hasLoneSurrogate } from "./unicode";
-import type { UpstreamContext } from "./upstream-frame";
+import { answerForm, canonicalConversation, canonicalJson, canonicalMessage, isCanonicalError, storedForm, type CanonicalError } from "../../core/canonical";
+import { bypassReason, frameJsonOf } from "../../core/frame";
+import { childHash, treeIdOf, walk } from "../../core/hash";
+import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, oversized } from "../../core/limits";
+import type { CanonicalMessage, ChatMessage, ChatRequest } from "../../core/messages";
+import type { RequestKey } from "../../cache/request-key";
+import { keyDeclaredAnswer } from "../../cache/templates/declared";
+import { hasLoneSurrogate } from "../../core/unicode";
+import type { UpstreamContext } from "../../core/upstream-frame";
 
-export { hasLoneSurrogate };
 export type { RequestKey };
 
 export type KeyResult =
@@ -17,28 +17,6 @@ export type KeyResult =
 
 function failure(error: CanonicalError): KeyResult {
   return error.kind === "invalid" ? { ok: false, invalid: { message: error.message, param: error.param } } : { ok: false, bypass: error.reason };
-}
-
-/**
- * The largest stored message or frame, in UTF-8 bytes, that the cache keeps
- * (`MAX_CACHEABLE_MESSAGE_BYTES`). D1 rejects a row over 1,000,000 bytes and a
- * node or tree row holds one of these plus under 1 KB of columns; a request
- * with a larger one is bypassed (docs/limits.md).
- */
-export const DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES = 900_000;
-
-const utf8 = new TextEncoder();
-
-/** Whether a stored JSON text is over `maxBytes` in UTF-8 (a UTF-8 byte count is at most 3x the UTF-16 length: what cannot be too large is not encoded). */
-export function overBytes(json: string, maxBytes: number): boolean {
-  return json.length * 3 > maxBytes && utf8.encode(json).byteLength > maxBytes;
-}
-
-/** Why the frame or a message is too large to store as one row, or null (both APIs). */
-export function oversized(frameJson: string, path: ReadonlyArray<Pick<PathStep, "json">>, maxBytes: number): string | null {
-  const tooBig = (json: string) => overBytes(json, maxBytes);
-  if (tooBig(frameJson)) return "frame too large";
-  return path.some((step) => tooBig(step.json)) ? "message too large" : null;
 }
 
 

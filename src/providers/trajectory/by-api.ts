@@ -1,7 +1,7 @@
-import { anthropicTrajectoryLine, keyAnthropicLine } from "./anthropic/trajectory-line";
-import { geminiTrajectory } from "./gemini/trajectory-line";
-import { responsesTrajectory } from "./responses/trajectory-line";
-import { issuesText, type TrajectoryFormat } from "../core/trajectory-formats";
+import { anthropicTrajectoryLine, keyAnthropicLine } from "../anthropic/trajectory-line";
+import { geminiTrajectory } from "../gemini/trajectory-line";
+import { responsesTrajectory } from "../responses/trajectory-line";
+import { issuesText, type TrajectoryFormat } from "./formats";
 
 /** Anthropic Messages lines: written in the chat shape (`messages` holds Anthropic messages), keyed as `/v1/messages` keys. */
 const anthropicTrajectory: TrajectoryFormat = {

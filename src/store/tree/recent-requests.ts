@@ -17,7 +17,7 @@ export interface RecentRequest {
   reason: string | null;
   /**
    * How many requests the row stands for: hits, template hits and bypasses of
-   * one tree are gathered between writes (src/engine/counting/recent-gather.ts), so `at`
+   * one tree are gathered between writes (src/store/tree/recent-gather.ts), so `at`
    * is the latest, `node` the latest serving node, the tokens are summed and
    * `latency_ms` is the mean. 1 for a miss.
    */

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { canonicalJson } from "./canonical";
-import type { KeyScope } from "../cache/provider";
-import type { ImportNode, KeyedLine } from "./trajectory-line";
+import { canonicalJson } from "../../core/canonical";
+import type { KeyScope } from "../../cache/provider";
+import type { ImportNode, KeyedLine } from "./line";
 
 /** The frame and line key that names a tree's API (`params["muscle-mem:api"]` in a line). */
 export const API_FIELD = "muscle-mem:api";

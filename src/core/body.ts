@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { MAX_JSON_DEPTH, scanJson } from "../core/exact-json";
-import { ApiError } from "../core/errors";
+import { MAX_JSON_DEPTH, scanJson } from "./exact-json";
+import { ApiError } from "./errors";
 
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError("body_too_large", `The request body exceeds the limit of ${maxBytes} bytes (MAX_BODY_BYTES).`);

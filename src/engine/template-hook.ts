@@ -1,0 +1,29 @@
+import type { RequestKey } from "../cache/request-key";
+import type { TemplateHook } from "../cache/provider";
+import { configOf } from "../config";
+import { treeLearnerOf } from "../store/objects/tree-objects";
+import { forgetTemplatePresence, planTemplates, readBindings } from "./templates";
+
+/** Declared variables (`muscle-mem-bindings`, a malformed header is a 400) and learned templates. */
+export const chatTemplates: TemplateHook<RequestKey> = {
+  plan(concrete, headers, env) {
+    const plan = planTemplates(concrete, readBindings(headers), headers, configOf(env).templates);
+    const treeId = plan.key.treeId;
+    return {
+      key: plan.key,
+      render: (answer, store) => plan.render(answer, store),
+      learned: (db, timeoutMs, presenceTtlMs) => plan.learned(db, timeoutMs, presenceTtlMs),
+      hitHeaders: plan.hitHeaders,
+      async afterRecord(recorded, db) {
+        // A declared answer notes the binding it was given for (a second distinct one lets it serve other values).
+        await plan.confirm(db, recorded);
+        if (!plan.induction) return;
+        // Learning runs in its own object per tree, so that joins and records never queue behind it.
+        const learned = await treeLearnerOf(env, treeId).learn(recorded);
+        // Only a new template can turn "this tree has none" into "it has some"; otherwise keep the memo.
+        if (learned && learned.induced > 0) forgetTemplatePresence(treeId);
+      },
+    };
+  },
+};
+
