@@ -5,7 +5,7 @@ import type { ProviderAdapter, ProviderKey, ProviderRequest, TemplatePlan } from
 import { configOf, type Config } from "../config";
 import { ApiError } from "../core/errors";
 import { isolate } from "./isolate";
-import { note, phase } from "../observability";
+import { note, phase } from "../observability/report";
 import { NODE_HEADER, SINGLE_FLIGHT_HEADER, TEMPLATE_HEADER } from "../core/protocol";
 import type { Claim } from "../store/objects/single-flight";
 import { treeWriterOf } from "../store/objects/tree-objects";

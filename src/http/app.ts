@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { ApiError, errorResponse } from "../core/errors";
-import { observe } from "../observability";
+import { observe } from "./observe";
 import { logEvent } from "../observability/log-event";
 import { apiRoutes } from "./api";
 import { chatCompletions } from "./routes/chat";

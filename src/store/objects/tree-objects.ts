@@ -1,9 +1,6 @@
 import { logEvent } from "../../observability/log-event";
 import { parseShardLocations, type LocationHint } from "../shards/locations";
 import { dbFor } from "../shards/shards";
-import type { HitTally } from "./hit-tally";
-import type { TreeLearner } from "./tree-learner";
-import type { TreeWriter } from "./tree-writer";
 
 /**
  * The tree's Durable Objects by name: its writer (single flight and
@@ -14,12 +11,12 @@ import type { TreeWriter } from "./tree-writer";
  * when D1_SHARD_LOCATIONS names its location: a cold lookup then costs one far
  * call, Worker to object, and the object's D1 reads stay near.
  */
-export function treeWriterOf(env: Env, treeId: string, shard?: string): DurableObjectStub<TreeWriter> {
+export function treeWriterOf(env: Env, treeId: string, shard?: string): ReturnType<Env["TREE_WRITER"]["get"]> {
   return env.TREE_WRITER.get(env.TREE_WRITER.idFromName(treeId), placement(env, treeId, shard));
 }
 
 /** The object that learns templates for a tree, apart from the tree's writer (src/store/objects/tree-learner.ts). */
-export function treeLearnerOf(env: Env, treeId: string, shard?: string): DurableObjectStub<TreeLearner> {
+export function treeLearnerOf(env: Env, treeId: string, shard?: string): ReturnType<Env["TREE_LEARNER"]["get"]> {
   return env.TREE_LEARNER.get(env.TREE_LEARNER.idFromName(treeId), placement(env, treeId, shard));
 }
 
@@ -27,7 +24,7 @@ export function treeLearnerOf(env: Env, treeId: string, shard?: string): Durable
  * The tree's hit counter (src/store/objects/hit-tally.ts). Not placed: it writes D1
  * at most once per TALLY_FLUSH_MS, far from the hot path.
  */
-export function hitTallyOf(env: Env, treeId: string): DurableObjectStub<HitTally> {
+export function hitTallyOf(env: Env, treeId: string): ReturnType<Env["HIT_TALLY"]["get"]> {
   return env.HIT_TALLY.get(env.HIT_TALLY.idFromName(treeId));
 }
 

@@ -1,5 +1,4 @@
-import { batchesOf, type PlanNode, type PrunePlan } from "./plan";
-import type { StaleCriteria } from "./prune";
+import { batchesOf, type PlanNode, type PrunePlan, type StaleCriteria } from "./plan";
 
 /**
  * The writes of a prune, page by page. In the tree's writer each page (one

@@ -1,4 +1,12 @@
-import type { StaleCriteria } from "./prune";
+/**
+ * A recorded answer is stale when its last hit (or its recording, if never hit)
+ * is before `cutoff` AND it has fewer than `minHits` hits; a null criterion is
+ * left out. At least one must be set.
+ */
+export interface StaleCriteria {
+  cutoff: number | null;
+  minHits: number | null;
+}
 
 /**
  * What a prune removes, worked out from pages of the tree's nodes (never one

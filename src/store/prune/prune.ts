@@ -1,4 +1,6 @@
-import { planStale, planSubtree, type PrunePlan } from "./plan";
+import { planStale, planSubtree, type PrunePlan, type StaleCriteria } from "./plan";
+
+export type { StaleCriteria };
 import { chunks, deleteNodes, deleteTemplates, directAccess, list, MAX_PARAMS, recount, type PruneAccess } from "./pages";
 import { previewColumns, previewOf } from "../tree/node-preview";
 
@@ -8,16 +10,6 @@ export { PRUNE_BATCH_ROWS, PRUNE_STATEMENT_ROWS, type PruneAccess } from "./page
 export type PruneRequest =
   | { kind: "subtree"; treeId: string; hash: string }
   | { kind: "stale"; treeId: string; criteria: StaleCriteria; dryRun: boolean };
-
-/**
- * A recorded answer is stale when its last hit (or its recording, if never hit)
- * is before `cutoff` AND it has fewer than `minHits` hits; a null criterion is
- * left out. At least one must be set.
- */
-export interface StaleCriteria {
-  cutoff: number | null;
-  minHits: number | null;
-}
 
 /** A node at the top of a subtree that a prune removes. */
 export interface PruneRoot {

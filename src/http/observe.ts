@@ -1,16 +1,15 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import { writeRequestPoint } from "./analytics";
+import { writeRequestPoint } from "../observability/analytics";
 import { configOf } from "../config";
-import { lineDisposition, requestLine } from "./log";
-import { withLogContext } from "./log-event";
-import { gatherHitLine, rememberRequest } from "./recent-row";
-import { newReport } from "./report";
+import { lineDisposition, requestLine } from "../observability/log";
+import { withLogContext } from "../observability/log-event";
+import { gatherHitLine, rememberRequest } from "../engine/counting/recent-row";
+import { newReport } from "../observability/report";
 import { CACHE_HEADER, REQUEST_ID_HEADER, SINGLE_FLIGHT_HEADER } from "../core/protocol";
-import { requestIdOf } from "./request-id";
-import { meteredEnv, newStoreCost, runMetered, storeTimingEntries, type StoreCost } from "./store-meter";
+import { requestIdOf } from "../observability/request-id";
+import { meteredEnv, newStoreCost, runMetered, storeTimingEntries, type StoreCost } from "../observability/store-meter";
 
-export { note, phase } from "./report";
 
 type Ctx = Context<{ Bindings: Env }>;
 

@@ -1,11 +1,11 @@
 import type { Context } from "hono";
-import { configOf } from "../config";
-import { isolate, scheduleFlush } from "../engine/isolate";
-import { TEMPLATE_HEADER } from "../core/protocol";
-import type { RecentRequest } from "../store/tree/recent-requests";
-import { writeHitLines } from "./hit-lines";
-import type { RequestLogLine } from "./log";
-import type { RequestReport } from "./report";
+import { configOf } from "../../config";
+import { isolate, scheduleFlush } from "../isolate";
+import { TEMPLATE_HEADER } from "../../core/protocol";
+import type { RecentRequest } from "../../store/tree/recent-requests";
+import { writeHitLines } from "../../observability/hit-lines";
+import type { RequestLogLine } from "../../observability/log";
+import type { RequestReport } from "../../observability/report";
 
 const OUTCOMES = new Set(["hit", "miss", "bypass"]);
 
