@@ -135,11 +135,11 @@ function usage(message: string): never {
 
 function main(args: string[]): void {
   const where = args.includes("--remote") ? "--remote" : args.includes("--local") ? "--local" : usage("say --local or --remote");
-  const valueOf = (flag: string): string | undefined => {
+  const flagValue = (flag: string): string | undefined => {
     const i = args.indexOf(flag);
     return i >= 0 ? (args[i + 1] ?? usage(`${flag} needs a value`)) : undefined;
   };
-  process.exitCode = migrate({ where, env: valueOf("--env"), persistTo: valueOf("--persist-to") });
+  process.exitCode = migrate({ where, env: flagValue("--env"), persistTo: flagValue("--persist-to") });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) main(process.argv.slice(2));

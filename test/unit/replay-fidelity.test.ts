@@ -52,7 +52,7 @@ const geminiKey = geminiKeyed.key;
 /** The recording of a JSON answer or of a stream's chunks, as the answer a hit reads back. */
 function storedGemini(answer: unknown | unknown[]): GeminiAnswer {
   const reader = geminiAdapter.reader(geminiKey, geminiRequest);
-  let recording;
+  let recording: ReturnType<typeof reader.fromJson>;
   if (Array.isArray(answer)) {
     const stream = reader.stream();
     stream.feed(sse(answer));

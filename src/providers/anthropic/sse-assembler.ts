@@ -63,9 +63,11 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
         this.outputTokens = event.message?.usage?.output_tokens ?? null;
         return;
       case "content_block_start":
-        return this.start(event);
+        this.start(event);
+        return;
       case "content_block_delta":
-        return this.delta(event);
+        this.delta(event);
+        return;
       case "message_delta":
         if (setsUnrecordable(event.delta) || setsUnrecordable(event)) this.failed = true;
         this.keepDelta(event);
