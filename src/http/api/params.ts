@@ -4,6 +4,7 @@ import type { AuthVariables } from "../auth/middleware";
 import { ApiError } from "../../core/errors";
 import { HEX32 } from "../../core/protocol";
 import { readCursor, type CursorOf, type CursorShape } from "../../store/tree/cursor";
+import { EVERY_TENANT, tenantScope, type Scope } from "../../store/tree/scope";
 
 /** The context of every /api route: the Worker's env and the resolved caller. */
 export type ApiCtx = Context<{ Bindings: Env; Variables: AuthVariables }>;
@@ -63,10 +64,10 @@ export async function parseBody<T extends z.ZodType>(c: { req: { json(): Promise
   return parseWith(schema, json, "body");
 }
 
-/** The caller's tenant scope: null (every tenant) for the admin. */
-export function scopeOf(c: { var: AuthVariables }): string | null {
+/** The caller's scope: every tenant for the admin, else its own tenant. */
+export function scopeOf(c: { var: AuthVariables }): Scope {
   const caller = c.var.caller;
-  return caller.admin ? null : caller.tenant;
+  return caller.admin ? EVERY_TENANT : tenantScope(caller.tenant);
 }
 
 /** The 404 for unknown ids and for other tenants' ids alike (no oracle). */

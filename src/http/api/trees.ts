@@ -6,6 +6,7 @@ import { nodeOwner } from "../../store/tree/node-read";
 import { listChildren, listTrees } from "../../store/tree/tree-list";
 import { decodeCursor, limitSchema, notFound, parseWith, scopeOf, withQuery, type ApiCtx } from "./params";
 import type { TreeCtx, TreeQueryCtx } from "./tree-access";
+import { tenantScope } from "../../store/tree/scope";
 
 const NAMESPACE = /^[A-Za-z0-9._:\-/]{1,128}$/;
 
@@ -20,11 +21,12 @@ const listQuery = z.object({
 export async function getTrees(c: ApiCtx): Promise<Response> {
   const q = parseWith(listQuery, c.req.query());
   const after = q.cursor ? decodeCursor(q.cursor, ["number", "string"] as const) : undefined;
-  const scope = scopeOf(c);
-  if (scope !== null && q.tenant !== undefined && q.tenant !== scope) return c.json({ data: [], next_cursor: null });
-  const tenant = scope ?? q.tenant ?? null;
-  const from = await shardsToRead(c.env, tenant);
-  return c.json(await listTrees(from, { tenant, namespace: q.namespace, limit: q.limit, after }, (ids) => ownersOf(c.env, ids)));
+  const caller = scopeOf(c);
+  if ("tenant" in caller && q.tenant !== undefined && q.tenant !== caller.tenant) return c.json({ data: [], next_cursor: null });
+  // The admin may narrow the list to one tenant; a tenant key always sees only its own.
+  const scope = "tenant" in caller || q.tenant === undefined ? caller : tenantScope(q.tenant);
+  const from = await shardsToRead(c.env, scope);
+  return c.json(await listTrees(from, { scope, namespace: q.namespace, limit: q.limit, after }, (ids) => ownersOf(c.env, ids)));
 }
 
 /** `GET /api/trees/:treeId` (behind treeAccess): one tree with its full frame. */

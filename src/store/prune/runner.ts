@@ -4,6 +4,7 @@ import { backfillDirectory, ownersOf, shardsToRead } from "../shards/directory-b
 import { treeWriterOf } from "../objects/tree-objects";
 import { ARM_TREES_PER_RUN, armPruneAlarms, type SweepOutcome } from "./sweep";
 import { addOutcome, previewStale, type PruneOutcome, type PruneRequest, type PruneResult, type StaleCriteria } from "./prune";
+import { tenantParam, type Scope } from "../tree/scope";
 
 const TREES_PER_PAGE = 100;
 
@@ -31,17 +32,17 @@ export async function pruneThroughWriter(env: Env, request: PruneRequest, forget
  */
 export async function pruneStaleTrees(
   env: Env,
-  q: { tenant: string | null; treeId?: string; criteria: StaleCriteria; dryRun: boolean },
+  q: { scope: Scope; treeId?: string; criteria: StaleCriteria; dryRun: boolean },
   forget: ForgetAnswers,
 ): Promise<PruneOutcome> {
   let total: PruneOutcome = { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [] };
-  const from = q.treeId ? [await shardFor(env, q.treeId)] : await shardsToRead(env, q.tenant);
+  const from = q.treeId ? [await shardFor(env, q.treeId)] : await shardsToRead(env, q.scope);
   for (const { name, db } of from) {
     let after = "";
     for (;;) {
       const page = await db
         .prepare(`SELECT id FROM trees WHERE (?1 IS NULL OR tenant = ?1) AND (?2 IS NULL OR id = ?2) AND id > ?3 ORDER BY id LIMIT ${TREES_PER_PAGE}`)
-        .bind(q.tenant, q.treeId ?? null, after)
+        .bind(tenantParam(q.scope), q.treeId ?? null, after)
         .all<{ id: string }>();
       // A row in a shard the directory does not name for its tree (a move's copy) is the same tree: counted once, where it lives.
       const owners = from.length > 1 ? await ownersOf(env, page.results.map((r) => r.id)) : new Map<string, string>();

@@ -1,5 +1,6 @@
 import { directoryDb } from "./directory";
 import { shards, type Shard } from "./shards";
+import type { Scope } from "../tree/scope";
 
 /**
  * Filling the tree directory for trees recorded before it, and reading only
@@ -72,14 +73,15 @@ export async function backfillDirectory(env: Env, pages = 50): Promise<{ inserte
 /**
  * The shards that hold a tenant's trees: by the directory (the `(tenant,
  * shard)` index) once its backfill is finished on every shard, else every
- * shard. Every tenant's (null, the admin): every shard.
+ * shard. Every tenant's (the admin's scope): every shard.
  */
-export async function shardsToRead(env: Env, tenant: string | null): Promise<Shard[]> {
+export async function shardsToRead(env: Env, scope: Scope): Promise<Shard[]> {
   const all = shards(env);
   if (all.length === 1) return all;
   const dir = directoryDb(env);
   // Every tenant's trees (the admin): every shard; a DISTINCT over the whole directory would read all of it.
-  if (tenant === null) return all;
+  if (!("tenant" in scope)) return all;
+  const { tenant } = scope;
   const [finished, named] = await dir.batch<{ shard: string }>([
     dir.prepare(`SELECT shard FROM directory_backfill WHERE done_at IS NOT NULL`),
     dir.prepare(`SELECT DISTINCT shard FROM tree_directory WHERE tenant = ?1`).bind(tenant),

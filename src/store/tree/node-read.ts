@@ -1,4 +1,5 @@
 import { nodeMessageOf, pathMessagesOf, type TrajectoryMessage } from "../trajectories/messages";
+import { inScope, tenantParam, type Scope } from "./scope";
 
 /** One node in full. */
 export interface NodeDetail {
@@ -37,11 +38,11 @@ export async function nodeOwner(db: D1Database, hash: string): Promise<{ treeId:
   return row ? { treeId: row.tree_id, tenant: row.tenant, api: row.api } : null;
 }
 
-/** One node in full, if the scope (a tenant, or null for every tenant) may see it. */
-export async function readNode(db: D1Database, hash: string, tenant: string | null): Promise<NodeDetail | null> {
+/** One node in full, if the scope may see it. */
+export async function readNode(db: D1Database, hash: string, scope: Scope): Promise<NodeDetail | null> {
   const row = await db
     .prepare(`SELECT ${NODE_COLUMNS}, ${TREE_API} AS api FROM nodes n JOIN trees t ON t.id = n.tree_id WHERE n.hash = ?1 AND (?2 IS NULL OR t.tenant = ?2)`)
-    .bind(hash, tenant)
+    .bind(hash, tenantParam(scope))
     .first<NodeRowRaw & { api: string | null }>();
   if (!row) return null;
   const { message, api, ...rest } = row;
@@ -64,9 +65,9 @@ export async function readPathRows(db: D1Database, hash: string): Promise<NodeRo
 }
 
 /** The path to a node as the message list its API sends (pathMessagesOf), if the scope may see the node. */
-export async function readPath(db: D1Database, hash: string, tenant: string | null): Promise<{ tree_id: string; messages: TrajectoryMessage[] } | null> {
+export async function readPath(db: D1Database, hash: string, scope: Scope): Promise<{ tree_id: string; messages: TrajectoryMessage[] } | null> {
   const owner = await nodeOwner(db, hash);
-  if (!owner || (tenant !== null && owner.tenant !== tenant)) return null;
+  if (!owner || !inScope(scope, owner.tenant)) return null;
   const rows = await readPathRows(db, hash);
   return { tree_id: owner.treeId, messages: pathMessagesOf(rows.map((r) => r.message), owner.api) };
 }

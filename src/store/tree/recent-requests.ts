@@ -1,3 +1,4 @@
+import { tenantParam, type Scope } from "./scope";
 /** One request the cached routes answered, as the recent-requests view lists it. */
 export interface RecentRequest {
   at: number;
@@ -94,10 +95,10 @@ export type RecentListed = RecentRequest & { namespace: string | null; model: st
 
 /**
  * The newest `limit` requests over every database, newest first: a tenant's
- * own (joined to its trees), or every request for the admin (`tenant` null),
+ * own (joined to its trees), or every request for the admin (EVERY_TENANT),
  * including those never keyed to a tree.
  */
-export async function readRecent(dbs: readonly D1Database[], tenant: string | null, limit: number): Promise<RecentListed[]> {
+export async function readRecent(dbs: readonly D1Database[], scope: Scope, limit: number): Promise<RecentListed[]> {
   const pages = await Promise.all(
     dbs.map((db) =>
       db
@@ -107,7 +108,7 @@ export async function readRecent(dbs: readonly D1Database[], tenant: string | nu
            FROM recent_requests r LEFT JOIN trees t ON t.id = r.tree_id
            WHERE ?1 IS NULL OR t.tenant = ?1 ORDER BY r.id DESC LIMIT ?2`,
         )
-        .bind(tenant, limit)
+        .bind(tenantParam(scope), limit)
         .all<Row>(),
     ),
   );

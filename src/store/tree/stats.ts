@@ -1,4 +1,5 @@
 import { costSaved, type PriceTable } from "./prices";
+import { tenantParam, type Scope } from "./scope";
 
 /** Savings and hit rate of a set of trees. */
 export interface Stats {
@@ -78,21 +79,21 @@ function statsOf(rows: Row[], prices: PriceTable): Stats {
 
 /**
  * Overall stats (one aggregate per model, priced) and per-tree stats for the
- * `limit` trees with the most hits, within a tenant (or every tenant when
- * null), over every shard: per-model rows add up, per-tree rows merge.
+ * `limit` trees with the most hits, within a scope (one tenant, or every
+ * tenant), over every shard: per-model rows add up, per-tree rows merge.
  */
 export async function readStats(
   dbs: readonly D1Database[],
-  q: { tenant: string | null; treeId?: string; limit: number; prices: PriceTable },
+  q: { scope: Scope; treeId?: string; limit: number; prices: PriceTable },
 ): Promise<{ overall: Stats; trees: TreeStats[] }> {
   const where = `WHERE (?1 IS NULL OR tenant = ?1) AND (?2 IS NULL OR id = ?2)`;
   const perShard = await Promise.all(
     dbs.map((db) =>
       db.batch<Row>([
-        db.prepare(`SELECT model, ${SUMS} FROM trees ${where} GROUP BY model`).bind(q.tenant, q.treeId ?? null),
+        db.prepare(`SELECT model, ${SUMS} FROM trees ${where} GROUP BY model`).bind(tenantParam(q.scope), q.treeId ?? null),
         db
           .prepare(`SELECT id, namespace, model, last_hit_at, ${SUMS} FROM trees ${where} GROUP BY id ORDER BY hits DESC, id LIMIT ?3`)
-          .bind(q.tenant, q.treeId ?? null, q.limit),
+          .bind(tenantParam(q.scope), q.treeId ?? null, q.limit),
       ]),
     ),
   );

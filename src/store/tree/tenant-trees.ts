@@ -1,3 +1,4 @@
+import { tenantParam, type Scope } from "./scope";
 /** How many trees one tenant owns. */
 export interface TenantTrees {
   tenant: string;
@@ -9,15 +10,15 @@ export const TENANTS_SHOWN = 100;
 
 /**
  * The trees a caller can see, counted over every shard: for a tenant its own,
- * for the admin (`tenant` null) every tenant's, with the tenants that own them
+ * for the admin (EVERY_TENANT) every tenant's, with the tenants that own them
  * (a tenant's trees may sit in several shards: the counts add up).
  */
-export async function countTrees(dbs: readonly D1Database[], tenant: string | null): Promise<{ trees: number; tenants: TenantTrees[] }> {
+export async function countTrees(dbs: readonly D1Database[], scope: Scope): Promise<{ trees: number; tenants: TenantTrees[] }> {
   const perShard = await Promise.all(
     dbs.map((db) =>
       db
         .prepare(`SELECT tenant, count(*) AS trees FROM trees WHERE (?1 IS NULL OR tenant = ?1) GROUP BY tenant ORDER BY trees DESC LIMIT ${TENANTS_SHOWN * 10}`)
-        .bind(tenant)
+        .bind(tenantParam(scope))
         .all<TenantTrees>(),
     ),
   );

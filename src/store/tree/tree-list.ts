@@ -1,5 +1,6 @@
 import { encodeCursor } from "./cursor";
 import { previewColumns, previewOf } from "./node-preview";
+import { tenantParam, type Scope } from "./scope";
 
 /** A tree as the API lists it. */
 export interface TreeSummary {
@@ -85,7 +86,7 @@ function byActivity(a: TreeRowRaw, b: TreeRowRaw): number {
  */
 export async function listTrees(
   from: ReadonlyArray<{ name: string; db: D1Database }>,
-  q: { tenant: string | null; namespace?: string; limit: number; after?: [number, string] },
+  q: { scope: Scope; namespace?: string; limit: number; after?: [number, string] },
   owners?: (treeIds: string[]) => Promise<Map<string, string>>,
 ): Promise<Page<TreeSummary>> {
   const pages = await Promise.all(
@@ -97,7 +98,7 @@ export async function listTrees(
          AND (?3 IS NULL OR coalesce(last_hit_at, created_at) < ?3 OR (coalesce(last_hit_at, created_at) = ?3 AND id < ?4))
        ORDER BY activity DESC, id DESC LIMIT ?5`,
         )
-        .bind(q.tenant, q.namespace ?? null, q.after?.[0] ?? null, q.after?.[1] ?? null, q.limit + 1)
+        .bind(tenantParam(q.scope), q.namespace ?? null, q.after?.[0] ?? null, q.after?.[1] ?? null, q.limit + 1)
         .all<TreeRowRaw>();
       return { name, rows: page.results };
     }),
@@ -115,10 +116,10 @@ export async function listTrees(
 }
 
 /** One tree with its full frame, if the scope may see it. */
-export async function readTree(db: D1Database, treeId: string, tenant: string | null): Promise<(TreeSummary & { frame: Record<string, unknown> }) | null> {
+export async function readTree(db: D1Database, treeId: string, scope: Scope): Promise<(TreeSummary & { frame: Record<string, unknown> }) | null> {
   const row = await db
     .prepare(`SELECT ${TREE_COLUMNS}, frame FROM trees WHERE id = ?1 AND (?2 IS NULL OR tenant = ?2)`)
-    .bind(treeId, tenant)
+    .bind(treeId, tenantParam(scope))
     .first<TreeRowRaw>();
   if (!row) return null;
   return { ...treeOf(row), frame: JSON.parse(row.frame ?? "{}") as Record<string, unknown> };
