@@ -28,6 +28,9 @@ export const BOOKMARK_HEADER = "muscle-mem-d1-bookmark";
 export const REQUEST_ID_HEADER = "x-request-id";
 
 /** The frame key that holds a declared tree's variable names (never sent by a client: the key adds it). */
+/** The frame key (and export line param) that names the API a tree was recorded through; chat trees have none. */
+export const API_FRAME_KEY = "muscle-mem:api";
+
 export const VARIABLES_FRAME_KEY = "muscle-mem-variables";
 
 /** Tree ids, node hashes and tenant ids: 32 lowercase hex characters. */

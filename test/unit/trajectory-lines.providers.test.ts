@@ -5,7 +5,9 @@ import type { ProviderKey } from "../../src/cache/provider";
 import { keyResponsesRequest } from "../../src/providers/responses/key";
 import type { ResponsesRequest } from "../../src/providers/responses/schema";
 import type { ExportNode } from "../../src/providers/trajectory/formats";
-import { trajectoryFormatOf } from "../../src/providers/trajectory/by-api";
+import { providerOfApi } from "../../src/providers";
+
+const trajectoryFormatOf = (api: string) => providerOfApi(api)?.format;
 
 const scope = { tenant: "t1", namespace: "default", maxMessageBytes: 900_000 };
 

@@ -9,7 +9,7 @@ import type { ImportBatch } from "../../store/objects/seed";
 import { treeWriterOf } from "../../store/objects/tree-objects";
 import { keyLine, trajectoryLine, type ImportNode } from "../../providers/trajectory/line";
 import { lineApi } from "../../providers/trajectory/formats";
-import { trajectoryFormatOf } from "../../providers/trajectory/by-api";
+import { providerOfApi } from "../../providers";
 import { readControls } from "../../engine/controls";
 import { parseExactJson, readBoundedText } from "../../core/body";
 import { parseWith, type ApiCtx } from "./params";
@@ -49,7 +49,7 @@ function keyLines(text: string, scope: KeyScope): { lines: number; trees: Map<st
     if (lossy) throw new ApiError("invalid_request", `${where}: the trajectory cannot be keyed exactly (${lossy}).`, where);
     // A line naming its API (params["muscle-mem:api"]) is keyed by that API's format; others are chat lines.
     const api = lineApi(json);
-    const format = trajectoryFormatOf(api);
+    const format = api === null ? undefined : providerOfApi(api)?.format;
     if (api !== null && !format) throw new ApiError("invalid_request", `${where}: no API named ${JSON.stringify(api)} (params["muscle-mem:api"]).`, where);
     const keyed = format ? format.keyLine(json, scope) : keyLine(parseWith(trajectoryLine, json, where), tenant, namespace);
     if ("error" in keyed) throw new ApiError("invalid_request", `${where}: ${keyed.error}`, where);

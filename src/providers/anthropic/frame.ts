@@ -3,12 +3,11 @@ import { addFrameSpellings, type Spelling } from "../../core/number-text";
 import { reservedFieldOf, upstreamFrameOf } from "../../core/upstream-frame";
 import type { MessagesRequest } from "./schema";
 import { serverToolOf } from "./tools";
+import { API_FRAME_KEY } from "../../core/protocol";
 
 /** Parameters that change how the answer is delivered, not what it says. */
 export const TRANSPORT_KEYS = new Set(["messages", "stream", "metadata", "service_tier"]);
 
-/** The frame key that keeps Anthropic trees apart from OpenAI trees (no API parameter has a colon). */
-export const API_KEY = "muscle-mem:api";
 
 /**
  * Headers that change what the model answers, or whose account answers, join
@@ -41,7 +40,7 @@ function systemOf(system: MessagesRequest["system"]): unknown {
  * parameters are kept, so that they split trees rather than collide.
  */
 export function anthropicFrameOf(body: MessagesRequest, headers: Headers, url?: URL, spelled: readonly Spelling[] = []): Record<string, unknown> {
-  const frame: Record<string, unknown> = { [API_KEY]: "anthropic" };
+  const frame: Record<string, unknown> = { [API_FRAME_KEY]: "anthropic" };
   for (const [key, value] of Object.entries(body)) {
     if (TRANSPORT_KEYS.has(key) || value === null || value === undefined) continue;
     frame[key] = value;

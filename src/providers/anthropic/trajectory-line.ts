@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ANTHROPIC_ENVELOPE_KEYS, DELTA_KEY, setsUnrecordable } from "./envelope";
-import { API_KEY, FRAME_HEADERS } from "./frame";
+import { API_FRAME_KEY } from "../../core/protocol";
+import { FRAME_HEADERS } from "./frame";
 import { keyMessagesRequest } from "./key";
 import { messagesRequest } from "./schema";
 import { storeBeside, takeStoredKeys } from "../trajectory/formats";
@@ -24,7 +25,7 @@ export type AnthropicTrajectoryLine = z.infer<typeof anthropicTrajectoryLine>;
 /** Whether a parsed JSON line says it came from an Anthropic Messages tree. */
 export function isAnthropicLine(json: unknown): boolean {
   const params = (json as { params?: unknown } | null)?.params;
-  return typeof params === "object" && params !== null && (params as Record<string, unknown>)[API_KEY] === "anthropic";
+  return typeof params === "object" && params !== null && (params as Record<string, unknown>)[API_FRAME_KEY] === "anthropic";
 }
 
 /** The stored finish reason an imported answer gets: what the Messages API would have said (stop sequences are not exported). */
@@ -46,7 +47,7 @@ function unrecordable(key: string, value: Record<string, unknown>): string | nul
  */
 export function keyAnthropicLine(line: AnthropicTrajectoryLine, tenant: string, namespace: string): KeyedLine | { error: string } {
   const params: Record<string, unknown> = { ...line.params };
-  delete params[API_KEY];
+  delete params[API_FRAME_KEY];
   const headers = new Headers();
   for (const name of FRAME_HEADERS) {
     const value = params[name];

@@ -1,9 +1,8 @@
 import { canonicalJsonMemo } from "../../core/canonical";
 import { reservedFieldOf, upstreamFrameOf } from "../../core/upstream-frame";
 import type { GenerateContentRequest } from "./schema";
+import { API_FRAME_KEY } from "../../core/protocol";
 
-/** The frame key that keeps Gemini trees apart from other APIs' trees. */
-export const API_KEY = "muscle-mem:api";
 
 /**
  * The frame of a Gemini request: the model (from the URL) and every body
@@ -15,7 +14,7 @@ export const API_KEY = "muscle-mem:api";
  * is framed).
  */
 export function geminiFrameOf(body: GenerateContentRequest, model: string, url?: URL): Record<string, unknown> {
-  const frame: Record<string, unknown> = { ...upstreamFrameOf({ url }, [], TRANSPORT_PARAMS), [API_KEY]: "gemini", model };
+  const frame: Record<string, unknown> = { ...upstreamFrameOf({ url }, [], TRANSPORT_PARAMS), [API_FRAME_KEY]: "gemini", model };
   for (const [key, value] of Object.entries(body)) {
     if (key === "contents" || value === null || value === undefined) continue;
     frame[key] = value;

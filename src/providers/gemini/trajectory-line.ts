@@ -3,7 +3,7 @@ import { keyGeminiRequest } from "./key";
 import { CANDIDATE_KEY, generateContentRequest, type CanonicalPart, type GeminiNode } from "./schema";
 import type { KeyScope } from "../../cache/provider";
 import { importNodesOf, splitFrame, type KeyedLine } from "../trajectory/line";
-import { API_FIELD, applyUsage, issuesText, pathAnnotations, storeBeside, takeStoredKeys, type ExportNode, type TrajectoryFormat } from "../trajectory/formats";
+import { API_FRAME_KEY, applyUsage, issuesText, pathAnnotations, storeBeside, takeStoredKeys, type ExportNode, type TrajectoryFormat } from "../trajectory/formats";
 
 const CANDIDATE_KEYS: ReadonlySet<string> = new Set([CANDIDATE_KEY]);
 
@@ -31,7 +31,7 @@ const geminiLine = z.looseObject({
 });
 
 /** Fields of the request the line carries as its own, never taken from `params`. */
-const OWN = [API_FIELD, "model", "tools", "contents"];
+const OWN = [API_FRAME_KEY, "model", "tools", "contents"];
 
 /** A stored part as the API writes it: a function call's arguments come back as their value, in the model's key order. */
 function partOf(part: CanonicalPart): Record<string, unknown> {

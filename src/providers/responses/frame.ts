@@ -2,9 +2,8 @@ import { canonicalJsonMemo } from "../../core/canonical";
 import { OPENAI_FRAME_HEADERS, reservedFieldOf, upstreamFrameOf, type UpstreamContext } from "../../core/upstream-frame";
 import { addBodySpellings } from "../../core/number-text";
 import type { ResponsesRequest } from "./schema";
+import { API_FRAME_KEY } from "../../core/protocol";
 
-/** The frame key that keeps Responses trees apart from chat and Anthropic trees (no API parameter has a colon). */
-export const API_KEY = "muscle-mem:api";
 
 /**
  * Parameters that cannot change what the model answers, left out of the
@@ -38,7 +37,7 @@ export const IGNORED = new Set([
  * and the texts of numbers written otherwise than JSON.stringify would (src/core/number-text.ts).
  */
 export function responsesFrameOf(body: ResponsesRequest, context?: UpstreamContext): Record<string, unknown> {
-  const frame: Record<string, unknown> = { ...upstreamFrameOf(context, OPENAI_FRAME_HEADERS), [API_KEY]: "openai-responses" };
+  const frame: Record<string, unknown> = { ...upstreamFrameOf(context, OPENAI_FRAME_HEADERS), [API_FRAME_KEY]: "openai-responses" };
   for (const [key, value] of Object.entries(body)) {
     if (IGNORED.has(key) || value === null || value === undefined) continue;
     if (key === "include" && Array.isArray(value) && value.length === 0) continue;

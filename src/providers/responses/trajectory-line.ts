@@ -5,7 +5,7 @@ import { unfinishedReasoning } from "./canonical";
 import { keyResponsesRequest } from "./key";
 import { responsesRequest, type CanonicalOutputItem, type ResponsesNode } from "./schema";
 import { importNodesOf, splitFrame, type KeyedLine } from "../trajectory/line";
-import { API_FIELD, applyUsage, issuesText, pathAnnotations, storeBeside, takeStoredKeys, type ExportNode, type TrajectoryFormat } from "../trajectory/formats";
+import { API_FRAME_KEY, applyUsage, issuesText, pathAnnotations, storeBeside, takeStoredKeys, type ExportNode, type TrajectoryFormat } from "../trajectory/formats";
 
 const RESPONSE_KEYS: ReadonlySet<string> = new Set([RESPONSE_KEY]);
 
@@ -31,7 +31,7 @@ const responsesLine = z.looseObject({
 });
 
 /** Fields of the request the line carries as its own, never taken from `params`. */
-const OWN = [API_FIELD, "model", "tools", "input"];
+const OWN = [API_FRAME_KEY, "model", "tools", "input"];
 
 /** A canonical text part as an input or output content part. */
 function contentOf(content: ReadonlyArray<{ type: string; text?: string; refusal?: string }>, textType: "input_text" | "output_text"): Array<Record<string, unknown>> {

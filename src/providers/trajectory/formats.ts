@@ -3,8 +3,9 @@ import { canonicalJson } from "../../core/canonical";
 import type { KeyScope } from "../../cache/provider";
 import type { ImportNode, KeyedLine } from "./line";
 
-/** The frame and line key that names a tree's API (`params["muscle-mem:api"]` in a line). */
-export const API_FIELD = "muscle-mem:api";
+import { API_FRAME_KEY } from "../../core/protocol";
+
+export { API_FRAME_KEY };
 
 /** One node of a leaf path, as the export reads it. */
 export interface ExportNode {
@@ -33,8 +34,8 @@ export interface AnswerUsage {
  * import route pick it by the tree's (or the line's) `muscle-mem:api`.
  */
 export interface TrajectoryFormat {
-  /** The frame's `muscle-mem:api` value (`openai-responses`, `gemini`, …). */
-  readonly api: string;
+  /** The frame's `muscle-mem:api` value (`openai-responses`, `gemini`, …); null for chat, the default line shape. */
+  readonly api: string | null;
   /**
    * The line's fields beyond `{id, tree_id, namespace, model}`: tools, params,
    * the conversation and `scripted_assistant_idx`. Absent: the chat shape
@@ -44,10 +45,10 @@ export interface TrajectoryFormat {
   /** Keys a parsed line exactly as the API's route keys the request; an error (the line is bad) otherwise. */
   keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string };
   /**
-   * One stored node as `GET /api/nodes/:hash` shows it, in this API's shape
-   * (`{role, items}`, `{role, parts}`, …). Absent: the chat (or Anthropic) message.
+   * One stored node as `GET /api/nodes/:hash` shows it (and the export writes it, when `exportFields` is
+   * absent), in this API's shape: an OpenAI or Anthropic message, `{role, items}`, `{role, parts}`, ….
    */
-  nodeMessage?(json: string): Record<string, unknown>;
+  nodeMessage(json: string): Record<string, unknown>;
   /** A path's stored nodes as the list a client sends (`GET /api/nodes/:hash/path`): what the export writes. Absent: one message per node. */
   pathMessages?(jsons: readonly string[]): Array<Record<string, unknown>>;
 }
@@ -56,7 +57,7 @@ export interface TrajectoryFormat {
 export function lineApi(json: unknown): string | null {
   const params = (json as { params?: unknown } | null)?.params;
   if (typeof params !== "object" || params === null) return null;
-  const api = (params as Record<string, unknown>)[API_FIELD];
+  const api = (params as Record<string, unknown>)[API_FRAME_KEY];
   return typeof api === "string" ? api : null;
 }
 

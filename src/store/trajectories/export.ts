@@ -1,8 +1,7 @@
 import { encodeCursor } from "../tree/cursor";
-import { API_FIELD, type ExportNode } from "../../providers/trajectory/formats";
+import { API_FRAME_KEY, type ExportNode } from "../../providers/trajectory/formats";
 import { splitFrame } from "../../providers/trajectory/line";
-import { trajectoryFormatOf } from "../../providers/trajectory/by-api";
-import { parseStoredMessage, trajectoryMessageOf, type TrajectoryMessage } from "./messages";
+import { formatOfApi, type TrajectoryMessage } from "./messages";
 
 /**
  * One exported line: the shape of shared/workloads/*.jsonl, plus where it
@@ -85,8 +84,8 @@ function lineOf(tree: ExportTree, leaf: string, byHash: Map<string, PathRow>): E
   const rows: PathRow[] = [];
   for (let row = byHash.get(leaf); row; row = byHash.get(row.parent)) rows.push(row);
   rows.reverse();
-  const format = trajectoryFormatOf(tree.frame[API_FIELD]);
-  if (format?.exportFields) {
+  const format = formatOfApi(tree.frame[API_FRAME_KEY]);
+  if (format.exportFields) {
     const path: ExportNode[] = rows.map((r) => ({ role: r.role, message: r.message, observations: r.observations, promptTokens: r.prompt_tokens, completionTokens: r.completion_tokens, finishReason: r.finish_reason }));
     return { id: leaf, tree_id: tree.id, namespace: tree.namespace, model: tree.model, ...format.exportFields(tree.frame, path) };
   }
@@ -102,7 +101,7 @@ function lineOf(tree: ExportTree, leaf: string, byHash: Map<string, PathRow>): E
     model: tree.model,
     tools,
     ...(params ? { params } : {}),
-    messages: rows.map((r) => trajectoryMessageOf(parseStoredMessage(r.message))),
+    messages: rows.map((r) => format.nodeMessage(r.message)),
     scripted_assistant_idx: scripted,
   };
 }
