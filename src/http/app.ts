@@ -1,32 +1,19 @@
 import { Hono } from "hono";
 import { ApiError, errorResponse } from "../core/errors";
-import { observe } from "./observe";
 import { logEvent } from "../observability/log-event";
+import { PROVIDERS } from "../providers";
 import { apiRoutes } from "./api";
-import { chatCompletions } from "./routes/chat";
-import { messages } from "./routes/messages";
-import { anthropicPassThrough } from "./routes/messages-passthrough";
+import { observe } from "./observe";
 import { passThrough } from "./passthrough";
-import { cachedCompletion } from "../engine/cached-completion";
-import { responsesAdapter } from "../providers/responses/adapter";
-import { geminiRoutes } from "./routes/gemini";
+import { mountCachedRoutes, mountPassThroughs } from "./routes/providers";
 
-/** The Worker's routes: the cached chat endpoint, the pass-through and a health check. */
+/** The Worker's routes: each registered provider's cached call and pass-through, the rest of `/v1/*` to the upstream, the API and a health check. */
 export function newApp(): Hono<{ Bindings: Env }> {
   const app = new Hono<{ Bindings: Env }>();
   app.use("*", observe());
   app.get("/healthz", (c) => c.json({ ok: true, service: "muscle-mem" }));
-  app.post("/v1/chat/completions", chatCompletions);
-  app.all("/v1/chat/completions", () => {
-    throw new ApiError("method_not_allowed", "Use POST for /v1/chat/completions.");
-  });
-  app.post("/v1/messages", messages);
-  app.all("/v1/messages", () => {
-    throw new ApiError("method_not_allowed", "Use POST for /v1/messages.");
-  });
-  app.post("/v1/responses", cachedCompletion(responsesAdapter));
-  app.all("/v1beta/*", geminiRoutes);
-  app.use("/v1/*", anthropicPassThrough);
+  mountCachedRoutes(app, PROVIDERS);
+  mountPassThroughs(app, PROVIDERS);
   app.all("/v1/*", passThrough);
   app.route("/api", apiRoutes());
   app.notFound(() => new ApiError("not_found", "No such route.").toResponse());

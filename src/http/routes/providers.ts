@@ -1,0 +1,46 @@
+import type { Context, Hono, Next } from "hono";
+import { configOf } from "../../config";
+import { ApiError } from "../../core/errors";
+import { cachedCompletion } from "../../engine/cached-completion";
+import { chatTemplates } from "../../engine/template-hook";
+import type { ProviderModule } from "../../providers";
+import { relayTo } from "../passthrough";
+
+type App = Hono<{ Bindings: Env }>;
+type Ctx = Context<{ Bindings: Env }>;
+
+/** The provider's cached flow, with the engine's templates where the API is keyed as chat is. */
+function handlerOf(provider: ProviderModule): (c: Ctx) => Promise<Response> {
+  if (provider.withTemplatedAdapter) return provider.withTemplatedAdapter((adapter) => cachedCompletion({ ...adapter, templates: chatTemplates }));
+  return provider.withAdapter((adapter) => cachedCompletion(adapter));
+}
+
+/** Mounts each provider's cached call on its paths (a POST it accepts), 405s for its other methods, or its other calls there. */
+export function mountCachedRoutes(app: App, providers: readonly ProviderModule[]): void {
+  for (const provider of providers) {
+    const { paths, isCached, methodNotAllowed, passThrough } = provider.routes;
+    const cached = handlerOf(provider);
+    for (const path of paths) {
+      app.all(path, async (c, next: Next) => {
+        if (c.req.method === "POST" && (!isCached || isCached(new URL(c.req.url)))) return cached(c);
+        if (methodNotAllowed) throw new ApiError("method_not_allowed", `Use POST for ${path}.`);
+        if (passThrough && (!passThrough.claims || passThrough.claims(c.req.raw.headers))) return relayTo(c, passThrough.base(configOf(c.env)), passThrough.baseVar);
+        return next();
+      });
+    }
+  }
+}
+
+/** Mounts each provider's pass-through for its other calls outside its own paths (Anthropic's `/v1/*` with `anthropic-version`). */
+export function mountPassThroughs(app: App, providers: readonly ProviderModule[]): void {
+  for (const provider of providers) {
+    const passThrough = provider.routes.passThrough;
+    if (!passThrough) continue;
+    for (const path of passThrough.paths) {
+      app.use(path, async (c, next) => {
+        if (passThrough.claims && !passThrough.claims(c.req.raw.headers)) return next();
+        return relayTo(c, passThrough.base(configOf(c.env)), passThrough.baseVar);
+      });
+    }
+  }
+}
