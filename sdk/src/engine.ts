@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { eraseCheck } from "./check.js";
 import { UsageError } from "./errors.js";
-import { recordStep, toStep } from "./record.js";
+import { groupSteps, recordStep, toStep } from "./record.js";
 import { replay } from "./replay.js";
-import { encodeArgs, skillKey } from "./steps.js";
+import { encodeArgs, skillKey, stepOf } from "./steps.js";
 import { MemoryStore } from "./store/memory-store.js";
 import type { Compatible, ToolOptions } from "./tool-options.js";
 import { agentRun, instrument, newScope, Recording, type Scope, type Tool } from "./tools.js";
@@ -14,9 +14,9 @@ import type {
   EngineWarning,
   RunOptions,
   RunReport,
-  Step,
   StepArg,
   Trajectory,
+  TrajectoryStep,
   TrajectoryStore,
 } from "./types.js";
 
@@ -196,7 +196,12 @@ export class Engine<P extends Params = Params> {
       if (this.onHit === "keep") return report;
       // Refresh: store what this replay observed, so time-window checks slide forward as in the original.
       return this.save(report, { key, task, branchOf: undefined }, () =>
-        outcome.done.map((d) => toStep(this.tools, { tool: d.tool, args: encodeArgs(d.args, params), pre: d.pre, post: d.post, result: d.result })),
+        groupSteps(
+          outcome.done.map((d) => ({
+            step: d.step,
+            stored: toStep(this.tools, { tool: d.tool, args: encodeArgs(d.args, params), pre: d.pre, post: d.post, result: d.result }),
+          })),
+        ),
       );
     }
 
@@ -225,14 +230,14 @@ export class Engine<P extends Params = Params> {
     if (recording.problem) return this.notStored(report, recording.problem);
     return this.save(report, { key, task, branchOf: outcome.branchOf }, () => [
       ...outcome.prefix,
-      ...(outcome.diverged ? [toStep(this.tools, outcome.diverged)] : []),
-      ...recording.calls.map((call) => recordStep(this.tools, call, params)),
+      ...(outcome.diverged ? [stepOf(outcome.diverged.map((observed) => toStep(this.tools, observed)))] : []),
+      ...groupSteps(recording.calls.map((call) => ({ step: call.step, stored: recordStep(this.tools, call, params) }))),
     ]);
   }
 
   /** Builds the steps to store (which may throw: not storable) and stores them as a trajectory. */
-  private async save(report: RunReport, meta: Pick<Trajectory, "key" | "task" | "branchOf">, build: () => Step[]): Promise<RunReport> {
-    let steps: Step[];
+  private async save(report: RunReport, meta: Pick<Trajectory, "key" | "task" | "branchOf">, build: () => TrajectoryStep[]): Promise<RunReport> {
+    let steps: TrajectoryStep[];
     try {
       steps = build();
     } catch (error) {

@@ -1,8 +1,8 @@
 import { UsageError } from "./errors.js";
 import { encodeValue, NotSerialisableError, type Json } from "./json.js";
-import { encodeArgs } from "./steps.js";
+import { encodeArgs, stepOf } from "./steps.js";
 import type { RecordedCall, Tool } from "./tools.js";
-import type { Step, StepArg } from "./types.js";
+import type { Step, StepArg, TrajectoryStep } from "./types.js";
 
 /** What a step looked like when it ran: its call, the check captures and the result. */
 export interface Observed {
@@ -31,6 +31,20 @@ export function recordStep(tools: ReadonlyMap<string, Tool>, call: RecordedCall,
   if (call.problem) throw new Error(call.problem);
   const { pre, post, result } = call;
   return toStep(tools, { tool: call.tool.name, args: encodeArgs(call.args, params), pre, post, result });
+}
+
+/**
+ * Steps from stored calls tagged with the step they belong to, in the order they were made: consecutive
+ * calls of one step become one parallel step, a call alone a step of its own.
+ */
+export function groupSteps(calls: readonly { step: number; stored: Step }[]): TrajectoryStep[] {
+  const groups: { step: number; calls: Step[] }[] = [];
+  for (const { step, stored } of calls) {
+    const last = groups.at(-1);
+    if (last && last.step === step) last.calls.push(stored);
+    else groups.push({ step, calls: [stored] });
+  }
+  return groups.map((g) => stepOf(g.calls));
 }
 
 function encodeCapture(tool: Tool, which: "pre" | "post", value: unknown): Json {

@@ -18,6 +18,11 @@ export interface Tool {
 /** One call observed while the agent runs. */
 export interface RecordedCall {
   tool: Tool;
+  /**
+   * Which step of this run the call belongs to. A call made while another is still running joins that
+   * call's step (a parallel step); a call made when none is running starts the next step.
+   */
+  step: number;
   args: unknown[];
   pre?: unknown;
   post?: unknown;
@@ -31,8 +36,10 @@ export interface RecordedCall {
   invoked?: Promise<void>;
 }
 
-/** A step the engine replayed before it handed over to the agent. */
+/** A call the engine replayed before it handed over to the agent. */
 export interface ReplayedCall {
+  /** The index of its step in the trajectory replayed: the calls of a parallel step share it. */
+  step: number;
   tool: string;
   args: unknown[];
   result: unknown;
@@ -181,6 +188,17 @@ function runCall(call: RecordedCall, self: unknown): unknown {
 }
 
 /**
+ * The step a new call belongs to: the current one while any of its calls is still running (the agent
+ * runs tools at the same time, as with Promise.all), else the next one. Only the latest step can have
+ * running calls, since a step ends when none of its calls runs.
+ */
+function stepFor(recording: Recording): number {
+  const last = recording.calls.at(-1);
+  if (last === undefined) return 0;
+  return recording.calls.some((c) => c.status === "running") ? last.step : last.step + 1;
+}
+
+/**
  * Wraps a tool so that calls made during an engine run are recorded with
  * their check captures. Outside a run, and inside another tool, the wrapper
  * calls straight through. A synchronous tool stays synchronous as long as its
@@ -197,14 +215,7 @@ export function instrument(tool: Tool, scope: Scope): (this: unknown, ...args: u
     }
     const repeated = repeat(frame.recording, tool, args);
     if (repeated) return repeated.value;
-    const running = frame.recording.calls.find((c) => c.status === "running");
-    if (running) {
-      frame.recording.refuse(
-        `tools ${running.tool.name} and ${tool.name} ran at the same time (Promise.all?); a replay runs tools one at a time, ` +
-          "so its checks would not see what this run saw. Await each tool before calling the next one to have the run recorded",
-      );
-    }
-    const call: RecordedCall = { tool, args: [...args], status: "running" };
+    const call: RecordedCall = { tool, step: stepFor(frame.recording), args: [...args], status: "running" };
     frame.recording.calls.push(call);
     const threw = (error: unknown): never => {
       call.status = "threw";
