@@ -50,7 +50,7 @@ export interface Engine<P extends Params = Params> {
  *
  * @example
  * const engine = new Engine();
- * const hello = engine.function({}, (name: string) => console.log(`hello ${name}`));
+ * const hello = engine.function({ name: "hello" }, (name: string) => console.log(`hello ${name}`));
  * engine.setAgent((task) => hello(task)).finalize();
  * await engine("erik"); // false: the agent ran and was recorded
  * await engine("erik"); // true: replayed without the agent
@@ -128,7 +128,7 @@ export class Engine<P extends Params = Params> {
    * Instruments a function tool. The result behaves like `fn`; calls made during
    * an engine run are recorded.
    *
-   * @example const click = engine.function({ preCheck }, (x: number, y: number) => screen.click(x, y));
+   * @example const click = engine.function({ name: "click", preCheck }, (x: number, y: number) => screen.click(x, y));
    */
   function<B extends unknown[], R, A extends unknown[] = B, P = unknown, Q = unknown>(
     options: ToolOptions<A, unknown, P, Q> & { name: string } & Compatible<A, B>,

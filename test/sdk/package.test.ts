@@ -1,23 +1,24 @@
 import { execFile } from "node:child_process";
-import { readFile, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanEnv, scratchProject, typecheck, type ScratchProject } from "./support/scratch-project.js";
+import { PRINTED_VALUE, tsSnippets } from "./support/doc-snippets.js";
+import { cleanEnv, ROOT, scratchProject, typecheck, type ScratchProject } from "./support/scratch-project.js";
 
 const run = promisify(execFile);
 
 // Issue 27, item 7: the SDK is an installable package. It is packed, installed offline in a project outside
 // this repository, and imported there by its name, both its JavaScript and its types.
-describe("Issue 27.7: @muscle-mem/sdk installs from its tarball and imports by name", () => {
-  let project: ScratchProject;
-  beforeAll(async () => {
-    project = await scratchProject();
-  }, 180_000);
-  afterAll(async () => {
-    if (project) await rm(project.dir, { recursive: true, force: true });
-  });
+let project: ScratchProject;
+beforeAll(async () => {
+  project = await scratchProject();
+}, 180_000);
+afterAll(async () => {
+  if (project) await rm(project.dir, { recursive: true, force: true });
+});
 
+describe("Issue 27.7: @muscle-mem/sdk installs from its tarball and imports by name", () => {
   it("Should pack the build and the manifest, not the sources or the tests", () => {
     expect(project.packed).toContain("package.json");
     expect(project.packed).toContain("dist/index.js");
@@ -87,3 +88,50 @@ describe("Issue 27.7: @muscle-mem/sdk installs from its tarball and imports by n
     expect(resolvedSdk).toBe(join(project.dir, "node_modules/@muscle-mem/sdk/dist/index.d.ts"));
   });
 });
+
+// Issue 27, item 7: every snippet of docs/sdk.md runs as written, against the installed package.
+describe("Issue 27.7: the TypeScript snippets of docs/sdk.md", () => {
+  const page = resolve(ROOT, "docs/sdk.md");
+
+  it("Should fence code only as ts (run here) or sh, so that no TypeScript escapes the check", async () => {
+    const fences = (await readFile(page, "utf8")).split("\n").filter((l) => /^```\S/.test(l.trim()));
+    expect(new Set(fences.map((l) => l.trim()))).toEqual(new Set(["```ts", "```sh"]));
+  });
+
+  it("Should import the package by name in every snippet, and type-check each against it", async () => {
+    const snippets = tsSnippets(await readFile(page, "utf8"));
+    expect(snippets.length).toBeGreaterThanOrEqual(6);
+    for (const { line, code } of snippets) expect(code, `snippet at docs/sdk.md:${line}`).toMatch(/from "@muscle-mem\/sdk";/);
+    const files = await writeSnippets(project.dir, snippets.map((s) => s.code));
+    const { errors, resolvedSdk } = typecheck(files);
+    expect(errors).toEqual([]);
+    expect(resolvedSdk).toBe(join(project.dir, "node_modules/@muscle-mem/sdk/dist/index.d.ts"));
+  }, 120_000);
+
+  it("Should run every snippet, printing what its comments say and no warning", async () => {
+    const snippets = tsSnippets(await readFile(page, "utf8"));
+    const files = await writeSnippets(project.dir, snippets.map((s) => s.code));
+    const clock = resolve(ROOT, "test/sdk/support/virtual-clock.ts");
+    for (const [i, { line, prints }] of snippets.entries()) {
+      const { stdout, stderr } = await run(resolve(ROOT, "node_modules/.bin/tsx"), ["--import", clock, files[i]], {
+        cwd: project.dir,
+        env: cleanEnv(),
+        timeout: 60_000,
+      });
+      const printed = stdout.split("\n").filter((l) => PRINTED_VALUE.test(l));
+      expect({ line, printed, stderr }).toEqual({ line, printed: prints, stderr: "" });
+    }
+  }, 180_000);
+});
+
+/** Writes each snippet as a module of the scratch project; returns their paths, in order. */
+async function writeSnippets(dir: string, codes: string[]): Promise<string[]> {
+  await mkdir(join(dir, "snippets"), { recursive: true });
+  return Promise.all(
+    codes.map(async (code, i) => {
+      const file = join(dir, "snippets", `snippet-${i + 1}.ts`);
+      await writeFile(file, code);
+      return file;
+    }),
+  );
+}

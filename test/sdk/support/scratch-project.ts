@@ -22,8 +22,8 @@ export interface ScratchProject {
 
 /** The environment for npm and node in the scratch project: none of the npm settings of a surrounding `npm run`. */
 export function cleanEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!/^npm_/i.test(name)) env[name] = value;
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) if (/^npm_/i.test(name)) delete env[name];
   return { ...env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
 }
 
