@@ -14,7 +14,6 @@ import type {
   EngineWarning,
   RunOptions,
   RunReport,
-  StepArg,
   Trajectory,
   TrajectoryStep,
   TrajectoryStore,
