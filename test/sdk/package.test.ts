@@ -55,6 +55,13 @@ describe("Issue 27.7: @muscle-mem/sdk installs from its tarball and imports by n
     expect(JSON.parse(stdout)).toEqual({ hits: [false, true], agentRuns: 1, said: ["erik", "erik"], stored: 1 });
   });
 
+  it("Should load with require() too, as Node 20.19+ and 22.12+ load ES modules for CommonJS", async () => {
+    const file = join(project.dir, "consumer.cjs");
+    await writeFile(file, 'const { Engine } = require("@muscle-mem/sdk");\nconsole.log(typeof new Engine().run);\n');
+    const { stdout } = await run(process.execPath, [file], { cwd: project.dir, env: cleanEnv() });
+    expect(stdout.trim()).toBe("function");
+  });
+
   it("Should refuse imports of its internals: only the entry point is exported", async () => {
     const file = join(project.dir, "internals.mjs");
     await writeFile(file, 'await import("@muscle-mem/sdk/dist/engine.js");\n');
