@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { eraseCheck } from "./check.js";
 import { UsageError } from "./errors.js";
-import { groupSteps, recordStep, toStep } from "./record.js";
+import { missSteps, replayedSteps } from "./record.js";
 import { replay } from "./replay.js";
-import { encodeArgs, skillKey, stepOf } from "./steps.js";
+import { skillKey } from "./steps.js";
 import { MemoryStore } from "./store/memory-store.js";
 import type { Compatible, ToolOptions } from "./tool-options.js";
 import { agentRun, instrument, newScope, Recording, type Scope, type Tool } from "./tools.js";
@@ -194,14 +194,7 @@ export class Engine<P extends Params = Params> {
       const report: RunReport = { hit: true, replayed: outcome.done.length, recorded: 0, stored: false };
       if (this.onHit === "keep") return report;
       // Refresh: store what this replay observed, so time-window checks slide forward as in the original.
-      return this.save(report, { key, task, branchOf: undefined }, () =>
-        groupSteps(
-          outcome.done.map((d) => ({
-            step: d.step,
-            stored: toStep(this.tools, { tool: d.tool, args: encodeArgs(d.args, params), pre: d.pre, post: d.post, result: d.result }),
-          })),
-        ),
-      );
+      return this.save(report, { key, task, branchOf: undefined }, () => replayedSteps(this.tools, outcome.done, params));
     }
 
     const recording = new Recording(outcome.done);
@@ -220,18 +213,14 @@ export class Engine<P extends Params = Params> {
 
     const report: RunReport = {
       hit: false,
-      replayed: outcome.done.length,
+      replayed: outcome.done.filter((d) => !d.retry).length,
       recorded: recording.calls.length,
       stored: false,
       reason: outcome.reason,
       branchOf: outcome.branchOf,
     };
     if (recording.problem) return this.notStored(report, recording.problem);
-    return this.save(report, { key, task, branchOf: outcome.branchOf }, () => [
-      ...outcome.prefix,
-      ...(outcome.diverged ? [stepOf(outcome.diverged.map((observed) => toStep(this.tools, observed)))] : []),
-      ...groupSteps(recording.calls.map((call) => ({ step: call.step, stored: recordStep(this.tools, call, params) }))),
-    ]);
+    return this.save(report, { key, task, branchOf: outcome.branchOf }, () => missSteps(this.tools, outcome, recording.calls, params));
   }
 
   /** Builds the steps to store (which may throw: not storable) and stores them as a trajectory. */

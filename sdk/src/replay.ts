@@ -18,6 +18,11 @@ export type ReplayOutcome =
       done: ReplayedCall[];
       prefix: TrajectoryStep[];
       diverged?: Observed[];
+      /**
+       * A parallel step in which some calls threw: it follows the prefix, and its calls are the last of
+       * `done`, those that threw marked `retry` for the agent to run again.
+       */
+      unfinished?: boolean;
       branchOf?: BranchOf;
       reason: string;
     };
@@ -170,22 +175,22 @@ export async function replay(all: Trajectory[], env: ReplayEnv): Promise<ReplayO
     const runs = await runStep(env, calls);
     const failed = runs.find((r) => r.threw);
     if (failed?.threw) {
-      // The step may have half happened: hand over to the agent from here, as for a failed check.
       const { error } = failed.threw;
       env.warn({ kind: "tool-error", message: `replayed tool ${failed.tool.name} threw at step ${idx}; the agent takes over`, error });
+      // A step of one call that threw may have half happened: the agent takes over from it, as for a failed check.
+      // In a parallel step the calls that succeeded are done, and the agent runs again only those that threw.
+      const unfinished = runs.length > 1;
+      if (unfinished) done.push(...runs.map((r, k) => replayedCall(idx, r, chosen.current[k])));
       return {
         kind: "miss",
         done,
         prefix: best.steps.slice(0, idx),
+        unfinished,
         branchOf: idx > 0 ? { id: best.id, at: idx } : undefined,
         reason: `replayed tool ${failed.tool.name} threw at step ${idx}: ${error instanceof Error ? error.message : String(error)}`,
       };
     }
-    runs.forEach((r, k) => {
-      const entry: ReplayedCall = { step: idx, tool: r.tool.name, args: r.args, result: r.result, async: r.async, pre: chosen.current[k] };
-      if (r.post?.ok) entry.post = r.post.value;
-      done.push(entry);
-    });
+    done.push(...runs.map((r, k) => replayedCall(idx, r, chosen.current[k])));
 
     const survivors = group.map((o) => o.trajectory).filter((t) => postPasses(env, runs, t.steps[idx]));
     if (survivors.length === 0) {
@@ -208,6 +213,14 @@ export async function replay(all: Trajectory[], env: ReplayEnv): Promise<ReplayO
     }
     live = survivors;
   }
+}
+
+/** What the agent's repeat of a replayed call is answered with; a call that threw is marked for the agent to run again. */
+function replayedCall(step: number, run: CallRun, pre: unknown): ReplayedCall {
+  const entry: ReplayedCall = { step, tool: run.tool.name, args: run.args, result: run.result, async: run.async, pre };
+  if (run.post?.ok) entry.post = run.post.value;
+  if (run.threw) entry.retry = true;
+  return entry;
 }
 
 /** A step's tools for a message: one name, or the names of a parallel step's calls joined by " + ". */

@@ -34,7 +34,15 @@ export interface RecordedCall {
   misuse?: string;
   /** With an async pre-check capture: settles once the tool itself has been called. */
   invoked?: Promise<void>;
+  /** The call repeats one that threw in the parallel step a replay left half done: it completes that step. */
+  retried?: boolean;
 }
+
+/**
+ * The step of calls that complete the parallel step a replay left half done: the agent's retries of its
+ * calls that threw, and calls made while those still ran. The steps after it are numbered from 0.
+ */
+export const UNFINISHED_STEP = -1;
 
 /** A call the engine replayed before it handed over to the agent. */
 export interface ReplayedCall {
@@ -48,6 +56,11 @@ export interface ReplayedCall {
   /** The check captures this replay observed for the step. */
   pre?: unknown;
   post?: unknown;
+  /**
+   * The call threw during the replay while the other calls of its parallel step succeeded: the agent's
+   * call that repeats it runs again (it is not answered from the replay) and completes that step.
+   */
+  retry?: boolean;
 }
 
 /**
@@ -85,13 +98,17 @@ function argsText(args: readonly unknown[]): string | undefined {
   }
 }
 
-/** Answers a call that repeats the next replayed step; undefined when it does not. */
-function repeat(recording: Recording, tool: Tool, args: unknown[]): { value: unknown } | undefined {
+/**
+ * Answers a call that repeats the next replayed call, or says it must run again (it threw in the replay);
+ * undefined when it repeats none.
+ */
+function repeat(recording: Recording, tool: Tool, args: unknown[]): { value: unknown } | { retry: true } | undefined {
   if (!recording.absorbing || recording.caughtUp) return undefined;
   const expected = recording.replayed[recording.repeated];
   const text = argsText(args);
   if (expected.tool === tool.name && text !== undefined && text === argsText(expected.args)) {
     recording.repeated++;
+    if (expected.retry) return { retry: true };
     return { value: expected.async ? Promise.resolve(expected.result) : expected.result };
   }
   recording.absorbing = false;
@@ -194,6 +211,7 @@ function runCall(call: RecordedCall, self: unknown): unknown {
  */
 function stepFor(recording: Recording): number {
   const last = recording.calls.at(-1);
+  // (after the unfinished step, UNFINISHED_STEP + 1 is step 0)
   if (last === undefined) return 0;
   return recording.calls.some((c) => c.status === "running") ? last.step : last.step + 1;
 }
@@ -214,8 +232,9 @@ export function instrument(tool: Tool, scope: Scope): (this: unknown, ...args: u
       );
     }
     const repeated = repeat(frame.recording, tool, args);
-    if (repeated) return repeated.value;
-    const call: RecordedCall = { tool, step: stepFor(frame.recording), args: [...args], status: "running" };
+    if (repeated && "value" in repeated) return repeated.value;
+    const call: RecordedCall = { tool, step: repeated ? UNFINISHED_STEP : stepFor(frame.recording), args: [...args], status: "running" };
+    if (repeated) call.retried = true;
     frame.recording.calls.push(call);
     const threw = (error: unknown): never => {
       call.status = "threw";

@@ -18,7 +18,7 @@ function setup(remote?: RemoteStore) {
   const engine = new Engine({ store: remote ?? store, onWarning: (w) => warnings.push(w) });
   const world: Record<string, string> = { a: "ready", b: "ready", c: "ready" };
   const log: string[] = [];
-  const state = { busy: 0, mostBusy: 0, agentRuns: 0, failing: new Set<string>() };
+  const state = { busy: 0, mostBusy: 0, agentRuns: 0, failing: new Set<string>(), skipB: false };
   const ready = new Check(
     (name: string) => { log.push(`pre ${name}`); return world[name]; },
     (current, recorded) => current === recorded,
@@ -42,6 +42,10 @@ function setup(remote?: RemoteStore) {
   engine.setAgent(async () => {
     state.agentRuns++;
     note("begin");
+    if (state.skipB) {
+      await load("a");
+      return;
+    }
     const results = await Promise.all([load("a"), load("b")]);
     note(results.join(" "));
   }).finalize();
@@ -113,18 +117,33 @@ describe("Issue 27.8: tools the agent runs at the same time", () => {
     expect(await engine("load both")).toBe(true);
   });
 
-  it("Should let every call of the step settle when one throws, then hand over to the agent from that step", async () => {
+  it("Should run again only the call that threw in a parallel step, and store the step it completes", async () => {
     const { engine, store, log, state, warnings } = setup();
     await engine("load both");
+    const [first] = store.dump();
     state.failing.add("b");
     log.length = 0;
     const report = await engine.run("load both");
-    expect(report).toMatchObject({ hit: false, replayed: 1, recorded: 3, stored: true, reason: "replayed tool load threw at step 1: b failed" });
+    expect(report).toMatchObject({ hit: false, replayed: 2, recorded: 2, stored: true, branchOf: { id: first.id, at: 1 } });
+    expect(report.reason).toBe("replayed tool load threw at step 1: b failed");
     expect(warnings.map((w) => w.kind)).toEqual(["tool-error"]);
+    // The replay's a finished and is not run again: the agent's a is answered from the replay, its b runs.
     const runs = log.filter((l) => /^(start|end|note)/.test(l));
-    // a finished before the agent took over; the agent then ran the whole step again, a included.
-    expect(runs).toEqual(["note begin", "start a", "start b", "end a", "start a", "start b", "end a", "end b", "note a! b!"]);
-    expect(store.size).toBe(2);
+    expect(runs).toEqual(["note begin", "start a", "start b", "end a", "start b", "end b", "note a! b!"]);
+    const branch = store.dump().find((t) => t.id !== first.id);
+    expect(branch?.steps).toEqual(first.steps); // the same calls, captures and results: b's retry completed the step
+    log.length = 0;
+    expect(await engine.run("load both")).toMatchObject({ hit: true, replayed: 4 });
+  });
+
+  it("Should store nothing when the agent does not run again the call that threw", async () => {
+    const { engine, store, state, warnings } = setup();
+    await engine("load both");
+    state.failing.add("b");
+    state.skipB = true;
+    expect(await engine.run("load both")).toMatchObject({ hit: false, stored: false, reason: expect.stringMatching(/before repeating/) });
+    expect(warnings.map((w) => w.kind)).toEqual(["tool-error", "not-storable"]);
+    expect(store.size).toBe(1);
   });
 
   it("Should store the observed captures of a hit as parallel steps with onHit: refresh", async () => {
