@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { eraseCheck } from "./check.js";
 import { UsageError } from "./errors.js";
-import { recordStep, toStep } from "./record.js";
+import { missSteps, replayedSteps } from "./record.js";
 import { replay } from "./replay.js";
-import { encodeArgs, skillKey } from "./steps.js";
+import { skillKey } from "./steps.js";
 import { MemoryStore } from "./store/memory-store.js";
 import type { Compatible, ToolOptions } from "./tool-options.js";
 import { agentRun, instrument, newScope, Recording, type Scope, type Tool } from "./tools.js";
@@ -14,9 +14,8 @@ import type {
   EngineWarning,
   RunOptions,
   RunReport,
-  Step,
-  StepArg,
   Trajectory,
+  TrajectoryStep,
   TrajectoryStore,
 } from "./types.js";
 
@@ -50,7 +49,7 @@ export interface Engine<P extends Params = Params> {
  *
  * @example
  * const engine = new Engine();
- * const hello = engine.function({}, (name: string) => console.log(`hello ${name}`));
+ * const hello = engine.function({ name: "hello" }, (name: string) => console.log(`hello ${name}`));
  * engine.setAgent((task) => hello(task)).finalize();
  * await engine("erik"); // false: the agent ran and was recorded
  * await engine("erik"); // true: replayed without the agent
@@ -128,7 +127,7 @@ export class Engine<P extends Params = Params> {
    * Instruments a function tool. The result behaves like `fn`; calls made during
    * an engine run are recorded.
    *
-   * @example const click = engine.function({ preCheck }, (x: number, y: number) => screen.click(x, y));
+   * @example const click = engine.function({ name: "click", preCheck }, (x: number, y: number) => screen.click(x, y));
    */
   function<B extends unknown[], R, A extends unknown[] = B, P = unknown, Q = unknown>(
     options: ToolOptions<A, unknown, P, Q> & { name: string } & Compatible<A, B>,
@@ -195,9 +194,7 @@ export class Engine<P extends Params = Params> {
       const report: RunReport = { hit: true, replayed: outcome.done.length, recorded: 0, stored: false };
       if (this.onHit === "keep") return report;
       // Refresh: store what this replay observed, so time-window checks slide forward as in the original.
-      return this.save(report, { key, task, branchOf: undefined }, () =>
-        outcome.done.map((d) => toStep(this.tools, { tool: d.tool, args: encodeArgs(d.args, params), pre: d.pre, post: d.post, result: d.result })),
-      );
+      return this.save(report, { key, task, branchOf: undefined }, () => replayedSteps(this.tools, outcome.done, params));
     }
 
     const recording = new Recording(outcome.done);
@@ -216,23 +213,19 @@ export class Engine<P extends Params = Params> {
 
     const report: RunReport = {
       hit: false,
-      replayed: outcome.done.length,
+      replayed: outcome.done.filter((d) => !d.retry).length,
       recorded: recording.calls.length,
       stored: false,
       reason: outcome.reason,
       branchOf: outcome.branchOf,
     };
     if (recording.problem) return this.notStored(report, recording.problem);
-    return this.save(report, { key, task, branchOf: outcome.branchOf }, () => [
-      ...outcome.prefix,
-      ...(outcome.diverged ? [toStep(this.tools, outcome.diverged)] : []),
-      ...recording.calls.map((call) => recordStep(this.tools, call, params)),
-    ]);
+    return this.save(report, { key, task, branchOf: outcome.branchOf }, () => missSteps(this.tools, outcome, recording.calls, params));
   }
 
   /** Builds the steps to store (which may throw: not storable) and stores them as a trajectory. */
-  private async save(report: RunReport, meta: Pick<Trajectory, "key" | "task" | "branchOf">, build: () => Step[]): Promise<RunReport> {
-    let steps: Step[];
+  private async save(report: RunReport, meta: Pick<Trajectory, "key" | "task" | "branchOf">, build: () => TrajectoryStep[]): Promise<RunReport> {
+    let steps: TrajectoryStep[];
     try {
       steps = build();
     } catch (error) {

@@ -9,6 +9,7 @@ export type {
   AgentContext,
   BranchOf,
   EngineWarning,
+  ParallelStep,
   Params,
   ParamValue,
   RunArgs,
@@ -18,5 +19,6 @@ export type {
   Step,
   StepArg,
   Trajectory,
+  TrajectoryStep,
   TrajectoryStore,
 } from "./types.js";

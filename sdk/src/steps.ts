@@ -1,5 +1,15 @@
 import { canonicalJson, decodeValue, encodeValue, type Json } from "./json.js";
-import type { SkillKey, Step, StepArg, Trajectory } from "./types.js";
+import type { SkillKey, Step, StepArg, Trajectory, TrajectoryStep } from "./types.js";
+
+/** The calls of a step, in the order they were made: one, or the calls of a parallel step. */
+export function callsOf(step: TrajectoryStep): readonly Step[] {
+  return "parallel" in step ? step.parallel : [step];
+}
+
+/** A step from the calls that made it: one call is a step of its own, more are a parallel step. */
+export function stepOf(calls: Step[]): TrajectoryStep {
+  return calls.length === 1 ? calls[0] : { parallel: calls };
+}
 
 /**
  * Params worth recognising in tool arguments. Booleans, null, undefined and the
@@ -61,22 +71,27 @@ export class Binder {
     const first = new Map<string, string>();
     for (const t of trajectories) {
       t.steps.forEach((step, i) => {
-        step.args.forEach((arg, j) => {
-          if (arg.param === undefined) return;
-          const slot = slotOf(t.steps, i, j, arg.param);
-          const value = canonicalJson(arg.value);
-          const seen = first.get(slot);
-          if (seen === undefined) first.set(slot, value);
-          else if (seen !== value) this.proven.add(slot);
+        callsOf(step).forEach((call, k) => {
+          call.args.forEach((arg, j) => {
+            if (arg.param === undefined) return;
+            const slot = slotOf(t.steps, i, k, j, arg.param);
+            const value = canonicalJson(arg.value);
+            const seen = first.get(slot);
+            if (seen === undefined) first.set(slot, value);
+            else if (seen !== value) this.proven.add(slot);
+          });
         });
       });
     }
   }
 
-  /** The live arguments of step `idx` of `steps`, or undefined when they cannot be replayed under these params. */
-  args(steps: readonly Step[], idx: number): unknown[] | undefined {
+  /**
+   * The live arguments of call `k` of step `idx` of `steps`, or undefined when they cannot be
+   * replayed under these params.
+   */
+  args(steps: readonly TrajectoryStep[], idx: number, k = 0): unknown[] | undefined {
     const out: unknown[] = [];
-    for (const [j, arg] of steps[idx].args.entries()) {
+    for (const [j, arg] of callsOf(steps[idx])[k].args.entries()) {
       if (arg.param === undefined) {
         out.push(decodeValue(arg.value));
         continue;
@@ -84,21 +99,37 @@ export class Binder {
       if (!Object.hasOwn(this.params, arg.param)) return undefined;
       const current = this.params[arg.param];
       if (encodedOrUndefined(current) === canonicalJson(arg.value)) out.push(decodeValue(arg.value));
-      else if (this.proven.has(slotOf(steps, idx, j, arg.param))) out.push(current);
+      else if (this.proven.has(slotOf(steps, idx, k, j, arg.param))) out.push(current);
       else return undefined;
     }
     return out;
   }
 
-  /** Equal for two steps exactly when they would make the same call. */
-  identity(steps: readonly Step[], idx: number): string {
-    const args = this.args(steps, idx);
-    return `${steps[idx].tool}\u0000${args === undefined ? "?" : (encodedOrUndefined(args) ?? "?")}`;
+  /** Whether every call of step `idx` can be replayed under these params. */
+  bindable(steps: readonly TrajectoryStep[], idx: number): boolean {
+    return callsOf(steps[idx]).every((_, k) => this.args(steps, idx, k) !== undefined);
+  }
+
+  /** Equal for two calls exactly when they would make the same call. */
+  callIdentity(steps: readonly TrajectoryStep[], idx: number, k: number): string {
+    const args = this.args(steps, idx, k);
+    return `${callsOf(steps[idx])[k].tool}\u0000${args === undefined ? "?" : (encodedOrUndefined(args) ?? "?")}`;
+  }
+
+  /** Equal for two steps exactly when they would make the same calls, in the same order, the same way (alone or in parallel). */
+  identity(steps: readonly TrajectoryStep[], idx: number): string {
+    const calls = callsOf(steps[idx]).map((_, k) => this.callIdentity(steps, idx, k));
+    return "parallel" in steps[idx] ? `parallel\u0001${calls.join("\u0001")}` : calls[0];
   }
 }
 
-function slotOf(steps: readonly Step[], idx: number, arg: number, param: string): string {
-  return canonicalJson([steps.slice(0, idx + 1).map((s) => s.tool), arg, param]);
+/** The tools of a step: a name, or the names of a parallel step's calls. */
+function toolsOf(step: TrajectoryStep): string | string[] {
+  return "parallel" in step ? step.parallel.map((c) => c.tool) : step.tool;
+}
+
+function slotOf(steps: readonly TrajectoryStep[], idx: number, call: number, arg: number, param: string): string {
+  return canonicalJson([steps.slice(0, idx + 1).map(toolsOf), call, arg, param]);
 }
 
 /**

@@ -18,6 +18,11 @@ export interface Tool {
 /** One call observed while the agent runs. */
 export interface RecordedCall {
   tool: Tool;
+  /**
+   * Which step of this run the call belongs to. A call made while another is still running joins that
+   * call's step (a parallel step); a call made when none is running starts the next step.
+   */
+  step: number;
   args: unknown[];
   pre?: unknown;
   post?: unknown;
@@ -29,10 +34,20 @@ export interface RecordedCall {
   misuse?: string;
   /** With an async pre-check capture: settles once the tool itself has been called. */
   invoked?: Promise<void>;
+  /** The call repeats one that threw in the parallel step a replay left half done: it completes that step. */
+  retried?: boolean;
 }
 
-/** A step the engine replayed before it handed over to the agent. */
+/**
+ * The step of calls that complete the parallel step a replay left half done: the agent's retries of its
+ * calls that threw, and calls made while those still ran. The steps after it are numbered from 0.
+ */
+export const UNFINISHED_STEP = -1;
+
+/** A call the engine replayed before it handed over to the agent. */
 export interface ReplayedCall {
+  /** The index of its step in the trajectory replayed: the calls of a parallel step share it. */
+  step: number;
   tool: string;
   args: unknown[];
   result: unknown;
@@ -41,6 +56,11 @@ export interface ReplayedCall {
   /** The check captures this replay observed for the step. */
   pre?: unknown;
   post?: unknown;
+  /**
+   * The call threw during the replay while the other calls of its parallel step succeeded: the agent's
+   * call that repeats it runs again (it is not answered from the replay) and completes that step.
+   */
+  retry?: boolean;
 }
 
 /**
@@ -78,13 +98,17 @@ function argsText(args: readonly unknown[]): string | undefined {
   }
 }
 
-/** Answers a call that repeats the next replayed step; undefined when it does not. */
-function repeat(recording: Recording, tool: Tool, args: unknown[]): { value: unknown } | undefined {
+/**
+ * Answers a call that repeats the next replayed call, or says it must run again (it threw in the replay);
+ * undefined when it repeats none.
+ */
+function repeat(recording: Recording, tool: Tool, args: unknown[]): { value: unknown } | { retry: true } | undefined {
   if (!recording.absorbing || recording.caughtUp) return undefined;
   const expected = recording.replayed[recording.repeated];
   const text = argsText(args);
   if (expected.tool === tool.name && text !== undefined && text === argsText(expected.args)) {
     recording.repeated++;
+    if (expected.retry) return { retry: true };
     return { value: expected.async ? Promise.resolve(expected.result) : expected.result };
   }
   recording.absorbing = false;
@@ -181,6 +205,18 @@ function runCall(call: RecordedCall, self: unknown): unknown {
 }
 
 /**
+ * The step a new call belongs to: the current one while any of its calls is still running (the agent
+ * runs tools at the same time, as with Promise.all), else the next one. Only the latest step can have
+ * running calls, since a step ends when none of its calls runs.
+ */
+function stepFor(recording: Recording): number {
+  const last = recording.calls.at(-1);
+  // (after the unfinished step, UNFINISHED_STEP + 1 is step 0)
+  if (last === undefined) return 0;
+  return recording.calls.some((c) => c.status === "running") ? last.step : last.step + 1;
+}
+
+/**
  * Wraps a tool so that calls made during an engine run are recorded with
  * their check captures. Outside a run, and inside another tool, the wrapper
  * calls straight through. A synchronous tool stays synchronous as long as its
@@ -196,15 +232,9 @@ export function instrument(tool: Tool, scope: Scope): (this: unknown, ...args: u
       );
     }
     const repeated = repeat(frame.recording, tool, args);
-    if (repeated) return repeated.value;
-    const running = frame.recording.calls.find((c) => c.status === "running");
-    if (running) {
-      frame.recording.refuse(
-        `tools ${running.tool.name} and ${tool.name} ran at the same time (Promise.all?); a replay runs tools one at a time, ` +
-          "so its checks would not see what this run saw. Await each tool before calling the next one to have the run recorded",
-      );
-    }
-    const call: RecordedCall = { tool, args: [...args], status: "running" };
+    if (repeated && "value" in repeated) return repeated.value;
+    const call: RecordedCall = { tool, step: repeated ? UNFINISHED_STEP : stepFor(frame.recording), args: [...args], status: "running" };
+    if (repeated) call.retried = true;
     frame.recording.calls.push(call);
     const threw = (error: unknown): never => {
       call.status = "threw";

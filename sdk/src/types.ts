@@ -10,7 +10,7 @@ export interface StepArg {
   param?: string;
 }
 
-/** One tool call in a trajectory, as stored. */
+/** One tool call in a trajectory, as stored: a step of its own, or one call of a {@link ParallelStep}. */
 export interface Step {
   /** The registered tool name. */
   tool: string;
@@ -24,6 +24,18 @@ export interface Step {
   /** The tool's return value, when it is serialisable. Informational only. */
   result?: Json;
 }
+
+/**
+ * Tool calls that overlapped in time (an agent's `Promise.all`): one step of two or more calls, in the
+ * order they were made. A replay evaluates the pre-checks of every call before it starts any, then
+ * starts them all in that order without waiting for one to finish before the next.
+ */
+export interface ParallelStep {
+  parallel: Step[];
+}
+
+/** A step of a trajectory: one tool call, or calls that ran at the same time. */
+export type TrajectoryStep = Step | ParallelStep;
 
 /**
  * What a recording is filed under. With tags, runs that share the same set of
@@ -43,7 +55,7 @@ export interface Trajectory {
   id: string;
   key: SkillKey;
   task: string;
-  steps: Step[];
+  steps: TrajectoryStep[];
   /** Milliseconds since the epoch. */
   recordedAt: number;
   branchOf?: BranchOf;
@@ -82,9 +94,9 @@ export type Agent<P extends Params = Params> = (task: string, context: AgentCont
 /** What one engine call did. */
 export interface RunReport {
   hit: boolean;
-  /** Steps replayed from the cache in this call. */
+  /** Tool calls replayed from the cache in this call (a parallel step counts each of its calls). */
   replayed: number;
-  /** Steps the agent ran in this call. */
+  /** Tool calls the agent ran in this call. */
   recorded: number;
   /** Whether a trajectory was written to the store. */
   stored: boolean;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Check, Engine, MemoryStore, type EngineWarning, type Trajectory, type TrajectoryStore } from "../../sdk/src/index.js";
+import { singleSteps } from "./support/steps.js";
 
 function quiet(store?: TrajectoryStore) {
   const warnings: EngineWarning[] = [];
@@ -34,7 +35,7 @@ describe("Engine setup", () => {
     const g = e.function({ name: "g", version: "2" }, (x: number) => x + 2);
     e.setAgent(() => { f(1); g(1); }).finalize();
     await e("t");
-    expect(store.dump()[0].steps.map((s) => s.version)).toEqual([expect.stringMatching(/^src:[0-9a-f]{12}$/), "2"]);
+    expect(singleSteps(store.dump()[0]).map((s) => s.version)).toEqual([expect.stringMatching(/^src:[0-9a-f]{12}$/), "2"]);
   });
 });
 
@@ -62,7 +63,7 @@ describe("Engine recording", () => {
     expect(await engine("crawl")).toBe(false);
     expect(await engine("crawl")).toBe(true);
     expect(order).toEqual(["/a", "/bb", "/a", "/bb"]);
-    expect(store.dump()[0].steps.map((s) => [s.pre, s.result])).toEqual([[2, "<html>/a</html>"], [3, "<html>/bb</html>"]]);
+    expect(singleSteps(store.dump()[0]).map((s) => [s.pre, s.result])).toEqual([[2, "<html>/a</html>"], [3, "<html>/bb</html>"]]);
   });
 
   it("Should record only the outer call when a tool calls another tool", async () => {
@@ -72,7 +73,7 @@ describe("Engine recording", () => {
     const outer = engine.function({ name: "outer" }, (x: number) => inner(x) + 1);
     engine.setAgent(() => { outer(1); }).finalize();
     await engine("nested");
-    expect(store.dump()[0].steps.map((s) => s.tool)).toEqual(["outer"]);
+    expect(singleSteps(store.dump()[0]).map((s) => s.tool)).toEqual(["outer"]);
   });
 
   it("Should keep concurrent runs of one engine apart", async () => {
@@ -81,7 +82,7 @@ describe("Engine recording", () => {
     const say = engine.function({ name: "say" }, async (word: string) => { await new Promise((r) => setTimeout(r, 3)); return word; });
     engine.setAgent(async (task) => { for (const w of task.split(" ")) await say(w); }).finalize();
     await Promise.all([engine("a b c"), engine("x y")]);
-    const byTask = Object.fromEntries(store.dump().map((t) => [t.task, t.steps.map((s) => s.result)]));
+    const byTask = Object.fromEntries(store.dump().map((t) => [t.task, singleSteps(t).map((s) => s.result)]));
     expect(byTask).toEqual({ "a b c": ["a", "b", "c"], "x y": ["x", "y"] });
   });
 

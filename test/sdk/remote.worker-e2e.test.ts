@@ -45,6 +45,30 @@ function machine(namespace: string, token: string, tenant?: string) {
   return { engine, store, world, log, warnings, agentRuns: () => agentRuns };
 }
 
+/** A machine whose agent fetches two items at once (Promise.all), then packs them. */
+function parallelMachine(namespace: string) {
+  const store = new RemoteStore({ baseUrl: dev.url, namespace, token: TEAM_KEY });
+  const warnings: string[] = [];
+  const engine = new Engine({ store, onWarning: (w) => warnings.push(`${w.kind}: ${w.message} ${String(w.error)}`) });
+  const log: string[] = [];
+  const state = { busy: 0, mostBusy: 0, agentRuns: 0 };
+  const sameItem = new Check((item: string) => item, (a, b) => a === b);
+  const fetchItem = engine.function({ name: "fetchItem", preCheck: sameItem }, async (item: string) => {
+    log.push(`fetch ${item}`);
+    state.busy++;
+    state.mostBusy = Math.max(state.mostBusy, state.busy);
+    await Promise.resolve();
+    state.busy--;
+    return item;
+  });
+  const pack = engine.function({ name: "pack" }, (items: string[]) => { log.push(`pack ${items.join()}`); });
+  engine.setAgent(async () => {
+    state.agentRuns++;
+    pack(await Promise.all([fetchItem("mug"), fetchItem("pen")]));
+  }).finalize();
+  return { engine, store, log, state, warnings };
+}
+
 /** Import may land a moment after it answers: wait until the skill is readable. */
 async function readable(store: RemoteStore, key: SkillKey, count: number): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -97,6 +121,21 @@ describe("SDK RemoteStore against wrangler dev", () => {
     expect(second.calls).toEqual(first.calls);
     expect(first.calls).toHaveLength(3);
   }, 120_000);
+
+  // Issue 27, item 8: a parallel step travels as one assistant message with two tool calls.
+  it("Should keep a parallel step whole through the Worker, and replay it in parallel on another machine", async () => {
+    const a = parallelMachine("sdk-e2e-parallel");
+    const b = parallelMachine("sdk-e2e-parallel");
+    const key = { tags: ["fetch-two"] };
+    expect(await a.engine("fetch two", { tags: key.tags })).toBe(false);
+    await readable(b.store, key, 1);
+    const [stored] = await b.store.query(key);
+    expect(stored.steps.map((s) => ("parallel" in s ? s.parallel.map((c) => c.tool) : s.tool))).toEqual([["fetchItem", "fetchItem"], "pack"]);
+    expect(await b.engine.run("fetch two", { tags: key.tags })).toMatchObject({ hit: true, replayed: 3 });
+    expect(b.state).toMatchObject({ agentRuns: 0, mostBusy: 2 });
+    expect(b.log).toEqual(["fetch mug", "fetch pen", "pack mug,pen"]);
+    expect([...a.warnings, ...b.warnings]).toEqual([]);
+  });
 
   it("Should refuse the admin token without a tenant, and record as the tenant it names", async () => {
     const lost = machine("sdk-e2e-admin", ADMIN);
