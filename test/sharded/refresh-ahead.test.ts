@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { coloCache } from "../../src/engine/lookup/colo-cache";
 import { chat, eventually, storeCost } from "../worker/helpers";
-import { COLO_TTL_MS, hot, recordedPath } from "../worker/refresh-support";
+import { COLO_TTL_MS, hot, keepDue, recordedPath } from "../worker/refresh-support";
 import { dbNamed, NAMES } from "./shard-helpers";
 
 const everyShard = () => NAMES.map(dbNamed);
@@ -15,9 +15,8 @@ describe("refresh ahead over read replicas", () => {
   it("Should renew a due hit by reading the tree's shard after the response, with no store call on the hit", async () => {
     const { key, body, parent, answers } = await recordedPath("replica-refresh", everyShard());
     expect(answers).toBeDefined();
-    const readAt = Date.now() - Math.round(COLO_TTL_MS * 0.9);
     await coloCache(COLO_TTL_MS)!.delete(parent);
-    hot().set(parent, answers, Date.now(), Infinity, readAt);
+    const readAt = keepDue(parent, answers);
     const res = await chat(body, { key });
     expect(res.headers.get("muscle-mem-cache")).toBe("hit");
     expect(storeCost(res)).toEqual({ d1: 0, do: 0 });
@@ -28,8 +27,7 @@ describe("refresh ahead over read replicas", () => {
   it("Should forget a due hit whose answers its shard no longer holds", async () => {
     const { key, body, parent, db: shard, answers } = await recordedPath("replica-gone", everyShard());
     await shard.prepare("DELETE FROM nodes WHERE parent = ?").bind(parent).run();
-    const readAt = Date.now() - Math.round(COLO_TTL_MS * 0.9);
-    hot().set(parent, answers, Date.now(), Infinity, readAt);
+    const readAt = keepDue(parent, answers);
     // The colo's entry was read as long ago, with a minute's deadline: only the refresh can make it go.
     const colo = coloCache(60_000)!;
     await colo.put(parent, answers, readAt);

@@ -7,45 +7,8 @@ import { recordGeneration, recordGenerations } from "../../src/store/tree/record
 import { SingleFlight } from "../../src/store/objects/single-flight";
 import { partnersOf, readLearning, readPathTo } from "../../src/store/templates/learned";
 import { learnFrom } from "../../src/store/templates/learn";
+import { counted } from "./d1-calls";
 import { recording } from "./recordings";
-
-/**
- * `db` with every call to D1 counted: a statement run (all, first, run, raw)
- * or a batch is one call, however many statements the batch holds. Under
- * `wrangler dev` each call is also inspector traffic that wrangler relays.
- */
-function counted(db: D1Database): { db: D1Database; calls: () => number } {
-  let calls = 0;
-  const real = new WeakMap<object, D1PreparedStatement>();
-  const statement = (s: D1PreparedStatement): D1PreparedStatement => {
-    const proxy = new Proxy(s, {
-      get(target, property) {
-        const value: unknown = Reflect.get(target, property, target);
-        if (typeof value !== "function") return value;
-        if (property === "bind") return (...values: unknown[]) => statement(target.bind(...values));
-        if (["all", "first", "run", "raw"].includes(String(property))) calls++;
-        return (...args: unknown[]) => Reflect.apply(value, target, args) as unknown;
-      },
-    });
-    real.set(proxy, s);
-    return proxy;
-  };
-  const proxy = new Proxy(db, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property, target);
-      if (property === "prepare") return (query: string) => statement(target.prepare(query));
-      if (property === "batch") {
-        return (statements: D1PreparedStatement[]) => {
-          calls++;
-          return target.batch(statements.map((s) => real.get(s) ?? s));
-        };
-      }
-      return typeof value === "function" ? (...args: unknown[]) => Reflect.apply(value, target, args) as unknown : value;
-    },
-  });
-  return { db: proxy, calls: () => calls };
-}
-
 
 describe("a miss's D1 calls", () => {
   it("Should read the answers and the tree's template presence in one call on a cold lookup", async () => {
