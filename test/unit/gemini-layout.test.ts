@@ -35,7 +35,7 @@ describe("Gemini stream layouts", () => {
       [{ p: [13, WHOLE, WHOLE], m: { content: { parts: [{ text: "other" }] } } }],
       [{ p: [13, WHOLE, WHOLE], c: 0 }],
     ]) {
-      // Each finishes as the answer does (its last chunk names STOP), so only its cut is at fault (finish reasons: test/worker/review-gemini-layout.test.ts).
+      // Each finishes as the answer does (its last chunk names STOP), so only its cut is at fault (finish reasons: test/worker/gemini.layout-finish-reason.test.ts).
       const finished = Array.isArray(layout) && layout.length > 0 ? [...layout.slice(0, -1), { ...layout[layout.length - 1], f: "STOP" }] : layout;
       expect(plannedChunks(finished, parts, "STOP")).toBeNull();
     }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 
-/** The shared parts of the differential key oracles (key-oracle.test.ts, key-review-oracle.test.ts). */
+/** The shared parts of the differential key oracles (key-oracle.test.ts, key-oracle.responses.test.ts, key-oracle.nested.test.ts). */
 
 /** Member names of `export interface <name>` in a .d.ts text (top level of the interface only). */
 export function fieldsOf(dts: string, name: string): string[] {

@@ -57,7 +57,7 @@ describe("learned templates and the answer's envelope", () => {
     expect(served).not.toBeNull();
     const { [RESPONSE_KEY]: envelope, ...message } = served!.message;
     const { [RESPONSE_KEY]: _, ...truth } = request.answer;
-    // The choice's stop_reason, which both answers sent, is served (in `message`); x_groq.id differed between them, so it is not (test/unit/review-templates-envelope.test.ts).
+    // The choice's stop_reason, which both answers sent, is served (in `message`); x_groq.id differed between them, so it is not (test/unit/templates.learned-envelope.test.ts).
     expect(message).toEqual(truth);
     expect(envelope).toBeUndefined();
   });
