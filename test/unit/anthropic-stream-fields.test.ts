@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { messagesAdapter } from "../../src/providers/anthropic/adapter";
 import { anthropicAnswerOf, renderEventStream, renderMessage } from "../../src/providers/anthropic/render";
 import type { StoredAnswer } from "../../src/core/answer";
+import { AnthropicSseAssembler } from "../../src/providers/anthropic/sse-assembler";
 
 /**
  * A streamed Messages answer whose `content_block_start` carries a field beside the block's own (the
@@ -90,5 +91,30 @@ describe("Anthropic streams: a content block's other fields", () => {
     const s = reader().stream();
     s.feed(new TextEncoder().encode(citing));
     expect(s.finish(1)).toBeNull();
+  });
+});
+
+describe("a streamed Messages answer is recorded only as the model sent it", () => {
+  const assembled = (block: Record<string, unknown>) => {
+    const events = [
+      { type: "message_start", message: { usage: { input_tokens: 1, output_tokens: 0 } } },
+      { type: "content_block_start", index: 0, content_block: block },
+      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a":1}' } },
+      { type: "content_block_stop", index: 0 },
+      { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 3 } },
+      { type: "message_stop" },
+    ];
+    const assembler = new AnthropicSseAssembler();
+    assembler.feed(new TextEncoder().encode(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("")));
+    return assembler.result();
+  };
+
+  it("Should keep a tool_use start's other fields as sent (never drop them), and not assemble an input sent whole", () => {
+    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {} })?.message.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 } }]);
+    // Kept, so the answer is judged as its JSON form is: a server tool's caller is not recorded
+    // (keyAnthropicAnswer; test/unit/anthropic-stream-fields.test.ts), the default caller is.
+    const serverCaller = { type: "code_execution_20250825", tool_id: "srvtoolu_1" };
+    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {}, caller: serverCaller })?.message.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 }, caller: serverCaller }]);
+    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: { b: 2 } })).toBeNull();
   });
 });

@@ -10,7 +10,7 @@ import { keyResponsesRequest } from "../../src/providers/responses/key";
 import { responsesRequest } from "../../src/providers/responses/schema";
 
 /**
- * The differential key oracle one level down (session 7): the fields of the
+ * The differential key oracle one level down: the fields of the
  * SDKs' nested request types (an Anthropic tool, each tool_choice, every
  * content block type; each Responses input item type) read from their type
  * definitions, so a type or field a new SDK adds is tested the day it is installed.

@@ -3,8 +3,8 @@ import type { KeyOutcome, KeyScope, ProviderAdapter, ProviderKey } from "../../s
 import { messagesAdapter } from "../../src/providers/anthropic/adapter";
 
 /**
- * The key review of the Anthropic Messages and OpenAI Responses APIs
- * (session 7): tools whose work the upstream does, or that name a server,
+ * The key of Anthropic Messages and OpenAI Responses requests with tools:
+ * tools whose work the upstream does, or that name a server,
  * are passed through rather than keyed or refused.
  */
 
@@ -21,7 +21,7 @@ function messages(extra: Record<string, unknown>): string {
   return "bypass" in outcome ? `bypass: ${outcome.bypass}` : `invalid: ${outcome.invalid.message}`;
 }
 
-describe("key review: Anthropic server tools are passed through", () => {
+describe("the key: Anthropic server tools are passed through", () => {
   it("Should bypass a request whose tools the upstream runs (web search, web fetch, code execution, tool search, advisor)", () => {
     for (const tool of [
       { type: "web_search_20250305", name: "web_search" },

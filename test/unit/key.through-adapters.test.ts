@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { scanJson } from "../../src/core/exact-json";
 import { bodySpellings } from "../../src/core/number-text";
-import { SseAssembler } from "../../src/providers/chat/sse-assembler";
-import { AnthropicSseAssembler } from "../../src/providers/anthropic/sse-assembler";
-import { renderChunkStream } from "../../src/providers/chat/render";
-import type { StoredAnswer } from "../../src/core/answer";
 import type { KeyOutcome, KeyScope, ProviderAdapter, ProviderKey } from "../../src/cache/provider";
 import { chatAdapter } from "../../src/providers/chat/adapter";
 import { geminiAdapter } from "../../src/providers/gemini/adapter";
@@ -12,11 +8,12 @@ import { messagesAdapter } from "../../src/providers/anthropic/adapter";
 import { responsesAdapter } from "../../src/providers/responses/adapter";
 
 /**
- * The key review (session 6): what the upstream reads outside the body (the
- * query string, the headers that pick the account, project, workspace or beta
- * features) is keyed through each provider adapter, as a live route keys it;
- * server-side state the request only names bypasses the cache; and a body
- * field spelled like one of those frame entries cannot forge it.
+ * The key as each provider adapter computes it, as a live route keys a
+ * request: what the upstream reads outside the body (the query string, the
+ * headers that pick the account, project, workspace or beta features) is
+ * keyed; server-side state the request only names bypasses the cache; a body
+ * field spelled like one of those frame entries cannot forge it; numbers keep
+ * the text they were written with; fields inside content parts are keyed.
  */
 
 const scope: KeyScope = { tenant: "t", namespace: "default", maxMessageBytes: 900_000 };
@@ -46,7 +43,7 @@ const responses = (path: string, headers?: Record<string, string>, body: unknown
 const geminiBody = { contents: [{ role: "user", parts: [{ text: "hi" }] }] };
 const gemini = (query: string, body: unknown = geminiBody, action = "generateContent") => keyOf(keyThrough(as(geminiAdapter), `/v1beta/models/gemini-x:${action}${query}`, body));
 
-describe("key review: the query string is keyed", () => {
+describe("the key: the query string is keyed", () => {
   it("Should key chat's ?api-version= (Azure reads it) and every other parameter", () => {
     const plain = chat("/v1/chat/completions");
     const v1 = chat("/v1/chat/completions?api-version=2024-10-21");
@@ -76,7 +73,7 @@ describe("key review: the query string is keyed", () => {
   });
 });
 
-describe("key review: headers that pick whose account answers are keyed", () => {
+describe("the key: headers that pick whose account answers are keyed", () => {
   it("Should key OpenAI-Organization, OpenAI-Project and OpenAI-Beta on chat and Responses", () => {
     for (const key of [(h?: Record<string, string>) => chat("/v1/chat/completions", h), (h?: Record<string, string>) => responses("/v1/responses", h)]) {
       const plain = key();
@@ -99,7 +96,7 @@ describe("key review: headers that pick whose account answers are keyed", () => 
   });
 });
 
-describe("key review: a body field cannot stand in for a header or the query", () => {
+describe("the key: a body field cannot stand in for a header or the query", () => {
   it("Should not give a body field named like a frame header the key of the request that sends the header", () => {
     const header = messages("/v1/messages", { "anthropic-beta": "x-2025" });
     const field = messages("/v1/messages", {}, { ...messagesBody, "anthropic-beta": "x-2025" });
@@ -118,7 +115,7 @@ describe("key review: a body field cannot stand in for a header or the query", (
   });
 });
 
-describe("key review: a valid request the cache cannot key is passed through, not refused", () => {
+describe("the key: a valid request the cache cannot key is passed through, not refused", () => {
   it("Should bypass a chat history with a custom (free-form) tool call, and still refuse an unknown call type", () => {
     const history = (call: Record<string, unknown>) => ({ model: "gpt-x", messages: [{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: "c1", content: "r" }] });
     expect(chat("/v1/chat/completions", {}, history({ id: "c1", type: "custom", custom: { name: "sql", input: "SELECT 1" } }))).toBe("bypass: custom tool call");
@@ -126,7 +123,7 @@ describe("key review: a valid request the cache cannot key is passed through, no
   });
 });
 
-describe("key review: answers that depend on what the request only names bypass the cache", () => {
+describe("the key: answers that depend on what the request only names bypass the cache", () => {
   it("Should bypass chat's web_search_options (the upstream searches the live web, as the other APIs' server tools)", () => {
     expect(chat("/v1/chat/completions", {}, { ...chatBody, web_search_options: {} })).toBe("bypass: web search");
     expect(chat("/v1/chat/completions", {}, { ...chatBody, web_search_options: null })).toBe(chat("/v1/chat/completions"));
@@ -139,7 +136,7 @@ describe("key review: answers that depend on what the request only names bypass 
   });
 });
 
-describe("key review: numbers JSON.parse changes bypass the cache", () => {
+describe("the key: numbers JSON.parse changes bypass the cache", () => {
   it("Should find a number too small for a double (it parses to 0) as it finds one too large", () => {
     expect(scanJson('{"input":{"amount":1e-400}}').lossy).toBe("inexact number");
     expect(scanJson('{"input":{"amount":-2.5e-999}}').lossy).toBe("inexact number");
@@ -155,7 +152,7 @@ function keyText<B>(adapter: ProviderAdapter<B, ProviderKey, unknown>, path: str
   return keyOf(adapter.key({ body: parsed.data, raw, url: new URL(`http://mm.test${path}`), headers: new Headers(headers) }, scope));
 }
 
-describe("key review: numbers keep the text they were written with", () => {
+describe("the key: numbers keep the text they were written with", () => {
   const toolTurn = (qty: string) =>
     `{"model":"claude-x","max_tokens":16,"messages":[{"role":"user","content":"order"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_a","name":"order","input":{"sku":"A-1","qty":${qty}}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"ok"}]}]}`;
   const messagesText = (raw: string) => keyText(as(messagesAdapter), "/v1/messages", raw, { "anthropic-version": "2023-06-01" });
@@ -195,63 +192,7 @@ describe("key review: numbers keep the text they were written with", () => {
   });
 });
 
-describe("key review: a streamed answer is recorded only as the model sent it", () => {
-  const assembled = (call: Record<string, unknown>) => {
-    const assembler = new SseAssembler();
-    const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-    assembler.feed(new TextEncoder().encode(`${chunk({ role: "assistant", tool_calls: [{ index: 0, ...call }] })}${chunk({}, "tool_calls")}data: [DONE]\n\n`));
-    return assembler.result();
-  };
-
-  it("Should record a streamed tool call with only the fields a replay renders, and nothing when it carries others", () => {
-    expect(assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}" } })?.message.tool_calls).toHaveLength(1);
-    // Google's OpenAI-compatible endpoint sends a thought signature the client must echo back.
-    expect(assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}" }, extra_content: { google: { thought_signature: "sig" } } })).toBeNull();
-    expect(assembled({ id: "c1", type: "custom", custom: { name: "f", input: "x" } })).toBeNull();
-    expect(assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}", strict: true } })).toBeNull();
-  });
-});
-
-describe("key review: a streamed Messages answer is recorded only as the model sent it", () => {
-  const assembled = (block: Record<string, unknown>) => {
-    const events = [
-      { type: "message_start", message: { usage: { input_tokens: 1, output_tokens: 0 } } },
-      { type: "content_block_start", index: 0, content_block: block },
-      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a":1}' } },
-      { type: "content_block_stop", index: 0 },
-      { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 3 } },
-      { type: "message_stop" },
-    ];
-    const assembler = new AnthropicSseAssembler();
-    assembler.feed(new TextEncoder().encode(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("")));
-    return assembler.result();
-  };
-
-  it("Should keep a tool_use start's other fields as sent (never drop them), and not assemble an input sent whole", () => {
-    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {} })?.message.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 } }]);
-    // Kept, so the answer is judged as its JSON form is: a server tool's caller is not recorded
-    // (keyAnthropicAnswer; test/unit/anthropic-stream-fields.test.ts), the default caller is.
-    const serverCaller = { type: "code_execution_20250825", tool_id: "srvtoolu_1" };
-    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {}, caller: serverCaller })?.message.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 }, caller: serverCaller }]);
-    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: { b: 2 } })).toBeNull();
-  });
-});
-
-describe("key review: a served stream carries the recorded message", () => {
-  it("Should stream a recorded tool call's other fields (a thought signature) as the JSON hit serves them", () => {
-    const call = { id: "call_0", type: "function", function: { name: "f", arguments: '{"a":1}' }, extra_content: { google: { thought_signature: "sig" } } };
-    const answer = { hash: "h".repeat(32), message: { role: "assistant", content: null, tool_calls: [call] }, observations: 1, finishReason: "tool_calls", promptTokens: 1, completionTokens: 1, latencyMs: 1 } as unknown as StoredAnswer;
-    const deltas = renderChunkStream(answer, { id: "x", model: "m", created: 0 }, false)
-      .split("\n\n")
-      .filter((e) => e.startsWith("data: {"))
-      .map((e) => (JSON.parse(e.slice(6)) as { choices: Array<{ delta: { tool_calls?: Array<Record<string, unknown>> } }> }).choices[0].delta);
-    const calls = deltas.flatMap((d) => d.tool_calls ?? []);
-    expect(calls[0]).toMatchObject({ index: 0, type: "function", function: { name: "f", arguments: "" }, extra_content: { google: { thought_signature: "sig" } } });
-    expect(calls[1]).toEqual({ index: 0, function: { arguments: '{"a":1}' } });
-  });
-});
-
-describe("key review: fields inside content parts and function objects are keyed, not dropped", () => {
+describe("the key: fields inside content parts and function objects are keyed, not dropped", () => {
   it("Should key a Gemini functionResponse's other fields and bypass one with parts (a multimodal result)", () => {
     const turn = (response: Record<string, unknown>) => ({
       contents: [

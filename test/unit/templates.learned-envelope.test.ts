@@ -9,7 +9,7 @@ import { decompose } from "../../src/cache/templates/leaves";
 import { serveLearned } from "../../src/cache/templates/serve";
 
 /**
- * Review: a learned template serves one answer for many bindings, so the envelope it serves must hold
+ * A learned template serves one answer for many bindings, so the envelope it serves must hold
  * for every binding. Fields an upstream computes from this prompt or these tokens (vLLM's
  * `prompt_logprobs`, which decodes the prompt, Together's echoed `prompt`, logprobs) differ between
  * the two answers a template is learned from; served from the first, they describe another
@@ -41,7 +41,7 @@ function confirmed(): LearnedTemplate {
   return { ...t!, state: third.state };
 }
 
-describe("review: the envelope a learned template serves", () => {
+describe("the envelope a learned template serves", () => {
   it("Should serve no envelope field that differed between the answers it was learned from, and keep those they agree on", () => {
     const served = serveLearned([confirmed()], lookup("D-4004").messages.map(decompose), 3);
     expect(served).not.toBeNull();

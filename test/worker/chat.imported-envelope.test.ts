@@ -4,7 +4,7 @@ import { chat, uniqueModel } from "./helpers";
 import { payloads, reassemble } from "./chat.providers.support";
 
 /**
- * Review of the chat envelope (src/core/envelope.ts: what the upstream sent around the message,
+ * The chat envelope (src/core/envelope.ts: what the upstream sent around the message,
  * stored under muscle-mem:choice / muscle-mem:response / muscle-mem:once outside the hash).
  */
 
@@ -14,10 +14,10 @@ async function importLine(key: string, line: unknown): Promise<Response> {
   return api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: { "content-type": "application/x-ndjson" } });
 }
 
-describe("review: an imported envelope never changes what a hit serves of the message", () => {
+describe("chat: an imported envelope never changes what a hit serves of the message", () => {
   it("Should serve the imported message, its finish reason and the hit's own ids whatever the imported envelope holds (JSON and streamed)", async () => {
     const key = newKey();
-    const model = uniqueModel("rv-env");
+    const model = uniqueModel("imported-env");
     const user = { role: "user", content: "Refund order A-1." };
     const answer = {
       role: "assistant",
@@ -40,7 +40,7 @@ describe("review: an imported envelope never changes what a hit serves of the me
     expect(json.system_fingerprint).toBeNull();
     expect(json.choices).toHaveLength(1);
     expect(json.choices[0]).toMatchObject({ index: 0, finish_reason: "stop", message: { role: "assistant", content: "Recorded." } });
-    // A field the envelope may carry is still served (the review restricts the renewed ones only).
+    // A field the envelope may carry is still served (only the renewed ones are restricted).
     expect(json.provider).toBe("P");
     expect(json.choices[0].stop_reason).toBe(42);
 

@@ -4,7 +4,7 @@ import { gemini, importLayout, sseChunks } from "./gemini.support";
 import { uniqueModel } from "./helpers";
 
 /**
- * Review (second pass) of an imported chunk layout (muscle-mem:chunks, src/providers/gemini/layout.ts): a layout
+ * An imported chunk layout (muscle-mem:chunks, src/providers/gemini/layout.ts): a layout
  * whose finish reasons are all the answer's is replayed, but one that names it on an early chunk only ended
  * the streamed hit on a chunk without a finish reason, although the JSON hit, the stored answer and every
  * recorded Gemini stream finish on the last chunk with a candidate.
@@ -12,7 +12,7 @@ import { uniqueModel } from "./helpers";
 
 type Chunk = { candidates?: Array<{ finishReason?: string; content?: { parts?: Array<{ text?: string }> } }>; usageMetadata?: unknown };
 
-describe("review: an imported layout that finishes before its last chunk", () => {
+describe("Gemini: an imported layout that finishes before its last chunk", () => {
   const layouts: Array<[string, unknown[]]> = [
     ["on the first of two content chunks", [{ p: [2], f: "STOP" }, { p: [4] }]],
     ["before a chunk with an empty candidate", [{ p: [6], f: "STOP" }, { p: null }]],
@@ -20,7 +20,7 @@ describe("review: an imported layout that finishes before its last chunk", () =>
   for (const [what, layout] of layouts) {
     it(`Should end a streamed hit on a chunk carrying the answer's finish reason when the layout names it ${what}`, async () => {
       const key = newKey();
-      const model = uniqueModel("rv2-layout");
+      const model = uniqueModel("layout-early");
       const { imported, ask } = await importLayout(key, model, layout);
       expect(imported.status).toBe(200);
       const res = await gemini(model, ask, { key, stream: true });

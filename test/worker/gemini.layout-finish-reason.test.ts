@@ -4,7 +4,7 @@ import { gemini, importLayout, sseChunks } from "./gemini.support";
 import { uniqueModel } from "./helpers";
 
 /**
- * Review: a streamed Gemini recording keeps how its chunks were cut (muscle-mem:chunks in its candidate
+ * A streamed Gemini recording keeps how its chunks were cut (muscle-mem:chunks in its candidate
  * metadata, src/providers/gemini/layout.ts), each chunk with its finish reason. An import stores any layout
  * that covers the parts; a streamed hit must still end with the answer's finish reason, the one a JSON
  * hit and the dashboard show, and carry no other.
@@ -19,7 +19,7 @@ async function streamedFinishes(model: string, ask: unknown, key: string): Promi
   return chunks.map((c) => c.candidates?.[0]?.finishReason);
 }
 
-describe("review: an imported chunk layout and the answer's finish reason", () => {
+describe("Gemini: an imported chunk layout and the answer's finish reason", () => {
   const layouts: Array<[string, unknown[]]> = [
     ["names another finish reason", [{ p: [2] }, { p: [4], f: "SAFETY" }]],
     ["names none", [{ p: [2] }, { p: [4] }]],
@@ -28,7 +28,7 @@ describe("review: an imported chunk layout and the answer's finish reason", () =
   for (const [what, layout] of layouts) {
     it(`Should end a streamed hit with the answer's finish reason, once, when the imported layout ${what}`, async () => {
       const key = newKey();
-      const model = uniqueModel("rv-layout");
+      const model = uniqueModel("layout-finish");
       const { imported, ask } = await importLayout(key, model, layout);
       expect(imported.status).toBe(200);
       const json = await gemini(model, ask, { key });

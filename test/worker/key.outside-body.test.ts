@@ -4,7 +4,7 @@ import { eventually, generations, uniqueModel } from "./helpers";
 import { messageRecorded, postMessages } from "./messages.support";
 
 /**
- * The key review over HTTP: a request is recorded, then the same body with
+ * The key over HTTP, outside the body: a request is recorded, then the same body with
  * one thing the upstream reads outside the body changed (the query string,
  * an account header) must not be served from that recording.
  */
@@ -20,11 +20,11 @@ async function cachedStatus(path: string, body: unknown, headers: Record<string,
   return res.status;
 }
 
-describe("key review over HTTP", () => {
+describe("the key over HTTP: what the upstream reads outside the body", () => {
   it("Should not serve a chat answer recorded for another ?api-version= or another OpenAI-Project", async () => {
     const model = uniqueModel("echo");
     const body = { model, messages: [{ role: "user", content: "which api version answers?" }] };
-    const headers = { "api-key": "sk-key-review-chat", "openai-project": "proj_a" };
+    const headers = { "api-key": "sk-outside-body-chat", "openai-project": "proj_a" };
     const path = "/v1/chat/completions?api-version=2024-10-21";
     const first = await post(path, body, headers);
     expect(first.headers.get("muscle-mem-cache")).toBe("miss");
@@ -39,7 +39,7 @@ describe("key review over HTTP", () => {
 
   it("Should not serve a Messages answer recorded for another anthropic-workspace-id", async () => {
     const body = { model: uniqueModel("echo"), max_tokens: 16, messages: [{ role: "user", content: "which workspace answers?" }] };
-    const init = { key: "sk-ant-key-review", headers: { "anthropic-workspace-id": "wrkspc_a" } };
+    const init = { key: "sk-ant-outside-body", headers: { "anthropic-workspace-id": "wrkspc_a" } };
     await (await postMessages(body, init)).arrayBuffer();
     await messageRecorded(body, init);
     const other = await postMessages(body, { ...init, headers: { "anthropic-workspace-id": "wrkspc_b", "cache-control": "only-if-cached" } });
@@ -48,7 +48,7 @@ describe("key review over HTTP", () => {
   });
 
   it("Should pass chat's web_search_options through, marked bypass", async () => {
-    const res = await post("/v1/chat/completions", { model: uniqueModel("echo"), messages: [{ role: "user", content: "news today?" }], web_search_options: {} }, { authorization: "Bearer sk-key-review-search" });
+    const res = await post("/v1/chat/completions", { model: uniqueModel("echo"), messages: [{ role: "user", content: "news today?" }], web_search_options: {} }, { authorization: "Bearer sk-outside-body-search" });
     await res.arrayBuffer();
     expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
   });

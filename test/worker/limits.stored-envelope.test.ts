@@ -4,7 +4,7 @@ import { chat, uniqueModel } from "./helpers";
 import { completion, withUpstream } from "./upstream-stub";
 
 /**
- * Review: what an answer keeps outside its hash (chat's muscle-mem:choice / response, Gemini's
+ * What an answer keeps outside its hash (chat's muscle-mem:choice / response, Gemini's
  * muscle-mem:candidate, …) is stored in the answer's row. The key bounds a message by its hash
  * form (MAX_CACHEABLE_MESSAGE_BYTES, 900,000 in wrangler.toml: D1 rejects a row over 1,000,000
  * bytes), so the stored form must be bounded too: an import is a 400, a miss records nothing.
@@ -19,10 +19,10 @@ async function noTrees(key: string): Promise<void> {
   expect(page.data).toHaveLength(0);
 }
 
-describe("review: a stored answer is bounded with its envelope", () => {
+describe("a stored answer is bounded with its envelope", () => {
   it("Should reject with 400 a chat import whose answer's envelope makes its stored form too large, storing nothing", async () => {
     const key = newKey();
-    const line = { model: uniqueModel("rv-size"), messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello", "muscle-mem:response": { pad } }] };
+    const line = { model: uniqueModel("stored-size"), messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello", "muscle-mem:response": { pad } }] };
     const res = await api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: ndjson });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
@@ -32,7 +32,7 @@ describe("review: a stored answer is bounded with its envelope", () => {
   it("Should reject with 400 a Gemini import whose answer's candidate metadata makes its stored form too large", async () => {
     const key = newKey();
     const line = {
-      model: uniqueModel("rv-size-g"),
+      model: uniqueModel("stored-size-g"),
       params: { "muscle-mem:api": "gemini" },
       contents: [
         { role: "user", parts: [{ text: "hi" }] },
@@ -45,7 +45,7 @@ describe("review: a stored answer is bounded with its envelope", () => {
   });
 
   it("Should relay and not record a chat answer whose response fields make its stored form too large (vLLM prompt_logprobs)", async () => {
-    const model = uniqueModel("rv-size-live");
+    const model = uniqueModel("stored-size-live");
     const body = { model, messages: [{ role: "user", content: "hi" }] };
     const upstream = { ...(completion({ role: "assistant", content: "hello" }) as Record<string, unknown>), prompt_logprobs: [null, { "1": { logprob: -1, rank: 1, decoded_token: pad } }] };
     const res = await withUpstream({ json: upstream }, () => chat(body));

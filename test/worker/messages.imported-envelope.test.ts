@@ -5,7 +5,7 @@ import { anthropicClient, postMessages, sdkRecorded } from "./messages.support";
 import { withUpstream } from "./upstream-stub";
 
 /**
- * Review of the Messages envelope (src/providers/anthropic/envelope.ts: the message's fields around its content,
+ * The Messages envelope (src/providers/anthropic/envelope.ts: the message's fields around its content,
  * stored under muscle-mem:response and, streamed, muscle-mem:delta, outside the hash). An import stores any
  * object there; what a hit serves from it must never contradict the recorded answer or hand the agent a
  * wrong type where the SDK promises a number.
@@ -38,7 +38,7 @@ function eventsOf(text: string): Array<Fields & { type: string }> {
     .map((l) => JSON.parse(l.slice(6)) as Fields & { type: string });
 }
 
-describe("review: an imported Messages envelope", () => {
+describe("an imported Messages envelope", () => {
   it("Should serve token counts as numbers (or null) in a streamed hit's message_delta whatever the imported muscle-mem:delta holds", async () => {
     const k = key();
     const m = model();
@@ -110,7 +110,7 @@ describe("review: an imported Messages envelope", () => {
   });
 });
 
-describe("review: the SDK's view of a hit of an answer recorded without the envelope fields", () => {
+describe("the SDK's view of a hit of an answer recorded without the envelope fields", () => {
   it("Should assemble the miss's message from a hit, JSON and streamed, when the API sent no stop_details, container or usage extras", async () => {
     const k = key();
     const m = model();

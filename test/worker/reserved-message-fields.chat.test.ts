@@ -3,16 +3,16 @@ import { chat, recorded, uniqueModel } from "./helpers";
 import { completion, withUpstream } from "./upstream-stub";
 
 /**
- * Review: a chat request message carrying a field spelled like a stored answer's envelope
+ * A chat request message carrying a field spelled like a stored answer's envelope
  * (muscle-mem:choice / muscle-mem:response / muscle-mem:once), which the hash form leaves out.
  */
 
 type Fields = Record<string, unknown>;
 
-describe("review: a request message carrying envelope keys", () => {
+describe("chat: a request message carrying envelope keys", () => {
   for (const field of ["muscle-mem:choice", "muscle-mem:response", "muscle-mem:once"]) {
     it(`Should not serve a request whose assistant message carries ${field} the answer recorded without it`, async () => {
-      const model = uniqueModel("rv-req");
+      const model = uniqueModel("reserved-chat");
       const base = [
         { role: "user", content: "Refund order A-1." },
         { role: "assistant", content: "Done." },

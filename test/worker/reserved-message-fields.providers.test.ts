@@ -6,7 +6,7 @@ import { postMessages } from "./messages.support";
 import { responses } from "./responses.support";
 
 /**
- * Review: on chat, a live message carrying an envelope key (muscle-mem:…) was keyed without it and shared the
+ * On chat, a live message carrying an envelope key (muscle-mem:…) was keyed without it and shared the
  * answer of the message without it (66e5d3e). On these routes the stored envelope keys are muscle-mem:response
  * and muscle-mem:delta on an Anthropic message, muscle-mem:response on a Responses item, muscle-mem:candidate
  * on a Gemini content: a live request that carries one must not be served the answer recorded without it.
@@ -19,10 +19,10 @@ async function imported(key: string, line: unknown): Promise<void> {
   expect((await api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: ndjson })).status).toBe(200);
 }
 
-describe("review: a live request whose message carries an envelope key", () => {
+describe("Messages, Responses and Gemini: a live request whose message carries an envelope key", () => {
   it("Should not serve an Anthropic request whose assistant message carries muscle-mem:response or muscle-mem:delta", async () => {
     const key = newKey();
-    const model = uniqueModel("rv2-ant");
+    const model = uniqueModel("reserved-ant");
     const messages = [
       { role: "user", content: "Refund order A-1." },
       { role: "assistant", content: [{ type: "text", text: "Done." }] },
@@ -40,7 +40,7 @@ describe("review: a live request whose message carries an envelope key", () => {
 
   it("Should not serve a Responses request whose assistant item carries muscle-mem:response", async () => {
     const key = newKey();
-    const model = uniqueModel("rv2-resp");
+    const model = uniqueModel("reserved-resp");
     const input = [
       { type: "message", role: "user", content: "Refund order A-1." },
       { type: "message", role: "assistant", content: [{ type: "output_text", text: "Done.", annotations: [] }] },
@@ -56,7 +56,7 @@ describe("review: a live request whose message carries an envelope key", () => {
 
   it("Should not serve a Gemini request whose model content carries muscle-mem:candidate", async () => {
     const key = newKey();
-    const model = uniqueModel("rv2-gem");
+    const model = uniqueModel("reserved-gem");
     const contents = [
       { role: "user", parts: [{ text: "Refund order A-1." }] },
       { role: "model", parts: [{ text: "Done." }] },

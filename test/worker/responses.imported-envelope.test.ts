@@ -4,7 +4,7 @@ import { responses } from "./responses.support";
 import { withUpstream } from "./upstream-stub";
 
 /**
- * Review of what a Responses hit serves around its items (src/providers/responses/envelope.ts, muscle-mem:response)
+ * What a Responses hit serves around its items (src/providers/responses/envelope.ts, muscle-mem:response)
  * and of reasoning items (stored as the model sent them, status included). An import stores any object under
  * muscle-mem:response and any reasoning item; what a hit serves must never contradict the answer it is.
  */
@@ -26,7 +26,7 @@ async function importLine(k: string, line: Fields): Promise<Response> {
   return api("/import", { token: k, method: "POST", body: JSON.stringify(line), headers: ndjson });
 }
 
-describe("review: a Responses hit and what an import stored", () => {
+describe("a Responses hit and what an import stored", () => {
   for (const status of ["in_progress", "incomplete"]) {
     it(`Should not import an answer whose reasoning item says ${status}, and serve none for it`, async () => {
       const k = key();

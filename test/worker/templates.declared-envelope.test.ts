@@ -3,7 +3,7 @@ import { chat, recorded, uniqueModel } from "./helpers";
 import { completion, withUpstream } from "./upstream-stub";
 
 /**
- * Review: a declared answer is stored with placeholders and served for every binding, so what it keeps
+ * A declared answer is stored with placeholders and served for every binding, so what it keeps
  * outside its hash (the chat envelope, src/core/envelope.ts) must not carry the values it was recorded
  * with. An upstream that echoes the prompt (Together's `prompt` with `echo`) or decodes it (vLLM's
  * `prompt_logprobs`) sends the bound values around the message.
@@ -29,9 +29,9 @@ function answer(body: Fields) {
   };
 }
 
-describe("review: the envelope of a declared answer", () => {
+describe("the envelope of a declared answer", () => {
   it("Should never serve another binding's values around a declared hit's message", async () => {
-    const model = uniqueModel("rv-decl");
+    const model = uniqueModel("declared-env");
     await withUpstream(answer, async () => {
       for (const order of ["A-1001", "B-7272"]) {
         const res = await chat(turn(model, order), declare(order));
