@@ -7,7 +7,7 @@ import { newKey } from "./api-helpers";
 import { chat, eventually, recorded, storeCost, uniqueModel } from "./helpers";
 import { COLO_TTL_MS, hot, keepDue, recordedPath } from "./refresh-support";
 
-describe("refresh ahead: a path hit steadily never goes cold", () => {
+describe("refresh ahead: a due hit is served from memory and renewed after the response", () => {
   it("Should be due at half the bound, and never with a bound of 0", () => {
     expect(refreshDue(1_000, 200, 1_000 + 200 * REFRESH_AT - 1)).toBe(false);
     expect(refreshDue(1_000, 200, 1_000 + 200 * REFRESH_AT)).toBe(true);
