@@ -58,18 +58,43 @@ function responsesKey(input: unknown): Keyed {
   return keyed.ok ? { ok: true, key: keyed.key.key } : { ok: false, reason: "bypass" in keyed ? keyed.bypass : "invalid" };
 }
 
-/** Two requests differing in one field alone: different keys, equal ones when `ignored`; a rejected or bypassed one is never served. */
+/**
+ * Each field must have been compared on at least this many pairs (of 20 runs) where both requests were keyed
+ * (before this floor, Tool.name, EasyInputMessage.content, a function call's name and arguments and a function
+ * call output's output compared none or one or two: typed values for them now).
+ */
+const MIN_PAIRS_PER_FIELD = 15;
+/** Values the schemas accept for the fields they type (any other value is a 400, so would compare nothing). */
+const TYPED: Record<string, fc.Arbitrary<unknown>> = {
+  "Tool.name": fc.string({ minLength: 1 }),
+  "EasyInputMessage.content": fc.string({ minLength: 1 }),
+  "ResponseFunctionToolCall.name": fc.string({ minLength: 1 }),
+  "ResponseFunctionToolCall.arguments": fc.integer().map((n) => JSON.stringify({ n })),
+  "ResponseInputItem.FunctionCallOutput.output": fc.string({ minLength: 1 }),
+};
+/** `type` names what the object is (a custom tool, a message, a call): another value makes another object, which the tests of each type check. */
+const NAMES_ITS_KIND = new Set(["Tool.type", "EasyInputMessage.type", "ResponseFunctionToolCall.type", "ResponseInputItem.FunctionCallOutput.type"]);
+
+/**
+ * Two requests differing in one field alone: different keys, equal ones when `ignored`; a rejected or bypassed
+ * one is never served. Fails when fewer than MIN_PAIRS_PER_FIELD pairs were both keyed (but for a `type`).
+ */
 function differential(keyOf: (v: unknown) => Keyed, ignored: boolean, label: string): void {
+  const values = TYPED[label];
+  const pairs = values ? fc.tuple(values, values).filter(([a, b]) => JSON.stringify(a) !== JSON.stringify(b)) : pair;
+  let compared = 0;
   fc.assert(
-    fc.property(pair, ([a, b]) => {
+    fc.property(pairs, ([a, b]) => {
       const ka = keyOf(a);
       const kb = keyOf(b);
       if (!ka?.ok || !kb?.ok) return;
+      compared++;
       if (ignored) expect(ka.key, label).toBe(kb.key);
       else expect(ka.key, label).not.toBe(kb.key);
     }),
     { numRuns: 20 },
   );
+  if (!NAMES_ITS_KIND.has(label)) expect(compared, `${label}: pairs compared`).toBeGreaterThanOrEqual(MIN_PAIRS_PER_FIELD);
 }
 
 const hi = [{ role: "user", content: "hi" }];
