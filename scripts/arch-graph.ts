@@ -30,11 +30,11 @@ function sources(dir = SRC): string[] {
   });
 }
 
-/** The unit a file belongs to: its top folder, or its second one under providers/, store/, engine/ and http/. */
+/** The unit a file belongs to: its top folder, or under providers/ and store/ its subfolder (the files beside them: `providers/*.ts`). */
 function unitOf(file: string): string {
   const parts = file.split("/");
   if (parts.length === 1) return file;
-  if (["providers", "store"].includes(parts[0]) && parts.length > 2) return `${parts[0]}/${parts[1]}`;
+  if (["providers", "store"].includes(parts[0])) return parts.length > 2 ? `${parts[0]}/${parts[1]}` : `${parts[0]}/*.ts`;
   return parts[0];
 }
 
