@@ -63,7 +63,7 @@ const text = z
 const DAY_MS = 86_400_000;
 
 /**
- * The Worker's vars, each with its rule and default (README "Configuration").
+ * The Worker's vars, each with its rule and default (docs/configuration.md).
  * `D1_SHARDS` is parsed by src/store/shards/shards.ts.
  */
 export const varsSchema = z.object({
@@ -90,7 +90,7 @@ export const varsSchema = z.object({
   PRUNE_TTL_MS: wholeNumber(0),
   LOG_LEVEL: oneOf<LogLevel>(["debug", "info", "warn", "error", "off"], "info"),
   PRICES_JSON: prices,
-  // The traffic series' source: checked by routes/api/series.ts, which answers 501 naming what is missing.
+  // The traffic series' source: checked by src/http/api/series.ts, which answers 501 naming what is missing.
   ANALYTICS_ACCOUNT_ID: text,
   ANALYTICS_API_TOKEN: text,
   ANALYTICS_DATASET: text,
@@ -133,7 +133,7 @@ export interface Config {
   logLevel: LogLevel;
   /** The built-in prices merged with `PRICES_JSON`. */
   prices: PriceTable;
-  /** `ANALYTICS_*` as set (blank when unset); routes/api/series.ts checks them. */
+  /** `ANALYTICS_*` as set (blank when unset); src/http/api/series.ts checks them. */
   analytics: { accountId: string; apiToken: string; dataset: string; sqlUrl: string; timeoutMs: number };
 }
 

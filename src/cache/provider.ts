@@ -5,10 +5,10 @@ import type { PathNode, RecordInput } from "../core/recording";
 import type { StoredAnswer } from "../core/answer";
 
 /**
- * The seam between the one cached flow (src/routes/flow) and each provider
+ * The seam between the one cached flow (src/engine/cached-completion.ts) and each provider
  * API. The flow never names a provider: it parses, keys, looks up, claims,
  * generates, settles and responds through these functions. A provider is a
- * folder under src/cache/<name>/ with one `ProviderAdapter` over it
+ * folder under src/providers/<name>/ with one `ProviderAdapter` over it, listed in src/providers/index.ts
  * (see docs/architecture.md, "How to add a provider"). The tenant is not the
  * adapter's business: src/core/credential.ts reads every credential any
  * upstream or a gateway before it reads (Authorization, Proxy-Authorization, cf-aig-authorization,

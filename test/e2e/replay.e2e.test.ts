@@ -22,7 +22,7 @@ describe(`replay of ${PER_FILE} trajectories of each shipped workload (test/fixt
     expect(report.pass2.fidelity).toEqual({ mismatches: 0, examples: [] });
     expect(report.pass1.fidelity.mismatches).toBeLessThanOrEqual(report.pass1.outcomes.hit ?? 0);
     expect(report.upstreamGenerationsPass2).toBe(0);
-    // Storage grows with distinct messages, not prompts (the full-set ratio is in the README and docs/performance.md).
+    // Storage grows with distinct messages, not prompts (the full-set ratio is in docs/performance.md).
     expect(report.storedBytes / report.requestBytes).toBeLessThan(0.1);
   });
 });

@@ -8,7 +8,7 @@ import { messagesAnswerReader } from "./answer-reader";
  * Anthropic Messages (`POST /v1/messages`) over the cached flow: Anthropic
  * canonical messages in trees of their own (the frame names the API and the
  * `anthropic-beta` header), upstream `ANTHROPIC_BASE_URL`, the Worker's errors
- * in OpenAI's envelope (as every route). Keying and bypass rules: src/cache/anthropic/.
+ * in OpenAI's envelope (as every route). Keying and bypass rules: src/providers/anthropic/.
  */
 export const messagesAdapter: ProviderAdapter<MessagesRequest, AnthropicKey, AnthropicAnswer> = {
   name: "messages",

@@ -20,7 +20,7 @@ import type { PruneRequest, PruneResult } from "./prune";
  *   and the changed keys in the Cache API of the colo the object runs in.
  *   There is no request, so no Worker isolate's memory and no other colo is
  *   told: they stop serving a pruned answer within HOT_CACHE_TTL_MS and
- *   COLO_CACHE_TTL_MS of the page that removed it (README "Staleness bound").
+ *   COLO_CACHE_TTL_MS of the page that removed it (docs/how-it-works.md, "Trust").
  */
 
 /** The alarm runs at most this often per tree (and the TTL's length when it is shorter). */
