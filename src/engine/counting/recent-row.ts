@@ -54,7 +54,10 @@ export function rememberRequest(c: Context<{ Bindings: Env }>, line: RequestLogL
     if (!row) return;
     const miss = row.outcome === "miss" ? c.get("mm")?.miss : undefined;
     const failed = row.status >= 400 ? c.res.clone() : null;
-    if (!miss && !failed) return buffer(c, row);
+    if (!miss && !failed) {
+      buffer(c, row);
+      return;
+    }
     const template = c.res.headers.get(TEMPLATE_MISS_HEADER);
     c.executionCtx.waitUntil(
       Promise.all([miss ? miss.explain(template).catch(() => null) : null, failed ? errorMessageOf(failed) : null]).then(([explanation, error]) => buffer(c, { ...row, explanation, error })),
