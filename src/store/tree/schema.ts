@@ -141,7 +141,7 @@ export const recentRequests = sqliteTable(
     count: integer("count").notNull().default(1),
     /** The `x-request-id` the client saw (a gathered row: its latest request's). */
     requestId: text("request_id"),
-    /** A miss's explanation, JSON (src/engine/explain/explanation.ts MissExplanation): the tenant's own recordings only. */
+    /** A miss's explanation, JSON (src/core/explanation.ts MissExplanation): the tenant's own recordings only. */
     explanation: text("explanation"),
     /** An error answer's message (the upstream's `error.message`, or the Worker's own), at most 300 characters. */
     error: text("error"),
