@@ -1,6 +1,7 @@
 // @ts-check
 import { drawTree } from "./branch-draw.js";
 import { BranchTree } from "./branch-tree.js";
+import { toast } from "./format.js";
 
 export { activityOf, FILTERS, trafficOf } from "./branch-activity.js";
 export { EXPAND_CAP } from "./branch-tree.js";
@@ -73,6 +74,19 @@ export class BranchView {
     if (first?.data) this.onSelect(first.data);
   }
 
+  /**
+   * Opens the path to a node (hashes from depth 1) and selects it, without opening the panel; answers
+   * the node's item, or null when it is not in the tree.
+   * @param {string[]} path
+   */
+  async focus(path) {
+    if (path.length === 0) return null;
+    const item = await this.tree.openPath(path);
+    if (item) this.selected = item.id;
+    this.render();
+    return item;
+  }
+
   /** Selects a loaded node by hash (breadcrumbs). @param {string} hash */
   select(hash) {
     const item = this.tree.find(hash);
@@ -115,7 +129,7 @@ export class BranchView {
       selected: this.selected,
       filter: this.filter,
       matches: this.matches,
-      activate: (item) => void this.toggle(item).catch((e) => alert(e.message)),
+      activate: (item) => void this.toggle(item).catch((e) => toast(e.message)),
     });
     this.frame.replaceChildren(svg);
     this.onPath(chain);

@@ -1,7 +1,11 @@
 // @ts-check
 import { api, ApiFailure, session } from "./api.js";
-import { BranchView, EXPAND_CAP } from "./branch.js";
-import { ago, compact, dollars, duration, el, percent, plural } from "./format.js";
+import { BranchView } from "./branch.js";
+import { ago, compact, dollars, duration, el, percent, toast } from "./format.js";
+import { openRequest, pathTo } from "./open-request.js";
+import { readUrl, writeUrl } from "./url-state.js";
+import { showIdentity } from "./identity.js";
+import { setupTreeTools } from "./tree-tools.js";
 import { openNode } from "./panel.js";
 import { setupStalePrune } from "./stale.js";
 import { TemplatesPanel } from "./templates.js";
@@ -11,25 +15,35 @@ import { RequestsPanel } from "./requests.js";
 /**
  * @typedef {{ id: string, tenant: string, model: string, namespace: string, tools: string[], node_count: number, hits: number, misses: number,
  *   hit_rate: number | null, prompt_tokens_saved: number, completion_tokens_saved: number, last_hit_at: number | null }} Tree
- * @typedef {{ role: "admin" | "tenant", tenant?: string, short?: string, trees: number, tenants?: number,
- *   by_tenant?: Array<{ tenant: string, short: string, trees: number }>, series?: { configured: boolean, setup: string | null } }} Identity
+ * @typedef {import("./identity.js").Identity} Identity
  */
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
-/** @type {{ tree: string | null, current: Tree | null, view: BranchView | null, cursor: string | null, costs: Map<string, number>, identity: Identity | null }} */
+/** @type {{ tree: string | null, current: Tree | null, view: BranchView | null, cursor: string | null, costs: Map<string, number | null>, identity: Identity | null }} */
 const state = { tree: null, current: null, view: null, cursor: null, costs: new Map(), identity: null };
 const NAMESPACE = /^[A-Za-z0-9._:\-/]{1,128}$/;
 const templates = new TemplatesPanel($("templates-pane"));
 const traffic = new TrafficPanel($("traffic-pane"));
-const requests = new RequestsPanel($("requests-pane"), (row) => void openRequest(row).catch(fail));
+const requests = new RequestsPanel(
+  $("requests-pane"),
+  (row) => {
+    writeUrl({ tree: row.tree_id, node: null, request: row.request_id });
+    void openRequest(opener, row).then(panelShown).catch(fail);
+  },
+  () => state.tree,
+);
 
-/** Opens the tree and the node that served a listed request. @param {{ tree_id: string | null, node: string | null }} row */
-async function openRequest(row) {
-  if (!row.tree_id) return;
-  if (state.tree !== row.tree_id) await selectTree(await api(`/trees/${row.tree_id}`));
-  if (row.node) await openNode($("node-panel"), row.node, { onPruned: () => void (state.current && selectTree(state.current)), onClose: closePanel });
-}
+/** How a request of the log is opened in the tree (open-request.js). @type {import("./open-request.js").Opener} */
+const opener = {
+  showTree: async (id) => {
+    if (state.tree !== id) await selectTree(await api(`/trees/${id}`), false);
+    return state.view;
+  },
+  panel: $("node-panel"),
+  openNode: (hash) => openNode($("node-panel"), hash, { onPruned: () => void (state.current && selectTree(state.current)), onClose: closePanel }),
+  onClose: () => closePanel(),
+};
 
 function showLogin(message = "") {
   $("login-view").hidden = false;
@@ -42,48 +56,27 @@ function showLogin(message = "") {
 /** @param {unknown} error */
 function fail(error) {
   if (error instanceof ApiFailure && error.status === 401) return showLogin("That token was refused.");
-  alert(error instanceof Error ? error.message : String(error));
+  toast(error instanceof Error ? error.message : String(error));
 }
 
 async function loadStats() {
   const stats = await api("/stats?limit=200");
-  state.costs = new Map(stats.trees.map((/** @type {{ tree_id: string, cost_saved_usd: number }} */ t) => [t.tree_id, t.cost_saved_usd]));
+  // A tree whose model has no price says so, rather than $0.0000.
+  state.costs = new Map(stats.trees.map((/** @type {{ tree_id: string, cost_saved_usd: number, priced: boolean }} */ t) => [t.tree_id, t.priced === false ? null : t.cost_saved_usd]));
   const o = stats.overall;
   const stat = (/** @type {string} */ label, /** @type {string} */ value) => el("span", { class: "stat" }, [el("b", {}, [value]), ` ${label}`]);
   $("overall").replaceChildren(
     stat("hit rate", percent(o.hit_rate)),
     stat("hits", compact(o.hits)),
     stat("tokens saved", compact(o.prompt_tokens_saved + o.completion_tokens_saved)),
-    stat("saved", dollars(o.cost_saved_usd)),
+    stat("saved", o.cost_saved_usd === 0 && o.priced === false ? "no price" : dollars(o.cost_saved_usd)),
     stat("faster", duration(o.latency_saved_ms)),
   );
 }
 
-/** Says who the token is: the admin (every tenant) or one tenant, and warns when a key has no trees at all. */
+/** Says who the token is (identity.js). */
 async function loadIdentity() {
-  /** @type {Identity} */
-  const me = await api("/whoami");
-  state.identity = me;
-  const badge = $("whoami");
-  badge.hidden = false;
-  badge.className = `whoami ${me.role}${me.role === "tenant" && me.trees === 0 ? " empty" : ""}`;
-  badge.textContent = me.role === "admin"
-    ? `admin · every tenant · ${plural(me.trees, "tree")} of ${plural(me.tenants ?? 0, "tenant")}`
-    : `tenant ${me.short}… · ${plural(me.trees, "tree")}`;
-  badge.title = me.role === "admin" ? "Signed in with the admin token: you see every tenant's trees." : `Signed in with an upstream API key: tenant ${me.tenant}, only its own trees.`;
-  const empty = me.role === "tenant" && me.trees === 0;
-  $("no-trees").hidden = !empty;
-  $("no-trees").textContent = empty
-    ? "This key has no trees: if you meant the admin token, check it. Any other value is read as an upstream API key, and this one has sent no traffic through the proxy yet."
-    : "";
-  $("tree-filters").hidden = me.role !== "admin";
-  $("stale-all-label").textContent = me.role === "admin" ? "every tenant's trees (admin), not only this one" : "all my trees, not only this one";
-  if (me.role === "admin") {
-    const select = /** @type {HTMLSelectElement} */ ($("filter-tenant"));
-    const chosen = select.value;
-    select.replaceChildren(el("option", { value: "" }, [`every tenant (${me.tenants})`]), ...(me.by_tenant ?? []).map((t) => el("option", { value: t.tenant }, [`${t.short}… (${plural(t.trees, "tree")})`])));
-    select.value = chosen;
-  }
+  state.identity = await showIdentity();
 }
 
 /** The admin's tenant and namespace filters as query parameters. */
@@ -92,6 +85,11 @@ function filterQuery() {
   const tenant = /** @type {HTMLSelectElement} */ ($("filter-tenant")).value;
   const namespace = /** @type {HTMLInputElement} */ ($("filter-namespace")).value.trim();
   return `${tenant ? `&tenant=${tenant}` : ""}${namespace && NAMESPACE.test(namespace) ? `&namespace=${encodeURIComponent(namespace)}` : ""}`;
+}
+
+/** @param {number | null | undefined} usd */
+function costText(usd) {
+  return usd === null ? "no price" : dollars(usd ?? 0);
 }
 
 /** @param {Tree} t */
@@ -106,7 +104,7 @@ function treeCard(t) {
       el("span", {}, [el("b", {}, [percent(t.hit_rate)]), " hit rate"]),
       el("span", {}, [el("b", {}, [compact(t.hits)]), ` hits · ${compact(t.misses)} misses`]),
       el("span", {}, [el("b", {}, [compact(t.prompt_tokens_saved + t.completion_tokens_saved)]), " tokens saved"]),
-      el("span", {}, [el("b", {}, [dollars(state.costs.get(t.id) ?? 0)]), " saved"]),
+      el("span", {}, [el("b", {}, [costText(state.costs.get(t.id))]), " saved"]),
       el("span", {}, ["last hit ", el("b", {}, [ago(t.last_hit_at)])]),
     ]),
   ]);
@@ -124,7 +122,7 @@ async function loadTrees(more = false) {
       traffic.series = state.identity.series ?? null;
       void traffic.load();
     } else $("traffic-pane").hidden = true;
-    void requests.load().catch(fail);
+    void requests.load(true).catch(fail);
   }
   const page = await api(`/trees?limit=50${filterQuery()}${state.cursor ? `&cursor=${encodeURIComponent(state.cursor)}` : ""}`);
   // The first page replaces the list in one step (a live refresh never shows an empty list).
@@ -140,8 +138,9 @@ async function loadTrees(more = false) {
   $("more-trees").hidden = !state.cursor;
 }
 
-/** @param {Tree} t */
-async function selectTree(t) {
+/** @param {Tree} t @param {boolean} [push] a navigation of its own (a new history entry) */
+async function selectTree(t, push = true) {
+  if (push) writeUrl({ tree: t.id, node: null, request: null, search: null });
   state.tree = t.id;
   state.current = t;
   document.body.classList.add("tree-open");
@@ -149,7 +148,7 @@ async function selectTree(t) {
   for (const card of document.querySelectorAll(".tree-card")) card.classList.toggle("active", card.getAttribute("data-tree") === t.id);
   $("branch-title").textContent = `${t.model} · ${t.namespace}`;
   /** @type {HTMLButtonElement} */ ($("stale-open")).disabled = false;
-  closePanel();
+  hidePanel();
   // A prune drops the templates learned from the branch, and the tree card's node count changes: show both at once.
   const onPruned = (/** @type {string} */ hash) => {
     view.remove(hash);
@@ -157,7 +156,10 @@ async function selectTree(t) {
     void templates.reload().catch(fail);
     void loadTrees().catch(fail);
   };
-  const view = new BranchView($("branch-frame"), t.id, (node) => void openNode($("node-panel"), node.hash, { onPruned, onClose: closePanel }).catch(fail));
+  const view = new BranchView($("branch-frame"), t.id, (node) => {
+    writeUrl({ node: node.hash, request: null });
+    void openNode($("node-panel"), node.hash, { onPruned, onClose: closePanel }).catch(fail);
+  });
   view.onPath = showPath;
   view.filter = /** @type {import("./branch.js").FilterName} */ (/** @type {HTMLSelectElement} */ ($("branch-filter")).value);
   state.view = view;
@@ -187,55 +189,62 @@ function showPath(chain) {
   });
 }
 
-/** Runs a tree tool and reports what it did. @param {() => Promise<string>} action */
-function tool(action) {
-  void action().then((text) => ($("branch-status").textContent = text)).catch(fail);
-}
+setupTreeTools(() => state.view, () => state.tree, fail);
 
-$("expand-all").addEventListener("click", () => tool(async () => {
-  if (!state.view) return "";
-  const capped = await state.view.expandTo(Infinity);
-  return capped ? `Opened the first ${EXPAND_CAP} nodes (level by level); open deeper branches one by one.` : `Opened all ${state.view.count()} nodes.`;
-}));
-$("expand-depth").addEventListener("change", () => tool(async () => {
-  const select = /** @type {HTMLSelectElement} */ ($("expand-depth"));
-  const depth = Number(select.value);
-  select.value = "";
-  if (!state.view || !depth) return "";
-  state.view.collapseAll();
-  const capped = await state.view.expandTo(depth);
-  return `Opened to depth ${depth}${capped ? ` (stopped at ${EXPAND_CAP} nodes)` : ""}: ${state.view.count()} nodes.`;
-}));
-$("collapse-all").addEventListener("click", () => tool(async () => {
-  state.view?.collapseAll();
-  return "";
-}));
-$("branch-filter").addEventListener("change", () => {
-  if (!state.view) return;
-  state.view.filter = /** @type {import("./branch.js").FilterName} */ (/** @type {HTMLSelectElement} */ ($("branch-filter")).value);
-  state.view.render();
-});
-$("search-form").addEventListener("submit", (e) => {
-  e.preventDefault();
-  tool(async () => {
-    const q = /** @type {HTMLInputElement} */ ($("branch-search")).value.trim();
-    if (!state.view || !state.tree) return "";
-    if (!q) {
-      state.view.matches = new Set();
-      state.view.render();
-      return "";
-    }
-    const found = await api(`/trees/${state.tree}/search?q=${encodeURIComponent(q)}&limit=20`);
-    await state.view.reveal(found.data);
-    if (found.data.length === 0) return `Nothing in this tree contains “${q}”.`;
-    return `${plural(found.data.length, "match", "matches")}${found.truncated ? " (the first 20)" : ""} for “${q}”, opened and outlined; the first is selected.`;
-  });
-});
-
-function closePanel() {
+function hidePanel() {
   $("node-panel").hidden = true;
   document.body.classList.remove("panel-open");
 }
+
+/** Closes the panel (its close button, Esc): the URL no longer names a node or a request. */
+function closePanel() {
+  hidePanel();
+  writeUrl({ node: null, request: null }, false);
+}
+
+/** Marks the panel open (on a phone the tree then shares the screen with it). */
+function panelShown() {
+  if ($("node-panel").hidden) return;
+  document.body.classList.add("panel-open");
+  // The tree's frame shrinks beside (or above) the panel: bring the selected node back into its view.
+  const selected = $("branch-frame").querySelector(".node.selected");
+  if (!selected || typeof selected.scrollIntoView !== "function") return;
+  selected.scrollIntoView({ block: "center", inline: "center" });
+  // A sheet over the lower half (a phone): lift the page until the node is above it.
+  const over = selected.getBoundingClientRect().bottom - $("node-panel").getBoundingClientRect().top + 24;
+  if (over > 0) window.scrollBy(0, over);
+}
+
+/** Restores the view the URL names: a request of the log, or a tree, its node and its search. */
+async function restoreUrl() {
+  const url = readUrl();
+  if (url.request) {
+    const found = await api(`/requests/${encodeURIComponent(url.request)}`).catch(() => null);
+    if (found) return openRequest(opener, found.data).then(panelShown);
+  }
+  if (!url.tree) {
+    document.body.classList.remove("tree-open", "panel-open");
+    return;
+  }
+  await opener.showTree(url.tree);
+  if (url.search) {
+    /** @type {HTMLInputElement} */ ($("branch-search")).value = url.search;
+    $("search-form").dispatchEvent(new Event("submit", { cancelable: true }));
+  }
+  if (url.node && state.view) {
+    await state.view.focus(await pathTo(url.node));
+    await opener.openNode(url.node);
+    panelShown();
+  } else hidePanel();
+}
+window.addEventListener("popstate", () => {
+  void requests.restore(readUrl()).catch(fail);
+  void restoreUrl().catch(fail);
+});
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape" || $("node-panel").hidden || document.querySelector("dialog[open]")) return;
+  closePanel();
+});
 
 document.addEventListener("click", (e) => {
   if (e.target instanceof Element && e.target.closest(".node.node") && !$("node-panel").hidden) document.body.classList.add("panel-open");
@@ -261,6 +270,7 @@ async function start() {
   $("logout").hidden = false;
   try {
     await loadTrees();
+    await restoreUrl();
   } catch (e) {
     fail(e);
   }

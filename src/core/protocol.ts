@@ -14,6 +14,8 @@ export const NODE_HEADER = "muscle-mem-node";
 export const NAMESPACE_HEADER = "muscle-mem-namespace";
 /** The learned template that served a hit, or `declared` (response). */
 export const TEMPLATE_HEADER = "muscle-mem-template";
+/** Why a miss missed, as known before the response: `new-tree`, `new-branch; depth=5`, … (response). */
+export const MISS_HEADER = "muscle-mem-miss";
 /** `follower`: the answer came from a single-flight leader's model call (response). */
 export const SINGLE_FLIGHT_HEADER = "muscle-mem-single-flight";
 /** Declared variables, a JSON object of strings (request). */

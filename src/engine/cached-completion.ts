@@ -5,8 +5,9 @@ import type { ProviderAdapter, ProviderKey, ProviderRequest, TemplatePlan } from
 import { configOf, type Config } from "../config";
 import { ApiError } from "../core/errors";
 import { isolate } from "./isolate";
-import { note, phase } from "../observability/report";
-import { NODE_HEADER, SINGLE_FLIGHT_HEADER, TEMPLATE_HEADER } from "../core/protocol";
+import { missed, note, phase } from "../observability/report";
+import { askedMiss, explainAfterResponse, missBefore, missHeader, type MissBefore } from "./explain/miss";
+import { CACHE_HEADER, NODE_HEADER, SINGLE_FLIGHT_HEADER, TEMPLATE_HEADER } from "../core/protocol";
 import type { Claim } from "../store/objects/single-flight";
 import { treeWriterOf } from "../store/objects/tree-objects";
 import type { TreeWriter } from "../store/objects/tree-writer";
@@ -46,7 +47,8 @@ export function cachedCompletion<B, K extends ProviderKey, A>(adapter: ProviderA
     try {
       return await run(c, adapter);
     } catch (error) {
-      if (error instanceof ApiError) return adapter.errorResponse(error);
+      // An `only-if-cached` 504 after a lookup is a miss (explained like any other).
+      if (error instanceof ApiError) return adapter.errorResponse(error, error.code === "not_cached" && c.get("mm")?.miss ? { [CACHE_HEADER]: "miss" } : undefined);
       throw error;
     }
   };
@@ -63,13 +65,14 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
     return uncached(walk, keyed.bypass);
   }
-  note(c, { tree: keyed.key.treeId });
+  note(c, { tree: keyed.key.treeId, tenant: keyed.key.tenant });
   const plan = adapter.templates?.plan(keyed.key, headers, c.env) ?? identityPlan(keyed.key);
   const treeId = plan.key.treeId;
-  if (controls.noStore) return bypass(walk, treeId);
+  if (controls.noStore) return bypass(walk, treeId, "no-store");
   const source = await lookupSource(c.env, treeId, headers, (work) => c.executionCtx.waitUntil(work));
-  if (!source) return bypass(walk, treeId);
+  if (!source) return bypass(walk, treeId, "store unavailable");
   if (controls.noCache) {
+    missed(c, { header: "no-cache", explain: async () => askedMiss(plan.key) });
     if (controls.onlyIfCached) throw notCached();
     return generation(walk, plan, source.shard.db, treeWriterOf(c.env, treeId), { role: "alone", reason: "leader-failed" });
   }
@@ -85,6 +88,10 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     templates: adapter.templates !== undefined,
     join: !controls.onlyIfCached,
     defer: (work: Promise<unknown>) => c.executionCtx.waitUntil(work),
+    // Read on a cold lookup only: a miss then says how deep its path is recorded, in the lookup's own query.
+    get path() {
+      return plan.key.path.map((p) => p.hash);
+    },
   };
   const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs, far);
   phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
@@ -99,6 +106,13 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     const hit = learned && serve(walk, plan, learned.answer, { [TEMPLATE_HEADER]: learned.template, ...bookmarkHeaders(source, found) }, learned.template);
     if (hit) return hit;
   }
+  if (found.status !== "failed") {
+    // What the lookup read says before the response; the rest is worked out after it (src/engine/explain/miss.ts).
+    const pathLength = plan.key.path.length;
+    const before: MissBefore = found.status === "miss" ? missBefore(pathLength, found.recorded, found.probe) : { kind: "unconfirmed", depth: pathLength };
+    const startedAt = c.get("mm")?.startedAt ?? Date.now();
+    missed(c, { header: missHeader(before), explain: (template) => explainAfterResponse({ db: source.shard.db, key: plan.key, startedAt, timeoutMs: config.lookupTimeoutMs, template }) });
+  }
   if (controls.onlyIfCached) throw notCached();
   if (found.status === "failed") return bypass(walk, treeId);
 
@@ -106,7 +120,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   try {
     claim = found.status === "miss" && found.joined ? await claimFrom(writerOf(), plan.key.key, found.joined, config) : await claimOf(writerOf(), plan.key.key, config);
   } catch {
-    return bypass(walk, treeId);
+    return bypass(walk, treeId, "claim failed");
   }
   phase(c, "claim");
   if (claim.role === "follower") {
@@ -171,8 +185,9 @@ function uncached<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, reason: stri
   return bypass(walk);
 }
 
-/** Sends the request to the model without the cache: nothing is read or recorded. */
-function bypass<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, treeId?: string): Promise<Response> {
+/** Sends the request to the model without the cache: nothing is read or recorded (`reason`: why, for the request log). */
+function bypass<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, treeId?: string, reason?: string): Promise<Response> {
+  if (reason) note(walk.c, { reason });
   const target = walk.adapter.upstream(walk.config, walk.request);
   return bypassTo(walk.c, target, walk.adapter.upstreamBody?.(walk.request) ?? walk.request.raw, treeId, (error, headers) => walk.adapter.errorResponse(error, headers));
 }

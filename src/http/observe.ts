@@ -6,7 +6,7 @@ import { lineDisposition, requestLine } from "../observability/log";
 import { withLogContext } from "../observability/log-event";
 import { gatherHitLine, rememberRequest } from "../engine/counting/recent-row";
 import { newReport } from "../observability/report";
-import { CACHE_HEADER, REQUEST_ID_HEADER, SINGLE_FLIGHT_HEADER } from "../core/protocol";
+import { CACHE_HEADER, MISS_HEADER, REQUEST_ID_HEADER, SINGLE_FLIGHT_HEADER } from "../core/protocol";
 import { requestIdOf } from "../observability/request-id";
 import { meteredEnv, newStoreCost, runMetered, storeTimingEntries, type StoreCost } from "../observability/store-meter";
 
@@ -35,6 +35,8 @@ export function observe(): MiddlewareHandler<{ Bindings: Env }> {
     await withLogContext({ requestId, level }, () => runMetered(cost, next));
     const end = Date.now();
     setResponseHeader(c, REQUEST_ID_HEADER, requestId);
+    const miss = c.get("mm").miss;
+    if (miss && c.res.headers.get(CACHE_HEADER) === "miss") setResponseHeader(c, MISS_HEADER, miss.header);
     const timing = serverTiming(c.get("mm"), cost, end);
     if (timing) setResponseHeader(c, "server-timing", timing);
     const line = requestLine({

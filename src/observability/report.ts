@@ -1,16 +1,23 @@
 import type { Context, Env as HonoEnv } from "hono";
+import type { MissExplanation } from "../core/explanation";
 
 /** Named phases of a request, in the order a chat request goes through them. */
 export type Phase = "parse" | "lookup" | "claim";
 
 /** What a route handler tells the request log about its request (never keys or content). */
 export interface RequestReport {
-  /** The tree the request was keyed to. */
+  /** The tree the request was keyed to, and its tenant. */
   tree?: string;
+  tenant?: string;
   /** Why the cache was bypassed, when it was (`n>1`, `image`, `lookup_failed`, …). */
   reason?: string;
   /** What served a hit: the recorded answer's node (none for a learned template) and the tokens it saved. */
   served?: { node: string | null; promptTokens: number; completionTokens: number };
+  /**
+   * A miss: the `muscle-mem-miss` value known before the response, and the work that explains it after
+   * the response (given the `muscle-mem-template-miss` reason, when there is one).
+   */
+  miss?: { header: string; explain: (template: string | null) => Promise<MissExplanation> };
   /** Milliseconds per phase, each measured from the end of the previous one. */
   phases: Partial<Record<Phase, number>>;
   /** When the request started, and when the last phase ended (ms, `Date.now()`). */
@@ -40,10 +47,11 @@ function reportOf<E extends HonoEnv>(c: Context<E>): RequestReport | undefined {
  *
  * @example note(c, { tree: key.treeId })
  */
-export function note<E extends HonoEnv>(c: Context<E>, facts: { tree?: string; reason?: string }): void {
+export function note<E extends HonoEnv>(c: Context<E>, facts: { tree?: string; tenant?: string; reason?: string }): void {
   const report = reportOf(c);
   if (!report) return;
   if (facts.tree !== undefined) report.tree = facts.tree;
+  if (facts.tenant !== undefined) report.tenant = facts.tenant;
   if (facts.reason !== undefined) report.reason = facts.reason;
 }
 
@@ -58,6 +66,16 @@ export function phase<E extends HonoEnv>(c: Context<E>, name: Phase, facts: { tr
   note(c, facts);
   report.phases[name] = (report.phases[name] ?? 0) + (now - report.lastMark);
   report.lastMark = now;
+}
+
+/**
+ * Tells the request log what a miss knew before the response (`muscle-mem-miss`) and how to explain it after.
+ *
+ * @example missed(c, { header: "new-branch; depth=3", explain: () => explainAfterResponse(input) })
+ */
+export function missed<E extends HonoEnv>(c: Context<E>, miss: NonNullable<RequestReport["miss"]>): void {
+  const report = reportOf(c);
+  if (report) report.miss = miss;
 }
 
 /**

@@ -180,7 +180,8 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
     const trees = (await (await fetch(`${dev.url}/api/trees`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { data: Array<{ node_count: number }> };
     expect(trees.data[0].node_count).toBe(0);
     const gone = await chat([{ role: "user", content: "Please refund order #C-3" }], { "cache-control": "only-if-cached" });
-    expect(gone.cache).toBe(null);
+    // Not served: the only-if-cached 504 after a lookup is a miss (explained like any other, issue 26).
+    expect(gone.cache).toBe("miss");
     await page.close();
   });
 

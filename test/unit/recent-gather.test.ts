@@ -16,6 +16,10 @@ const row = (over: Partial<RecentRequest>): RecentRequest => ({
   template_id: null,
   reason: null,
   count: 1,
+  request_id: null,
+  explanation: null,
+  error: null,
+  tenant: null,
   ...over,
 });
 

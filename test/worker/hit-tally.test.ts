@@ -30,7 +30,7 @@ function isolateFlush(treeId: string, node: string, hits: number, at: number): T
   const counters = new Counters();
   for (let i = 0; i < hits; i++) {
     counters.hit(treeId, node, { promptTokens: 10, completionTokens: 5, latencyMs: 100 }, at);
-    counters.request({ at, tree_id: treeId, route: "/v1/chat/completions", outcome: "hit", status: 200, latency_ms: 2, prompt_tokens: 10, completion_tokens: 5, node, template_id: null, reason: null, count: 1 });
+    counters.request({ at, tree_id: treeId, route: "/v1/chat/completions", outcome: "hit", status: 200, latency_ms: 2, prompt_tokens: 10, completion_tokens: 5, node, template_id: null, reason: null, count: 1, request_id: null, explanation: null, error: null, tenant: null });
   }
   const [tally] = counters.drain();
   return tally;

@@ -90,7 +90,7 @@ describe("GET /api/requests", () => {
     });
   });
 
-  const recentRow = (i: number, tree: string | null): RecentRequest => ({ at: i, tree_id: tree, route: "/v1/chat/completions", outcome: "miss", status: 200, latency_ms: 1, prompt_tokens: null, completion_tokens: null, node: null, template_id: null, reason: null, count: 1 });
+  const recentRow = (i: number, tree: string | null): RecentRequest => ({ at: i, tree_id: tree, route: "/v1/chat/completions", outcome: "miss", status: 200, latency_ms: 1, prompt_tokens: null, completion_tokens: null, node: null, template_id: null, reason: null, count: 1, request_id: null, explanation: null, error: null, tenant: null });
 
   it("Should keep only the newest RECENT_KEPT rows, whatever one flush writes", async () => {
     // Spread over enough trees that no tree passes its own cap: the database's cap is what trims.

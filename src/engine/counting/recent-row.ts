@@ -3,6 +3,7 @@ import { configOf } from "../../config";
 import { isolate, scheduleFlush } from "../isolate";
 import { TEMPLATE_HEADER } from "../../core/protocol";
 import type { RecentRequest } from "../../store/tree/recent-requests";
+import { errorMessageOf } from "../../observability/error-message";
 import { writeHitLines } from "../../observability/hit-lines";
 import type { RequestLogLine } from "../../observability/log";
 import type { RequestReport } from "../../observability/report";
@@ -31,21 +32,47 @@ export function recentRowOf(line: RequestLogLine, report: RequestReport | undefi
     template_id: hit ? template : null,
     reason: line.reason,
     count: 1,
+    request_id: line.request_id,
+    explanation: null,
+    error: null,
+    tenant: report?.tenant ?? null,
   };
 }
 
+/** Why a template could have served and did not (response; set by the template lookup where it says). */
+const TEMPLATE_MISS_HEADER = "muscle-mem-template-miss";
+
 /**
  * Buffers the request for the recent-requests table beside the hit counters
- * (written with their next flush). Never breaks a request.
+ * (written with their next flush). A miss's row waits, after the response,
+ * for its explanation (one D1 query: src/engine/explain/miss.ts); a failed
+ * explanation leaves the row without one. Never breaks a request.
  */
 export function rememberRequest(c: Context<{ Bindings: Env }>, line: RequestLogLine): void {
   try {
     const row = recentRowOf(line, c.get("mm"), c.res.headers.get(TEMPLATE_HEADER));
     if (!row) return;
+    const miss = row.outcome === "miss" ? c.get("mm")?.miss : undefined;
+    const failed = row.status >= 400 ? c.res.clone() : null;
+    if (!miss && !failed) {
+      buffer(c, row);
+      return;
+    }
+    const template = c.res.headers.get(TEMPLATE_MISS_HEADER);
+    c.executionCtx.waitUntil(
+      Promise.all([miss ? miss.explain(template).catch(() => null) : null, failed ? errorMessageOf(failed) : null]).then(([explanation, error]) => buffer(c, { ...row, explanation, error })),
+    );
+  } catch {
+    // The recent-requests view is statistics, never correctness.
+  }
+}
+
+function buffer(c: Context<{ Bindings: Env }>, row: RecentRequest): void {
+  try {
     isolate(configOf(c.env)).counters.request(row);
     scheduleFlush(c.env, c.executionCtx);
   } catch {
-    // The recent-requests view is statistics, never correctness.
+    // As above: statistics.
   }
 }
 

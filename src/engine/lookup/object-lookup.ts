@@ -13,6 +13,8 @@ export interface FarLookup {
   join: boolean;
   /** Runs work after the response (ctx.waitUntil). */
   defer?: (work: Promise<unknown>) => void;
+  /** The request's path hashes: a miss then says how deep its path is recorded (in the lookup's own query). */
+  path?: string[];
 }
 
 /**
@@ -23,9 +25,9 @@ export interface FarLookup {
  * the claim is released once the late answer arrives, so that no one waits
  * out a lease for a generation that never comes.
  */
-export async function lookUpFar(far: FarLookup, request: Omit<LookupOrJoinRequest, "treeId" | "templates" | "join">): Promise<LookedUp> {
+export async function lookUpFar(far: FarLookup, request: Omit<LookupOrJoinRequest, "treeId" | "templates" | "join" | "path">): Promise<LookedUp> {
   // SAFETY: RPC types a union result as a stub; LookedUp is plain data (structured clone), so the cast only unwraps that type.
-  const call = far.writer.lookupOrJoin({ ...request, treeId: far.treeId, templates: far.templates, join: far.join }) as unknown as Promise<LookedUp>;
+  const call = far.writer.lookupOrJoin({ ...request, treeId: far.treeId, templates: far.templates, join: far.join, ...(far.path ? { path: far.path } : {}) }) as unknown as Promise<LookedUp>;
   try {
     const found = await withTimeout(call, request.timeoutMs, "lookup in the tree's object");
     addD1(found.d1);

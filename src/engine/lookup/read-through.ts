@@ -1,7 +1,8 @@
 import type { StoredAnswer } from "../../core/answer";
 import { choose, type ServePolicy } from "../../cache/policy";
 import { configOf } from "../../config";
-import { queryAnswers, readAnswers } from "../../store/tree/answers";
+import { queryAnswers, readAnswers, servedAnswers } from "../../store/tree/answers";
+import { probedAnswersStatement, probedFrom, type PathProbe } from "../../store/tree/divergence";
 import { BOOKMARK_HEADER, bookmarkFor, bookmarkHeader, readYourWrites, type Shard } from "../../store/shards/shards";
 import { shardFor } from "../../store/shards/directory";
 import type { HotCache } from "./isolate-cache";
@@ -22,7 +23,7 @@ import { readThroughObject, refreshAhead, refreshDue } from "./refresh-ahead";
  */
 export type Lookup =
   | { status: "hit"; answer: StoredAnswer; bookmark: string | null }
-  | { status: "miss"; bookmark: string | null; joined?: Joined; templates?: boolean }
+  | { status: "miss"; bookmark: string | null; joined?: Joined; templates?: boolean; recorded: number; probe?: PathProbe | null }
   | { status: "failed"; error: unknown };
 
 export { withTimeout } from "../../core/deadline";
@@ -73,6 +74,7 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
   let answers = inMemory?.answers;
   let bookmark: string | null = null;
   let cachedReadAt = inMemory?.readAt;
+  let probe: PathProbe | null | undefined;
   if (!answers) {
     const fromColo = await readColo(source.colo, key, timeoutMs);
     if (fromColo) {
@@ -84,9 +86,10 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
     } else {
       const readAt = Date.now();
       try {
-        const read = await withTimeout(readFrom(source, key), timeoutMs, "D1 lookup");
+        const read = await withTimeout(readFrom(source, key, far?.path ? { treeId: far.treeId, path: far.path } : null), timeoutMs, "D1 lookup");
         answers = read.rows;
         bookmark = read.bookmark;
+        probe = read.probe;
       } catch (error) {
         return { status: "failed", error };
       }
@@ -94,7 +97,7 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
     }
   }
   const chosen = choose(answers, policy);
-  if (chosen === null) return { status: "miss", bookmark };
+  if (chosen === null) return { status: "miss", bookmark, recorded: answers.length, ...(probe !== undefined ? { probe } : {}) };
   // A hit from memory or the colo whose answers near the staleness bound: read them again after the response.
   const boundMs = source.colo?.ttlMs ?? hot.ttlMs;
   if (cachedReadAt !== undefined && source.defer && refreshDue(cachedReadAt, boundMs)) {
@@ -116,7 +119,10 @@ async function lookupFar(source: LookupSource, hot: HotCache, key: string, polic
   try {
     const readAt = Date.now();
     const found = await lookUpFar(far, { key, policy, timeoutMs });
-    if (found.status === "miss") return { status: "miss", bookmark: null, templates: found.templates, ...(found.joined ? { joined: found.joined } : {}) };
+    if (found.status === "miss") {
+      const probe = found.probe !== undefined ? { probe: found.probe } : {};
+      return { status: "miss", bookmark: null, templates: found.templates, recorded: found.answers.length, ...probe, ...(found.joined ? { joined: found.joined } : {}) };
+    }
     await keepRead(hot, source.colo, key, found.answers, readAt, source.defer);
     return { status: "hit", answer: found.answers[found.chosen], bookmark: null };
   } catch (error) {
@@ -138,13 +144,29 @@ async function readColo(colo: ColoCache | null, key: string, timeoutMs: number):
   }
 }
 
-/** One indexed read of the answers at `key`: from the shard itself, or through a replica session with read-your-writes. */
-function readFrom(source: LookupSource, key: string): Promise<{ rows: StoredAnswer[]; bookmark: string | null }> {
-  if (!source.replicas) return readAnswers(source.shard.db, key).then((rows) => ({ rows, bookmark: null }));
-  return readYourWrites(source.shard, source.bookmark, async (db) => {
-    const r = await queryAnswers(db, key);
-    return { rows: r.answers, servedByPrimary: r.servedByPrimary };
-  });
+/**
+ * One indexed read of the answers at `key`: from the shard itself, or through a replica session with
+ * read-your-writes. With `probed` it is the probed query (src/store/tree/divergence.ts): still one statement.
+ */
+async function readFrom(source: LookupSource, key: string, probed: { treeId: string; path: string[] } | null = null): Promise<{ rows: StoredAnswer[]; bookmark: string | null; probe?: PathProbe | null }> {
+  if (!probed) {
+    if (!source.replicas) return readAnswers(source.shard.db, key).then((rows) => ({ rows, bookmark: null }));
+    return readYourWrites(source.shard, source.bookmark, async (db) => {
+      const r = await queryAnswers(db, key);
+      return { rows: r.answers, servedByPrimary: r.servedByPrimary };
+    });
+  }
+  // The probe of the last read made (read-your-writes confirms an empty replica read on the primary).
+  let probe: PathProbe | null = null;
+  const probedRead = async (db: D1Database | D1DatabaseSession) => {
+    const result = await probedAnswersStatement(db, key, probed.treeId, probed.path).all<Parameters<typeof probedFrom>[0]["results"][number]>();
+    const read = probedFrom(result);
+    probe = read.probe;
+    return { rows: servedAnswers(read.rows), servedByPrimary: result.meta.served_by_primary };
+  };
+  if (!source.replicas) return { rows: (await probedRead(source.shard.db)).rows, bookmark: null, probe };
+  const read = await readYourWrites(source.shard, source.bookmark, probedRead);
+  return { rows: read.rows, bookmark: read.bookmark, probe };
 }
 
 /** A refresh's read without the tree's object (read replication): each key's indexed read through a replica session, side by side. */

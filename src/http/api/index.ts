@@ -12,7 +12,7 @@ import { treeAccess } from "./tree-access";
 import { childrenQuery, getChildren, getSearch, getTree, getTrees, searchQuery } from "./trees";
 import { getWhoami } from "./whoami";
 import { apiHeaders } from "./headers";
-import { getRequests } from "./requests";
+import { getRequest, getRequests } from "./requests";
 
 /** The trajectory API (docs/api.md), mounted under /api. Every route needs a bearer credential; every response carries API_HEADERS. */
 export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
@@ -37,5 +37,6 @@ export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   api.get("/series", getSeries);
   api.get("/whoami", getWhoami);
   api.get("/requests", getRequests);
+  api.get("/requests/:id{.+}", getRequest);
   return api;
 }

@@ -1,6 +1,7 @@
 import type { StoredAnswer } from "../../core/answer";
 import { choose, type ServePolicy } from "../../cache/policy";
-import { answersFrom, answersStatement, readAnswers, readAnswersAt, type AnswerRow } from "../tree/answers";
+import { answersStatement, readAnswersAt, servedAnswers, type AnswerRow } from "../tree/answers";
+import { probedAnswersStatement, probedFrom, type PathProbe } from "../tree/divergence";
 import { withTimeout } from "../../core/deadline";
 import type { Joined, SingleFlight } from "./single-flight";
 import { liveTemplatesStatement } from "../templates/learned";
@@ -18,6 +19,8 @@ export interface LookupOrJoinRequest {
   templates: boolean;
   /** Whether a miss joins single flight (false for `only-if-cached`, which never generates). */
   join: boolean;
+  /** The request's path hashes: a miss then says how deep the path is recorded (`probe`, in the same query). */
+  path?: string[];
 }
 
 /**
@@ -32,7 +35,7 @@ export interface LookupOrJoinRequest {
  * not resolved the tree's shard yet, and the answers), which the Worker adds
  * to the request's `server-timing` d1 entry.
  */
-export type LookedUp = ({ status: "hit"; answers: StoredAnswer[]; chosen: number } | { status: "miss"; answers: StoredAnswer[]; templates: boolean; joined: Joined | null }) & { d1: D1Cost };
+export type LookedUp = ({ status: "hit"; answers: StoredAnswer[]; chosen: number } | { status: "miss"; answers: StoredAnswer[]; templates: boolean; joined: Joined | null; probe?: PathProbe | null }) & { d1: D1Cost };
 
 /**
  * Runs a cold lookup inside the tree's object: the tree's shard (`db`), one D1
@@ -46,32 +49,35 @@ export type LookedUp = ({ status: "hit"; answers: StoredAnswer[]; chosen: number
  */
 export async function lookUpOrJoin(db: () => Promise<D1Database>, flights: SingleFlight, request: LookupOrJoinRequest, now: () => number = Date.now): Promise<LookedUp> {
   let started = now();
-  const { value: [answers, templates], d1 } = await meterD1(async () => {
+  const { value: [answers, templates, probe], d1 } = await meterD1(async () => {
     const shard = await db();
     started = now();
     return withTimeout(
-      readAnswersAndPresence(shard, request.key, request.templates ? request.treeId : null),
+      readAnswersAndPresence(shard, request.key, request.templates ? request.treeId : null, request.path ? { treeId: request.treeId, path: request.path } : null),
       request.timeoutMs,
       "D1 lookup in the tree's object",
     );
   });
   const chosen = choose(answers, request.policy);
   if (chosen !== null) return { status: "hit", answers, chosen, d1 };
-  if (templates || !request.join) return { status: "miss", answers, templates, joined: null, d1 };
+  if (templates || !request.join) return { status: "miss", answers, templates, joined: null, probe, d1 };
   if (now() - started >= request.timeoutMs) throw new Error("D1 lookup in the tree's object finished too late to join");
-  return { status: "miss", answers, templates, joined: flights.join(request.key), d1 };
+  return { status: "miss", answers, templates, joined: flights.join(request.key), probe, d1 };
 }
 
 /**
  * The answers at `key` and, when `treeId` is given, whether that tree has live
  * templates: one D1 call either way (a batch of the two reads, one round trip
- * instead of two).
+ * instead of two). With `probed`, the answers query is the probed one
+ * (src/store/tree/divergence.ts): the same one statement, which on a miss also
+ * says how deep the request's path is recorded.
  */
-async function readAnswersAndPresence(db: D1Database, key: string, treeId: string | null): Promise<[StoredAnswer[], boolean]> {
-  if (treeId === null) return [await readAnswers(db, key), false];
-  const [answers, live] = await db.batch<unknown>([answersStatement(db, key), liveTemplatesStatement(db, treeId)]);
-  // SAFETY: the first statement is ANSWERS_SQL, whose rows are AnswerRows; batch types every result alike.
-  return [answersFrom(answers as D1Result<AnswerRow>), live.results.length > 0];
+async function readAnswersAndPresence(db: D1Database, key: string, treeId: string | null, probed: { treeId: string; path: string[] } | null): Promise<[StoredAnswer[], boolean, PathProbe | null]> {
+  const answersQuery = probed ? probedAnswersStatement(db, key, probed.treeId, probed.path) : answersStatement(db, key);
+  const [answers, live] = treeId === null ? [await answersQuery.all<unknown>()] : await db.batch<unknown>([answersQuery, liveTemplatesStatement(db, treeId)]);
+  // SAFETY: the first statement is ANSWERS_SQL or PROBED_ANSWERS_SQL, whose rows are AnswerRows (and the probe's); batch types every result alike.
+  const read = probed ? probedFrom(answers as Parameters<typeof probedFrom>[0]) : { rows: (answers as D1Result<AnswerRow>).results, probe: null };
+  return [servedAnswers(read.rows), live !== undefined && live.results.length > 0, read.probe];
 }
 
 /** What a refresh ahead asks the tree's object (TreeWriter.readAnswersAt): the answers at several paths of one tree. */

@@ -1,4 +1,5 @@
-import { tenantParam, type Scope } from "./scope";
+import type { MissExplanation } from "../../core/explanation";
+
 /** One request the cached routes answered, as the recent-requests view lists it. */
 export interface RecentRequest {
   at: number;
@@ -23,6 +24,14 @@ export interface RecentRequest {
    * `latency_ms` is the mean. 1 for a miss.
    */
   count: number;
+  /** The `x-request-id` the client saw (of the latest request, for a gathered row). */
+  request_id: string | null;
+  /** Why a miss missed (null otherwise, or when it could not be worked out). */
+  explanation: MissExplanation | null;
+  /** An error answer's message (status 400 or more): the upstream's `error.message`, or the Worker's own; at most 300 characters. */
+  error: string | null;
+  /** The tenant of a keyed request (null when it was never keyed). */
+  tenant: string | null;
 }
 
 /** Rows kept per database: older ones go with each flush (about 1 MB). */
@@ -32,7 +41,7 @@ export const RECENT_KEPT = 5000;
  * tenant's few trees, cannot push every other tenant's history out (a page of `GET /api/requests` is 200).
  */
 export const RECENT_KEPT_PER_TREE = 200;
-const COLUMNS = ["at", "tree_id", "route", "outcome", "status", "latency_ms", "prompt_tokens", "completion_tokens", "node_hash", "template_id", "reason", "count"] as const;
+const COLUMNS = ["at", "tree_id", "route", "outcome", "status", "latency_ms", "prompt_tokens", "completion_tokens", "node_hash", "template_id", "reason", "count", "request_id", "explanation", "error", "tenant"] as const;
 
 function asJson(r: RecentRequest): Record<(typeof COLUMNS)[number], unknown> {
   return {
@@ -48,6 +57,10 @@ function asJson(r: RecentRequest): Record<(typeof COLUMNS)[number], unknown> {
     template_id: r.template_id,
     reason: r.reason,
     count: r.count,
+    request_id: r.request_id,
+    explanation: r.explanation ? JSON.stringify(r.explanation) : null,
+    error: r.error,
+    tenant: r.tenant,
   };
 }
 
@@ -71,65 +84,4 @@ export function recentStatements(db: D1Database, rows: readonly RecentRequest[])
     ),
     db.prepare(`DELETE FROM recent_requests WHERE id <= (SELECT id FROM recent_requests ORDER BY id DESC LIMIT 1 OFFSET ${RECENT_KEPT})`),
   ];
-}
-
-interface Row {
-  at: number;
-  tree_id: string | null;
-  route: string;
-  outcome: RecentRequest["outcome"];
-  status: number;
-  latency_ms: number;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  node_hash: string | null;
-  template_id: string | null;
-  reason: string | null;
-  count: number;
-  namespace: string | null;
-  model: string | null;
-}
-
-/** A listed request, with its tree's namespace and model. */
-export type RecentListed = RecentRequest & { namespace: string | null; model: string | null };
-
-/**
- * The newest `limit` requests over every database, newest first: a tenant's
- * own (joined to its trees), or every request for the admin (EVERY_TENANT),
- * including those never keyed to a tree.
- */
-export async function readRecent(dbs: readonly D1Database[], scope: Scope, limit: number): Promise<RecentListed[]> {
-  const pages = await Promise.all(
-    dbs.map((db) =>
-      db
-        .prepare(
-          `SELECT r.at, r.tree_id, r.route, r.outcome, r.status, r.latency_ms, r.prompt_tokens, r.completion_tokens, r.node_hash, r.template_id, r.reason, r.count,
-             t.namespace, t.model
-           FROM recent_requests r LEFT JOIN trees t ON t.id = r.tree_id
-           WHERE ?1 IS NULL OR t.tenant = ?1 ORDER BY r.id DESC LIMIT ?2`,
-        )
-        .bind(tenantParam(scope), limit)
-        .all<Row>(),
-    ),
-  );
-  return pages
-    .flatMap((p) => p.results)
-    .sort((a, b) => b.at - a.at)
-    .slice(0, limit)
-    .map((r) => ({
-      at: r.at,
-      tree_id: r.tree_id,
-      route: r.route,
-      outcome: r.outcome,
-      status: r.status,
-      latency_ms: r.latency_ms,
-      prompt_tokens: r.prompt_tokens,
-      completion_tokens: r.completion_tokens,
-      node: r.node_hash,
-      template_id: r.template_id,
-      reason: r.reason,
-      count: r.count,
-      namespace: r.namespace,
-      model: r.model,
-    }));
 }

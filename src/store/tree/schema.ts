@@ -119,7 +119,8 @@ export const templateEvidence = sqliteTable(
  * tree, outcome, status, latency, tokens and the node that served a hit.
  * Hits and bypasses of one tree are gathered into one row per write, with
  * `count` the requests it stands for (src/store/tree/recent-gather.ts): so hits
- * add rows per tree and write interval, never per hit. Never content or keys. Rows without a tree (requests never keyed) are
+ * add rows per tree and write interval, never per hit. Never keys; a miss's
+ * explanation holds short excerpts (at most a few hundred characters) of the tenant's own messages. Rows without a tree (requests never keyed) are
  * listed to the admin only.
  */
 export const recentRequests = sqliteTable(
@@ -138,8 +139,16 @@ export const recentRequests = sqliteTable(
     templateId: text("template_id"),
     reason: text("reason"),
     count: integer("count").notNull().default(1),
+    /** The `x-request-id` the client saw (a gathered row: its latest request's). */
+    requestId: text("request_id"),
+    /** A miss's explanation, JSON (src/core/explanation.ts MissExplanation): the tenant's own recordings only. */
+    explanation: text("explanation"),
+    /** An error answer's message (the upstream's `error.message`, or the Worker's own), at most 300 characters. */
+    error: text("error"),
+    /** The tenant of a keyed request: its rows are its own even when its tree was never recorded (an upstream error). */
+    tenant: text("tenant"),
   },
-  (t) => [index("recent_requests_tree_idx").on(t.treeId, t.id)],
+  (t) => [index("recent_requests_tree_idx").on(t.treeId, t.id), index("recent_requests_request_idx").on(t.requestId)],
 );
 
 export type TemplateRow = typeof templates.$inferSelect;

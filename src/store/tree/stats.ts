@@ -16,6 +16,8 @@ export interface Stats {
   cost_saved_usd: number;
   latency_saved_ms: number;
   unpriced_models: string[];
+  /** Whether every model counted has a price (false: `cost_saved_usd` leaves some out; the dashboard says "no price"). */
+  priced: boolean;
 }
 
 export interface TreeStats extends Stats {
@@ -57,6 +59,7 @@ function statsOf(rows: Row[], prices: PriceTable): Stats {
     cost_saved_usd: 0,
     latency_saved_ms: 0,
     unpriced_models: [],
+    priced: true,
   };
   for (const r of rows) {
     total.trees += r.trees;
@@ -69,6 +72,7 @@ function statsOf(rows: Row[], prices: PriceTable): Stats {
     total.latency_saved_ms += r.latency;
     const cost = costSaved(prices, r.model, r.prompt, r.completion);
     if (cost === null) {
+      total.priced = false;
       if (r.prompt + r.completion > 0 && !total.unpriced_models.includes(r.model)) total.unpriced_models.push(r.model);
     } else total.cost_saved_usd += cost;
   }

@@ -1,0 +1,95 @@
+// @ts-check
+import { api, ApiFailure } from "./api.js";
+import { el } from "./format.js";
+
+/**
+ * Why a miss missed, in the node panel: where the request left its tree, the new message beside the
+ * closest recorded sibling with the differing part highlighted, or the frame field a new tree differs in.
+ *
+ * @typedef {{ before: string, incoming: string, recorded: string, after: string }} Diff
+ * @typedef {{ kind: string, tree_id: string, depth: number, messages: number, template: string | null,
+ *   divergence: { index: number, role: string, node: string, parent: string, siblings: number,
+ *     closest: { node: string, role: string, observations: number } | null, field: string | null, diff: Diff | null } | null,
+ *   frame: { nearest_tree: string | null, nearest_model: string | null, field: string | null, diff: Diff | null, trees_compared: number } | null }} Explanation
+ */
+
+/** One line for the request log. @param {Explanation} e */
+export function whyLine(e) {
+  if (e.kind === "new-tree") return e.frame?.field ? `new tree: ${e.frame.field} differs` : "new tree";
+  if (e.kind === "new-branch") return `new branch at ${e.divergence?.field ?? `depth ${e.depth}`}`;
+  if (e.kind === "unconfirmed") return "recorded, not served yet";
+  if (e.kind === "no-cache") return "the client asked the model";
+  return e.kind;
+}
+
+/** The diff with one side's differing part marked. @param {Diff} diff @param {"incoming" | "recorded"} side */
+export function diffView(diff, side) {
+  const part = side === "incoming" ? diff.incoming : diff.recorded;
+  return el("pre", { class: `diff ${side}` }, [diff.before, el("mark", {}, [part === "" ? "(nothing)" : part]), diff.after]);
+}
+
+/** @param {string} hash */
+async function messageOf(hash) {
+  try {
+    const node = await api(`/nodes/${hash}`);
+    return JSON.stringify(node.message, null, 2);
+  } catch (e) {
+    if (e instanceof ApiFailure && e.status === 404) return null;
+    throw e;
+  }
+}
+
+/** @param {string} title @param {Diff | null} diff @param {"incoming" | "recorded"} side @param {string | null} full @param {string} empty */
+function column(title, diff, side, full, empty) {
+  return el("div", { class: `compare-side ${side}` }, [
+    el("h3", {}, [title]),
+    ...(diff ? [diffView(diff, side)] : []),
+    ...(full !== null ? [el("pre", { class: "json full" }, [full])] : empty ? [el("p", { class: "muted" }, [empty])] : []),
+  ]);
+}
+
+/**
+ * Fills `panel` with a miss's explanation (`row.explanation`).
+ * @param {HTMLElement} panel @param {{ request_id: string | null, status: number, explanation: Explanation | null }} row @param {{ onClose: () => void }} hooks
+ */
+export async function openMiss(panel, row, hooks) {
+  const e = row.explanation;
+  panel.hidden = false;
+  const close = el("button", { class: "icon", "aria-label": "Close" }, ["×"]);
+  close.addEventListener("click", hooks.onClose);
+  const head = el("div", { class: "pane-head" }, [el("h2", {}, ["Why it missed"]), close]);
+  if (!e) {
+    panel.replaceChildren(head, el("p", { class: "muted" }, ["No explanation was kept for this request (it could not be worked out in time)."]));
+    return;
+  }
+  const facts = el("dl", { class: "facts" }, [
+    el("dt", {}, ["request"]), el("dd", { class: "request-id" }, [row.request_id ?? "—"]),
+    el("dt", {}, ["kind"]), el("dd", { id: "why-kind" }, [e.kind]),
+    el("dt", {}, ["matched"]), el("dd", {}, [`${e.depth} of ${e.messages} messages`]),
+    ...(row.status >= 400 ? [el("dt", {}, ["status"]), el("dd", {}, [String(row.status)])] : []),
+    ...(e.template ? [el("dt", {}, ["template"]), el("dd", {}, [e.template])] : []),
+  ]);
+  const parts = [head, facts];
+  const d = e.divergence;
+  if (d) {
+    parts.push(el("p", { class: "why-field" }, ["First difference: ", el("code", { id: "why-field" }, [d.field ?? `messages[${d.index}] (nothing recorded there)`]), ` · ${d.siblings} recorded ${d.siblings === 1 ? "sibling" : "siblings"} at this fork`]));
+    const [mine, theirs] = await Promise.all([messageOf(d.node), d.closest ? messageOf(d.closest.node) : Promise.resolve(null)]);
+    parts.push(
+      el("div", { class: "compare", id: "why-compare" }, [
+        column(`This request · messages[${d.index}] (${d.role})`, d.diff, "incoming", mine, "Not recorded (the miss's answer was not stored)."),
+        column(d.closest ? `Closest recorded sibling${d.closest.observations > 0 ? ` · answered ${d.closest.observations}×` : ""}` : "Recorded", d.diff, "recorded", theirs, "Nothing was recorded at this fork."),
+      ]),
+    );
+  }
+  const f = e.frame;
+  if (f) {
+    parts.push(
+      el("p", { class: "why-field" }, [
+        f.field ? ["Frame field that differs from your nearest tree", f.nearest_model ? ` (${f.nearest_model})` : "", ": "].join("") : `No other tree of yours in this namespace to compare (${f.trees_compared} compared).`,
+        ...(f.field ? [el("code", { id: "why-field" }, [f.field])] : []),
+      ]),
+    );
+    if (f.diff) parts.push(el("div", { class: "compare", id: "why-compare" }, [column("This request", f.diff, "incoming", null, ""), column("Nearest tree", f.diff, "recorded", null, "")]));
+  }
+  panel.replaceChildren(...parts);
+}

@@ -1,0 +1,139 @@
+/**
+ * Where two canonical values differ: the first differing field's path
+ * (`tool_calls[0].function.arguments.amount_cents`), how many leaves differ,
+ * and a short diff of the differing text. Pure: no store, no clock. JSON held
+ * in a string (tool-call arguments, a tool result) is compared as JSON.
+ */
+
+import type { ShortDiff } from "../../core/explanation";
+
+export type { ShortDiff };
+
+/** A JSON value as canonical messages and frames hold them. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** The first field where `incoming` (the request) and `recorded` (a stored node) differ. */
+export interface FieldDifference {
+  /** The field's path, `content` or `tool_calls[0].function.arguments.amount_cents`; "" for the values themselves. */
+  path: string;
+  /** The request's value there (undefined: the request has no such field). */
+  incoming: Json | undefined;
+  /** The recorded value there (undefined: the recording has no such field). */
+  recorded: Json | undefined;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
+
+/** `path` joined with an object key: `.key`, or `["key"]` when the key is not a plain name. */
+export function fieldPath(path: string, key: string | number): string {
+  if (typeof key === "number") return `${path}[${key}]`;
+  if (IDENTIFIER.test(key)) return path === "" ? key : `${path}.${key}`;
+  return `${path}[${JSON.stringify(key)}]`;
+}
+
+function isObject(value: Json | undefined): value is { [key: string]: Json } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A string that holds a JSON object or array, parsed; anything else as it is. */
+function unwrapped(value: Json | undefined): Json | undefined {
+  if (typeof value !== "string") return value;
+  const text = value.trim();
+  if (!(text.startsWith("{") || text.startsWith("["))) return value;
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return value;
+  }
+}
+
+/** Whether two values are equal as JSON (key order aside). */
+export function sameJson(a: Json | undefined, b: Json | undefined): boolean {
+  return firstDifference(a, b) === null;
+}
+
+/**
+ * The first differing field of two values, walked in order: array items by
+ * index, object keys sorted. Strings holding JSON on both sides are compared
+ * as the JSON they hold. Null when the values are equal.
+ *
+ * @example firstDifference({ content: "hi" }, { content: "ho" }) // { path: "content", incoming: "hi", recorded: "ho" }
+ */
+export function firstDifference(incoming: Json | undefined, recorded: Json | undefined, path = ""): FieldDifference | null {
+  if (incoming === recorded) return null;
+  const a = unwrapped(incoming);
+  const b = unwrapped(recorded);
+  if (a !== incoming || b !== recorded) {
+    if (typeof a === "string" || typeof b === "string") return { path, incoming, recorded };
+    return firstDifference(a, b, path);
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      const d = firstDifference(a[i], b[i], fieldPath(path, i));
+      if (d) return d;
+    }
+    return null;
+  }
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    for (const key of keys) {
+      const d = firstDifference(a[key], b[key], fieldPath(path, key));
+      if (d) return d;
+    }
+    return null;
+  }
+  return { path, incoming, recorded };
+}
+
+/** How many leaves differ between two values (capped at `cap`): how far a recorded node is from the request's message. */
+export function countDifferences(incoming: Json | undefined, recorded: Json | undefined, cap = 1000): number {
+  if (incoming === recorded) return 0;
+  const a = unwrapped(incoming);
+  const b = unwrapped(recorded);
+  if (Array.isArray(a) && Array.isArray(b)) {
+    let n = 0;
+    for (let i = 0; i < Math.max(a.length, b.length) && n < cap; i++) n += countDifferences(a[i], b[i], cap - n);
+    return Math.min(n, cap);
+  }
+  if (isObject(a) && isObject(b)) {
+    let n = 0;
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      if (n >= cap) break;
+      n += countDifferences(a[key], b[key], cap - n);
+    }
+    return Math.min(n, cap);
+  }
+  return a === b ? 0 : 1;
+}
+
+/** A value as diff text: strings as they are, anything else as JSON; a missing field is empty. */
+export function asText(value: Json | undefined): string {
+  if (value === undefined) return "";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
+ * The part of two texts that differs, with up to `context` characters of
+ * what they share on each side and each side cut at `max` characters.
+ *
+ * @example shortDiff("refund order A-1", "refund order A-2") // { before: "refund order A-", incoming: "1", recorded: "2", after: "" }
+ */
+export function shortDiff(incoming: string, recorded: string, context = 40, max = 160): ShortDiff {
+  let start = 0;
+  const limit = Math.min(incoming.length, recorded.length);
+  while (start < limit && incoming[start] === recorded[start]) start++;
+  let end = 0;
+  while (end < limit - start && incoming[incoming.length - 1 - end] === recorded[recorded.length - 1 - end]) end++;
+  const before = incoming.slice(0, start);
+  const after = incoming.slice(incoming.length - end);
+  return {
+    before: before.length > context ? `…${before.slice(before.length - context)}` : before,
+    incoming: cut(incoming.slice(start, incoming.length - end), max),
+    recorded: cut(recorded.slice(start, recorded.length - end), max),
+    after: after.length > context ? `${after.slice(0, context)}…` : after,
+  };
+}

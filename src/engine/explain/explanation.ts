@@ -1,0 +1,117 @@
+import type { Divergence, FrameDivergence, MissExplanation, MissKind } from "../../core/explanation";
+import { asText, countDifferences, firstDifference, shortDiff, type Json } from "./compare";
+
+export type { Divergence, FrameDivergence, MissExplanation, MissKind };
+
+/**
+ * Why a miss missed, built from what the store holds for the request's own
+ * tree (and, for a new tree, the same tenant's and namespace's other trees).
+ * Pure: the facts come from one D1 query after the response (src/store/tree/divergence.ts).
+ */
+
+/** A recorded node as the divergence query reads it. */
+export interface RecordedNode {
+  hash: string;
+  role: string;
+  /** The node's message, canonical JSON. */
+  json: string;
+  observations: number;
+}
+
+/** A step of the request's path: its hash, role and canonical message JSON. */
+export interface PathMessage {
+  hash: string;
+  role: string;
+  json: string;
+}
+
+/** What the divergence query found for one miss. */
+export interface DivergenceFacts {
+  treeId: string;
+  treeExists: boolean;
+  path: readonly PathMessage[];
+  /** How many of the path's nodes were recorded before the request. */
+  depth: number;
+  /** The recorded children of the deepest recorded node (the request's own nodes left out). */
+  children: readonly RecordedNode[];
+  frameJson: string;
+  /** The tenant's other trees in the namespace, when the tree is new. */
+  trees: ReadonlyArray<{ id: string; model: string; frame: string }>;
+  template?: string | null;
+}
+
+function parsed(json: string): Json {
+  try {
+    return JSON.parse(json) as Json;
+  } catch {
+    return json;
+  }
+}
+
+/** `messages[5]` joined with a field path inside the message. */
+function inMessage(index: number, path: string): string {
+  const base = `messages[${index}]`;
+  if (path === "") return base;
+  return path.startsWith("[") ? `${base}${path}` : `${base}.${path}`;
+}
+
+/** The recorded child nearest `message`: the same role first, then the fewest differing leaves, then the most observed. */
+export function closestChild(message: PathMessage, children: readonly RecordedNode[]): RecordedNode | null {
+  const incoming = parsed(message.json);
+  let best: { node: RecordedNode; score: number } | null = null;
+  for (const node of children) {
+    const score = (node.role === message.role ? 0 : 100_000) + countDifferences(incoming, parsed(node.json));
+    if (!best || score < best.score || (score === best.score && node.observations > best.node.observations)) best = { node, score };
+  }
+  return best?.node ?? null;
+}
+
+function divergenceAt(facts: DivergenceFacts): Divergence | null {
+  const index = facts.depth;
+  const message = facts.path[index];
+  if (!message) return null;
+  const closest = closestChild(message, facts.children);
+  const difference = closest && firstDifference(parsed(message.json), parsed(closest.json));
+  return {
+    index,
+    role: message.role,
+    node: message.hash,
+    parent: index === 0 ? facts.treeId : facts.path[index - 1].hash,
+    siblings: facts.children.length,
+    closest: closest && { node: closest.hash, role: closest.role, observations: closest.observations },
+    field: difference ? inMessage(index, difference.path) : null,
+    diff: difference ? shortDiff(asText(difference.incoming), asText(difference.recorded)) : null,
+  };
+}
+
+/** The frame field that differs from the nearest of the tenant's trees (the fewest differing leaves). */
+export function frameDivergence(frameJson: string, trees: DivergenceFacts["trees"]): FrameDivergence {
+  const frame = parsed(frameJson);
+  let best: { tree: DivergenceFacts["trees"][number]; score: number } | null = null;
+  for (const tree of trees) {
+    const score = countDifferences(frame, parsed(tree.frame));
+    if (!best || score < best.score) best = { tree, score };
+  }
+  const difference = best && firstDifference(frame, parsed(best.tree.frame));
+  return {
+    nearest_tree: best?.tree.id ?? null,
+    nearest_model: best?.tree.model ?? null,
+    field: difference ? difference.path || "frame" : null,
+    diff: difference ? shortDiff(asText(difference.incoming), asText(difference.recorded)) : null,
+    trees_compared: trees.length,
+  };
+}
+
+/** The explanation of a miss from what the store holds. */
+export function explainMiss(facts: DivergenceFacts): MissExplanation {
+  const base = { tree_id: facts.treeId, messages: facts.path.length, template: facts.template ?? null };
+  if (!facts.treeExists) return { ...base, kind: "new-tree", depth: 0, divergence: null, frame: frameDivergence(facts.frameJson, facts.trees) };
+  const depth = Math.min(facts.depth, facts.path.length);
+  if (depth >= facts.path.length) return { ...base, kind: "unconfirmed", depth, divergence: null, frame: null };
+  return { ...base, kind: "new-branch", depth, divergence: divergenceAt({ ...facts, depth }), frame: null };
+}
+
+/** The `muscle-mem-miss` header value of an explanation's kind and depth: `new-branch; depth=5`. */
+export function missHeaderValue(kind: MissKind, depth: number | null): string {
+  return depth === null || kind === "new-tree" || kind === "no-cache" || kind === "unknown" ? kind : `${kind}; depth=${depth}`;
+}

@@ -1,0 +1,61 @@
+import type { ProviderKey } from "../../cache/provider";
+import { withTimeout } from "../../core/deadline";
+import type { PathProbe } from "../../store/tree/divergence";
+import { readDivergence } from "../../store/tree/divergence";
+import { explainMiss, missHeaderValue, type MissExplanation, type MissKind } from "./explanation";
+
+/** What the lookup knew about a miss before the response: the `muscle-mem-miss` header's kind and depth. */
+export interface MissBefore {
+  kind: MissKind;
+  depth: number | null;
+}
+
+/**
+ * The kind of a miss from what the exact lookup already read (no query of its
+ * own): answers recorded at h_n that none was served (`unconfirmed`, every
+ * message matched), else the probe that rode in the lookup's statement
+ * (`new-tree`, or `new-branch` at the recorded depth), else `unknown`.
+ */
+export function missBefore(pathLength: number, recorded: number, probe: PathProbe | null | undefined): MissBefore {
+  if (recorded > 0) return { kind: "unconfirmed", depth: pathLength };
+  if (!probe) return { kind: "unknown", depth: null };
+  if (!probe.tree) return { kind: "new-tree", depth: 0 };
+  return probe.depth >= pathLength ? { kind: "unconfirmed", depth: pathLength } : { kind: "new-branch", depth: probe.depth };
+}
+
+/** The header value of what was known before the response. */
+export function missHeader(before: MissBefore): string {
+  return missHeaderValue(before.kind, before.depth);
+}
+
+/** What explaining a miss after its response needs: the tree's shard, the request's key and its start. */
+export interface ExplainInput {
+  db: D1Database;
+  key: ProviderKey;
+  /** When the request started (ms): rows recorded since (the miss's own recording) are not compared. */
+  startedAt: number;
+  timeoutMs: number;
+  /** The `muscle-mem-template-miss` reason, when a template could have served and did not. */
+  template: string | null;
+}
+
+/**
+ * The full explanation of a miss, after its response: one indexed D1 query
+ * (src/store/tree/divergence.ts) on the tree's shard, bounded by
+ * LOOKUP_TIMEOUT_MS, then the pure comparison (./explanation.ts). Only the
+ * request's own tree and its tenant's trees are read.
+ */
+export async function explainAfterResponse(input: ExplainInput): Promise<MissExplanation> {
+  const { key } = input;
+  const read = await withTimeout(
+    readDivergence(input.db, { treeId: key.treeId, tenant: key.tenant, namespace: key.namespace, pathHashes: key.path.map((p) => p.hash), before: input.startedAt }),
+    input.timeoutMs,
+    "divergence read",
+  );
+  return explainMiss({ treeId: key.treeId, frameJson: key.frameJson, path: key.path, template: input.template, ...read });
+}
+
+/** The explanation of a miss the client asked for (`cache-control: no-cache`): nothing to compare. */
+export function askedMiss(key: ProviderKey): MissExplanation {
+  return { kind: "no-cache", tree_id: key.treeId, depth: 0, messages: key.path.length, divergence: null, frame: null, template: null };
+}
