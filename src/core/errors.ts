@@ -39,6 +39,14 @@ const TYPE: Record<ErrorCode, string> = {
   analytics_unavailable: "upstream_error",
 };
 
+/**
+ * Headers every envelope of `error` carries: `x-should-retry: false` on an `only-if-cached` miss, which the
+ * openai and Anthropic SDKs read before their default retries (a 504 is otherwise retried twice).
+ */
+export function errorHeaders(error: { code: ErrorCode }): Record<string, string> {
+  return error.code === "not_cached" ? { "x-should-retry": "false" } : {};
+}
+
 /** An error answered to the client in OpenAI's `{error:{message,type,code,param}}` envelope. */
 export class ApiError extends Error {
   constructor(
@@ -56,6 +64,7 @@ export class ApiError extends Error {
   toResponse(headers?: HeadersInit): Response {
     const body = { error: { message: this.message, type: TYPE[this.code], code: this.code, param: this.param } };
     const response = Response.json(body, { status: this.status, headers });
+    for (const [name, value] of Object.entries(errorHeaders(this))) response.headers.set(name, value);
     return response;
   }
 }

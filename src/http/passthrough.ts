@@ -6,8 +6,16 @@ import { CACHE_HEADER } from "../core/protocol";
 
 type Ctx = Context<{ Bindings: Env }>;
 
-/** Relays the request to `base` unchanged (method, headers, body, streaming), marked `bypass`. */
-export async function relayTo(c: Ctx, base: string, baseVar = "UPSTREAM_BASE_URL"): Promise<Response> {
+/** The Worker's own error in one API's envelope (default: OpenAI's). */
+export type ErrorEnvelope = (error: ApiError, headers?: Record<string, string>) => Response;
+
+const openAiEnvelope: ErrorEnvelope = (error, headers) => error.toResponse(headers);
+
+/**
+ * Relays the request to `base` unchanged (method, headers, body, streaming), marked `bypass`; an unreachable
+ * or slow upstream is answered in `envelope` (the API's own error shape).
+ */
+export async function relayTo(c: Ctx, base: string, baseVar = "UPSTREAM_BASE_URL", envelope: ErrorEnvelope = openAiEnvelope): Promise<Response> {
   const url = new URL(c.req.url);
   const method = c.req.method;
   let upstream: Response;
@@ -25,7 +33,7 @@ export async function relayTo(c: Ctx, base: string, baseVar = "UPSTREAM_BASE_URL
     });
   } catch (error) {
     // Unreachable or timed out: the envelope, still saying what the cache did.
-    if (error instanceof ApiError) return error.toResponse({ [CACHE_HEADER]: "bypass" });
+    if (error instanceof ApiError) return envelope(error, { [CACHE_HEADER]: "bypass" });
     throw error;
   }
   return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });

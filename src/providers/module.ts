@@ -19,7 +19,7 @@ export interface ProviderRoutes {
   readonly passThrough?: {
     /** hono paths it claims requests on (besides `paths`), only those `claims` accepts. */
     readonly paths: readonly string[];
-    claims?(headers: Headers): boolean;
+    claims?(headers: Headers, url: URL): boolean;
     base(config: Config): string;
     /** The var that sets `base`, named in the envelope when the upstream cannot be reached. */
     readonly baseVar: string;

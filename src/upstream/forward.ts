@@ -8,9 +8,21 @@ const DROP_REQUEST = new Set(["host", "content-length", "connection", "keep-aliv
 /** Response headers that describe the upstream's transfer encoding, not the body we pass on. */
 const DROP_RESPONSE = new Set(["content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"]);
 
-/** The upstream URL for a `/v1/...` path: `UPSTREAM_BASE_URL` replaces the `/v1` prefix. */
-export function upstreamUrl(base: string, pathname: string, search = ""): string {
-  const rest = pathname.replace(/^\/v1(?=\/|$)/, "");
+/** The var of Gemini's upstream, whose base URL names no API version: the path keeps its own (`/v1/`, `/v1beta/`). */
+export const GEMINI_BASE_VAR = "GEMINI_BASE_URL";
+
+/**
+ * Headers that carry a credential meant for one provider only, by the var of the upstream it is meant for:
+ * Google's `x-goog-api-key` never goes to the OpenAI or Anthropic upstream (docs/compat.md, "Gateways").
+ */
+const PROVIDER_CREDENTIALS: Readonly<Record<string, string>> = { "x-goog-api-key": GEMINI_BASE_VAR };
+
+/**
+ * The upstream URL for a `/v1/...` path: `UPSTREAM_BASE_URL` replaces the `/v1` prefix. With `keepVersion`
+ * (Gemini, whose base has no version) the path is appended whole.
+ */
+export function upstreamUrl(base: string, pathname: string, search = "", keepVersion = false): string {
+  const rest = keepVersion ? pathname : pathname.replace(/^\/v1(?=\/|$)/, "");
   return `${base.replace(/\/+$/, "")}${rest}${search}`;
 }
 
@@ -26,11 +38,13 @@ export function queryOf(requestUrl: string, pathname: string): string {
  * The headers sent upstream. A body given as text is the body the Worker read (decoded when it came
  * gzip or deflate, src/core/body.ts): its `content-encoding` no longer describes it.
  */
-function forwardedHeaders(incoming: Headers, textBody: boolean): Headers {
+function forwardedHeaders(incoming: Headers, textBody: boolean, baseVar: string): Headers {
   const headers = new Headers();
   incoming.forEach((value, key) => {
     const name = key.toLowerCase();
     if (DROP_REQUEST.has(name) || name.startsWith(HEADER_PREFIX) || name === "cache-control") return;
+    const meantFor = PROVIDER_CREDENTIALS[name];
+    if (meantFor !== undefined && meantFor !== baseVar) return;
     if (textBody && name === "content-encoding") return;
     headers.set(key, value);
   });
@@ -80,7 +94,7 @@ export function hostOf(base: string): string | null {
 
 /**
  * Sends the request on to the upstream unchanged (the client's Authorization
- * included). A network failure becomes a 502 in the error envelope; an
+ * included), but for a credential meant for another provider (`x-goog-api-key` goes to Gemini only). A network failure becomes a 502 in the error envelope; an
  * upstream that sends no status within `timeoutMs` is cut, a 504. Once the
  * headers are in, the body streams at the upstream's pace (the client's
  * abort still cancels it).
@@ -90,10 +104,11 @@ export async function forward(options: ForwardOptions): Promise<Response> {
   const timer = limit > 0 ? new AbortController() : undefined;
   const signals = [options.signal, timer?.signal].filter((s): s is AbortSignal => s !== undefined);
   const timeout = timer ? setTimeout(() => timer.abort(), limit) : undefined;
+  const baseVar = options.baseVar ?? "UPSTREAM_BASE_URL";
   try {
-    return await fetch(upstreamUrl(options.base, options.pathname, options.search), {
+    return await fetch(upstreamUrl(options.base, options.pathname, options.search, baseVar === GEMINI_BASE_VAR), {
       method: options.method,
-      headers: forwardedHeaders(options.headers, typeof options.body === "string"),
+      headers: forwardedHeaders(options.headers, typeof options.body === "string", baseVar),
       body: options.body,
       signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
     });

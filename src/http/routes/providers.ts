@@ -4,12 +4,17 @@ import { ApiError } from "../../core/errors";
 import { cachedCompletion } from "../../engine/cached-completion";
 import { chatTemplates } from "../../engine/template-hook";
 import type { ProviderModule } from "../../providers";
-import { relayTo } from "../passthrough";
+import { relayTo, type ErrorEnvelope } from "../passthrough";
 
 type App = Hono<{ Bindings: Env }>;
 type Ctx = Context<{ Bindings: Env }>;
 
 /** The provider's cached flow, with the engine's templates where the API is keyed as chat is. */
+/** The provider's own error envelope (Anthropic's, Gemini's, OpenAI's) for the Worker's errors on its routes. */
+function envelopeOf(provider: ProviderModule): ErrorEnvelope {
+  return provider.withAdapter((adapter) => (error: ApiError, headers?: Record<string, string>) => adapter.errorResponse(error, headers));
+}
+
 function handlerOf(provider: ProviderModule): (c: Ctx) => Promise<Response> {
   if (provider.withTemplatedAdapter) return provider.withTemplatedAdapter((adapter) => cachedCompletion({ ...adapter, templates: chatTemplates }));
   return provider.withAdapter((adapter) => cachedCompletion(adapter));
@@ -20,11 +25,13 @@ export function mountCachedRoutes(app: App, providers: readonly ProviderModule[]
   for (const provider of providers) {
     const { paths, isCached, methodNotAllowed, passThrough } = provider.routes;
     const cached = handlerOf(provider);
+    const envelope = envelopeOf(provider);
     for (const path of paths) {
       app.all(path, async (c, next: Next) => {
-        if (c.req.method === "POST" && (!isCached || isCached(new URL(c.req.url)))) return cached(c);
-        if (methodNotAllowed) throw new ApiError("method_not_allowed", `Use POST for ${path}.`);
-        if (passThrough && (!passThrough.claims || passThrough.claims(c.req.raw.headers))) return relayTo(c, passThrough.base(configOf(c.env)), passThrough.baseVar);
+        const url = new URL(c.req.url);
+        if (c.req.method === "POST" && (!isCached || isCached(url))) return cached(c);
+        if (methodNotAllowed) return envelope(new ApiError("method_not_allowed", `Use POST for ${path}.`));
+        if (passThrough && (!passThrough.claims || passThrough.claims(c.req.raw.headers, url))) return relayTo(c, passThrough.base(configOf(c.env)), passThrough.baseVar, envelope);
         return next();
       });
     }
@@ -36,10 +43,11 @@ export function mountPassThroughs(app: App, providers: readonly ProviderModule[]
   for (const provider of providers) {
     const passThrough = provider.routes.passThrough;
     if (!passThrough) continue;
+    const envelope = envelopeOf(provider);
     for (const path of passThrough.paths) {
       app.use(path, async (c, next) => {
-        if (passThrough.claims && !passThrough.claims(c.req.raw.headers)) return next();
-        return relayTo(c, passThrough.base(configOf(c.env)), passThrough.baseVar);
+        if (passThrough.claims && !passThrough.claims(c.req.raw.headers, new URL(c.req.url))) return next();
+        return relayTo(c, passThrough.base(configOf(c.env)), passThrough.baseVar, envelope);
       });
     }
   }

@@ -3,12 +3,13 @@ import { anthropicAnswerOf, renderEventStream, renderMessage, type AnthropicAnsw
 import { messagesRequest, type MessagesRequest } from "./schema";
 import type { ProviderAdapter } from "../../cache/provider";
 import { messagesAnswerReader } from "./answer-reader";
+import { anthropicErrorResponse } from "./errors";
 
 /**
  * Anthropic Messages (`POST /v1/messages`) over the cached flow: Anthropic
  * canonical messages in trees of their own (the frame names the API and the
  * `anthropic-beta` header), upstream `ANTHROPIC_BASE_URL`, the Worker's errors
- * in OpenAI's envelope (as every route). Keying and bypass rules: src/providers/anthropic/.
+ * in Anthropic's envelope (./errors.ts). Keying and bypass rules: src/providers/anthropic/.
  */
 export const messagesAdapter: ProviderAdapter<MessagesRequest, AnthropicKey, AnthropicAnswer> = {
   name: "messages",
@@ -23,5 +24,5 @@ export const messagesAdapter: ProviderAdapter<MessagesRequest, AnthropicKey, Ant
     return { body: JSON.stringify(renderMessage(answer, ctx)), contentType: "application/json" };
   },
   reader: (key, { raw }) => messagesAnswerReader(key, raw.length),
-  errorResponse: (error, headers) => error.toResponse(headers),
+  errorResponse: anthropicErrorResponse,
 };

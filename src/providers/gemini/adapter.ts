@@ -1,4 +1,5 @@
 import { geminiErrorBody } from "./errors";
+import { errorHeaders } from "../../core/errors";
 import { keyGeminiAnswer, keyGeminiRequest, type GeminiKey } from "./key";
 import { LAYOUT_KEY } from "./layout";
 import { geminiAnswerOf, renderGenerateContent, renderGenerateContentStream, type GeminiAnswer } from "./render";
@@ -7,10 +8,14 @@ import { assembledOf, GeminiStreamReader, type GeminiAssembled, type GeminiChunk
 import type { ProviderAdapter, ProviderRecording, UpstreamReader } from "../../cache/provider";
 import { recordInputOf } from "../../core/recording";
 
-/** `/v1beta/models/{model}:{action}`: the model and whether the action streams; null for other paths. */
-export function geminiAction(url: URL): { model: string; stream: boolean } | null {
-  const match = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
-  return match ? { model: decodeURIComponent(match[1]), stream: match[2] === "streamGenerateContent" } : null;
+/**
+ * `/v1beta/models/{model}:{action}` or `/v1/models/{model}:{action}` (the stable API version): the model, the
+ * API version and whether the action streams; null for other paths.
+ */
+export function geminiAction(url: URL): { model: string; version: "v1" | "v1beta"; stream: boolean } | null {
+  const match = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
+  if (!match) return null;
+  return { model: decodeURIComponent(match[2]), version: match[1] as "v1" | "v1beta", stream: match[3] === "streamGenerateContent" };
 }
 
 /** Finish reasons of a complete, replayable generation (safety stops, recitation and the like are not). */
@@ -65,5 +70,5 @@ export const geminiAdapter: ProviderAdapter<GenerateContentRequest, GeminiKey, G
     return { body: JSON.stringify(renderGenerateContent(answer, ctx)), contentType: "application/json; charset=UTF-8" };
   },
   reader: (key, { raw }) => geminiReader(key, raw.length),
-  errorResponse: (error, headers) => Response.json(geminiErrorBody(error.status, error.message), { status: error.status, headers }),
+  errorResponse: (error, headers) => Response.json(geminiErrorBody(error.status, error.message), { status: error.status, headers: { ...errorHeaders(error), ...headers } }),
 };

@@ -11,16 +11,21 @@ import { API_FRAME_KEY } from "../../core/protocol";
  * puts no transport field in the body (streaming is the URL's action), so
  * nothing else is ignored. With a live request's `url`, its query string
  * joins it, but for `key` (the credential) and `alt` (`alt=sse`: how a stream
- * is framed).
+ * is framed). A `/v1/` request's frame also names its API version.
  */
 export function geminiFrameOf(body: GenerateContentRequest, model: string, url?: URL): Record<string, unknown> {
   const frame: Record<string, unknown> = { ...upstreamFrameOf({ url }, [], TRANSPORT_PARAMS), [API_FRAME_KEY]: "gemini", model };
+  // The stable API (`/v1/models/…`) may answer otherwise than v1beta: its own trees (v1beta's frames are unchanged).
+  if (url?.pathname.startsWith("/v1/")) frame[VERSION_KEY] = "v1";
   for (const [key, value] of Object.entries(body)) {
     if (key === "contents" || value === null || value === undefined) continue;
     frame[key] = value;
   }
   return frame;
 }
+
+/** The frame key of the Gemini API version, set for `/v1/` only. */
+export const VERSION_KEY = "muscle-mem:version";
 
 /** Query parameters that say how the answer is framed, never what it says. */
 const TRANSPORT_PARAMS: ReadonlySet<string> = new Set(["alt"]);

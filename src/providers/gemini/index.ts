@@ -3,12 +3,30 @@ import { geminiAction, geminiAdapter } from "./adapter";
 import { geminiTrajectory } from "./trajectory-line";
 
 /**
- * Gemini: `POST models/{model}:generateContent` and `:streamGenerateContent` under `/v1beta/` through the
- * cached flow; every other call there (`countTokens`, `embedContent`, model lists, files) to
+ * Gemini: `POST models/{model}:generateContent` and `:streamGenerateContent` under `/v1beta/` and `/v1/`
+ * (the stable version) through the cached flow; every other call there (`countTokens`, `embedContent`, model lists, files) to
  * `GEMINI_BASE_URL` unchanged.
  */
 export const gemini = providerModule(geminiAdapter, geminiTrajectory, {
-  paths: ["/v1beta/*"],
+  paths: ["/v1beta/*", "/v1/models/*"],
   isCached: (url) => geminiAction(url) !== null,
-  passThrough: { paths: [], base: (config) => config.geminiBaseUrl, baseVar: "GEMINI_BASE_URL" },
+  passThrough: { paths: ["/v1/*"], claims: (headers, url) => url.pathname.startsWith("/v1beta/") || isGeminiV1(url, headers), base: (config) => config.geminiBaseUrl, baseVar: "GEMINI_BASE_URL" },
 });
+
+/** A Gemini method on a path (`models/{model}:generateContent`, `:countTokens`, `files/{id}:download`): no other API names its methods after a colon. */
+const GOOGLE_METHOD = /^\/v1\/[^:]+\/[^/:]+:[A-Za-z]+$/;
+
+/** The routes of the other APIs under `/v1/`: a Google header on them does not make them Gemini's. */
+const OTHER_API_ROUTES: ReadonlySet<string> = new Set(["/v1/chat/completions", "/v1/responses", "/v1/messages"]);
+
+/**
+ * Whether a `/v1/` request is for Gemini's stable API version: a Google method path, or, on any path but the
+ * other APIs' routes and without Anthropic's `anthropic-version`, a request that carries Google's key header
+ * (`x-goog-api-key`) or its client header (`x-goog-api-client`). Whichever way a request goes, a Google key
+ * never reaches another upstream (src/upstream/forward.ts drops it).
+ */
+export function isGeminiV1(url: URL, headers: Headers): boolean {
+  if (GOOGLE_METHOD.test(url.pathname)) return true;
+  if (OTHER_API_ROUTES.has(url.pathname) || headers.has("anthropic-version")) return false;
+  return headers.has("x-goog-api-key") || headers.has("x-goog-api-client");
+}
