@@ -1,3 +1,4 @@
+import { GATEWAY_CREDENTIAL_HEADERS } from "./gateways";
 import { tenantOf } from "./hash";
 import { BoundedMemo } from "./memo";
 
@@ -30,7 +31,8 @@ const KEY_PARAM = "key";
  * `Proxy-Authorization` and `cf-aig-authorization` count as sent (so the
  * tenant of `Authorization: Bearer sk-x` never changes); a bare key from
  * `api-key`, `x-api-key`, `x-goog-api-key`, `ocp-apim-subscription-key` or
- * `?key=` counts as `Bearer <key>`,
+ * `?key=` counts as `Bearer <key>`; a gateway's credential header (Portkey's, Helicone's, LiteLLM's:
+ * src/core/gateways.ts) counts as `name: value`,
  * so a key presented to `/api` as a bearer token sees the trees its traffic
  * built whichever header it used. Several different credentials are all kept
  * (sorted, one per line: header values never hold a newline); the same key
@@ -48,6 +50,11 @@ export function credentialOf(headers: Headers, url?: URL): string | null {
   for (const name of KEY_HEADERS) {
     const key = headers.get(name)?.trim();
     if (key) found.add(`Bearer ${key}`);
+  }
+  // A gateway's account (src/core/gateways.ts): named, so that it never spells a provider key's tenant.
+  for (const name of GATEWAY_CREDENTIAL_HEADERS) {
+    const value = headers.get(name)?.trim();
+    if (value) found.add(`${name}: ${value}`);
   }
   if (url?.search) {
     for (const key of url.searchParams.getAll(KEY_PARAM)) {

@@ -1,3 +1,4 @@
+import { GATEWAY_KEY, gatewayRoutesOf } from "./gateways";
 import { digest } from "./hash";
 
 /**
@@ -35,9 +36,10 @@ const CREDENTIAL_PARAMS: ReadonlySet<string> = new Set(["key"]);
 const NONE: ReadonlySet<string> = new Set();
 
 /**
- * The frame entries of a request's headers `names` (those it sends) and of
+ * The frame entries of a request's headers `names` (those it sends), of
  * its query string (every parameter but the credential and `transport`, in
- * the order sent): `{}` for a request with neither.
+ * the order sent) and of the AI gateway routing headers it sends
+ * (src/core/gateways.ts): `{}` for a request with none.
  *
  * @example upstreamFrameOf({ url: new URL("http://w/v1/chat/completions?api-version=1") }, []) // { "muscle-mem:query": ["api-version#<digest>"] }
  */
@@ -56,6 +58,8 @@ export function upstreamFrameOf(context: UpstreamContext | undefined, names: rea
     if (!CREDENTIAL_PARAMS.has(name) && !transport.has(name)) query.push(`${name.slice(0, 64)}#${digest(`query\u0000${pair}`)}`);
   }
   if (query.length > 0) out[QUERY_KEY] = query;
+  const routes = gatewayRoutesOf(context?.headers);
+  if (routes.length > 0) out[GATEWAY_KEY] = routes;
   return out;
 }
 

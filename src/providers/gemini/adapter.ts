@@ -55,12 +55,12 @@ export const geminiAdapter: ProviderAdapter<GenerateContentRequest, GeminiKey, G
   name: "gemini",
   schema: generateContentRequest,
   isStream: ({ url }) => geminiAction(url)?.stream === true,
-  key({ body, url }, scope) {
+  key({ body, url, headers }, scope) {
     const action = geminiAction(url);
     if (!action) return { ok: false, bypass: "not a generate action" };
     // Without alt=sse the stream is one JSON array, which the cache does not assemble.
     if (action.stream && url.searchParams.get("alt") !== "sse") return { ok: false, bypass: "stream without alt=sse" };
-    return keyGeminiRequest(body, action.model, scope, url);
+    return keyGeminiRequest(body, action.model, scope, url, headers);
   },
   upstream: (config, { url }) => ({ base: config.geminiBaseUrl, pathname: url.pathname, search: url.search, baseVar: "GEMINI_BASE_URL" }),
   answerOf: geminiAnswerOf,

@@ -13,8 +13,8 @@ import { API_FRAME_KEY } from "../../core/protocol";
  * joins it, but for `key` (the credential) and `alt` (`alt=sse`: how a stream
  * is framed). A `/v1/` request's frame also names its API version.
  */
-export function geminiFrameOf(body: GenerateContentRequest, model: string, url?: URL): Record<string, unknown> {
-  const frame: Record<string, unknown> = { ...upstreamFrameOf({ url }, [], TRANSPORT_PARAMS), [API_FRAME_KEY]: "gemini", model };
+export function geminiFrameOf(body: GenerateContentRequest, model: string, url?: URL, headers?: Headers): Record<string, unknown> {
+  const frame: Record<string, unknown> = { ...upstreamFrameOf({ url, headers }, [], TRANSPORT_PARAMS), [API_FRAME_KEY]: "gemini", model };
   // The stable API (`/v1/models/…`) may answer otherwise than v1beta: its own trees (v1beta's frames are unchanged).
   if (url?.pathname.startsWith("/v1/")) frame[VERSION_KEY] = "v1";
   for (const [key, value] of Object.entries(body)) {
@@ -30,8 +30,8 @@ export const VERSION_KEY = "muscle-mem:version";
 /** Query parameters that say how the answer is framed, never what it says. */
 const TRANSPORT_PARAMS: ReadonlySet<string> = new Set(["alt"]);
 
-export function geminiFrameJsonOf(body: GenerateContentRequest, model: string, url?: URL): string {
-  return canonicalJsonMemo(geminiFrameOf(body, model, url));
+export function geminiFrameJsonOf(body: GenerateContentRequest, model: string, url?: URL, headers?: Headers): string {
+  return canonicalJsonMemo(geminiFrameOf(body, model, url, headers));
 }
 
 /**

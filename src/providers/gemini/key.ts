@@ -20,14 +20,14 @@ function failure(error: CanonicalError): KeyOutcome<GeminiKey> {
 
 /**
  * Keys a validated Gemini request for `model` (from the URL): frame, tree id, canonical contents, path hashes.
- * `url` is the live request's (its query joins the frame); an imported line has none.
+ * `url` and `headers` are the live request's (its query and gateway routing headers join the frame); an imported line has none.
  */
-export function keyGeminiRequest(body: GenerateContentRequest, model: string, scope: KeyScope, url?: URL): KeyOutcome<GeminiKey> {
+export function keyGeminiRequest(body: GenerateContentRequest, model: string, scope: KeyScope, url?: URL, headers?: Headers): KeyOutcome<GeminiKey> {
   const reason = geminiBypassReason(body, url) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
   if (reason) return { ok: false, bypass: reason };
   const canonical = canonicalContents(body.contents);
   if (!canonical.ok) return failure(canonical.error);
-  const frameJson = geminiFrameJsonOf(body, model, url);
+  const frameJson = geminiFrameJsonOf(body, model, url, headers);
   const treeId = treeIdOf(scope.tenant, scope.namespace, frameJson);
   let parent = treeId;
   const path = canonical.hashed.map((node, i) => {

@@ -1,0 +1,77 @@
+import { digest } from "./hash";
+
+/**
+ * What the AI gateways people put in front of a model read from a request's headers (docs/compat.md,
+ * "Gateways"). A leaf module: credential.ts counts the credentials, upstream-frame.ts keys the routes.
+ */
+
+/**
+ * Headers that carry a gateway's credential: whose account (and so whose provider keys, configs and
+ * deployments) answers. Each joins the tenant as `name: value`, so two users behind one gateway who send the
+ * same placeholder `Authorization` never share a tenant. Portkey: its API key, a virtual key (a stored
+ * provider key), AWS and Vertex secrets; Helicone: `Helicone-Auth`; LiteLLM proxy: `x-litellm-api-key`.
+ * (OpenRouter reads `Authorization`; Cloudflare AI Gateway `cf-aig-authorization`: both counted as sent.)
+ */
+export const GATEWAY_CREDENTIAL_HEADERS = [
+  "x-portkey-api-key",
+  "x-portkey-virtual-key",
+  "x-portkey-aws-secret-access-key",
+  "x-portkey-aws-access-key-id",
+  "x-portkey-aws-session-token",
+  "x-portkey-vertex-service-account-json",
+  "helicone-auth",
+  "x-litellm-api-key",
+] as const;
+
+/**
+ * Headers that route a request to a provider, a deployment or a model, or change what the provider reads:
+ * two values may be answered by two models, so each is keyed (in the frame, as its name and a digest of the
+ * value: a Portkey config may hold a provider key, and a raw key is never stored). Portkey: the config (an id
+ * or inline JSON), the provider, a custom host, Azure, AWS and Vertex deployment settings, the OpenAI project
+ * and organisation, the Anthropic beta and version, strict OpenAI compliance; Helicone: the target URL, the
+ * OpenAI API base, the target provider and fallbacks; LiteLLM proxy: tag routing and the forwarded Anthropic
+ * beta (`x-pass-…`).
+ */
+export const GATEWAY_ROUTING_HEADERS = [
+  "x-portkey-config",
+  "x-portkey-provider",
+  "x-portkey-custom-host",
+  "x-portkey-azure-resource-name",
+  "x-portkey-azure-deployment-id",
+  "x-portkey-azure-api-version",
+  "x-portkey-azure-model-name",
+  "x-portkey-aws-region",
+  "x-portkey-vertex-project-id",
+  "x-portkey-vertex-region",
+  "x-portkey-openai-project",
+  "x-portkey-openai-organization",
+  "x-portkey-anthropic-beta",
+  "x-portkey-anthropic-version",
+  "x-portkey-strict-open-ai-compliance",
+  "helicone-target-url",
+  "helicone-openai-api-base",
+  "helicone-target-provider",
+  "helicone-fallbacks",
+  "x-litellm-tags",
+  "x-pass-anthropic-beta",
+] as const;
+
+/** The frame key of the gateway routing headers a request sends. */
+export const GATEWAY_KEY = "muscle-mem:gateway";
+
+/**
+ * The keyed form of the routing headers `headers` sends: `name#digest` each, in the list's order; empty
+ * when it sends none (so a request without a gateway keys the tree it always did). Read with `get` only,
+ * one name at a time, so that the request memo sees every header keying read.
+ *
+ * @example gatewayRoutesOf(new Headers({ "x-portkey-provider": "openai" })) // ["x-portkey-provider#<digest>"]
+ */
+export function gatewayRoutesOf(headers: Headers | undefined): string[] {
+  const out: string[] = [];
+  if (!headers) return out;
+  for (const name of GATEWAY_ROUTING_HEADERS) {
+    const value = headers.get(name);
+    if (value !== null && value !== "") out.push(`${name}#${digest(`gateway\u0000${name}\u0000${value}`)}`);
+  }
+  return out;
+}
