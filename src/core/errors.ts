@@ -1,3 +1,5 @@
+import { ERROR_HEADER } from "./protocol";
+
 /** The fixed list of error codes the Worker itself answers with, and their statuses. */
 const STATUS = {
   invalid_json: 400,
@@ -40,11 +42,14 @@ const TYPE: Record<ErrorCode, string> = {
 };
 
 /**
- * Headers every envelope of `error` carries: `x-should-retry: false` on an `only-if-cached` miss, which the
- * openai and Anthropic SDKs read before their default retries (a 504 is otherwise retried twice).
+ * Headers every envelope of `error` carries: its code (`muscle-mem-error`, which Anthropic's and Gemini's
+ * envelopes have no field for), and `x-should-retry: false` on an `only-if-cached` miss, which the openai and
+ * Anthropic SDKs read before their default retries (a 504 is otherwise retried twice).
  */
 export function errorHeaders(error: { code: ErrorCode }): Record<string, string> {
-  return error.code === "not_cached" ? { "x-should-retry": "false" } : {};
+  const headers: Record<string, string> = { [ERROR_HEADER]: error.code };
+  if (error.code === "not_cached") headers["x-should-retry"] = "false";
+  return headers;
 }
 
 /** An error answered to the client in OpenAI's `{error:{message,type,code,param}}` envelope. */

@@ -26,6 +26,8 @@ export const INDUCTION_HEADER = "muscle-mem-induction";
 export const NEXT_CURSOR_HEADER = "muscle-mem-next-cursor";
 /** The client's D1 bookmark for read-your-writes under read replication (request and response). */
 export const BOOKMARK_HEADER = "muscle-mem-d1-bookmark";
+/** The code of an error the Worker answered itself (`not_cached`, `invalid_json`, …), whatever the API's envelope (response). */
+export const ERROR_HEADER = "muscle-mem-error";
 /** The header that carries a request id in and out. */
 export const REQUEST_ID_HEADER = "x-request-id";
 

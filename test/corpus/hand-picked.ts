@@ -130,7 +130,8 @@ export const handPicked: CorpusCase[] = [
   { name: "messages: no max_tokens", route: MSG, body: j({ model: "m", messages: [user] }), expect: "reject" },
   { name: "messages: max_tokens zero", route: MSG, body: j({ model: "m", max_tokens: 0, messages: [user] }), expect: "reject" },
   { name: "messages: messages: []", route: MSG, body: j({ model: "m", max_tokens: 5, messages: [] }), expect: "reject" },
-  { name: "messages: system role inside messages", route: MSG, body: j({ model: "m", max_tokens: 5, messages: [{ role: "system", content: "x" }] }), expect: "reject" },
+  // The API accepts a mid-conversation system message (a beta Claude Code uses): never refused by the cache.
+  { name: "messages: system role inside messages (passes to the model)", route: MSG, body: j({ model: "echo-corpus", max_tokens: 5, messages: [{ role: "system", content: "x" }] }), expect: "either" },
   { name: "messages: block without type", route: MSG, body: j({ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ text: "x" }] }] }), expect: "reject" },
   { name: "messages: tools without names", route: MSG, body: j({ model: "m", max_tokens: 5, messages: [user], tools: [{}] }), expect: "reject" },
   { name: "messages: text/plain", route: MSG, body: j({ model: "m", max_tokens: 5, messages: [user] }), headers: { "content-type": "text/plain" }, expect: "reject" },

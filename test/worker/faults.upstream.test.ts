@@ -163,7 +163,10 @@ describe("bypasses on both APIs when the upstream is unreachable", () => {
       expect(call.res.status).toBe(502);
       expect(call.res.headers.get("muscle-mem-cache")).toBe("bypass");
       const { error } = (await call.res.json()) as Envelope;
-      expect(error.code).toBe("upstream_unreachable");
+      expect(call.res.headers.get("muscle-mem-error")).toBe("upstream_unreachable");
+      // Each route in its API's envelope: OpenAI's code, Anthropic's error type.
+      if (setting === "UPSTREAM_BASE_URL") expect(error.code).toBe("upstream_unreachable");
+      else expect(error.type).toBe("api_error");
       // The host and the var that sets it; never the base URL's path.
       expect(error.message).toContain(new URL(base).host);
       expect(error.message).toContain(setting);

@@ -15,20 +15,25 @@ const ask = (model: string, extra: Record<string, unknown> = {}) => ({
 async function notRecorded(body: unknown, key?: string): Promise<void> {
   const res = await postMessages(body, { key, headers: { "cache-control": "only-if-cached" } });
   expect(res.status).toBe(504);
-  expect(((await res.json()) as { error: { code: string } }).error.code).toBe("not_cached");
+  expect(res.headers.get("muscle-mem-error")).toBe("not_cached");
+  expect(res.headers.get("x-should-retry")).toBe("false");
+  expect(await res.json()).toEqual({ type: "error", error: { type: "timeout_error", message: "No cached answer for this request (cache-control: only-if-cached)." } });
 }
 
 describe("POST /v1/messages errors", () => {
   it("Should answer malformed JSON with a 400 in the error envelope", async () => {
     const res = await postMessages("{not json");
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: { code: "invalid_json", type: "invalid_request_error" } });
+    // Anthropic's envelope (what the SDK reads), the Worker's code in a header.
+    expect(await res.json()).toEqual({ type: "error", error: { type: "invalid_request_error", message: "The request body is not valid JSON." } });
+    expect(res.headers.get("muscle-mem-error")).toBe("invalid_json");
   });
 
   it("Should reject a body without max_tokens with the parameter named", async () => {
     const res = await postMessages({ model: "m", messages: [{ role: "user", content: "hi" }] });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: { code: "invalid_request", param: "max_tokens" } });
+    expect(await res.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", message: expect.stringContaining("max_tokens") } });
+    expect(res.headers.get("muscle-mem-error")).toBe("invalid_request");
   });
 
   it("Should pass a tool_result without its tool_use to the model (it may live in a server-side thread)", async () => {

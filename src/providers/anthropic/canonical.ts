@@ -1,5 +1,5 @@
 import type { CanonicalError } from "../../core/canonical";
-import type { AnthropicCanonicalMessage, AnthropicMessage, CanonicalBlock, CanonicalText, ContentBlock } from "./schema";
+import { KEYED_ROLES, type AnthropicCanonicalMessage, type AnthropicMessage, type CanonicalBlock, type CanonicalText, type ContentBlock, type KeyedRole } from "./schema";
 
 export type AnthropicCanonicalResult =
   | { ok: true; messages: AnthropicCanonicalMessage[]; ids: ToolUseIds }
@@ -114,6 +114,9 @@ function canonicalBlock(block: ContentBlock, ids: ToolUseIds, where: string): Ca
 
 /** Puts one message in canonical form: content as a list of blocks, tool ids as ordinals. */
 export function canonicalAnthropicMessage(message: AnthropicMessage, ids: ToolUseIds, index: number): AnthropicCanonicalMessage | CanonicalError {
+  const role = keyedRole(message.role);
+  // A role the cache does not know: the upstream judges it (never a 400 of ours), the cache steps aside.
+  if (role === null) return uncacheable(`${message.role.slice(0, 40)} role`);
   const blocks: readonly ContentBlock[] = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
   const content: CanonicalBlock[] = [];
   for (let i = 0; i < blocks.length; i++) {
@@ -122,7 +125,11 @@ export function canonicalAnthropicMessage(message: AnthropicMessage, ids: ToolUs
     if (block.type === "text" && block.text === "") continue;
     content.push(block);
   }
-  return { ...extraFields(message, MESSAGE_FIELDS), role: message.role, content };
+  return { ...extraFields(message, MESSAGE_FIELDS), role, content };
+}
+
+function keyedRole(role: string): KeyedRole | null {
+  return (KEYED_ROLES as readonly string[]).includes(role) ? (role as KeyedRole) : null;
 }
 
 const MESSAGE_FIELDS = new Set(["role", "content"]);

@@ -104,7 +104,7 @@ export function keyAnthropicAnswer(
   inputTexts: ReadonlyArray<string | undefined> = [],
 ): { hash: string; json: string; message: AnthropicCanonicalMessage } | null {
   const canonical = canonicalAnthropicMessage(message, key.ids.clone(), key.path.length);
-  if (isAnthropicError(canonical)) return null;
+  if (isAnthropicError(canonical) || canonical.role !== "assistant") return null;
   if (Object.keys(canonical).length !== 2) return null;
   for (const block of canonical.content) {
     const read = RENDERABLE[block.type];

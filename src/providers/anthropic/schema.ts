@@ -8,9 +8,13 @@ export type ContentBlock = z.infer<typeof contentBlock>;
 
 const content = z.union([z.string(), z.array(contentBlock)]);
 
-/** One message of a Messages API conversation. */
+/**
+ * One message of a Messages API conversation. The role is any string: the API (with a beta) accepts more than
+ * `user` and `assistant` (Claude Code sends a `system` message mid-conversation), and a cache must never refuse
+ * what the provider may accept: the canonical form keys the roles it knows and passes the others through.
+ */
 export const anthropicMessage = z.looseObject({
-  role: z.enum(["user", "assistant"]),
+  role: z.string(),
   content,
 });
 
@@ -73,9 +77,14 @@ export interface CanonicalToolResult {
 
 export type CanonicalBlock = CanonicalText | CanonicalToolUse | CanonicalToolResult;
 
+/** The message roles the cache keys: `system` is a mid-conversation system message (a beta Claude Code uses). */
+export const KEYED_ROLES = ["user", "assistant", "system"] as const;
+
+export type KeyedRole = (typeof KEYED_ROLES)[number];
+
 /** An Anthropic message in canonical form: what is hashed and stored as a node. */
 export interface AnthropicCanonicalMessage {
-  role: "user" | "assistant";
+  role: KeyedRole;
   content: CanonicalBlock[];
   [field: string]: unknown;
 }
