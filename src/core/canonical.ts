@@ -135,8 +135,20 @@ function canonicalFunction(fn: FunctionCall): FunctionCall {
   return { ...extrasOf(fn, FUNCTION_FIELDS), name: fn.name, arguments: canonicalArguments(fn.arguments) };
 }
 
+/**
+ * A tool call's fields beyond id, type and function, without an `index` equal to the call's position: the
+ * openai package's `.stream()` helper leaves the streamed delta's `index` on each call of the message it
+ * assembles, which an agent sends back; it restates the call's place in the list, which the model reads
+ * anyway. Any other `index` is keyed as sent.
+ */
+function callExtras(call: Record<string, unknown>, position: number): Record<string, unknown> {
+  const extras = extrasOf(call, CALL_FIELDS);
+  if (extras.index === position) delete extras.index;
+  return extras;
+}
+
 function canonicalToolCalls(calls: readonly ToolCall[], ids: ToolCallIds): CanonicalToolCall[] {
-  return calls.map((call) => ({ ...extrasOf(call, CALL_FIELDS), id: ids.assign(call.id), type: "function", function: canonicalFunction(call.function) }));
+  return calls.map((call, i) => ({ ...callExtras(call, i), id: ids.assign(call.id), type: "function", function: canonicalFunction(call.function) }));
 }
 
 /**
@@ -234,7 +246,7 @@ export function hashFormOf(stored: CanonicalMessage): CanonicalMessage {
   for (const [k, v] of Object.entries(stored)) {
     if (v === null || (stored.role === "assistant" && ENVELOPE_KEYS.has(k)) || (k === "content" && (v === "" || (Array.isArray(v) && v.length === 0))) || ((k === "annotations" || k === "tool_calls") && Array.isArray(v) && v.length === 0) || (k === "name" && v === "")) delete out[k];
   }
-  if (out.tool_calls) out.tool_calls = out.tool_calls.map((c) => ({ ...c, function: { ...c.function, arguments: canonicalArguments(c.function.arguments) } }));
+  if (out.tool_calls) out.tool_calls = out.tool_calls.map((c, i) => ({ ...callExtras(c, i), id: c.id, type: c.type, function: { ...c.function, arguments: canonicalArguments(c.function.arguments) } }));
   if (out.function_call) out.function_call = { ...out.function_call, arguments: canonicalArguments(out.function_call.arguments) };
   return out;
 }
