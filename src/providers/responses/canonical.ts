@@ -1,5 +1,6 @@
 import { canonicalArguments, ToolCallIds, type CanonicalError } from "../../core/canonical";
 import { onlyFields } from "../../core/fields";
+import { serverToolOf } from "./tools";
 import type { CanonicalOutputItem, CanonicalRefusal, CanonicalText, InputItem, ResponsesNode } from "./schema";
 
 /** The `call_id`s of one conversation as ordinals (`call_0`, …): the same map as chat's tool-call ids. */
@@ -80,6 +81,15 @@ export function outputItem(item: Record<string, unknown>, ids: CallIds, where: s
     const stored = { ...extras(item, ["call_id", "name", "arguments"]), type: "function_call" as const, call_id: ids.assign(callId), name, arguments: args };
     return { hashed: { ...stored, arguments: canonicalArguments(args) }, stored };
   }
+  if (item.type === "custom_tool_call") {
+    // A custom (free-form) tool's call: its input is text the model wrote, keyed and served as sent.
+    const { call_id: callId, name, input } = item;
+    if (typeof callId !== "string" || callId === "" || typeof name !== "string" || typeof input !== "string") {
+      return invalid(`${where} needs a call_id, a name and an input as a string`, where);
+    }
+    const stored = { ...extras(item, ["call_id", "name", "input"]), type: "custom_tool_call" as const, call_id: ids.assign(callId), name, input };
+    return { hashed: stored, stored };
+  }
   const content = parts(item.content, where);
   if (isFail(content)) return content;
   const message = { ...extras(item, ["role", "content"]), type: "message" as const, content };
@@ -87,7 +97,7 @@ export function outputItem(item: Record<string, unknown>, ids: CallIds, where: s
 }
 
 function isAssistantItem(item: InputItem): boolean {
-  return item.type === "function_call" || item.type === "reasoning" || ((item.type === undefined || item.type === "message") && item.role === "assistant");
+  return item.type === "function_call" || item.type === "custom_tool_call" || item.type === "reasoning" || ((item.type === undefined || item.type === "message") && item.role === "assistant");
 }
 
 /** A user, system or developer message. */
@@ -101,7 +111,7 @@ function messageNode(item: InputItem, where: string): ResponsesNode | Fail {
 }
 
 /** The output of a function call: its `call_id` as the ordinal of the call it answers. */
-function toolNode(item: InputItem, ids: CallIds, where: string): ResponsesNode | Fail {
+function toolNode(item: InputItem, ids: CallIds, where: string, custom = false): ResponsesNode | Fail {
   const ordinal = typeof item.call_id === "string" ? ids.lookup(item.call_id) : undefined;
   // The call may live upstream (previous_response_id, compaction): the model judges, the cache steps aside.
   if (!ordinal) return uncacheable("function_call_output without its function_call in the input");
@@ -112,7 +122,19 @@ function toolNode(item: InputItem, ids: CallIds, where: string): ResponsesNode |
     if (isFail(content)) return content;
     output = content.map((p) => (p.type === "text" ? p.text : p.refusal));
   }
-  return { ...extras(item, ["call_id", "output"]), role: "tool", call_id: ordinal, output };
+  return { ...extras(item, ["call_id", "output"]), ...(custom ? { custom: true } : {}), role: "tool", call_id: ordinal, output };
+}
+
+/**
+ * Tools added mid-conversation (Codex's `additional_tools` input item): keyed as sent, as the frame keys `tools`;
+ * a tool the upstream runs among them (web search, …) is passed through, as in `tools`.
+ */
+function toolsNode(item: InputItem): ResponsesNode | Fail {
+  const tools = item.tools;
+  if (!Array.isArray(tools)) return uncacheable("additional_tools without a list of tools");
+  const server = serverToolOf(tools as Array<{ type?: unknown }>);
+  if (server) return uncacheable(`server-side tool ${server}`);
+  return { ...extras(item, ["tools"]), role: "tools", tools };
 }
 
 /**
@@ -147,6 +169,8 @@ export function canonicalInput(input: string | readonly InputItem[]): ResponsesC
     run = null;
     let node: ResponsesNode | Fail;
     if (item.type === "function_call_output") node = toolNode(item, ids, where);
+    else if (item.type === "custom_tool_call_output") node = toolNode(item, ids, where, true);
+    else if (item.type === "additional_tools") node = toolsNode(item);
     else if (item.type === undefined || item.type === "message") node = messageNode(item, where);
     else node = uncacheable(`${item.type} input item`);
     if (isFail(node)) return { ok: false, error: node };
@@ -171,7 +195,7 @@ export function canonicalOutput(output: readonly unknown[], ids: CallIds): Canon
   const hashed: CanonicalOutputItem[] = [];
   const stored: CanonicalOutputItem[] = [];
   for (const item of output as Array<Record<string, unknown>>) {
-    if (item?.type !== "function_call" && item?.type !== "reasoning" && !(item?.type === "message" && item.role === "assistant")) return null;
+    if (item?.type !== "function_call" && item?.type !== "custom_tool_call" && item?.type !== "reasoning" && !(item?.type === "message" && item.role === "assistant")) return null;
     if (unfinishedReasoning(item)) return null;
     const out = outputItem(item, ids, "output");
     if (isFail(out)) return null;

@@ -32,7 +32,7 @@ const RENEWED: ReadonlySet<string> = new Set(["id", "object", "created_at", "com
 const RENEWED_IF_PRESENT: ReadonlySet<string> = new Set(["completed_at"]);
 
 /** Request fields the response echoes that are not keyed, and what the API says when the request leaves one out. */
-const ECHOED: Readonly<Record<string, unknown>> = { metadata: {}, user: null, store: true, safety_identifier: null, prompt_cache_key: null, background: false, conversation: null, previous_response_id: null };
+const ECHOED: Readonly<Record<string, unknown>> = { metadata: {}, user: null, store: true, safety_identifier: null, prompt_cache_key: null, client_metadata: null, background: false, conversation: null, previous_response_id: null };
 
 /** Fields a hit echoes from the request when nothing else is recorded (src/providers/responses/render.ts), not stored when the recorded value is the request's. */
 const ECHOED_WHEN_SENT: ReadonlySet<string> = new Set(["instructions", "tools"]);

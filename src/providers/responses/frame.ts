@@ -3,6 +3,7 @@ import { OPENAI_FRAME_HEADERS, reservedFieldOf, upstreamFrameOf, type UpstreamCo
 import { addBodySpellings } from "../../core/number-text";
 import type { ResponsesRequest } from "./schema";
 import { API_FRAME_KEY } from "../../core/protocol";
+import { serverToolOf } from "./tools";
 
 
 /**
@@ -10,7 +11,8 @@ import { API_FRAME_KEY } from "../../core/protocol";
  * frame (the short documented list, docs/api.md): the conversation itself
  * (`input`, keyed as the path), delivery (`stream`, `stream_options`,
  * `service_tier`, `background` when false), bookkeeping (`metadata`, `user`,
- * `safety_identifier`, `store` when not true), the upstream's prompt cache
+ * `safety_identifier`, `store` when not true, Codex's `client_metadata`: thread, turn and session ids and
+ * a timestamp, telemetry like `metadata`), the upstream's prompt cache
  * (`prompt_cache_key`, `prompt_cache_retention`) and empty server-state
  * fields (`previous_response_id`, `conversation`, `include` when empty or null).
  * Every other parameter, known or not, is in the frame.
@@ -27,6 +29,7 @@ export const IGNORED = new Set([
   "store",
   "prompt_cache_key",
   "prompt_cache_retention",
+  "client_metadata",
   "previous_response_id",
   "conversation",
 ]);
@@ -57,8 +60,6 @@ export function responsesFrameJsonOf(body: ResponsesRequest, context?: UpstreamC
  */
 const RECORDED_INCLUDES: ReadonlySet<string> = new Set(["reasoning.encrypted_content"]);
 
-/** Tool types the model calls and the client runs: the only ones a replay can stand for. */
-const CLIENT_TOOLS = new Set(["function"]);
 
 /**
  * Why a Responses request must skip the cache (null when it may use it).
@@ -85,8 +86,8 @@ export function responsesBypassReason(body: ResponsesRequest, context?: Upstream
   if (body.previous_response_id) return "previous_response_id";
   if (body.conversation !== undefined && body.conversation !== null) return "conversation";
   if (body.prompt !== undefined && body.prompt !== null) return "stored prompt";
-  const server = body.tools?.find((tool) => !CLIENT_TOOLS.has(tool.type));
-  if (server) return `server-side tool ${server.type}`;
+  const server = serverToolOf(body.tools);
+  if (server) return `server-side tool ${server}`;
   if (body.include && body.include.some((value) => !RECORDED_INCLUDES.has(value))) return "include";
   if (typeof body.top_logprobs === "number" && body.top_logprobs > 0) return "logprobs";
   return reservedFieldOf(body, context, OPENAI_FRAME_HEADERS);

@@ -35,7 +35,7 @@ function assistantItems(node: Stored, servedFor: string | null): InputItem[] | n
     const { type, ...rest } = item;
     if (type === "reasoning") {
       out.push({ ...item }); // as the model sent it, as a hit served it
-    } else if (type === "function_call") {
+    } else if (type === "function_call" || type === "custom_tool_call") {
       out.push({ ...rest, type, call_id: servedFor ? servedIds(servedFor, i).call : rest.call_id });
     } else if (type === "message") {
       const content = textParts(rest.content, "output_text");
@@ -60,8 +60,11 @@ export function inputItemsOf(nodes: readonly Stored[], answerHash: string): Inpu
       if (!out) return null;
       items.push(...out);
     } else if (role === "tool") {
-      const output = Array.isArray(rest.output) ? (rest.output as unknown[]).map((text) => ({ type: "input_text", text })) : rest.output;
-      items.push({ ...rest, type: "function_call_output", output });
+      const { custom, ...fields } = rest;
+      const output = Array.isArray(fields.output) ? (fields.output as unknown[]).map((text) => ({ type: "input_text", text })) : fields.output;
+      items.push({ ...fields, type: custom === true ? "custom_tool_call_output" : "function_call_output", output });
+    } else if (role === "tools") {
+      items.push({ ...rest, type: "additional_tools" });
     } else if (role === "user" || role === "system" || role === "developer") {
       const content = textParts(rest.content, "input_text");
       if (!content) return null;

@@ -27,12 +27,12 @@ export function responsesAnswerOf(answer: StoredAnswer): ResponsesAnswer | null 
 }
 
 /** Id prefixes of what a hit serves; a later miss strips such item ids before the upstream sees them. */
-export const SERVED_ITEM_PREFIXES = ["msg_mm", "fc_mm"] as const;
+export const SERVED_ITEM_PREFIXES = ["msg_mm", "fc_mm", "ctc_mm"] as const;
 
 /** Fresh ids for a served answer: deterministic per node and position, so what the client echoes keys the same path. */
-export function servedIds(answerHash: string, index: number): { message: string; functionCall: string; call: string } {
+export function servedIds(answerHash: string, index: number): { message: string; functionCall: string; customCall: string; call: string } {
   const tail = `${answerHash.slice(0, 24)}${index.toString(36)}`;
-  return { message: `${SERVED_ITEM_PREFIXES[0]}${tail}`, functionCall: `${SERVED_ITEM_PREFIXES[1]}${tail}`, call: `call_mm${tail}` };
+  return { message: `${SERVED_ITEM_PREFIXES[0]}${tail}`, functionCall: `${SERVED_ITEM_PREFIXES[1]}${tail}`, customCall: `${SERVED_ITEM_PREFIXES[2]}${tail}`, call: `call_mm${tail}` };
 }
 
 type Served = Record<string, unknown>;
@@ -49,6 +49,10 @@ function servedItems(answer: ResponsesAnswer): Served[] {
     if (item.type === "function_call") {
       const { type: _t, call_id: _c, name, arguments: args, ...extra } = item;
       return { id: ids.functionCall, type: "function_call", status: "completed", arguments: args, call_id: ids.call, name, ...extra };
+    }
+    if (item.type === "custom_tool_call") {
+      const { type: _t, call_id: _c, name, input, ...extra } = item;
+      return { id: ids.customCall, type: "custom_tool_call", status: "completed", call_id: ids.call, input, name, ...extra };
     }
     const { type: _t, content, ...extra } = item as Extract<CanonicalOutputItem, { type: "message" }>;
     const parts = content.map((p) => (p.type === "text" ? { type: "output_text", annotations: [], logprobs: [], text: p.text } : { type: "refusal", refusal: p.refusal }));
@@ -146,6 +150,10 @@ export function renderResponseEvents(answer: ResponsesAnswer, body: ResponsesReq
       send("response.output_item.added", { output_index, item: { ...item, status: "in_progress", arguments: "" } });
       send("response.function_call_arguments.delta", { item_id, output_index, delta: item.arguments });
       send("response.function_call_arguments.done", { item_id, output_index, arguments: item.arguments });
+    } else if (item.type === "custom_tool_call") {
+      send("response.output_item.added", { output_index, item: { ...item, status: "in_progress", input: "" } });
+      send("response.custom_tool_call_input.delta", { item_id, output_index, delta: item.input });
+      send("response.custom_tool_call_input.done", { item_id, output_index, input: item.input });
     } else {
       send("response.output_item.added", { output_index, item: { ...item, status: "in_progress", content: [] } });
       (item.content as Served[]).forEach((part, content_index) => {

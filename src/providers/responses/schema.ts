@@ -41,17 +41,20 @@ export interface CanonicalRefusal {
 export type CanonicalOutputItem =
   | { type: "reasoning"; [field: string]: unknown }
   | { type: "message"; content: Array<CanonicalText | CanonicalRefusal>; [extra: string]: unknown }
-  | { type: "function_call"; call_id: string; name: string; arguments: string; [extra: string]: unknown };
+  | { type: "function_call"; call_id: string; name: string; arguments: string; [extra: string]: unknown }
+  | { type: "custom_tool_call"; call_id: string; name: string; input: string; [extra: string]: unknown };
 
 /**
  * One node of a Responses conversation: a user/system/developer message, the
- * run of output items one response produced (`assistant`), or the output of
- * one function call (`tool`, its `call_id` an ordinal).
+ * run of output items one response produced (`assistant`), the output of
+ * one function or custom tool call (`tool`, its `call_id` an ordinal; `custom: true` for a custom tool's),
+ * or tools added mid-conversation (`tools`: Codex's `additional_tools` input item).
  */
 export type ResponsesNode =
   | { role: "user" | "system" | "developer"; content: CanonicalText[]; [extra: string]: unknown }
   | { role: "assistant"; items: CanonicalOutputItem[] }
-  | { role: "tool"; call_id: string; output: string | string[]; [extra: string]: unknown };
+  | { role: "tool"; call_id: string; output: string | string[]; [extra: string]: unknown }
+  | { role: "tools"; tools: unknown[]; [extra: string]: unknown };
 
 const text = z.object({ type: z.literal("text"), text: z.string() });
 const refusal = z.object({ type: z.literal("refusal"), refusal: z.string() });
@@ -64,6 +67,7 @@ export const storedResponsesAnswer = z.object({
       z.looseObject({ type: z.literal("reasoning") }),
       z.looseObject({ type: z.literal("message"), content: z.array(z.union([text, refusal])) }),
       z.looseObject({ type: z.literal("function_call"), call_id: z.string(), name: z.string(), arguments: z.string() }),
+      z.looseObject({ type: z.literal("custom_tool_call"), call_id: z.string(), name: z.string(), input: z.string() }),
     ]),
   ),
 });

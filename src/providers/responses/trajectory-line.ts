@@ -39,7 +39,7 @@ function contentOf(content: ReadonlyArray<{ type: string; text?: string; refusal
 }
 
 function outputItemOf(item: CanonicalOutputItem): Record<string, unknown> {
-  if (item.type === "function_call" || item.type === "reasoning") return { ...item }; // a reasoning item is sent back as it came
+  if (item.type === "function_call" || item.type === "custom_tool_call" || item.type === "reasoning") return { ...item }; // a reasoning item is sent back as it came
   const { type: _type, content, ...extra } = item;
   return { type: "message", role: "assistant", content: contentOf(content, "output_text"), ...extra };
 }
@@ -57,8 +57,13 @@ export function inputItemsOf(node: ResponsesNode & { [RESPONSE_KEY]?: unknown })
     return items;
   }
   if (node.role === "tool") {
-    const { role: _role, call_id, output, ...extra } = node;
-    return [{ type: "function_call_output", call_id, output: typeof output === "string" ? output : output.map((text) => ({ type: "input_text", text })), ...extra }];
+    const { role: _role, call_id, output, custom, ...extra } = node;
+    const type = custom === true ? "custom_tool_call_output" : "function_call_output";
+    return [{ type, call_id, output: typeof output === "string" ? output : output.map((text) => ({ type: "input_text", text })), ...extra }];
+  }
+  if (node.role === "tools") {
+    const { role: _role, ...rest } = node;
+    return [{ type: "additional_tools", ...rest }];
   }
   const { role, content, ...extra } = node;
   return [{ type: "message", role, content: contentOf(content, "input_text"), ...extra }];
