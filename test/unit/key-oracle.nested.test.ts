@@ -113,8 +113,11 @@ describe("differential key oracle: Anthropic nested request types", () => {
     }
   });
 
-  it("Should bypass every content block type but text, tool_use and tool_result", () => {
-    const keyed = new Set(["text", "tool_use", "tool_result"]);
+  it("Should bypass every content block type but text, tool_use, tool_result and thinking (keyed with its signature)", () => {
+    const keyed = new Set(["text", "tool_use", "tool_result", "thinking", "redacted_thinking"]);
+    expect(messagesKey({ messages: [{ role: "user", content: [{ type: "thinking", source: {} }] }] })).toEqual({ ok: false, reason: "thinking block without its text and signature" });
+    const signed = (signature: string) => messagesKey({ messages: [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "thinking", thinking: "t", signature }] }, { role: "user", content: "go" }] });
+    expect(signed("a")).not.toEqual(signed("b"));
     let checked = 0;
     for (const name of unionOf(anthropicDts, "ContentBlockParam")) {
       const { type } = shapeOf(anthropicDts, name);

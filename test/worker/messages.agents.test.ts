@@ -28,10 +28,10 @@ async function recorded(model: string, key: string, patch: Record<string, unknow
 }
 
 describe("Claude Code's request shape (test/fixtures/agents/claude-code.request.json)", () => {
-  it("Should key a mid-conversation role: system message as a node: a repeated run hits, streamed, with no second generation", async () => {
+  for (const [mode, off] of [["thinking off", { thinking: { type: "disabled" } }], ["adaptive thinking, as captured", {}]] as const) {
+  it(`Should key a mid-conversation role: system message as a node: a repeated run hits, streamed, with no second generation (${mode})`, async () => {
     const model = uniqueModel("cc");
     const key = `sk-ant-cc-${crypto.randomUUID().slice(0, 8)}`;
-    const off = { thinking: { type: "disabled" } };
     const first = await send(model, key, off);
     expect(first.res.status).toBe(200);
     expect(first.res.headers.get("muscle-mem-cache")).toBe("miss");
@@ -41,6 +41,7 @@ describe("Claude Code's request shape (test/fixtures/agents/claude-code.request.
     expect(again.text).toContain("event: message_stop");
     expect(await generations(model)).toBe(1);
   });
+  }
 
   it("Should never key a system message like a user message with the same text", async () => {
     const model = uniqueModel("cc");

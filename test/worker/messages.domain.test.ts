@@ -74,8 +74,11 @@ describe("Anthropic keys", () => {
     expect(keyMessagesRequest(request({ system: "x".repeat(2_000) }), headers(), "t", "d", 1_000)).toEqual({ ok: false, bypass: "frame too large" });
   });
 
-  it("Should bypass extended thinking and server-side state", () => {
-    expect(keyMessagesRequest(request({ thinking: { type: "enabled", budget_tokens: 2000 } }), headers(), "t", "d")).toEqual({ ok: false, bypass: "extended thinking" });
+  it("Should key the thinking configuration and bypass server-side state", () => {
+    const enabled = keyed(request({ thinking: { type: "enabled", budget_tokens: 2000 } }));
+    const budget = keyed(request({ thinking: { type: "enabled", budget_tokens: 4000 } }));
+    const adaptive = keyed(request({ thinking: { type: "adaptive" } }));
+    expect(new Set([enabled.treeId, budget.treeId, adaptive.treeId, keyed(request()).treeId]).size).toBe(4);
     expect(keyMessagesRequest(request({ thread: { type: "create" } }), headers(), "t", "d")).toEqual({ ok: false, bypass: "server-side thread" });
     expect(keyMessagesRequest(request({ container: "cntr_1" }), headers(), "t", "d")).toEqual({ ok: false, bypass: "server-side container" });
     expect(keyMessagesRequest(request({ thinking: { type: "disabled" } }), headers(), "t", "d").ok).toBe(true);
@@ -97,10 +100,13 @@ describe("Anthropic keys", () => {
     expect(echoed.path[1].parent).toBe(key.key);
   });
 
-  it("Should record an empty answer (Claude may end a turn with no content) and refuse non-text blocks", () => {
+  it("Should record an empty answer (Claude may end a turn with no content), thinking as sent, and refuse other blocks", () => {
     const key = keyed(request());
     expect(keyAnthropicAnswer(key, { role: "assistant", content: [] })?.message).toEqual({ role: "assistant", content: [] });
-    expect(keyAnthropicAnswer(key, { role: "assistant", content: [{ type: "thinking", thinking: "hm", signature: "s" }] })).toBeNull();
+    const thinking = { type: "thinking", thinking: "hm", signature: "s" };
+    const redacted = { type: "redacted_thinking", data: "EmwKAh" };
+    expect(keyAnthropicAnswer(key, { role: "assistant", content: [thinking, redacted, { type: "text", text: "ok" }] })?.message).toEqual({ role: "assistant", content: [thinking, redacted, { type: "text", text: "ok" }] });
+    expect(keyAnthropicAnswer(key, { role: "assistant", content: [{ type: "web_search_tool_result", tool_use_id: "x", content: [] }] })).toBeNull();
   });
 });
 

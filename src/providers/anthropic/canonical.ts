@@ -44,6 +44,8 @@ const READ_BLOCK_FIELDS: Record<string, ReadonlySet<string>> = {
   text: new Set(["type", "text"]),
   tool_use: new Set(["type", "id", "name", "input"]),
   tool_result: new Set(["type", "tool_use_id", "content", "is_error"]),
+  thinking: new Set(["type", "thinking", "signature"]),
+  redacted_thinking: new Set(["type", "data"]),
 };
 const IGNORED_FIELDS = new Set(["cache_control"]);
 
@@ -107,6 +109,13 @@ function canonicalBlock(block: ContentBlock, ids: ToolUseIds, where: string): Ca
       else if (block.is_error !== false && block.is_error !== undefined && block.is_error !== null) return uncacheable("is_error is not a boolean");
       return out;
     }
+    case "thinking":
+      // Thinking sent back (an agent keeps it in its history): keyed with its signature, as the model reads it.
+      if (typeof block.thinking !== "string" || typeof block.signature !== "string") return uncacheable("thinking block without its text and signature");
+      return { ...extraFields(block, READ_BLOCK_FIELDS.thinking), type: "thinking", thinking: block.thinking, signature: block.signature };
+    case "redacted_thinking":
+      if (typeof block.data !== "string") return uncacheable("redacted_thinking block without data");
+      return { ...extraFields(block, READ_BLOCK_FIELDS.redacted_thinking), type: "redacted_thinking", data: block.data };
     default:
       return uncacheable(`${block.type} content block`);
   }

@@ -61,7 +61,7 @@ export function anthropicFrameJsonOf(body: MessagesRequest, headers: Headers, ur
 
 /**
  * Why a Messages request must skip the cache (null when it may use it):
- * extended thinking; server-side state (a message `thread`, a code
+ * server-side state (a message `thread`, a code
  * `container`), where the request carries only part of the conversation and
  * a served answer's id would mean nothing to the upstream; `mcp_servers`,
  * whose tools the model reads from servers the request only names; tools the
@@ -69,7 +69,6 @@ export function anthropicFrameJsonOf(body: MessagesRequest, headers: Headers, ur
  * request (`url` given), a body field spelled like a frame entry.
  */
 export function anthropicBypassReason(body: MessagesRequest, url?: URL): string | null {
-  if (body.thinking && body.thinking.type !== "disabled") return "extended thinking";
   if (body.thread !== undefined && body.thread !== null) return "server-side thread";
   if (body.container !== undefined && body.container !== null) return "server-side container";
   const mcp = (body as { mcp_servers?: unknown }).mcp_servers;

@@ -86,7 +86,12 @@ export function keyMessagesRequest(
 }
 
 /** Answer block fields a replay can render; an answer with any other (citations, …) is not recorded. */
-const RENDERABLE: Record<string, ReadonlySet<string>> = { text: new Set(["type", "text"]), tool_use: new Set(["type", "id", "name", "input"]) };
+const RENDERABLE: Record<string, ReadonlySet<string>> = {
+  text: new Set(["type", "text"]),
+  tool_use: new Set(["type", "id", "name", "input"]),
+  thinking: new Set(["type", "thinking", "signature"]),
+  redacted_thinking: new Set(["type", "data"]),
+};
 
 /**
  * Canonicalises the model's answer, numbering its `tool_use` ids after those
@@ -115,6 +120,8 @@ export function keyAnthropicAnswer(
   const calls = canonical.content.filter((block) => block.type === "tool_use");
   let uses = 0;
   const content = sent.map((block): CanonicalBlock => {
+    if (block.type === "thinking") return { ...block, type: "thinking", thinking: block.thinking as string, signature: block.signature as string };
+    if (block.type === "redacted_thinking") return { ...block, type: "redacted_thinking", data: block.data as string };
     if (block.type !== "tool_use") return { ...block, type: "text", text: block.text as string };
     const i = uses++;
     const call = calls[i];

@@ -41,14 +41,14 @@ export interface AnthropicRenderContext {
 }
 
 /** A block as served: the stored block with a fresh tool id, and for a call its input as the model wrote it. */
-type ServedBlock = { type: "text"; block: Record<string, unknown> } | { type: "tool_use"; block: Record<string, unknown>; inputText: string };
+type ServedBlock = { type: "text" | "thinking" | "redacted_thinking"; block: Record<string, unknown> } | { type: "tool_use"; block: Record<string, unknown>; inputText: string };
 
 /** The answer's blocks as served, in order, each with the fields it was recorded with; tool ids replaced by fresh ones. */
 function servedBlocks(answer: AnthropicAnswer): ServedBlock[] {
   let calls = 0;
   const out: ServedBlock[] = [];
   for (const block of answer.message.content) {
-    if (block.type === "text") out.push({ type: "text", block });
+    if (block.type === "text" || block.type === "thinking" || block.type === "redacted_thinking") out.push({ type: block.type, block });
     else if (block.type === "tool_use") {
       // The input as the model wrote it when recorded (key order, spacing), else the stored value.
       const { input_json: written, ...fields } = block;
@@ -86,7 +86,8 @@ function event(type: string, data: Record<string, unknown>): string {
 /**
  * The Messages event stream of a served answer: `message_start`, then per
  * block `content_block_start` (the block's other fields, as the API sends
- * them there), one `text_delta` (none for an empty text) or `input_json_delta`,
+ * them there), one `text_delta` (none for an empty text), `input_json_delta`, or for thinking a
+ * `thinking_delta` and a `signature_delta` (a redacted thinking block comes whole in its start),
  * and `content_block_stop`, then `message_delta` (stop reason, usage) and `message_stop`.
  */
 export function renderEventStream(answer: AnthropicAnswer, ctx: AnthropicRenderContext): string {
@@ -100,7 +101,15 @@ export function renderEventStream(answer: AnthropicAnswer, ctx: AnthropicRenderC
       const text = served.block.text as string;
       out += event("content_block_start", { index, content_block: { ...served.block, text: "" } });
       if (text !== "") out += event("content_block_delta", { index, delta: { type: "text_delta", text } });
-    } else {
+    } else if (served.type === "thinking") {
+      // As the API streams thinking: the block empty, its text in a thinking_delta, its signature in a signature_delta.
+      const { thinking, signature } = served.block as { thinking: string; signature: string };
+      out += event("content_block_start", { index, content_block: { ...served.block, thinking: "", signature: "" } });
+      if (thinking !== "") out += event("content_block_delta", { index, delta: { type: "thinking_delta", thinking } });
+      out += event("content_block_delta", { index, delta: { type: "signature_delta", signature } });
+    } else if (served.type === "redacted_thinking") {
+      out += event("content_block_start", { index, content_block: served.block });
+    } else if (served.type === "tool_use") {
       out += event("content_block_start", { index, content_block: { ...served.block, input: {} } });
       out += event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: served.inputText } });
     }

@@ -75,7 +75,22 @@ export interface CanonicalToolResult {
   [field: string]: unknown;
 }
 
-export type CanonicalBlock = CanonicalText | CanonicalToolUse | CanonicalToolResult;
+/** A thinking block (extended or adaptive thinking): its text and signature, keyed and served as the model sent them. */
+export interface CanonicalThinking {
+  type: "thinking";
+  thinking: string;
+  signature: string;
+  [field: string]: unknown;
+}
+
+/** A redacted thinking block: its encrypted `data`, keyed and served as sent. */
+export interface CanonicalRedactedThinking {
+  type: "redacted_thinking";
+  data: string;
+  [field: string]: unknown;
+}
+
+export type CanonicalBlock = CanonicalText | CanonicalToolUse | CanonicalToolResult | CanonicalThinking | CanonicalRedactedThinking;
 
 /** The message roles the cache keys: `system` is a mid-conversation system message (a beta Claude Code uses). */
 export const KEYED_ROLES = ["user", "assistant", "system"] as const;
@@ -96,12 +111,14 @@ const canonicalText = z.object({ type: z.literal("text"), text: z.string() });
  * blocks keep the fields the model sent them with (null ones: `citations: null`), served back as stored.
  */
 export const storedAnthropicMessage = z.object({
-  role: z.enum(["user", "assistant"]),
+  role: z.enum(KEYED_ROLES),
   content: z.array(
     z.discriminatedUnion("type", [
       z.looseObject({ type: z.literal("text"), text: z.string() }),
       z.looseObject({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown(), input_json: z.string().optional(), caller: z.object({ type: z.literal("direct") }).optional() }),
       z.object({ type: z.literal("tool_result"), tool_use_id: z.string(), content: z.array(canonicalText), is_error: z.literal(true).optional() }),
+      z.looseObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string() }),
+      z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() }),
     ]),
   ),
 });

@@ -8,13 +8,24 @@ import { deltaFieldsOf, messageFieldsOf, setsUnrecordable, type AnthropicEnvelop
  * fields its `content_block_start` carried (`caller: {type: "direct"}` on a tool call), kept as sent, as a
  * JSON answer's block keeps them.
  */
-type Block = ({ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; json: string }) & { extra: Record<string, unknown> };
+type Block = (
+  | { type: "text"; text: string }
+  | { type: "tool_use"; id: string; name: string; json: string }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
+) & { extra: Record<string, unknown> };
 
 /** An assembled content block: its fields as the model sent them. */
-type AssembledBlock = ({ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }) & Record<string, unknown>;
+type AssembledBlock = (
+  | { type: "text"; text: string }
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
+) &
+  Record<string, unknown>;
 
 /** Fields of a `content_block_start` the assembler reads (`input` is `{}` there: it streams as `partial_json`). */
-const START_FIELDS = new Set(["type", "text", "id", "name", "input"]);
+const START_FIELDS = new Set(["type", "text", "id", "name", "input", "thinking", "signature", "data"]);
 
 /** What a complete Messages event stream assembles into. */
 export interface AssembledMessage {
@@ -32,16 +43,16 @@ interface StreamEvent {
   type?: string;
   index?: number;
   message?: { usage?: { input_tokens?: number; output_tokens?: number }; [field: string]: unknown };
-  content_block?: { type?: string; text?: string; id?: string; name?: string; input?: unknown; [field: string]: unknown };
-  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null; stop_sequence?: string | null; [field: string]: unknown };
+  content_block?: { type?: string; text?: string; id?: string; name?: string; input?: unknown; thinking?: string; signature?: string; data?: string; [field: string]: unknown };
+  delta?: { type?: string; text?: string; partial_json?: string; thinking?: string; signature?: string; stop_reason?: string | null; stop_sequence?: string | null; [field: string]: unknown };
   usage?: { input_tokens?: number | null; output_tokens?: number | null };
 }
 
 /**
  * Assembles a streamed Messages answer from raw bytes cut anywhere. `result()`
  * is null unless the stream ended with `message_stop`, carried no `error`
- * event and held only text and `tool_use` blocks (thinking, citations and
- * server tools make an answer unrecordable), and set no `container` or
+ * event and held only text, `tool_use`, `thinking` (its text and signature as streamed) and
+ * `redacted_thinking` blocks (citations and server tools make an answer unrecordable), and set no `container` or
  * `context_management` (./envelope.ts). Every event's data must parse to
  * exactly its text: the message's other fields are recorded as sent.
  */
@@ -101,6 +112,8 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
     const extra = fieldsBut(block, START_FIELDS);
     if (block.type === "text") this.blocks[index] = { type: "text", text: block.text ?? "", extra };
     else if (block.type === "tool_use" && block.id && block.name) this.blocks[index] = { type: "tool_use", id: block.id, name: block.name, json: "", extra };
+    else if (block.type === "thinking") this.blocks[index] = { type: "thinking", thinking: block.thinking ?? "", signature: block.signature ?? "", extra };
+    else if (block.type === "redacted_thinking" && typeof block.data === "string") this.blocks[index] = { type: "redacted_thinking", data: block.data, extra };
     else this.failed = true;
   }
 
@@ -116,6 +129,8 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
     const delta = event.delta;
     if (block?.type === "text" && delta?.type === "text_delta") block.text += delta.text ?? "";
     else if (block?.type === "tool_use" && delta?.type === "input_json_delta") block.json += delta.partial_json ?? "";
+    else if (block?.type === "thinking" && delta?.type === "thinking_delta") block.thinking += delta.thinking ?? "";
+    else if (block?.type === "thinking" && delta?.type === "signature_delta") block.signature += delta.signature ?? "";
     else this.failed = true;
   }
 
@@ -130,6 +145,14 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
       if (!block) return null;
       if (block.type === "text") {
         content.push({ type: "text", text: block.text, ...block.extra });
+        continue;
+      }
+      if (block.type === "thinking") {
+        content.push({ type: "thinking", thinking: block.thinking, signature: block.signature, ...block.extra });
+        continue;
+      }
+      if (block.type === "redacted_thinking") {
+        content.push({ type: "redacted_thinking", data: block.data, ...block.extra });
         continue;
       }
       const text = block.json === "" ? "{}" : block.json;

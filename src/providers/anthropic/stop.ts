@@ -27,5 +27,8 @@ export function decodeStop(finishReason: string): { stop_reason: string; stop_se
  * `max_tokens` is (the limit is in the frame).
  */
 export function cutInToolCall(stopReason: string | null | undefined, content: string | ReadonlyArray<{ type: string }>): boolean {
-  return stopReason === "max_tokens" && typeof content !== "string" && content.at(-1)?.type === "tool_use";
+  return stopReason === "max_tokens" && typeof content !== "string" && CUT_BLOCKS.has(content.at(-1)?.type ?? "");
 }
+
+/** Blocks `max_tokens` may cut unfinished: a tool call, and thinking (its signature comes at its end). */
+const CUT_BLOCKS: ReadonlySet<string> = new Set(["tool_use", "thinking", "redacted_thinking"]);
