@@ -157,7 +157,8 @@ export async function startScriptedAnthropic(options: AnthropicHandlerOptions & 
   const requests: ScriptedAnthropic["requests"] = [];
   const server: Server = createServer(async (req, res) => {
     try {
-      if (req.method !== "POST" || !req.url?.endsWith("/messages")) {
+      // Claude Code posts to /v1/messages?beta=true: the path decides, not the query.
+      if (req.method !== "POST" || !new URL(req.url ?? "/", "http://localhost").pathname.endsWith("/messages")) {
         return writeJson(res, 404, { type: "error", error: { type: "not_found_error", message: `no route ${req.method} ${req.url}` } });
       }
       const body = JSON.parse(await readBody(req)) as AnthropicBody;
