@@ -13,7 +13,9 @@ import { startWranglerDev } from "../test/support/wrangler-dev";
 import { startScriptedModel } from "../tools/scripted-model";
 import { experiment, WORKFLOWS, type Chat, type ServedBy, type Tally } from "../tools/eval-workflows/run";
 
-const { values } = parseArgs({ options: { warm: { type: "string", default: "8" }, fresh: { type: "string", default: "80" }, traps: { type: "string", default: "5" }, seed: { type: "string", default: "42" } } });
+const { values } = parseArgs({ options: { warm: { type: "string", default: "8" }, fresh: { type: "string", default: "80" }, traps: { type: "string", default: "5" }, seed: { type: "string", default: "42" }, only: { type: "string", default: "" } } });
+/** `--only wf-rmail,wf-book`: run only these workflows (by model-name prefix). */
+const only = values.only ? values.only.split(",") : Object.keys(WORKFLOWS);
 const opts = { warm: Number(values.warm), fresh: Number(values.fresh), trapsPerKind: Number(values.traps), seed: Number(values.seed) };
 
 const model = await startScriptedModel({ script: (body) => WORKFLOWS[Object.keys(WORKFLOWS).find((p) => body.model.startsWith(p)) ?? "wf-refund"].script(body) });
@@ -28,7 +30,7 @@ const rows: string[] = [];
 const latency: string[] = [];
 const mismatches: string[] = [];
 try {
-  for (const [prefix, wf] of Object.entries(WORKFLOWS)) {
+  for (const [prefix, wf] of Object.entries(WORKFLOWS).filter(([p]) => only.includes(p))) {
     for (const mode of ["exact", "learned", "declared"] as const) {
       const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
       const r = await experiment(wf, prefix, chat, { ...opts, mode, tag });
