@@ -6,7 +6,7 @@
  * in three modes: exact only, learned templates only (no
  * bindings), declared variables (the client sends muscle-mem-bindings).
  * Each answer is compared with the scripted model's own answer to the same
- * messages. Options: --warm N --fresh N --traps N --seed N.
+ * messages. Options: --warm N --fresh N --traps N --seed N --only PREFIXES.
  */
 import { parseArgs } from "node:util";
 import { startWranglerDev } from "../test/support/wrangler-dev";
