@@ -4,6 +4,7 @@ import { weigh, type Outcome } from "../../cache/templates/evidence";
 import { induce, shapeKeyOf, type LearnedTemplate, type Trajectory } from "../../cache/templates/induce";
 import { decompose } from "../../cache/templates/leaves";
 import { lookupKeys, skeletonDigests } from "../../cache/templates/learned";
+import { induceEarlierTurns, turnOf, type NodeMeta } from "../../cache/templates/turns";
 import type { RecordInput } from "../tree/record";
 import { readLearning, saveTemplates, type Evidence, type PathTo } from "./learned";
 
@@ -27,15 +28,19 @@ function trajectoryOf(input: RecordInput): Trajectory {
   };
 }
 
+/** A partner's trajectory, the hash of its answer and what each node of its path is. */
+type Partnered = Trajectory & { answerHash: string; nodes: NodeMeta[] };
+
 /**
  * A partner's trajectory. A node it shares with the new answer's path (same
  * path hash: same message after the same ancestors) takes that path's message
  * as already parsed (`known`); only the nodes where they part are parsed.
  */
-function partnerOf(read: PathTo | null, root: string, answerHash: string, known: ReadonlyMap<string, CanonicalMessage>): (Trajectory & { answerHash: string }) | null {
+function partnerOf(read: PathTo | null, root: string, answerHash: string, known: ReadonlyMap<string, CanonicalMessage>): Partnered | null {
   if (!read || read.path[0].parent !== root) return null;
   return {
     answerHash,
+    nodes: read.path.map((p) => p.meta),
     root,
     hashes: read.path.map((p) => p.hash),
     messages: read.path.map((p) => known.get(p.hash) ?? hashForm(JSON.parse(p.message) as CanonicalMessage)),
@@ -84,6 +89,22 @@ export async function learnFrom(db: D1Database, input: RecordInput): Promise<Lea
         if (outcome === "confirmed") evidence.push({ templateId: template.id, answerHash: other.answerHash });
       }
       fresh.set(template.id, template);
+    }
+    // Earlier turns, with this run's later answers as copy evidence (turns.ts); a template already stored keeps its state.
+    const own = read.own?.path.map((p) => p.meta) ?? [];
+    for (const partner of partners) {
+      for (const { turn, template, answers } of induceEarlierTurns(t, partner, own, partner.nodes)) {
+        if (fresh.has(template.id)) continue;
+        evidence.push({ templateId: template.id, answerHash: answers[0] }, { templateId: template.id, answerHash: answers[1] });
+        for (const other of partners) {
+          const earlier = other === partner ? null : turnOf(other, turn, other.nodes[turn]);
+          if (!earlier || template.state.refuted) continue;
+          const { outcome, state } = weigh(template, earlier);
+          if (outcome !== "unrelated") template.state = state;
+          if (outcome === "confirmed") evidence.push({ templateId: template.id, answerHash: other.hashes[turn] });
+        }
+        fresh.set(template.id, template);
+      }
     }
   }
   await saveTemplates(db, [...fresh.values()], updated, Date.now(), evidence, { treeId: t.root, shapeKey, answerHash: input.answer.hash });
