@@ -201,7 +201,13 @@ export interface DeclaredConfirmation {
  * @example declaredServes([{ answer: "h", binding: "b1" }], "h", "b2", 2) // => false
  */
 export function declaredServes(evidence: readonly DeclaredConfirmation[], answer: string, binding: string, minBindings: number): boolean {
-  if (evidence.some((e) => e.answer === answer && e.binding === binding)) return true;
-  if (evidence.some((e) => e.answer !== answer)) return false;
-  return new Set(evidence.map((e) => e.binding)).size >= minBindings;
+  return declaredRefusal(evidence, answer, binding, minBindings) === null;
+}
+
+/** Why a stored declared answer may not be served to a binding (declaredServes), in one line, or null when it may. */
+export function declaredRefusal(evidence: readonly DeclaredConfirmation[], answer: string, binding: string, minBindings: number): string | null {
+  if (evidence.some((e) => e.answer === answer && e.binding === binding)) return null;
+  if (evidence.some((e) => e.answer !== answer)) return "declared answer: the model answered this node two ways for two bindings";
+  const seen = new Set(evidence.map((e) => e.binding)).size;
+  return seen >= minBindings ? null : `declared answer not yet confirmed: ${seen} of ${minBindings} bindings`;
 }

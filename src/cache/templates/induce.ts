@@ -17,6 +17,11 @@ export interface Trajectory {
   hashes: string[];
   /** The request's messages in hash form (canonical arguments). */
   messages: CanonicalMessage[];
+  /**
+   * The same messages as stored (tool-call arguments as the model wrote them), when known: an earlier
+   * answer of the run becomes a template's answer in this form, so that it serves the model's bytes (turns.ts).
+   */
+  stored?: CanonicalMessage[];
   /** The answer as it is stored and served. */
   answer: CanonicalMessage;
   meta: { finishReason: string; promptTokens: number; completionTokens: number; latencyMs: number };

@@ -148,7 +148,7 @@ export function rejectReason(slots: readonly Slot[], binding: Binding, tied?: Re
     if (isRanged(slot.type)) {
       if (slot.min === undefined || slot.max === undefined) return `slot ${i}: no confirmed range`;
       if (!Number.isFinite(rangedValue(slot.type, value))) return `slot ${i}: \`${value}\` is not a finite ${slot.type}`;
-      if (!inRange(slot.type, value, slot.min, slot.max)) return `slot ${i}: value \`${value}\` outside the confirmed range ${slot.min}–${slot.max}`;
+      if (!inRange(slot.type, value, slot.min, slot.max)) return `slot ${i}: value \`${value}\` outside the confirmed range [${slot.min}, ${slot.max}]`;
     }
   }
   return null;

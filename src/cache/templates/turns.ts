@@ -31,12 +31,13 @@ export const MAX_EARLIER_TURNS = 8;
  * is evidence of what the model says).
  */
 export function turnOf(t: Trajectory, i: number, meta: NodeMeta | undefined): Trajectory | null {
-  const answer = t.messages[i];
+  const answer = t.stored?.[i] ?? t.messages[i];
   if (!answer || answer.role !== "assistant" || !meta || meta.finishReason === null || meta.observations < 1) return null;
   return {
     root: t.root,
     hashes: t.hashes.slice(0, i),
     messages: t.messages.slice(0, i),
+    ...(t.stored ? { stored: t.stored.slice(0, i) } : {}),
     answer,
     meta: { finishReason: meta.finishReason, promptTokens: meta.promptTokens, completionTokens: meta.completionTokens, latencyMs: meta.latencyMs },
   };
