@@ -4,7 +4,7 @@ import { digest } from "../../core/hash";
 import type { CanonicalMessage } from "../../core/messages";
 import { decompose, type Decomposed } from "./leaves";
 import { bindingDigest, lookupKeys, MAX_SUFFIX, skeletonDigests, templateId, type MessagePattern, type Ref, type Slot, type TemplatePattern, type TemplateState } from "./learned";
-import { tiedWords } from "./name-ties";
+import { isWordValue, tiedWords } from "./name-ties";
 import { ordersOf } from "./orders";
 import { NoTemplate, SlotTable } from "./slot-table";
 import { explainDerived, isDerived } from "./transforms";
@@ -38,13 +38,19 @@ export interface LearnedTemplate {
 
 /**
  * The class of trajectories that can pair with this one: same tree, same
- * skeletons everywhere, same answer skeleton and finish reason.
+ * skeletons everywhere, same answer skeleton and finish reason, and the same
+ * closed-class words (every word of letters the request does not tie to an
+ * identity, name-ties.ts: a status, a plan, a country): two runs that differ
+ * in one never make a template, so they are not worth pairing.
  *
  * `parts`: the messages already decomposed (a caller that has them saves doing it again).
  */
 export function shapeKeyOf(t: Trajectory, parts: readonly Decomposed[] = t.messages.map(decompose)): string {
   const skeletons = parts.map((p) => p.skeleton);
-  return digest(`shape\u0000${t.root}\u0000${canonicalJson([skeletons, decompose(t.answer).skeleton, t.meta.finishReason])}`);
+  const answer = decompose(t.answer);
+  const tied = tiedWords(t.messages);
+  const words = [...parts, answer].map((p) => p.leaves.filter((l) => l.kind === "text" && isWordValue(l.value) && !tied.has(l.value)).map((l) => l.value));
+  return digest(`shape\u0000${t.root}\u0000${canonicalJson([skeletons, answer.skeleton, t.meta.finishReason, words])}`);
 }
 
 function alignMessage(a: Decomposed, b: Decomposed, table: SlotTable): MessagePattern {

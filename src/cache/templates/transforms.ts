@@ -41,6 +41,8 @@ const FUNCTIONS: Record<TransformName, (value: string) => string | null> = {
   capital: (v) => (/^\p{L}/u.test(v) ? v.charAt(0).toUpperCase() + v.slice(1).toLowerCase() : null),
 };
 
+/** Every transform, in the order they are tried. */
+export const TRANSFORMS: readonly TransformName[] = ["cents", "fixed2", "upper", "lower", "capital"];
 const NUMERIC: readonly TransformName[] = ["cents", "fixed2"];
 const TEXTUAL: readonly TransformName[] = ["upper", "lower", "capital"];
 
