@@ -44,7 +44,7 @@ try {
       const t = r.traps;
       const served = f.served.exact + f.served.declared + f.served.learned;
       rows.push(
-        `| ${wf.name} | ${mode} | ${f.runs} | ${f.steps} | ${pct(served, f.steps)} | ${f.served.exact} / ${f.served.declared} / ${f.served.learned} | ${f.wrongRuns} | ${t.runs} | ${pct(t.served.exact + t.served.declared + t.served.learned, t.steps)} | ${t.wrongRuns} |`,
+        `| ${wf.name} | ${mode} | ${f.runs} | ${f.steps} | ${pct(served, f.steps)} | ${f.served.exact} / ${f.served.declared} / ${f.served.learned} | ${f.inRange.runs} | ${pct(f.inRange.served, f.inRange.steps)} | ${f.wrongRuns} | ${t.runs} | ${pct(t.served.exact + t.served.declared + t.served.learned, t.steps)} | ${t.wrongRuns} |`,
       );
       // Latency per serving path, first half vs second half of the new cases (the tree grows in between).
       const half = Math.floor(f.timings.length / 2);
@@ -61,8 +61,8 @@ try {
     ? await dev.sql("SELECT count(*) AS templates, sum(refuted) AS refuted, sum(CASE WHEN bindings >= 3 AND refuted = 0 THEN 1 ELSE 0 END) AS confirmed FROM templates WHERE anchor_depth >= 0")
     : [{ templates: all.length, refuted: all.filter((t) => t.state.refuted).length, confirmed: all.filter((t) => !t.state.refuted && t.state.bindings.length >= 3).length }];
   console.log(`\nTemplate evaluation${simulated ? " (--sim: in memory, no Worker)" : ""}: warm ${opts.warm} cases, then ${opts.fresh} new cases and ${opts.trapsPerKind} of each trap kind, seed ${opts.seed}; TEMPLATE_MIN_BINDINGS=3, DECLARED_MIN_BINDINGS=2.\n`);
-  console.log("| workflow | mode | new runs | model calls | served | exact / declared / learned | wrong runs | trap runs | traps served | wrong trap runs |");
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| workflow | mode | new runs | model calls | served | exact / declared / learned | in-range runs | served in range | wrong runs | trap runs | traps served | wrong trap runs |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const row of rows) console.log(row);
   console.log("\nMedian client latency in ms (first half / second half of the new cases):\n");
   console.log("| workflow | mode | exact hit | declared or learned hit | learned hit | model (miss) |");

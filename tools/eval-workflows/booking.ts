@@ -80,5 +80,6 @@ export const bookingDesk: Workflow<BookingCase> = {
     return { sent: true };
   },
   script,
+  rangeOf: (c) => ({ cls: c.place, ranged: [Number(c.date.slice(-2))] }),
   bindingsOf: (c) => ({ name: `${c.first} ${c.last}`, customer_id: c.customerId, phone: c.phone }),
 };

@@ -103,5 +103,6 @@ export const refundMail: Workflow<RefundMailCase> = {
     return { ticket: `T-${c.orderId.slice(2)}` };
   },
   script,
+  rangeOf: (c) => ({ cls: c.order ? c.order.status : "missing", ranged: c.order ? [c.order.amountCents] : [] }),
   bindingsOf: (c) => ({ name: `${c.first} ${c.last}`, email: c.email, order_id: c.orderId }),
 };
