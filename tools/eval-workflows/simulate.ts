@@ -1,7 +1,7 @@
 import { canonicalJson } from "../../src/core/canonical";
-import { keyRequest } from "../../src/core/key";
+import { keyAnswer, keyRequest } from "../../src/providers/chat/key";
 import { chatRequest, type CanonicalMessage } from "../../src/core/messages";
-import type { RequestKey } from "../../src/core/request-key";
+import type { RequestKey } from "../../src/cache/request-key";
 import { parseBindings } from "../../src/cache/templates/bindings";
 import { bindingDigestOf, declaredServes, hashForm, renderDeclared, withDeclared, type DeclaredConfirmation } from "../../src/cache/templates/declared";
 import { shapeKeyOf, type LearnedTemplate, type Trajectory } from "../../src/cache/templates/induce";
@@ -9,7 +9,6 @@ import { learnStep, type Partner } from "../../src/cache/templates/learn-step";
 import { learnedLookup, learnedOutcome } from "../../src/cache/templates/learned-answer";
 import { decompose } from "../../src/cache/templates/leaves";
 import type { NodeMeta } from "../../src/cache/templates/turns";
-import { keyAnswer } from "../../src/core/key";
 import type { ChatBody, ScriptedMessage } from "../scripted-model";
 import type { Chat } from "./run";
 
