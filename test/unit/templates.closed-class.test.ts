@@ -66,6 +66,8 @@ describe("closed-class words never become slots; names tied to an identity do", 
     const words = tiedWords([{ role: "user", content: "Hi, I'm Ada Lovelace, email ada42@example.com. My order is Delivered." }]);
     expect(words).toEqual(new Set(["Ada", "Lovelace"]));
     expect(tiedWords([{ role: "user", content: "name=Grace Hopper; email=grace.hopper7@example.com; plan=starter; country=US" }])).toEqual(new Set(["Grace", "Hopper"]));
+    // A capitalised word before the name (a greeting, a status) is not part of it.
+    expect(tiedWords([{ role: "user", content: "Delivered Ada Lovelace, ada42@example.com. Dear Ada Lovelace." }])).toEqual(new Set(["Ada", "Lovelace"]));
   });
 
   it("Should make ids slots whatever the words around them", () => {

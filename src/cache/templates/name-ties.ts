@@ -14,8 +14,9 @@ import { textsOf } from "./placeholders";
  * - its letters, case aside, are a run of letters (at least 3) of the local
  *   part of an email the request holds (`Ada` in `ada42@example.com`, `Ada`
  *   and `Lovelace` in `ada.lovelace@example.com`); or
- * - it stands in a run of capitalised words joined by single spaces (a full
- *   name, `Ada Lovelace`) of which one word is tied that way.
+ * - it follows such a word in a run of capitalised words joined by single
+ *   spaces (a full name: `Lovelace` in `Ada Lovelace`), at most 4 words from
+ *   it; a capitalised word before it (`Dear`, a status) is not tied.
  *
  * Everything else stays structural: a new place, status or plan goes to the
  * model. A name not tied to an email is not served by a learned template;
@@ -27,6 +28,8 @@ const EMAIL = /[\p{L}\p{N}_][\p{L}\p{N}_.+-]*@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]
 const CAPITALISED_RUN = /(?<![\p{L}\p{N}_])\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)*(?: \p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)*)*(?![\p{L}\p{N}_])/gu;
 /** A token as leaves.ts splits text: word characters, joined by `- . @ / + : #`. */
 const TOKEN = /[\p{L}\p{N}_]+(?:[-.@/+:#][\p{L}\p{N}_]+)*/gu;
+/** The most words of a full name tied from its first tied word. */
+const MAX_NAME_WORDS = 4;
 /** The shortest run of an email's local part that ties a word. */
 const MIN_TIE = 3;
 
@@ -60,8 +63,11 @@ export function tiedWords(messages: readonly CanonicalMessage[]): Set<string> {
   for (const text of texts) {
     for (const token of text.match(TOKEN) ?? []) if (isWordValue(token) && runs.has(token.toLowerCase())) tied.add(token);
     for (const match of text.matchAll(CAPITALISED_RUN)) {
+      // From the first tied word on, at most MAX_NAME_WORDS: the rest of a full name follows its first name
+      // (`Dear Ada Lovelace` ties `Ada` and `Lovelace`, never `Dear`; `Delivered Ada Lovelace` never `Delivered`).
       const words = match[0].split(" ");
-      if (words.length > 1 && words.some((w) => runs.has(w.toLowerCase()))) for (const w of words) tied.add(w);
+      const first = words.findIndex((w) => runs.has(w.toLowerCase()));
+      if (words.length > 1 && first !== -1) for (const w of words.slice(first, first + MAX_NAME_WORDS)) tied.add(w);
     }
   }
   return tied;
