@@ -6,19 +6,26 @@
  * in three modes: exact only, learned templates only (no
  * bindings), declared variables (the client sends muscle-mem-bindings).
  * Each answer is compared with the scripted model's own answer to the same
- * messages. Options: --warm N --fresh N --traps N --seed N.
+ * messages. Options: --warm N --fresh N --traps N --seed N --only PREFIXES
+ * --sim (the same rules in memory, without the Worker: for iterating).
  */
 import { parseArgs } from "node:util";
 import { startWranglerDev } from "../test/support/wrangler-dev";
-import { startScriptedModel } from "../tools/scripted-model";
+import { startScriptedModel, type ChatBody } from "../tools/scripted-model";
+import { simulatedWorker } from "../tools/eval-workflows/simulate";
 import { experiment, WORKFLOWS, type Chat, type ServedBy, type Tally } from "../tools/eval-workflows/run";
 
-const { values } = parseArgs({ options: { warm: { type: "string", default: "8" }, fresh: { type: "string", default: "80" }, traps: { type: "string", default: "5" }, seed: { type: "string", default: "42" } } });
+const { values } = parseArgs({ options: { warm: { type: "string", default: "8" }, fresh: { type: "string", default: "80" }, traps: { type: "string", default: "5" }, seed: { type: "string", default: "42" }, only: { type: "string", default: "" }, sim: { type: "boolean", default: false } } });
+/** `--only wf-rmail,wf-book`: run only these workflows (by model-name prefix). */
+const only = values.only ? values.only.split(",") : Object.keys(WORKFLOWS);
 const opts = { warm: Number(values.warm), fresh: Number(values.fresh), trapsPerKind: Number(values.traps), seed: Number(values.seed) };
 
-const model = await startScriptedModel({ script: (body) => WORKFLOWS[Object.keys(WORKFLOWS).find((p) => body.model.startsWith(p)) ?? "wf-refund"].script(body) });
-const dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url, COUNTER_FLUSH_MS: "0" } });
-const chat: Chat = (body, headers) => fetch(`${dev.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+const script = (body: ChatBody) => WORKFLOWS[Object.keys(WORKFLOWS).find((p) => body.model.startsWith(p)) ?? "wf-refund"].script(body);
+// `--sim`: the template rules in memory (tools/eval-workflows/simulate.ts), no Worker: seconds instead of minutes.
+const simulated = values.sim ? simulatedWorker(script) : null;
+const model = simulated ? null : await startScriptedModel({ script });
+const dev = model ? await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url, COUNTER_FLUSH_MS: "0" } }) : null;
+const chat: Chat = simulated?.chat ?? ((body, headers) => fetch(`${dev?.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
 
 const pct = (n: number, d: number) => (d === 0 ? "-" : `${((100 * n) / d).toFixed(1)}%`);
 const median = (xs: number[]) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
@@ -28,7 +35,7 @@ const rows: string[] = [];
 const latency: string[] = [];
 const mismatches: string[] = [];
 try {
-  for (const [prefix, wf] of Object.entries(WORKFLOWS)) {
+  for (const [prefix, wf] of Object.entries(WORKFLOWS).filter(([p]) => only.includes(p))) {
     for (const mode of ["exact", "learned", "declared"] as const) {
       const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
       const r = await experiment(wf, prefix, chat, { ...opts, mode, tag });
@@ -37,7 +44,7 @@ try {
       const t = r.traps;
       const served = f.served.exact + f.served.declared + f.served.learned;
       rows.push(
-        `| ${wf.name} | ${mode} | ${f.runs} | ${f.steps} | ${pct(served, f.steps)} | ${f.served.exact} / ${f.served.declared} / ${f.served.learned} | ${f.wrongRuns} | ${t.runs} | ${pct(t.served.exact + t.served.declared + t.served.learned, t.steps)} | ${t.wrongRuns} |`,
+        `| ${wf.name} | ${mode} | ${f.runs} | ${f.steps} | ${pct(served, f.steps)} | ${f.served.exact} / ${f.served.declared} / ${f.served.learned} | ${f.inRange.runs} | ${pct(f.inRange.served, f.inRange.steps)} | ${f.wrongRuns} | ${t.runs} | ${pct(t.served.exact + t.served.declared + t.served.learned, t.steps)} | ${t.wrongRuns} |`,
       );
       // Latency per serving path, first half vs second half of the new cases (the tree grows in between).
       const half = Math.floor(f.timings.length / 2);
@@ -49,10 +56,13 @@ try {
     }
   }
   // Learned templates only: declared answers' evidence rows share the table with anchor_depth -1.
-  const templateRows = await dev.sql("SELECT count(*) AS templates, sum(refuted) AS refuted, sum(CASE WHEN bindings >= 3 AND refuted = 0 THEN 1 ELSE 0 END) AS confirmed FROM templates WHERE anchor_depth >= 0");
-  console.log(`\nTemplate evaluation: warm ${opts.warm} cases, then ${opts.fresh} new cases and ${opts.trapsPerKind} of each trap kind, seed ${opts.seed}; TEMPLATE_MIN_BINDINGS=3, DECLARED_MIN_BINDINGS=2.\n`);
-  console.log("| workflow | mode | new runs | model calls | served | exact / declared / learned | wrong runs | trap runs | traps served | wrong trap runs |");
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  const all = simulated?.templates() ?? [];
+  const templateRows = dev
+    ? await dev.sql("SELECT count(*) AS templates, sum(refuted) AS refuted, sum(CASE WHEN bindings >= 3 AND refuted = 0 THEN 1 ELSE 0 END) AS confirmed FROM templates WHERE anchor_depth >= 0")
+    : [{ templates: all.length, refuted: all.filter((t) => t.state.refuted).length, confirmed: all.filter((t) => !t.state.refuted && t.state.bindings.length >= 3).length }];
+  console.log(`\nTemplate evaluation${simulated ? " (--sim: in memory, no Worker)" : ""}: warm ${opts.warm} cases, then ${opts.fresh} new cases and ${opts.trapsPerKind} of each trap kind, seed ${opts.seed}; TEMPLATE_MIN_BINDINGS=3, DECLARED_MIN_BINDINGS=2.\n`);
+  console.log("| workflow | mode | new runs | model calls | served | exact / declared / learned | in-range runs | served in range | wrong runs | trap runs | traps served | wrong trap runs |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const row of rows) console.log(row);
   console.log("\nMedian client latency in ms (first half / second half of the new cases):\n");
   console.log("| workflow | mode | exact hit | declared or learned hit | learned hit | model (miss) |");
@@ -62,6 +72,6 @@ try {
   console.log(mismatches.length === 0 ? "\nWrong replays: 0" : `\nWrong replays:\n${mismatches.join("\n")}`);
   process.exitCode = mismatches.length === 0 ? 0 : 1;
 } finally {
-  await dev.stop();
-  await model.close();
+  await dev?.stop();
+  await model?.close();
 }

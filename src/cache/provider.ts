@@ -107,6 +107,8 @@ export interface TemplatePlan<K extends ProviderKey> {
   learned(db: D1Database, timeoutMs: number, presenceTtlMs: number): Promise<{ answer: StoredAnswer; template: string } | null>;
   /** Headers of an exact hit (e.g. `muscle-mem-template: declared`). */
   hitHeaders: Record<string, string>;
+  /** After render and learned: why a template that could have served this request did not (one line), or null. */
+  templateMiss?: () => string | null;
   /** Runs after a recording, with the tree's shard (template learning, confirming declared bindings). */
   afterRecord?: (recording: RecordInput, db: D1Database) => Promise<void>;
 }

@@ -16,6 +16,8 @@ export const NAMESPACE_HEADER = "muscle-mem-namespace";
 export const TEMPLATE_HEADER = "muscle-mem-template";
 /** Why a miss missed, as known before the response: `new-tree`, `new-branch; depth=5`, … (response). */
 export const MISS_HEADER = "muscle-mem-miss";
+/** Why a template that matched the request's shape did not serve it, in one line (docs/templates.md). */
+export const TEMPLATE_MISS_HEADER = "muscle-mem-template-miss";
 /** `follower`: the answer came from a single-flight leader's model call (response). */
 export const SINGLE_FLIGHT_HEADER = "muscle-mem-single-flight";
 /** Declared variables, a JSON object of strings (request). */

@@ -7,7 +7,7 @@ import { ApiError } from "../core/errors";
 import { isolate } from "./isolate";
 import { missed, note, phase } from "../observability/report";
 import { askedMiss, explainAfterResponse, missBefore, missHeader, type MissBefore } from "./explain/miss";
-import { CACHE_HEADER, NODE_HEADER, SINGLE_FLIGHT_HEADER, TEMPLATE_HEADER } from "../core/protocol";
+import { CACHE_HEADER, NODE_HEADER, SINGLE_FLIGHT_HEADER, TEMPLATE_HEADER, TEMPLATE_MISS_HEADER } from "../core/protocol";
 import type { Claim } from "../store/objects/single-flight";
 import { treeWriterOf } from "../store/objects/tree-objects";
 import type { TreeWriter } from "../store/objects/tree-writer";
@@ -129,7 +129,15 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     // The leader's answer cannot be served to this request: generate again.
     claim = { role: "alone", reason: "leader-failed" };
   }
-  return generation(walk, plan, source.shard.db, writerOf(), claim);
+  return withTemplateMiss(await generation(walk, plan, source.shard.db, writerOf(), claim), plan.templateMiss?.() ?? null);
+}
+
+/** The miss response with `muscle-mem-template-miss: <reason>` when a template could have served and did not. */
+function withTemplateMiss(response: Response, reason: string | null): Response {
+  if (reason === null) return response;
+  const headers = new Headers(response.headers);
+  headers.set(TEMPLATE_MISS_HEADER, reason);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /** Serves a stored answer when the adapter can render it (counted as a hit); null otherwise. */

@@ -14,6 +14,7 @@ export const chatTemplates: TemplateHook<RequestKey> = {
       render: (answer, store) => plan.render(answer, store),
       learned: (db, timeoutMs, presenceTtlMs) => plan.learned(db, timeoutMs, presenceTtlMs),
       hitHeaders: plan.hitHeaders,
+      templateMiss: () => plan.templateMiss(),
       async afterRecord(recorded, db) {
         // A declared answer notes the binding it was given for (a second distinct one lets it serve other values).
         await plan.confirm(db, recorded);

@@ -1,8 +1,9 @@
 import type { StoredAnswer } from "../core/answer";
 import type { RequestKey } from "../providers/chat/key";
 import { parseBindings, type Bindings } from "../cache/templates/bindings";
-import { bindingDigestOf, declaredServes, renderDeclared, withDeclared, type DeclaredConfirmation } from "../cache/templates/declared";
-import { learnedAnswer, learnedLookup } from "../cache/templates/learned-answer";
+import { bindingDigestOf, declaredRefusal, renderDeclared, withDeclared, type DeclaredConfirmation } from "../cache/templates/declared";
+import { learnedLookup, learnedOutcome } from "../cache/templates/learned-answer";
+import { headerSafe } from "../cache/templates/miss-reason";
 import { inductionOffFor, type TemplateSettings } from "../cache/templates/settings";
 import { ApiError } from "../core/errors";
 import { logEvent } from "../observability/log-event";
@@ -39,6 +40,8 @@ export interface TemplatePlan {
   induction: boolean;
   /** Headers of an exact hit: `muscle-mem-template: declared` in a declared tree. */
   hitHeaders: Record<string, string>;
+  /** Why a template that could have served this request did not, once render and learned ran (one line, header-safe), or null. */
+  templateMiss(): string | null;
 }
 
 /** Reads `muscle-mem-bindings`; a malformed header is a 400 in the error envelope. */
@@ -57,6 +60,7 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
   const induction = settings.induction && !inductionOffFor(headers);
   const declared = key.declared;
   const binding = declared ? bindingDigestOf(declared) : "";
+  let miss: string | null = null;
   const render = (answer: StoredAnswer): StoredAnswer | null => {
     if (!declared) return answer;
     const message = renderDeclared(answer.message, declared);
@@ -68,7 +72,9 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
       if (!declared) return answer;
       try {
         const evidence = await withTimeout(evidenceAt(store.db, key.key, store.ttlMs), store.timeoutMs, "declared evidence");
-        return declaredServes(evidence, answer.hash, binding, settings.declaredMinBindings) ? render(answer) : null;
+        const refused = declaredRefusal(evidence, answer.hash, binding, settings.declaredMinBindings);
+        miss = refused && headerSafe(refused);
+        return refused === null ? render(answer) : null;
       } catch (error) {
         logEvent("error", "declared_evidence_failed", { tree: key.treeId, error: String(error) });
         return null;
@@ -85,12 +91,17 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
     },
     induction,
     hitHeaders: key.declared ? { [TEMPLATE_HEADER]: "declared" } : {},
+    templateMiss: () => miss,
     learned: async (db, timeoutMs, presenceTtlMs = 0) => {
       if (!induction) return null;
       try {
         if (!(await withTimeout(treeHasTemplates(db, key.treeId, presenceTtlMs), timeoutMs, "template presence"))) return null;
-        const found = await withTimeout(readLearned(db, key, settings), timeoutMs, "template lookup");
-        if (!found) return null;
+        const outcome = await withTimeout(readLearned(db, key, settings), timeoutMs, "template lookup");
+        if (!("answer" in outcome)) {
+          if (outcome.miss !== undefined) miss ??= headerSafe(outcome.miss);
+          return null;
+        }
+        const found = outcome;
         const answer = render(found.answer);
         return answer ? { answer, template: found.template } : null;
       } catch (error) {
@@ -148,8 +159,8 @@ export function forgetTemplatePresence(treeId: string): void {
  * templates under the request's lookup keys (one per anchor), then matching
  * in memory (cache/templates/learned-answer.ts).
  */
-async function readLearned(db: D1Database, key: RequestKey, settings: TemplateSettings): Promise<{ answer: StoredAnswer; template: string } | null> {
+async function readLearned(db: D1Database, key: RequestKey, settings: TemplateSettings): Promise<{ answer: StoredAnswer; template: string } | { miss?: string }> {
   const lookup = learnedLookup(key);
   const candidates = await readTemplates(db, lookup.keys, settings.maxTried);
-  return learnedAnswer(key, lookup, candidates, settings.minBindings);
+  return learnedOutcome(key, lookup, candidates, settings.minBindings);
 }

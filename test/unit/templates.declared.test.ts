@@ -99,8 +99,17 @@ describe("declared keying and answers", () => {
     expect(abstractAnswer({ role: "assistant", content: "Done, Ada." }, keyed)?.content).toBe("Done, {{name}}.");
   });
 
+  it("Should not store an amount derived from a bound value, and store one derived from a value keyed as it is", () => {
+    // 1999 bound: the next binding would need another amount, so `19.99` cannot be stored under {{amount}}.
+    const bound = declaredKeying("t", "ns", "{}", context, { ...bindings, amount: "1999" })!;
+    expect(abstractAnswer({ role: "assistant", content: "Refunded 19.99" }, bound)).toBeNull();
+    // 1999 in the key as it is: every request at this node has it, so `19.99` (cents as units) is exact.
+    const keyed = declaredKeying("t", "ns", "{}", context, bindings)!;
+    expect(abstractAnswer({ role: "assistant", content: "Refunded 19.99" }, keyed)?.content).toBe("Refunded 19.99");
+  });
+
   it.each([
-    ["a derived amount", { role: "assistant", content: "Refunded 19.99" }],
+    ["an amount no simple function of the request gives", { role: "assistant", content: "Refunded 25.99" }],
     ["a value inside a longer token", { role: "assistant", content: "See A-1-b" }],
     ["an upper-cased value", { role: "assistant", content: "Dear ADA" }],
     ["placeholder-like text", { role: "assistant", content: "Dear {{name}}" }],

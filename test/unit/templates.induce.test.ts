@@ -62,10 +62,14 @@ describe("induce", () => {
     expect(induce(refund(ada, undefined, true), refund({ ...bob, name: "Ada" }, undefined, true))).not.toBeNull();
   });
 
-  it("Should not generalise categorical words, derivations or answers that decide differently", () => {
+  it("Should not generalise categorical words, derivations no simple function explains, or answers that decide differently", () => {
     expect(induce(refund(ada), refund({ ...bob, status: "shipped" }))).toBeNull();
+    // Rounded to whole euros: no function of transforms.ts gives it, so it is a miss, never a guess.
+    const rounded = (c: typeof ada) => ({ role: "assistant", content: `Refunding ${Math.round(c.cents / 100)} EUR` });
+    expect(induce(refund(ada, rounded(ada)), refund(bob, rounded(bob)))).toBeNull();
+    // Cents written as units with two decimals is one simple function: learned as such, never as a copy.
     const derived = (c: typeof ada) => ({ role: "assistant", content: `Refunding ${(c.cents / 100).toFixed(2)} EUR` });
-    expect(induce(refund(ada, derived(ada)), refund(bob, derived(bob)))).toBeNull();
+    expect(induce(refund(ada, derived(ada)), refund(bob, derived(bob)))?.pattern.answer.refs).toContainEqual({ slot: 1, fn: "cents" });
     expect(induce(refund(ada), refund({ ...bob, cents: 90_000 }))).toBeNull();
   });
 
@@ -105,7 +109,7 @@ describe("induce", () => {
         for (const [traj, side] of [[ta, 0], [tb, 1]] as const) {
           const values = t!.state.slots.map((s) => s.values[side]);
           t!.pattern.suffix.forEach((m, i) => {
-            const leaves = m.refs.map((r) => (typeof r === "string" ? r : values[r]));
+            const leaves = m.refs.map((r) => (typeof r === "number" ? values[r] : (r as string)));
             expect(compose(m.skeleton, leaves)).toEqual(traj.messages[t!.pattern.anchorDepth + i]);
           });
           expect(renderAnswer(t!.pattern, values)).toEqual(traj.answer);

@@ -88,5 +88,6 @@ export const intake: Workflow<IntakeCase> = {
     return { lead_id: c.leadId };
   },
   script,
+  rangeOf: (c) => ({ cls: `${c.plan}/${c.country}/${c.existing ? "existing" : "new"}`, ranged: [c.seats] }),
   bindingsOf: (c) => ({ first: c.first, last: c.last, email: c.email }),
 };

@@ -90,5 +90,6 @@ export const refundDesk: Workflow<RefundCase> = {
     return { ok: true, ticket: c.ticket };
   },
   script,
+  rangeOf: (c) => ({ cls: c.order ? c.order.status : "missing", ranged: c.order ? [c.order.amountCents] : [] }),
   bindingsOf: (c) => ({ first: c.first, last: c.last, email: c.email, order_id: c.orderId }),
 };

@@ -1,7 +1,9 @@
 import canonicalize from "canonicalize";
 import type { ChatBody, ScriptedMessage } from "../scripted-model";
+import { bookingDesk } from "./booking";
 import { intake } from "./intake";
 import { refundDesk } from "./refund";
+import { refundMail } from "./refund-mail";
 import { screenDesk } from "./screen";
 import { seeded, type Workflow } from "./types";
 
@@ -10,11 +12,13 @@ function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** The workflows of the evaluation, by model-name prefix (`wf-refund…`, `wf-intake…`, `wf-screen…`). */
+/** The workflows of the evaluation, by model-name prefix (`wf-refund…`, `wf-intake…`, `wf-screen…`, `wf-rmail…`, `wf-book…`; no prefix is another's). */
 export const WORKFLOWS: Record<string, Workflow<unknown>> = {
   "wf-refund": refundDesk as Workflow<unknown>,
   "wf-intake": intake as Workflow<unknown>,
   "wf-screen": screenDesk as Workflow<unknown>,
+  "wf-rmail": refundMail as Workflow<unknown>,
+  "wf-book": bookingDesk as Workflow<unknown>,
 };
 
 /** The scripted model for an evaluation request, chosen by its model name; null for other models. */
@@ -99,14 +103,21 @@ export interface Tally {
   wrongRuns: number;
   timings: RunResult["timings"];
   mismatches: RunResult["mismatches"];
+  /** The runs in range (Workflow.rangeOf): their steps and how many were served. */
+  inRange: { runs: number; steps: number; served: number };
 }
 
 function emptyTally(): Tally {
-  return { runs: 0, steps: 0, served: { model: 0, exact: 0, declared: 0, learned: 0 }, wrongSteps: 0, wrongRuns: 0, timings: [], mismatches: [] };
+  return { runs: 0, steps: 0, served: { model: 0, exact: 0, declared: 0, learned: 0 }, wrongSteps: 0, wrongRuns: 0, timings: [], mismatches: [], inRange: { runs: 0, steps: 0, served: 0 } };
 }
 
-function add(t: Tally, r: RunResult): void {
+function add(t: Tally, r: RunResult, inRange = false): void {
   t.runs++;
+  if (inRange) {
+    t.inRange.runs++;
+    t.inRange.steps += r.steps;
+    t.inRange.served += r.steps - r.served.model;
+  }
   t.steps += r.steps;
   for (const k of Object.keys(r.served) as ServedBy[]) t.served[k] += r.served[k];
   t.wrongSteps += r.wrong;
@@ -139,7 +150,12 @@ export async function experiment<C>(wf: Workflow<C>, prefix: string, chat: Chat,
   const opts = { model, headers, declare: o.mode === "declared" };
   const out = { warm: emptyTally(), fresh: emptyTally(), traps: emptyTally() };
   const warmKinds = wf.kinds.map(([k]) => k);
-  for (let i = 0; i < o.warm; i++) add(out.warm, await runCase(wf, wf.makeCase(rng, warmKinds[i % warmKinds.length]), chat, opts));
+  const warmCases: C[] = [];
+  for (let i = 0; i < o.warm; i++) {
+    const c = wf.makeCase(rng, warmKinds[i % warmKinds.length]);
+    warmCases.push(c);
+    add(out.warm, await runCase(wf, c, chat, opts));
+  }
   const queue: Array<{ trap: boolean; kind: string }> = [
     ...Array.from({ length: o.fresh }, () => ({ trap: false, kind: draw() })),
     ...wf.traps.flatMap((kind) => Array.from({ length: o.trapsPerKind }, () => ({ trap: true, kind }))),
@@ -148,6 +164,20 @@ export async function experiment<C>(wf: Workflow<C>, prefix: string, chat: Chat,
     const j = Math.floor(rng() * (i + 1));
     [queue[i], queue[j]] = [queue[j], queue[i]];
   }
-  for (const item of queue) add(item.trap ? out.traps : out.fresh, await runCase(wf, wf.makeCase(rng, item.kind), chat, opts));
+  const seen: Array<{ cls: string; ranged: number[] }> = [];
+  // In range: at least 3 earlier runs of its class (TEMPLATE_MIN_BINDINGS), each ranged value inside what they had.
+  const inRange = (r: { cls: string; ranged: number[] } | undefined) => {
+    if (!r) return false;
+    const same = seen.filter((s) => s.cls === r.cls);
+    return same.length >= 3 && r.ranged.every((v, i) => v >= Math.min(...same.map((s) => s.ranged[i])) && v <= Math.max(...same.map((s) => s.ranged[i])));
+  };
+  const rangeOf = (c: C) => wf.rangeOf?.(c);
+  for (const c of warmCases) seen.push(rangeOf(c) ?? { cls: "", ranged: [] });
+  for (const item of queue) {
+    const c = wf.makeCase(rng, item.kind);
+    const range = rangeOf(c);
+    add(item.trap ? out.traps : out.fresh, await runCase(wf, c, chat, opts), inRange(range));
+    seen.push(range ?? { cls: "", ranged: [] });
+  }
   return out;
 }

@@ -85,5 +85,7 @@ export const screenDesk: Workflow<ScreenCase> = {
     return { ref: c.ref };
   },
   script,
+  // Every value besides the member id is decided on: the class is all of them (the city, the last name, the ticket).
+  rangeOf: (c) => ({ cls: `${c.city}/${c.last}/${c.ticket}`, ranged: [] }),
   bindingsOf: (c) => ({ member_id: c.memberId }),
 };

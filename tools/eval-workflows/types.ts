@@ -23,6 +23,12 @@ export interface Workflow<Case> {
   script(body: ChatBody): ScriptedMessage;
   /** The values a client would declare for this case (`muscle-mem-bindings`): copied values only, never decision inputs. */
   bindingsOf(c: Case): Record<string, string>;
+  /**
+   * What makes a run "in range" (run.ts): its class (every value the model may decide on: a status, a
+   * plan, a country, a place) and its ranged values (amounts, seats, days). A new run is in range when at
+   * least 3 earlier runs had its class and each ranged value lies inside what they had. Without it, no run is.
+   */
+  rangeOf?(c: Case): { cls: string; ranged: number[] };
 }
 
 let counter = 0;

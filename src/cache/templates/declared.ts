@@ -9,6 +9,7 @@ import { unboundEnvelope } from "./declared-envelope";
 import { decompose } from "./leaves";
 import { hasPlaceholderLike, renderArguments, renderMessage, substituteArguments, substituteMessage, textsOf } from "./placeholders";
 import { slotTypeOf } from "./slot-types";
+import { applyTransform, TRANSFORMS } from "./transforms";
 
 export type { DeclaredKeying };
 
@@ -139,7 +140,9 @@ function placeholderNames(texts: readonly string[]): Set<string> {
  *   from `A-1`), case aside: another binding would need another word;
  * - it names a variable whose value the keyed request does not contain;
  * - it holds a number, id, email or date that the keyed request does not
- *   contain: it may be derived from a variable (`1999` -> `19.99`).
+ *   contain: it may be derived from a variable (`1999` -> `19.99`); unless
+ *   one simple function gives it from a value the keyed request holds as it
+ *   is (derivedFromKnown).
  */
 export function abstractAnswer(answer: CanonicalMessage, keying: DeclaredKeying): CanonicalMessage | null {
   if (hasPlaceholderLike(answer)) return null;
@@ -158,9 +161,21 @@ export function abstractAnswer(answer: CanonicalMessage, keying: DeclaredKeying)
   for (const name of placeholderNames(textsOf(stored))) if (!given.has(name)) return null;
   const known = new Set(keying.messages.flatMap((m) => decompose(m).leaves.map((l) => l.value)));
   for (const leaf of decompose(stored).leaves) {
-    if (DERIVABLE.has(slotTypeOf(leaf.value, leaf.kind)) && !known.has(leaf.value)) return null;
+    if (DERIVABLE.has(slotTypeOf(leaf.value, leaf.kind)) && !known.has(leaf.value) && !derivedFromKnown(leaf.value, known)) return null;
   }
   return stored;
+}
+
+/**
+ * Whether a value is one simple function (transforms.ts) of a value the keyed
+ * request holds as it is (not a placeholder): `15.00` for a tool result's
+ * `amount_cents: 1500`. The request is keyed with that value, so the answer
+ * stored under it is exact; a learned template in the declared tree may then
+ * learn the function from evidence.
+ */
+function derivedFromKnown(value: string, known: ReadonlySet<string>): boolean {
+  for (const k of known) if (!k.includes("{{") && TRANSFORMS.some((fn) => applyTransform(fn, k) === value)) return true;
+  return false;
 }
 
 /**
@@ -201,7 +216,13 @@ export interface DeclaredConfirmation {
  * @example declaredServes([{ answer: "h", binding: "b1" }], "h", "b2", 2) // => false
  */
 export function declaredServes(evidence: readonly DeclaredConfirmation[], answer: string, binding: string, minBindings: number): boolean {
-  if (evidence.some((e) => e.answer === answer && e.binding === binding)) return true;
-  if (evidence.some((e) => e.answer !== answer)) return false;
-  return new Set(evidence.map((e) => e.binding)).size >= minBindings;
+  return declaredRefusal(evidence, answer, binding, minBindings) === null;
+}
+
+/** Why a stored declared answer may not be served to a binding (declaredServes), in one line, or null when it may. */
+export function declaredRefusal(evidence: readonly DeclaredConfirmation[], answer: string, binding: string, minBindings: number): string | null {
+  if (evidence.some((e) => e.answer === answer && e.binding === binding)) return null;
+  if (evidence.some((e) => e.answer !== answer)) return "declared answer: the model answered this node two ways for two bindings";
+  const seen = new Set(evidence.map((e) => e.binding)).size;
+  return seen >= minBindings ? null : `declared answer not yet confirmed: ${seen} of ${minBindings} bindings`;
 }

@@ -3,7 +3,8 @@ import { splitEnvelope } from "../../core/envelope";
 import type { CanonicalMessage } from "../../core/messages";
 import type { Trajectory, LearnedTemplate } from "./induce";
 import { decompose, type Decomposed } from "./leaves";
-import { bind, bindingDigest, MAX_BINDINGS, MAX_VALUES, refusal, renderAnswer, type Binding, type Slot, type TemplateState } from "./learned";
+import { bind, bindingDigest, isWordSlot, MAX_BINDINGS, MAX_VALUES, refusal, renderAnswer, type Binding, type Slot, type TemplateState } from "./learned";
+import { tiedWords } from "./name-ties";
 import { noteOrders } from "./orders";
 import { compareRanged, isRanged, shapeOf, slotTypeOf } from "./slot-types";
 
@@ -16,8 +17,9 @@ import { compareRanged, isRanged, shapeOf, slotTypeOf } from "./slot-types";
  */
 export type Outcome = "confirmed" | "refuted" | "fenced" | "unrelated";
 
-function typesFit(slots: readonly Slot[], binding: Binding): boolean {
-  return slots.every((slot, i) => slotTypeOf(binding.values[i], binding.kinds[i]) === slot.type);
+/** Whether every value has its slot's type, and every word is tied to an identity in the run (an untied word is never served, so it neither confirms nor refutes). */
+function typesFit(slots: readonly Slot[], binding: Binding, tied: () => ReadonlySet<string>): boolean {
+  return slots.every((slot, i) => slotTypeOf(binding.values[i], binding.kinds[i]) === slot.type && (!isWordSlot(slot) || tied().has(binding.values[i])));
 }
 
 function sameAnswer(rendered: CanonicalMessage | null, answer: CanonicalMessage): boolean {
@@ -75,7 +77,9 @@ export function weigh(template: LearnedTemplate, t: Trajectory, suffix?: readonl
   const binding = bind(pattern, parts, state.slots.length);
   if (!binding || state.refuted) return { outcome: "unrelated", state };
   const same = pattern.answer.finishReason === t.meta.finishReason && sameAnswer(renderAnswer(pattern, binding.values), t.answer);
-  const fit = typesFit(state.slots, binding);
+  let ties: ReadonlySet<string> | undefined;
+  const tied = () => (ties ??= tiedWords(t.messages));
+  const fit = typesFit(state.slots, binding, tied);
   if (same) {
     if (!fit) return { outcome: "unrelated", state };
     const crossed = state.slots.map((slot, i) => confirmSlot(slot, binding.values[i])).some((ok) => !ok);
@@ -85,7 +89,7 @@ export function weigh(template: LearnedTemplate, t: Trajectory, suffix?: readonl
     if (!state.bindings.includes(digest) && state.bindings.length < MAX_BINDINGS) state.bindings.push(digest);
     return { outcome: "confirmed", state };
   }
-  if (fit && refusal(state, binding) === null) return { outcome: "refuted", state: { ...state, refuted: true } };
+  if (fit && refusal(state, binding, tied()) === null) return { outcome: "refuted", state: { ...state, refuted: true } };
   // Every slot is fenced (no short cut): the outcome is stored when any of them changed.
   const fenced = fit && state.slots.map((slot, i) => [fenceShape(slot, binding.values[i]), fenceSlot(slot, binding.values[i])].includes(true)).includes(true);
   return { outcome: fenced ? "fenced" : "unrelated", state };

@@ -4,8 +4,10 @@ import { digest } from "../../core/hash";
 import type { CanonicalMessage } from "../../core/messages";
 import { decompose, type Decomposed } from "./leaves";
 import { bindingDigest, lookupKeys, MAX_SUFFIX, skeletonDigests, templateId, type MessagePattern, type Ref, type Slot, type TemplatePattern, type TemplateState } from "./learned";
+import { isWordValue, tiedWords } from "./name-ties";
 import { ordersOf } from "./orders";
-import { compareRanged, isIdentityLike, isRanged, shapeOf, slotTypeOf } from "./slot-types";
+import { NoTemplate, SlotTable } from "./slot-table";
+import { explainDerived, isDerived } from "./transforms";
 
 /** One recorded generation: the request's path and the answer the model gave. */
 export interface Trajectory {
@@ -15,6 +17,11 @@ export interface Trajectory {
   hashes: string[];
   /** The request's messages in hash form (canonical arguments). */
   messages: CanonicalMessage[];
+  /**
+   * The same messages as stored (tool-call arguments as the model wrote them), when known: an earlier
+   * answer of the run becomes a template's answer in this form, so that it serves the model's bytes (turns.ts).
+   */
+  stored?: CanonicalMessage[];
   /** The answer as it is stored and served. */
   answer: CanonicalMessage;
   meta: { finishReason: string; promptTokens: number; completionTokens: number; latencyMs: number };
@@ -31,87 +38,91 @@ export interface LearnedTemplate {
 
 /**
  * The class of trajectories that can pair with this one: same tree, same
- * skeletons everywhere, same answer skeleton and finish reason.
+ * skeletons everywhere, same answer skeleton and finish reason, and the same
+ * closed-class words (every word of letters the request does not tie to an
+ * identity, name-ties.ts: a status, a plan, a country): two runs that differ
+ * in one never make a template, so they are not worth pairing.
  *
  * `parts`: the messages already decomposed (a caller that has them saves doing it again).
  */
 export function shapeKeyOf(t: Trajectory, parts: readonly Decomposed[] = t.messages.map(decompose)): string {
   const skeletons = parts.map((p) => p.skeleton);
-  return digest(`shape\u0000${t.root}\u0000${canonicalJson([skeletons, decompose(t.answer).skeleton, t.meta.finishReason])}`);
-}
-
-class NoTemplate extends Error {}
-
-/** Assigns slots to differing leaf pairs: the same pair of values is the same slot. */
-class SlotTable {
-  readonly slots: Slot[] = [];
-  private readonly byPair = new Map<string, number>();
-
-  /** The slot for a differing pair, created on first sight; throws when the values are not identity-like. */
-  slotFor(a: string, b: string, kind: "text" | "number"): number {
-    const key = `${a}\u0000${b}`;
-    const known = this.byPair.get(key);
-    if (known !== undefined) return known;
-    const type = slotTypeOf(a, kind);
-    if (type !== slotTypeOf(b, kind) || !isIdentityLike(type)) throw new NoTemplate();
-    const slot: Slot = { type, values: [a, b], shapes: [...new Set([shapeOf(a), shapeOf(b)])], copied: false };
-    if (isRanged(type)) {
-      if (!Number.isFinite(compareRanged(type, a, b))) throw new NoTemplate();
-      const low = compareRanged(type, a, b) <= 0;
-      slot.min = low ? a : b;
-      slot.max = low ? b : a;
-    }
-    this.slots.push(slot);
-    this.byPair.set(key, this.slots.length - 1);
-    return this.slots.length - 1;
-  }
-
-  /** The slot an answer leaf pair copies, or undefined. */
-  copied(a: string, b: string): number | undefined {
-    return this.byPair.get(`${a}\u0000${b}`);
-  }
+  const answer = decompose(t.answer);
+  const tied = tiedWords(t.messages);
+  const words = [...parts, answer].map((p) => p.leaves.filter((l) => l.kind === "text" && isWordValue(l.value) && !tied.has(l.value)).map((l) => l.value));
+  return digest(`shape\u0000${t.root}\u0000${canonicalJson([skeletons, answer.skeleton, t.meta.finishReason, words])}`);
 }
 
 function alignMessage(a: Decomposed, b: Decomposed, table: SlotTable): MessagePattern {
-  if (a.skeleton !== b.skeleton || a.leaves.length !== b.leaves.length) throw new NoTemplate();
+  if (a.skeleton !== b.skeleton || a.leaves.length !== b.leaves.length) throw new NoTemplate("the messages differ in shape");
   const refs: Ref[] = a.leaves.map((leaf, i) => {
     const other = b.leaves[i];
-    if (leaf.kind !== other.kind) throw new NoTemplate();
+    if (leaf.kind !== other.kind) throw new NoTemplate(`\`${leaf.value}\` / \`${other.value}\` differ in kind`);
     return leaf.value === other.value ? leaf.value : table.slotFor(leaf.value, other.value, leaf.kind);
   });
   return { skeleton: a.skeleton, refs };
 }
 
-/** Every leaf where the answers differ must copy a slot, at the same slot in both; otherwise it is derived or decided. */
+/**
+ * Every leaf where the answers differ must be explained, at the same place in
+ * both: a verbatim copy of one slot, or else one simple function of one slot
+ * (transforms.ts). A copy explains a leaf before any function does: a leaf
+ * that is a whole copy of a slot is never taken as derived from another.
+ */
 function alignAnswer(a: Decomposed, b: Decomposed, table: SlotTable): MessagePattern {
-  if (a.skeleton !== b.skeleton || a.leaves.length !== b.leaves.length) throw new NoTemplate();
+  if (a.skeleton !== b.skeleton || a.leaves.length !== b.leaves.length) throw new NoTemplate("the answers differ in shape");
   const refs: Ref[] = a.leaves.map((leaf, i) => {
     const other = b.leaves[i].value;
     if (leaf.value === other) return leaf.value;
     const slot = table.copied(leaf.value, other);
-    if (slot === undefined) throw new NoTemplate();
-    return slot;
+    if (slot !== undefined) return slot;
+    const derived = explainDerived(table.slots, leaf.value, other);
+    if ("reason" in derived) throw new NoTemplate(derived.reason);
+    return derived;
   });
   return { skeleton: a.skeleton, refs };
 }
 
+/** The slots a pattern's refs name, copied or derived. */
+function slotsOf(refs: readonly Ref[]): number[] {
+  return refs.flatMap((r) => (typeof r === "number" ? [r] : isDerived(r) ? [r.slot] : []));
+}
+
 /**
  * Whether every slot is data the model demonstrably copies: an assistant
- * message (an earlier answer on the path, or the answer itself) holds it after
- * a message that is not the assistant's (user, system, tool) gave it. A slot
- * no answer copies is an input to a decision, so the pair makes no template.
+ * message (an earlier answer on the path, the answer itself, or, `later`, an
+ * answer of the same run after this one: the leaf pairs at one place of each
+ * later assistant message of both runs) holds it, verbatim or by a learned
+ * function, after a message that is not the assistant's (user, system, tool)
+ * gave it. A slot no answer copies is an input to a decision, so the pair
+ * makes no template. Returns the first slot not copied, or -1.
  */
-function everySlotCopied(roles: readonly string[], patterns: readonly MessagePattern[], slots: Slot[]): boolean {
+function firstUncopied(roles: readonly string[], patterns: readonly MessagePattern[], slots: Slot[], later: LaterAnswers): number {
   const given = new Set<number>();
   for (let i = 0; i < patterns.length; i++) {
-    const refs = patterns[i].refs.filter((r): r is number => typeof r === "number");
+    const refs = slotsOf(patterns[i].refs);
     if (roles[i] === "assistant") {
       for (const r of refs) if (given.has(r)) slots[r].copied = true;
     } else {
       for (const r of refs) given.add(r);
     }
   }
-  return slots.every((s) => s.copied);
+  const pairs = new Map(slots.map((s, i) => [`${s.values[0]}\u0000${s.values[1]}`, i]));
+  for (let j = 0; j < later.a.length; j++) {
+    const [la, lb] = [later.a[j].leaves, later.b[j].leaves];
+    if (later.a[j].skeleton !== later.b[j].skeleton || la.length !== lb.length) continue;
+    for (let p = 0; p < la.length; p++) {
+      const r = pairs.get(`${la[p].value}\u0000${lb[p].value}`);
+      if (r !== undefined && given.has(r)) slots[r].copied = true;
+    }
+  }
+  return slots.findIndex((s) => !s.copied);
+}
+
+/** The assistant messages of both runs after the answer a template is induced for (in order, one per turn): where later copies count. */
+export interface LaterAnswers {
+  a: Decomposed[];
+  b: Decomposed[];
 }
 
 /**
@@ -129,40 +140,48 @@ export function sharedEnvelope(a: CanonicalMessage, b: CanonicalMessage): Record
 }
 
 /**
- * Generalises two sibling trajectories of one tree into a template, or null.
- * The anchor is their deepest common node; every leaf that differs after it
- * becomes a slot, and must be identity-like (never a categorical word); every
- * leaf where the answers differ must copy one slot verbatim in both; and every
- * slot must be copied by some answer on the path (everySlotCopied).
+ * Generalises two sibling trajectories of one tree into a template, or says
+ * why not. The anchor is their deepest common node; every leaf that differs
+ * after it becomes a slot, and must be identity-like (never a categorical or
+ * closed-class word, slot-table.ts); every leaf where the answers differ must
+ * copy one slot verbatim in both, or be one simple function of one slot; and
+ * every slot must be copied by some answer of the run (firstUncopied), this
+ * one, an earlier one or, given `later`, a later one.
  */
-export function induce(a: Trajectory, b: Trajectory): LearnedTemplate | null {
+export function explainInduce(a: Trajectory, b: Trajectory, later: LaterAnswers = { a: [], b: [] }): { template: LearnedTemplate } | { reason: string } {
   const n = a.hashes.length;
-  if (a.root !== b.root || n !== b.hashes.length || a.meta.finishReason !== b.meta.finishReason) return null;
+  if (a.root !== b.root || n !== b.hashes.length || a.meta.finishReason !== b.meta.finishReason) return { reason: "different shapes" };
   let k = 0;
   while (k < n && a.hashes[k] === b.hashes[k]) k++;
-  if (k === n || n - k > MAX_SUFFIX) return null;
-  const table = new SlotTable();
+  if (k === n) return { reason: "same request" };
+  if (n - k > MAX_SUFFIX) return { reason: `the runs part ${n - k} messages back (at most ${MAX_SUFFIX})` };
+  const table = new SlotTable(tiedWords(a.messages), tiedWords(b.messages));
   try {
     const all = a.messages.map((m, i) => (i < k ? { skeleton: "", leaves: [] } : decompose(m)));
     const suffix = all.slice(k).map((da, i) => alignMessage(da, decompose(b.messages[k + i]), table));
     const answer = alignAnswer(decompose(a.answer), decompose(b.answer), table);
     const roles = [...a.messages.slice(k).map((m) => m.role), "assistant"];
-    if (!everySlotCopied(roles, [...suffix, answer], table.slots)) return null;
+    const uncopied = firstUncopied(roles, [...suffix, answer], table.slots, later);
+    if (uncopied !== -1) {
+      const s = table.slots[uncopied];
+      return { reason: `\`${s.values[0]}\` / \`${s.values[1]}\` is never copied by an answer of the run: an input to a decision` };
+    }
     const envelope = sharedEnvelope(a.answer, b.answer);
     const pattern: TemplatePattern = { anchorDepth: k, suffix, answer: { ...answer, ...a.meta, ...(envelope ? { envelope } : {}) } };
     const lookupKey = lookupKeys(a.root, a.hashes, skeletonDigests(all)).find((x) => x.depth === k)?.key;
-    if (!lookupKey || table.slots.length === 0) return null;
+    if (!lookupKey || table.slots.length === 0) return { reason: "nothing varies" };
     const bindingA = table.slots.map((s) => s.values[0]);
     const bindingB = table.slots.map((s) => s.values[1]);
-    return {
-      id: templateId(lookupKey, pattern),
-      treeId: a.root,
-      lookupKey,
-      pattern,
-      state: { slots: table.slots, bindings: [bindingDigest(bindingA), bindingDigest(bindingB)], refuted: false, orders: ordersOf(table.slots, [bindingA, bindingB]) },
-    };
+    const state = { slots: table.slots, bindings: [bindingDigest(bindingA), bindingDigest(bindingB)], refuted: false, orders: ordersOf(table.slots, [bindingA, bindingB]) };
+    return { template: { id: templateId(lookupKey, pattern), treeId: a.root, lookupKey, pattern, state } };
   } catch (error) {
-    if (error instanceof NoTemplate) return null;
+    if (error instanceof NoTemplate) return { reason: error.message };
     throw error;
   }
+}
+
+/** explainInduce's template, or null. */
+export function induce(a: Trajectory, b: Trajectory, later?: LaterAnswers): LearnedTemplate | null {
+  const result = explainInduce(a, b, later);
+  return "template" in result ? result.template : null;
 }

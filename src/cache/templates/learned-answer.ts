@@ -6,7 +6,8 @@ import { hashForm } from "./declared";
 import type { LearnedTemplate } from "./induce";
 import { lookupKeys, skeletonDigests } from "./learned";
 import { decompose, type Decomposed } from "./leaves";
-import { serveLearned } from "./serve";
+import { tiedWords } from "./name-ties";
+import { explainLearned } from "./serve";
 
 /** Messages before the last this many are not decomposed: no template anchors that deep in the past. */
 const DECOMPOSED_TAIL = 64;
@@ -15,6 +16,8 @@ const DECOMPOSED_TAIL = 64;
 export interface LearnedLookup {
   keys: string[];
   parts: Decomposed[];
+  /** The words the request ties to an identity (name-ties.ts), computed when a word slot asks. */
+  tied: () => ReadonlySet<string>;
 }
 
 /**
@@ -27,20 +30,29 @@ export function learnedLookup(key: RequestKey): LearnedLookup {
   const messages = key.path.map((step) => hashForm(step.message));
   const parts = messages.map((m, i) => (i < messages.length - DECOMPOSED_TAIL ? { skeleton: "", leaves: [] } : decompose(m)));
   const keys = lookupKeys(key.treeId, key.path.map((s) => s.hash), skeletonDigests(parts));
-  return { keys: keys.map((k) => k.key), parts };
+  let tied: ReadonlySet<string> | undefined;
+  return { keys: keys.map((k) => k.key), parts, tied: () => (tied ??= tiedWords(messages)) };
 }
 
 /**
  * The answer learned templates give `key` on an exact miss, as a stored
- * answer under h_n (observations: the template's bindings), or null. Served
- * only when every confirmed candidate that fits renders the same answer: two
- * that disagree are a miss (serveLearned). Pure.
+ * answer under h_n (observations: the template's bindings), or why none
+ * does (`miss`: the nearest template's reason, one line; absent when no
+ * template matched the request's shape). Served only when every confirmed
+ * candidate that fits renders the same answer: two that disagree are a miss
+ * (explainLearned). Pure.
  */
-export function learnedAnswer(key: RequestKey, lookup: LearnedLookup, candidates: readonly LearnedTemplate[], minBindings: number): { answer: StoredAnswer; template: string } | null {
-  const chosen = serveLearned(candidates, lookup.parts, minBindings);
-  if (!chosen) return null;
+export function learnedOutcome(key: RequestKey, lookup: LearnedLookup, candidates: readonly LearnedTemplate[], minBindings: number): { answer: StoredAnswer; template: string } | { miss?: string } {
+  const chosen = explainLearned(candidates, lookup.parts, minBindings, lookup.tied);
+  if ("reasons" in chosen) return chosen.reasons.length > 0 ? { miss: chosen.reasons[0] } : {};
   const { message, template } = chosen;
   const a = template.pattern.answer;
   const answer: StoredAnswer = { hash: childHash(key.key, canonicalJson(message)), message, observations: template.state.bindings.length, finishReason: a.finishReason, promptTokens: a.promptTokens, completionTokens: a.completionTokens, latencyMs: a.latencyMs };
   return { answer, template: template.id };
+}
+
+/** learnedOutcome's answer, or null for a miss. */
+export function learnedAnswer(key: RequestKey, lookup: LearnedLookup, candidates: readonly LearnedTemplate[], minBindings: number): { answer: StoredAnswer; template: string } | null {
+  const outcome = learnedOutcome(key, lookup, candidates, minBindings);
+  return "answer" in outcome ? outcome : null;
 }

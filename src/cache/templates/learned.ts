@@ -3,10 +3,12 @@ import { digest } from "../../core/hash";
 import type { CanonicalMessage } from "../../core/messages";
 import { compose, type Decomposed } from "./leaves";
 import { orderReason, type SlotOrder } from "./orders";
+import { isWordValue } from "./name-ties";
 import { inRange, isRanged, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
+import { applyTransform, isDerived, type Derived } from "./transforms";
 
-/** A leaf of a pattern: a literal value, or the index of a slot. */
-export type Ref = string | number;
+/** A leaf of a pattern: a literal value, the index of a slot, or (answers only) a function of a slot (transforms.ts). */
+export type Ref = string | number | Derived;
 
 /** One message of a pattern: its skeleton and a ref per leaf. */
 export interface MessagePattern {
@@ -111,7 +113,8 @@ export function bind(pattern: TemplatePattern, suffix: readonly Decomposed[], sl
       const leaf = got.leaves[j];
       if (typeof ref === "string") {
         if (ref !== leaf.value) return null;
-      } else if (values[ref] === undefined) {
+      } else if (typeof ref !== "number") return null;
+      else if (values[ref] === undefined) {
         values[ref] = leaf.value;
         kinds[ref] = leaf.kind;
       } else if (values[ref] !== leaf.value) return null;
@@ -120,38 +123,67 @@ export function bind(pattern: TemplatePattern, suffix: readonly Decomposed[], sl
   return values.every((v) => v !== undefined) ? { values: values as string[], kinds } : null;
 }
 
-/** Why bound values may not be served: null when every slot accepts its value (type, shape, range). */
-export function rejectReason(slots: readonly Slot[], binding: Binding): string | null {
+/**
+ * Whether a slot holds words (letters only: a status, a plan, a place, a
+ * name): such a slot serves only values the request ties to an identity
+ * (name-ties.ts), whatever type it was learned with.
+ */
+export function isWordSlot(slot: Slot): boolean {
+  return (slot.type === "name" || slot.type === "word") && slot.values.every(isWordValue);
+}
+
+/**
+ * Why bound values may not be served, in one line a user can act on: null
+ * when every slot accepts its value (type, shape, range, and for a word, a
+ * tie to an identity in the request: `tied`, the request's tiedWords).
+ */
+export function rejectReason(slots: readonly Slot[], binding: Binding, tied?: ReadonlySet<string>): string | null {
   for (let i = 0; i < slots.length; i++) {
     const slot = slots[i];
     const value = binding.values[i];
-    if (slotTypeOf(value, binding.kinds[i]) !== slot.type) return `slot ${i}: type`;
-    if (!slot.shapes.includes(shapeOf(value))) return `slot ${i}: shape`;
+    const type = slotTypeOf(value, binding.kinds[i]);
+    if (type !== slot.type) return `slot ${i}: \`${value}\` is a ${type}, the slot holds ${slot.type}s`;
+    if (isWordSlot(slot) && !tied?.has(value)) return `slot ${i}: \`${value}\` is a closed-class word (not tied to an email in the request); declare it if the model only copies it`;
+    if (!slot.shapes.includes(shapeOf(value))) return `slot ${i}: \`${value}\` has the shape ${shapeOf(value)}, never confirmed (${slot.shapes.join(", ")})`;
     if (isRanged(slot.type)) {
-      if (slot.min === undefined || slot.max === undefined) return `slot ${i}: no range`;
-      if (!Number.isFinite(rangedValue(slot.type, value))) return `slot ${i}: not finite`;
-      if (!inRange(slot.type, value, slot.min, slot.max)) return `slot ${i}: range`;
+      if (slot.min === undefined || slot.max === undefined) return `slot ${i}: no confirmed range`;
+      if (!Number.isFinite(rangedValue(slot.type, value))) return `slot ${i}: \`${value}\` is not a finite ${slot.type}`;
+      if (!inRange(slot.type, value, slot.min, slot.max)) return `slot ${i}: value \`${value}\` outside the confirmed range [${slot.min}, ${slot.max}]`;
     }
   }
   return null;
 }
 
 /** Why bound values may not be served by a template: a slot's (rejectReason) or the order of two slots (orders.ts); null when they may. */
-export function refusal(state: TemplateState, binding: Binding): string | null {
-  return rejectReason(state.slots, binding) ?? orderReason(state.slots, state.orders, binding.values);
+export function refusal(state: TemplateState, binding: Binding, tied?: ReadonlySet<string>): string | null {
+  return rejectReason(state.slots, binding, tied) ?? orderReason(state.slots, state.orders, binding.values);
+}
+
+/** Why a template may not serve yet (refuted, too few bindings or values), or null when it has the evidence to. */
+export function unconfirmedReason(state: TemplateState, minBindings: number): string | null {
+  if (state.refuted) return "refuted: the model answered otherwise inside its range";
+  if (state.bindings.length < minBindings) return `not yet confirmed: ${state.bindings.length} of ${minBindings} bindings`;
+  const thin = state.slots.findIndex((s) => s.values.length < minBindings);
+  return thin === -1 ? null : `not yet confirmed: slot ${thin} has ${state.slots[thin].values.length} of ${minBindings} distinct values`;
 }
 
 /** Whether the template has enough evidence to serve: k distinct bindings, and k distinct values in every slot. */
 export function isConfirmed(state: TemplateState, minBindings: number): boolean {
-  return !state.refuted && state.bindings.length >= minBindings && state.slots.every((s) => s.values.length >= minBindings);
+  return unconfirmedReason(state, minBindings) === null;
+}
+
+/** The value of one answer leaf for slot values, or null when a derived leaf's function does not apply to its value. */
+function leafValue(ref: Ref, values: readonly string[]): string | null {
+  if (typeof ref === "string") return ref;
+  if (typeof ref === "number") return values[ref] ?? null;
+  return isDerived(ref) ? applyTransform(ref.fn, values[ref.slot] ?? "") : null;
 }
 
 /** The answer a template renders for slot values, or null when a value cannot stand where the answer needs it. */
 export function renderAnswer(pattern: TemplatePattern, values: readonly string[]): CanonicalMessage | null {
-  const message = compose(
-    pattern.answer.skeleton,
-    pattern.answer.refs.map((ref) => (typeof ref === "string" ? ref : values[ref])),
-  );
+  const leaves = pattern.answer.refs.map((ref) => leafValue(ref, values));
+  if (leaves.some((v) => v === null)) return null;
+  const message = compose(pattern.answer.skeleton, leaves as string[]);
   return message && pattern.answer.envelope ? { ...message, ...pattern.answer.envelope } : message;
 }
 

@@ -1,4 +1,5 @@
-import { isConfirmed } from "../../cache/templates/learned";
+import { isConfirmed, unconfirmedReason, type Ref } from "../../cache/templates/learned";
+import { isDerived } from "../../cache/templates/transforms";
 import type { LearnedTemplate } from "../../cache/templates/induce";
 import { configOf } from "../../config";
 import { listTemplates, templateHits } from "../../store/templates/learned";
@@ -14,7 +15,11 @@ function summary(t: LearnedTemplate, minBindings: number, hits: number) {
     bindings: t.state.bindings.length,
     hits,
     confirmed: isConfirmed(t.state, minBindings),
+    /** Why it does not serve yet, in one line (`not yet confirmed: 2 of 3 bindings`), or null when it serves in its range. */
+    not_serving: unconfirmedReason(t.state, minBindings),
     refuted: t.state.refuted,
+    /** Answer leaves learned as a function of a slot (transforms.ts): `{ slot: 4, fn: "cents" }`. */
+    derived: t.pattern.answer.refs.filter((r: Ref) => isDerived(r)),
     slots: t.state.slots.map((s) => ({ type: s.type, copied: s.copied, values: s.values, min: s.min ?? null, max: s.max ?? null })),
   };
 }

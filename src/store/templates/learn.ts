@@ -1,11 +1,12 @@
 import type { CanonicalMessage } from "../../core/messages";
 import { hashForm } from "../../cache/templates/declared";
-import { weigh, type Outcome } from "../../cache/templates/evidence";
-import { induce, shapeKeyOf, type LearnedTemplate, type Trajectory } from "../../cache/templates/induce";
+import type { Outcome } from "../../cache/templates/evidence";
+import { shapeKeyOf, type Trajectory } from "../../cache/templates/induce";
+import { learnStep, type Partner } from "../../cache/templates/learn-step";
 import { decompose } from "../../cache/templates/leaves";
 import { lookupKeys, skeletonDigests } from "../../cache/templates/learned";
 import type { RecordInput } from "../tree/record";
-import { readLearning, saveTemplates, type Evidence, type PathTo } from "./learned";
+import { readLearning, saveTemplates, type PathTo } from "./learned";
 
 /** Partners a new answer is paired with, and templates it is weighed against: the bounds of learning. */
 const MAX_PARTNERS = 4;
@@ -32,13 +33,15 @@ function trajectoryOf(input: RecordInput): Trajectory {
  * path hash: same message after the same ancestors) takes that path's message
  * as already parsed (`known`); only the nodes where they part are parsed.
  */
-function partnerOf(read: PathTo | null, root: string, answerHash: string, known: ReadonlyMap<string, CanonicalMessage>): (Trajectory & { answerHash: string }) | null {
+function partnerOf(read: PathTo | null, root: string, answerHash: string, known: ReadonlyMap<string, CanonicalMessage>): Partner | null {
   if (!read || read.path[0].parent !== root) return null;
   return {
     answerHash,
+    nodes: read.path.map((p) => p.meta),
     root,
     hashes: read.path.map((p) => p.hash),
     messages: read.path.map((p) => known.get(p.hash) ?? hashForm(JSON.parse(p.message) as CanonicalMessage)),
+    stored: read.path.map((p) => JSON.parse(p.message) as CanonicalMessage),
     answer: JSON.parse(read.answer.message) as CanonicalMessage,
     meta: { finishReason: read.answer.finishReason ?? "stop", promptTokens: read.answer.promptTokens, completionTokens: read.answer.completionTokens, latencyMs: read.answer.latencyMs },
   };
@@ -59,33 +62,12 @@ export async function learnFrom(db: D1Database, input: RecordInput): Promise<Lea
   const keys = lookupKeys(t.root, t.hashes, skeletonDigests(parts));
   const shapeKey = shapeKeyOf(t, parts);
   const read = await readLearning(db, keys.map((k) => k.key), MAX_WEIGHED, { shapeKey, answerHash: input.answer.hash, limit: MAX_PARTNERS });
-  const known = read.templates;
-  const updated: LearnedTemplate[] = [];
-  const outcomes: Outcome[] = [];
-  const evidence: Evidence[] = [];
-  for (const template of known) {
-    const { outcome, state } = weigh(template, t, parts.slice(template.pattern.anchorDepth));
-    outcomes.push(outcome);
-    if (outcome !== "unrelated") updated.push({ ...template, state });
-    if (outcome === "confirmed") evidence.push({ templateId: template.id, answerHash: input.answer.hash });
-  }
-  const fresh = new Map<string, LearnedTemplate>();
-  if (!outcomes.includes("confirmed")) {
-    const shared = new Map(t.hashes.map((hash, i) => [hash, t.messages[i]]));
-    const partners = read.partners.map((p) => partnerOf(p.path, t.root, p.hash, shared)).filter((p) => p !== null);
-    for (const partner of partners) {
-      const template = induce(t, partner);
-      if (!template || fresh.has(template.id) || known.some((k) => k.id === template.id)) continue;
-      evidence.push({ templateId: template.id, answerHash: input.answer.hash }, { templateId: template.id, answerHash: partner.answerHash });
-      for (const other of partners) {
-        if (other === partner || template.state.refuted) continue;
-        const { outcome, state } = weigh(template, other);
-        if (outcome !== "unrelated") template.state = state;
-        if (outcome === "confirmed") evidence.push({ templateId: template.id, answerHash: other.answerHash });
-      }
-      fresh.set(template.id, template);
-    }
-  }
-  await saveTemplates(db, [...fresh.values()], updated, Date.now(), evidence, { treeId: t.root, shapeKey, answerHash: input.answer.hash });
-  return { outcomes, induced: fresh.size };
+  const shared = new Map(t.hashes.map((hash, i) => [hash, t.messages[i]]));
+  const partners = read.partners.map((p) => partnerOf(p.path, t.root, p.hash, shared)).filter((p) => p !== null);
+  const own = read.own?.path.map((p) => p.meta) ?? [];
+  // The nodes as stored (an earlier answer as the model wrote it, not as the client echoed it).
+  if (read.own) t.stored = read.own.path.map((p) => JSON.parse(p.message) as CanonicalMessage);
+  const { outcomes, updated, fresh, evidence } = learnStep(t, parts, input.answer.hash, own, read.templates, partners);
+  await saveTemplates(db, fresh, updated, Date.now(), evidence, { treeId: t.root, shapeKey, answerHash: input.answer.hash });
+  return { outcomes, induced: fresh.length };
 }

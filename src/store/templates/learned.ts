@@ -2,6 +2,7 @@ import { and, desc, eq, gte, inArray } from "drizzle-orm";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import type { LearnedTemplate } from "../../cache/templates/induce";
 import type { TemplatePattern, TemplateState } from "../../cache/templates/learned";
+import type { NodeMeta } from "../../cache/templates/turns";
 import { templateEvidence, templateObservations, templates } from "../tree/schema";
 
 /** D1 allows 100 bound parameters per statement. */
@@ -37,7 +38,8 @@ export interface Partner {
 
 /**
  * Everything learning reads, in one D1 call (a batch): the live templates
- * under `keys` (readTemplates), the most recent other answers of the new
+ * under `keys` (readTemplates), the new answer's own path with what each node
+ * is (`own`: which earlier messages are recorded answers), the most recent other answers of the new
  * answer's shape class (partnersOf) and their paths (readPathTo). The
  * partners are read even when a template will confirm the answer and they go
  * unused: one batch costs less than a second call.
@@ -47,17 +49,18 @@ export async function readLearning(
   keys: readonly string[],
   limit: number,
   shape: { shapeKey: string; answerHash: string; limit: number },
-): Promise<{ templates: LearnedTemplate[]; partners: Partner[] }> {
+): Promise<{ templates: LearnedTemplate[]; partners: Partner[]; own: PathTo | null }> {
   const shapeParams = [shape.shapeKey, shape.answerHash, shape.limit];
-  const reads = [db.prepare(PARTNERS_SQL).bind(...shapeParams), db.prepare(PARTNER_PATHS_SQL).bind(...shapeParams)];
+  const reads = [db.prepare(PATH_SQL).bind(shape.answerHash), db.prepare(PARTNERS_SQL).bind(...shapeParams), db.prepare(PARTNER_PATHS_SQL).bind(...shapeParams)];
   const query = keys.length > 0 ? templatesQuery(drizzle(db), keys, limit).toSQL() : null;
   const results = await db.batch<Record<string, unknown>>(query ? [db.prepare(query.sql).bind(...query.params), ...reads] : reads);
   // SAFETY: each result's rows are its statement's columns: templatesQuery's (by column name), PARTNERS_SQL's, PARTNER_PATHS_SQL's.
-  const [partnerRows, chainRows] = results.slice(-2).map((r) => r.results) as [Array<{ hash: string }>, Array<ChainRow & { origin: string }>];
+  const [ownRows, partnerRows, chainRows] = results.slice(-3).map((r) => r.results) as [ChainRow[], Array<{ hash: string }>, Array<ChainRow & { origin: string }>];
   const templateRows = (query ? results[0].results : []) as Array<{ id: string; tree_id: string; lookup_key: string; pattern: string; state: string }>;
   return {
     templates: templateRows.map((r) => toTemplate({ id: r.id, treeId: r.tree_id, lookupKey: r.lookup_key, pattern: r.pattern, state: r.state })),
     partners: partnerRows.map(({ hash }) => ({ hash, path: pathOf(chainRows.filter((r) => r.origin === hash), hash) })),
+    own: pathOf(ownRows, shape.answerHash),
   };
 }
 
@@ -133,7 +136,7 @@ export async function partnersOf(db: D1Database, shapeKey: string, answerHash: s
 
 /** A recorded answer with its whole path (readPathTo). */
 export interface PathTo {
-  path: Array<{ hash: string; parent: string; message: string }>;
+  path: Array<{ hash: string; parent: string; message: string; meta: NodeMeta }>;
   answer: { message: string; finishReason: string | null; promptTokens: number; completionTokens: number; latencyMs: number };
 }
 
@@ -170,7 +173,7 @@ function pathOf(rows: ChainRow[], answerHash: string): PathTo | null {
   const answer = rows[rows.length - 1];
   if (answer.hash !== answerHash || answer.observations < 1 || rows.some((r, i) => r.depth !== i + 1)) return null;
   return {
-    path: rows.slice(0, -1).map((r) => ({ hash: r.hash, parent: r.parent, message: r.message })),
+    path: rows.slice(0, -1).map((r) => ({ hash: r.hash, parent: r.parent, message: r.message, meta: { finishReason: r.finish_reason, observations: r.observations, promptTokens: r.prompt_tokens, completionTokens: r.completion_tokens, latencyMs: r.latency_ms } })),
     answer: { message: answer.message, finishReason: answer.finish_reason, promptTokens: answer.prompt_tokens, completionTokens: answer.completion_tokens, latencyMs: answer.latency_ms },
   };
 }
