@@ -61,7 +61,7 @@ async function missAndHits(message: ReturnType<typeof messageOf>, streamed: bool
   await sdkRecorded(client, params);
   const hit = await client.messages.create(params);
   const streamedHit = await client.messages.stream(params).finalMessage();
-  // (sdkRecorded's only-if-cached asks answer 504 until the recording lands: "none")
+  // (sdkRecorded asks with a client of its own: its only-if-cached probes are not among these outcomes)
   expect(outcomes.filter((o) => o !== "none")).toEqual(["miss", "hit", "hit", "hit"]);
   return { miss: comparable(miss), hit: comparable(hit), streamedHit: comparable(streamedHit) };
 }

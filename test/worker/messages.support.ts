@@ -42,11 +42,16 @@ export function anthropicClient(key: string, outcomes: string[] = []): Anthropic
   });
 }
 
-/** Waits until the Worker has recorded the answer to `params`, asking through the SDK with only-if-cached. */
+/**
+ * Waits until the Worker has recorded the answer to `params`, asking through the SDK with only-if-cached: a
+ * client of the same key whose outcomes are not counted, since how many asks it takes depends on when the
+ * recording lands, never on what the Worker serves.
+ */
 export async function sdkRecorded(client: Anthropic, params: Anthropic.MessageCreateParamsNonStreaming): Promise<void> {
+  const probe = anthropicClient(client.apiKey ?? "");
   await eventually(async () => {
     try {
-      await client.messages.create(params, { headers: { "cache-control": "only-if-cached" } });
+      await probe.messages.create(params, { headers: { "cache-control": "only-if-cached" } });
       return true;
     } catch (error) {
       if (error instanceof Anthropic.APIError && error.status === 504) return false;
