@@ -20,6 +20,11 @@ import { coloCache } from "./lookup/colo-cache";
 import { countHit } from "./counting/count-hit";
 import { generate, type Recording } from "./generation";
 import { serveRendered } from "./serve";
+import { keyAccepted, noteAccepted } from "./key-freshness";
+import { tenantOf } from "../core/hash";
+
+/** The tenant of requests without a credential (CACHE_ANONYMOUS): no key to check with a provider. */
+const ANONYMOUS = tenantOf(null);
 
 type Ctx = Context<{ Bindings: Env }>;
 
@@ -157,8 +162,11 @@ function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: Temp
   const key = plan.key;
   const token = claim.role === "leader" ? claim.token : undefined;
   const after = plan.afterRecord;
-  const onSettled = (recording: Recording) =>
-    settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, colo: coloCache(config.coloCacheTtlMs), recording: storable(recording, config.maxCacheableMessageBytes), afterRecord: after && ((recorded) => after(recorded, db)) });
+  const onSettled = async (recording: Recording) => {
+    // A complete answer from the upstream: its provider accepted this credential just now.
+    if (recording) await noteAccepted(c.env.DB, config.access, key.tenant === ANONYMOUS ? null : key.tenant);
+    return settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, colo: coloCache(config.coloCacheTtlMs), recording: storable(recording, config.maxCacheableMessageBytes), afterRecord: after && ((recorded) => after(recorded, db)) });
+  };
   const target = adapter.upstream(config, request);
   return generate({
     request: c.req.raw,
