@@ -65,7 +65,7 @@ export function checkPath(pathname: string): string {
  * call) when it is older; false sends the request to the model. Never throws. Without a credential (the
  * anonymous tenant) or with KEY_FRESH_MS = 0 there is nothing to check.
  */
-export async function keyAccepted(db: D1Database, access: AccessSettings, tenant: string | null, target: CheckTarget | null): Promise<boolean> {
+export async function keyAccepted(db: D1Database, access: AccessSettings, tenant: string | null, target: CheckTarget | (() => CheckTarget) | null): Promise<boolean> {
   if (access.keyFreshMs === 0 || tenant === null) return true;
   const now = keyClock.now();
   if (fresh(known.get(tenant)?.acceptedAt, access, now)) return true;
@@ -75,7 +75,7 @@ export async function keyAccepted(db: D1Database, access: AccessSettings, tenant
     return true;
   }
   if (!target) return false;
-  const ok = await checkUpstream(target, access.keyCheckTimeoutMs);
+  const ok = await checkUpstream(typeof target === "function" ? target() : target, access.keyCheckTimeoutMs);
   if (ok) await noteAccepted(db, access, tenant);
   return ok;
 }

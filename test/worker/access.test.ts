@@ -124,22 +124,22 @@ describe("keys the provider still accepts (KEY_FRESH_MS)", () => {
     const model = uniqueModel();
     const body = { model, messages: [{ role: "user", content: "Refund order #A-2 please" }] };
     const models = async () => (await upstreamUrls(tag)).filter((u) => u.startsWith("/v1/models")).length;
-    // A key never seen is checked once before its first request (that request could have been a hit).
+    // A miss has nothing to serve: the provider is not asked before it (its answer is the check).
     await (await chat(body, { key, headers: { "x-test-tag": tag } })).arrayBuffer();
-    expect(await models()).toBe(1);
+    expect(await models()).toBe(0);
     await recorded(body, { key });
     now += FRESH_MS;
     // Another isolate's memory: only D1 knows when the key was last accepted.
     forgetAccepted();
     const hit = await chat(body, { key, headers: { "x-test-tag": tag } });
     expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
-    expect(await models()).toBe(2);
+    expect(await models()).toBe(1);
     now += FRESH_MS - 1;
     forgetAccepted();
     const again = await chat(body, { key, headers: { "x-test-tag": tag } });
     expect(again.headers.get("muscle-mem-cache")).toBe("hit");
     // Read from D1 (the check's write), not asked again.
-    expect(await models()).toBe(2);
+    expect(await models()).toBe(1);
   });
 
   it("Should serve every hit without a check when KEY_FRESH_MS is 0", async () => {
