@@ -124,7 +124,7 @@ export const varsSchema = z.object({
   ANALYTICS_DATASET: text,
   ANALYTICS_SQL_URL: text,
   ANALYTICS_TIMEOUT_MS: wholeNumber(10_000, 1),
-  /** Who may use the Worker (docs/configuration.md "Access"): a Worker credential, an allow-list, import grants. */
+  /** Who may use the Worker (docs/configuration.md, docs/deploy.md "Who may use the Worker"): a Worker credential, an allow-list, import grants. */
   WORKER_TOKEN: text,
   ALLOWED_TENANTS: tenantList,
   IMPORT_TENANTS: tenantList,
@@ -172,7 +172,7 @@ export interface Config {
   access: AccessSettings;
 }
 
-/** Who may use the Worker and for how long a credential's hits stay served (docs/configuration.md "Access"). */
+/** Who may use the Worker and for how long a credential's hits stay served (docs/configuration.md, docs/deploy.md "Who may use the Worker"). */
 export interface AccessSettings {
   /** `WORKER_TOKEN`: when set, every model and API request but the admin's sends `muscle-mem-authorization: Bearer <it>`. */
   workerToken: string;
