@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emptyTally, tallyStatements } from "../../src/engine/counting/tree-tally";
+import { emptyTally, tallyStatements } from "../../src/store/tree/tally-batch";
 
 /**
  * What D1 bills for the writes this branch adds or reshapes, read from D1's own `meta.rows_written` /
