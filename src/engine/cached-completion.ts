@@ -178,10 +178,11 @@ function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: Temp
   const token = claim.role === "leader" ? claim.token : undefined;
   const after = plan.afterRecord;
   const onSettled = async (recording: Recording) => {
+    // A complete answer from the upstream: its provider accepted this credential just now (this isolate knows
+    // it before the recording lands; D1 is told beside it, never ahead of the recording).
+    const noted = recording ? noteAccepted(c.env.DB, config.access, key.tenant === ANONYMOUS ? null : key.tenant) : undefined;
     await settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, colo: coloCache(config.coloCacheTtlMs), recording: storable(recording, config.maxCacheableMessageBytes), afterRecord: after && ((recorded) => after(recorded, db)) });
-    // A complete answer from the upstream: its provider accepted this credential just now. Noted after the
-    // recording, so that its D1 write never delays the record (a hit in between re-checks the key, free).
-    if (recording) await noteAccepted(c.env.DB, config.access, key.tenant === ANONYMOUS ? null : key.tenant);
+    await noted;
   };
   const target = adapter.upstream(config, request);
   return generate({
