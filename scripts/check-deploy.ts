@@ -6,7 +6,8 @@
  * 2. Prints the bundle size, raw and gzip, against the Workers size limits.
  * 3. Regenerates `wrangler types` into a temporary file and fails when it differs
  *    from the committed worker-configuration.d.ts (run `npm run types` to fix).
- * 4. Fails on any warning wrangler prints in those runs, when an `[env.*.vars]`
+ * 4. Notes each environment that serves only on workers.dev, where the colo layer does nothing.
+ * 5. Fails on any warning wrangler prints in those runs, when an `[env.*.vars]`
  *    section lacks a var the top level has (vars are not inherited), and on a
  *    placeholder `database_id` in a section that npm scripts deploy (an
  *    environment's database may omit it: the deploy finds it by name).
@@ -19,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
-import { configProblems, readWranglerToml, warningsIn } from "./deploy-config";
+import { configProblems, readWranglerToml, warningsIn, workersDevNotes } from "./deploy-config";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "..");
@@ -85,6 +86,7 @@ function checkConfig(): void {
   const problems = configProblems(config, scripts);
   if (problems.length > 0) throw new Error(`wrangler.toml:\n  ${problems.join("\n  ")}`);
   console.log(`config  ${ENVIRONMENTS.map((e) => `[env.${e}]`).join(", ")} carry every top-level var; no placeholder database_id is deployed`);
+  for (const note of workersDevNotes(config)) console.log(`note    ${note}`);
 }
 
 /** The generated file minus the lines that name where and how it was generated. */

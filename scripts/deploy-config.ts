@@ -9,6 +9,9 @@ import { parse } from "smol-toml";
 
 export interface Section {
   vars?: Record<string, unknown>;
+  workers_dev?: boolean;
+  routes?: unknown[];
+  route?: unknown;
   d1_databases?: Array<{ binding?: string; database_name?: string; database_id?: string }>;
 }
 
@@ -49,4 +52,15 @@ export function configProblems(toml: WranglerToml, scripts: string[]): string[] 
     problems.push(`package.json deploys the top level (${topDeploys.join("; ")}), whose database_id is a placeholder: deploy an [env.*] instead`);
   }
   return problems;
+}
+
+/**
+ * A note per environment that serves only on `*.workers.dev` (no `routes`): there the Cache API stores
+ * nothing, so the colo layer does nothing and every hit an isolate does not hold is a cold lookup (a Durable
+ * Object request and its D1 reads). Not a failure: a trial deploy may well live there.
+ */
+export function workersDevNotes(toml: WranglerToml): string[] {
+  return Object.entries(toml.env ?? {})
+    .filter(([, section]) => (section.routes === undefined || section.routes.length === 0) && section.route === undefined)
+    .map(([name]) => `[env.${name}] has no routes: on workers.dev the colo layer (Cache API) stores nothing, so every hit this isolate does not hold costs a Durable Object request and its D1 reads; route it on a custom domain (docs/deploy.md "Put it on a custom domain")`);
 }

@@ -22,6 +22,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parse, stringify } from "smol-toml";
 import { shardNames } from "../src/store/shards/shards";
+import { D1_LOCATIONS, parseShardLocations } from "../src/store/shards/locations";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
@@ -73,13 +74,34 @@ function wranglerJson(args: string[]): unknown {
   return JSON.parse(run.stdout) as unknown;
 }
 
-/** The id of the account's D1 database called `name`, created first when there is none. */
-function remoteDatabaseId(name: string): string {
+/**
+ * The `wrangler d1 create` arguments for a shard: `--location <hint>` from D1_SHARD_LOCATIONS, so that its
+ * primary is created where its trees' Durable Objects are placed. A hint D1 cannot take (`sam`, `afr`, `me`)
+ * or an invalid var creates it without one, and says so.
+ */
+export function createArgs(name: string, binding: string | undefined, locations: string | undefined): string[] {
+  const parsed = parseShardLocations(locations);
+  if (!parsed.ok) {
+    console.warn(`migrate: ${parsed.message}; creating ${name} without --location`);
+    return ["d1", "create", name];
+  }
+  const hint = binding ? parsed.hints.get(binding) : undefined;
+  if (!hint) return ["d1", "create", name];
+  if (!D1_LOCATIONS.includes(hint)) {
+    console.warn(`migrate: D1 has no '${hint}' location (it takes ${D1_LOCATIONS.join(", ")}); creating ${name} without --location`);
+    return ["d1", "create", name];
+  }
+  return ["d1", "create", name, "--location", hint];
+}
+
+/** The id of the account's D1 database called `name`, created first (where D1_SHARD_LOCATIONS puts its binding) when there is none. */
+function remoteDatabaseId(name: string, binding?: string, locations?: string): string {
   const find = () => (wranglerJson(["d1", "list", "--json"]) as Array<{ uuid: string; name: string }>).find((db) => db.name === name)?.uuid;
   const existing = find();
   if (existing) return existing;
-  console.log(`migrate: creating the D1 database ${name} (wrangler d1 create ${name})`);
-  const created = spawnSync(WRANGLER, ["d1", "create", name], { cwd: ROOT, stdio: "inherit", env: { ...process.env, CI: "true" } });
+  const args = createArgs(name, binding, locations);
+  console.log(`migrate: creating the D1 database ${name} (wrangler ${args.join(" ")})`);
+  const created = spawnSync(WRANGLER, args, { cwd: ROOT, stdio: "inherit", env: { ...process.env, CI: "true" } });
   const id = created.status === 0 ? find() : undefined;
   if (!id) throw new Error(`could not create the D1 database ${name}`);
   return id;
@@ -89,12 +111,13 @@ function remoteDatabaseId(name: string): string {
  * A copy of wrangler.toml (absolute paths) whose `env` databases without an id carry the account's id
  * for their name, or undefined when every database of the section already has an id.
  */
-export function configWithIds(envName: string | undefined, idOf: (name: string) => string = remoteDatabaseId): string | undefined {
+export function configWithIds(envName: string | undefined, idOf: (name: string, binding?: string, locations?: string) => string = remoteDatabaseId): string | undefined {
   const config = readConfig();
   const section = envName ? config.env?.[envName] : config;
   const missing = (section?.d1_databases ?? []).filter((db) => !db.database_id);
   if (missing.length === 0) return undefined;
-  for (const db of missing) db.database_id = idOf(db.database_name ?? usage(`[[d1_databases]] ${db.binding ?? ""} has neither database_id nor database_name`));
+  const locations = typeof section?.vars?.D1_SHARD_LOCATIONS === "string" ? section.vars.D1_SHARD_LOCATIONS : undefined;
+  for (const db of missing) db.database_id = idOf(db.database_name ?? usage(`[[d1_databases]] ${db.binding ?? ""} has neither database_id nor database_name`), db.binding, locations);
   for (const s of [config, ...Object.values(config.env ?? {})]) for (const db of s.d1_databases ?? []) db.migrations_dir = resolve(ROOT, db.migrations_dir ?? "migrations");
   if (config.main) config.main = resolve(ROOT, config.main);
   if (config.assets?.directory) config.assets.directory = resolve(ROOT, config.assets.directory);

@@ -62,6 +62,34 @@ const text = z
 
 const DAY_MS = 86_400_000;
 
+/** A tenant id: what `GET /api/whoami` answers for a key (32 lowercase hex characters). */
+const TENANT_ID = /^[0-9a-f]{32}$/;
+
+/**
+ * A list of tenant ids (comma or space separated); `*` alone stands for every tenant. Unset or blank: none.
+ *
+ * @example tenantList.parse("*") // "*"
+ */
+const tenantList = z
+  .string()
+  .optional()
+  .transform((value, ctx): TenantList => {
+    const items = (value ?? "").split(/[\s,]+/).filter((item) => item !== "");
+    if (items.length === 1 && items[0] === "*") return "*";
+    const bad = items.find((item) => !TENANT_ID.test(item));
+    if (bad === undefined) return new Set(items);
+    ctx.addIssue({ code: "custom", message: `must be tenant ids (32 lowercase hex characters, GET /api/whoami) or *, got '${bad.slice(0, 40)}'` });
+    return z.NEVER;
+  });
+
+/** Tenant ids, or `*` for every tenant. */
+export type TenantList = ReadonlySet<string> | "*";
+
+/** Whether `tenant` is on `list`. */
+export function listed(list: TenantList, tenant: string): boolean {
+  return list === "*" || list.has(tenant);
+}
+
 /**
  * The Worker's vars, each with its rule and default (docs/configuration.md).
  * `D1_SHARDS` is parsed by src/store/shards/shards.ts.
@@ -96,6 +124,12 @@ export const varsSchema = z.object({
   ANALYTICS_DATASET: text,
   ANALYTICS_SQL_URL: text,
   ANALYTICS_TIMEOUT_MS: wholeNumber(10_000, 1),
+  /** Who may use the Worker (docs/configuration.md, docs/deploy.md "Who may use the Worker"): a Worker credential, an allow-list, import grants. */
+  WORKER_TOKEN: text,
+  ALLOWED_TENANTS: tenantList,
+  IMPORT_TENANTS: tenantList,
+  KEY_FRESH_MS: wholeNumber(900_000),
+  KEY_CHECK_TIMEOUT_MS: wholeNumber(2_000, 1),
 });
 
 type Vars = z.output<typeof varsSchema>;
@@ -135,6 +169,21 @@ export interface Config {
   prices: PriceTable;
   /** `ANALYTICS_*` as set (blank when unset); src/http/api/series.ts checks them. */
   analytics: { accountId: string; apiToken: string; dataset: string; sqlUrl: string; timeoutMs: number };
+  access: AccessSettings;
+}
+
+/** Who may use the Worker and for how long a credential's hits stay served (docs/configuration.md, docs/deploy.md "Who may use the Worker"). */
+export interface AccessSettings {
+  /** `WORKER_TOKEN`: when set, every model and API request but the admin's sends `muscle-mem-authorization: Bearer <it>`. */
+  workerToken: string;
+  /** `ALLOWED_TENANTS`: the tenants whose credentials may use the Worker (`*`, the default when unset: any). */
+  allowedTenants: TenantList;
+  /** `IMPORT_TENANTS`: the tenants whose own keys may `POST /api/import` (default none: only the admin token). */
+  importTenants: TenantList;
+  /** `KEY_FRESH_MS`: a credential is served hits only while its provider accepted it this recently (0: always, unsafe). */
+  keyFreshMs: number;
+  /** `KEY_CHECK_TIMEOUT_MS`: how long the cheap upstream check of a stale credential may take. */
+  keyCheckTimeoutMs: number;
 }
 
 /** A var that did not parse: its name and what it must be. Its default is used. */
@@ -187,6 +236,13 @@ function configFrom(v: Vars): Config {
     logLevel: v.LOG_LEVEL,
     prices: v.PRICES_JSON,
     analytics: { accountId: v.ANALYTICS_ACCOUNT_ID, apiToken: v.ANALYTICS_API_TOKEN, dataset: v.ANALYTICS_DATASET, sqlUrl: v.ANALYTICS_SQL_URL, timeoutMs: v.ANALYTICS_TIMEOUT_MS },
+    access: {
+      workerToken: v.WORKER_TOKEN,
+      allowedTenants: v.ALLOWED_TENANTS instanceof Set && v.ALLOWED_TENANTS.size === 0 ? "*" : v.ALLOWED_TENANTS,
+      importTenants: v.IMPORT_TENANTS,
+      keyFreshMs: v.KEY_FRESH_MS,
+      keyCheckTimeoutMs: v.KEY_CHECK_TIMEOUT_MS,
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readBody } from "./scripted-anthropic";
+import { answerKeyRoutes } from "./model-list";
 
 /** A part as the scripted Gemini model reads and writes it. */
 export type GeminiPart = { text?: string; functionCall?: { name: string; args?: Record<string, unknown>; id?: string }; functionResponse?: { name: string; response?: Record<string, unknown>; id?: string } };
@@ -84,9 +85,11 @@ export interface ScriptedGeminiModel {
 export async function startScriptedGeminiModel(options: { script: (body: GeminiModelBody, model: string) => GeminiReply; chunkChars?: number; port?: number }): Promise<ScriptedGeminiModel> {
   const counts = new Map<string, number>();
   const requests: ScriptedGeminiModel["requests"] = [];
+  const keyChecks = { count: 0, revoked: new Set<string>() };
   const server: Server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
+      if (answerKeyRoutes(req, res, keyChecks)) return;
       if (req.method === "GET" && url.pathname === "/__count") return writeJson(res, 200, { generations: counts.get(url.searchParams.get("model") ?? "") ?? 0 });
       // Both API versions: v1beta, and the stable v1 (google-genai's `apiVersion: "v1"`).
       const action = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { answerKeyRoutes } from "./model-list";
 
 /** An assistant message as a scripted model answers it. */
 export interface ScriptedMessage {
@@ -99,8 +100,10 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   let generations = 0;
   const requests: ChatBody[] = [];
   let scripted: ScriptedModel | undefined;
+  const keyChecks = { count: 0, revoked: new Set<string>() };
   const server: Server = createServer(async (req, res) => {
     try {
+      if (answerKeyRoutes(req, res, keyChecks)) return;
       if (req.method === "GET" && scripted?.onGet) {
         const answer = scripted.onGet(new URL(req.url ?? "/", "http://localhost"));
         if (answer !== undefined) return writeJson(res, 200, answer);

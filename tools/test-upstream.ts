@@ -1,6 +1,7 @@
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { analyticsRoutes } from "./analytics-upstream";
+import { answerKeyRoutes } from "./model-list";
 import { faultRoutes } from "./fault-upstream";
 import { evalWorkflowScript } from "./eval-workflows/run";
 import { refundDeskScript } from "./refund-desk";
@@ -104,6 +105,7 @@ async function startFront(port: number, innerPort: string, routes: FrontRoutes):
   const faults = faultRoutes();
   const analytics = analyticsRoutes();
   const seen = new Map<string, string[]>();
+  const keyChecks = { count: 0, revoked: new Set<string>() };
   const server = createServer(async (req, res) => {
     try {
       const tag = req.headers["x-test-tag"];
@@ -117,6 +119,8 @@ async function startFront(port: number, innerPort: string, routes: FrontRoutes):
       if (faults.handle(req, res)) return;
       // GET /api/series: /__analytics/<mode>/<tag>/... (tools/analytics-upstream.ts)
       if (analytics.handle(req, res)) return;
+      // Revoked keys and model lists (tools/model-list.ts), for every API behind this port.
+      if (answerKeyRoutes(req, res, keyChecks)) return;
       const path = new URL(req.url ?? "/", "http://localhost").pathname;
       if (req.method === "POST" && path.endsWith("/messages")) return await routes.messages(res, JSON.parse(await readBody(req)) as AnthropicBody);
       if (req.method === "POST" && path.endsWith("/responses")) return routes.responses(res, JSON.parse(await readBody(req)) as ResponsesBody);

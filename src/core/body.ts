@@ -6,17 +6,6 @@ function tooLarge(maxBytes: number): ApiError {
   return new ApiError("body_too_large", `The request body exceeds the limit of ${maxBytes} bytes (MAX_BODY_BYTES).`);
 }
 
-/** One strict decoder for every body: bad UTF-8 is an error, never U+FFFD (decode() keeps no state between calls). */
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-function decodeUtf8(bytes: ArrayBuffer | Uint8Array): string {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw new ApiError("invalid_json", "The request body is not valid UTF-8.");
-  }
-}
-
 /** The Content-Encodings a request body is decoded from, by the name DecompressionStream knows them. */
 const DECODABLE: Readonly<Record<string, CompressionFormat>> = { gzip: "gzip", "x-gzip": "gzip", deflate: "deflate" };
 
@@ -32,55 +21,59 @@ function encodingOf(request: Request): CompressionFormat | null {
   return format;
 }
 
-/** Reads a stream to its end, stopping as soon as it passes `maxBytes` (413); a stream that fails to decode `format` is a 400. */
-async function readBounded(stream: ReadableStream<Uint8Array>, maxBytes: number, format: CompressionFormat | null): Promise<Uint8Array> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    let next: ReadableStreamReadResult<Uint8Array>;
-    try {
-      next = await reader.read();
-    } catch (error) {
-      if (format) throw new ApiError("invalid_json", `The request body is not valid ${format} (Content-Encoding).`);
-      throw error;
-    }
-    if (next.done) break;
-    size += next.value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(next.value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
-
 /**
- * Reads a request body as UTF-8 text within `maxBytes` (413 above it, 400 for bad UTF-8). A body whose
- * length is declared (and within the limit) is read in one call; a chunked one is read chunk by chunk, so
- * that reading stops as soon as it passes the limit. A gzip or deflate body (Content-Encoding) is decoded,
- * the limit counting the decoded bytes; the forwarded text then goes without the header (src/upstream/forward.ts).
+ * The body's text, chunk by chunk as it arrives, within `maxBytes` (413 as soon as it passes them; 400 for
+ * bad UTF-8 or a body that fails to decode from its Content-Encoding, the limit counting the decoded bytes).
+ * Each chunk's bytes are decoded and dropped before the next is read, so a body is never held as bytes and
+ * as text at once.
  */
-export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
+export async function* bodyText(request: Request, maxBytes: number): AsyncGenerator<string> {
   const declared = request.headers.get("content-length");
   if (Number(declared ?? "0") > maxBytes) throw tooLarge(maxBytes);
   const format = encodingOf(request);
-  if (!request.body) return "";
-  if (format) return decodeUtf8(await readBounded(request.body.pipeThrough(new DecompressionStream(format)), maxBytes, format));
-  if (declared !== null && /^\d+$/.test(declared)) {
-    // The declared length frames the body: the runtime never hands over more than it.
-    const bytes = await request.arrayBuffer();
-    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
-    return decodeUtf8(bytes);
+  if (!request.body) return;
+  const stream = format ? request.body.pipeThrough(new DecompressionStream(format)) : request.body;
+  const reader = stream.getReader();
+  // A decoder per body: streaming decode keeps a split character's first bytes between chunks.
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  let size = 0;
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        if (format) throw new ApiError("invalid_json", `The request body is not valid ${format} (Content-Encoding).`);
+        throw error;
+      }
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > maxBytes) throw tooLarge(maxBytes);
+      yield decodeUtf8(utf8, next.value, true);
+    }
+    yield decodeUtf8(utf8, new Uint8Array(0), false);
+  } finally {
+    await reader.cancel().catch(() => undefined);
   }
-  return decodeUtf8(await readBounded(request.body, maxBytes, null));
+}
+
+function decodeUtf8(decoder: TextDecoder, bytes: Uint8Array, more: boolean): string {
+  try {
+    return decoder.decode(bytes, { stream: more });
+  } catch {
+    throw new ApiError("invalid_json", "The request body is not valid UTF-8.");
+  }
+}
+
+/**
+ * Reads a request body as UTF-8 text within `maxBytes` (413 above it, 400 for bad UTF-8), decoding each
+ * chunk as it arrives (bodyText). A gzip or deflate body (Content-Encoding) is decoded, the limit counting
+ * the decoded bytes; the forwarded text then goes without the header (src/upstream/forward.ts).
+ */
+export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
+  let text = "";
+  for await (const part of bodyText(request, maxBytes)) text += part;
+  return text;
 }
 
 /**

@@ -20,6 +20,11 @@ import { coloCache } from "./lookup/colo-cache";
 import { countHit } from "./counting/count-hit";
 import { generate, type Recording } from "./generation";
 import { serveRendered } from "./serve";
+import { keyAccepted, noteAccepted, type CheckTarget } from "./key-freshness";
+import { tenantOf } from "../core/hash";
+
+/** The tenant of requests without a credential (CACHE_ANONYMOUS): no key to check with a provider. */
+const ANONYMOUS = tenantOf(null);
 
 type Ctx = Context<{ Bindings: Env }>;
 
@@ -96,14 +101,16 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs, far);
   phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
   const store = { db: source.shard.db, timeoutMs: config.lookupTimeoutMs, ttlMs: config.hotCacheTtlMs };
-  if (found.status === "hit") {
+  // Only a credential its provider accepted within KEY_FRESH_MS is served (./key-freshness.ts), asked only when there is something to serve.
+  const accepted = servable(c, config, keyed.key.tenant, () => ({ ...adapter.upstream(config, request), headers, url: c.req.url }));
+  if (found.status === "hit" && (await accepted())) {
     const hit = serve(walk, plan, await plan.render(found.answer, store), { ...plan.hitHeaders, ...bookmarkHeaders(source, found) });
     if (hit) return hit;
   }
   // The tree's object, asked cold, says whether the tree has live templates: none, nothing learned to serve.
   if (found.status !== "failed" && !(found.status === "miss" && found.templates === false)) {
     const learned = await plan.learned(source.shard.db, config.lookupTimeoutMs, config.hotCacheTtlMs);
-    const hit = learned && serve(walk, plan, learned.answer, { [TEMPLATE_HEADER]: learned.template, ...bookmarkHeaders(source, found) }, learned.template);
+    const hit = learned && (await accepted()) && serve(walk, plan, learned.answer, { [TEMPLATE_HEADER]: learned.template, ...bookmarkHeaders(source, found) }, learned.template);
     if (hit) return hit;
   }
   if (found.status !== "failed") {
@@ -124,7 +131,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   }
   phase(c, "claim");
   if (claim.role === "follower") {
-    const hit = serve(walk, plan, await plan.render(claim.answer, { ...store, ttlMs: 0 }), { ...plan.hitHeaders, [SINGLE_FLIGHT_HEADER]: "follower" });
+    const hit = (await accepted()) && serve(walk, plan, await plan.render(claim.answer, { ...store, ttlMs: 0 }), { ...plan.hitHeaders, [SINGLE_FLIGHT_HEADER]: "follower" });
     if (hit) return hit;
     // The leader's answer cannot be served to this request: generate again.
     claim = { role: "alone", reason: "leader-failed" };
@@ -138,6 +145,19 @@ function withTemplateMiss(response: Response, reason: string | null): Response {
   const headers = new Headers(response.headers);
   headers.set(TEMPLATE_MISS_HEADER, reason);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * Whether this request's credential may be served from the cache, asked once and only when an answer is at
+ * hand (a miss never waits on it); a refusal is noted (`key_unverified`) and the request goes on to the model.
+ */
+function servable(c: Ctx, config: Config, tenant: string, target: () => CheckTarget): () => Promise<boolean> {
+  let asked: Promise<boolean> | undefined;
+  return () =>
+    (asked ??= keyAccepted(c.env.DB, config.access, tenant === ANONYMOUS ? null : tenant, target).then((ok) => {
+      if (!ok) note(c, { reason: "key_unverified" });
+      return ok;
+    }));
 }
 
 /** Serves a stored answer when the adapter can render it (counted as a hit); null otherwise. */
@@ -157,8 +177,13 @@ function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: Temp
   const key = plan.key;
   const token = claim.role === "leader" ? claim.token : undefined;
   const after = plan.afterRecord;
-  const onSettled = (recording: Recording) =>
-    settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, colo: coloCache(config.coloCacheTtlMs), recording: storable(recording, config.maxCacheableMessageBytes), afterRecord: after && ((recorded) => after(recorded, db)) });
+  const onSettled = async (recording: Recording) => {
+    // A complete answer from the upstream: its provider accepted this credential just now (this isolate knows
+    // it before the recording lands; D1 is told beside it, never ahead of the recording).
+    const noted = recording ? noteAccepted(c.env.DB, config.access, key.tenant === ANONYMOUS ? null : key.tenant) : undefined;
+    await settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, colo: coloCache(config.coloCacheTtlMs), recording: storable(recording, config.maxCacheableMessageBytes), afterRecord: after && ((recorded) => after(recorded, db)) });
+    await noted;
+  };
   const target = adapter.upstream(config, request);
   return generate({
     request: c.req.raw,

@@ -6,12 +6,22 @@ import { apiRoutes } from "./api";
 import { observe } from "./observe";
 import { passThrough } from "./passthrough";
 import { mountCachedRoutes, mountPassThroughs } from "./routes/providers";
+import { accessGate } from "./auth/access";
+import { noteWorkerOrigin } from "../engine/lookup/colo-cache";
 
 /** The Worker's routes: each registered provider's cached call and pass-through, the rest of `/v1/*` to the upstream, the API and a health check. */
 export function newApp(): Hono<{ Bindings: Env }> {
   const app = new Hono<{ Bindings: Env }>();
   app.use("*", observe());
+  // The colo layer keys its Cache API entries on the Worker's own host (src/engine/lookup/colo-cache.ts).
+  app.use("*", async (c, next) => {
+    noteWorkerOrigin(c.req.url);
+    await next();
+  });
   app.get("/healthz", (c) => c.json({ ok: true, service: "muscle-mem" }));
+  // WORKER_TOKEN and ALLOWED_TENANTS keep strangers off the model routes (the API checks them per caller).
+  app.use("/v1/*", accessGate());
+  app.use("/v1beta/*", accessGate());
   mountCachedRoutes(app, PROVIDERS);
   mountPassThroughs(app, PROVIDERS);
   app.all("/v1/*", passThrough);

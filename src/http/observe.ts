@@ -30,6 +30,8 @@ export function observe(): MiddlewareHandler<{ Bindings: Env }> {
     // Every D1 query and Durable Object call the request makes is counted (server-timing d1 and do).
     c.env = meteredEnv(c.env);
     const cost = newStoreCost();
+    const place = (c.req.raw.cf as { colo?: unknown } | undefined)?.colo;
+    if (typeof place === "string") cost.place = place;
     const level = configOf(c.env).logLevel;
     // Every logEvent of the request (waitUntil work included) carries its id and respects LOG_LEVEL.
     await withLogContext({ requestId, level }, () => runMetered(cost, next));

@@ -9,6 +9,8 @@ export interface StoreCost {
   do: { calls: number; ms: number };
   /** The per-colo layer's read, when the lookup asked it (src/engine/lookup/colo-cache.ts). */
   colo?: { outcome: "hit" | "miss"; ms: number };
+  /** The Cloudflare colo serving the request (`request.cf.colo`), named in the `colo` entry. */
+  place?: string;
 }
 
 /** What some work did to D1: queries and their wall time. Plain data: a tree's object returns it over RPC. */
@@ -191,12 +193,13 @@ export function meteredEnv(env: Env): Env {
 
 /**
  * The cost as `Server-Timing` entries: `d1;dur=<ms>;desc=<queries>, do;dur=<ms>;desc=<calls>`,
- * and `colo;dur=<ms>;desc=hit|miss` when the per-colo layer was read. `d1` counts
+ * and `colo;dur=<ms>;desc=hit|miss[-<colo>]` when the per-colo layer was read (`hit-SJC`). `d1` counts
  * the Worker's own queries and those a tree's object made for the request
  * (`addD1`); the object's share of `d1`'s dur lies inside `do`'s.
  */
 export function storeTimingEntries(cost: StoreCost): string[] {
   const entries = [`d1;dur=${cost.d1.ms};desc=${cost.d1.queries}`, `do;dur=${cost.do.ms};desc=${cost.do.calls}`];
-  if (cost.colo) entries.push(`colo;dur=${cost.colo.ms};desc=${cost.colo.outcome}`);
+  // `desc=hit-SJC`: the outcome, then the colo whose Cache API answered (a token: no quotes needed).
+  if (cost.colo) entries.push(`colo;dur=${cost.colo.ms};desc=${cost.colo.outcome}${cost.place && /^[A-Za-z0-9]+$/.test(cost.place) ? `-${cost.place}` : ""}`);
   return entries;
 }

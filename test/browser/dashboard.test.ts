@@ -91,7 +91,8 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (or set MM_SKIP_BROWSER=1 to skip on purpose)`);
     mkdirSync(OUT, { recursive: true });
     upstream = await startTestUpstream(0);
-    dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, HOT_CACHE_TTL_MS: "1000" } });
+    // Trees are seeded through tenant keys: the operator grants it (IMPORT_TENANTS).
+    dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, HOT_CACHE_TTL_MS: "1000", IMPORT_TENANTS: "*" } });
     await converse("A-1", "delivered");
     await converse("B-2", "shipped");
     await converse("C-3", "delivered", 5);

@@ -92,7 +92,8 @@ export function useUsableDesk(seed: () => Promise<void>): void {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (or set MM_SKIP_BROWSER=1 to skip on purpose)`);
     mkdirSync(OUT, { recursive: true });
     upstream = await startTestUpstream(0);
-    dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, HOT_CACHE_TTL_MS: "1000", COUNTER_FLUSH_MS: "200" } });
+    // Another tenant is seeded through its own key: the operator grants it (IMPORT_TENANTS).
+    dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, HOT_CACHE_TTL_MS: "1000", COUNTER_FLUSH_MS: "200", IMPORT_TENANTS: "*" } });
     await seed();
     const trees = await api<{ data: Array<{ id: string }> }>("/trees");
     if (trees.data.length !== 1) throw new Error("the test tenant should have one tree");

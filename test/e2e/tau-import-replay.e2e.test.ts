@@ -53,7 +53,8 @@ let upstream: Awaited<ReturnType<typeof startTestUpstream>>;
 
 beforeAll(async () => {
   upstream = await startTestUpstream(0);
-  dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url } });
+  // The import seeds through a tenant key: the operator grants it (IMPORT_TENANTS, docs/deploy.md "Who may use the Worker").
+  dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, IMPORT_TENANTS: "*" } });
 });
 
 afterAll(async () => {

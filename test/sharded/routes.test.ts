@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BOOKMARK_HEADER, shards } from "../../src/store/shards/shards";
 import { dbNamed, homeOf, NAMES } from "./shard-helpers";
-import { api, newKey, ok, type NodeSummary, type Tree } from "../worker/api-helpers";
+import { api, newKey, ok, type NodeSummary, type Tree, importFor } from "../worker/api-helpers";
 import { chat, eventually, recorded, uniqueModel } from "../worker/helpers";
 
 /**
@@ -144,7 +144,7 @@ describe("a Worker over four shards", () => {
     const id = treeOfDesk.get(5) ?? "";
     const jsonl = await (await api(`/trees/${id}/export`, { token: key })).text();
     expect(jsonl.trim().split("\n")).toHaveLength(1);
-    const imported = await ok<{ nodes_inserted: number }>(api("/import", { token: other, method: "POST", body: jsonl, headers: { ...desk(5), "content-type": "application/x-ndjson" } }));
+    const imported = await ok<{ nodes_inserted: number }>(importFor(other, { body: jsonl, headers: { ...desk(5), "content-type": "application/x-ndjson" } }));
     expect(imported.nodes_inserted).toBe(3);
     const mine = await ok<{ data: Tree[] }>(api("/trees", { token: other }));
     expect(mine.data).toHaveLength(1);

@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { chat, recorded } from "./helpers";
+import { tenantOf } from "../../src/core/hash";
 
 export const ADMIN = "test-admin-token";
 
@@ -14,6 +15,14 @@ export function api(path: string, init: { token?: string | null; method?: string
     headers["content-type"] ??= "application/json";
   }
   return exports.default.fetch(new Request(`http://mm.test/api${path}`, { method: init.method ?? "GET", headers, body }));
+}
+
+/**
+ * `POST /api/import` into the tenant of `key`, as the operator seeds it: with the admin token and
+ * `?tenant=` (a key's own import needs a grant in IMPORT_TENANTS: test/worker/access.test.ts).
+ */
+export function importFor(key: string, init: { body: unknown; headers?: Record<string, string> }): Promise<Response> {
+  return api(`/import?tenant=${tenantOf(`Bearer ${key}`)}`, { method: "POST", body: init.body, headers: init.headers });
 }
 
 /** JSON of a response that must be 2xx. */

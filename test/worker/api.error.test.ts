@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, newKey } from "./api-helpers";
+import { api, newKey, importFor } from "./api-helpers";
 
 const HEX = "0123456789abcdef0123456789abcdef";
 
@@ -48,12 +48,12 @@ describe("trajectory API: bad ids and bad parameters are 4xx in the error envelo
   it("Should reject bad imports with 4xx before writing anything", async () => {
     const key = newKey();
     const good = JSON.stringify({ model: "m-import-err", messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }] });
-    await expectError(api("/import", { token: key, method: "POST", body: "" }), 400, "invalid_request", "body");
-    await expectError(api("/import", { token: key, method: "POST", body: `${good}\n{not json` }), 400, "invalid_json", "line 2");
-    await expectError(api("/import", { token: key, method: "POST", body: `${good}\n{"model":"m","messages":[]}` }), 400, "invalid_request");
+    await expectError(importFor(key, { body: "" }), 400, "invalid_request", "body");
+    await expectError(importFor(key, { body: `${good}\n{not json` }), 400, "invalid_json", "line 2");
+    await expectError(importFor(key, { body: `${good}\n{"model":"m","messages":[]}` }), 400, "invalid_request");
     const orphanTool = JSON.stringify({ model: "m", messages: [{ role: "user", content: "a" }, { role: "tool", tool_call_id: "x", content: "r" }] });
-    await expectError(api("/import", { token: key, method: "POST", body: orphanTool }), 400, "invalid_request", "line 1");
-    await expectError(api("/import", { token: key, method: "POST", body: good, headers: { "muscle-mem-namespace": "bad space" } }), 400, "invalid_request", "muscle-mem-namespace");
+    await expectError(importFor(key, { body: orphanTool }), 400, "invalid_request", "line 1");
+    await expectError(importFor(key, { body: good, headers: { "muscle-mem-namespace": "bad space" } }), 400, "invalid_request", "muscle-mem-namespace");
     await expectError(api("/import", { method: "POST", body: good }), 400, "invalid_request", "tenant");
     const trees = (await (await api("/trees", { token: key })).json()) as { data: unknown[] };
     expect(trees.data).toEqual([]);

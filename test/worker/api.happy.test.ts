@@ -4,7 +4,7 @@ import worker from "../../src/index";
 import { describe, expect, it } from "vitest";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { treeWriterOf } from "../../src/store/objects/tree-objects";
-import { api, learn, newKey, ok, onlyTree, storedCount, type NodeSummary, type Tree } from "./api-helpers";
+import { api, learn, newKey, ok, onlyTree, storedCount, type NodeSummary, type Tree, importFor } from "./api-helpers";
 import { chat, eventually, generations, uniqueModel } from "./helpers";
 
 type Msg = { role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
@@ -116,9 +116,9 @@ describe("trajectory API: reading what the agent learned", () => {
     expect(lines[0].messages.map((m) => m.content)).toEqual(conversation.map((m) => m.content));
     const jsonl = lines.map((l) => JSON.stringify(l)).join("\n");
     const other = newKey();
-    const first = await ok<{ lines: number; trees: number; nodes_inserted: number; answers: number }>(api("/import", { token: other, method: "POST", body: jsonl, headers: { "content-type": "application/x-ndjson", "muscle-mem-namespace": "seeded" } }));
+    const first = await ok<{ lines: number; trees: number; nodes_inserted: number; answers: number }>(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson", "muscle-mem-namespace": "seeded" } }));
     expect(first).toMatchObject({ lines: 1, trees: 1, nodes_inserted: 6, answers: 3 });
-    const again = await ok<{ nodes_inserted: number }>(api("/import", { token: other, method: "POST", body: jsonl, headers: { "muscle-mem-namespace": "seeded" } }));
+    const again = await ok<{ nodes_inserted: number }>(importFor(other, { body: jsonl, headers: { "muscle-mem-namespace": "seeded" } }));
     expect(again.nodes_inserted).toBe(0);
     const seeded = await onlyTree(other);
     expect(seeded).toMatchObject({ namespace: "seeded", node_count: 6, misses: 0 });
@@ -135,7 +135,7 @@ describe("trajectory API: reading what the agent learned", () => {
     const a = newKey();
     const model = uniqueModel();
     const line = JSON.stringify({ id: "x", model, tools: null, messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }] });
-    const tenant = (await ok<{ tenant: string }>(api("/import", { token: a, method: "POST", body: line }))).tenant;
+    const tenant = (await ok<{ tenant: string }>(importFor(a, { body: line }))).tenant;
     const b = newKey();
     const seeded = await ok<{ tenant: string; nodes_inserted: number }>(api(`/import?tenant=${tenant}`, { method: "POST", body: line.replace('"hi"', '"hey"') }));
     expect(seeded).toMatchObject({ tenant, nodes_inserted: 2 });

@@ -2,7 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { callerOf, sameSecret } from "../../src/http/auth/caller";
 import { tenantOf } from "../../src/core/hash";
-import { api, learn, newKey, ok, onlyTree, storedCount, type NodeSummary } from "./api-helpers";
+import { api, learn, newKey, ok, onlyTree, storedCount, type NodeSummary, importFor } from "./api-helpers";
 import { chat, uniqueModel } from "./helpers";
 
 /** A tenant with one learned answer: its key, tree and answer node. */
@@ -94,7 +94,7 @@ describe("trajectory API: tenants are isolated", () => {
     const seeder = newKey();
     const model = uniqueModel();
     const line = JSON.stringify({ model, messages: [{ role: "user", content: "same" }, { role: "assistant", content: "seeded" }] });
-    await ok(api("/import", { token: seeder, method: "POST", body: line }));
+    await ok(importFor(seeder, { body: line }));
     const other = await chat({ model, messages: [{ role: "user", content: "same" }] }, { key: newKey(), headers: { "cache-control": "only-if-cached" } });
     expect(other.status).toBe(504);
   });
@@ -108,7 +108,7 @@ describe("trajectory API: response headers", () => {
       await api(`/trees/${tree.id}/export`, { token: key }),
       await api("/trees", { token: null }),
       await api(`/trees/${"0".repeat(32)}`, { token: key }),
-      await api("/import", { token: key, method: "POST", body: "{not json" }),
+      await importFor(key, { body: "{not json" }),
     ];
     for (const res of responses) {
       await res.arrayBuffer();

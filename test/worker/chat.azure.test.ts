@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, newKey, ok, onlyTree } from "./api-helpers";
+import { api, newKey, ok, onlyTree, importFor } from "./api-helpers";
 import { chat, recorded, uniqueModel } from "./helpers";
 import { withUpstream } from "./upstream-stub";
 import { azure, filters, message, promptFilters } from "../support/azure-answer";
@@ -81,7 +81,7 @@ describe("Azure OpenAI filter results on a hit", () => {
     const tree = await onlyTree(key);
     const jsonl = (await (await api(`/trees/${tree.id}/export`, { token: key })).text()).trim();
     const other = newKey();
-    await ok(api("/import", { token: other, method: "POST", body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
+    await ok(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
     const { json, chunks } = await hits(body, other);
     expectServed(json, chunks);
   });

@@ -95,7 +95,7 @@ describe("bypass", () => {
   }
 
   it("Should pass other /v1 routes through with the upstream's status and body", async () => {
-    const res = await exports.default.fetch(new Request("http://mm.test/v1/models", { headers: { authorization: "Bearer sk-x" } }));
+    const res = await exports.default.fetch(new Request("http://mm.test/v1/files", { headers: { authorization: "Bearer sk-x" } }));
     expect(res.status).toBe(404);
     expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
     expect(await res.json()).toMatchObject({ error: { code: "not_found" } });

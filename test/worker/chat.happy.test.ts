@@ -1,5 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import OpenAI from "openai";
+import { tenantOf } from "../../src/core/hash";
 import { describe, expect, it } from "vitest";
 import { SseAssembler } from "../../src/providers/chat/sse-assembler";
 import { chat, generations, recorded, uniqueModel } from "./helpers";
@@ -200,7 +201,7 @@ describe("a hit returns the recorded message as the model sent it, ids aside", (
         { role: "assistant", content: null, function_call: { name: "notify", arguments: '{"to": "ada"}' } },
       ],
     };
-    const res = await exports.default.fetch(new Request("http://mm.test/api/import", { method: "POST", headers: { authorization: "Bearer sk-test-default" }, body: JSON.stringify(line) }));
+    const res = await exports.default.fetch(new Request(`http://mm.test/api/import?tenant=${tenantOf("Bearer sk-test-default")}`, { method: "POST", headers: { authorization: "Bearer test-admin-token" }, body: JSON.stringify(line) }));
     expect(res.status).toBe(200);
     const first = await chat({ model, messages: line.messages.slice(0, 1) });
     expect(first.headers.get("muscle-mem-cache")).toBe("hit");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, newKey } from "./api-helpers";
+import { api, newKey, importFor } from "./api-helpers";
 import { chat, uniqueModel } from "./helpers";
 import { payloads, reassemble } from "./chat.providers.support";
 
@@ -11,7 +11,7 @@ import { payloads, reassemble } from "./chat.providers.support";
 type Fields = Record<string, unknown>;
 
 async function importLine(key: string, line: unknown): Promise<Response> {
-  return api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: { "content-type": "application/x-ndjson" } });
+  return importFor(key, { body: JSON.stringify(line), headers: { "content-type": "application/x-ndjson" } });
 }
 
 describe("chat: an imported envelope never changes what a hit serves of the message", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, newKey, ok, onlyTree } from "./api-helpers";
+import { api, newKey, ok, onlyTree, importFor } from "./api-helpers";
 import { chat, recorded, uniqueModel } from "./helpers";
 import { withUpstream } from "./upstream-stub";
 import { deepseek, groq, openRouter, payloads, reassemble, shapes, vllm, withoutRenewed, type ProviderShape } from "./chat.providers.support";
@@ -100,7 +100,7 @@ describe("replay fidelity: where a streamed hit sends them, and what keys them",
       const tree = await onlyTree(key);
       const jsonl = (await (await api(`/trees/${tree.id}/export`, { token: key })).text()).trim();
       const other = newKey();
-      await ok(api("/import", { token: other, method: "POST", body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
+      await ok(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
       expect(withoutRenewed(reassemble(await streamHit(body, other)))).toEqual(expected);
       expect(withoutRenewed(await jsonHit(body, other))).toEqual(withoutRenewed(await jsonHit(body, key)));
     }

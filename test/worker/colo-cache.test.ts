@@ -4,7 +4,7 @@ import type { StoredAnswer } from "../../src/core/answer";
 import { configOf } from "../../src/config";
 import { isolate } from "../../src/engine/isolate";
 import { coloCache } from "../../src/engine/lookup/colo-cache";
-import { api, newKey, ok } from "./api-helpers";
+import { api, newKey, ok, importFor } from "./api-helpers";
 import { chat, eventually, recorded, uniqueModel } from "./helpers";
 
 /** COLO_CACHE_TTL_MS of the test Worker (vitest.config.ts): the bound on another colo serving a stale node. */
@@ -143,7 +143,7 @@ describe("colo cache: imports", () => {
     await colo.put(parent, [answer(node)]);
     // A second, different answer at the same node: the two disagree, so the next lookup must not serve the first alone.
     const line = { model, messages: [...messages, { role: "assistant", content: `imported ${crypto.randomUUID()}` }] };
-    await ok(api("/import", { token: key, method: "POST", body: line }));
+    await ok(importFor(key, { body: line }));
     expect(await colo.get(parent)).toBeUndefined();
   });
 });

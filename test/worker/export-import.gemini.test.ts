@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, ok, type Tree } from "./api-helpers";
+import { api, ok, type Tree, importFor } from "./api-helpers";
 import { gemini, geminiGenerations, recordedGemini } from "./gemini.support";
 
 const uniqueModel = () => `gem-x-${crypto.randomUUID().slice(0, 8)}`;
@@ -31,7 +31,7 @@ async function exported(key: string): Promise<string> {
 }
 
 function importInto(key: string, jsonl: string): Promise<{ nodes_inserted: number; answers: number; trees: number }> {
-  return ok(api("/import", { token: key, method: "POST", body: jsonl, headers: ndjson }));
+  return ok(importFor(key, { body: jsonl, headers: ndjson }));
 }
 
 async function hit(model: string, body: unknown, key: string, stream = false): Promise<string> {
@@ -166,7 +166,7 @@ describe("export and import of trees recorded through Gemini generateContent", (
       { ...good, contents: [good.contents[0], { ...good.contents[1], "muscle-mem:candidate": "rated" }] },
     ];
     for (const line of bad) {
-      const res = await api("/import", { token: key, method: "POST", body: `${JSON.stringify(good)}\n${JSON.stringify(line)}\n`, headers: ndjson });
+      const res = await importFor(key, { body: `${JSON.stringify(good)}\n${JSON.stringify(line)}\n`, headers: ndjson });
       expect(res.status, JSON.stringify(line)).toBe(400);
       const error = (await res.json()) as { error: { type: string; param: string } };
       expect(error.error).toMatchObject({ type: "invalid_request_error", param: "line 2" });

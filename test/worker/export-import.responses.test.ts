@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, ok, type Tree } from "./api-helpers";
+import { api, ok, type Tree, importFor } from "./api-helpers";
 import { recordClientCall, recordedResponse, responses } from "./responses.support";
 
 const model = () => `echo-rx-${crypto.randomUUID().slice(0, 8)}`;
@@ -33,7 +33,7 @@ async function exported(key: string): Promise<string> {
 }
 
 async function importInto(key: string, jsonl: string): Promise<{ nodes_inserted: number; answers: number; trees: number }> {
-  return ok(api("/import", { token: key, method: "POST", body: jsonl, headers: ndjson }));
+  return ok(importFor(key, { body: jsonl, headers: ndjson }));
 }
 
 /** The request served from the tree (only-if-cached: a miss would be a 504, never the model). */
@@ -136,7 +136,7 @@ describe("export and import of trees recorded through POST /v1/responses", () =>
       { ...good, params: { "muscle-mem:api": "openai-assistants" } },
     ];
     for (const line of lines) {
-      const res = await api("/import", { token: key, method: "POST", body: `${JSON.stringify(good)}\n${JSON.stringify(line)}\n`, headers: ndjson });
+      const res = await importFor(key, { body: `${JSON.stringify(good)}\n${JSON.stringify(line)}\n`, headers: ndjson });
       expect(res.status).toBe(400);
       const error = (await res.json()) as { error: { type: string; param: string } };
       expect(error.error).toMatchObject({ type: "invalid_request_error", param: "line 2" });

@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
-import { api } from "./api-helpers";
+import { api, importFor } from "./api-helpers";
 import { eventually } from "./helpers";
 
 export interface GeminiInit {
@@ -105,7 +105,7 @@ export async function importLayout(key: string, model: string, layout: unknown):
     { role: "model", parts: [{ text: "Hello." }], "muscle-mem:candidate": { "muscle-mem:chunks": layout } },
   ];
   const line = { model, params: { "muscle-mem:api": "gemini" }, contents };
-  const imported = await api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: { "content-type": "application/x-ndjson" } });
+  const imported = await importFor(key, { body: JSON.stringify(line), headers: { "content-type": "application/x-ndjson" } });
   return { imported, ask: { contents: contents.slice(0, 1) } };
 }
 

@@ -1,6 +1,6 @@
 import { GoogleGenAI, type Candidate, type Content, type GenerateContentResponse, type Part } from "@google/genai/web";
 import { describe, expect, it } from "vitest";
-import { api, ok, type Tree } from "./api-helpers";
+import { api, ok, type Tree, importFor } from "./api-helpers";
 import { chunkOf, gemini, recordedGemini, withGeminiUpstream, type GeminiStubReply } from "./gemini.support";
 import { uniqueModel } from "./helpers";
 
@@ -150,7 +150,7 @@ describe("Gemini thought summaries, through @google/genai", () => {
     const jsonl = await (await api(`/trees/${page.data[0].id}/export`, { token: key })).text();
     const line = JSON.parse(jsonl.trim()) as { contents: Array<{ role: string; parts: unknown[] }> };
     expect(line.contents[1]).toEqual({ role: "model", parts: firstAnswer });
-    expect(await ok(api("/import", { token: other, method: "POST", body: jsonl, headers: { "content-type": "application/x-ndjson" } }))).toMatchObject({ trees: 1, answers: 1 });
+    expect(await ok(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson" } }))).toMatchObject({ trees: 1, answers: 1 });
     for (const stream of [false, true]) {
       const [mine, theirs] = await Promise.all([key, other].map((k) => gemini(model, body, { key: k, stream, headers: { "cache-control": "only-if-cached" } })));
       expect([mine.status, theirs.status]).toEqual([200, 200]);

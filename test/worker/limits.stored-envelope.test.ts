@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, newKey, ok, type Tree } from "./api-helpers";
+import { api, newKey, ok, type Tree, importFor } from "./api-helpers";
 import { chat, uniqueModel } from "./helpers";
 import { completion, withUpstream } from "./upstream-stub";
 
@@ -23,7 +23,7 @@ describe("a stored answer is bounded with its envelope", () => {
   it("Should reject with 400 a chat import whose answer's envelope makes its stored form too large, storing nothing", async () => {
     const key = newKey();
     const line = { model: uniqueModel("stored-size"), messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello", "muscle-mem:response": { pad } }] };
-    const res = await api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: ndjson });
+    const res = await importFor(key, { body: JSON.stringify(line), headers: ndjson });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
     await noTrees(key);
@@ -39,7 +39,7 @@ describe("a stored answer is bounded with its envelope", () => {
         { role: "model", parts: [{ text: "hello" }], "muscle-mem:candidate": { finishMessage: pad } },
       ],
     };
-    const res = await api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: ndjson });
+    const res = await importFor(key, { body: JSON.stringify(line), headers: ndjson });
     expect(res.status).toBe(400);
     await noTrees(key);
   });

@@ -1,3 +1,4 @@
+import { tenantOf } from "../../src/core/hash";
 import { exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { keyRequest } from "../../src/providers/chat/key";
@@ -157,7 +158,7 @@ describe("bodies whose parsed value is not exactly their text (docs/limits.md)",
     const messagesRes = await postMessages(`{"model":"c","max_tokens":5,"messages":[{"role":"user","content":"x"}],"metadata":${nested(5000)}}`);
     expect(messagesRes.status).toBe(400);
     const line = `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}],"params":{"x":${nested(5000)}}}`;
-    const imported = await exports.default.fetch(new Request("http://mm.test/api/import", { method: "POST", headers: { authorization: "Bearer sk-deep" }, body: line }));
+    const imported = await exports.default.fetch(new Request(`http://mm.test/api/import?tenant=${tenantOf("Bearer sk-deep")}`, { method: "POST", headers: { authorization: "Bearer test-admin-token" }, body: line }));
     expect(imported.status).toBe(400);
     expect(((await imported.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
     // At the limit, a body is accepted.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, ok, type NodeSummary, type Tree } from "./api-helpers";
+import { api, ok, type NodeSummary, type Tree, importFor } from "./api-helpers";
 import { messageRecorded, postMessages } from "./messages.support";
 
 describe("the trajectory API on Anthropic Messages trees", () => {
@@ -28,17 +28,17 @@ describe("the trajectory API on Anthropic Messages trees", () => {
     expect(line.params["muscle-mem:api"]).toBe("anthropic");
     // The export seeds another tenant: its identical request is then served without the model.
     const other = `sk-ant-${crypto.randomUUID()}`;
-    const imported = await ok<{ nodes_inserted: number; answers: number }>(api("/import", { token: other, method: "POST", body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
+    const imported = await ok<{ nodes_inserted: number; answers: number }>(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
     expect(imported).toMatchObject({ nodes_inserted: 2, answers: 1 });
     const served = await postMessages(body, { key: other, headers: { "cache-control": "only-if-cached" } });
     expect(served.status).toBe(200);
     const message = (await served.json()) as { content: unknown[]; stop_reason: string };
     expect(message.content).toContainEqual({ type: "tool_use", id: expect.stringMatching(/^toolu_/), name: "get_order", input: { order_id: "A-1" } });
     expect(message.stop_reason).toBe("tool_use");
-    const again = await ok<{ nodes_inserted: number }>(api("/import", { token: other, method: "POST", body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
+    const again = await ok<{ nodes_inserted: number }>(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
     expect(again.nodes_inserted).toBe(0);
     // A line that claims to be Anthropic but is not a Messages request is a clear 400.
-    const broken = await api("/import", { token: other, method: "POST", body: JSON.stringify({ ...JSON.parse(jsonl.trim()), messages: [{ role: "user" }] }), headers: { "content-type": "application/x-ndjson" } });
+    const broken = await importFor(other, { body: JSON.stringify({ ...JSON.parse(jsonl.trim()), messages: [{ role: "user" }] }), headers: { "content-type": "application/x-ndjson" } });
     expect(broken.status).toBe(400);
   });
 });

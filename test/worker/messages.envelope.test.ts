@@ -1,6 +1,6 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { api, ok, type Tree } from "./api-helpers";
+import { api, ok, type Tree, importFor } from "./api-helpers";
 import { anthropicClient, postMessages, sdkRecorded } from "./messages.support";
 import { withUpstream } from "./upstream-stub";
 
@@ -130,7 +130,7 @@ describe("Anthropic hits serve the message's top-level and usage fields", () => 
     const trees = await ok<{ data: Tree[] }>(api("/trees", { token: k }));
     const jsonl = await (await api(`/trees/${trees.data[0].id}/export`, { token: k })).text();
     const other = key();
-    expect(await ok(api("/import", { token: other, method: "POST", body: jsonl, headers: { "content-type": "application/x-ndjson" } }))).toMatchObject({ answers: 1 });
+    expect(await ok(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson" } }))).toMatchObject({ answers: 1 });
     const outcomes: string[] = [];
     const imported = withoutSdk(await anthropicClient(other, outcomes).messages.create(params));
     expect(outcomes).toEqual(["hit"]);
@@ -145,6 +145,6 @@ describe("Anthropic hits serve the message's top-level and usage fields", () => 
     const line = JSON.parse(jsonl.trim()) as { messages: Array<Record<string, unknown>> };
     const onUser = { ...line, messages: [{ ...line.messages[0], "muscle-mem:response": {} }, line.messages[1]] };
     const notObject = { ...line, messages: [line.messages[0], { ...line.messages[1], "muscle-mem:response": "x" }] };
-    for (const bad of [onUser, notObject]) expect((await api("/import", { token: key(), method: "POST", body: JSON.stringify(bad), headers: { "content-type": "application/x-ndjson" } })).status).toBe(400);
+    for (const bad of [onUser, notObject]) expect((await importFor(key(), { body: JSON.stringify(bad), headers: { "content-type": "application/x-ndjson" } })).status).toBe(400);
   });
 });

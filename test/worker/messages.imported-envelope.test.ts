@@ -1,6 +1,6 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { api } from "./api-helpers";
+import { api, importFor } from "./api-helpers";
 import { anthropicClient, postMessages, sdkRecorded } from "./messages.support";
 import { withUpstream } from "./upstream-stub";
 
@@ -27,7 +27,7 @@ function lineOf(m: string, around: Fields): Fields {
 }
 
 async function importLine(k: string, line: Fields): Promise<Response> {
-  return api("/import", { token: k, method: "POST", body: JSON.stringify(line), headers: ndjson });
+  return importFor(k, { body: JSON.stringify(line), headers: ndjson });
 }
 
 function eventsOf(text: string): Array<Fields & { type: string }> {

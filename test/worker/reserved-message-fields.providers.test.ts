@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, newKey } from "./api-helpers";
+import { api, newKey, importFor } from "./api-helpers";
 import { gemini } from "./gemini.support";
 import { uniqueModel } from "./helpers";
 import { postMessages } from "./messages.support";
@@ -16,7 +16,7 @@ const ndjson = { "content-type": "application/x-ndjson" };
 const cached = { "cache-control": "only-if-cached" };
 
 async function imported(key: string, line: unknown): Promise<void> {
-  expect((await api("/import", { token: key, method: "POST", body: JSON.stringify(line), headers: ndjson })).status).toBe(200);
+  expect((await importFor(key, { body: JSON.stringify(line), headers: ndjson })).status).toBe(200);
 }
 
 describe("Messages, Responses and Gemini: a live request whose message carries an envelope key", () => {

@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { api, ok, type Tree } from "./api-helpers";
+import { api, ok, type Tree, importFor } from "./api-helpers";
 import { recordedResponse, responses } from "./responses.support";
 import { withUpstream } from "./upstream-stub";
 
@@ -138,13 +138,13 @@ describe("Responses hits serve the recorded response's fields", () => {
     const trees = await ok<{ data: Tree[] }>(api("/trees", { token: k }));
     const jsonl = await (await api(`/trees/${trees.data[0].id}/export`, { token: k })).text();
     const other = key();
-    expect(await ok(api("/import", { token: other, method: "POST", body: jsonl, headers: { "content-type": "application/x-ndjson" } }))).toMatchObject({ answers: 1 });
+    expect(await ok(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson" } }))).toMatchObject({ answers: 1 });
     const hit = await client(other).responses.create(request(m, hitEcho), { headers: { "cache-control": "only-if-cached" } });
     expect(withoutSdk(hit)).toEqual(expectedHit(m));
     // Only a recorded answer carries them, as an object: any other line is a 400.
     const line = JSON.parse(jsonl.trim()) as { input: Array<Record<string, unknown>> };
     const onUser = { ...line, input: [{ ...line.input[0], "muscle-mem:response": {} }, ...line.input.slice(1)] };
     const notObject = { ...line, input: [line.input[0], { ...line.input[1], "muscle-mem:response": "x" }, ...line.input.slice(2)] };
-    for (const bad of [onUser, notObject]) expect((await api("/import", { token: key(), method: "POST", body: JSON.stringify(bad), headers: { "content-type": "application/x-ndjson" } })).status).toBe(400);
+    for (const bad of [onUser, notObject]) expect((await importFor(key(), { body: JSON.stringify(bad), headers: { "content-type": "application/x-ndjson" } })).status).toBe(400);
   });
 });

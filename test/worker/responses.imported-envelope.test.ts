@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api } from "./api-helpers";
+import { api, importFor } from "./api-helpers";
 import { responses } from "./responses.support";
 import { withUpstream } from "./upstream-stub";
 
@@ -23,7 +23,7 @@ function lineOf(m: string, items: Fields[]): Fields {
 }
 
 async function importLine(k: string, line: Fields): Promise<Response> {
-  return api("/import", { token: k, method: "POST", body: JSON.stringify(line), headers: ndjson });
+  return importFor(k, { body: JSON.stringify(line), headers: ndjson });
 }
 
 describe("a Responses hit and what an import stored", () => {

@@ -14,7 +14,9 @@ export async function withUpstream<T>(reply: StubReply | ((body: Record<string, 
   const bases = [env.UPSTREAM_BASE_URL, env.ANTHROPIC_BASE_URL].map((b) => new URL(String(b)).origin);
   const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    if (!bases.includes(url.origin) || url.pathname.startsWith("/__")) return real(input, init);
+    const method = (input instanceof Request ? input.method : init?.method) ?? "GET";
+    // A key's check (GET …/models, src/engine/key-freshness.ts) goes to the real scripted upstream.
+    if (!bases.includes(url.origin) || url.pathname.startsWith("/__") || method === "GET") return real(input, init);
     const text = input instanceof Request ? await input.text() : String(init?.body ?? "");
     const r = typeof reply === "function" ? reply(JSON.parse(text) as Record<string, unknown>) : reply;
     if ("json" in r) return Response.json(r.json);

@@ -29,11 +29,33 @@ export interface ColoEntry {
   readAt: number;
 }
 
-/** A URL no request can reach: entries are addressed by h_n alone (tenant-scoped by construction). */
-const ORIGIN = "https://colo-cache.muscle-mem.invalid/answers/";
+/**
+ * The Worker's own origin (`https://<its host>`), where the colo layer keys its entries: the Cache API keys
+ * on a URL, and a host outside the Worker's zone costs a DNS lookup per operation (Cloudflare's Cache API
+ * docs), while the Worker's own host is the zone the cache belongs to. Set from each request
+ * (`noteWorkerOrigin`); work without a request in this isolate (an alarm) uses the last one seen, else
+ * FALLBACK_ORIGIN.
+ */
+let workerOrigin = "";
+const FALLBACK_ORIGIN = "https://muscle-mem.invalid";
+
+/** Entries live under this path of the Worker's host; no route of the Worker serves it (it is never fetched). */
+const PATH = "/__muscle-mem/colo/answers/";
+
+/** Remembers the origin of the request being served (its scheme and host), for the colo layer's keys. */
+export function noteWorkerOrigin(url: string): void {
+  const end = url.indexOf("/", url.indexOf("//") + 2);
+  const origin = end < 0 ? url : url.slice(0, end);
+  if (origin !== workerOrigin && /^https?:\/\/[^/?#]+$/.test(origin)) workerOrigin = origin;
+}
+
+/** The URL an entry is kept under. */
+export function coloUrl(key: string): string {
+  return `${workerOrigin || FALLBACK_ORIGIN}${PATH}${encodeURIComponent(key)}`;
+}
 
 function requestFor(key: string): Request {
-  return new Request(`${ORIGIN}${encodeURIComponent(key)}`);
+  return new Request(coloUrl(key));
 }
 
 function isEntry(value: unknown): value is ColoEntry {

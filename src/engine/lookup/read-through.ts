@@ -46,7 +46,7 @@ export interface LookupSource {
  */
 export async function lookupSource(env: Env, treeId: string, headers: Headers, defer?: (work: Promise<unknown>) => void): Promise<LookupSource | null> {
   try {
-    const shard = await shardFor(env, treeId);
+    const shard = await shardFor(env, treeId, Date.now(), defer);
     const config = configOf(env);
     const replicas = config.readReplication;
     // A client that sends a bookmark asks for reads at least that fresh: the colo layer cannot promise it.

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { configOf } from "../../config";
+import { configOf, listed } from "../../config";
 import { ApiError } from "../../core/errors";
 import { forgetAnswers } from "../../engine/isolate";
 import { overBytes } from "../../core/limits";
@@ -11,7 +11,7 @@ import { keyLine, trajectoryLine, type ImportNode } from "../../providers/trajec
 import { lineApi } from "../../providers/trajectory/formats";
 import { providerOfApi } from "../../providers";
 import { readControls } from "../../engine/controls";
-import { parseExactJson, readBoundedText } from "../../core/body";
+import { bodyText, parseExactJson } from "../../core/body";
 import { parseWith, type ApiCtx } from "./params";
 
 /** Message characters per Durable Object call (RPC payloads stay well under their limit). */
@@ -25,25 +25,51 @@ interface TreeImport {
 
 const importQuery = z.object({ tenant: z.string().regex(HEX32, "must be a tenant id (32 lowercase hex characters)").optional() });
 
-/** The tenant an import seeds: the caller's own; the admin names one with `?tenant=`. */
+/**
+ * The tenant an import seeds: the admin names one with `?tenant=`; a key imports into its own tenant, and
+ * only with a grant (its tenant id in IMPORT_TENANTS, or `*` there): what it imports is served to every
+ * agent on that key, so seeding is the operator's decision, not any key holder's.
+ */
 function importTenant(c: ApiCtx): string {
   const q = parseWith(importQuery, c.req.query());
   const caller = c.var.caller;
   if (!caller.admin) {
     if (q.tenant !== undefined) throw new ApiError("invalid_request", "Only the admin token may name a tenant; a key imports into its own.", "tenant");
+    if (!listed(configOf(c.env).access.importTenants, caller.tenant)) {
+      throw new ApiError("forbidden", `Importing needs the admin token, or a grant for this key's tenant (${caller.tenant}) in IMPORT_TENANTS.`);
+    }
     return caller.tenant;
   }
   if (q.tenant === undefined) throw new ApiError("invalid_request", "The admin token must name the tenant to seed: ?tenant=<tenant id>.", "tenant");
   return q.tenant;
 }
 
-/** Parses and keys every line first: one bad line rejects the whole import, before anything is written. */
-function keyLines(text: string, scope: KeyScope): { lines: number; trees: Map<string, TreeImport> } {
+/** The body's lines as they arrive, numbered from 1 (never the whole body as one string). */
+async function* linesOf(chunks: AsyncIterable<string>): AsyncGenerator<{ raw: string; index: number }> {
+  let rest = "";
+  let index = 0;
+  for await (const chunk of chunks) {
+    rest += chunk;
+    let end = rest.indexOf("\n");
+    while (end >= 0) {
+      yield { raw: rest.slice(0, end), index: index++ };
+      rest = rest.slice(end + 1);
+      end = rest.indexOf("\n");
+    }
+  }
+  yield { raw: rest, index };
+}
+
+/**
+ * Parses and keys every line as the body arrives (each line's text is dropped once keyed): one bad line
+ * rejects the whole import, before anything is written.
+ */
+async function keyLines(chunks: AsyncIterable<string>, scope: KeyScope): Promise<{ lines: number; trees: Map<string, TreeImport> }> {
   const { tenant, namespace } = scope;
   const trees = new Map<string, TreeImport>();
   let lines = 0;
-  text.split("\n").forEach((raw, index) => {
-    if (raw.trim() === "") return;
+  for await (const { raw, index } of linesOf(chunks)) {
+    if (raw.trim() === "") continue;
     const where = `line ${index + 1}`;
     const { json, lossy } = parseExactJson(raw, where);
     if (lossy) throw new ApiError("invalid_request", `${where}: the trajectory cannot be keyed exactly (${lossy}).`, where);
@@ -63,7 +89,7 @@ function keyLines(text: string, scope: KeyScope): { lines: number; trees: Map<st
       const known = tree.nodes.get(node.h);
       if (!known || (node.o > known.o)) tree.nodes.set(node.h, node);
     }
-  });
+  }
   if (lines === 0) throw new ApiError("invalid_request", "The body holds no JSONL lines.", "body");
   return { lines, trees };
 }
@@ -94,8 +120,7 @@ function rpcBatches(nodes: ImportNode[]): ImportNode[][] {
 export async function postImport(c: ApiCtx): Promise<Response> {
   const tenant = importTenant(c);
   const { namespace } = readControls(c.req.raw.headers);
-  const text = await readBoundedText(c.req.raw, configOf(c.env).maxBodyBytes);
-  const { lines, trees } = keyLines(text, { tenant, namespace, maxMessageBytes: configOf(c.env).maxCacheableMessageBytes });
+  const { lines, trees } = await keyLines(bodyText(c.req.raw, configOf(c.env).maxBodyBytes), { tenant, namespace, maxMessageBytes: configOf(c.env).maxCacheableMessageBytes });
   let inserted = 0;
   let answers = 0;
   const changedKeys = new Set<string>();

@@ -1,3 +1,4 @@
+import { withTimeout } from "../../core/deadline";
 import { ExpiringMap } from "../../core/expiring-map";
 import { shardOf, shards, type Shard } from "./shards";
 
@@ -55,14 +56,43 @@ export async function readEntry(env: Env, treeId: string): Promise<DirectoryRow 
 /** This isolate's tree -> shard memory: DIRECTORY_TTL_MS per entry, at most DIRECTORY_CACHE_MAX trees. */
 const memo = new ExpiringMap<string>(DIRECTORY_CACHE_MAX);
 
+/**
+ * The last shard this isolate read for each tree, kept past DIRECTORY_TTL_MS (bounded the same way): what
+ * a warm tree is read from while the directory is slow or down, or while its row is read again in the
+ * background. A stale shard can only miss (a move deletes the old rows after the switch), never serve wrong.
+ */
+const lastKnown = new ExpiringMap<string>(DIRECTORY_CACHE_MAX);
+/** Long enough to outlive any directory outage worth riding out; a tree unread this long is cold anyway. */
+const LAST_KNOWN_MS = 24 * 3_600_000;
+/** Background re-reads in flight, by tree (one per tree per isolate). */
+const refreshing = new Set<string>();
+
+/** How long a request waits for the directory before it reads the last known shard, or fails open. */
+export const DIRECTORY_TIMEOUT_MS = 500;
+
 /** How many trees this isolate remembers (for tests of the bound). */
 export function rememberedTrees(): number {
   return memo.size;
 }
 
+/** Lets every fresh entry lapse, as DIRECTORY_TTL_MS does, keeping the last known shards (tests). */
+export function lapseShardMemory(): void {
+  memo.clear();
+}
+
 /** Forgets this isolate's entry for a tree (after this isolate moved it). */
 export function forgetShard(treeId: string): void {
   memo.delete(treeId);
+  lastKnown.delete(treeId);
+}
+
+/** Reads the tree's row within DIRECTORY_TIMEOUT_MS and remembers it; null when it has none. */
+async function readShard(env: Env, treeId: string, now: number): Promise<string | null> {
+  const row = await withTimeout(readEntry(env, treeId), DIRECTORY_TIMEOUT_MS, "directory read");
+  if (!row) return null;
+  memo.set(treeId, row.shard, now + DIRECTORY_TTL_MS);
+  lastKnown.set(treeId, row.shard, now + LAST_KNOWN_MS);
+  return row.shard;
 }
 
 /**
@@ -70,16 +100,36 @@ export function forgetShard(treeId: string): void {
  * Else this isolate's memory, then the directory row; a tree with no row is
  * read where the hash rule puts it, and that answer is not remembered (the
  * row may appear any moment: a new tree placed by its writer, or a backfill).
+ *
+ * The directory never stands between a warm tree and its hits: once this
+ * isolate knows a tree's shard, an expired entry is read again after the
+ * response (`defer`, one read per tree at a time) while the request reads the
+ * last known shard; without `defer`, a directory that fails or takes longer
+ * than DIRECTORY_TIMEOUT_MS also falls back to it. A tree this isolate never
+ * read waits for the directory (bounded by the timeout; a failure throws and
+ * the caller fails open to the model).
  */
-export async function shardFor(env: Env, treeId: string, now = Date.now()): Promise<Shard> {
+export async function shardFor(env: Env, treeId: string, now = Date.now(), defer?: (work: Promise<unknown>) => void): Promise<Shard> {
   const all = shards(env);
   if (all.length === 1) return all[0];
   const known = memo.get(treeId, now);
   if (known) return shardNamed(env, known);
-  const row = await readEntry(env, treeId);
-  if (!row) return shardNamed(env, shardOf(all.map((s) => s.name), treeId));
-  memo.set(treeId, row.shard, now + DIRECTORY_TTL_MS);
-  return shardNamed(env, row.shard);
+  const last = lastKnown.get(treeId, now);
+  if (last && defer) {
+    if (!refreshing.has(treeId)) {
+      refreshing.add(treeId);
+      defer(readShard(env, treeId, now).catch(() => undefined).finally(() => refreshing.delete(treeId)));
+    }
+    return shardNamed(env, last);
+  }
+  let shard: string | null;
+  try {
+    shard = await readShard(env, treeId, now);
+  } catch (error) {
+    if (last) return shardNamed(env, last);
+    throw error;
+  }
+  return shardNamed(env, shard ?? shardOf(all.map((s) => s.name), treeId));
 }
 
 /** How long an isolate places new trees by the counts it read (a count reads the directory's shard index). */

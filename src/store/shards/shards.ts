@@ -31,7 +31,8 @@ const RANGE = /^([A-Z_][A-Z0-9_]*?)(\d+)\.\.([A-Z_][A-Z0-9_]*?)(\d+)$/;
 /** Bindings one range may name (a Worker has far fewer D1 bindings than this). */
 export const MAX_RANGE = 5000;
 
-function expand(item: string): string[] {
+/** The bindings one D1_SHARDS item names: itself, or every binding of a range `DB_1..DB_400` (none when malformed). */
+export function expand(item: string): string[] {
   const range = RANGE.exec(item);
   if (!range || range[1] !== range[3]) return BINDING_NAME.test(item) ? [item] : [];
   const from = Number(range[2]);

@@ -199,3 +199,13 @@ export const pruneSweep = sqliteTable("prune_sweep", {
   passes: integer("passes").notNull().default(0),
   passedAt: integer("passed_at"),
 });
+
+/**
+ * When the provider last accepted each credential (in DB only), by tenant (the credential's hash; the key
+ * is never stored): a request's successful upstream call or the Worker's cheap check (src/engine/key-freshness.ts).
+ * A credential is served hits, and reads its tenant's trees through /api, only while this is within KEY_FRESH_MS.
+ */
+export const credentialChecks = sqliteTable("credential_checks", {
+  tenant: text("tenant").primaryKey(),
+  acceptedAt: integer("accepted_at").notNull(),
+});

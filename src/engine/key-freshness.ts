@@ -1,0 +1,137 @@
+import type { AccessSettings } from "../config";
+import { withTimeout } from "../core/deadline";
+import { logEvent } from "../observability/log-event";
+import { forward } from "../upstream/forward";
+
+/**
+ * Keys the provider still accepts (issue 29, outcome 5). A hit never reaches the provider, so a revoked key
+ * would be served forever. Instead a credential is served hits (and reads its tenant's trees through /api)
+ * only while its provider accepted it within KEY_FRESH_MS: its last successful upstream call through the
+ * Worker, kept per tenant in this isolate and in D1 (`credential_checks`, by the credential's hash). When that
+ * is older, a cheap upstream call (`GET …/models` with the request's own credential headers, which no
+ * provider bills) re-checks it; anything but a 2xx (a revoked key's 401, an upstream without the route, a
+ * timeout) sends the request to the model, whose own answer then decides.
+ *
+ * A key revoked at time R is served at most until R + KEY_FRESH_MS (+ KEY_CHECK_TIMEOUT_MS).
+ */
+
+/** The clock every freshness decision reads; tests replace `now` (never wall-clock waits). */
+export const keyClock = { now: (): number => Date.now() };
+
+/** What this isolate knows per tenant: when the provider last accepted its key, and when D1 was last told. */
+interface Known {
+  acceptedAt: number;
+  writtenAt: number;
+}
+
+/** Tenants this isolate knows (bounded; the oldest go first). */
+const MAX_KNOWN = 20_000;
+const known = new Map<string, Known>();
+
+function remember(tenant: string, entry: Known): void {
+  known.delete(tenant);
+  known.set(tenant, entry);
+  if (known.size > MAX_KNOWN) known.delete(known.keys().next().value as string);
+}
+
+/** Forgets what this isolate knows (tests). */
+export function forgetAccepted(): void {
+  known.clear();
+}
+
+function fresh(acceptedAt: number | undefined, access: AccessSettings, now: number): boolean {
+  return acceptedAt !== undefined && now - acceptedAt < access.keyFreshMs;
+}
+
+/** Where a stale credential is re-checked: the upstream the request goes to, and the request's own headers. */
+export interface CheckTarget {
+  base: string;
+  /** The route's path (`/v1/chat/completions`, `/v1beta/models/m:generateContent`): the check asks its API's model list. */
+  pathname: string;
+  headers: Headers;
+  /** The request's URL, whose query (`?key=`, `?api-version=`) goes with the check. */
+  url: string;
+  baseVar?: string;
+}
+
+/** The model-list path of the API `pathname` belongs to: Gemini's `/v1beta/models`, else `/v1/models`. */
+export function checkPath(pathname: string): string {
+  const version = /^\/(v1beta|v1alpha|v1)\//.exec(pathname)?.[1] ?? "v1";
+  return `/${version}/models`;
+}
+
+/**
+ * True when the provider accepted the tenant's credential within KEY_FRESH_MS, asking it again (one cheap
+ * call) when it is older; false sends the request to the model. Never throws. Without a credential (the
+ * anonymous tenant) or with KEY_FRESH_MS = 0 there is nothing to check.
+ */
+export async function keyAccepted(db: D1Database, access: AccessSettings, tenant: string | null, target: CheckTarget | (() => CheckTarget) | null): Promise<boolean> {
+  if (access.keyFreshMs === 0 || tenant === null) return true;
+  const now = keyClock.now();
+  if (fresh(known.get(tenant)?.acceptedAt, access, now)) return true;
+  const stored = await readAccepted(db, tenant, access.keyCheckTimeoutMs);
+  if (fresh(stored, access, now)) {
+    remember(tenant, { acceptedAt: stored as number, writtenAt: stored as number });
+    return true;
+  }
+  if (!target) return false;
+  const ok = await checkUpstream(typeof target === "function" ? target() : target, access.keyCheckTimeoutMs);
+  if (ok) await noteAccepted(db, access, tenant);
+  return ok;
+}
+
+/**
+ * Records that the provider just accepted the tenant's credential (a 2xx from its upstream). D1 is told at
+ * most once per quarter of KEY_FRESH_MS per tenant and isolate; a failing write is logged, never thrown.
+ */
+export async function noteAccepted(db: D1Database, access: AccessSettings, tenant: string | null): Promise<void> {
+  if (access.keyFreshMs === 0 || tenant === null) return;
+  const now = keyClock.now();
+  const prior = known.get(tenant);
+  const due = !prior || now - prior.writtenAt >= access.keyFreshMs / 4;
+  remember(tenant, { acceptedAt: now, writtenAt: due ? now : (prior?.writtenAt ?? now) });
+  if (!due) return;
+  try {
+    await db.prepare("INSERT INTO credential_checks (tenant, accepted_at) VALUES (?1, ?2) ON CONFLICT (tenant) DO UPDATE SET accepted_at = max(accepted_at, excluded.accepted_at)").bind(tenant, now).run();
+  } catch (error) {
+    logEvent("warn", "credential_check_write_failed", { error: String(error) });
+  }
+}
+
+async function readAccepted(db: D1Database, tenant: string, timeoutMs: number): Promise<number | undefined> {
+  try {
+    const row = await withTimeout(db.prepare("SELECT accepted_at AS at FROM credential_checks WHERE tenant = ?1").bind(tenant).first<{ at: number }>(), timeoutMs, "credential check read");
+    return row?.at ?? undefined;
+  } catch (error) {
+    logEvent("warn", "credential_check_read_failed", { error: String(error) });
+    return undefined;
+  }
+}
+
+/** One `GET …/models` with the request's credential headers: true on a 2xx. */
+async function checkUpstream(target: CheckTarget, timeoutMs: number): Promise<boolean> {
+  const pathname = checkPath(target.pathname);
+  try {
+    const res = await forward({ base: target.base, pathname, search: checkSearch(target.url), method: "GET", headers: withoutBody(target.headers), body: null, timeoutMs, baseVar: target.baseVar });
+    await res.body?.cancel();
+    if (!res.ok) logEvent("info", "credential_not_accepted", { status: res.status });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** The request's query (`?key=`, `?api-version=`) without Gemini's `alt=sse`, which a model list does not take. */
+function checkSearch(url: string): string {
+  const params = new URL(url).searchParams;
+  params.delete("alt");
+  const search = params.toString();
+  return search === "" ? "" : `?${search}`;
+}
+
+/** The request's headers without those that describe its body (the check sends none). */
+function withoutBody(headers: Headers): Headers {
+  const copy = new Headers(headers);
+  for (const name of ["content-type", "content-encoding", "content-length"]) copy.delete(name);
+  return copy;
+}

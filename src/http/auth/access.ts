@@ -1,0 +1,48 @@
+import type { MiddlewareHandler } from "hono";
+import { configOf, listed, type AccessSettings } from "../../config";
+import { tenantOfRequest } from "../../core/credential";
+import { ApiError } from "../../core/errors";
+import { geminiErrorBody } from "../../providers/gemini/errors";
+import { sameSecret } from "./caller";
+
+/**
+ * The Worker credential's header (`WORKER_TOKEN`), like AI Gateway's authenticated gateway: a request sends
+ * `muscle-mem-authorization: Bearer <WORKER_TOKEN>` beside its provider key. Every `muscle-mem-*` header
+ * stays in the Worker (src/upstream/forward.ts), so the upstream never sees it.
+ */
+export const WORKER_TOKEN_HEADER = "muscle-mem-authorization";
+
+const BEARER = /^Bearer[ ]+(\S.*)$/i;
+
+/** Why a request may not use the Worker, or null when it may: a missing Worker credential, or a tenant off the allow-list. */
+export function refusal(access: AccessSettings, headers: Headers, tenant: () => string | null): ApiError | null {
+  if (access.workerToken !== "") {
+    const sent = headers.get(WORKER_TOKEN_HEADER)?.trim() ?? "";
+    const token = BEARER.exec(sent)?.[1]?.trim() ?? sent;
+    if (token === "" || !sameSecret(token, access.workerToken)) {
+      return new ApiError("unauthorized", `This Worker needs its own credential: send ${WORKER_TOKEN_HEADER}: Bearer <WORKER_TOKEN>.`, WORKER_TOKEN_HEADER);
+    }
+  }
+  if (access.allowedTenants !== "*") {
+    const id = tenant();
+    if (id === null) return new ApiError("unauthorized", "This Worker serves only the credentials on its allow-list (ALLOWED_TENANTS); the request carries none.");
+    if (!listed(access.allowedTenants, id)) return new ApiError("forbidden", "This credential is not on the Worker's allow-list (ALLOWED_TENANTS).");
+  }
+  return null;
+}
+
+/**
+ * The gate in front of the model routes (`/v1/*`, `/v1beta/*`): with WORKER_TOKEN or ALLOWED_TENANTS set,
+ * strangers are refused before anything is read, parsed or forwarded (401/403 in the route's envelope).
+ * Unset, every request passes, as before.
+ */
+export function accessGate(): MiddlewareHandler<{ Bindings: Env }> {
+  return async (c, next) => {
+    const access = configOf(c.env).access;
+    if (access.workerToken === "" && access.allowedTenants === "*") return next();
+    const error = refusal(access, c.req.raw.headers, () => tenantOfRequest(c.req.raw.headers, new URL(c.req.url), false));
+    if (!error) return next();
+    if (new URL(c.req.url).pathname.startsWith("/v1beta/")) return Response.json(geminiErrorBody(error.status, error.message), { status: error.status });
+    return error.toResponse();
+  };
+}

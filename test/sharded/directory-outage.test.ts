@@ -1,0 +1,64 @@
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { forgetShard, lapseShardMemory } from "../../src/store/shards/directory";
+import { newKey } from "../worker/api-helpers";
+import { chat, recorded, uniqueModel } from "../worker/helpers";
+
+/** Makes every read of the tree directory (in DB) fail, as an overloaded or unreachable directory would. */
+function directoryDown(): void {
+  const real = env.DB.prepare.bind(env.DB);
+  vi.spyOn(env.DB, "prepare").mockImplementation((sql: string) => {
+    if (sql.includes("tree_directory")) throw new Error("directory unavailable");
+    return real(sql);
+  });
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("the directory never stands between a warm tree and its hits", () => {
+  it("Should serve a warm tree's hit from its last known shard while the directory fails, and fail open for a tree it never read", async () => {
+    const key = newKey();
+    const body = { model: uniqueModel("outage"), messages: [{ role: "user", content: `outage ${crypto.randomUUID()}` }] };
+    await (await chat(body, { key })).arrayBuffer();
+    await recorded(body, { key });
+    // The isolate's fresh entry lapses (DIRECTORY_TTL_MS) and the directory goes down.
+    lapseShardMemory();
+    directoryDown();
+    const hit = await chat(body, { key });
+    expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
+    await hit.arrayBuffer();
+    const again = await chat(body, { key });
+    expect(again.headers.get("muscle-mem-cache")).toBe("hit");
+    await again.arrayBuffer();
+    // A tree this isolate never read must wait for the directory: down, its request goes to the model.
+    const other = { model: uniqueModel("outage-cold"), messages: [{ role: "user", content: "never seen" }] };
+    const cold = await chat(other, { key });
+    expect(cold.status).toBe(200);
+    expect(cold.headers.get("muscle-mem-cache")).toBe("bypass");
+    await cold.arrayBuffer();
+  });
+
+  it("Should fail open to the model for a tree whose last known shard is forgotten while the directory fails", async () => {
+    const key = newKey();
+    const body = { model: uniqueModel("outage-forgot"), messages: [{ role: "user", content: `forgot ${crypto.randomUUID()}` }] };
+    await (await chat(body, { key })).arrayBuffer();
+    await recorded(body, { key });
+    const res = await chat(body, { key });
+    const tree = res.headers.get("muscle-mem-tree");
+    await res.arrayBuffer();
+    lapseShardMemory();
+    if (tree) forgetShard(tree);
+    else for (const id of await treeIds()) forgetShard(id);
+    directoryDown();
+    const bypassed = await chat(body, { key });
+    expect(bypassed.headers.get("muscle-mem-cache")).toBe("bypass");
+    await bypassed.arrayBuffer();
+  });
+});
+
+async function treeIds(): Promise<string[]> {
+  const rows = await env.DB.prepare("SELECT tree_id FROM tree_directory").all<{ tree_id: string }>();
+  return rows.results.map((r) => r.tree_id);
+}
