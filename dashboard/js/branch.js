@@ -47,8 +47,8 @@ export class BranchView {
   }
 
   /**
-   * Opens every node down to `depth` (Infinity: all), level by level, until
-   * EXPAND_CAP nodes are loaded; answers whether it stopped at the cap.
+   * Opens every node down to `depth` (Infinity: all) with one subtree request of at most
+   * EXPAND_CAP nodes, breadth-first; answers whether the cap cut it.
    * @param {number} depth
    */
   async expandTo(depth) {
