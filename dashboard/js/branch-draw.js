@@ -6,8 +6,10 @@ import { ago } from "./format.js";
 /**
  * @typedef {import("./branch-tree.js").Item} Item
  * @typedef {import("./branch-activity.js").FilterName} FilterName
- * @typedef {{ selected: string | null, filter: FilterName, matches: Set<string>, activate: (item: Item) => void }} Look
- *   what the view marks (the selected node, the filter, search matches) and what a click or Enter on a node does
+ * @typedef {{ selected: string | null, focus: string | null, filter: FilterName, matches: Set<string>, activate: (item: Item) => void,
+ *   key: (item: Item, e: KeyboardEvent) => void }} Look
+ *   what the view marks (the selected node and the path to it, the one item in the Tab order, the filter, search
+ *   matches), what a click on a node does and where its keys go (branch-keys.js)
  */
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -41,9 +43,14 @@ export function drawTree(rootItem, look) {
   svg.setAttribute("width", String(width));
   svg.setAttribute("height", String(height));
   svg.setAttribute("role", "tree");
+  svg.setAttribute("aria-label", "Trajectory tree");
   const g = document.createElementNS(SVG, "g");
   g.setAttribute("transform", `translate(24, ${ROW - minX})`);
   svg.append(g);
+  const selectedNode = root.descendants().find((n) => /** @type {Item} */ (n.data).id === look.selected);
+  /** The selected node's run, from the root: its nodes and edges are marked. */
+  const onPath = new Set(selectedNode ? selectedNode.ancestors().map((a) => /** @type {Item} */ (a.data).id) : []);
+  const tabbable = look.focus && root.descendants().some((n) => /** @type {Item} */ (n.data).id === look.focus) ? look.focus : (look.selected && onPath.size ? look.selected : rootItem.id);
   for (const link of root.links()) {
     const d = /** @type {Item} */ (link.target.data).data;
     const style = d ? edgeStyle(d) : { width: 1, colour: "#9aa4b2", opacity: 0.6 };
@@ -51,7 +58,7 @@ export function drawTree(rootItem, look) {
     const [sx, sy, tx, ty] = [link.source.x ?? 0, link.source.y ?? 0, link.target.x ?? 0, link.target.y ?? 0];
     const mid = (sy + ty) / 2;
     path.setAttribute("d", `M${sy},${sx}C${mid},${sx} ${mid},${tx} ${ty},${tx}`);
-    path.setAttribute("class", "edge");
+    path.setAttribute("class", onPath.has(/** @type {Item} */ (link.target.data).id) ? "edge on-path" : "edge");
     path.setAttribute("stroke", style.colour);
     path.setAttribute("stroke-width", String(style.width));
     path.setAttribute("stroke-opacity", String(style.opacity));
@@ -61,7 +68,14 @@ export function drawTree(rootItem, look) {
   let chain = [];
   for (const node of root.descendants()) {
     const item = /** @type {Item} */ (node.data);
-    g.append(nodeElement(item, node.x ?? 0, node.y ?? 0, look));
+    const el = nodeElement(item, node.x ?? 0, node.y ?? 0, look);
+    el.setAttribute("tabindex", item.id === tabbable ? "0" : "-1");
+    el.setAttribute("aria-level", String(node.depth + 1));
+    const siblings = node.parent?.children ?? [node];
+    el.setAttribute("aria-setsize", String(siblings.length));
+    el.setAttribute("aria-posinset", String(siblings.indexOf(node) + 1));
+    if (onPath.has(item.id)) el.classList.add("on-path");
+    g.append(el);
     if (item.id === look.selected) chain = node.ancestors().reverse().map((a) => /** @type {Item} */ (a.data));
   }
   return { svg, chain };
@@ -74,7 +88,7 @@ function nodeElement(item, x, y, look) {
   group.setAttribute("class", `node ${item.kind}${item.id === look.selected ? " selected" : ""}`);
   group.setAttribute("data-hash", item.id);
   group.setAttribute("role", "treeitem");
-  group.setAttribute("tabindex", "0");
+  group.setAttribute("aria-selected", String(item.id === look.selected));
   const hit = document.createElementNS(SVG, "rect");
   hit.setAttribute("class", "hit");
   hit.setAttribute("x", "-12");
@@ -93,14 +107,20 @@ function nodeElement(item, x, y, look) {
   const title = document.createElementNS(SVG, "title");
   if (item.kind === "root") {
     label.textContent = "root";
+    group.setAttribute("aria-label", "root");
+    group.setAttribute("aria-expanded", "true");
   } else if (item.kind === "more") {
     label.textContent = "more…";
+    group.setAttribute("aria-label", "more children");
     glyph.textContent = "+";
   } else if (item.data) {
     const d = item.data;
     group.classList.add(`role-${d.role}`);
     if (d.observations > 0 && d.role === "assistant") group.classList.add("answer");
-    if (d.child_count > 0) group.classList.add(item.open ? "open" : "closed");
+    if (d.child_count > 0) {
+      group.classList.add(item.open ? "open" : "closed");
+      group.setAttribute("aria-expanded", String(item.open));
+    }
     group.setAttribute("opacity", String(0.35 + 0.65 * freshness(d)));
     if (!FILTERS[look.filter](d)) group.classList.add("dim");
     if (look.matches.has(item.id)) group.classList.add("match");
@@ -114,11 +134,6 @@ function nodeElement(item, x, y, look) {
   group.append(title, hit, circle, glyph, label);
   const activate = () => look.activate(item);
   group.addEventListener("click", activate);
-  group.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" || e.key === " ") {
-      e.preventDefault();
-      activate();
-    }
-  });
+  group.addEventListener("keydown", (e) => look.key(item, e));
   return group;
 }

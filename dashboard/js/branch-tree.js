@@ -53,30 +53,46 @@ export class BranchTree {
   }
 
   /**
-   * Opens every node down to `depth` (Infinity: all), level by level, until
-   * EXPAND_CAP nodes are loaded; answers whether it stopped at the cap.
+   * Opens every node down to `depth` (Infinity: all) with one subtree request of at most
+   * EXPAND_CAP nodes (breadth-first); answers whether the cap cut it. A node opens when all its
+   * children came back; one the cap cut keeps what it had loaded (open it to page on).
    * @param {number} depth
    */
   async expandTo(depth) {
-    /** @type {Item[]} */
-    let level = [this.root];
-    let capped = false;
-    for (let d = 0; d < depth && level.length > 0; d++) {
-      const openable = level.filter((item) => item.kind === "root" || (item.data && item.data.child_count > 0));
-      for (let i = 0; i < openable.length; i += 6) {
-        if (this.count() >= EXPAND_CAP) {
-          capped = true;
-          break;
+    const levels = Number.isFinite(depth) ? `&depth=${depth}` : "";
+    /** @type {{ data: NodeSummary[], truncated: boolean }} */
+    const page = await api(`/trees/${this.treeId}/subtree?limit=${EXPAND_CAP}${levels}`);
+    /** @type {Map<string, Item>} */
+    const known = new Map();
+    /** @param {Item} item */
+    const index = (item) => {
+      known.set(item.id, item);
+      for (const c of item.children ?? []) index(c);
+    };
+    index(this.root);
+    /** @type {Map<string, NodeSummary[]>} */
+    const groups = new Map();
+    for (const d of page.data) groups.set(d.parent, [...(groups.get(d.parent) ?? []), d]);
+    // Breadth-first: a parent comes back before its children, so each group's parent is known by now.
+    for (const [parentId, kids] of groups) {
+      const parent = known.get(parentId);
+      if (!parent) continue;
+      const whole = parent.kind === "root" ? !page.truncated || page.data.some((d) => d.parent !== this.treeId) : kids.length === parent.data?.child_count;
+      if (!whole) continue;
+      parent.children = kids.map((d) => {
+        const had = known.get(d.hash);
+        if (had) {
+          had.data = d;
+          return had;
         }
-        await Promise.all(openable.slice(i, i + 6).map(async (item) => {
-          item.open = true;
-          if (!item.children) await this.fetchChildren(item);
-        }));
-      }
-      if (capped) break;
-      level = openable.flatMap((item) => item.children ?? []);
+        const item = /** @type {Item} */ ({ id: d.hash, data: d, kind: "node", children: null, next: null, open: false, loading: false, parent });
+        known.set(d.hash, item);
+        return item;
+      });
+      parent.next = null;
+      parent.open = true;
     }
-    return capped;
+    return page.truncated;
   }
 
   /** Closes every node but the root. */

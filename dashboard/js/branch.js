@@ -1,6 +1,7 @@
 // @ts-check
 import { drawTree } from "./branch-draw.js";
 import { BranchTree } from "./branch-tree.js";
+import { keyMove } from "./branch-keys.js";
 import { toast } from "./format.js";
 
 export { activityOf, FILTERS, trafficOf } from "./branch-activity.js";
@@ -30,6 +31,8 @@ export class BranchView {
     this.selected = null;
     /** @type {FilterName} */
     this.filter = "all";
+    /** The tree item in the Tab order (the keyboard's place; the selected node until a key moves it). @type {string | null} */
+    this.focusId = null;
     /** Search matches (hashes). @type {Set<string>} */
     this.matches = new Set();
     /** Called after each render with the selected item's chain from the root. @type {(chain: Item[]) => void} */
@@ -47,8 +50,8 @@ export class BranchView {
   }
 
   /**
-   * Opens every node down to `depth` (Infinity: all), level by level, until
-   * EXPAND_CAP nodes are loaded; answers whether it stopped at the cap.
+   * Opens every node down to `depth` (Infinity: all) with one subtree request of at most
+   * EXPAND_CAP nodes, breadth-first; answers whether the cap cut it.
    * @param {number} depth
    */
   async expandTo(depth) {
@@ -96,25 +99,25 @@ export class BranchView {
     this.render();
   }
 
-  /** A click or Enter on a node. @param {Item} item */
-  async toggle(item) {
+  /** A click or Enter on a node. @param {Item} item @param {boolean} [keepFocus] from the keyboard: the focus stays on it */
+  async toggle(item, keepFocus = false) {
     if (item.kind === "more" && item.parent) {
       await this.tree.fetchChildren(item.parent);
-      return this.render();
+      return this.render(keepFocus);
     }
     if (!item.data) return;
     const wasSelected = this.selected === item.id;
     this.selected = item.id;
     this.onSelect(item.data);
-    if (item.data.child_count === 0) return this.render();
+    if (item.data.child_count === 0) return this.render(keepFocus);
     // A click opens a node; a click on the selected open node closes it.
     if (item.open && wasSelected) item.open = false;
-    else if (item.open) return this.render();
+    else if (item.open) return this.render(keepFocus);
     else {
       item.open = true;
       if (!item.children) await this.tree.fetchChildren(item);
     }
-    this.render();
+    this.render(keepFocus);
   }
 
   /** Drops a pruned node from the view. @param {string} hash */
@@ -124,15 +127,49 @@ export class BranchView {
     this.render();
   }
 
-  render() {
+  /**
+   * A key on a tree item (branch-keys.js): moves the focus, opens, closes or activates.
+   * @param {Item} item @param {KeyboardEvent} e
+   */
+  async onKey(item, e) {
+    const move = keyMove(this.tree.root, item, e.key);
+    if (!move) return;
+    e.preventDefault();
+    if (move.kind === "focus") {
+      this.focusId = move.id;
+      return this.render(true);
+    }
+    this.focusId = move.item.id;
+    if (move.kind === "activate") return this.toggle(move.item, true);
+    if (move.kind === "close") move.item.open = false;
+    else {
+      move.item.open = true;
+      if (!move.item.children) await this.tree.fetchChildren(move.item);
+    }
+    this.render(true);
+  }
+
+  /** Draws the loaded tree; `keepFocus`: focus the keyboard's item after (a key moved it). @param {boolean} [keepFocus] */
+  render(keepFocus = false) {
     const { svg, chain } = drawTree(this.tree.root, {
       selected: this.selected,
+      focus: this.focusId,
       filter: this.filter,
       matches: this.matches,
-      activate: (item) => void this.toggle(item).catch((e) => toast(e.message)),
+      activate: (item) => {
+        this.focusId = item.id;
+        void this.toggle(item).catch((e) => toast(e.message));
+      },
+      key: (item, e) => void this.onKey(item, e).catch((err) => toast(err.message)),
     });
     this.frame.replaceChildren(svg);
     this.onPath(chain);
+    if (keepFocus) {
+      const focused = /** @type {SVGElement | null} */ (this.frame.querySelector('[role="treeitem"][tabindex="0"]'));
+      focused?.focus();
+      if (focused && typeof focused.scrollIntoView === "function") focused.scrollIntoView({ block: "nearest", inline: "nearest" });
+      return;
+    }
     // Keep the selected node in view; the breadcrumb above keeps the root one click away.
     const selected = this.frame.querySelector(".node.selected");
     if (selected && typeof selected.scrollIntoView === "function") selected.scrollIntoView({ block: "nearest", inline: "nearest" });

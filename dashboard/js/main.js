@@ -41,7 +41,7 @@ const opener = {
     return state.view;
   },
   panel: $("node-panel"),
-  openNode: (hash) => openNode($("node-panel"), hash, { onPruned: () => void (state.current && selectTree(state.current)), onClose: closePanel }),
+  openNode: (hash) => openNode($("node-panel"), hash, { onPruned: () => void (state.current && selectTree(state.current)), onClose: closePanel, onPick: pickNode }),
   onClose: () => closePanel(),
 };
 
@@ -51,6 +51,16 @@ function showLogin(message = "") {
   $("logout").hidden = true;
   $("overall").replaceChildren();
   $("login-error").textContent = message;
+}
+
+/** Selects a node the compare view picked: its path opened, its panel shown. @param {string} hash */
+function pickNode(hash) {
+  void pathTo(hash)
+    .then(async (path) => {
+      await state.view?.focus(path);
+      state.view?.select(hash);
+    })
+    .catch(fail);
 }
 
 /** @param {unknown} error */
@@ -158,7 +168,7 @@ async function selectTree(t, push = true) {
   };
   const view = new BranchView($("branch-frame"), t.id, (node) => {
     writeUrl({ node: node.hash, request: null });
-    void openNode($("node-panel"), node.hash, { onPruned, onClose: closePanel }).catch(fail);
+    void openNode($("node-panel"), node.hash, { onPruned, onClose: closePanel, onPick: pickNode }).catch(fail);
   });
   view.onPath = showPath;
   view.filter = /** @type {import("./branch.js").FilterName} */ (/** @type {HTMLSelectElement} */ ($("branch-filter")).value);

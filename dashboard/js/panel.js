@@ -2,6 +2,7 @@
 import { api } from "./api.js";
 import { ago, confirmDialog, el, plural, toast } from "./format.js";
 import { messageView } from "./message-view.js";
+import { showCompare } from "./compare.js";
 
 /** @param {string} raw */
 function prettyJson(raw) {
@@ -22,7 +23,8 @@ const selections = new WeakMap();
 /**
  * Opens one node in the side panel: the full message, its tool calls, the
  * results that answered them (its tool children), counters and a prune button.
- * @param {HTMLElement} panel @param {string} hash @param {{ onPruned: (hash: string) => void, onClose: () => void }} hooks
+ * At a fork, a compare section lists every child with what differs between them (compare.js); `onPick` selects one.
+ * @param {HTMLElement} panel @param {string} hash @param {{ onPruned: (hash: string) => void, onClose: () => void, onPick?: (hash: string) => void }} hooks
  */
 export async function openNode(panel, hash, hooks) {
   const ticket = (selections.get(panel) ?? 0) + 1;
@@ -61,6 +63,8 @@ export async function openNode(panel, hash, hooks) {
   if (!view.texts.length && !view.calls.length && !view.results.length && !view.refusals.length) body.append(el("p", { class: "muted" }, ["(empty message)"]));
   const results = el("section", { class: "results" });
   if (view.calls.length) void showResults(results, node.tree_id, hash);
+  const compare = el("section", { class: "fork-compare", id: "fork-compare" });
+  void showCompare(compare, node.tree_id, hash, (h) => hooks.onPick?.(h)).catch((e) => compare.replaceChildren(el("p", { class: "error" }, [e instanceof Error ? e.message : String(e)])));
   const prune = el("button", { class: "danger", id: "prune-node" }, ["Prune this branch"]);
   prune.addEventListener("click", async () => {
     const preview = await api(`/nodes/${hash}/prune`);
@@ -75,6 +79,7 @@ export async function openNode(panel, hash, hooks) {
     facts,
     body,
     results,
+    compare,
     el("div", { class: "panel-actions" }, [prune]),
     el("p", { class: "hash muted" }, [hash]),
   );

@@ -1,6 +1,7 @@
 // @ts-check
 import { api } from "./api.js";
 import { ago, el, plural, toast } from "./format.js";
+import { summaryOf } from "./stale-summary.js";
 
 /**
  * The stale-prune dialog: a dry run shows what would go, then the prune runs
@@ -54,7 +55,7 @@ export function setupStalePrune(currentTree, onDone) {
       const list = el("ul", { class: "roots" });
       for (const r of out.roots) list.append(el("li", {}, [el("span", { class: `role-chip role-${r.role}` }, [r.role]), ` ${r.preview} `, el("span", { class: "muted" }, [`· ${r.hits} hits · last ${ago(r.last_hit_at ?? r.created_at)}`])]));
       preview.replaceChildren(
-        el("p", { class: "summary" }, [out.nodes === 0 ? "Nothing is stale." : `Would remove ${plural(out.nodes, "node")} (${plural(out.answers, "answer")}, ${plural(out.templates, "learned template")}) in ${plural(out.trees, "tree")}:`]),
+        el("p", { class: "summary" }, [out.nodes === 0 ? "Nothing is stale." : summaryOf(out, body.tree_id === undefined)]),
         list,
       );
       run.disabled = out.nodes === 0;
@@ -71,3 +72,4 @@ export function setupStalePrune(currentTree, onDone) {
     onDone();
   });
 }
+

@@ -109,13 +109,21 @@ describe.skipIf(skip)("the dashboard's branch view on a real tree and small scre
       await openTree(page, size.mobile);
       expect(await page.locator("g.node.role-user").count()).toBe(users);
       expect(await page.locator("g.node.role-assistant").count()).toBe(0);
+      // Expand all is one subtree request, never one per node.
+      const calls: string[] = [];
+      page.on("request", (r) => {
+        if (/\/api\/(trees|nodes)\//.test(r.url())) calls.push(new URL(r.url()).pathname);
+      });
       await tapOrClick(page, "#expand-all", size.mobile);
       await expect.poll(() => page.locator("#branch-status").textContent(), wait).toBe(`Opened all ${tree.node_count} nodes.`);
       expect(await page.locator("g.node:not(.root):not(.more)").count()).toBe(tree.node_count);
+      expect(calls).toEqual([`/api/trees/${treeId}/subtree`]);
       await tapOrClick(page, "#collapse-all", size.mobile);
       expect(await page.locator("g.node:not(.root)").count()).toBe(users);
+      calls.length = 0;
       await page.selectOption("#expand-depth", "2");
       await expect.poll(() => page.locator("#branch-status").textContent(), wait).toContain("Opened to depth 2");
+      expect(calls).toEqual([`/api/trees/${treeId}/subtree`]);
       expect(await page.locator("g.node.role-assistant").count()).toBe(users);
       expect(await page.locator("g.node.role-tool").count()).toBe(0);
       await tapOrClick(page, "#collapse-all", size.mobile);

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { DECLARED_ANCHOR, recordDeclaredEvidence } from "../../src/store/templates/declared";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { api, learn, newKey, ok, onlyTree, type NodeSummary } from "./api-helpers";
 import { chat, eventually, uniqueModel } from "./helpers";
@@ -91,6 +92,30 @@ describe("a prune takes only the templates whose evidence it removes", () => {
     expect(await ok<Outcome>(api(`/nodes/${hello?.hash}`, { token: key, method: "DELETE" }))).toMatchObject({ templates: 1 });
     const after = (await ok<{ data: TemplateSummary[] }>(api(`/trees/${treeId}/templates`, { token: key }))).data;
     expect(after.map((t) => t.id).sort()).toEqual(templates.slice(1).map((t) => t.id).sort());
+  });
+
+  it("Should count only the learned templates the panel lists, never a declared answer's evidence rows, and keep the evidence of answers that stay", async () => {
+    const { key, treeId, templates, users } = await twoFamilies();
+    const answerOf = async (user: NodeSummary | undefined) => (await ok<{ data: NodeSummary[] }>(api(`/trees/${treeId}/children?parent=${user?.hash}`, { token: key }))).data[0];
+    const hello = users.find((u) => u.preview.includes("hello there"));
+    const refundUser = users.find((u) => u.preview.includes("A-1"));
+    const [helloAnswer, refundAnswer] = [await answerOf(hello), await answerOf(refundUser)];
+    // Declared answers keep their evidence as rows of `templates` (anchor -1), one per binding: three here.
+    for (const [node, binding] of [[helloAnswer, "b1"], [helloAnswer, "b2"], [refundAnswer, "b3"]] as const) {
+      await recordDeclaredEvidence(env.DB, { treeId, key: node.parent, answer: node.hash, binding });
+    }
+    const declared = () => env.DB.prepare("SELECT json_extract(pattern, '$.declared') AS answer FROM templates WHERE tree_id = ?1 AND anchor_depth = ?2").bind(treeId, DECLARED_ANCHOR).all<{ answer: string }>();
+    expect((await declared()).results).toHaveLength(3);
+    const panel = (await ok<{ data: TemplateSummary[] }>(api(`/trees/${treeId}/templates`, { token: key }))).data;
+    expect(panel).toHaveLength(templates.length);
+    // The stale preview of the whole tree counts what the panel lists.
+    const dry = await ok<Outcome>(api("/prune", { token: key, method: "POST", body: { tree_id: treeId, older_than_ms: 0, dry_run: true } }));
+    expect(dry.templates).toBe(panel.length);
+    // Pruning the plain branch takes no template, and the evidence of its answer only.
+    expect(await ok<Outcome>(api(`/nodes/${hello?.hash}/prune`, { token: key }))).toMatchObject({ nodes: 2, templates: 0 });
+    expect(await ok<Outcome>(api(`/nodes/${hello?.hash}`, { token: key, method: "DELETE" }))).toMatchObject({ nodes: 2, templates: 0 });
+    expect((await declared()).results.map((r) => r.answer)).toEqual([refundAnswer.hash]);
+    expect((await ok<{ data: TemplateSummary[] }>(api(`/trees/${treeId}/templates`, { token: key }))).data).toHaveLength(panel.length);
   });
 
   it("Should answer 404 for another tenant's node and 400 for a malformed hash in the preview", async () => {

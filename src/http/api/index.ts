@@ -7,6 +7,7 @@ import { getNode, getPath } from "./nodes";
 import { deleteNode, getNodePrune, postPrune } from "./prune";
 import { getSeries } from "./series";
 import { getStats } from "./stats";
+import { getSubtree, subtreeQuery } from "./subtree";
 import { getTemplates } from "./templates";
 import { treeAccess } from "./tree-access";
 import { childrenQuery, getChildren, getSearch, getTree, getTrees, searchQuery } from "./trees";
@@ -23,6 +24,7 @@ export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   // Every :treeId route but the admin-only move passes the one tree check (tree-access.ts), after its query.
   api.get("/trees/:treeId", treeAccess(), getTree);
   api.get("/trees/:treeId/children", childrenQuery, treeAccess(), getChildren);
+  api.get("/trees/:treeId/subtree", subtreeQuery, treeAccess(), getSubtree);
   api.get("/trees/:treeId/export", exportQuery, treeAccess(), getExport);
   api.get("/trees/:treeId/templates", treeAccess(), getTemplates);
   api.get("/trees/:treeId/search", searchQuery, treeAccess(), getSearch);

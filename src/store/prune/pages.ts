@@ -1,3 +1,4 @@
+import { DECLARED_ANCHOR } from "../templates/declared";
 import { batchesOf, type PlanNode, type PrunePlan, type StaleCriteria } from "./plan";
 
 /**
@@ -106,7 +107,26 @@ function pageStatements(db: D1Database, treeId: string, page: readonly PlanNode[
       .prepare(`DELETE FROM template_observations WHERE answer_hash IN (${list(part.length)}) AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.hash = template_observations.answer_hash)`)
       .bind(...part),
   );
-  return [...deletes, ...observations];
+  return [...deletes, ...observations, ...declaredEvidenceStatements(db, page)];
+}
+
+/**
+ * The declared-answer evidence of the page's answers that went (rows of `templates` with anchor
+ * DECLARED_ANCHOR, found by their key h_n, the answer's parent): evidence of an answer that is gone
+ * would only fill its key's quota. Evidence of every answer that stays is kept.
+ */
+function declaredEvidenceStatements(db: D1Database, page: readonly PlanNode[]): D1PreparedStatement[] {
+  const answers = page.filter((n) => n.assistant);
+  return chunks(answers, Math.floor((MAX_PARAMS - 1) / 2)).map((part) => {
+    const keys = [...new Set(part.map((n) => n.parent))];
+    return db
+      .prepare(
+        `DELETE FROM templates WHERE lookup_key IN (${list(keys.length, 2)}) AND anchor_depth = ?1
+           AND json_extract(pattern, '$.declared') IN (${list(part.length, 2 + keys.length)})
+           AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.hash = json_extract(templates.pattern, '$.declared'))`,
+      )
+      .bind(DECLARED_ANCHOR, ...keys, ...part.map((n) => n.hash));
+  });
 }
 
 /** What the node pages removed: counts and the keys (h_n) whose answer sets changed. */
@@ -129,8 +149,9 @@ export async function deleteNodes(access: PruneAccess, treeId: string, plan: Pru
 }
 
 /**
- * Deletes the templates a prune takes, a page each: those with evidence
- * among the plan's nodes (`evidenced`), then those with no evidence at all.
+ * Deletes the learned templates a prune takes, a page each: those with evidence
+ * among the plan's nodes (`evidenced`), then the learned ones with no evidence at all
+ * (never a declared answer's evidence row, anchor DECLARED_ANCHOR: the node pages take those of the answers that go).
  */
 export async function deleteTemplates(access: PruneAccess, treeId: string, evidenced: readonly string[]): Promise<number> {
   let templates = 0;
@@ -148,7 +169,7 @@ export async function deleteTemplates(access: PruneAccess, treeId: string, evide
       db
         .prepare(
           `DELETE FROM templates WHERE id IN (SELECT id FROM templates t WHERE tree_id = ?1
-             AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = t.id) LIMIT ${PRUNE_STATEMENT_ROWS})`,
+             AND t.anchor_depth >= 0 AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = t.id) LIMIT ${PRUNE_STATEMENT_ROWS})`,
         )
         .bind(treeId)
         .run(),

@@ -84,7 +84,9 @@ async function rootsOf(db: D1Database, treeId: string, plan: PrunePlan): Promise
  * answer they were induced from or confirmed by, template_evidence) among the
  * removed nodes, and those with no recorded evidence at all (learned before
  * evidence was kept: they might rest on anything). Every other template of
- * the tree stays and keeps serving; its own evidence lies elsewhere.
+ * the tree stays and keeps serving; its own evidence lies elsewhere. Only
+ * learned templates count (anchor_depth >= 0, what the templates API and panel
+ * list): a declared answer's evidence rows are no templates.
  */
 async function templatesTaken(db: D1Database, treeId: string, plan: PrunePlan): Promise<{ evidenced: string[]; bare: number }> {
   const ids = new Set<string>();
@@ -96,7 +98,7 @@ async function templatesTaken(db: D1Database, treeId: string, plan: PrunePlan): 
     for (const r of rows.results) ids.add(r.template_id);
   }
   const bare = await db
-    .prepare(`SELECT count(*) AS n FROM templates t WHERE tree_id = ?1 AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = t.id)`)
+    .prepare(`SELECT count(*) AS n FROM templates t WHERE tree_id = ?1 AND t.anchor_depth >= 0 AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = t.id)`)
     .bind(treeId)
     .first<{ n: number }>();
   return { evidenced: [...ids], bare: bare?.n ?? 0 };

@@ -146,21 +146,25 @@ export interface NodeSummary {
 /** Child counts and answer sums read at most this many index entries per node. */
 export const CHILD_COUNT_CAP = 1000;
 
-/**
- * One level: the children of `parent`, in insertion order, keyset-paginated on
- * rowid so that every page is one range of nodes_parent_idx (parent, rowid),
- * whatever the fan-out or the size of the tree.
- */
-export const CHILDREN_SQL = `SELECT n.rowid AS rid, n.hash, n.parent, n.depth, n.role, n.observations, n.hits, n.created_at, n.last_hit_at,
+/** The NodeSummary columns of a node `n` (its preview slices, child count and answer sums), as CHILDREN_SQL and the subtree read select them. */
+export const SUMMARY_COLUMNS = `n.rowid AS rid, n.hash, n.parent, n.depth, n.role, n.observations, n.hits, n.created_at, n.last_hit_at,
     ${previewColumns("n.")},
     (SELECT count(*) FROM (SELECT 1 FROM nodes c WHERE c.parent = n.hash LIMIT ${CHILD_COUNT_CAP})) AS child_count,
     (SELECT coalesce(sum(a.hits), 0) FROM (SELECT c.hits, c.role, c.observations FROM nodes c WHERE c.parent = n.hash LIMIT ${CHILD_COUNT_CAP}) AS a
        WHERE a.role = 'assistant' AND a.observations > 0) AS answer_hits,
     (SELECT max(a.last_hit_at) FROM (SELECT c.last_hit_at, c.role, c.observations FROM nodes c WHERE c.parent = n.hash LIMIT ${CHILD_COUNT_CAP}) AS a
-       WHERE a.role = 'assistant' AND a.observations > 0) AS answer_last_hit_at
+       WHERE a.role = 'assistant' AND a.observations > 0) AS answer_last_hit_at`;
+
+/**
+ * One level: the children of `parent`, in insertion order, keyset-paginated on
+ * rowid so that every page is one range of nodes_parent_idx (parent, rowid),
+ * whatever the fan-out or the size of the tree.
+ */
+export const CHILDREN_SQL = `SELECT ${SUMMARY_COLUMNS}
   FROM nodes n WHERE n.parent = ?1 AND n.rowid > ?2 ORDER BY n.rowid LIMIT ?3`;
 
-interface ChildRow {
+/** A row of SUMMARY_COLUMNS. */
+export interface ChildRow {
   rid: number;
   hash: string;
   parent: string;
@@ -178,26 +182,31 @@ interface ChildRow {
   answer_last_hit_at: number | null;
 }
 
+/** A NodeSummary from a row of SUMMARY_COLUMNS. */
+export function summaryOf(r: ChildRow): NodeSummary {
+  return {
+    hash: r.hash,
+    parent: r.parent,
+    depth: r.depth,
+    role: r.role,
+    preview: previewOf(r.role, r.content, r.tool_calls, r.tool_call_id),
+    observations: r.observations,
+    hits: r.hits,
+    child_count: r.child_count,
+    answer_hits: r.answer_hits,
+    answer_last_hit_at: r.answer_last_hit_at,
+    created_at: r.created_at,
+    last_hit_at: r.last_hit_at,
+  };
+}
+
 /** The children of `parent` (a node hash, or the tree id for the first level). */
 export async function listChildren(db: D1Database, parent: string, limit: number, afterRowid = 0): Promise<Page<NodeSummary>> {
   const rows = await db.prepare(CHILDREN_SQL).bind(parent, afterRowid, limit + 1).all<ChildRow>();
   const page = rows.results.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    data: page.map((r) => ({
-      hash: r.hash,
-      parent: r.parent,
-      depth: r.depth,
-      role: r.role,
-      preview: previewOf(r.role, r.content, r.tool_calls, r.tool_call_id),
-      observations: r.observations,
-      hits: r.hits,
-      child_count: r.child_count,
-      answer_hits: r.answer_hits,
-      answer_last_hit_at: r.answer_last_hit_at,
-      created_at: r.created_at,
-      last_hit_at: r.last_hit_at,
-    })),
+    data: page.map(summaryOf),
     next_cursor: rows.results.length > limit && last ? encodeCursor([last.rid]) : null,
   };
 }
