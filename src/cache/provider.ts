@@ -81,6 +81,13 @@ export interface RecordedMessage {
   message: string;
 }
 
+/** The answer a tenant recorded under an upstream-issued response id, and the upstream's call ids of its calls. */
+export interface UpstreamAnswer {
+  treeId: string;
+  answerHash: string;
+  callIds: string[];
+}
+
 /**
  * What a provider may read of the store, handed in by the engine: the messages of the path that ends at
  * `answerHash` in tree `treeId`, root first, when that answer is recorded in one of the caller's own
@@ -88,6 +95,11 @@ export interface RecordedMessage {
  */
 export interface RecordedPaths {
   pathTo(treeId: string, answerHash: string): Promise<RecordedMessage[] | null>;
+  /**
+   * The tree and answer the caller's own recording of an upstream-issued response id names (a recording's
+   * `upstreamId`); null when this tenant recorded none. Read its path with `pathTo`, which checks it again.
+   */
+  answerOfUpstreamId(upstreamId: string): Promise<UpstreamAnswer | null>;
 }
 
 /** Where template evidence is read: the tree's shard, bounded by LOOKUP_TIMEOUT_MS, memoised for `ttlMs`. */

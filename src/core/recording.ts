@@ -25,6 +25,12 @@ export interface RecordInput {
     completionTokens: number;
     latencyMs: number;
   };
+  /**
+   * The id the upstream gave this response (the Responses API's `resp_…`), when it issued one, and its
+   * `call_id` of each of the answer's calls, in order: recorded per tenant with the answer, so that a later
+   * `previous_response_id` naming it resolves to this answer with the call ids the client was given.
+   */
+  upstream?: { id: string; callIds: string[] };
 }
 
 /** Where a generation belongs: its tree, h_n (`key`) and the path to it. */

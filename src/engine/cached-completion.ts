@@ -20,6 +20,7 @@ import { coloCache } from "./lookup/colo-cache";
 import { countHit } from "./counting/count-hit";
 import { generate, type Recording } from "./generation";
 import { serveRendered } from "./serve";
+import { trackWrite } from "./pending-writes";
 import { keyAccepted, noteAccepted, type CheckTarget } from "./key-freshness";
 import { tenantOf } from "../core/hash";
 
@@ -198,6 +199,7 @@ function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: Temp
     outcome: "miss",
     reader: adapter.reader(key, request),
     onSettled,
+    settling: (settled) => trackWrite(key.tenant, settled),
     waitUntil: (p) => c.executionCtx.waitUntil(p.catch(() => undefined)),
   });
 }

@@ -27,6 +27,8 @@ export interface GenerationOptions {
   reader: AnswerReader;
   /** Called once, when the generation is known complete (a RecordInput) or unusable (null). */
   onSettled: (recording: Recording) => Promise<void>;
+  /** Told, when the answer has reached the client (or failed), of the settling that follows: done when `onSettled` is. */
+  settling?: (settled: Promise<void>) => void;
   waitUntil: (promise: Promise<unknown>) => void;
 }
 
@@ -46,7 +48,9 @@ export async function generate(opts: GenerationOptions): Promise<Response> {
     // After a timer turn: a JSON answer settles just before its response is returned, and the recording's
     // RPC (the whole path, serialised) and the object's D1 calls would otherwise share the thread with
     // writing that response. Under wrangler dev that cost the JSON miss ~2 ms p50 (bench/miss-floor-probe.ts).
-    opts.waitUntil(breathe().then(() => opts.onSettled(typeof recording === "function" ? recording() : recording)));
+    const settled = breathe().then(() => opts.onSettled(typeof recording === "function" ? recording() : recording));
+    opts.settling?.(settled);
+    opts.waitUntil(settled);
   };
   try {
     return await generateOnce(opts, settle);

@@ -1,6 +1,9 @@
 import type { RecordedPaths } from "../cache/provider";
 import { shardFor } from "../store/shards/directory";
+import { shardsToRead } from "../store/shards/directory-backfill";
 import { nodeOwner, readPathRows } from "../store/tree/node-read";
+import { answerOfUpstreamId } from "../store/tree/upstream-ids";
+import { writesSettled } from "./pending-writes";
 
 /**
  * The store as a provider's `resolve` reads it: a recorded path only when its answer sits in the caller's
@@ -13,6 +16,11 @@ export function recordedPaths(env: Env, tenant: string): RecordedPaths {
       const owner = await nodeOwner(db, answerHash);
       if (!owner || owner.tenant !== tenant || owner.treeId !== treeId) return null;
       return readPathRows(db, answerHash);
+    },
+    async answerOfUpstreamId(upstreamId) {
+      // A recording this isolate is still writing may be the one: the client chains as soon as it has the answer.
+      await writesSettled(tenant);
+      return answerOfUpstreamId(await shardsToRead(env, { tenant }), tenant, upstreamId);
     },
   };
 }

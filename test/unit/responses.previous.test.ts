@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { keyResponsesAnswer, keyResponsesRequest } from "../../src/providers/responses/key";
-import { inputItemsOf, parseServedResponseId, servedResponseId, withPreviousInput } from "../../src/providers/responses/previous";
+import { inputItemsOf, parseServedResponseId, servedResponseId, upstreamResponseId, withPreviousInput } from "../../src/providers/responses/previous";
 import { servedIds } from "../../src/providers/responses/render";
 import type { ResponsesRequest } from "../../src/providers/responses/schema";
 
@@ -43,6 +43,24 @@ describe("previous_response_id of a served response", () => {
     expect(resolved.path[3].hash).toBe(key.key);
     expect(resolved.path[4].hash).toBe(answer.hash);
     expect(resolved.path).toHaveLength(6);
+  });
+
+  it("Should give the answer's calls the upstream's call ids when resolved from an upstream id, and refuse ids that are not one per call", () => {
+    const key = keyOf({ input: [{ role: "user", content: "go" }] });
+    const answer = keyResponsesAnswer(key, [
+      { type: "function_call", call_id: "call_upA", name: "get_order", arguments: "{}" },
+      { type: "function_call", call_id: "call_upB", name: "refund", arguments: "{}" },
+    ]);
+    if (!answer) throw new Error("no answer");
+    const nodes = [...key.path.map((step) => JSON.parse(step.json) as Record<string, unknown>), JSON.parse(answer.json) as Record<string, unknown>];
+    const items = inputItemsOf(nodes, ["call_upA", "call_upB"]);
+    expect(items?.slice(-2).map((i) => i.call_id)).toEqual(["call_upA", "call_upB"]);
+    const next = withPreviousInput({ model: "gpt-x", input: [{ type: "function_call_output", call_id: "call_upB", output: "ok" }, { type: "function_call_output", call_id: "call_upA", output: "found" }] }, items ?? []);
+    expect(keyOf({ input: next.input }).path[1].hash).toBe(answer.hash);
+    expect(inputItemsOf(nodes, ["call_upA"])).toBeNull();
+    expect(upstreamResponseId.safeParse("resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b").success).toBe(true);
+    expect(upstreamResponseId.safeParse(servedResponseId(hex("a"), hex("b"), "01234567")).success).toBe(false);
+    expect(upstreamResponseId.safeParse("resp with space").success).toBe(false);
   });
 
   it("Should refuse nodes of another API", () => {

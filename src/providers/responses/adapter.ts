@@ -6,11 +6,12 @@ import { renderResponse, renderResponseEvents, responsesAnswerOf, type Responses
 import { responsesRequest, type ResponsesRequest } from "./schema";
 import { ResponsesStreamReader } from "./stream";
 import { responsesUpstreamBody } from "./upstream-body";
-import { servedResponseId } from "./previous";
+import { servedResponseId, upstreamResponseId } from "./previous";
 import { previousResponseIdOf, resolvePreviousResponse } from "./resolve";
 import { recordInputOf } from "../../core/recording";
 
 interface UpstreamResponse {
+  id?: unknown;
   status?: string;
   output?: unknown;
   usage?: { input_tokens?: number | null; output_tokens?: number | null } | null;
@@ -25,7 +26,18 @@ export function recordingOfResponse(key: ResponsesKey, response: unknown, rawLen
   if (!r || typeof r !== "object" || r.status !== "completed" || !Array.isArray(r.output)) return null;
   const answer = keyResponsesAnswer(key, r.output, responseEnvelopeOf(r as Record<string, unknown>, JSON.parse(key.frameJson) as Record<string, unknown>));
   if (!answer) return null;
-  return recordInputOf(key, answer, "completed", { prompt: r.usage?.input_tokens, completion: r.usage?.output_tokens }, rawLength, latencyMs);
+  const recording = recordInputOf(key, answer, "completed", { prompt: r.usage?.input_tokens, completion: r.usage?.output_tokens }, rawLength, latencyMs);
+  const upstream = upstreamOf(r.id, r.output);
+  return upstream ? { ...recording, upstream } : recording;
+}
+
+/** The upstream's id of the response and the `call_id` of each of its calls, in order; null when it gave no usable id. */
+function upstreamOf(responseId: unknown, output: unknown[]): { id: string; callIds: string[] } | null {
+  const id = upstreamResponseId.safeParse(responseId);
+  if (!id.success) return null;
+  const calls = (output as Array<{ type?: unknown; call_id?: unknown }>).filter((item) => item.type === "function_call" || item.type === "custom_tool_call");
+  const callIds = calls.map((item) => item.call_id).filter((callId): callId is string => typeof callId === "string");
+  return callIds.length === calls.length ? { id: id.data, callIds } : null;
 }
 
 function responsesReader(key: ResponsesKey, rawLength: number): UpstreamReader {

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { servedIds } from "./render";
 import type { InputItem, ResponsesRequest } from "./schema";
 
@@ -14,6 +15,15 @@ export function parseServedResponseId(id: string): { treeId: string; answerHash:
   return match ? { treeId: match[1], answerHash: match[2] } : null;
 }
 
+/**
+ * A response id the upstream issued, as recorded with its answer (src/store/tree/record.ts): printable, at
+ * most 256 characters, and never one of the Worker's own (those name their answer themselves).
+ */
+export const upstreamResponseId = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,256}$/)
+  .refine((id) => parseServedResponseId(id) === null);
+
 type Stored = Record<string, unknown>;
 
 function textParts(content: unknown, type: "input_text" | "output_text"): Stored[] | null {
@@ -27,16 +37,29 @@ function textParts(content: unknown, type: "input_text" | "output_text"): Stored
   return out;
 }
 
-/** One stored assistant node as the items a client would echo; the last answer's calls get the ids that were served. */
-function assistantItems(node: Stored, servedFor: string | null): InputItem[] | null {
+/**
+ * The call ids a client knows for the last answer's calls: the ones a hit served (the answer's hash), or the
+ * upstream's own, in the order of the answer's calls (a miss relayed them as the upstream sent them).
+ */
+export type LastCallIds = string | readonly string[];
+
+/** One stored assistant node as the items a client would echo; the last answer's calls get the ids the client was given. */
+function assistantItems(node: Stored, last: LastCallIds | null): InputItem[] | null {
   if (!Array.isArray(node.items)) return null;
+  const items = node.items as Stored[];
+  const calls = items.filter((item) => item.type === "function_call" || item.type === "custom_tool_call").length;
+  // Upstream call ids that are not one per call cannot be matched to the calls: nothing is resolved.
+  if (Array.isArray(last) && last.length !== calls) return null;
   const out: InputItem[] = [];
-  for (const [i, item] of (node.items as Stored[]).entries()) {
+  let call = 0;
+  for (const [i, item] of items.entries()) {
     const { type, ...rest } = item;
     if (type === "reasoning") {
       out.push({ ...item }); // as the model sent it, as a hit served it
     } else if (type === "function_call" || type === "custom_tool_call") {
-      out.push({ ...rest, type, call_id: servedFor ? servedIds(servedFor, i).call : rest.call_id });
+      const id = last === null ? rest.call_id : typeof last === "string" ? servedIds(last, i).call : last[call];
+      call++;
+      out.push({ ...rest, type, call_id: id });
     } else if (type === "message") {
       const content = textParts(rest.content, "output_text");
       if (!content) return null;
@@ -47,16 +70,17 @@ function assistantItems(node: Stored, servedFor: string | null): InputItem[] | n
 }
 
 /**
- * The stored path to a served answer (root first, the answer last) as
- * Responses input items, in the form the canonical input keys back to the
- * same nodes. Null when a node is not a Responses node.
+ * The stored path to a served or recorded answer (root first, the answer
+ * last) as Responses input items, in the form the canonical input keys back
+ * to the same nodes; the last answer's calls carry the ids the client was
+ * given (`last`). Null when a node is not a Responses node.
  */
-export function inputItemsOf(nodes: readonly Stored[], answerHash: string): InputItem[] | null {
+export function inputItemsOf(nodes: readonly Stored[], last: LastCallIds): InputItem[] | null {
   const items: InputItem[] = [];
   for (const [i, node] of nodes.entries()) {
     const { role, ...rest } = node;
     if (role === "assistant") {
-      const out = assistantItems(node, i === nodes.length - 1 ? answerHash : null);
+      const out = assistantItems(node, i === nodes.length - 1 ? last : null);
       if (!out) return null;
       items.push(...out);
     } else if (role === "tool") {

@@ -80,7 +80,7 @@ interface RemovedRow {
   observations: number;
 }
 
-/** The statements of one page: its nodes deepest first (one depth per statement), each kept when it gained a child or came alive; then the learning observations of the nodes that went. */
+/** The statements of one page: its nodes deepest first (one depth per statement), each kept when it gained a child or came alive; then the learning observations and upstream response ids of the nodes that went. */
 function pageStatements(db: D1Database, treeId: string, page: readonly PlanNode[], criteria: StaleCriteria | null): D1PreparedStatement[] {
   const byDepth = new Map<number, PlanNode[]>();
   for (const n of page) {
@@ -107,7 +107,13 @@ function pageStatements(db: D1Database, treeId: string, page: readonly PlanNode[
       .prepare(`DELETE FROM template_observations WHERE answer_hash IN (${list(part.length)}) AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.hash = template_observations.answer_hash)`)
       .bind(...part),
   );
-  return [...deletes, ...observations, ...declaredEvidenceStatements(db, page)];
+  // An upstream response id of an answer that went names nothing any more (it would not resolve either way).
+  const upstreamIds = chunks(page.map((n) => n.hash)).map((part) =>
+    db
+      .prepare(`DELETE FROM upstream_responses WHERE answer_hash IN (${list(part.length)}) AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.hash = upstream_responses.answer_hash)`)
+      .bind(...part),
+  );
+  return [...deletes, ...observations, ...declaredEvidenceStatements(db, page), ...upstreamIds];
 }
 
 /**

@@ -146,7 +146,8 @@ export async function copyTree(from: D1Database, to: D1Database, treeId: string)
     const hashes = page.map((n) => n.hash);
     const evidence = await rowsWhereIn(from, "template_evidence", "answer_hash", hashes);
     const observations = await rowsWhereIn(from, "template_observations", "answer_hash", hashes);
-    await to.batch([...inserts(to, "nodes", page), ...inserts(to, "template_evidence", evidence), ...inserts(to, "template_observations", observations)]);
+    const upstreamIds = await rowsWhereIn(from, "upstream_responses", "answer_hash", hashes);
+    await to.batch([...inserts(to, "nodes", page), ...inserts(to, "template_evidence", evidence), ...inserts(to, "template_observations", observations), ...inserts(to, "upstream_responses", upstreamIds)]);
     counts.nodes += page.length;
     counts.evidence += evidence.length;
     counts.observations += observations.length;
@@ -265,6 +266,8 @@ export async function drainTree(db: D1Database, treeId: string): Promise<PageCou
     counts.templates += templates.meta.changes ?? 0;
     await breathe();
   }
+  // The upstream response ids recorded with the tree's answers (copied with their nodes).
+  await db.prepare(`DELETE FROM upstream_responses WHERE tree_id = ?1`).bind(treeId).run();
   const tree = await db.prepare(`DELETE FROM trees WHERE id = ?1`).bind(treeId).run();
   counts.trees = tree.meta.changes ?? 0;
   return counts;

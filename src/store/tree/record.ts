@@ -129,6 +129,13 @@ export function recordStatements(input: RecordInput, existing: ReadonlySet<strin
         latency_ms = excluded.latency_ms`,
     params: [a.hash, a.parent, input.treeId, input.path.length + 1, a.role, a.json, a.finishReason, a.promptTokens, a.completionTokens, a.latencyMs, now],
   });
+  if (input.upstream !== undefined) {
+    // A later observation of the same id (a retried record) names the same answer: the first row stands.
+    statements.push({
+      sql: "INSERT INTO upstream_responses (tenant, upstream_id, tree_id, answer_hash, call_ids, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
+      params: [input.tenant, input.upstream.id, input.treeId, a.hash, JSON.stringify(input.upstream.callIds), now],
+    });
+  }
   statements.push({
     sql: "UPDATE trees SET misses = misses + 1, node_count = node_count + ?2 WHERE id = ?1",
     params: [input.treeId, inserted],

@@ -209,3 +209,23 @@ export const credentialChecks = sqliteTable("credential_checks", {
   tenant: text("tenant").primaryKey(),
   acceptedAt: integer("accepted_at").notNull(),
 });
+
+/**
+ * Which recorded answer an upstream-issued response id (the Responses API's `resp_…` of a miss) belongs to,
+ * per tenant: a later request whose `previous_response_id` is that id is resolved into the conversation
+ * (src/providers/responses/resolve.ts). Written in the recording's batch, in the tree's shard; a row whose
+ * answer is pruned no longer resolves (the answer is read through its tenant-checked path).
+ */
+export const upstreamResponses = sqliteTable(
+  "upstream_responses",
+  {
+    tenant: text("tenant").notNull(),
+    upstreamId: text("upstream_id").notNull(),
+    treeId: text("tree_id").notNull(),
+    answerHash: text("answer_hash").notNull(),
+    /** The upstream's `call_id` of each of the answer's calls, in order (JSON array): what the client echoes. */
+    callIds: text("call_ids").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenant, t.upstreamId] }), index("upstream_responses_tree_idx").on(t.treeId)],
+);
