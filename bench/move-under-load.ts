@@ -77,7 +77,7 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
   const model = await startScriptedModel({ script: (body) => ({ role: "assistant", content: answerOf(String(body.messages.at(-1)?.content ?? "")) }) });
   const build = await buildWorker();
   const admin = randomBytes(16).toString("hex");
-  const vars = { UPSTREAM_BASE_URL: model.url, D1_SHARDS: "DB,DB_1", ADMIN_TOKEN: admin, HOT_CACHE_TTL_MS: "0", COLO_CACHE_TTL_MS: "0", LOG_LEVEL: "warn" };
+  const vars = { UPSTREAM_BASE_URL: model.url, D1_SHARDS: "DB,DB_1", ADMIN_TOKEN: admin, HOT_CACHE_TTL_MS: "0", COLO_CACHE_TTL_MS: "0", LOG_LEVEL: "warn", IMPORT_TENANTS: "*" };
   const dev = await startWranglerDev({ config: build.config, vars, logLevel: "error", migrate: BINDINGS, freeInspector: true, readyTimeoutMs: 90_000 });
   try {
     const seed = seedTree(MODEL, opts.conversations, { disputed: opts.disputed, tag: "move" });

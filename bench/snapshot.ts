@@ -41,7 +41,10 @@ export async function snapshotWorker(edit?: (toml: Record<string, unknown>) => v
   return { dir, config, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Starts `wrangler dev` on the snapshot, with fresh local state, and waits for /healthz. */
+/**
+ * Starts `wrangler dev` on the snapshot, with fresh local state, and waits for /healthz. The benchmarks seed
+ * trees through tenant keys (bench/scale-seed.ts): the operator's grant, IMPORT_TENANTS, unless `vars` says otherwise.
+ */
 export function startSnapshotDev(snapshot: { dir: string; config: string }, vars: Record<string, string>, more: Pick<WranglerDevOptions, "inspector"> = {}): Promise<WranglerDev> {
-  return startWranglerDev({ config: snapshot.config, vars, logLevel: "error", ...more });
+  return startWranglerDev({ config: snapshot.config, vars: { IMPORT_TENANTS: "*", ...vars }, logLevel: "error", ...more });
 }

@@ -57,7 +57,7 @@ async function timed<T>(f: () => Promise<T>): Promise<{ ms: number; value: T }> 
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
-const dev = await startWranglerDev({ vars: { LOG_LEVEL: "warn" }, logLevel: "error" });
+const dev = await startWranglerDev({ vars: { LOG_LEVEL: "warn", IMPORT_TENANTS: "*" }, logLevel: "error" });
 try {
   const seed = seedTree("bench-subtree-model", Number(args.conversations), { tag: "subtree" });
   await importLines(dev.url, KEY, NAMESPACE, seed.lines);

@@ -26,7 +26,7 @@ const admin = randomBytes(16).toString("hex");
 beforeAll(async () => {
   model = await startScriptedModel({ script: () => ({ role: "assistant", content: "Not recorded here." }) });
   build = await buildWorker();
-  const vars = { UPSTREAM_BASE_URL: model.url, D1_SHARDS: "DB,DB_1", ADMIN_TOKEN: admin, HOT_CACHE_TTL_MS: "0", COLO_CACHE_TTL_MS: "0", LOG_LEVEL: "warn" };
+  const vars = { UPSTREAM_BASE_URL: model.url, D1_SHARDS: "DB,DB_1", ADMIN_TOKEN: admin, HOT_CACHE_TTL_MS: "0", COLO_CACHE_TTL_MS: "0", LOG_LEVEL: "warn", IMPORT_TENANTS: "*" };
   dev = await startWranglerDev({ config: build.config, vars, logLevel: "error", migrate: BINDINGS, freeInspector: true, readyTimeoutMs: 90_000 });
 });
 
