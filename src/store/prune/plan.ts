@@ -1,3 +1,5 @@
+import type { NodeRecord } from "../tree/schema";
+
 /**
  * A recorded answer is stale when its last hit (or its recording, if never hit)
  * is before `cutoff` AND it has fewer than `minHits` hits; a null criterion is
@@ -45,17 +47,7 @@ export interface PrunePlan {
   roots: PlanNode[];
 }
 
-interface Row {
-  r: number;
-  hash: string;
-  parent: string;
-  depth: number;
-  role: string;
-  observations: number;
-  hits: number;
-  created_at: number;
-  last_hit_at: number | null;
-}
+type Row = { r: number } & Pick<NodeRecord, "hash" | "parent" | "depth" | "role" | "observations" | "hits" | "created_at" | "last_hit_at">;
 
 const COLUMNS = `rowid AS r, hash, parent, depth, role, observations, hits, created_at, last_hit_at`;
 

@@ -1,4 +1,5 @@
 import { planStale, planSubtree, type PrunePlan, type StaleCriteria } from "./plan";
+import type { NodeRecord, PreviewColumns } from "../tree/schema";
 
 export type { StaleCriteria };
 import { chunks, deleteNodes, deleteTemplates, directAccess, list, MAX_PARAMS, recount, type PruneAccess } from "./pages";
@@ -44,17 +45,7 @@ export interface PruneResult extends PruneOutcome {
 /** Prune roots listed in a preview, at most. */
 export const ROOTS_SHOWN = 50;
 
-interface RootRow {
-  hash: string;
-  depth: number;
-  role: string;
-  hits: number;
-  created_at: number;
-  last_hit_at: number | null;
-  content: string | null;
-  tool_calls: string | null;
-  tool_call_id: string | null;
-}
+type RootRow = Pick<NodeRecord, "hash" | "depth" | "role" | "hits" | "created_at" | "last_hit_at"> & PreviewColumns;
 
 const ROOT_COLUMNS = `hash, depth, role, hits, created_at, last_hit_at, ${previewColumns()}`;
 

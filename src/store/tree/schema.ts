@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type InferSelectModel } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
@@ -56,6 +56,20 @@ export const nodes = sqliteTable(
 
 export type TreeRow = typeof trees.$inferSelect;
 export type NodeRow = typeof nodes.$inferSelect;
+
+/**
+ * The rows as D1's own statements read them (`db.prepare(…).all()`): each column by its database name. The
+ * row types of the store's queries are picked from these, never written out again by hand.
+ */
+export type TreeRecord = InferSelectModel<typeof trees, { dbColumnNames: true }>;
+export type NodeRecord = InferSelectModel<typeof nodes, { dbColumnNames: true }>;
+
+/** The preview columns a node list selects beside its own (node-preview.ts previewColumns). */
+export interface PreviewColumns {
+  content: string | null;
+  tool_calls: string | null;
+  tool_call_id: string | null;
+}
 
 /**
  * Learned templates (docs/templates.md). A template generalises sibling

@@ -1,6 +1,7 @@
 import { encodeCursor } from "./cursor";
 import { previewColumns, previewOf } from "./node-preview";
 import { tenantParam, type Scope } from "./scope";
+import type { NodeRecord, PreviewColumns, TreeRecord } from "./schema";
 
 /** A tree as the API lists it. */
 export interface TreeSummary {
@@ -21,24 +22,10 @@ export interface TreeSummary {
   last_hit_at: number | null;
 }
 
-interface TreeRowRaw {
-  id: string;
-  tenant: string;
-  namespace: string;
-  model: string;
-  tool_names: string | null;
-  node_count: number;
-  hits: number;
-  misses: number;
-  bypasses: number;
-  prompt_tokens_saved: number;
-  completion_tokens_saved: number;
-  latency_saved_ms: number;
-  created_at: number;
-  last_hit_at: number | null;
-  activity: number;
-  frame?: string;
-}
+type TreeRowRaw = Pick<
+  TreeRecord,
+  "id" | "tenant" | "namespace" | "model" | "node_count" | "hits" | "misses" | "bypasses" | "prompt_tokens_saved" | "completion_tokens_saved" | "latency_saved_ms" | "created_at" | "last_hit_at"
+> & { tool_names: string | null; activity: number; frame?: string };
 
 const TREE_COLUMNS = `id, tenant, namespace, model, node_count, hits, misses, bypasses, prompt_tokens_saved,
   completion_tokens_saved, latency_saved_ms, created_at, last_hit_at, coalesce(last_hit_at, created_at) AS activity,
@@ -164,19 +151,8 @@ export const CHILDREN_SQL = `SELECT ${SUMMARY_COLUMNS}
   FROM nodes n WHERE n.parent = ?1 AND n.rowid > ?2 ORDER BY n.rowid LIMIT ?3`;
 
 /** A row of SUMMARY_COLUMNS. */
-export interface ChildRow {
+export interface ChildRow extends Pick<NodeRecord, "hash" | "parent" | "depth" | "role" | "observations" | "hits" | "created_at" | "last_hit_at">, PreviewColumns {
   rid: number;
-  hash: string;
-  parent: string;
-  depth: number;
-  role: string;
-  observations: number;
-  hits: number;
-  created_at: number;
-  last_hit_at: number | null;
-  content: string | null;
-  tool_calls: string | null;
-  tool_call_id: string | null;
   child_count: number;
   answer_hits: number;
   answer_last_hit_at: number | null;
