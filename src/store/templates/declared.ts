@@ -1,8 +1,5 @@
-import { and, eq } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/d1";
 import { digest } from "../../core/hash";
 import type { DeclaredConfirmation } from "../../cache/templates/declared";
-import { templates } from "../tree/schema";
 
 /**
  * Declared answers' evidence lives in the `templates` table, one row per
@@ -27,12 +24,11 @@ function parse(pattern: string, state: string): DeclaredConfirmation | null {
 
 /** The evidence recorded for the declared answers at request key `key`: one indexed query (templates_lookup_idx). */
 export async function readDeclaredEvidence(db: D1Database, key: string): Promise<DeclaredConfirmation[]> {
-  const rows = await drizzle(db)
-    .select({ pattern: templates.pattern, state: templates.state })
-    .from(templates)
-    .where(and(eq(templates.lookupKey, key), eq(templates.anchorDepth, DECLARED_ANCHOR)))
-    .limit(MAX_DECLARED_EVIDENCE);
-  return rows.map((r) => parse(r.pattern, r.state)).filter((c): c is DeclaredConfirmation => c !== null);
+  const { results } = await db
+    .prepare("SELECT pattern, state FROM templates WHERE lookup_key = ?1 AND anchor_depth = ?2 LIMIT ?3")
+    .bind(key, DECLARED_ANCHOR, MAX_DECLARED_EVIDENCE)
+    .all<{ pattern: string; state: string }>();
+  return results.map((r) => parse(r.pattern, r.state)).filter((c): c is DeclaredConfirmation => c !== null);
 }
 
 /**

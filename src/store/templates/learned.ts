@@ -1,15 +1,17 @@
-import { and, desc, eq, gte, inArray } from "drizzle-orm";
-import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import type { LearnedTemplate } from "../../cache/templates/induce";
 import type { TemplatePattern, TemplateState } from "../../cache/templates/learned";
 import type { NodeMeta } from "../../cache/templates/turns";
-import { templateEvidence, templateObservations, templates } from "../tree/schema";
 
 /** D1 allows 100 bound parameters per statement. */
 const IN_CHUNK = 90;
 
-function toTemplate(row: { id: string; treeId: string; lookupKey: string; pattern: string; state: string }): LearnedTemplate {
-  return { id: row.id, treeId: row.treeId, lookupKey: row.lookupKey, pattern: JSON.parse(row.pattern) as TemplatePattern, state: JSON.parse(row.state) as TemplateState };
+/** A template row as the queries below select it (TEMPLATE_COLUMNS). */
+type TemplateRowRead = { id: string; tree_id: string; lookup_key: string; pattern: string; state: string };
+
+const TEMPLATE_COLUMNS = "id, tree_id, lookup_key, pattern, state";
+
+function toTemplate(row: TemplateRowRead): LearnedTemplate {
+  return { id: row.id, treeId: row.tree_id, lookupKey: row.lookup_key, pattern: JSON.parse(row.pattern) as TemplatePattern, state: JSON.parse(row.state) as TemplateState };
 }
 
 /**
@@ -18,16 +20,16 @@ function toTemplate(row: { id: string; treeId: string; lookupKey: string; patter
  */
 export async function readTemplates(db: D1Database, keys: readonly string[], limit: number): Promise<LearnedTemplate[]> {
   if (keys.length === 0) return [];
-  return (await templatesQuery(drizzle(db), keys, limit)).map(toTemplate);
+  return (await templatesStatement(db, keys, limit).all<TemplateRowRead>()).results.map(toTemplate);
 }
 
-function templatesQuery(orm: DrizzleD1Database, keys: readonly string[], limit: number) {
-  return orm
-    .select({ id: templates.id, treeId: templates.treeId, lookupKey: templates.lookupKey, pattern: templates.pattern, state: templates.state })
-    .from(templates)
-    .where(and(inArray(templates.lookupKey, keys.slice(0, IN_CHUNK)), eq(templates.refuted, 0)))
-    .orderBy(desc(templates.anchorDepth), desc(templates.bindings))
-    .limit(limit);
+/** readTemplates's query: live templates whose lookup key is one of `keys` (the first IN_CHUNK), deepest anchor and most bindings first. */
+function templatesStatement(db: D1Database, keys: readonly string[], limit: number): D1PreparedStatement {
+  const chunk = keys.slice(0, IN_CHUNK);
+  const slots = chunk.map((_, i) => `?${i + 1}`).join(", ");
+  return db
+    .prepare(`SELECT ${TEMPLATE_COLUMNS} FROM templates WHERE lookup_key IN (${slots}) AND refuted = 0 ORDER BY anchor_depth DESC, bindings DESC LIMIT ?${chunk.length + 1}`)
+    .bind(...chunk, limit);
 }
 
 /** A partner of a new answer: a recent other answer of its shape class, with its path (null when pruned). */
@@ -52,13 +54,13 @@ export async function readLearning(
 ): Promise<{ templates: LearnedTemplate[]; partners: Partner[]; own: PathTo | null }> {
   const shapeParams = [shape.shapeKey, shape.answerHash, shape.limit];
   const reads = [db.prepare(PATH_SQL).bind(shape.answerHash), db.prepare(PARTNERS_SQL).bind(...shapeParams), db.prepare(PARTNER_PATHS_SQL).bind(...shapeParams)];
-  const query = keys.length > 0 ? templatesQuery(drizzle(db), keys, limit).toSQL() : null;
-  const results = await db.batch<Record<string, unknown>>(query ? [db.prepare(query.sql).bind(...query.params), ...reads] : reads);
-  // SAFETY: each result's rows are its statement's columns: templatesQuery's (by column name), PARTNERS_SQL's, PARTNER_PATHS_SQL's.
+  const query = keys.length > 0 ? templatesStatement(db, keys, limit) : null;
+  const results = await db.batch<Record<string, unknown>>(query ? [query, ...reads] : reads);
+  // SAFETY: each result's rows are its statement's columns: templatesStatement's, PATH_SQL's, PARTNERS_SQL's, PARTNER_PATHS_SQL's.
   const [ownRows, partnerRows, chainRows] = results.slice(-3).map((r) => r.results) as [ChainRow[], Array<{ hash: string }>, Array<ChainRow & { origin: string }>];
-  const templateRows = (query ? results[0].results : []) as Array<{ id: string; tree_id: string; lookup_key: string; pattern: string; state: string }>;
+  const templateRows = (query ? results[0].results : []) as TemplateRowRead[];
   return {
-    templates: templateRows.map((r) => toTemplate({ id: r.id, treeId: r.tree_id, lookupKey: r.lookup_key, pattern: r.pattern, state: r.state })),
+    templates: templateRows.map(toTemplate),
     partners: partnerRows.map(({ hash }) => ({ hash, path: pathOf(chainRows.filter((r) => r.origin === hash), hash) })),
     own: pathOf(ownRows, shape.answerHash),
   };
@@ -69,7 +71,7 @@ export async function hasLiveTemplates(db: D1Database, treeId: string): Promise<
   return (await liveTemplatesStatement(db, treeId).all()).results.length > 0;
 }
 
-/** A live template of a tree (?1): not refuted, and learned (declared ones have a negative anchor depth). Written out: a cold lookup runs it, and building it with drizzle cost more than running it. */
+/** A live template of a tree (?1): not refuted, and learned (declared ones have a negative anchor depth). */
 const LIVE_TEMPLATES_SQL = `SELECT id FROM templates WHERE tree_id = ?1 AND refuted = 0 AND anchor_depth >= 0 LIMIT 1`;
 
 /** hasLiveTemplates's probe as a statement, to run in a D1 batch with others: the tree has live templates when its result has a row. */
@@ -96,37 +98,37 @@ export interface Observation {
  * observe's insert (one D1 call for all that learning writes).
  */
 export async function saveTemplates(db: D1Database, fresh: readonly LearnedTemplate[], updated: readonly LearnedTemplate[], now = Date.now(), evidence: readonly Evidence[] = [], observation?: Observation): Promise<void> {
-  const orm = drizzle(db);
   const statements = [
     ...fresh.map((t) =>
-      orm
-        .insert(templates)
-        .values({ id: t.id, treeId: t.treeId, lookupKey: t.lookupKey, anchorDepth: t.pattern.anchorDepth, pattern: JSON.stringify(t.pattern), state: JSON.stringify(t.state), bindings: t.state.bindings.length, refuted: t.state.refuted ? 1 : 0, createdAt: now, updatedAt: now })
-        .onConflictDoNothing(),
+      db
+        .prepare(
+          `INSERT INTO templates (id, tree_id, lookup_key, anchor_depth, pattern, state, bindings, refuted, created_at, updated_at)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9) ON CONFLICT DO NOTHING`,
+        )
+        .bind(t.id, t.treeId, t.lookupKey, t.pattern.anchorDepth, JSON.stringify(t.pattern), JSON.stringify(t.state), t.state.bindings.length, t.state.refuted ? 1 : 0, now),
     ),
     ...updated.map((t) =>
-      orm
-        .update(templates)
-        .set({ state: JSON.stringify(t.state), bindings: t.state.bindings.length, refuted: t.state.refuted ? 1 : 0, updatedAt: now })
-        .where(eq(templates.id, t.id)),
+      db
+        .prepare("UPDATE templates SET state = ?2, bindings = ?3, refuted = ?4, updated_at = ?5 WHERE id = ?1")
+        .bind(t.id, JSON.stringify(t.state), t.state.bindings.length, t.state.refuted ? 1 : 0, now),
     ),
     ...evidence.map((e) => {
       const treeId = [...fresh, ...updated].find((t) => t.id === e.templateId)?.treeId ?? "";
-      return orm.insert(templateEvidence).values({ templateId: e.templateId, answerHash: e.answerHash, treeId, createdAt: now }).onConflictDoNothing();
+      return db.prepare("INSERT INTO template_evidence (template_id, answer_hash, tree_id, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING").bind(e.templateId, e.answerHash, treeId, now);
     }),
-    ...(observation ? [observeQuery(orm, observation, now)] : []),
+    ...(observation ? [observeStatement(db, observation, now)] : []),
   ];
   if (statements.length === 0) return;
-  await orm.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
+  await db.batch(statements);
 }
 
 /** Remembers an answer as a future partner for its shape class (idempotent). */
 export async function observe(db: D1Database, treeId: string, shapeKey: string, answerHash: string, now = Date.now()): Promise<void> {
-  await observeQuery(drizzle(db), { treeId, shapeKey, answerHash }, now);
+  await observeStatement(db, { treeId, shapeKey, answerHash }, now).run();
 }
 
-function observeQuery(orm: DrizzleD1Database, { treeId, shapeKey, answerHash }: Observation, now: number) {
-  return orm.insert(templateObservations).values({ answerHash, treeId, shapeKey, createdAt: now }).onConflictDoNothing();
+function observeStatement(db: D1Database, { treeId, shapeKey, answerHash }: Observation, now: number): D1PreparedStatement {
+  return db.prepare("INSERT INTO template_observations (answer_hash, tree_id, shape_key, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING").bind(answerHash, treeId, shapeKey, now);
 }
 
 /** The most recent other answers of a shape class, at most `limit`. */
@@ -180,17 +182,15 @@ function pathOf(rows: ChainRow[], answerHash: string): PathTo | null {
 
 /** How often each of a tree's templates has served (template id -> hits). */
 export async function templateHits(db: D1Database, treeId: string): Promise<Map<string, number>> {
-  const rows = await drizzle(db).select({ id: templates.id, hits: templates.hits }).from(templates).where(eq(templates.treeId, treeId));
-  return new Map(rows.map((r) => [r.id, r.hits]));
+  const { results } = await db.prepare("SELECT id, hits FROM templates WHERE tree_id = ?1").bind(treeId).all<{ id: string; hits: number }>();
+  return new Map(results.map((r) => [r.id, r.hits]));
 }
 
 /** Lists a tree's templates for the trajectory API and the dashboard. */
 export async function listTemplates(db: D1Database, treeId: string, limit = 100): Promise<LearnedTemplate[]> {
-  const rows = await drizzle(db)
-    .select({ id: templates.id, treeId: templates.treeId, lookupKey: templates.lookupKey, pattern: templates.pattern, state: templates.state })
-    .from(templates)
-    .where(and(eq(templates.treeId, treeId), gte(templates.anchorDepth, 0)))
-    .orderBy(desc(templates.updatedAt))
-    .limit(limit);
-  return rows.map(toTemplate);
+  const { results } = await db
+    .prepare(`SELECT ${TEMPLATE_COLUMNS} FROM templates WHERE tree_id = ?1 AND anchor_depth >= 0 ORDER BY updated_at DESC LIMIT ?2`)
+    .bind(treeId, limit)
+    .all<TemplateRowRead>();
+  return results.map(toTemplate);
 }
