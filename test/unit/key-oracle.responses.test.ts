@@ -35,6 +35,8 @@ const UNKEYED = [
 ];
 /** Parameters the same item leaves out only when they ask for nothing (an empty list); any other value is keyed. */
 const UNKEYED_WHEN_EMPTY = ["include"];
+/** Unkeyed parameters the SDK's types do not list (Codex's telemetry), checked on their own below. */
+const UNKEYED_OUTSIDE_SDK = ["client_metadata"];
 
 /** Values the schema accepts and the frame keys for the parameters it types (any other value is a 400 or a bypass, so would compare nothing). */
 const TYPED_PARAMS: Record<string, fc.Arbitrary<unknown>> = {
@@ -74,7 +76,7 @@ describe("the documented Responses frame", () => {
     expect(item).toBeDefined();
     const except = item!.slice(item!.search(/\), except\s/), item!.indexOf("when they ask for nothing"));
     const names = [...except.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
-    expect(names.sort()).toEqual([...UNKEYED, ...UNKEYED_WHEN_EMPTY].sort());
+    expect([...new Set(names)].sort()).toEqual([...UNKEYED, ...UNKEYED_WHEN_EMPTY, ...UNKEYED_OUTSIDE_SDK].sort());
   });
 });
 
@@ -109,6 +111,21 @@ describe("differential key oracle: OpenAI Responses", () => {
     }
     expect(checked).toEqual(expect.arrayContaining(UNKEYED.filter((f) => !(f in BYPASSING))));
     expect(total).toBeGreaterThanOrEqual(checked.length * MIN_PAIRS_PER_FIELD);
+  });
+
+  it("Should not key Codex's client_metadata (telemetry: thread, turn and session ids), comparing enough pairs", () => {
+    let compared = 0;
+    fc.assert(
+      fc.property(fc.tuple(fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string(), { minKeys: 1 }), fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string(), { minKeys: 1 })), ([a, b]) => {
+        const ka = responsesKey({ ...base, client_metadata: a });
+        const kb = responsesKey({ ...base, client_metadata: b });
+        if (!ka || !kb || !ka.ok || !kb.ok) return;
+        compared++;
+        expect(ka.key).toBe(kb.key);
+      }),
+      { numRuns: 25 },
+    );
+    expect(compared).toBeGreaterThanOrEqual(MIN_PAIRS_PER_FIELD * UNKEYED_OUTSIDE_SDK.length);
   });
 
   it("Should bypass the cache for a conversation, a stored prompt, logprobs and the server-side state store, background and previous_response_id ask for", () => {
