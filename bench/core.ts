@@ -124,6 +124,15 @@ export async function coreRows(ctx: CoreContext): Promise<{ rows: Row[]; results
     met: generations === 1,
     detail: `outcomes ${JSON.stringify(flight.outcomes)}, ${flight.followers} followers, ${flight.wallMs.toFixed(0)} ms wall (upstream takes 500 ms)`,
   });
-  const results = { base, baseLat, convo, ttfb, flight: { ...flight, generations }, big, nodes: { small: smallNodes, big: bigNodes }, hitBodyBytes: { min: sizes[0], max: sizes.at(-1) } };
+  const results = {
+    base,
+    baseLat,
+    convo,
+    ttfb,
+    flight: { ...flight, generations },
+    big,
+    nodes: { small: smallNodes, big: bigNodes },
+    hitBodyBytes: { min: sizes[0], max: sizes.at(-1) },
+  };
   return { rows, results };
 }

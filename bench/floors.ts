@@ -24,7 +24,11 @@ export function hotSet(count: number): Body[] {
 }
 
 /** Starts a floor Worker of bench/floors/ under `wrangler dev` (no D1). */
-export function startFloor(name: "static" | "relay" | "relay-object", vars: Record<string, string> = {}, more: Pick<WranglerDevOptions, "inspector"> = {}): Promise<WranglerDev> {
+export function startFloor(
+  name: "static" | "relay" | "relay-object",
+  vars: Record<string, string> = {},
+  more: Pick<WranglerDevOptions, "inspector"> = {},
+): Promise<WranglerDev> {
   return startWranglerDev({ config: resolve(FLOORS, `wrangler.${name}.toml`), migrate: [], vars, logLevel: "error", freeInspector: true, ...more });
 }
 
@@ -45,7 +49,12 @@ export interface FloorContext {
 
 const sum = (segments: Measure["segments"]): StoreCounts =>
   segments.reduce(
-    (a, s) => ({ responses: a.responses + s.store.responses, d1Queries: a.d1Queries + s.store.d1Queries, doCalls: a.doCalls + s.store.doCalls, colo: { hit: a.colo.hit + s.store.colo.hit, miss: a.colo.miss + s.store.colo.miss, none: a.colo.none + s.store.colo.none } }),
+    (a, s) => ({
+      responses: a.responses + s.store.responses,
+      d1Queries: a.d1Queries + s.store.d1Queries,
+      doCalls: a.doCalls + s.store.doCalls,
+      colo: { hit: a.colo.hit + s.store.colo.hit, miss: a.colo.miss + s.store.colo.miss, none: a.colo.none + s.store.colo.none },
+    }),
     { responses: 0, d1Queries: 0, doCalls: 0, colo: { hit: 0, miss: 0, none: 0 } },
   );
 
@@ -105,9 +114,28 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
       for (const gapMs of [50, 0]) {
         const name = `${stream ? "streamed" : "JSON"}, ${gapMs ? "spaced 50 ms" : "back to back"}`;
         log(`floors: misses, ${name}`);
-        misses[name] = await missProbe({ proxyUrl: dev.url, relayUrl: floors.relay.url, upstreamUrl: ctx.model.url, makeBody: (i) => uniqueMiss(hot[(i + 3) % hot.length], `floor ${name} ${i} ${Date.now()}`), headers: HEADERS, samples: ctx.missSamples, gapMs, stream });
+        misses[name] = await missProbe({
+          proxyUrl: dev.url,
+          relayUrl: floors.relay.url,
+          upstreamUrl: ctx.model.url,
+          makeBody: (i) => uniqueMiss(hot[(i + 3) % hot.length], `floor ${name} ${i} ${Date.now()}`),
+          headers: HEADERS,
+          samples: ctx.missSamples,
+          gapMs,
+          stream,
+        });
         // The least outcomes 1 and 3 let a miss do before it forwards (a colo read, one object call with one D1 read), in a bare Worker (bench/floors/relay-object.ts).
-        objectFloor[name] = await missProbe({ proxyUrl: objectUrl, relayUrl: floors.relay.url, upstreamUrl: ctx.model.url, makeBody: (i) => uniqueMiss(hot[(i + 5) % hot.length], `object floor ${name} ${i} ${Date.now()}`), headers: HEADERS, samples: ctx.missSamples, gapMs, stream, expect: null });
+        objectFloor[name] = await missProbe({
+          proxyUrl: objectUrl,
+          relayUrl: floors.relay.url,
+          upstreamUrl: ctx.model.url,
+          makeBody: (i) => uniqueMiss(hot[(i + 5) % hot.length], `object floor ${name} ${i} ${Date.now()}`),
+          headers: HEADERS,
+          samples: ctx.missSamples,
+          gapMs,
+          stream,
+          expect: null,
+        });
       }
     }
     await new Promise((r) => setTimeout(r, 1000)); // the last recordings land
@@ -126,9 +154,21 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
       detail: `${warm.responses} hits from server-timing: ${warm.d1Queries} D1 queries, ${warm.doCalls} DO calls; colo reads ${warm.colo.hit} hit / ${warm.colo.miss} miss, ${warm.colo.none} from isolate memory. The throughput rows' hits (each hit segment after ${WARM_UP_SECONDS} s of unmeasured hits, following a static one): ${interleavedCounts.responses} hits, ${interleavedCounts.d1Queries} D1 queries, ${interleavedCounts.doCalls} DO calls, colo ${interleavedCounts.colo.hit} hit / ${interleavedCounts.colo.miss} miss, ${interleavedCounts.colo.none} memory`,
     });
     const ratio = wide.hit.rps / wide.static.rps;
-    rows.push({ row: "hit throughput / bare static Hono floor", target: "≥ 0.45", value: ratio.toFixed(2), met: ratio >= 0.45, detail: `${load.connections} connections. ${triple("static", wide.static)}; ${triple("hit", wide.hit)}` });
+    rows.push({
+      row: "hit throughput / bare static Hono floor",
+      target: "≥ 0.45",
+      value: ratio.toFixed(2),
+      met: ratio >= 0.45,
+      detail: `${load.connections} connections. ${triple("static", wide.static)}; ${triple("hit", wide.hit)}`,
+    });
     const dp50 = serial.hit.p50 - serial.static.p50;
-    rows.push({ row: "hit p50 − bare static p50", target: "≤ 1 ms", value: ms(dp50), met: dp50 <= 1, detail: `1 connection. ${triple("static", serial.static)}; ${triple("hit", serial.hit)}` });
+    rows.push({
+      row: "hit p50 − bare static p50",
+      target: "≤ 1 ms",
+      value: ms(dp50),
+      met: dp50 <= 1,
+      detail: `1 connection. ${triple("static", serial.static)}; ${triple("hit", serial.hit)}`,
+    });
     for (const [name, m] of Object.entries(misses)) {
       const over = m.proxy.p50 - m.relay.p50;
       const p = m.phases;
@@ -140,14 +180,21 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
         detail: `${m.proxy.samples} samples each. object floor over the relay ${ms(objectFloor[name].proxy.p50 - objectFloor[name].relay.p50)} (its own run: ${objectFloor[name].proxy.p50.toFixed(2)} vs relay ${objectFloor[name].relay.p50.toFixed(2)} ms); proxy ${m.proxy.p50.toFixed(2)} / ${m.proxy.p99.toFixed(2)} ms, relay ${m.relay.p50.toFixed(2)} / ${m.relay.p99.toFixed(2)} ms, direct ${m.direct.p50.toFixed(2)} / ${m.direct.p99.toFixed(2)} ms (relay − direct ${ms(m.relay.p50 - m.direct.p50)}); server-timing medians: d1 ${p.d1 ?? 0}, do ${p.do ?? 0}, parse ${p.parse ?? 0}, lookup ${p.lookup ?? 0}, claim ${p.claim ?? 0}, total ${p.total ?? 0} ms; per miss ${(m.store.d1Queries / m.store.responses).toFixed(2)} D1 queries, ${(m.store.doCalls / m.store.responses).toFixed(2)} DO calls`,
       });
     }
-    const allMiss = Object.values(misses).reduce((a, m) => ({ responses: a.responses + m.store.responses, d1: a.d1 + m.store.d1Queries, do: a.do + m.store.doCalls }), { responses: 0, d1: 0, do: 0 });
+    const allMiss = Object.values(misses).reduce(
+      (a, m) => ({ responses: a.responses + m.store.responses, d1: a.d1 + m.store.d1Queries, do: a.do + m.store.doCalls }),
+      { responses: 0, d1: 0, do: 0 },
+    );
     const capacity = {
       hitWarm: perRequest(classes.warm),
       hitColo: perRequest(classes.colo),
       hitCold: perRequest(classes.cold),
       hitUnderLoad: { ...perHit, coloHitShare: warm.colo.hit / warm.responses, memoryShare: warm.colo.none / warm.responses, distinctBodies: hot.length },
       miss: { responses: allMiss.responses, d1Queries: allMiss.d1 / allMiss.responses, doCalls: allMiss.do / allMiss.responses },
-      recording: { misses: missCount, nodesWrittenPerMiss: (rowsAfter.nodes - rowsBefore.nodes) / missCount, rowsInsertedPerMiss: insertedPerMiss(rowsBefore, rowsAfter, missCount) },
+      recording: {
+        misses: missCount,
+        nodesWrittenPerMiss: (rowsAfter.nodes - rowsBefore.nodes) / missCount,
+        rowsInsertedPerMiss: insertedPerMiss(rowsBefore, rowsAfter, missCount),
+      },
       templateHit: templates.learnedHit,
       templateMiss: templates.fullMiss,
     };

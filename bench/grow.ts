@@ -32,7 +32,10 @@ export async function growTree(dev: WranglerDev, config: string, treeId: string,
   const hashLength = Number(len) || 32;
   // Synthetic nodes grow from the root under synthetic parents only, so that no
   // recorded request gains a second answer (which the policy would refuse to serve).
-  const synthetic = (await dev.sql(`SELECT hash, depth FROM nodes WHERE tree_id = '${treeId}' AND message LIKE '%"bench-synthetic"%' LIMIT 20000`)) as Array<{ hash: string; depth: number }>;
+  const synthetic = (await dev.sql(`SELECT hash, depth FROM nodes WHERE tree_id = '${treeId}' AND message LIKE '%"bench-synthetic"%' LIMIT 20000`)) as Array<{
+    hash: string;
+    depth: number;
+  }>;
   const parents = [{ hash: treeId, depth: 0 }, ...synthetic.map((r) => ({ hash: r.hash, depth: Number(r.depth) }))];
   const missing = target - Number(n);
   if (missing <= 0) return Number(n);
@@ -64,6 +67,17 @@ export async function growTree(dev: WranglerDev, config: string, treeId: string,
 
 /** Runs a file of SQL statements against the dev server's local D1 (`wrangler d1 execute --file`). */
 export async function executeSqlFile(dev: WranglerDev, config: string, file: string): Promise<void> {
-  const env = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_LOG_PATH: join(dev.stateDir, "logs"), XDG_CONFIG_HOME: join(dev.stateDir, "config") };
-  await run(join(ROOT, "node_modules/.bin/wrangler"), ["d1", "execute", "DB", "--local", "--config", config, "--persist-to", dev.stateDir, "--file", file, "--yes"], { cwd: ROOT, env, maxBuffer: 256 * 1024 * 1024 });
+  const env = {
+    ...process.env,
+    CI: "true",
+    WRANGLER_SEND_METRICS: "false",
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    WRANGLER_LOG_PATH: join(dev.stateDir, "logs"),
+    XDG_CONFIG_HOME: join(dev.stateDir, "config"),
+  };
+  await run(
+    join(ROOT, "node_modules/.bin/wrangler"),
+    ["d1", "execute", "DB", "--local", "--config", config, "--persist-to", dev.stateDir, "--file", file, "--yes"],
+    { cwd: ROOT, env, maxBuffer: 256 * 1024 * 1024 },
+  );
 }

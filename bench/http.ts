@@ -29,7 +29,12 @@ export async function prime(url: string, bodies: unknown[], headers: Record<stri
 /** A load that cycles chat bodies, sent with `headers`. */
 export const chatSpec = (name: string, bodies: unknown[], headers: Record<string, string> = HEADERS): LoadSpec => ({
   name,
-  requests: bodies.map((b) => ({ method: "POST", path: "/v1/chat/completions", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(b) })),
+  requests: bodies.map((b) => ({
+    method: "POST",
+    path: "/v1/chat/completions",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(b),
+  })),
 });
 
 /**

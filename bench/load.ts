@@ -128,7 +128,11 @@ export function summarise(segments: Segment[]): Measure {
  * load: a hot set that lapsed during the other loads' turns (longer than the
  * answers' TTL) is warm again, as it is under steady traffic.
  */
-export async function interleaved(url: string, specs: LoadSpec[], opts: { rounds: number; seconds: number; connections: number; warmSeconds?: number }): Promise<Record<string, Measure>> {
+export async function interleaved(
+  url: string,
+  specs: LoadSpec[],
+  opts: { rounds: number; seconds: number; connections: number; warmSeconds?: number },
+): Promise<Record<string, Measure>> {
   const segments: Record<string, Segment[]> = Object.fromEntries(specs.map((s) => [s.name, []]));
   for (let round = 0; round < opts.rounds; round++) {
     const order = round % 2 === 0 ? specs : [...specs].reverse();
@@ -185,7 +189,15 @@ export async function mixed(url: string, specs: LoadSpec[], opts: { rounds: numb
     for (const spec of specs) {
       const sorted = latencies[spec.name].sort((a, b) => a - b);
       const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
-      segments[spec.name].push({ p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), rps: 1000 / mean, requests: sorted.length, errors: errors[spec.name] + result.errors + result.timeouts, outcomes: outcomes[spec.name], store: store[spec.name] });
+      segments[spec.name].push({
+        p50: percentile(sorted, 0.5),
+        p99: percentile(sorted, 0.99),
+        rps: 1000 / mean,
+        requests: sorted.length,
+        errors: errors[spec.name] + result.errors + result.timeouts,
+        outcomes: outcomes[spec.name],
+        store: store[spec.name],
+      });
     }
   }
   return Object.fromEntries(Object.entries(segments).map(([name, s]) => [name, summarise(s)]));

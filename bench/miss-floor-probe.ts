@@ -36,15 +36,36 @@ try {
     for (const gapMs of [50, 0]) {
       const name = `${stream ? "streamed" : "JSON"}, ${gapMs ? "spaced" : "back to back"}`;
       const cpu = { dev: cpuOf(dev.pid), relay: cpuOf(relay.pid) };
-      const m = await missProbe({ proxyUrl: dev.url, relayUrl: relay.url, upstreamUrl: model.url, makeBody: (i) => uniqueMiss(hot[(i + 3) % hot.length], `probe ${name} ${i} ${Date.now()}`), headers: HEADERS, samples, gapMs, stream });
+      const m = await missProbe({
+        proxyUrl: dev.url,
+        relayUrl: relay.url,
+        upstreamUrl: model.url,
+        makeBody: (i) => uniqueMiss(hot[(i + 3) % hot.length], `probe ${name} ${i} ${Date.now()}`),
+        headers: HEADERS,
+        samples,
+        gapMs,
+        stream,
+      });
       await new Promise((r) => setTimeout(r, 500)); // the last recording lands
       const p = m.phases;
       const n = samples + 3;
       log(
         `${name.padEnd(22)} over relay ${(m.proxy.p50 - m.relay.p50).toFixed(2)} ms | proxy ${m.proxy.p50.toFixed(2)} / ${m.proxy.p99.toFixed(2)}, relay ${m.relay.p50.toFixed(2)} / ${m.relay.p99.toFixed(2)}, direct ${m.direct.p50.toFixed(2)} | st: d1 ${p.d1 ?? 0} do ${p.do ?? 0} parse ${p.parse ?? 0} lookup ${p.lookup ?? 0} claim ${p.claim ?? 0} total ${p.total ?? 0} | CPU ms per miss: worker ${cpuPerRequest(cpu.dev, cpuOf(dev.pid), n)}; relay ${cpuPerRequest(cpu.relay, cpuOf(relay.pid), n)}`,
       );
-      const o = await missProbe({ proxyUrl: objectFloor.url, relayUrl: relay.url, upstreamUrl: model.url, makeBody: (i) => uniqueMiss(hot[(i + 5) % hot.length], `object floor ${name} ${i} ${Date.now()}`), headers: HEADERS, samples, gapMs, stream, expect: null });
-      log(`${"  object floor".padEnd(22)} over relay ${(o.proxy.p50 - o.relay.p50).toFixed(2)} ms | object floor ${o.proxy.p50.toFixed(2)} / ${o.proxy.p99.toFixed(2)}, relay ${o.relay.p50.toFixed(2)} / ${o.relay.p99.toFixed(2)}, direct ${o.direct.p50.toFixed(2)}`);
+      const o = await missProbe({
+        proxyUrl: objectFloor.url,
+        relayUrl: relay.url,
+        upstreamUrl: model.url,
+        makeBody: (i) => uniqueMiss(hot[(i + 5) % hot.length], `object floor ${name} ${i} ${Date.now()}`),
+        headers: HEADERS,
+        samples,
+        gapMs,
+        stream,
+        expect: null,
+      });
+      log(
+        `${"  object floor".padEnd(22)} over relay ${(o.proxy.p50 - o.relay.p50).toFixed(2)} ms | object floor ${o.proxy.p50.toFixed(2)} / ${o.proxy.p99.toFixed(2)}, relay ${o.relay.p50.toFixed(2)} / ${o.relay.p99.toFixed(2)}, direct ${o.direct.p50.toFixed(2)}`,
+      );
     }
   }
 } finally {

@@ -37,7 +37,11 @@ function phasesOf(serverTiming: string | null): Record<string, number> {
 /** Milliseconds to the whole JSON body, or to the first streamed byte (the rest drained). */
 async function timed(url: string, body: Body, headers: Record<string, string>, stream: boolean): Promise<{ ms: number; res: Response }> {
   const started = performance.now();
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(stream ? { ...body, stream: true } : body) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(stream ? { ...body, stream: true } : body),
+  });
   if (res.status !== 200) throw new Error(`miss probe: ${url} answered ${res.status}: ${await res.text()}`);
   const reader = res.body!.getReader();
   const first = await reader.read();
@@ -55,7 +59,17 @@ async function timed(url: string, body: Body, headers: Record<string, string>, s
  * through the bare relay floor, then straight to the upstream. `gapMs` apart
  * (0: back to back, so a miss's background work lands on the next request).
  */
-export async function missProbe(opts: { proxyUrl: string; relayUrl: string; upstreamUrl: string; makeBody: (i: number) => Body; headers: Record<string, string>; samples: number; gapMs: number; stream: boolean; /** The `muscle-mem-cache` value every proxied answer must carry; null: none is checked (a floor in the proxy's place). */ expect?: string | null }): Promise<MissProbeResult> {
+export async function missProbe(opts: {
+  proxyUrl: string;
+  relayUrl: string;
+  upstreamUrl: string;
+  makeBody: (i: number) => Body;
+  headers: Record<string, string>;
+  samples: number;
+  gapMs: number;
+  stream: boolean /** The `muscle-mem-cache` value every proxied answer must carry; null: none is checked (a floor in the proxy's place). */;
+  expect?: string | null;
+}): Promise<MissProbeResult> {
   const proxy: number[] = [];
   const relay: number[] = [];
   const direct: number[] = [];

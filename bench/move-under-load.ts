@@ -77,7 +77,15 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
   const model = await startScriptedModel({ script: (body) => ({ role: "assistant", content: answerOf(String(body.messages.at(-1)?.content ?? "")) }) });
   const build = await buildWorker();
   const admin = randomBytes(16).toString("hex");
-  const vars = { UPSTREAM_BASE_URL: model.url, D1_SHARDS: "DB,DB_1", ADMIN_TOKEN: admin, HOT_CACHE_TTL_MS: "0", COLO_CACHE_TTL_MS: "0", LOG_LEVEL: "warn", IMPORT_TENANTS: "*" };
+  const vars = {
+    UPSTREAM_BASE_URL: model.url,
+    D1_SHARDS: "DB,DB_1",
+    ADMIN_TOKEN: admin,
+    HOT_CACHE_TTL_MS: "0",
+    COLO_CACHE_TTL_MS: "0",
+    LOG_LEVEL: "warn",
+    IMPORT_TENANTS: "*",
+  };
   const dev = await startWranglerDev({ config: build.config, vars, logLevel: "error", migrate: BINDINGS, freeInspector: true, readyTimeoutMs: 90_000 });
   try {
     const seed = seedTree(MODEL, opts.conversations, { disputed: opts.disputed, tag: "move" });
@@ -90,8 +98,16 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
     const from = String(dir?.shard ?? "");
     const to = from === "DB" ? "DB_1" : "DB";
     const treeNodes = await nodesIn(dev, from, treeId);
-    log(`move: imported ${imported.nodes_inserted} nodes (${treeNodes} in ${from}) in ${((Date.now() - t0) / 1000).toFixed(1)} s; checking a sample of paths before the move`);
-    const sample = [...seed.probes.filter((p) => p.expected === null), ...seed.probes.filter((p) => p.expected !== null).sort(() => Math.random() - 0.5).slice(0, opts.checked)];
+    log(
+      `move: imported ${imported.nodes_inserted} nodes (${treeNodes} in ${from}) in ${((Date.now() - t0) / 1000).toFixed(1)} s; checking a sample of paths before the move`,
+    );
+    const sample = [
+      ...seed.probes.filter((p) => p.expected === null),
+      ...seed.probes
+        .filter((p) => p.expected !== null)
+        .sort(() => Math.random() - 0.5)
+        .slice(0, opts.checked),
+    ];
     const before = await checkAll(dev.url, sample, opts.hitConnections);
 
     const ticks: Tick[] = [];
@@ -108,9 +124,24 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
     const misser = async () => {
       for (let i = 0; !stop; i++) {
         const text = `[move] New question ${i} at ${Date.now()}`;
-        const p: Probe = { body: { model: MODEL, messages: [{ role: "system", content: seed.probes[0].body.messages[0].content }, { role: "user", content: text }] }, expected: answerOf(text) };
+        const p: Probe = {
+          body: {
+            model: MODEL,
+            messages: [
+              { role: "system", content: seed.probes[0].body.messages[0].content },
+              { role: "user", content: text },
+            ],
+          },
+          expected: answerOf(text),
+        };
         const start = performance.now();
-        const a = await ask(dev.url, KEY, NAMESPACE, p.body, false).catch((e: unknown) => ({ status: 0, cache: null, node: null, content: null, error: String(e) }));
+        const a = await ask(dev.url, KEY, NAMESPACE, p.body, false).catch((e: unknown) => ({
+          status: 0,
+          cache: null,
+          node: null,
+          content: null,
+          error: String(e),
+        }));
         ticks.push({ start, end: performance.now(), kind: "miss", verdict: judge(p, a), status: a.status, error: a.error });
         if (a.status === 200) recorded.push(p);
       }
@@ -119,16 +150,28 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
     const healthz = async () => {
       while (!stop) {
         const start = performance.now();
-        const status = await fetch(`${dev.url}/healthz`).then(async (r) => (await r.arrayBuffer(), r.status), () => 0);
+        const status = await fetch(`${dev.url}/healthz`).then(
+          async (r) => (await r.arrayBuffer(), r.status),
+          () => 0,
+        );
         ticks.push({ start, end: performance.now(), kind: "healthz", verdict: status === 200 ? "right" : "error", status });
         await new Promise((r) => setTimeout(r, 100));
       }
     };
     // One connection replays a small tree that does not move: whether hits elsewhere wait too tells the tree's object from the runtime.
-    const load = Promise.all([...Array.from({ length: opts.hitConnections }, () => hitter(seed.probes, NAMESPACE, "hit")), hitter(control.probes, CONTROL, "control"), misser(), healthz()]);
+    const load = Promise.all([
+      ...Array.from({ length: opts.hitConnections }, () => hitter(seed.probes, NAMESPACE, "hit")),
+      hitter(control.probes, CONTROL, "control"),
+      misser(),
+      healthz(),
+    ]);
     await new Promise((r) => setTimeout(r, opts.marginSeconds * 1000));
     const moveStart = performance.now();
-    const res = await fetch(`${dev.url}/api/trees/${treeId}/move`, { method: "POST", headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" }, body: JSON.stringify({ to }) });
+    const res = await fetch(`${dev.url}/api/trees/${treeId}/move`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
+      body: JSON.stringify({ to }),
+    });
     const moveEnd = performance.now();
     const moved = (await res.json()) as Record<string, unknown>;
     log(`move: ${res.status} in ${((moveEnd - moveStart) / 1000).toFixed(1)} s`, moved);
@@ -144,13 +187,23 @@ export async function moveRows(opts: MoveOptions): Promise<{ rows: Row[]; result
     const overlapping = ticks.filter((t) => t.start < moveEnd && t.end > moveStart);
     const longest = (kind: Tick["kind"]) => Math.max(0, ...overlapping.filter((t) => t.kind === kind).map((t) => t.end - t.start));
     const count = (ts: Tick[], pick: (t: Tick) => boolean) => ts.filter(pick).length;
-    const hitMs = (ts: Tick[]) => ts.filter((t) => t.kind === "hit").map((t) => t.end - t.start).sort((a, b) => a - b);
+    const hitMs = (ts: Tick[]) =>
+      ts
+        .filter((t) => t.kind === "hit")
+        .map((t) => t.end - t.start)
+        .sort((a, b) => a - b);
     const beforeMove = hitMs(ticks.filter((t) => t.end < moveStart));
-    const errorsSeen = ticks.filter((t) => t.verdict === "error").slice(0, 5).map((t) => ({ kind: t.kind, status: t.status, atS: ((t.start - moveStart) / 1000).toFixed(1), ms: Math.round(t.end - t.start), error: t.error }));
+    const errorsSeen = ticks
+      .filter((t) => t.verdict === "error")
+      .slice(0, 5)
+      .map((t) => ({ kind: t.kind, status: t.status, atS: ((t.start - moveStart) / 1000).toFixed(1), ms: Math.round(t.end - t.start), error: t.error }));
     if (errorsSeen.length) log("move: errors", errorsSeen, "wrangler dev's output, last 4000 characters:", dev.output().slice(-4000));
     const inMove = hitMs(during);
     // Where the longest waits of the move fell (s from its start): a stall shows as requests of every kind starting before it and ending together.
-    const slowest = [...overlapping].sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, 6).map((t) => `${t.kind} ${((t.start - moveStart) / 1000).toFixed(2)}-${((t.end - moveStart) / 1000).toFixed(2)} s`);
+    const slowest = [...overlapping]
+      .sort((a, b) => b.end - b.start - (a.end - a.start))
+      .slice(0, 6)
+      .map((t) => `${t.kind} ${((t.start - moveStart) / 1000).toFixed(2)}-${((t.end - moveStart) / 1000).toFixed(2)} s`);
     const results = {
       treeId,
       from,
@@ -211,7 +264,23 @@ type MoveResults = {
   after: Record<string, number>;
   left: { source: number; target: number };
   load: { requests: number; hits: number; misses: number; wrong: number; errors: number; unexpectedMisses: number; statuses: Record<string, number> };
-  duringMove: { requests: number; hitsServed: number; disputedRefused: number; misses: number; wrong: number; errors: number; unexpectedMisses: number; hitP50: number; hitP99: number; inFlight: number; longestHitMs: number; controlServed: number; healthzAnswered: number; longestControlMs: number; longestHealthzMs: number };
+  duringMove: {
+    requests: number;
+    hitsServed: number;
+    disputedRefused: number;
+    misses: number;
+    wrong: number;
+    errors: number;
+    unexpectedMisses: number;
+    hitP50: number;
+    hitP99: number;
+    inFlight: number;
+    longestHitMs: number;
+    controlServed: number;
+    healthzAnswered: number;
+    longestControlMs: number;
+    longestHealthzMs: number;
+  };
   errorsSeen: Array<{ kind: string; status: number; atS: string; ms: number; error?: string }>;
   slowest: string[];
   hitP50BeforeMove: number;

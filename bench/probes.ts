@@ -18,7 +18,11 @@ function beforeForward(timing: string | null): number {
 /** Milliseconds from sending a streamed request to its first body byte. */
 async function timeToFirstByte(url: string, body: Body, headers: Headers): Promise<{ ms: number; outcome: string; beforeForwardMs: number }> {
   const started = performance.now();
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ ...body, stream: true }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ ...body, stream: true }),
+  });
   const reader = res.body!.getReader();
   const first = await reader.read();
   const ms = performance.now() - started;
@@ -69,13 +73,22 @@ export async function ttfbProbe(proxyUrl: string, upstreamUrl: string, makeBody:
 }
 
 /** Sends `n` identical requests at once and counts what the cache said. */
-export async function burst(url: string, body: Body, headers: Headers, n: number): Promise<{ outcomes: Record<string, number>; followers: number; wallMs: number }> {
+export async function burst(
+  url: string,
+  body: Body,
+  headers: Headers,
+  n: number,
+): Promise<{ outcomes: Record<string, number>; followers: number; wallMs: number }> {
   const outcomes: Record<string, number> = {};
   let followers = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: n }, async () => {
-      const res = await fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+      const res = await fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
       await res.arrayBuffer();
       const outcome = res.headers.get("muscle-mem-cache") ?? `status-${res.status}`;
       outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;

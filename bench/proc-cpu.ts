@@ -17,7 +17,7 @@ export function cpuOf(root: number | undefined): Record<string, number> {
   const tree = new Set([root]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const p of procs) if (!tree.has(p.pid) && tree.has(p.ppid)) (tree.add(p.pid), (grew = true));
+    for (const p of procs) if (!tree.has(p.pid) && tree.has(p.ppid)) tree.add(p.pid), (grew = true);
   }
   const out: Record<string, number> = {};
   for (const p of procs) if (tree.has(p.pid)) out[p.name] = (out[p.name] ?? 0) + p.cpu;
@@ -33,5 +33,10 @@ export function cpuPerRequest(before: Record<string, number>, after: Record<stri
 
 /** `A=1,B=2` as vars (the bench scripts' MM_VARS). */
 export function varsOf(spec: string | undefined): Record<string, string> {
-  return Object.fromEntries((spec ?? "").split(",").filter(Boolean).map((kv) => kv.split("=") as [string, string]));
+  return Object.fromEntries(
+    (spec ?? "")
+      .split(",")
+      .filter(Boolean)
+      .map((kv) => kv.split("=") as [string, string]),
+  );
 }

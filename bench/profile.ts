@@ -67,7 +67,10 @@ function selfTimes(profile: Profile, count: number): Array<{ fn: string; ms: num
     const name = `${f.functionName || "(anonymous)"} ${file}:${f.lineNumber + 1}`;
     totals.set(name, (totals.get(name) ?? 0) + dt);
   });
-  return [...totals].sort((a, b) => b[1] - a[1]).slice(0, count).map(([fn, ms]) => ({ fn, ms: Math.round(ms), share: Number((ms / all).toFixed(3)) }));
+  return [...totals]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([fn, ms]) => ({ fn, ms: Math.round(ms), share: Number((ms / all).toFixed(3)) }));
 }
 
 /** `MM_HOT=240`: the hit load's distinct bodies (40 by default). `MM_VARS=HOT_CACHE_TTL_MS=60000,...`: more vars for the Worker. */
@@ -75,10 +78,18 @@ const bodies = hotSet(Number(process.env.MM_HOT ?? 40));
 const extraVars = varsOf(process.env.MM_VARS);
 const model = await startScriptedModel({ script: () => ({ role: "assistant", content: "Let me check that reservation for you." }) });
 const inspectorPort = await freePort();
-const dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url, ...extraVars, ...(process.env.MM_LOG_LEVEL ? { LOG_LEVEL: process.env.MM_LOG_LEVEL } : {}) }, logLevel: "error", inspectorPort });
+const dev = await startWranglerDev({
+  vars: { UPSTREAM_BASE_URL: model.url, ...extraVars, ...(process.env.MM_LOG_LEVEL ? { LOG_LEVEL: process.env.MM_LOG_LEVEL } : {}) },
+  logLevel: "error",
+  inspectorPort,
+});
 try {
   // Misses: the warm-up and the profiled run each send bodies of their own (a replayed body would be a hit).
-  const misses = (run: string) => chatSpec("miss", Array.from({ length: 5000 }, (_, i) => uniqueMiss(bodies[i % bodies.length], `profile-${run}-${Date.now()}-${i}`)));
+  const misses = (run: string) =>
+    chatSpec(
+      "miss",
+      Array.from({ length: 5000 }, (_, i) => uniqueMiss(bodies[i % bodies.length], `profile-${run}-${Date.now()}-${i}`)),
+    );
   let spec: LoadSpec = FLOOR;
   if (load === "hit") {
     await prime(dev.url, bodies);

@@ -82,7 +82,8 @@ export async function recordingCost(snapshot: { config: string }, upstreamUrl: s
       c.d1QueriesPerCall += w.d1_queries;
     }
     for (const c of Object.values(byCall)) c.d1QueriesPerCall /= c.calls;
-    if (!byCall["writer.record"] || byCall["writer.record"].calls < misses) throw new Error(`recording cost: ${byCall["writer.record"]?.calls ?? 0} record lines for ${misses} misses (is LOG_LEVEL debug reaching the objects?)`);
+    if (!byCall["writer.record"] || byCall["writer.record"].calls < misses)
+      throw new Error(`recording cost: ${byCall["writer.record"]?.calls ?? 0} record lines for ${misses} misses (is LOG_LEVEL debug reaching the objects?)`);
     return {
       misses,
       doCallsPerMiss: work.length / misses,

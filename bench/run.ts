@@ -86,17 +86,34 @@ const model = await startScriptedModel({
 const snapshot = await snapshotWorker();
 const rows: Row[] = [];
 const results: Record<string, unknown> = {};
-const dev = sections.has("core") || sections.has("templates") || sections.has("floors") ? await startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url }) : null;
+const dev =
+  sections.has("core") || sections.has("templates") || sections.has("floors") ? await startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url }) : null;
 if (dev) {
   try {
     if (sections.has("core")) {
-      const core = await coreRows({ dev, config: snapshot.config, model, hitBodies: requests.map((r) => r.body), short, long, load, nodes: Number(args.nodes), slowMark: SLOW_MARK });
+      const core = await coreRows({
+        dev,
+        config: snapshot.config,
+        model,
+        hitBodies: requests.map((r) => r.body),
+        short,
+        long,
+        load,
+        nodes: Number(args.nodes),
+        slowMark: SLOW_MARK,
+      });
       rows.push(...core.rows);
       Object.assign(results, core.results);
     }
     if (sections.has("templates")) {
       const t0 = Date.now();
-      const templates = await templateRows(dev, snapshot.config, { templates: Number(args.templates), small: 10, rounds: load.rounds, seconds: load.seconds, missSamples: Number(args["miss-samples"]) });
+      const templates = await templateRows(dev, snapshot.config, {
+        templates: Number(args.templates),
+        small: 10,
+        rounds: load.rounds,
+        seconds: load.seconds,
+        missSamples: Number(args["miss-samples"]),
+      });
       rows.push(...templates.rows);
       results.templates = { ...templates.results, seconds: (Date.now() - t0) / 1000 };
       log(`templates rows: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
@@ -112,7 +129,10 @@ if (dev) {
       log("floors: what a recording does after the response (own wrangler dev at LOG_LEVEL debug)");
       const recordingWork = await recordingCost(snapshot, model.url, hotSet(30));
       // The capacity model's measured inputs (scripts/capacity.ts reads this committed file).
-      writeFileSync("bench/capacity/measured.json", `${JSON.stringify({ date: new Date().toISOString(), loadavg: info.loadavg, ttl, ...floors.capacity, recordingWork }, null, 2)}\n`);
+      writeFileSync(
+        "bench/capacity/measured.json",
+        `${JSON.stringify({ date: new Date().toISOString(), loadavg: info.loadavg, ttl, ...floors.capacity, recordingWork }, null, 2)}\n`,
+      );
       log(`floors rows: ${((Date.now() - t0) / 1000).toFixed(0)} s; wrote bench/capacity/measured.json`);
     }
   } finally {
@@ -122,7 +142,12 @@ if (dev) {
 await model.close();
 
 if (sections.has("scale")) {
-  const scale = await scaleRows(snapshot, { rows: args["scale-rows"].split(",").map((r) => r.trim()), tallySeconds: Number(args["tally-seconds"]), tallyContrastSeconds: Number(args["tally-contrast-seconds"]), moveConversations: Number(args["move-conversations"]) });
+  const scale = await scaleRows(snapshot, {
+    rows: args["scale-rows"].split(",").map((r) => r.trim()),
+    tallySeconds: Number(args["tally-seconds"]),
+    tallyContrastSeconds: Number(args["tally-contrast-seconds"]),
+    moveConversations: Number(args["move-conversations"]),
+  });
   rows.push(...scale.rows);
   results.scale = scale.results;
 }
@@ -139,7 +164,8 @@ if (sections.has("replay")) {
     met: ratio <= 0.05,
     detail: `${(replay.storedBytes / 1e6).toFixed(2)} MB row payload in ${replay.nodes} nodes / ${(replay.requestBytes / 1e6).toFixed(1)} MB; SQLite file with indexes ${replay.fileBytes === null ? "n/a" : `${(replay.fileBytes / 1e6).toFixed(2)} MB (${((100 * replay.fileBytes) / replay.requestBytes).toFixed(2)}%)`}`,
   });
-  const pass = (p: typeof replay.pass1) => `${(p.wallMs / 1000).toFixed(1)} s, ${Math.round((1000 * p.requests) / p.wallMs)} req/s, ${JSON.stringify(p.outcomes)}`;
+  const pass = (p: typeof replay.pass1) =>
+    `${(p.wallMs / 1000).toFixed(1)} s, ${Math.round((1000 * p.requests) / p.wallMs)} req/s, ${JSON.stringify(p.outcomes)}`;
   rows.push({
     row: "replay: pass 2 wall time / pass 1",
     target: "report",
@@ -157,4 +183,7 @@ console.log(`${header}\n\n${table}`);
 mkdirSync("bench-output", { recursive: true });
 // A partial run (--only) does not overwrite the whole run's file.
 const scaleRowsPart = sections.has("scale") && args["scale-rows"] !== "tally,move" ? `-${args["scale-rows"].replace(/[^a-z]+/g, "-")}` : "";
-writeFileSync(args.only ? `bench-output/bench-${[...sections].join("-")}${scaleRowsPart}.json` : "bench-output/bench.json", JSON.stringify({ date: new Date().toISOString(), machine: info, load, args, rows, results }, null, 2));
+writeFileSync(
+  args.only ? `bench-output/bench-${[...sections].join("-")}${scaleRowsPart}.json` : "bench-output/bench.json",
+  JSON.stringify({ date: new Date().toISOString(), machine: info, load, args, rows, results }, null, 2),
+);

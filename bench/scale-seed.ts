@@ -46,8 +46,12 @@ export function seedTree(model: string, conversations: number, opts: { disputed?
     for (let a = 2; a < messages.length; a += 2) probes.push({ body: { model, messages: messages.slice(0, a) }, expected: messages[a].content });
   }
   for (let d = 0; d < (opts.disputed ?? 0); d++) {
-    const asked = [{ role: "system", content: SYSTEM }, { role: "user", content: `[${tag}] Is flight ${d} on time?` }];
-    for (const answer of ["Yes, on time.", "No, it is delayed by an hour."]) lines.push(JSON.stringify({ model, messages: [...asked, { role: "assistant", content: answer }] }));
+    const asked = [
+      { role: "system", content: SYSTEM },
+      { role: "user", content: `[${tag}] Is flight ${d} on time?` },
+    ];
+    for (const answer of ["Yes, on time.", "No, it is delayed by an hour."])
+      lines.push(JSON.stringify({ model, messages: [...asked, { role: "assistant", content: answer }] }));
     nodes += 3;
     probes.push({ body: { model, messages: asked }, expected: null });
   }

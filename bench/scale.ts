@@ -27,10 +27,16 @@ export async function scaleRows(snapshot: { dir: string; config: string }, opts:
   for (const r of rows) if (!(SCALE_ROWS as readonly string[]).includes(r)) throw new Error(`--scale-rows: unknown row ${r} (known: ${SCALE_ROWS.join(", ")})`);
   const t0 = Date.now();
   // A row not asked for, 0 seconds or 0 conversations leaves a half out.
-  const tally = rows.includes("tally") && opts.tallySeconds > 0 ? await tallyRows(snapshot, { seconds: opts.tallySeconds, contrastSeconds: opts.tallyContrastSeconds, trees: 4, nodesPerTree: 60 }) : null;
+  const tally =
+    rows.includes("tally") && opts.tallySeconds > 0
+      ? await tallyRows(snapshot, { seconds: opts.tallySeconds, contrastSeconds: opts.tallyContrastSeconds, trees: 4, nodesPerTree: 60 })
+      : null;
   log(`scale: tally rows ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   const t1 = Date.now();
-  const move = rows.includes("move") && opts.moveConversations > 0 ? await moveRows({ conversations: opts.moveConversations, disputed: 20, hitConnections: 4, marginSeconds: 3, checked: 400 }) : null;
+  const move =
+    rows.includes("move") && opts.moveConversations > 0
+      ? await moveRows({ conversations: opts.moveConversations, disputed: 20, hitConnections: 4, marginSeconds: 3, checked: 400 })
+      : null;
   log(`scale: move rows ${((Date.now() - t1) / 1000).toFixed(0)} s`);
   return { rows: [...(tally?.rows ?? []), ...(move?.rows ?? [])], results: { tally: tally?.results, move: move?.results } };
 }

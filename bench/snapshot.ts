@@ -45,6 +45,10 @@ export async function snapshotWorker(edit?: (toml: Record<string, unknown>) => v
  * Starts `wrangler dev` on the snapshot, with fresh local state, and waits for /healthz. The benchmarks seed
  * trees through tenant keys (bench/scale-seed.ts): the operator's grant, IMPORT_TENANTS, unless `vars` says otherwise.
  */
-export function startSnapshotDev(snapshot: { dir: string; config: string }, vars: Record<string, string>, more: Pick<WranglerDevOptions, "inspector"> = {}): Promise<WranglerDev> {
+export function startSnapshotDev(
+  snapshot: { dir: string; config: string },
+  vars: Record<string, string>,
+  more: Pick<WranglerDevOptions, "inspector"> = {},
+): Promise<WranglerDev> {
   return startWranglerDev({ config: snapshot.config, vars: { IMPORT_TENANTS: "*", ...vars }, logLevel: "error", ...more });
 }

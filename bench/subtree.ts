@@ -32,17 +32,19 @@ async function walkChildren(base: string, treeId: string): Promise<{ nodes: numb
   while (level.length > 0) {
     const next: string[] = [];
     for (let i = 0; i < level.length; i += 6) {
-      await Promise.all(level.slice(i, i + 6).map(async (parent) => {
-        let cursor: string | null = null;
-        do {
-          const q = `${parent ? `&parent=${parent}` : ""}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-          const page: { data: Summary[]; next_cursor: string | null } = await get(`${base}/trees/${treeId}/children?limit=50${q}`);
-          requests++;
-          nodes += page.data.length;
-          next.push(...page.data.filter((d) => d.child_count > 0).map((d) => d.hash));
-          cursor = page.next_cursor;
-        } while (cursor);
-      }));
+      await Promise.all(
+        level.slice(i, i + 6).map(async (parent) => {
+          let cursor: string | null = null;
+          do {
+            const q = `${parent ? `&parent=${parent}` : ""}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+            const page: { data: Summary[]; next_cursor: string | null } = await get(`${base}/trees/${treeId}/children?limit=50${q}`);
+            requests++;
+            nodes += page.data.length;
+            next.push(...page.data.filter((d) => d.child_count > 0).map((d) => d.hash));
+            cursor = page.next_cursor;
+          } while (cursor);
+        }),
+      );
     }
     level = next;
   }

@@ -75,7 +75,13 @@ async function sumHits(dev: WranglerDev): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-async function oneRun(snapshot: { dir: string; config: string }, vars: Record<string, string>, seconds: number, opts: TallyOptions, waitForFlush: boolean): Promise<TallyRun> {
+async function oneRun(
+  snapshot: { dir: string; config: string },
+  vars: Record<string, string>,
+  seconds: number,
+  opts: TallyOptions,
+  waitForFlush: boolean,
+): Promise<TallyRun> {
   const dev = await startSnapshotDev(snapshot, vars);
   try {
     const probes: Array<Probe & { namespace: string }> = [];
@@ -113,7 +119,11 @@ async function oneRun(snapshot: { dir: string; config: string }, vars: Record<st
       await new Promise((r) => setTimeout(r, 2000));
       countedHits = await sumHits(dev);
     }
-    const writes = (await dev.sql("SELECT at, tbl, key FROM bench_writes")).map((r) => ({ at: Number(r.at), tbl: String(r.tbl), key: String(r.key) })) as Write[];
+    const writes = (await dev.sql("SELECT at, tbl, key FROM bench_writes")).map((r) => ({
+      at: Number(r.at),
+      tbl: String(r.tbl),
+      key: String(r.key),
+    })) as Write[];
     const counters = (w: Write) => w.tbl === "nodes" || w.tbl === "trees" || w.tbl === "templates";
     return {
       vars,
@@ -123,7 +133,11 @@ async function oneRun(snapshot: { dir: string; config: string }, vars: Record<st
       countedHits,
       byTable: countByTable(writes),
       bursts: bursts(writes),
-      busiestMinute: { all: maxInWindow(writes, MINUTE), counters: maxInWindow(writes, MINUTE, counters), nodes: maxInWindow(writes, MINUTE, (w) => w.tbl === "nodes") },
+      busiestMinute: {
+        all: maxInWindow(writes, MINUTE),
+        counters: maxInWindow(writes, MINUTE, counters),
+        nodes: maxInWindow(writes, MINUTE, (w) => w.tbl === "nodes"),
+      },
       maxWritesOfOneNodePerMinute: maxPerRow(writes, "nodes", MINUTE),
     };
   } finally {
@@ -137,7 +151,9 @@ const perMin = (n: number, seconds: number) => Math.round((n * 60) / seconds);
 export async function tallyRows(snapshot: { dir: string; config: string }, opts: TallyOptions): Promise<{ rows: Row[]; results: Record<string, unknown> }> {
   const tallyFlushMs = opts.tallyFlushMs ?? productionTallyFlushMs();
   const base = { COUNTER_FLUSH_MS: String(1000 / ISOLATES), LOG_LEVEL: "warn" };
-  log(`tally: ${opts.trees} trees × ${opts.nodesPerTree} nodes, ${ISOLATES} generators, ${opts.seconds} s, TALLY_FLUSH_MS=${tallyFlushMs}, COUNTER_FLUSH_MS=${base.COUNTER_FLUSH_MS}`);
+  log(
+    `tally: ${opts.trees} trees × ${opts.nodesPerTree} nodes, ${ISOLATES} generators, ${opts.seconds} s, TALLY_FLUSH_MS=${tallyFlushMs}, COUNTER_FLUSH_MS=${base.COUNTER_FLUSH_MS}`,
+  );
   const main = await oneRun(snapshot, { ...base, TALLY_FLUSH_MS: String(tallyFlushMs) }, opts.seconds, opts, true);
   log("tally run", main);
   const contrast = opts.contrastSeconds > 0 ? await oneRun(snapshot, { ...base, TALLY_FLUSH_MS: "0" }, opts.contrastSeconds, opts, false) : null;

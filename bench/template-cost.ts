@@ -32,14 +32,17 @@ export async function templateCosts(dev: WranglerDev, ttl: { hotMs: number; colo
   const warm = refundCases(11, 8, true).flatMap(caseBodies);
   const treeId = await warmTree(dev, namespace, warm, true);
   const now = Date.now();
-  await dev.sql(`INSERT INTO templates (id, tree_id, lookup_key, anchor_depth, pattern, state, created_at, updated_at) VALUES ('tpl-cost-${now}', '${treeId}', 'nothing-${now}', 0, '{}', '{}', ${now}, ${now})`);
+  await dev.sql(
+    `INSERT INTO templates (id, tree_id, lookup_key, anchor_depth, pattern, state, created_at, updated_at) VALUES ('tpl-cost-${now}', '${treeId}', 'nothing-${now}', 0, '{}', '{}', ${now}, ${now})`,
+  );
   const learned = await learnedBodies(dev, [namespace], refundCases(22, 16, false).flatMap(caseBodies), 15_000);
   await sleep(ttl.coloMs + ttl.hotMs + 500);
   const hit = noStoreCounts();
   for (const body of learned) {
     const res = await post(dev.url, body, treeHeaders(namespace));
     await res.arrayBuffer();
-    if (res.headers.get("muscle-mem-cache") !== "hit" || !res.headers.get("muscle-mem-template")) throw new Error(`template costs: a learned request was a ${res.headers.get("muscle-mem-cache")} without a template`);
+    if (res.headers.get("muscle-mem-cache") !== "hit" || !res.headers.get("muscle-mem-template"))
+      throw new Error(`template costs: a learned request was a ${res.headers.get("muscle-mem-cache")} without a template`);
     addStoreCounts(hit, res.headers.get("server-timing"));
   }
   const miss: StoreCounts = noStoreCounts();

@@ -160,7 +160,9 @@ export async function padTemplates(dev: WranglerDev, config: string, treeId: str
     const t = real[i % real.length];
     const key = crowd ? String(t.lookup_key) : hex32();
     const bindings = crowd ? Math.max(0, Number(t.bindings) - 1) : Number(t.bindings);
-    templateValues.push(`(${sqlString(hex32())},${sqlString(treeId)},${sqlString(key)},${Number(t.anchor_depth)},${sqlString(String(t.pattern))},${sqlString(String(t.state))},${bindings},0,0,${now},${now})`);
+    templateValues.push(
+      `(${sqlString(hex32())},${sqlString(treeId)},${sqlString(key)},${Number(t.anchor_depth)},${sqlString(String(t.pattern))},${sqlString(String(t.state))},${bindings},0,0,${now},${now})`,
+    );
     const shape = hex32();
     for (let j = 0; j < 2; j++) observationValues.push(`(${sqlString(hex32())},${sqlString(treeId)},${sqlString(shape)},${now})`);
   }

@@ -52,7 +52,10 @@ async function fullMissProbe(url: string, namespaces: string[], base: ChatBody, 
   return Object.fromEntries(
     namespaces.map((n) => {
       const sorted = [...times[n]].sort((a, b) => a - b);
-      return [n, { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), samples: sorted.length, outcomes: outcomes[n], phases: medianPhases(phases[n]) }];
+      return [
+        n,
+        { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), samples: sorted.length, outcomes: outcomes[n], phases: medianPhases(phases[n]) },
+      ];
     }),
   );
 }
@@ -70,7 +73,10 @@ async function phaseProbe(url: string, bodies: ChatBody[], headers: Record<strin
   return medianPhases(timings);
 }
 
-const phaseText = (p: Record<string, number>) => Object.entries(p).map(([k, v]) => `${k} ${v}`).join(", ");
+const phaseText = (p: Record<string, number>) =>
+  Object.entries(p)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
 
 const missDetail = (name: string, m: MissProbe) => `${name}: ${m.p50.toFixed(2)} / ${m.p99.toFixed(2)} ms`;
 
@@ -99,7 +105,8 @@ export async function templateRows(dev: WranglerDev, config: string, o: Template
   const learned = await learnedBodies(dev, learning, fresh);
   const learnedReal = { small: await templateCount(dev, trees.small), big: await templateCount(dev, trees.big), crowd: await templateCount(dev, trees.crowd) };
   log(`templates: learned ${JSON.stringify(learnedReal)} templates; ${learned.length} of ${fresh.length} new requests served by them`);
-  if (learned.length < 8) throw new Error(`templates: only ${learned.length} requests are served by learned templates; the learned rows would not measure the learned path`);
+  if (learned.length < 8)
+    throw new Error(`templates: only ${learned.length} requests are served by learned templates; the learned rows would not measure the learned path`);
   if ((await templateCount(dev, trees.none)) !== 0) throw new Error("templates: the tree warmed with induction off holds templates");
 
   const counts = {
@@ -108,10 +115,13 @@ export async function templateRows(dev: WranglerDev, config: string, o: Template
     crowd: await padTemplates(dev, config, trees.crowd, o.templates, true),
   };
   const perKey = (await dev.sql(`SELECT COUNT(*) AS n FROM templates WHERE tree_id = '${trees.crowd}' GROUP BY lookup_key`)).map((r) => Number(r.n));
-  log(`templates: padded to ${JSON.stringify(counts)} templates; crowded tree: ${perKey.length} lookup keys, ${Math.min(...perKey)}-${Math.max(...perKey)} templates each`);
+  log(
+    `templates: padded to ${JSON.stringify(counts)} templates; crowded tree: ${perKey.length} lookup keys, ${Math.min(...perKey)}-${Math.max(...perKey)} templates each`,
+  );
   // The copies have other lookup keys: the same requests must still be served by the real templates.
   const still = await learnedBodies(dev, learning, learned, 0);
-  if (still.length !== learned.length) throw new Error(`templates: after padding, ${learned.length - still.length} requests are no longer served by a template`);
+  if (still.length !== learned.length)
+    throw new Error(`templates: after padding, ${learned.length - still.length} requests are no longer served by a template`);
 
   // Request by request on one connection: the trees compared see the same moments of a shared machine.
   // Exact and learned loads run apart, so that each exact body comes back well within the hot-cache TTL.
@@ -119,7 +129,15 @@ export async function templateRows(dev: WranglerDev, config: string, o: Template
   log("templates: exact hits, tree with templates vs none");
   const exact = await mixed(dev.url, [chatSpec("exact none", warm, treeHeaders(ns.none)), chatSpec("exact big", warm, treeHeaders(ns.big))], rounds);
   log("templates: learned hits, small vs big vs crowded tree");
-  const learnedLoads = await mixed(dev.url, [chatSpec("learned small", learned, treeHeaders(ns.small)), chatSpec("learned big", learned, treeHeaders(ns.big)), chatSpec("learned crowd", learned, treeHeaders(ns.crowd))], rounds);
+  const learnedLoads = await mixed(
+    dev.url,
+    [
+      chatSpec("learned small", learned, treeHeaders(ns.small)),
+      chatSpec("learned big", learned, treeHeaders(ns.big)),
+      chatSpec("learned crowd", learned, treeHeaders(ns.crowd)),
+    ],
+    rounds,
+  );
   const m = { ...exact, ...learnedLoads };
   expectOutcome("exact hit, no templates", m["exact none"], "hit");
   expectOutcome(`exact hit, ${counts.big} templates`, m["exact big"], "hit");
@@ -136,7 +154,8 @@ export async function templateRows(dev: WranglerDev, config: string, o: Template
   log(`templates: ${o.missSamples} full misses per tree`);
   const misses = await fullMissProbe(dev.url, [ns.none, ns.small, ns.big], warm[0], o.missSamples);
   for (const [n, probe] of Object.entries(misses)) {
-    if (Object.keys(probe.outcomes).some((k) => k !== "miss")) throw new Error(`templates: full-miss probe in ${n} was not all misses: ${JSON.stringify(probe.outcomes)}`);
+    if (Object.keys(probe.outcomes).some((k) => k !== "miss"))
+      throw new Error(`templates: full-miss probe in ${n} was not all misses: ${JSON.stringify(probe.outcomes)}`);
   }
   const after = { none: await templateCount(dev, trees.none), small: await templateCount(dev, trees.small), big: await templateCount(dev, trees.big) };
   if (after.none !== 0) throw new Error(`templates: the full-miss probe taught the template-free tree ${after.none} templates`);
@@ -194,6 +213,18 @@ export async function templateRows(dev: WranglerDev, config: string, o: Template
       detail: `${(misses[ns.big].p50 - misses[ns.none].p50).toFixed(2)} ms. server-timing medians (ms; claim = template probe + Durable Object join): none: ${phaseText(misses[ns.none].phases)}; ${counts.big}: ${phaseText(misses[ns.big].phases)}`,
     },
   ];
-  const results = { namespaces: ns, trees, counts, learnedReal, crowdPerKey: perKey, learnedRequests: learned.length, warmRequests: warm.length, templatesAfterMisses: after, measures: m, learnedPhases, misses };
+  const results = {
+    namespaces: ns,
+    trees,
+    counts,
+    learnedReal,
+    crowdPerKey: perKey,
+    learnedRequests: learned.length,
+    warmRequests: warm.length,
+    templatesAfterMisses: after,
+    measures: m,
+    learnedPhases,
+    misses,
+  };
   return { rows, results };
 }

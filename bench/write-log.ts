@@ -30,7 +30,10 @@ export interface Write {
 
 /** The largest number of writes (matching `pick`) within any window of `windowMs` that starts at a write. */
 export function maxInWindow(writes: readonly Write[], windowMs: number, pick: (w: Write) => boolean = () => true): number {
-  const times = writes.filter(pick).map((w) => w.at).sort((a, b) => a - b);
+  const times = writes
+    .filter(pick)
+    .map((w) => w.at)
+    .sort((a, b) => a - b);
   let best = 0;
   for (let i = 0, j = 0; i < times.length; i++) {
     while (j < times.length && times[j] < times[i] + windowMs) j++;

@@ -61,7 +61,8 @@ const TREES = Array.from({ length: 64 }, (_, i) => `tree-${i.toString(16).padSta
 async function measure(seconds: number, concurrency: number): Promise<Measured> {
   const mf = new Miniflare({ modules: true, script: WORKER, d1Databases: NAMES, compatibilityDate: "2026-05-01" });
   try {
-    const call = async (op: string, db: string, tree: string, n = 0) => (await mf.dispatchFetch(`http://cap.local/?op=${op}&db=${db}&tree=${tree}&n=${n}`)).text();
+    const call = async (op: string, db: string, tree: string, n = 0) =>
+      (await mf.dispatchFetch(`http://cap.local/?op=${op}&db=${db}&tree=${tree}&n=${n}`)).text();
     for (const db of NAMES) await call("setup", db, "-");
     const time = async (op: string, rounds: number) => {
       const start = performance.now();
@@ -129,7 +130,9 @@ function workOf(counts: MeasuredCounts, p: Platform) {
   return {
     templateHit: counts.templateHit?.responses ? counts.templateHit : { responses: 0, ...u.templateHit },
     templateMiss: counts.templateMiss?.responses ? counts.templateMiss : { responses: 0, ...u.templateMiss },
-    recording: counts.recordingWork?.misses ? counts.recordingWork : { misses: 0, d1QueriesPerMiss: u.recordingWork.d1QueriesPerMiss, doCallsPerMiss: u.recordingWork.doCallsPerMiss },
+    recording: counts.recordingWork?.misses
+      ? counts.recordingWork
+      : { misses: 0, d1QueriesPerMiss: u.recordingWork.d1QueriesPerMiss, doCallsPerMiss: u.recordingWork.doCallsPerMiss },
     rowsInsertedPerMiss: counts.recording.rowsInsertedPerMiss ?? { nodes: counts.recording.nodesWrittenPerMiss },
   };
 }
@@ -142,7 +145,8 @@ export function model(counts: MeasuredCounts, p: Platform, workload: Platform["w
   const misses = workload.requestsPerSecond - hits;
   const mix = a.hitMix;
   const cold = counts.hitCold;
-  const exactD1 = mix.warm * per(counts.hitWarm.d1Queries, cold.d1Queries) + mix.colo * per(counts.hitColo.d1Queries, cold.d1Queries) + mix.cold * cold.d1Queries;
+  const exactD1 =
+    mix.warm * per(counts.hitWarm.d1Queries, cold.d1Queries) + mix.colo * per(counts.hitColo.d1Queries, cold.d1Queries) + mix.cold * cold.d1Queries;
   const exactDo = mix.warm * per(counts.hitWarm.doCalls, cold.doCalls) + mix.colo * per(counts.hitColo.doCalls, cold.doCalls) + mix.cold * cold.doCalls;
   const exactCache = mix.warm * per(counts.hitWarm.coloReads, 1) + mix.colo * per(counts.hitColo.coloReads, 1) + mix.cold * per(cold.coloReads, 1);
   // Hits: exact ones by the warm/colo/cold mix, and the share a learned template serves (each a cold exact lookup, then the template read).
@@ -169,7 +173,10 @@ export function model(counts: MeasuredCounts, p: Platform, workload: Platform["w
   const pr = p.prices;
   const requestsMonth = workload.requestsPerSecond * MONTH_S;
   const cost = {
-    workers: pr.workersBasePerMonth + over(requestsMonth, pr.workersRequestsIncluded, pr.workersPerMillionRequests) + over(requestsMonth * a.cpuMsPerRequest, pr.workersCpuMsIncluded, pr.workersPerMillionCpuMs),
+    workers:
+      pr.workersBasePerMonth +
+      over(requestsMonth, pr.workersRequestsIncluded, pr.workersPerMillionRequests) +
+      over(requestsMonth * a.cpuMsPerRequest, pr.workersCpuMsIncluded, pr.workersPerMillionCpuMs),
     d1Reads: over((d1Reads + d1RecordingQueries) * MONTH_S * a.rowsReadPerQuery, pr.d1RowsReadIncluded, pr.d1PerMillionRowsRead),
     d1Writes: over(rowsWrittenPerSecond * MONTH_S, pr.d1RowsWrittenIncluded, pr.d1PerMillionRowsWritten),
     d1Storage: Math.max(0, retainedBytes / 1e9 - pr.d1StorageIncludedGB) * pr.d1PerGBMonth,
@@ -177,7 +184,30 @@ export function model(counts: MeasuredCounts, p: Platform, workload: Platform["w
     cacheApi: 0,
   };
   const total = Object.values(cost).reduce((x, y) => x + y, 0);
-  return { hits, misses, hitD1, hitDo, hitCache, missD1, missDo, d1Reads, d1RecordingQueries, primaryLoad, shardsForLoad, rowsWrittenPerSecond, bytesPerDay, retainedBytes, shardsForStorage, shards, doCallsPerSecond, perTreeMissCap, hotTreeMaxRps: perTreeMissCap / (1 - workload.hitRate), cost, total, perShard: (cost.d1Reads + cost.d1Writes + cost.d1Storage) / shards };
+  return {
+    hits,
+    misses,
+    hitD1,
+    hitDo,
+    hitCache,
+    missD1,
+    missDo,
+    d1Reads,
+    d1RecordingQueries,
+    primaryLoad,
+    shardsForLoad,
+    rowsWrittenPerSecond,
+    bytesPerDay,
+    retainedBytes,
+    shardsForStorage,
+    shards,
+    doCallsPerSecond,
+    perTreeMissCap,
+    hotTreeMaxRps: perTreeMissCap / (1 - workload.hitRate),
+    cost,
+    total,
+    perShard: (cost.d1Reads + cost.d1Writes + cost.d1Storage) / shards,
+  };
 }
 
 /** Independent re-computation of the headline numbers: the arithmetic check. */
@@ -201,11 +231,19 @@ export function report(counts: MeasuredCounts, p: Platform): string {
   const m = model(counts, p);
   const w = workOf(counts, p);
   const stand = "not in measured.json yet: platform.json `unmeasured`";
-  const c = (x: PerRequest) => (x.responses ? `${fmt(x.d1Queries)} / ${fmt(x.doCalls)} / ${fmt(x.coloReads)} (${x.responses} responses)` : "not observed: counted as a cold hit");
+  const c = (x: PerRequest) =>
+    x.responses ? `${fmt(x.d1Queries)} / ${fmt(x.doCalls)} / ${fmt(x.coloReads)} (${x.responses} responses)` : "not observed: counted as a cold hit";
   const t = (x: PerRequest) => `${fmt(x.d1Queries)} / ${fmt(x.doCalls)} / ${fmt(x.coloReads)} (${x.responses ? `${x.responses} responses` : stand})`;
   const r = w.recording;
-  const calls = counts.recordingWork?.byCall ? `; ${Object.entries(counts.recordingWork.byCall).map(([k, v]) => `${k} ${fmt(v.d1QueriesPerCall)}`).join(", ")} queries a call` : "";
-  const inserted = Object.entries(w.rowsInsertedPerMiss).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${fmt(v)}`).join(", ");
+  const calls = counts.recordingWork?.byCall
+    ? `; ${Object.entries(counts.recordingWork.byCall)
+        .map(([k, v]) => `${k} ${fmt(v.d1QueriesPerCall)}`)
+        .join(", ")} queries a call`
+    : "";
+  const inserted = Object.entries(w.rowsInsertedPerMiss)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${k} ${fmt(v)}`)
+    .join(", ");
   const a = p.assumptions;
   const lines = [
     `Store calls per request, measured ${counts.date} (bench/capacity/measured.json), D1 queries / DO calls / Cache API reads (D1 queries: the Worker's and those the tree's object made for the request):`,
@@ -247,9 +285,16 @@ export function report(counts: MeasuredCounts, p: Platform): string {
     "| retention | hit rate | GB/day | retained GB | shards for storage | shards for load | total per month |",
     "| --- | --- | --- | --- | --- | --- | --- |",
   ];
-  for (const [retentionDays, hitRate] of [[30, 0.9], [7, 0.9], [1, 0.9], [7, 0.99]]) {
+  for (const [retentionDays, hitRate] of [
+    [30, 0.9],
+    [7, 0.9],
+    [1, 0.9],
+    [7, 0.99],
+  ]) {
     const s = model(counts, p, { ...p.workload, retentionDays, hitRate });
-    lines.push(`| ${retentionDays} d | ${hitRate} | ${fmt(s.bytesPerDay / 1e9)} | ${fmt(s.retainedBytes / 1e9)} | ${s.shardsForStorage} | ${s.shardsForLoad} | ${usd(s.total)} |`);
+    lines.push(
+      `| ${retentionDays} d | ${hitRate} | ${fmt(s.bytesPerDay / 1e9)} | ${fmt(s.retainedBytes / 1e9)} | ${s.shardsForStorage} | ${s.shardsForLoad} | ${usd(s.total)} |`,
+    );
   }
   const fails = check(p, m);
   if (fails.length) throw new Error(`capacity: arithmetic check FAILED: ${fails.join("; ")}`);

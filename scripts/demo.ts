@@ -24,7 +24,9 @@ async function show(title: string, status: string, stream = false): Promise<void
   const started = performance.now();
   const run = await runRefundAgent(client, "A-1", orders(status), { stream });
   const ms = performance.now() - started;
-  console.log(`${title.padEnd(44)} ${run.outcomes.join(" → ").padEnd(26)} ${String(Math.round(ms)).padStart(5)} ms  model calls: ${model.generations() - before}`);
+  console.log(
+    `${title.padEnd(44)} ${run.outcomes.join(" → ").padEnd(26)} ${String(Math.round(ms)).padStart(5)} ms  model calls: ${model.generations() - before}`,
+  );
   console.log(`${"".padEnd(44)} tools: ${run.effects.join(", ")}`);
   console.log(`${"".padEnd(44)} says: ${run.final}\n`);
   await new Promise((r) => setTimeout(r, 300));

@@ -43,7 +43,9 @@ export function configProblems(toml: WranglerToml, scripts: string[]): string[] 
       if (db.database_id === undefined) {
         if (!db.database_name) problems.push(`[[env.${name}.d1_databases]] ${db.binding}: neither a database_id nor a database_name to find it by`);
       } else if (isPlaceholder(db.database_id)) {
-        problems.push(`[[env.${name}.d1_databases]] ${db.binding}: database_id "${db.database_id}" is a placeholder (delete the line: the deploy finds or creates "${db.database_name}" by name; or paste the id \`wrangler d1 create\` printed)`);
+        problems.push(
+          `[[env.${name}.d1_databases]] ${db.binding}: database_id "${db.database_id}" is a placeholder (delete the line: the deploy finds or creates "${db.database_name}" by name; or paste the id \`wrangler d1 create\` printed)`,
+        );
       }
     }
   }
@@ -62,5 +64,8 @@ export function configProblems(toml: WranglerToml, scripts: string[]): string[] 
 export function workersDevNotes(toml: WranglerToml): string[] {
   return Object.entries(toml.env ?? {})
     .filter(([, section]) => (section.routes === undefined || section.routes.length === 0) && section.route === undefined)
-    .map(([name]) => `[env.${name}] has no routes: on workers.dev the colo layer (Cache API) stores nothing, so every hit this isolate does not hold costs a Durable Object request and its D1 reads; route it on a custom domain (docs/deploy.md "Put it on a custom domain")`);
+    .map(
+      ([name]) =>
+        `[env.${name}] has no routes: on workers.dev the colo layer (Cache API) stores nothing, so every hit this isolate does not hold costs a Durable Object request and its D1 reads; route it on a custom domain (docs/deploy.md "Put it on a custom domain")`,
+    );
 }

@@ -15,7 +15,16 @@ import { startScriptedModel, type ChatBody } from "../tools/scripted-model";
 import { simulatedWorker } from "../tools/eval-workflows/simulate";
 import { experiment, WORKFLOWS, type Chat, type ServedBy, type Tally } from "../tools/eval-workflows/run";
 
-const { values } = parseArgs({ options: { warm: { type: "string", default: "8" }, fresh: { type: "string", default: "80" }, traps: { type: "string", default: "5" }, seed: { type: "string", default: "42" }, only: { type: "string", default: "" }, sim: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    warm: { type: "string", default: "8" },
+    fresh: { type: "string", default: "80" },
+    traps: { type: "string", default: "5" },
+    seed: { type: "string", default: "42" },
+    only: { type: "string", default: "" },
+    sim: { type: "boolean", default: false },
+  },
+});
 /** `--only wf-rmail,wf-book`: run only these workflows (by model-name prefix). */
 const only = values.only ? values.only.split(",") : Object.keys(WORKFLOWS);
 const opts = { warm: Number(values.warm), fresh: Number(values.fresh), trapsPerKind: Number(values.traps), seed: Number(values.seed) };
@@ -25,7 +34,10 @@ const script = (body: ChatBody) => WORKFLOWS[Object.keys(WORKFLOWS).find((p) => 
 const simulated = values.sim ? simulatedWorker(script) : null;
 const model = simulated ? null : await startScriptedModel({ script });
 const dev = model ? await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url, COUNTER_FLUSH_MS: "0" } }) : null;
-const chat: Chat = simulated?.chat ?? ((body, headers) => fetch(`${dev?.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
+const chat: Chat =
+  simulated?.chat ??
+  ((body, headers) =>
+    fetch(`${dev?.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
 
 const pct = (n: number, d: number) => (d === 0 ? "-" : `${((100 * n) / d).toFixed(1)}%`);
 const median = (xs: number[]) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
@@ -51,17 +63,32 @@ try {
       const early = { ...f, timings: f.timings.slice(0, half) };
       const late = { ...f, timings: f.timings.slice(half) };
       const fmt = (x: number) => (Number.isNaN(x) ? "-" : x.toFixed(1));
-      latency.push(`| ${wf.name} | ${mode} | ${fmt(ms(early, "exact"))} / ${fmt(ms(late, "exact"))} | ${fmt(ms(early, mode === "declared" ? "declared" : "learned"))} / ${fmt(ms(late, mode === "declared" ? "declared" : "learned"))} | ${fmt(ms(early, "learned"))} / ${fmt(ms(late, "learned"))} | ${fmt(ms(early, "model"))} / ${fmt(ms(late, "model"))} |`);
-      for (const m of [...r.warm.mismatches, ...f.mismatches, ...t.mismatches]) mismatches.push(`${wf.name} ${mode} (${m.by}): served ${m.served} but the model says ${m.truth}`);
+      latency.push(
+        `| ${wf.name} | ${mode} | ${fmt(ms(early, "exact"))} / ${fmt(ms(late, "exact"))} | ${fmt(ms(early, mode === "declared" ? "declared" : "learned"))} / ${fmt(ms(late, mode === "declared" ? "declared" : "learned"))} | ${fmt(ms(early, "learned"))} / ${fmt(ms(late, "learned"))} | ${fmt(ms(early, "model"))} / ${fmt(ms(late, "model"))} |`,
+      );
+      for (const m of [...r.warm.mismatches, ...f.mismatches, ...t.mismatches])
+        mismatches.push(`${wf.name} ${mode} (${m.by}): served ${m.served} but the model says ${m.truth}`);
     }
   }
   // Learned templates only: declared answers' evidence rows share the table with anchor_depth -1.
   const all = simulated?.templates() ?? [];
   const templateRows = dev
-    ? await dev.sql("SELECT count(*) AS templates, sum(refuted) AS refuted, sum(CASE WHEN bindings >= 3 AND refuted = 0 THEN 1 ELSE 0 END) AS confirmed FROM templates WHERE anchor_depth >= 0")
-    : [{ templates: all.length, refuted: all.filter((t) => t.state.refuted).length, confirmed: all.filter((t) => !t.state.refuted && t.state.bindings.length >= 3).length }];
-  console.log(`\nTemplate evaluation${simulated ? " (--sim: in memory, no Worker)" : ""}: warm ${opts.warm} cases, then ${opts.fresh} new cases and ${opts.trapsPerKind} of each trap kind, seed ${opts.seed}; TEMPLATE_MIN_BINDINGS=3, DECLARED_MIN_BINDINGS=2.\n`);
-  console.log("| workflow | mode | new runs | model calls | served | exact / declared / learned | in-range runs | served in range | wrong runs | trap runs | traps served | wrong trap runs |");
+    ? await dev.sql(
+        "SELECT count(*) AS templates, sum(refuted) AS refuted, sum(CASE WHEN bindings >= 3 AND refuted = 0 THEN 1 ELSE 0 END) AS confirmed FROM templates WHERE anchor_depth >= 0",
+      )
+    : [
+        {
+          templates: all.length,
+          refuted: all.filter((t) => t.state.refuted).length,
+          confirmed: all.filter((t) => !t.state.refuted && t.state.bindings.length >= 3).length,
+        },
+      ];
+  console.log(
+    `\nTemplate evaluation${simulated ? " (--sim: in memory, no Worker)" : ""}: warm ${opts.warm} cases, then ${opts.fresh} new cases and ${opts.trapsPerKind} of each trap kind, seed ${opts.seed}; TEMPLATE_MIN_BINDINGS=3, DECLARED_MIN_BINDINGS=2.\n`,
+  );
+  console.log(
+    "| workflow | mode | new runs | model calls | served | exact / declared / learned | in-range runs | served in range | wrong runs | trap runs | traps served | wrong trap runs |",
+  );
   console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const row of rows) console.log(row);
   console.log("\nMedian client latency in ms (first half / second half of the new cases):\n");

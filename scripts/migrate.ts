@@ -111,14 +111,19 @@ function remoteDatabaseId(name: string, binding?: string, locations?: string): s
  * A copy of wrangler.toml (absolute paths) whose `env` databases without an id carry the account's id
  * for their name, or undefined when every database of the section already has an id.
  */
-export function configWithIds(envName: string | undefined, idOf: (name: string, binding?: string, locations?: string) => string = remoteDatabaseId): string | undefined {
+export function configWithIds(
+  envName: string | undefined,
+  idOf: (name: string, binding?: string, locations?: string) => string = remoteDatabaseId,
+): string | undefined {
   const config = readConfig();
   const section = envName ? config.env?.[envName] : config;
   const missing = (section?.d1_databases ?? []).filter((db) => !db.database_id);
   if (missing.length === 0) return undefined;
   const locations = typeof section?.vars?.D1_SHARD_LOCATIONS === "string" ? section.vars.D1_SHARD_LOCATIONS : undefined;
-  for (const db of missing) db.database_id = idOf(db.database_name ?? usage(`[[d1_databases]] ${db.binding ?? ""} has neither database_id nor database_name`), db.binding, locations);
-  for (const s of [config, ...Object.values(config.env ?? {})]) for (const db of s.d1_databases ?? []) db.migrations_dir = resolve(ROOT, db.migrations_dir ?? "migrations");
+  for (const db of missing)
+    db.database_id = idOf(db.database_name ?? usage(`[[d1_databases]] ${db.binding ?? ""} has neither database_id nor database_name`), db.binding, locations);
+  for (const s of [config, ...Object.values(config.env ?? {})])
+    for (const db of s.d1_databases ?? []) db.migrations_dir = resolve(ROOT, db.migrations_dir ?? "migrations");
   if (config.main) config.main = resolve(ROOT, config.main);
   if (config.assets?.directory) config.assets.directory = resolve(ROOT, config.assets.directory);
   const file = join(mkdtempSync(join(tmpdir(), "mm-migrate-")), "wrangler.toml");
@@ -136,7 +141,16 @@ export function migrate(options: MigrateOptions): number {
   const quiet = options.where === "--local";
   const config = quiet ? undefined : configWithIds(options.env);
   for (const name of names) {
-    const cmd = ["d1", "migrations", "apply", name, options.where, ...(options.env ? ["--env", options.env] : []), ...(options.persistTo ? ["--persist-to", options.persistTo] : []), ...(config ? ["--config", config] : [])];
+    const cmd = [
+      "d1",
+      "migrations",
+      "apply",
+      name,
+      options.where,
+      ...(options.env ? ["--env", options.env] : []),
+      ...(options.persistTo ? ["--persist-to", options.persistTo] : []),
+      ...(config ? ["--config", config] : []),
+    ];
     if (!quiet) console.log(`migrate: wrangler ${cmd.join(" ")}`);
     // CI=true: apply without the interactive confirmation wrangler asks for in a terminal.
     // WRANGLER_HIDE_BANNER: no banner (and no npm update check) per shard.

@@ -25,7 +25,11 @@ const HERE = join(ROOT, "scripts/python-compat");
 /** Makes the virtualenv and installs the pinned clients, unless it already holds them. */
 function ensureVenv(): void {
   if (!existsSync(PYTHON)) execFileSync("python3", ["-m", "venv", VENV], { stdio: "inherit" });
-  const check = spawnSync(PYTHON, ["-c", "import openai, anthropic, google.genai; print(openai.__version__, anthropic.__version__, google.genai.__version__)"], { encoding: "utf8" });
+  const check = spawnSync(
+    PYTHON,
+    ["-c", "import openai, anthropic, google.genai; print(openai.__version__, anthropic.__version__, google.genai.__version__)"],
+    { encoding: "utf8" },
+  );
   if (check.status === 0 && check.stdout.trim() === "3.22.1 1.13.0 2.25.0") return;
   // No retries on an index this machine cannot reach: pip goes on to the ones it can (the machine's own mirror).
   execFileSync(join(VENV, "bin/pip"), ["install", "-q", "--retries", "0", "--timeout", "10", "-r", join(HERE, "requirements.txt")], { stdio: "inherit" });
@@ -56,7 +60,11 @@ async function main(): Promise<void> {
   try {
     const apis = process.argv[2] ?? "chat,anthropic,gemini,responses-chained";
     // Asynchronously: the scripted upstreams answer from this process's event loop.
-    const { stdout: out, stderr } = await promisify(execFile)(PYTHON, ["-u", join(HERE, "agent.py"), main.url, second.url, `sk-py-${Date.now().toString(36)}`, apis], { encoding: "utf8", timeout: 240_000, env: { ...process.env, NO_PROXY: "127.0.0.1,localhost" } });
+    const { stdout: out, stderr } = await promisify(execFile)(
+      PYTHON,
+      ["-u", join(HERE, "agent.py"), main.url, second.url, `sk-py-${Date.now().toString(36)}`, apis],
+      { encoding: "utf8", timeout: 240_000, env: { ...process.env, NO_PROXY: "127.0.0.1,localhost" } },
+    );
     if (stderr.trim()) console.error(stderr.slice(-4000));
     for (const line of out.split("\n").filter((l) => l.startsWith("{"))) {
       const run = JSON.parse(line) as Run;

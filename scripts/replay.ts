@@ -9,14 +9,33 @@ import { parseArgs } from "node:util";
 import { replayTable, runReplay } from "../tools/replay-run";
 import { workloadsDir } from "../tools/workloads";
 
-const { values } = parseArgs({ options: { limit: { type: "string" }, files: { type: "string" }, concurrency: { type: "string" }, induction: { type: "boolean" }, workloads: { type: "string" } } });
+const { values } = parseArgs({
+  options: {
+    limit: { type: "string" },
+    files: { type: "string" },
+    concurrency: { type: "string" },
+    induction: { type: "boolean" },
+    workloads: { type: "string" },
+  },
+});
 const files = (values.files ?? "tau_bench.jsonl,tau2_bench.jsonl").split(",");
-const report = await runReplay(files, values.limit ? Number(values.limit) : Infinity, Number(values.concurrency ?? 8), undefined, values.induction === true, values.workloads ?? workloadsDir());
+const report = await runReplay(
+  files,
+  values.limit ? Number(values.limit) : Infinity,
+  Number(values.concurrency ?? 8),
+  undefined,
+  values.induction === true,
+  values.workloads ?? workloadsDir(),
+);
 console.error(`replay: workloads from ${values.workloads ?? workloadsDir()}`);
 console.log(replayTable(report));
 mkdirSync("bench-output", { recursive: true });
 writeFileSync("bench-output/replay.json", JSON.stringify({ date: new Date().toISOString(), files, ...report }, null, 2));
-const ok = report.pass2.outcomes.hit === report.requests && report.pass2.mismatches === 0 && report.pass2.fidelity.mismatches === 0 && report.upstreamGenerationsPass2 === 0;
+const ok =
+  report.pass2.outcomes.hit === report.requests &&
+  report.pass2.mismatches === 0 &&
+  report.pass2.fidelity.mismatches === 0 &&
+  report.upstreamGenerationsPass2 === 0;
 if (!ok) {
   console.error(`replay: pass 2 was not served entirely and faithfully from the tree (${report.pass2.fidelity.examples.join("; ")})`);
   process.exit(1);

@@ -40,7 +40,13 @@ const { values: args } = parseArgs({
     variants: { type: "string", default: "default,memory,d1" },
   },
 });
-const opts = { seconds: Number(args.seconds), rounds: Number(args.rounds), connections: Number(args.connections), trees: Number(args.trees), bodies: Number(args.bodies) };
+const opts = {
+  seconds: Number(args.seconds),
+  rounds: Number(args.rounds),
+  connections: Number(args.connections),
+  trees: Number(args.trees),
+  bodies: Number(args.bodies),
+};
 const VARIANTS: Record<string, Record<string, string>> = { default: {}, memory: { HOT_CACHE_TTL_MS: "3600000" }, d1: { HOT_CACHE_TTL_MS: "0" } };
 const TTL_LABEL: Record<string, string> = { default: "1 s (default)", memory: "1 h (memory)", d1: "0 (D1)" };
 const variants = args.variants.split(",").map((v) => v.trim());
@@ -58,7 +64,13 @@ interface Call {
 }
 const call = (tree: number, text: string): Call => ({
   namespace: `load-${tree}`,
-  body: JSON.stringify({ model: "scripted-load", messages: [{ role: "system", content: SYSTEM }, { role: "user", content: text }] }),
+  body: JSON.stringify({
+    model: "scripted-load",
+    messages: [
+      { role: "system", content: SYSTEM },
+      { role: "user", content: text },
+    ],
+  }),
 });
 const warmed: Call[] = [];
 for (let t = 0; t < opts.trees; t++) for (let b = 0; b < opts.bodies; b++) warmed.push(call(t, `Where is order ${1000 + b} of customer ${t}?`));
@@ -125,8 +137,13 @@ interface Segment {
   cpuPerReq: { worker: number; proxy: number; wrangler: number; client: number };
 }
 
-const pct = (sorted: number[], q: number): number => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : Number.NaN);
-const median = (xs: number[]): number => pct([...xs].sort((a, b) => a - b), 0.5);
+const pct = (sorted: number[], q: number): number =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] : Number.NaN;
+const median = (xs: number[]): number =>
+  pct(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 let missSeq = 0;
 
 /** A closed loop of `connections` clients for `seconds`: each sends 9 hits then 1 new miss, over and over. */
@@ -145,7 +162,10 @@ async function segment(dev: Dev, seconds: number, connections: number): Promise<
   const client = async (w: number) => {
     for (let i = 0; performance.now() < deadline; i++) {
       const kind = (i + w) % 10 === 9 ? "miss" : "hit";
-      const c = kind === "hit" ? warmed[Math.floor(Math.random() * warmed.length)] : call(Math.floor(Math.random() * opts.trees), `New question ${missSeq++} from client ${w} at ${Date.now()}`);
+      const c =
+        kind === "hit"
+          ? warmed[Math.floor(Math.random() * warmed.length)]
+          : call(Math.floor(Math.random() * opts.trees), `New question ${missSeq++} from client ${w} at ${Date.now()}`);
       try {
         const r = await send(url, agent, c);
         outcomes[r.cache] = (outcomes[r.cache] ?? 0) + 1;
@@ -177,7 +197,12 @@ async function segment(dev: Dev, seconds: number, connections: number): Promise<
     unexpected,
     errors,
     busyPct: (100 * (machine1.busy - machine0.busy)) / Math.max(1, machine1.total - machine0.total),
-    cpuPerReq: { worker: (cpu1.worker - cpu0.worker) / n, proxy: (cpu1.proxy - cpu0.proxy) / n, wrangler: (cpu1.wrangler - cpu0.wrangler) / n, client: (client1.user + client1.system) / 1000 / n },
+    cpuPerReq: {
+      worker: (cpu1.worker - cpu0.worker) / n,
+      proxy: (cpu1.proxy - cpu0.proxy) / n,
+      wrangler: (cpu1.wrangler - cpu0.wrangler) / n,
+      client: (client1.user + client1.system) / 1000 / n,
+    },
   };
 }
 
@@ -218,7 +243,9 @@ try {
     for (const inst of order) {
       const s = await segment(inst.dev, opts.seconds, opts.connections);
       inst.segments.push(s);
-      log(`round ${round + 1} ${inst.variant} N=${inst.shards}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, ${JSON.stringify(s.outcomes)}, unexpected ${s.unexpected}, errors ${s.errors}, CPU ${s.busyPct.toFixed(0)}% busy, load ${loadavg()}`);
+      log(
+        `round ${round + 1} ${inst.variant} N=${inst.shards}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, ${JSON.stringify(s.outcomes)}, unexpected ${s.unexpected}, errors ${s.errors}, CPU ${s.busyPct.toFixed(0)}% busy, load ${loadavg()}`,
+      );
     }
   }
   machine.loadavgEnd = loadavg();
@@ -249,11 +276,21 @@ const rows = instances.map((inst) => {
     missP50: med((s) => s.missP50),
     hitLookupMs: med((s) => s.hitLookupMs),
     outcomes,
-    hitShare: (outcomes.hit ?? 0) / Math.max(1, sum((s) => s.requests)),
+    hitShare:
+      (outcomes.hit ?? 0) /
+      Math.max(
+        1,
+        sum((s) => s.requests),
+      ),
     unexpected: sum((s) => s.unexpected),
     errors: sum((s) => s.errors),
     busyPct: med((s) => s.busyPct),
-    cpuPerReq: { worker: med((s) => s.cpuPerReq.worker), proxy: med((s) => s.cpuPerReq.proxy), wrangler: med((s) => s.cpuPerReq.wrangler), client: med((s) => s.cpuPerReq.client) },
+    cpuPerReq: {
+      worker: med((s) => s.cpuPerReq.worker),
+      proxy: med((s) => s.cpuPerReq.proxy),
+      wrangler: med((s) => s.cpuPerReq.wrangler),
+      client: med((s) => s.cpuPerReq.client),
+    },
     treesPerShard: inst.trees,
     segments: seg,
   };
@@ -262,11 +299,21 @@ const seconds = Math.round((Date.now() - started) / 1000);
 const header = `${opts.connections} connections, ${opts.rounds} interleaved rounds of ${opts.seconds} s, ${opts.trees} trees × ${opts.bodies} warmed requests; load average ${machine.loadavgStart} at start, ${machine.loadavgEnd} at end; ${seconds} s in all`;
 const f = (n: number, d = 1) => n.toFixed(d);
 console.log(`${header}\n`);
-console.log("| hot cache TTL | D1 shards | req/s (median) | vs 1 | per round | p50 / p99 ms | hit / miss p50 ms | hit lookup ms | hit / miss / other | errors | CPU busy | CPU ms/req: Worker / proxy / wrangler / client | trees per shard |");
+console.log(
+  "| hot cache TTL | D1 shards | req/s (median) | vs 1 | per round | p50 / p99 ms | hit / miss p50 ms | hit lookup ms | hit / miss / other | errors | CPU busy | CPU ms/req: Worker / proxy / wrangler / client | trees per shard |",
+);
 console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 for (const r of rows) {
-  const other = Object.entries(r.outcomes).filter(([k]) => k !== "hit" && k !== "miss").map(([k, v]) => `${k} ${v}`).join(", ") || "0";
-  const trees = r.treesPerShard ? BINDINGS.slice(0, r.shards).map((b) => r.treesPerShard?.[b] ?? 0).join("/") : "?";
+  const other =
+    Object.entries(r.outcomes)
+      .filter(([k]) => k !== "hit" && k !== "miss")
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ") || "0";
+  const trees = r.treesPerShard
+    ? BINDINGS.slice(0, r.shards)
+        .map((b) => r.treesPerShard?.[b] ?? 0)
+        .join("/")
+    : "?";
   const cpu = r.cpuPerReq;
   console.log(
     `| ${TTL_LABEL[r.variant]} | ${r.shards} | ${f(r.rps, 0)} | ${f(r.vs1, 2)}x | ${r.perRound.join(", ")} | ${f(r.p50)} / ${f(r.p99)} | ${f(r.hitP50)} / ${f(r.missP50)} | ${f(r.hitLookupMs, 1)} | ${r.outcomes.hit ?? 0} / ${r.outcomes.miss ?? 0} / ${other} (${f(100 * r.hitShare)}% hits) | ${r.errors + r.unexpected} | ${f(r.busyPct, 0)}% | ${f(cpu.worker, 2)} / ${f(cpu.proxy, 2)} / ${f(cpu.wrangler, 2)} / ${f(cpu.client, 2)} | ${trees} |`,

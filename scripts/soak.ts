@@ -36,7 +36,15 @@ export interface SoakReport {
   duplicatePathHashes: number;
   orphanNodes: number;
   nodeCountMismatches: number;
-  counters: { hitsServed: number; hitsCounted: number; missesServed: number; missesCounted: number; bypassesServed: number; bypassesCounted: number; generations: number };
+  counters: {
+    hitsServed: number;
+    hitsCounted: number;
+    missesServed: number;
+    missesCounted: number;
+    bypassesServed: number;
+    bypassesCounted: number;
+    generations: number;
+  };
   errorSamples: string[];
 }
 
@@ -89,8 +97,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const keys = Array.from({ length: options.tenants }, (_, i) => `sk-soak-tenant-${i}-${crypto.randomUUID().slice(0, 8)}`);
   const expected = expectations(keys, questions);
   const report: SoakReport = {
-    requests: 0, hits: 0, misses: 0, bypasses: 0, streams: 0, prunes: 0, errors: 0, wrongAnswers: 0, crossTenantHits: 0,
-    duplicatePathHashes: 0, orphanNodes: 0, nodeCountMismatches: 0,
+    requests: 0,
+    hits: 0,
+    misses: 0,
+    bypasses: 0,
+    streams: 0,
+    prunes: 0,
+    errors: 0,
+    wrongAnswers: 0,
+    crossTenantHits: 0,
+    duplicatePathHashes: 0,
+    orphanNodes: 0,
+    nodeCountMismatches: 0,
     counters: { hitsServed: 0, hitsCounted: 0, missesServed: 0, missesCounted: 0, bypassesServed: 0, bypassesCounted: 0, generations: 0 },
     errorSamples: [],
   };
@@ -101,7 +119,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const servedNodes: string[] = [];
   const deadline = Date.now() + options.seconds * 1000;
   let seed = 1;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 
   const agent = async (a: number) => {
     const key = keys[a % keys.length];
@@ -115,7 +133,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       try {
         const res = await fetch(`${dev.url}/v1/chat/completions`, {
           method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${key}`, "muscle-mem-namespace": "soak", ...(noStore ? { "cache-control": "no-store" } : {}) },
+          headers: {
+            "content-type": "application/json",
+            authorization: `Bearer ${key}`,
+            "muscle-mem-namespace": "soak",
+            ...(noStore ? { "cache-control": "no-store" } : {}),
+          },
           body: JSON.stringify({ model: MODEL, stream, messages: [{ role: "user", content: question(q) }] }),
         });
         const raw = await res.text();
@@ -124,7 +147,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           fail(`${res.status} ${outcome}: ${raw.slice(0, 200)}`);
           continue;
         }
-        const text = stream ? streamedText(raw) : ((JSON.parse(raw) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content ?? null);
+        const text = stream
+          ? streamedText(raw)
+          : ((JSON.parse(raw) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content ?? null);
         if (text !== want.content) {
           report.wrongAnswers++;
           fail(`wrong answer (${outcome}): ${String(text).slice(0, 80)}`);
@@ -162,7 +187,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await new Promise((r) => setTimeout(r, 2000));
     const num = (rows: Array<Record<string, unknown>>, field = "n") => Number(rows[0]?.[field] ?? 0);
     report.duplicatePathHashes = (await dev.sql("SELECT hash FROM nodes GROUP BY hash HAVING count(*) > 1")).length;
-    report.orphanNodes = num(await dev.sql("SELECT count(*) AS n FROM nodes WHERE parent NOT IN (SELECT hash FROM nodes) AND parent NOT IN (SELECT id FROM trees)"));
+    report.orphanNodes = num(
+      await dev.sql("SELECT count(*) AS n FROM nodes WHERE parent NOT IN (SELECT hash FROM nodes) AND parent NOT IN (SELECT id FROM trees)"),
+    );
     report.nodeCountMismatches = num(await dev.sql("SELECT count(*) AS n FROM trees t WHERE node_count != (SELECT count(*) FROM nodes WHERE tree_id = t.id)"));
     const sums = (await dev.sql("SELECT sum(hits) AS hits, sum(misses) AS misses, sum(bypasses) AS bypasses FROM trees"))[0] ?? {};
     report.counters = {
@@ -191,8 +218,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(JSON.stringify(report, null, 2));
   const c = report.counters;
   const ok =
-    report.errors === 0 && report.crossTenantHits === 0 && report.duplicatePathHashes === 0 && report.orphanNodes === 0 && report.nodeCountMismatches === 0 &&
-    c.hitsCounted === c.hitsServed && c.missesCounted === c.missesServed && c.bypassesCounted === c.bypassesServed && c.generations === c.missesServed + c.bypassesServed;
+    report.errors === 0 &&
+    report.crossTenantHits === 0 &&
+    report.duplicatePathHashes === 0 &&
+    report.orphanNodes === 0 &&
+    report.nodeCountMismatches === 0 &&
+    c.hitsCounted === c.hitsServed &&
+    c.missesCounted === c.missesServed &&
+    c.bypassesCounted === c.bypassesServed &&
+    c.generations === c.missesServed + c.bypassesServed;
   console.log(ok ? "soak: OK" : "soak: FAILED");
   process.exit(ok ? 0 : 1);
 }

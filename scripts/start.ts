@@ -72,14 +72,17 @@ function adminTokenLine(overrides: Record<string, string>): string {
   const file = join(ROOT, ".dev.vars");
   const fromFile = existsSync(file) ? /^\s*ADMIN_TOKEN\s*=\s*"?([^"\n]*)"?\s*$/m.exec(readFileSync(file, "utf8"))?.[1] : undefined;
   const token = overrides.ADMIN_TOKEN ?? fromFile;
-  if (token === undefined) return "not set: add ADMIN_TOKEN=\"dev-admin-token\" to .dev.vars (the API and dashboard refuse every admin call without it)";
+  if (token === undefined) return 'not set: add ADMIN_TOKEN="dev-admin-token" to .dev.vars (the API and dashboard refuse every admin call without it)';
   if (token === DEV_ADMIN_TOKEN) return `${token}   (from .dev.vars: a local development token, sees every tenant)`;
   return `the ADMIN_TOKEN you set ${overrides.ADMIN_TOKEN ? "with --var" : "in .dev.vars"} (not printed: it is not the development default)`;
 }
 
 function upstreamOf(args: string[], overrides: Record<string, string>): string {
   if (overrides.UPSTREAM_BASE_URL) return overrides.UPSTREAM_BASE_URL;
-  const config = parse(readFileSync(join(ROOT, "wrangler.toml"), "utf8")) as { vars?: Record<string, unknown>; env?: Record<string, { vars?: Record<string, unknown> }> };
+  const config = parse(readFileSync(join(ROOT, "wrangler.toml"), "utf8")) as {
+    vars?: Record<string, unknown>;
+    env?: Record<string, { vars?: Record<string, unknown> }>;
+  };
   const env = flagValue(args, "--env", "-e");
   const vars = env ? config.env?.[env]?.vars : config.vars;
   return typeof vars?.UPSTREAM_BASE_URL === "string" ? vars.UPSTREAM_BASE_URL : "https://api.openai.com/v1";

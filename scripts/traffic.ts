@@ -16,7 +16,13 @@ import { parseArgs } from "node:util";
 import { startTrafficModel, TRAFFIC_MODEL_PORT, trafficWorkloads } from "../tools/traffic/model";
 import { probe, sendTraffic, TRAFFIC_KEY, type TrafficPart } from "../tools/traffic/run";
 
-const { values } = parseArgs({ options: { url: { type: "string", default: "http://localhost:8787" }, seed: { type: "string", default: "1" }, "delay-ms": { type: "string", default: "150" } } });
+const { values } = parseArgs({
+  options: {
+    url: { type: "string", default: "http://localhost:8787" },
+    seed: { type: "string", default: "1" },
+    "delay-ms": { type: "string", default: "150" },
+  },
+});
 const workerUrl = values.url.replace(/\/+$/, "").replace(/\/v1$/, "");
 
 function portFree(port: number): Promise<boolean> {

@@ -20,7 +20,10 @@ function wholeNumber(fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) {
       if (text === "") return fallback;
       const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
       if (n >= min && n <= max) return n;
-      ctx.addIssue({ code: "custom", message: max === Number.MAX_SAFE_INTEGER ? `must be a whole number, at least ${min}` : `must be a whole number from ${min} to ${max}` });
+      ctx.addIssue({
+        code: "custom",
+        message: max === Number.MAX_SAFE_INTEGER ? `must be a whole number, at least ${min}` : `must be a whole number from ${min} to ${max}`,
+      });
       return z.NEVER;
     });
 }
@@ -235,7 +238,13 @@ function configFrom(v: Vars): Config {
     pruneTtlMs: v.PRUNE_TTL_MS,
     logLevel: v.LOG_LEVEL,
     prices: v.PRICES_JSON,
-    analytics: { accountId: v.ANALYTICS_ACCOUNT_ID, apiToken: v.ANALYTICS_API_TOKEN, dataset: v.ANALYTICS_DATASET, sqlUrl: v.ANALYTICS_SQL_URL, timeoutMs: v.ANALYTICS_TIMEOUT_MS },
+    analytics: {
+      accountId: v.ANALYTICS_ACCOUNT_ID,
+      apiToken: v.ANALYTICS_API_TOKEN,
+      dataset: v.ANALYTICS_DATASET,
+      sqlUrl: v.ANALYTICS_SQL_URL,
+      timeoutMs: v.ANALYTICS_TIMEOUT_MS,
+    },
     access: {
       workerToken: v.WORKER_TOKEN,
       allowedTenants: v.ALLOWED_TENANTS instanceof Set && v.ALLOWED_TENANTS.size === 0 ? "*" : v.ALLOWED_TENANTS,

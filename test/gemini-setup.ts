@@ -8,7 +8,10 @@ import { geminiEcho, geminiRefundDesk, startScriptedGeminiModel } from "../tools
  */
 export default async function setup(): Promise<() => Promise<void>> {
   try {
-    const model = await startScriptedGeminiModel({ port: Number(process.env.MM_TEST_GEMINI_PORT), script: (body, name) => (name.startsWith("echo") ? geminiEcho(body) : geminiRefundDesk(body)) });
+    const model = await startScriptedGeminiModel({
+      port: Number(process.env.MM_TEST_GEMINI_PORT),
+      script: (body, name) => (name.startsWith("echo") ? geminiEcho(body) : geminiRefundDesk(body)),
+    });
     return () => model.close();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") return async () => undefined;

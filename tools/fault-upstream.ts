@@ -37,7 +37,13 @@ const ROUTE = /^\/__fault\/([a-z-]+)\/([A-Za-z0-9_-]+)\//;
 const STATS = /^\/__fault\/stats\/([A-Za-z0-9_-]+)$/;
 
 function chunk(content: string, finish: string | null = null): string {
-  const body = { id: "chatcmpl-fault", object: "chat.completion.chunk", created: 1, model: "fault", choices: [{ index: 0, delta: { content }, finish_reason: finish }] };
+  const body = {
+    id: "chatcmpl-fault",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "fault",
+    choices: [{ index: 0, delta: { content }, finish_reason: finish }],
+  };
   return `data: ${JSON.stringify(body)}\n\n`;
 }
 

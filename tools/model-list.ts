@@ -13,7 +13,13 @@ export interface KeyState {
  */
 export function revokedKey(req: IncomingMessage, state: KeyState): boolean {
   const url = new URL(req.url ?? "/", "http://localhost");
-  const sent = [req.headers.authorization?.replace(/^Bearer\s+/i, ""), req.headers["x-api-key"], req.headers["api-key"], req.headers["x-goog-api-key"], url.searchParams.get("key")];
+  const sent = [
+    req.headers.authorization?.replace(/^Bearer\s+/i, ""),
+    req.headers["x-api-key"],
+    req.headers["api-key"],
+    req.headers["x-goog-api-key"],
+    url.searchParams.get("key"),
+  ];
   return sent.some((value) => typeof value === "string" && (value.includes("revoked") || state.revoked.has(value.trim())));
 }
 

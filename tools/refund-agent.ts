@@ -19,8 +19,14 @@ export interface AgentRun {
 type Message = OpenAI.ChatCompletionMessageParam;
 type Assistant = { content: string | null; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> };
 
-async function callStreamed(client: OpenAI, body: OpenAI.ChatCompletionCreateParamsNonStreaming, headers: Record<string, string>): Promise<{ message: Assistant; outcome: string }> {
-  const { data, response } = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { headers }).withResponse();
+async function callStreamed(
+  client: OpenAI,
+  body: OpenAI.ChatCompletionCreateParamsNonStreaming,
+  headers: Record<string, string>,
+): Promise<{ message: Assistant; outcome: string }> {
+  const { data, response } = await client.chat.completions
+    .create({ ...body, stream: true, stream_options: { include_usage: true } }, { headers })
+    .withResponse();
   let content: string | null = null;
   const calls: NonNullable<Assistant["tool_calls"]> = [];
   for await (const chunk of data) {
@@ -42,7 +48,12 @@ async function callStreamed(client: OpenAI, body: OpenAI.ChatCompletionCreatePar
  * model, runs the tools it calls against `orders`, and loops until the model
  * answers in text. Works streamed or not.
  */
-export async function runRefundAgent(client: OpenAI, orderId: string, orders: Record<string, Order>, opts: { stream?: boolean; model?: string; headers?: Record<string, string> } = {}): Promise<AgentRun> {
+export async function runRefundAgent(
+  client: OpenAI,
+  orderId: string,
+  orders: Record<string, Order>,
+  opts: { stream?: boolean; model?: string; headers?: Record<string, string> } = {},
+): Promise<AgentRun> {
   const messages: Message[] = [
     { role: "system", content: "You are a refund desk agent. Look orders up before refunding." },
     { role: "user", content: `Hi, please refund order #${orderId}.` },

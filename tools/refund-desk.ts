@@ -32,13 +32,23 @@ export function refundDeskScript(body: ChatBody): ScriptedMessage {
   const last = body.messages[body.messages.length - 1];
   if (last.role === "user") {
     const orderId = /#?([A-Z]-\d+)/.exec(String(last.content))?.[1] ?? "unknown";
-    return { role: "assistant", content: null, tool_calls: [{ id: freshId(), type: "function", function: { name: "get_order", arguments: JSON.stringify({ order_id: orderId }) } }] };
+    return {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: freshId(), type: "function", function: { name: "get_order", arguments: JSON.stringify({ order_id: orderId }) } }],
+    };
   }
   if (last.role === "tool") {
     const result = JSON.parse(String(last.content)) as { order_id?: string; status?: string; amount?: number; refunded?: boolean };
     if (result.refunded) return { role: "assistant", content: `Done: order ${result.order_id} was refunded.` };
     if (result.status === "delivered") {
-      return { role: "assistant", content: null, tool_calls: [{ id: freshId(), type: "function", function: { name: "refund", arguments: JSON.stringify({ order_id: result.order_id, amount: result.amount }) } }] };
+      return {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: freshId(), type: "function", function: { name: "refund", arguments: JSON.stringify({ order_id: result.order_id, amount: result.amount }) } },
+        ],
+      };
     }
     return { role: "assistant", content: `Order ${result.order_id} is ${result.status ?? "missing"}, so it cannot be refunded yet.` };
   }

@@ -26,7 +26,14 @@ export type DevStarter = (vars: Record<string, string>) => Promise<WranglerDev>;
  * every distinct request (the upstream answers with the recorded message),
  * pass 2 must be served entirely from the tree, exactly as pass 1 was.
  */
-export async function runReplay(files: string[], limitPerFile = Infinity, concurrency = 8, start: DevStarter = (vars) => startWranglerDev({ vars }), induction = false, dir = workloadsDir()): Promise<ReplayReport> {
+export async function runReplay(
+  files: string[],
+  limitPerFile = Infinity,
+  concurrency = 8,
+  start: DevStarter = (vars) => startWranglerDev({ vars }),
+  induction = false,
+  dir = workloadsDir(),
+): Promise<ReplayReport> {
   const lines = files.flatMap((f) => readWorkload(f, limitPerFile, dir));
   const requests = requestsOf(lines);
   const model = await startScriptedModel({ script: replayScript(requests), chunkChars: 64 });

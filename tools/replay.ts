@@ -32,7 +32,9 @@ export interface PassResult {
 
 /** An answer's content and tool calls (names and exact argument text), ids aside. */
 export function signature(answer: { content?: unknown; tool_calls?: unknown }): string {
-  const calls = ((answer.tool_calls as Array<{ function: { name: string; arguments: string } }> | undefined) ?? []).map((c) => `${c.function.name}:${c.function.arguments}`);
+  const calls = ((answer.tool_calls as Array<{ function: { name: string; arguments: string } }> | undefined) ?? []).map(
+    (c) => `${c.function.name}:${c.function.arguments}`,
+  );
   const text = typeof answer.content === "string" ? answer.content : null;
   return JSON.stringify([text, calls]);
 }
@@ -52,11 +54,12 @@ export function fidelityDiffs(recorded: Record<string, unknown>, served: Record<
   const rc = (recorded.tool_calls as Array<{ type?: string; function: { name: string; arguments: string } }> | undefined) ?? [];
   const sc = (served.tool_calls as typeof rc | undefined) ?? [];
   if (rc.length !== sc.length) diffs.push("tool_calls.length");
-  else rc.forEach((call, i) => {
-    if (call.function.name !== sc[i].function.name) diffs.push(`tool_calls[${i}].name`);
-    if (call.function.arguments !== sc[i].function.arguments) diffs.push(`tool_calls[${i}].arguments`);
-    if ((call.type ?? "function") !== (sc[i].type ?? "function")) diffs.push(`tool_calls[${i}].type`);
-  });
+  else
+    rc.forEach((call, i) => {
+      if (call.function.name !== sc[i].function.name) diffs.push(`tool_calls[${i}].name`);
+      if (call.function.arguments !== sc[i].function.arguments) diffs.push(`tool_calls[${i}].arguments`);
+      if ((call.type ?? "function") !== (sc[i].type ?? "function")) diffs.push(`tool_calls[${i}].type`);
+    });
   for (const [k, v] of Object.entries(recorded)) if (!OWN_FIELDS.has(k) && v !== undefined && !same(v, served[k])) diffs.push(k);
   for (const [k, v] of Object.entries(served)) {
     if (OWN_FIELDS.has(k) || k in recorded || v === null || (Array.isArray(v) && v.length === 0)) continue;
@@ -73,8 +76,23 @@ export function fidelityDiffs(recorded: Record<string, unknown>, served: Record<
  * pass served where it was not a miss (a request identical to an earlier one
  * up to ids is served that earlier answer).
  */
-export async function replayPass(baseUrl: string, requests: WorkloadRequest[], opts: { key: string; namespace: string; concurrency?: number; expected?: string[]; reference?: PassResult }): Promise<PassResult> {
-  const result: PassResult = { requests: requests.length, outcomes: {}, mismatches: 0, served: [], messages: [], outcomeOf: [], fidelity: { mismatches: 0, examples: [] }, errors: 0, wallMs: 0, requestBytes: 0 };
+export async function replayPass(
+  baseUrl: string,
+  requests: WorkloadRequest[],
+  opts: { key: string; namespace: string; concurrency?: number; expected?: string[]; reference?: PassResult },
+): Promise<PassResult> {
+  const result: PassResult = {
+    requests: requests.length,
+    outcomes: {},
+    mismatches: 0,
+    served: [],
+    messages: [],
+    outcomeOf: [],
+    fidelity: { mismatches: 0, examples: [] },
+    errors: 0,
+    wallMs: 0,
+    requestBytes: 0,
+  };
   const expected = opts.expected ?? requests.map((r) => signature(r.answer));
   const started = performance.now();
   let next = 0;

@@ -35,7 +35,11 @@ const freshId = (prefix: string) => `${prefix}_01${Date.now().toString(36)}${(ne
 
 /** The tools of the refund desk, in Anthropic's format. */
 export const ANTHROPIC_REFUND_TOOLS = [
-  { name: "get_order", description: "Look up an order by id.", input_schema: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] } },
+  {
+    name: "get_order",
+    description: "Look up an order by id.",
+    input_schema: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
+  },
   {
     name: "refund",
     description: "Refund an order in full.",
@@ -67,7 +71,12 @@ export function anthropicRefundDesk(body: AnthropicBody): AnthropicReply {
   }
   const text = blocks.map((b) => (b.type === "text" ? b.text : "")).join(" ");
   const orderId = /#?([A-Z]-\d+)/.exec(text)?.[1] ?? "unknown";
-  return { content: [{ type: "text", text: "Let me look that order up." }, { type: "tool_use", id: freshId("toolu"), name: "get_order", input: { order_id: orderId } }] };
+  return {
+    content: [
+      { type: "text", text: "Let me look that order up." },
+      { type: "tool_use", id: freshId("toolu"), name: "get_order", input: { order_id: orderId } },
+    ],
+  };
 }
 
 function usageOf(body: AnthropicBody, content: AnthropicBlock[]) {
@@ -83,7 +92,13 @@ function writeJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function writeEvents(res: ServerResponse, body: AnthropicBody, reply: { content: AnthropicBlock[]; stop_reason?: string }, chunk: number, truncate: boolean): void {
+function writeEvents(
+  res: ServerResponse,
+  body: AnthropicBody,
+  reply: { content: AnthropicBlock[]; stop_reason?: string },
+  chunk: number,
+  truncate: boolean,
+): void {
   const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   const usage = usageOf(body, reply.content);
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
@@ -93,11 +108,13 @@ function writeEvents(res: ServerResponse, body: AnthropicBody, reply: { content:
   reply.content.forEach((block, index) => {
     if (block.type === "text") {
       send("content_block_start", { index, content_block: { type: "text", text: "" } });
-      for (let i = 0; i < block.text.length; i += chunk) send("content_block_delta", { index, delta: { type: "text_delta", text: block.text.slice(i, i + chunk) } });
+      for (let i = 0; i < block.text.length; i += chunk)
+        send("content_block_delta", { index, delta: { type: "text_delta", text: block.text.slice(i, i + chunk) } });
     } else if (block.type === "tool_use") {
       send("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
       const json = JSON.stringify(block.input);
-      for (let i = 0; i < json.length; i += chunk) send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: json.slice(i, i + chunk) } });
+      for (let i = 0; i < json.length; i += chunk)
+        send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: json.slice(i, i + chunk) } });
     }
     send("content_block_stop", { index });
   });

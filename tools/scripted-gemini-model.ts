@@ -4,7 +4,11 @@ import { readBody } from "./scripted-anthropic";
 import { answerKeyRoutes } from "./model-list";
 
 /** A part as the scripted Gemini model reads and writes it. */
-export type GeminiPart = { text?: string; functionCall?: { name: string; args?: Record<string, unknown>; id?: string }; functionResponse?: { name: string; response?: Record<string, unknown>; id?: string } };
+export type GeminiPart = {
+  text?: string;
+  functionCall?: { name: string; args?: Record<string, unknown>; id?: string };
+  functionResponse?: { name: string; response?: Record<string, unknown>; id?: string };
+};
 
 export interface GeminiModelBody {
   contents: Array<{ role?: string; parts: GeminiPart[] }>;
@@ -61,7 +65,11 @@ function writeStream(res: ServerResponse, body: GeminiModelBody, model: string, 
   res.writeHead(200, { "content-type": "text/event-stream" });
   pieces.forEach((p, i) => {
     const last = i === pieces.length - 1;
-    const data = { candidates: [{ content: { role: "model", parts: [p] }, index: 0, ...(last ? { finishReason: "STOP" } : {}) }], ...(last ? { usageMetadata: usageOf(body) } : {}), modelVersion: model };
+    const data = {
+      candidates: [{ content: { role: "model", parts: [p] }, index: 0, ...(last ? { finishReason: "STOP" } : {}) }],
+      ...(last ? { usageMetadata: usageOf(body) } : {}),
+      modelVersion: model,
+    };
     res.write(`data: ${JSON.stringify(data)}\r\n\r\n`);
   });
   res.end();
@@ -82,7 +90,11 @@ export interface ScriptedGeminiModel {
  * and `:streamGenerateContent?alt=sse`. A model named `error-<status>` answers that status in
  * Gemini's error shape; a model named `slow-<ms>…` answers after that delay. `GET /__count?model=M` answers `{generations}` for that model.
  */
-export async function startScriptedGeminiModel(options: { script: (body: GeminiModelBody, model: string) => GeminiReply; chunkChars?: number; port?: number }): Promise<ScriptedGeminiModel> {
+export async function startScriptedGeminiModel(options: {
+  script: (body: GeminiModelBody, model: string) => GeminiReply;
+  chunkChars?: number;
+  port?: number;
+}): Promise<ScriptedGeminiModel> {
   const counts = new Map<string, number>();
   const requests: ScriptedGeminiModel["requests"] = [];
   const keyChecks = { count: 0, revoked: new Set<string>() };
@@ -90,22 +102,31 @@ export async function startScriptedGeminiModel(options: { script: (body: GeminiM
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
       if (answerKeyRoutes(req, res, keyChecks)) return;
-      if (req.method === "GET" && url.pathname === "/__count") return writeJson(res, 200, { generations: counts.get(url.searchParams.get("model") ?? "") ?? 0 });
+      if (req.method === "GET" && url.pathname === "/__count")
+        return writeJson(res, 200, { generations: counts.get(url.searchParams.get("model") ?? "") ?? 0 });
       // Both API versions: v1beta, and the stable v1 (google-genai's `apiVersion: "v1"`).
       const action = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
-      if (req.method !== "POST" || !action) return writeJson(res, 404, { error: { code: 404, message: `no route ${req.method} ${url.pathname}`, status: "NOT_FOUND" } });
+      if (req.method !== "POST" || !action)
+        return writeJson(res, 404, { error: { code: 404, message: `no route ${req.method} ${url.pathname}`, status: "NOT_FOUND" } });
       const body = JSON.parse(await readBody(req)) as GeminiModelBody;
       requests.push({ url: `${url.pathname}${url.search}`, body, headers: req.headers });
       const model = action[1];
       const slow = /^slow-(\d+)/.exec(model);
       if (slow) await new Promise((r) => setTimeout(r, Number(slow[1])));
       const status = /^error-(\d{3})/.exec(model);
-      const reply = status ? { status: Number(status[1]), body: { error: { code: Number(status[1]), message: `scripted ${status[1]}`, status: "UNAVAILABLE" } } } : options.script(body, model);
+      const reply = status
+        ? { status: Number(status[1]), body: { error: { code: Number(status[1]), message: `scripted ${status[1]}`, status: "UNAVAILABLE" } } }
+        : options.script(body, model);
       if ("status" in reply) return writeJson(res, reply.status, reply.body);
       counts.set(model, (counts.get(model) ?? 0) + 1);
       counts.set("", (counts.get("") ?? 0) + 1);
       if (action[2] === "streamGenerateContent") return writeStream(res, body, model, reply.parts, options.chunkChars ?? 7);
-      writeJson(res, 200, { candidates: [{ content: { role: "model", parts: reply.parts }, finishReason: "STOP", index: 0 }], usageMetadata: usageOf(body), modelVersion: model, responseId: `scripted${Date.now()}` });
+      writeJson(res, 200, {
+        candidates: [{ content: { role: "model", parts: reply.parts }, finishReason: "STOP", index: 0 }],
+        usageMetadata: usageOf(body),
+        modelVersion: model,
+        responseId: `scripted${Date.now()}`,
+      });
     } catch (error) {
       writeJson(res, 500, { error: { code: 500, message: `scripted gemini failed: ${String(error)}`, status: "INTERNAL" } });
     }

@@ -66,7 +66,9 @@ function writeStream(res: ServerResponse, body: ChatBody, message: ScriptedMessa
   const id = `chatcmpl-scripted-${nextId++}`;
   const created = Math.floor(Date.now() / 1000);
   const send = (choices: unknown[], usage: unknown = undefined) =>
-    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices, ...(usage === undefined ? {} : { usage }) })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: body.model, choices, ...(usage === undefined ? {} : { usage }) })}\n\n`,
+    );
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   send([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
   if (truncate) {
@@ -77,9 +79,16 @@ function writeStream(res: ServerResponse, body: ChatBody, message: ScriptedMessa
   const text = message.content ?? "";
   for (let i = 0; i < text.length; i += chunkChars) send([{ index: 0, delta: { content: text.slice(i, i + chunkChars) }, finish_reason: null }]);
   message.tool_calls?.forEach((call, index) => {
-    send([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }, finish_reason: null }]);
+    send([
+      {
+        index: 0,
+        delta: { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] },
+        finish_reason: null,
+      },
+    ]);
     const args = call.function.arguments;
-    for (let i = 0; i < args.length; i += chunkChars) send([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args.slice(i, i + chunkChars) } }] }, finish_reason: null }]);
+    for (let i = 0; i < args.length; i += chunkChars)
+      send([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args.slice(i, i + chunkChars) } }] }, finish_reason: null }]);
   });
   send([{ index: 0, delta: {}, finish_reason: finishOf(message) }]);
   if (body.stream_options?.include_usage) send([], usageOf(body, message));

@@ -42,21 +42,44 @@ export function responsesRefundDesk(body: ResponsesModelBody): ResponsesReply {
 function outputItems(reply: Extract<ResponsesReply, { output: unknown }>): ResponsesItem[] {
   return reply.output.map((out) =>
     "text" in out
-      ? { id: freshId("msg"), type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: out.text, annotations: [], logprobs: [] }] }
+      ? {
+          id: freshId("msg"),
+          type: "message",
+          status: "completed",
+          role: "assistant",
+          content: [{ type: "output_text", text: out.text, annotations: [], logprobs: [] }],
+        }
       : { id: freshId("fc"), type: "function_call", status: "completed", call_id: freshId("call"), name: out.call, arguments: JSON.stringify(out.args) },
   );
 }
 
 function responseOf(body: ResponsesModelBody, id: string, status: string, output: ResponsesItem[]) {
-  const usage = { input_tokens: Math.ceil(JSON.stringify(body.input).length / 4), input_tokens_details: { cached_tokens: 0 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 };
+  const usage = {
+    input_tokens: Math.ceil(JSON.stringify(body.input).length / 4),
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 9,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 0,
+  };
   usage.total_tokens = usage.input_tokens + usage.output_tokens;
-  return { id, object: "response", created_at: Math.floor(Date.now() / 1000), status, model: body.model, output, parallel_tool_calls: true, tools: body.tools ?? [], usage: status === "completed" ? usage : null };
+  return {
+    id,
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    model: body.model,
+    output,
+    parallel_tool_calls: true,
+    tools: body.tools ?? [],
+    usage: status === "completed" ? usage : null,
+  };
 }
 
 /** Writes the real event sequence of a response, text and arguments in small deltas. */
 function writeEvents(res: ServerResponse, body: ResponsesModelBody, id: string, items: ResponsesItem[], chunk: number): void {
   let seq = 0;
-  const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  const send = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   send("response.created", { response: responseOf(body, id, "in_progress", []) });
   send("response.in_progress", { response: responseOf(body, id, "in_progress", []) });
@@ -71,7 +94,8 @@ function writeEvents(res: ServerResponse, body: ResponsesModelBody, id: string, 
       const part = (item.content as Array<{ text: string }>)[0];
       send("response.output_item.added", { output_index, item: { ...item, status: "in_progress", content: [] } });
       send("response.content_part.added", { item_id, output_index, content_index: 0, part: { ...part, text: "" } });
-      for (let i = 0; i < part.text.length; i += chunk) send("response.output_text.delta", { item_id, output_index, content_index: 0, delta: part.text.slice(i, i + chunk), logprobs: [] });
+      for (let i = 0; i < part.text.length; i += chunk)
+        send("response.output_text.delta", { item_id, output_index, content_index: 0, delta: part.text.slice(i, i + chunk), logprobs: [] });
       send("response.output_text.done", { item_id, output_index, content_index: 0, text: part.text, logprobs: [] });
       send("response.content_part.done", { item_id, output_index, content_index: 0, part });
     }
@@ -97,12 +121,17 @@ export interface ScriptedResponsesModel {
 }
 
 /** Starts a scripted Responses API server on loopback (`POST /v1/responses`, JSON or its event stream). */
-export async function startScriptedResponsesModel(options: { script: (body: ResponsesModelBody) => ResponsesReply; chunkChars?: number; port?: number }): Promise<ScriptedResponsesModel> {
+export async function startScriptedResponsesModel(options: {
+  script: (body: ResponsesModelBody) => ResponsesReply;
+  chunkChars?: number;
+  port?: number;
+}): Promise<ScriptedResponsesModel> {
   let generations = 0;
   const requests: ScriptedResponsesModel["requests"] = [];
   const server: Server = createServer(async (req, res) => {
     try {
-      if (req.method !== "POST" || !req.url?.endsWith("/responses")) return writeJson(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: "invalid_request_error", code: null, param: null } });
+      if (req.method !== "POST" || !req.url?.endsWith("/responses"))
+        return writeJson(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: "invalid_request_error", code: null, param: null } });
       const body = JSON.parse(await readBody(req)) as ResponsesModelBody;
       requests.push({ body, headers: req.headers });
       const reply = options.script(body);

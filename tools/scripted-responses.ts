@@ -27,20 +27,36 @@ export function answerResponses(res: ServerResponse, body: ResponsesBody): void 
   const itemId = `msg_scripted${nextId++}`;
   const text = `echo: ${inputText(body.input)}`;
   const item = { id: itemId, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] };
-  const usage = { input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: 3, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 8 };
-  const response = (status: string, output: unknown[]) => ({ id, object: "response", created_at: Math.floor(Date.now() / 1000), status, model: body.model, output, usage: status === "completed" ? usage : null });
+  const usage = {
+    input_tokens: 5,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 3,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 8,
+  };
+  const response = (status: string, output: unknown[]) => ({
+    id,
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    model: body.model,
+    output,
+    usage: status === "completed" ? usage : null,
+  });
   if (!body.stream) {
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify(response("completed", [item])));
     return;
   }
   let seq = 0;
-  const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  const send = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   send("response.created", { response: response("in_progress", []) });
   send("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", content: [] } });
   send("response.content_part.added", { item_id: itemId, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
-  for (let i = 0; i < text.length; i += 4) send("response.output_text.delta", { item_id: itemId, output_index: 0, content_index: 0, delta: text.slice(i, i + 4), logprobs: [] });
+  for (let i = 0; i < text.length; i += 4)
+    send("response.output_text.delta", { item_id: itemId, output_index: 0, content_index: 0, delta: text.slice(i, i + 4), logprobs: [] });
   send("response.output_text.done", { item_id: itemId, output_index: 0, content_index: 0, text, logprobs: [] });
   send("response.content_part.done", { item_id: itemId, output_index: 0, content_index: 0, part: item.content[0] });
   send("response.output_item.done", { output_index: 0, item });

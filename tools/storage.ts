@@ -7,7 +7,17 @@ function intBytes(col: string): string {
 }
 
 const NODE_INTS = ["depth", "observations", "hits", "prompt_tokens", "completion_tokens", "latency_ms", "created_at", "last_hit_at"];
-const TREE_INTS = ["created_at", "last_hit_at", "node_count", "hits", "misses", "bypasses", "prompt_tokens_saved", "completion_tokens_saved", "latency_saved_ms"];
+const TREE_INTS = [
+  "created_at",
+  "last_hit_at",
+  "node_count",
+  "hits",
+  "misses",
+  "bypasses",
+  "prompt_tokens_saved",
+  "completion_tokens_saved",
+  "latency_saved_ms",
+];
 
 /**
  * Row payload bytes: the text of every column plus each integer's size in

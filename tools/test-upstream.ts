@@ -39,7 +39,8 @@ export async function startTestUpstream(port = 0): Promise<ScriptedModel & { cou
   const script = async (body: ChatBody): Promise<ScriptReply> => {
     const model = body.model;
     const status = /^error-(\d{3})/.exec(model);
-    if (status) return { status: Number(status[1]), body: { error: { message: `scripted ${status[1]}`, type: "server_error", code: `upstream_${status[1]}` } } };
+    if (status)
+      return { status: Number(status[1]), body: { error: { message: `scripted ${status[1]}`, type: "server_error", code: `upstream_${status[1]}` } } };
     const slow = /^slow-(\d+)/.exec(model);
     if (slow) await new Promise((r) => setTimeout(r, Number(slow[1])));
     generations.set(model, (generations.get(model) ?? 0) + 1);
@@ -78,7 +79,12 @@ export async function startTestUpstream(port = 0): Promise<ScriptedModel & { cou
   let front: { url: string; close: () => Promise<void> };
   try {
     front = await startFront(port, new URL(model.url).port, {
-      messages: (res, body) => answerMessages(res, body, { script: anthropicScript, onRequest: (b) => anthropicModels.push(b.model), truncate: (b) => b.model.startsWith("truncate") }),
+      messages: (res, body) =>
+        answerMessages(res, body, {
+          script: anthropicScript,
+          onRequest: (b) => anthropicModels.push(b.model),
+          truncate: (b) => b.model.startsWith("truncate"),
+        }),
       responses: (res, body) => answerResponses(res, body),
     });
   } catch (error) {

@@ -21,7 +21,9 @@ export class Lookup extends DurableObject<Env> {
   private ready: Promise<unknown> | null = null;
 
   async find(key: string): Promise<number> {
-    this.ready ??= this.env.DB.exec("CREATE TABLE IF NOT EXISTS answers (parent TEXT NOT NULL, body TEXT NOT NULL); CREATE INDEX IF NOT EXISTS answers_parent ON answers (parent);");
+    this.ready ??= this.env.DB.exec(
+      "CREATE TABLE IF NOT EXISTS answers (parent TEXT NOT NULL, body TEXT NOT NULL); CREATE INDEX IF NOT EXISTS answers_parent ON answers (parent);",
+    );
     await this.ready;
     const rows = await this.env.DB.prepare("SELECT body FROM answers WHERE parent = ?1").bind(key).all();
     return rows.results.length;

@@ -50,7 +50,12 @@ export function drawTree(rootItem, look) {
   const selectedNode = root.descendants().find((n) => /** @type {Item} */ (n.data).id === look.selected);
   /** The selected node's run, from the root: its nodes and edges are marked. */
   const onPath = new Set(selectedNode ? selectedNode.ancestors().map((a) => /** @type {Item} */ (a.data).id) : []);
-  const tabbable = look.focus && root.descendants().some((n) => /** @type {Item} */ (n.data).id === look.focus) ? look.focus : (look.selected && onPath.size ? look.selected : rootItem.id);
+  const tabbable =
+    look.focus && root.descendants().some((n) => /** @type {Item} */ (n.data).id === look.focus)
+      ? look.focus
+      : look.selected && onPath.size
+        ? look.selected
+        : rootItem.id;
   for (const link of root.links()) {
     const d = /** @type {Item} */ (link.target.data).data;
     const style = d ? edgeStyle(d) : { width: 1, colour: "#9aa4b2", opacity: 0.6 };
@@ -76,7 +81,11 @@ export function drawTree(rootItem, look) {
     el.setAttribute("aria-posinset", String(siblings.indexOf(node) + 1));
     if (onPath.has(item.id)) el.classList.add("on-path");
     g.append(el);
-    if (item.id === look.selected) chain = node.ancestors().reverse().map((a) => /** @type {Item} */ (a.data));
+    if (item.id === look.selected)
+      chain = node
+        .ancestors()
+        .reverse()
+        .map((a) => /** @type {Item} */ (a.data));
   }
   return { svg, chain };
 }

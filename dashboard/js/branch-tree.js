@@ -46,7 +46,16 @@ export class BranchTree {
     const parent = item.kind === "root" ? "" : `&parent=${item.id}`;
     const cursor = item.next ? `&cursor=${encodeURIComponent(item.next)}` : "";
     const page = await api(`/trees/${this.treeId}/children?limit=${PAGE}${parent}${cursor}`);
-    const fresh = page.data.map((/** @type {NodeSummary} */ d) => ({ id: d.hash, data: d, kind: "node", children: null, next: null, open: false, loading: false, parent: item }));
+    const fresh = page.data.map((/** @type {NodeSummary} */ d) => ({
+      id: d.hash,
+      data: d,
+      kind: "node",
+      children: null,
+      next: null,
+      open: false,
+      loading: false,
+      parent: item,
+    }));
     item.children = [...(item.children ?? []), ...fresh];
     item.next = page.next_cursor;
     item.loading = false;

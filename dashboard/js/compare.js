@@ -10,7 +10,10 @@ const SHOWN = 160;
 /** A message as one line of text: its results, text, refusals and calls with their arguments. @param {Record<string, unknown>} message */
 export function flatText(message) {
   const v = messageView(message);
-  return [...v.results.map((r) => `[${r.id}] ${r.text}`), ...v.texts, ...v.refusals, ...v.calls.map((c) => `${c.name}(${c.args})`)].join(" ").replace(/\s+/g, " ").trim();
+  return [...v.results.map((r) => `[${r.id}] ${r.text}`), ...v.texts, ...v.refusals, ...v.calls.map((c) => `${c.name}(${c.args})`)]
+    .join(" ")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /**
@@ -62,5 +65,10 @@ export async function showCompare(into, treeId, hash, onPick) {
     list.append(el("li", {}, [pick]));
   });
   const more = page.next_cursor ? [el("p", { class: "muted" }, ["The first 20 children are compared."])] : [];
-  into.replaceChildren(el("h3", {}, [`Compare the ${kids.length} children`]), el("p", { class: "muted" }, ["What differs between them is marked."]), list, ...more);
+  into.replaceChildren(
+    el("h3", {}, [`Compare the ${kids.length} children`]),
+    el("p", { class: "muted" }, ["What differs between them is marked."]),
+    list,
+    ...more,
+  );
 }

@@ -16,10 +16,14 @@ export async function showIdentity() {
   const badge = $("whoami");
   badge.hidden = false;
   badge.className = `whoami ${me.role}${me.role === "tenant" && me.trees === 0 ? " empty" : ""}`;
-  badge.textContent = me.role === "admin"
-    ? `admin · every tenant · ${plural(me.trees, "tree")} of ${plural(me.tenants ?? 0, "tenant")}`
-    : `tenant ${me.short}… · ${plural(me.trees, "tree")}`;
-  badge.title = me.role === "admin" ? "Signed in with the admin token: you see every tenant's trees." : `Signed in with an upstream API key: tenant ${me.tenant}, only its own trees.`;
+  badge.textContent =
+    me.role === "admin"
+      ? `admin · every tenant · ${plural(me.trees, "tree")} of ${plural(me.tenants ?? 0, "tenant")}`
+      : `tenant ${me.short}… · ${plural(me.trees, "tree")}`;
+  badge.title =
+    me.role === "admin"
+      ? "Signed in with the admin token: you see every tenant's trees."
+      : `Signed in with an upstream API key: tenant ${me.tenant}, only its own trees.`;
   const empty = me.role === "tenant" && me.trees === 0;
   $("no-trees").hidden = !empty;
   $("no-trees").textContent = empty
@@ -30,7 +34,10 @@ export async function showIdentity() {
   if (me.role === "admin") {
     const select = /** @type {HTMLSelectElement} */ ($("filter-tenant"));
     const chosen = select.value;
-    select.replaceChildren(el("option", { value: "" }, [`every tenant (${me.tenants})`]), ...(me.by_tenant ?? []).map((t) => el("option", { value: t.tenant }, [`${t.short}… (${plural(t.trees, "tree")})`])));
+    select.replaceChildren(
+      el("option", { value: "" }, [`every tenant (${me.tenants})`]),
+      ...(me.by_tenant ?? []).map((t) => el("option", { value: t.tenant }, [`${t.short}… (${plural(t.trees, "tree")})`])),
+    );
     select.value = chosen;
   }
   return me;

@@ -41,7 +41,8 @@ const opener = {
     return state.view;
   },
   panel: $("node-panel"),
-  openNode: (hash) => openNode($("node-panel"), hash, { onPruned: () => void (state.current && selectTree(state.current)), onClose: closePanel, onPick: pickNode }),
+  openNode: (hash) =>
+    openNode($("node-panel"), hash, { onPruned: () => void (state.current && selectTree(state.current)), onClose: closePanel, onPick: pickNode }),
   onClose: () => closePanel(),
 };
 
@@ -72,7 +73,12 @@ function fail(error) {
 async function loadStats() {
   const stats = await api("/stats?limit=200");
   // A tree whose model has no price says so, rather than $0.0000.
-  state.costs = new Map(stats.trees.map((/** @type {{ tree_id: string, cost_saved_usd: number, priced: boolean }} */ t) => [t.tree_id, t.priced === false ? null : t.cost_saved_usd]));
+  state.costs = new Map(
+    stats.trees.map((/** @type {{ tree_id: string, cost_saved_usd: number, priced: boolean }} */ t) => [
+      t.tree_id,
+      t.priced === false ? null : t.cost_saved_usd,
+    ]),
+  );
   const o = stats.overall;
   const stat = (/** @type {string} */ label, /** @type {string} */ value) => el("span", { class: "stat" }, [el("b", {}, [value]), ` ${label}`]);
   $("overall").replaceChildren(
@@ -104,11 +110,19 @@ function costText(usd) {
 
 /** @param {Tree} t */
 function treeCard(t) {
-  const tenant = state.identity?.role === "admin" ? [el("span", { class: "chip tenant", title: `tenant ${t.tenant}` }, [`tenant ${t.tenant.slice(0, 8)}…`])] : [];
+  const tenant =
+    state.identity?.role === "admin" ? [el("span", { class: "chip tenant", title: `tenant ${t.tenant}` }, [`tenant ${t.tenant.slice(0, 8)}…`])] : [];
   const button = el("button", { class: `tree-card${t.id === state.tree ? " active" : ""}`, "data-tree": t.id, title: `${t.model} · ${t.namespace}` }, [
     el("div", { class: "tree-title" }, [el("strong", {}, [t.model]), el("span", { class: "ns" }, [t.namespace])]),
     ...(tenant.length ? [el("div", { class: "chips" }, tenant)] : []),
-    el("div", { class: "chips" }, t.tools.slice(0, 6).map((/** @type {string} */ name) => el("span", { class: "chip" }, [name])).concat(t.tools.length > 6 ? [el("span", { class: "chip" }, [`+${t.tools.length - 6}`])] : [])),
+    el(
+      "div",
+      { class: "chips" },
+      t.tools
+        .slice(0, 6)
+        .map((/** @type {string} */ name) => el("span", { class: "chip" }, [name]))
+        .concat(t.tools.length > 6 ? [el("span", { class: "chip" }, [`+${t.tools.length - 6}`])] : []),
+    ),
     el("div", { class: "tree-stats" }, [
       el("span", {}, [el("b", {}, [compact(t.node_count)]), " nodes"]),
       el("span", {}, [el("b", {}, [percent(t.hit_rate)]), " hit rate"]),
@@ -140,7 +154,14 @@ async function loadTrees(more = false) {
   if (!more && page.data.length === 0) {
     const filtered = filterQuery() !== "";
     const noKeyTrees = state.identity?.role === "tenant" && state.identity.trees === 0;
-    if (!noKeyTrees) cards.push(el("li", { class: "muted empty" }, [filtered ? "No trees match these filters." : "No trees yet. Send traffic through /v1/chat/completions (npm run traffic does it locally) or import trajectories."]));
+    if (!noKeyTrees)
+      cards.push(
+        el("li", { class: "muted empty" }, [
+          filtered
+            ? "No trees match these filters."
+            : "No trees yet. Send traffic through /v1/chat/completions (npm run traffic does it locally) or import trajectories.",
+        ]),
+      );
   }
   if (more) $("tree-list").append(...cards);
   else $("tree-list").replaceChildren(...cards);
@@ -188,7 +209,9 @@ function showPath(chain) {
   chain.forEach((item, i) => {
     if (i > 0) nav.append(el("span", { class: "sep" }, ["›"]));
     const label = item.kind === "root" ? "root" : `${item.data?.role[0].toUpperCase() ?? ""} ${item.data?.preview ?? ""}`;
-    const crumb = el("button", { type: "button", title: item.data ? `${item.data.role}: ${item.data.preview}` : "the tree's root", "data-hash": item.id }, [label]);
+    const crumb = el("button", { type: "button", title: item.data ? `${item.data.role}: ${item.data.preview}` : "the tree's root", "data-hash": item.id }, [
+      label,
+    ]);
     crumb.addEventListener("click", () => {
       if (item.kind === "root") {
         closePanel();
@@ -199,7 +222,11 @@ function showPath(chain) {
   });
 }
 
-setupTreeTools(() => state.view, () => state.tree, fail);
+setupTreeTools(
+  () => state.view,
+  () => state.tree,
+  fail,
+);
 
 function hidePanel() {
   $("node-panel").hidden = true;
@@ -310,11 +337,14 @@ $("back").addEventListener("click", () => {
   document.body.classList.remove("tree-open", "panel-open");
   $("back").hidden = true;
 });
-setupStalePrune(() => state.tree, () => {
-  void loadTrees().catch(fail);
-  void templates.reload().catch(fail);
-  if (state.current) void selectTree(state.current).catch(fail);
-});
+setupStalePrune(
+  () => state.tree,
+  () => {
+    void loadTrees().catch(fail);
+    void templates.reload().catch(fail);
+    if (state.current) void selectTree(state.current).catch(fail);
+  },
+);
 
 if (session.token) void start();
 else showLogin();

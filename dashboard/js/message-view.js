@@ -38,7 +38,8 @@ function addPiece(view, p) {
   if (typeof p === "string") return void view.texts.push(p);
   if (!isObject(p)) return;
   if (isObject(p.functionCall)) return void view.calls.push({ name: p.functionCall.name, id: p.functionCall.id ?? "", args: json(p.functionCall.args) });
-  if (isObject(p.functionResponse)) return void view.results.push({ id: p.functionResponse.id ?? p.functionResponse.name, text: json(p.functionResponse.response) });
+  if (isObject(p.functionResponse))
+    return void view.results.push({ id: p.functionResponse.id ?? p.functionResponse.name, text: json(p.functionResponse.response) });
   if (p.type === "tool_use") return void view.calls.push({ name: p.name, id: p.id, args: json(p.input) });
   if (p.type === "tool_result") return void view.results.push({ id: p.tool_use_id, text: textOf(p.content) });
   if (p.type === "function_call") return void view.calls.push({ name: p.name, id: p.call_id, args: json(p.arguments) });
@@ -62,7 +63,8 @@ export function messageView(m) {
   else if (typeof m.content === "string") view.texts.push(m.content);
   else if (Array.isArray(m.content)) m.content.forEach((p) => addPiece(view, p));
   for (const p of [...(Array.isArray(m.items) ? m.items : []), ...(Array.isArray(m.parts) ? m.parts : [])]) addPiece(view, p);
-  for (const call of Array.isArray(m.tool_calls) ? m.tool_calls : []) view.calls.push({ name: call.function?.name, id: call.id, args: json(call.function?.arguments) });
+  for (const call of Array.isArray(m.tool_calls) ? m.tool_calls : [])
+    view.calls.push({ name: call.function?.name, id: call.id, args: json(call.function?.arguments) });
   if (typeof m.refusal === "string" && m.refusal) view.refusals.push(m.refusal);
   view.texts = view.texts.filter((t) => t !== "");
   return view;

@@ -45,26 +45,45 @@ export async function openNode(panel, hash, hooks) {
   close.addEventListener("click", hooks.onClose);
   const answer = node.role === "assistant" && node.observations > 0;
   const facts = el("dl", { class: "facts" }, [
-    el("dt", {}, ["depth"]), el("dd", {}, [String(node.depth)]),
+    el("dt", {}, ["depth"]),
+    el("dd", {}, [String(node.depth)]),
     ...(answer ? [el("dt", {}, ["recorded answer"]), el("dd", {}, [`seen ${node.observations}×`])] : []),
-    el("dt", {}, ["hits"]), el("dd", {}, [String(node.hits)]),
-    el("dt", {}, ["last hit"]), el("dd", {}, [ago(node.last_hit_at)]),
-    el("dt", {}, ["recorded"]), el("dd", {}, [ago(node.created_at)]),
+    el("dt", {}, ["hits"]),
+    el("dd", {}, [String(node.hits)]),
+    el("dt", {}, ["last hit"]),
+    el("dd", {}, [ago(node.last_hit_at)]),
+    el("dt", {}, ["recorded"]),
+    el("dd", {}, [ago(node.created_at)]),
   ]);
-  if (answer) facts.append(el("dt", {}, ["tokens"]), el("dd", {}, [`${node.prompt_tokens} in · ${node.completion_tokens} out`]), el("dt", {}, ["finish"]), el("dd", {}, [node.finish_reason ?? "—"]));
+  if (answer)
+    facts.append(
+      el("dt", {}, ["tokens"]),
+      el("dd", {}, [`${node.prompt_tokens} in · ${node.completion_tokens} out`]),
+      el("dt", {}, ["finish"]),
+      el("dd", {}, [node.finish_reason ?? "—"]),
+    );
   // Text, calls and results of any API's message (chat, Anthropic blocks, Responses items, Gemini parts).
   const body = el("section", { class: "message" });
-  for (const result of view.results) body.append(el("p", { class: "muted" }, [`result of ${result.id}`]), el("pre", { class: "content json" }, [prettyJson(result.text)]));
+  for (const result of view.results)
+    body.append(el("p", { class: "muted" }, [`result of ${result.id}`]), el("pre", { class: "content json" }, [prettyJson(result.text)]));
   if (view.texts.length) body.append(el("pre", { class: "content" }, [view.texts.join("\n")]));
   for (const refusal of view.refusals) body.append(el("p", { class: "error" }, [`refusal: ${refusal}`]));
   for (const call of view.calls) {
-    body.append(el("div", { class: "call" }, [el("strong", {}, [`${call.name}()`]), el("span", { class: "muted" }, [` ${call.id}`]), el("pre", { class: "json" }, [prettyJson(call.args)])]));
+    body.append(
+      el("div", { class: "call" }, [
+        el("strong", {}, [`${call.name}()`]),
+        el("span", { class: "muted" }, [` ${call.id}`]),
+        el("pre", { class: "json" }, [prettyJson(call.args)]),
+      ]),
+    );
   }
   if (!view.texts.length && !view.calls.length && !view.results.length && !view.refusals.length) body.append(el("p", { class: "muted" }, ["(empty message)"]));
   const results = el("section", { class: "results" });
   if (view.calls.length) void showResults(results, node.tree_id, hash);
   const compare = el("section", { class: "fork-compare", id: "fork-compare" });
-  void showCompare(compare, node.tree_id, hash, (h) => hooks.onPick?.(h)).catch((e) => compare.replaceChildren(el("p", { class: "error" }, [e instanceof Error ? e.message : String(e)])));
+  void showCompare(compare, node.tree_id, hash, (h) => hooks.onPick?.(h)).catch((e) =>
+    compare.replaceChildren(el("p", { class: "error" }, [e instanceof Error ? e.message : String(e)])),
+  );
   const prune = el("button", { class: "danger", id: "prune-node" }, ["Prune this branch"]);
   prune.addEventListener("click", async () => {
     const preview = await api(`/nodes/${hash}/prune`);
@@ -94,7 +113,9 @@ function pruneSummary(node, preview) {
     el("p", {}, [`This removes the ${node.role} node at depth ${node.depth} and everything under it:`]),
     el("ul", {}, [
       el("li", { "data-count": "nodes" }, [plural(preview.nodes, "node")]),
-      el("li", { "data-count": "answers" }, [`${plural(preview.answers, "recorded answer")} (an identical request no longer finds them: it goes to the model, unless a template learned elsewhere covers it)`]),
+      el("li", { "data-count": "answers" }, [
+        `${plural(preview.answers, "recorded answer")} (an identical request no longer finds them: it goes to the model, unless a template learned elsewhere covers it)`,
+      ]),
       el("li", { "data-count": "templates" }, [
         preview.templates === 0
           ? "no learned templates (none was learned from this branch; the others keep serving)"
@@ -108,7 +129,9 @@ function pruneSummary(node, preview) {
 async function showResults(into, treeId, hash) {
   const page = await api(`/trees/${treeId}/children?parent=${hash}&limit=20`);
   // A result is a tool message, or a user message that carries one (Anthropic tool_result, Gemini functionResponse: its preview starts "[id] ").
-  const tools = page.data.filter((/** @type {{ role: string, preview: string }} */ c) => c.role === "tool" || (c.role === "user" && /^\[[^\]\s]+\] /.test(c.preview)));
+  const tools = page.data.filter(
+    (/** @type {{ role: string, preview: string }} */ c) => c.role === "tool" || (c.role === "user" && /^\[[^\]\s]+\] /.test(c.preview)),
+  );
   if (tools.length === 0) return;
   into.append(el("h3", {}, ["Results"]));
   for (const child of tools) into.append(el("pre", { class: "json result" }, [child.preview]));

@@ -3,7 +3,25 @@
 
 /** @typedef {import("./requests.js").Recent} Recent */
 
-const COLUMNS = /** @type {const} */ (["at", "request_id", "outcome", "status", "route", "model", "namespace", "tree_id", "latency_ms", "count", "prompt_tokens", "completion_tokens", "node", "template_id", "reason", "why", "field"]);
+const COLUMNS = /** @type {const} */ ([
+  "at",
+  "request_id",
+  "outcome",
+  "status",
+  "route",
+  "model",
+  "namespace",
+  "tree_id",
+  "latency_ms",
+  "count",
+  "prompt_tokens",
+  "completion_tokens",
+  "node",
+  "template_id",
+  "reason",
+  "why",
+  "field",
+]);
 
 /** @param {unknown} v */
 function cell(v) {
@@ -15,7 +33,12 @@ function cell(v) {
 export function toCsv(rows) {
   const lines = rows.map((r) => {
     /** @type {Record<string, unknown>} */
-    const flat = { ...r, at: new Date(r.at).toISOString(), why: r.explanation?.kind ?? "", field: r.explanation?.divergence?.field ?? r.explanation?.frame?.field ?? "" };
+    const flat = {
+      ...r,
+      at: new Date(r.at).toISOString(),
+      why: r.explanation?.kind ?? "",
+      field: r.explanation?.divergence?.field ?? r.explanation?.frame?.field ?? "",
+    };
     return COLUMNS.map((c) => cell(flat[c])).join(",");
   });
   return [COLUMNS.join(","), ...lines].join("\n") + "\n";

@@ -58,8 +58,29 @@ export class RequestsPanel {
   /** The filter controls, set from the URL. */
   filtersForm() {
     const url = readUrl();
-    const outcome = el("select", { id: "log-outcome", "aria-label": "Outcome" }, [["", "every outcome"], ["hit", "hits"], ["template", "template hits"], ["miss", "misses"], ["bypass", "bypasses"], ["error", "errors"]].map(([v, t]) => el("option", { value: v }, [t])));
-    const since = el("select", { id: "log-since", "aria-label": "Time" }, [["", "any time"], ["15m", "last 15 min"], ["1h", "last hour"], ["24h", "last 24 h"], ["7d", "last 7 days"]].map(([v, t]) => el("option", { value: v }, [t])));
+    const outcome = el(
+      "select",
+      { id: "log-outcome", "aria-label": "Outcome" },
+      [
+        ["", "every outcome"],
+        ["hit", "hits"],
+        ["template", "template hits"],
+        ["miss", "misses"],
+        ["bypass", "bypasses"],
+        ["error", "errors"],
+      ].map(([v, t]) => el("option", { value: v }, [t])),
+    );
+    const since = el(
+      "select",
+      { id: "log-since", "aria-label": "Time" },
+      [
+        ["", "any time"],
+        ["15m", "last 15 min"],
+        ["1h", "last hour"],
+        ["24h", "last 24 h"],
+        ["7d", "last 7 days"],
+      ].map(([v, t]) => el("option", { value: v }, [t])),
+    );
     const model = el("input", { id: "log-model", type: "search", placeholder: "model", "aria-label": "Model", autocomplete: "off" });
     const q = el("input", { id: "log-q", type: "search", placeholder: "request id", "aria-label": "Search by request id", autocomplete: "off" });
     const here = el("input", { id: "log-here", type: "checkbox" });
@@ -86,12 +107,18 @@ export class RequestsPanel {
   /** The filters as the URL keeps them. */
   filterValues() {
     const value = (/** @type {string} */ id) => /** @type {HTMLInputElement} */ (this.form.querySelector(`#${id}`)).value.trim();
-    return { outcome: value("log-outcome"), since: value("log-since"), model: value("log-model"), q: value("log-q"), here: /** @type {HTMLInputElement} */ (this.form.querySelector("#log-here")).checked };
+    return {
+      outcome: value("log-outcome"),
+      since: value("log-since"),
+      model: value("log-model"),
+      q: value("log-q"),
+      here: /** @type {HTMLInputElement} */ (this.form.querySelector("#log-here")).checked,
+    };
   }
 
   /** Sets the filters (a restored URL) and reloads. @param {import("./url-state.js").UrlView} view */
   async restore(view) {
-    const set = (/** @type {string} */ id, /** @type {string} */ v) => (/** @type {HTMLInputElement} */ (this.form.querySelector(`#${id}`)).value = v);
+    const set = (/** @type {string} */ id, /** @type {string} */ v) => /** @type {HTMLInputElement} */ ((this.form.querySelector(`#${id}`).value = v));
     set("log-outcome", view.outcome);
     set("log-since", view.since);
     set("log-model", view.model);
@@ -160,7 +187,11 @@ export class RequestsPanel {
     this.count.textContent = `${rows.length} rows · ${compact(requests)} requests${this.next ? " (more below)" : ""}`;
     this.moreButton.hidden = !this.next;
     if (rows.length === 0) {
-      this.body.replaceChildren(el("p", { class: "muted empty" }, [this.query().toString() ? "No request matches these filters." : "No requests yet. They show up here a second after they pass through the proxy."]));
+      this.body.replaceChildren(
+        el("p", { class: "muted empty" }, [
+          this.query().toString() ? "No request matches these filters." : "No requests yet. They show up here a second after they pass through the proxy.",
+        ]),
+      );
       return;
     }
     const counts = { hit: 0, template: 0, miss: 0, bypass: 0 };
@@ -170,10 +201,23 @@ export class RequestsPanel {
       if (r.status >= 400) errors += r.count ?? 1;
     }
     const legend = el("div", { class: "traffic-legend" }, [
-      ...KINDS.map((k) => el("span", {}, [el("i", { class: `o-${k}` }), `${counts[k]} ${k === "template" ? "template hits" : `${k}${k === "miss" || k === "bypass" ? "es" : "s"}`}`])),
+      ...KINDS.map((k) =>
+        el("span", {}, [
+          el("i", { class: `o-${k}` }),
+          `${counts[k]} ${k === "template" ? "template hits" : `${k}${k === "miss" || k === "bypass" ? "es" : "s"}`}`,
+        ]),
+      ),
       el("span", {}, [el("i", { class: "o-error" }), `${errors} errors`]),
     ]);
-    this.body.replaceChildren(requestsChart(rows), legend, el("ol", { class: "requests-list" }, rows.map((r) => el("li", {}, [this.rowItem(r)]))));
+    this.body.replaceChildren(
+      requestsChart(rows),
+      legend,
+      el(
+        "ol",
+        { class: "requests-list" },
+        rows.map((r) => el("li", {}, [this.rowItem(r)])),
+      ),
+    );
   }
 
   /** @param {Recent} r */
@@ -181,14 +225,30 @@ export class RequestsPanel {
     const many = (r.count ?? 1) > 1;
     const error = r.status >= 400;
     const tokens = r.prompt_tokens === null ? "" : ` · ${compact((r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0))} tok saved`;
-    const where = r.tree_id ? (r.model ? `${r.model} · ${r.namespace ?? ""}` : `${r.route} · tree not recorded`) : `not keyed${r.reason ? ` (${r.reason})` : ""}`;
-    const why = [r.error ? `“${r.error}”` : "", r.explanation ? whyLine(r.explanation) : r.outcome === "bypass" && r.reason ? `bypass: ${r.reason}` : ""].filter(Boolean).join(" · ");
+    const where = r.tree_id
+      ? r.model
+        ? `${r.model} · ${r.namespace ?? ""}`
+        : `${r.route} · tree not recorded`
+      : `not keyed${r.reason ? ` (${r.reason})` : ""}`;
+    const why = [r.error ? `“${r.error}”` : "", r.explanation ? whyLine(r.explanation) : r.outcome === "bypass" && r.reason ? `bypass: ${r.reason}` : ""]
+      .filter(Boolean)
+      .join(" · ");
     const title = `${many ? `${r.count} requests, the latest ` : ""}${new Date(r.at).toLocaleString()} · ${r.route} · ${r.outcome} · status ${r.status}${r.request_id ? ` · request ${r.request_id}` : ""}${r.template_id ? ` · template ${r.template_id}` : ""}${r.node ? ` · node ${r.node}` : ""}`;
-    const item = el(r.tree_id ? "button" : "div", { class: `request o-${error ? "error" : r.outcome}`, type: "button", "data-outcome": error ? "error" : r.outcome, "data-request": r.request_id ?? "", title }, [
-      el("span", { class: `outcome o-${error ? "error" : r.outcome}` }, [outcomeLabel(r)]),
-      el("span", { class: "where" }, [where]),
-      el("span", { class: "muted" }, [`${many ? "mean " : ""}${r.latency_ms} ms${tokens} · ${ago(r.at)}${why ? ` · ${why}` : ""}`]),
-    ]);
+    const item = el(
+      r.tree_id ? "button" : "div",
+      {
+        class: `request o-${error ? "error" : r.outcome}`,
+        type: "button",
+        "data-outcome": error ? "error" : r.outcome,
+        "data-request": r.request_id ?? "",
+        title,
+      },
+      [
+        el("span", { class: `outcome o-${error ? "error" : r.outcome}` }, [outcomeLabel(r)]),
+        el("span", { class: "where" }, [where]),
+        el("span", { class: "muted" }, [`${many ? "mean " : ""}${r.latency_ms} ms${tokens} · ${ago(r.at)}${why ? ` · ${why}` : ""}`]),
+      ],
+    );
     if (r.tree_id) item.addEventListener("click", () => this.onOpen(r));
     return item;
   }

@@ -7,6 +7,7 @@ import { plural } from "./format.js";
  * @param {{ nodes: number, answers: number, templates: number, trees: number }} out @param {boolean} everyTree
  */
 export function summaryOf(out, everyTree) {
-  const templates = everyTree && out.trees > 1 ? `${plural(out.templates, "learned template")} across the ${out.trees} trees` : plural(out.templates, "learned template");
+  const templates =
+    everyTree && out.trees > 1 ? `${plural(out.templates, "learned template")} across the ${out.trees} trees` : plural(out.templates, "learned template");
   return `Would remove ${plural(out.nodes, "node")} (${plural(out.answers, "answer")}, ${templates}) in ${plural(out.trees, "tree")}:`;
 }

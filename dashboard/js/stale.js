@@ -53,11 +53,15 @@ export function setupStalePrune(currentTree, onDone) {
     try {
       const out = await api("/prune", { method: "POST", body: { ...body, dry_run: true } });
       const list = el("ul", { class: "roots" });
-      for (const r of out.roots) list.append(el("li", {}, [el("span", { class: `role-chip role-${r.role}` }, [r.role]), ` ${r.preview} `, el("span", { class: "muted" }, [`· ${r.hits} hits · last ${ago(r.last_hit_at ?? r.created_at)}`])]));
-      preview.replaceChildren(
-        el("p", { class: "summary" }, [out.nodes === 0 ? "Nothing is stale." : summaryOf(out, body.tree_id === undefined)]),
-        list,
-      );
+      for (const r of out.roots)
+        list.append(
+          el("li", {}, [
+            el("span", { class: `role-chip role-${r.role}` }, [r.role]),
+            ` ${r.preview} `,
+            el("span", { class: "muted" }, [`· ${r.hits} hits · last ${ago(r.last_hit_at ?? r.created_at)}`]),
+          ]),
+        );
+      preview.replaceChildren(el("p", { class: "summary" }, [out.nodes === 0 ? "Nothing is stale." : summaryOf(out, body.tree_id === undefined)]), list);
       run.disabled = out.nodes === 0;
     } catch (e) {
       preview.replaceChildren(el("p", { class: "error" }, [e instanceof Error ? e.message : String(e)]));
@@ -72,4 +76,3 @@ export function setupStalePrune(currentTree, onDone) {
     onDone();
   });
 }
-

@@ -56,10 +56,14 @@ function templateItem(t, min) {
   const from = t.anchor_depth + 1;
   const to = t.anchor_depth + t.suffix_messages;
   const facts = el("dl", { class: "facts" }, [
-    el("dt", {}, ["bindings"]), el("dd", { class: "bindings" }, [`${t.bindings >= MAX_BINDINGS ? `${MAX_BINDINGS}+` : t.bindings} distinct (serves from ${min})`]),
-    el("dt", {}, ["hits"]), el("dd", { class: "hits" }, [compact(t.hits)]),
-    el("dt", {}, ["answers"]), el("dd", {}, [t.finish_reason === "tool_calls" ? "with a tool call" : `with text (${t.finish_reason})`]),
-    el("dt", {}, ["matches"]), el("dd", {}, [from === to ? `the message at depth ${from}` : `messages at depth ${from}–${to}`]),
+    el("dt", {}, ["bindings"]),
+    el("dd", { class: "bindings" }, [`${t.bindings >= MAX_BINDINGS ? `${MAX_BINDINGS}+` : t.bindings} distinct (serves from ${min})`]),
+    el("dt", {}, ["hits"]),
+    el("dd", { class: "hits" }, [compact(t.hits)]),
+    el("dt", {}, ["answers"]),
+    el("dd", {}, [t.finish_reason === "tool_calls" ? "with a tool call" : `with text (${t.finish_reason})`]),
+    el("dt", {}, ["matches"]),
+    el("dd", {}, [from === to ? `the message at depth ${from}` : `messages at depth ${from}–${to}`]),
   ]);
   const slots = el("ul", { class: "slots" }, t.slots.map(slotItem));
   if (t.slots.length === 0) slots.append(el("li", { class: "muted" }, ["no slots: only the skeleton varies"]));
@@ -75,22 +79,46 @@ function templateItem(t, min) {
 function declaredBlock(names) {
   return el("div", { class: "declared" }, [
     el("h3", {}, ["Declared variables"]),
-    el("div", { class: "chips" }, names.map((n) => el("code", { class: "chip variable" }, [`{{${n}}}`]))),
-    el("p", { class: "muted" }, ["Requests that send these names in the ", el("code", {}, ["muscle-mem-bindings"]), " header are keyed with placeholders in this tree and answered with their own values (", el("code", {}, ["muscle-mem-template: declared"]), ")."]),
+    el(
+      "div",
+      { class: "chips" },
+      names.map((n) => el("code", { class: "chip variable" }, [`{{${n}}}`])),
+    ),
+    el("p", { class: "muted" }, [
+      "Requests that send these names in the ",
+      el("code", {}, ["muscle-mem-bindings"]),
+      " header are keyed with placeholders in this tree and answered with their own values (",
+      el("code", {}, ["muscle-mem-template: declared"]),
+      ").",
+    ]),
   ]);
 }
 
 /** @param {number} min @param {boolean} declared */
 function emptyState(min, declared) {
   const why = declared
-    ? ["No learned templates in this tree. Its requests are served through the declared variables above; a template is learned here only when values outside them vary."]
+    ? [
+        "No learned templates in this tree. Its requests are served through the declared variables above; a template is learned here only when values outside them vary.",
+      ]
     : [
         `No learned templates yet. A template is learned when two answers of the same shape differ only in data the model copies (ids, emails, numbers, names), and it serves once ${min} distinct bindings have confirmed it. Until then only exact repeats hit.`,
       ];
   return el("div", { class: "templates-empty" }, [
     ...why.map((text) => el("p", {}, [text])),
-    el("p", {}, ["Send the values that change from run to run in the ", el("code", {}, ["muscle-mem-bindings"]), " header (e.g. ", el("code", {}, ['{"order_id":"A-1"}']), ") to have such requests cached from the first answer."]),
-    el("p", { class: "muted" }, ["Learning is off with ", el("code", {}, ["TEMPLATE_INDUCTION=off"]), " or the ", el("code", {}, ["muscle-mem-induction: off"]), " header, and a prune drops a tree's templates (the remaining traffic re-learns them)."]),
+    el("p", {}, [
+      "Send the values that change from run to run in the ",
+      el("code", {}, ["muscle-mem-bindings"]),
+      " header (e.g. ",
+      el("code", {}, ['{"order_id":"A-1"}']),
+      ") to have such requests cached from the first answer.",
+    ]),
+    el("p", { class: "muted" }, [
+      "Learning is off with ",
+      el("code", {}, ["TEMPLATE_INDUCTION=off"]),
+      " or the ",
+      el("code", {}, ["muscle-mem-induction: off"]),
+      " header, and a prune drops a tree's templates (the remaining traffic re-learns them).",
+    ]),
   ]);
 }
 
@@ -143,7 +171,14 @@ export class TemplatesPanel {
     const refuted = list.filter((t) => t.refuted).length;
     const summary = `${plural(list.length, "learned template")}${list.length >= LIST_LIMIT ? " (the newest 100)" : ""} · ${serving} serving · ${list.length - serving - refuted} learning · ${refuted} refuted`;
     const rule = "A serving template answers new values of a shape it has seen, numbers and dates only inside the range seen; any doubt is a miss.";
-    parts.push(el("p", { class: "templates-summary" }, [summary, el("br"), el("span", { class: "muted" }, [rule])]), el("ol", { class: "template-list" }, list.map((t) => templateItem(t, min))));
+    parts.push(
+      el("p", { class: "templates-summary" }, [summary, el("br"), el("span", { class: "muted" }, [rule])]),
+      el(
+        "ol",
+        { class: "template-list" },
+        list.map((t) => templateItem(t, min)),
+      ),
+    );
     this.body.replaceChildren(...parts);
   }
 

@@ -54,7 +54,13 @@ function barsChart(s) {
   const n = s.points.length;
   const max = Math.max(1, ...s.points.map((p) => p.hits + p.misses + p.bypasses));
   const slot = W / n;
-  const chart = svg("svg", { class: "traffic-chart bars", viewBox: `0 0 ${W} ${BARS_H}`, preserveAspectRatio: "none", role: "img", "aria-label": "Requests per step: hits, misses, bypasses" });
+  const chart = svg("svg", {
+    class: "traffic-chart bars",
+    viewBox: `0 0 ${W} ${BARS_H}`,
+    preserveAspectRatio: "none",
+    role: "img",
+    "aria-label": "Requests per step: hits, misses, bypasses",
+  });
   s.points.forEach((p, i) => {
     const group = svg("g", { class: "step", "data-t": p.t }, pointTitle(p, s.step_minutes));
     group.append(svg("rect", { class: "hover", x: i * slot, y: 0, width: slot, height: BARS_H }));
@@ -75,7 +81,13 @@ function latencyChart(s) {
   const values = s.points.map((p) => p.p50_ms);
   const max = Math.max(1, ...values.map((v) => v ?? 0));
   const slot = W / s.points.length;
-  const chart = svg("svg", { class: "traffic-chart latency", viewBox: `0 0 ${W} ${LINE_H}`, preserveAspectRatio: "none", role: "img", "aria-label": "p50 latency per step" });
+  const chart = svg("svg", {
+    class: "traffic-chart latency",
+    viewBox: `0 0 ${W} ${LINE_H}`,
+    preserveAspectRatio: "none",
+    role: "img",
+    "aria-label": "p50 latency per step",
+  });
   /** @type {string[]} */
   let run = [];
   const flush = () => {
@@ -87,7 +99,9 @@ function latencyChart(s) {
     const x = (i + 0.5) * slot;
     const y = LINE_H - 2 - (v / max) * (LINE_H - 4);
     run.push(`${x.toFixed(2)},${y.toFixed(2)}`);
-    chart.append(svg("rect", { class: "hover p50-step", "data-value": v, x: i * slot, y: 0, width: slot, height: LINE_H }, pointTitle(s.points[i], s.step_minutes)));
+    chart.append(
+      svg("rect", { class: "hover p50-step", "data-value": v, x: i * slot, y: 0, width: slot, height: LINE_H }, pointTitle(s.points[i], s.step_minutes)),
+    );
   });
   flush();
   // A lone step draws as a short dash, not as nothing.
@@ -129,14 +143,22 @@ export class TrafficPanel {
 
   /** @param {(Node | string)[]} body @param {string} [summary] @param {boolean} [withRanges] */
   frame(body, summary = "", withRanges = true) {
-    const ranges = el("div", { class: "traffic-ranges", role: "group", "aria-label": "Window" }, RANGES.map((r) => {
-      const b = el("button", { class: `ghost small${r.minutes === this.minutes ? " active" : ""}`, type: "button", "aria-pressed": String(r.minutes === this.minutes) }, [r.label]);
-      b.addEventListener("click", () => {
-        this.minutes = r.minutes;
-        void this.load();
-      });
-      return b;
-    }));
+    const ranges = el(
+      "div",
+      { class: "traffic-ranges", role: "group", "aria-label": "Window" },
+      RANGES.map((r) => {
+        const b = el(
+          "button",
+          { class: `ghost small${r.minutes === this.minutes ? " active" : ""}`, type: "button", "aria-pressed": String(r.minutes === this.minutes) },
+          [r.label],
+        );
+        b.addEventListener("click", () => {
+          this.minutes = r.minutes;
+          void this.load();
+        });
+        return b;
+      }),
+    );
     const head = el("div", { class: "pane-head" }, [el("h2", {}, ["Traffic"]), ...(withRanges ? [ranges] : [])]);
     this.root.replaceChildren(head, ...(summary ? [el("p", { class: "traffic-summary" }, [summary])] : []), ...body);
   }
@@ -145,15 +167,27 @@ export class TrafficPanel {
   showUnconfigured(message) {
     this.root.hidden = false;
     this.root.classList.add("unconfigured");
-    this.frame([
-      el("div", { class: "traffic-empty" }, [
-        el("p", {}, [el("strong", {}, ["Traffic series are not switched on."]), " ", el("span", { class: "muted" }, ["(For deployments. Locally, Recent requests above shows hits and misses over time.)"])]),
-        el("p", { class: "muted" }, ["Hits, misses and latency per step come from Workers Analytics Engine. Set the var ",
-          el("code", {}, ["ANALYTICS_ACCOUNT_ID"]), " and the secret ", el("code", {}, ["ANALYTICS_API_TOKEN"]),
-          " (Account Analytics: Read), see docs/deploy.md, “Hit, miss and latency series”. The counters in the header and on each tree work without it."]),
-        el("details", {}, [el("summary", { class: "muted" }, ["What the Worker answered"]), el("p", { class: "muted traffic-reason" }, [message])]),
-      ]),
-    ], "", false);
+    this.frame(
+      [
+        el("div", { class: "traffic-empty" }, [
+          el("p", {}, [
+            el("strong", {}, ["Traffic series are not switched on."]),
+            " ",
+            el("span", { class: "muted" }, ["(For deployments. Locally, Recent requests above shows hits and misses over time.)"]),
+          ]),
+          el("p", { class: "muted" }, [
+            "Hits, misses and latency per step come from Workers Analytics Engine. Set the var ",
+            el("code", {}, ["ANALYTICS_ACCOUNT_ID"]),
+            " and the secret ",
+            el("code", {}, ["ANALYTICS_API_TOKEN"]),
+            " (Account Analytics: Read), see docs/deploy.md, “Hit, miss and latency series”. The counters in the header and on each tree work without it.",
+          ]),
+          el("details", {}, [el("summary", { class: "muted" }, ["What the Worker answered"]), el("p", { class: "muted traffic-reason" }, [message])]),
+        ]),
+      ],
+      "",
+      false,
+    );
   }
 
   /** @param {Series} s */
@@ -168,16 +202,17 @@ export class TrafficPanel {
     const line = latencyChart(s);
     const first = s.points[0];
     const last = s.points[s.points.length - 1];
-    const legend = el("div", { class: "traffic-legend" }, [
-      ...KINDS.map((k) => el("span", {}, [el("i", { class: k }), `${compact(total[k])} ${k}`])),
-    ]);
-    this.frame([
-      el("div", { class: "traffic-axis" }, [el("span", {}, ["requests"]), el("span", {}, [`max ${compact(bars.max)}`])]),
-      bars.chart,
-      legend,
-      el("div", { class: "traffic-axis" }, [el("span", {}, ["p50 latency"]), el("span", {}, [`max ${ms(line.max)}`])]),
-      line.chart,
-      el("div", { class: "traffic-axis times" }, [el("span", {}, [when(first.t, s.step_minutes)]), el("span", {}, [when(last.t, s.step_minutes)])]),
-    ], summary);
+    const legend = el("div", { class: "traffic-legend" }, [...KINDS.map((k) => el("span", {}, [el("i", { class: k }), `${compact(total[k])} ${k}`]))]);
+    this.frame(
+      [
+        el("div", { class: "traffic-axis" }, [el("span", {}, ["requests"]), el("span", {}, [`max ${compact(bars.max)}`])]),
+        bars.chart,
+        legend,
+        el("div", { class: "traffic-axis" }, [el("span", {}, ["p50 latency"]), el("span", {}, [`max ${ms(line.max)}`])]),
+        line.chart,
+        el("div", { class: "traffic-axis times" }, [el("span", {}, [when(first.t, s.step_minutes)]), el("span", {}, [when(last.t, s.step_minutes)])]),
+      ],
+      summary,
+    );
   }
 }

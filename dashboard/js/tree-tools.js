@@ -14,29 +14,37 @@ const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.get
 export function setupTreeTools(getView, tree, fail) {
   /** Runs a tree tool and reports what it did. @param {() => Promise<string>} action */
   function tool(action) {
-    void action().then((text) => ($("branch-status").textContent = text)).catch(fail);
+    void action()
+      .then((text) => ($("branch-status").textContent = text))
+      .catch(fail);
   }
 
-  $("expand-all").addEventListener("click", () => tool(async () => {
-    const view = getView();
-    if (!view) return "";
-    const capped = await view.expandTo(Infinity);
-    return capped ? `Opened the first ${EXPAND_CAP} nodes (level by level); open deeper branches one by one.` : `Opened all ${view.count()} nodes.`;
-  }));
-  $("expand-depth").addEventListener("change", () => tool(async () => {
-    const select = /** @type {HTMLSelectElement} */ ($("expand-depth"));
-    const depth = Number(select.value);
-    select.value = "";
-    const view = getView();
-    if (!view || !depth) return "";
-    view.collapseAll();
-    const capped = await view.expandTo(depth);
-    return `Opened to depth ${depth}${capped ? ` (stopped at ${EXPAND_CAP} nodes)` : ""}: ${view.count()} nodes.`;
-  }));
-  $("collapse-all").addEventListener("click", () => tool(async () => {
-    getView()?.collapseAll();
-    return "";
-  }));
+  $("expand-all").addEventListener("click", () =>
+    tool(async () => {
+      const view = getView();
+      if (!view) return "";
+      const capped = await view.expandTo(Infinity);
+      return capped ? `Opened the first ${EXPAND_CAP} nodes (level by level); open deeper branches one by one.` : `Opened all ${view.count()} nodes.`;
+    }),
+  );
+  $("expand-depth").addEventListener("change", () =>
+    tool(async () => {
+      const select = /** @type {HTMLSelectElement} */ ($("expand-depth"));
+      const depth = Number(select.value);
+      select.value = "";
+      const view = getView();
+      if (!view || !depth) return "";
+      view.collapseAll();
+      const capped = await view.expandTo(depth);
+      return `Opened to depth ${depth}${capped ? ` (stopped at ${EXPAND_CAP} nodes)` : ""}: ${view.count()} nodes.`;
+    }),
+  );
+  $("collapse-all").addEventListener("click", () =>
+    tool(async () => {
+      getView()?.collapseAll();
+      return "";
+    }),
+  );
   $("branch-filter").addEventListener("change", () => {
     const view = getView();
     if (!view) return;

@@ -63,21 +63,36 @@ export async function openMiss(panel, row, hooks) {
     return;
   }
   const facts = el("dl", { class: "facts" }, [
-    el("dt", {}, ["request"]), el("dd", { class: "request-id" }, [row.request_id ?? "—"]),
-    el("dt", {}, ["kind"]), el("dd", { id: "why-kind" }, [e.kind]),
-    el("dt", {}, ["matched"]), el("dd", {}, [`${e.depth} of ${e.messages} messages`]),
+    el("dt", {}, ["request"]),
+    el("dd", { class: "request-id" }, [row.request_id ?? "—"]),
+    el("dt", {}, ["kind"]),
+    el("dd", { id: "why-kind" }, [e.kind]),
+    el("dt", {}, ["matched"]),
+    el("dd", {}, [`${e.depth} of ${e.messages} messages`]),
     ...(row.status >= 400 ? [el("dt", {}, ["status"]), el("dd", {}, [String(row.status)])] : []),
     ...(e.template ? [el("dt", {}, ["template"]), el("dd", {}, [e.template])] : []),
   ]);
   const parts = [head, facts];
   const d = e.divergence;
   if (d) {
-    parts.push(el("p", { class: "why-field" }, ["First difference: ", el("code", { id: "why-field" }, [d.field ?? `messages[${d.index}] (nothing recorded there)`]), ` · ${d.siblings} recorded ${d.siblings === 1 ? "sibling" : "siblings"} at this fork`]));
+    parts.push(
+      el("p", { class: "why-field" }, [
+        "First difference: ",
+        el("code", { id: "why-field" }, [d.field ?? `messages[${d.index}] (nothing recorded there)`]),
+        ` · ${d.siblings} recorded ${d.siblings === 1 ? "sibling" : "siblings"} at this fork`,
+      ]),
+    );
     const [mine, theirs] = await Promise.all([messageOf(d.node), d.closest ? messageOf(d.closest.node) : Promise.resolve(null)]);
     parts.push(
       el("div", { class: "compare", id: "why-compare" }, [
         column(`This request · messages[${d.index}] (${d.role})`, d.diff, "incoming", mine, "Not recorded (the miss's answer was not stored)."),
-        column(d.closest ? `Closest recorded sibling${d.closest.observations > 0 ? ` · answered ${d.closest.observations}×` : ""}` : "Recorded", d.diff, "recorded", theirs, "Nothing was recorded at this fork."),
+        column(
+          d.closest ? `Closest recorded sibling${d.closest.observations > 0 ? ` · answered ${d.closest.observations}×` : ""}` : "Recorded",
+          d.diff,
+          "recorded",
+          theirs,
+          "Nothing was recorded at this fork.",
+        ),
       ]),
     );
   }
@@ -85,11 +100,19 @@ export async function openMiss(panel, row, hooks) {
   if (f) {
     parts.push(
       el("p", { class: "why-field" }, [
-        f.field ? ["Frame field that differs from your nearest tree", f.nearest_model ? ` (${f.nearest_model})` : "", ": "].join("") : `No other tree of yours in this namespace to compare (${f.trees_compared} compared).`,
+        f.field
+          ? ["Frame field that differs from your nearest tree", f.nearest_model ? ` (${f.nearest_model})` : "", ": "].join("")
+          : `No other tree of yours in this namespace to compare (${f.trees_compared} compared).`,
         ...(f.field ? [el("code", { id: "why-field" }, [f.field])] : []),
       ]),
     );
-    if (f.diff) parts.push(el("div", { class: "compare", id: "why-compare" }, [column("This request", f.diff, "incoming", null, ""), column("Nearest tree", f.diff, "recorded", null, "")]));
+    if (f.diff)
+      parts.push(
+        el("div", { class: "compare", id: "why-compare" }, [
+          column("This request", f.diff, "incoming", null, ""),
+          column("Nearest tree", f.diff, "recorded", null, ""),
+        ]),
+      );
   }
   panel.replaceChildren(...parts);
 }

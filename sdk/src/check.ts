@@ -31,7 +31,9 @@ export type Snapshot<T> = T extends Primitive
 /** Unknown when a capture's value can be stored; otherwise a type that names the fix. */
 export type StorableSnapshot<T> = [T] extends [Snapshot<T>]
   ? unknown
-  : { "muscle-mem": "a capture must return plain data (objects, arrays, strings, numbers, booleans, null): return date.getTime() for a Date, { ...fields } for a class instance" };
+  : {
+      "muscle-mem": "a capture must return plain data (objects, arrays, strings, numbers, booleans, null): return date.getTime() for a Date, { ...fields } for a class instance";
+    };
 
 /**
  * Checks make replays safe: `capture` reads the features of the environment

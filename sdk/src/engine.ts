@@ -7,17 +7,7 @@ import { skillKey } from "./steps.js";
 import { MemoryStore } from "./store/memory-store.js";
 import type { Compatible, ToolOptions } from "./tool-options.js";
 import { agentRun, instrument, newScope, Recording, type Scope, type Tool } from "./tools.js";
-import type {
-  Agent,
-  Params,
-  RunArgs,
-  EngineWarning,
-  RunOptions,
-  RunReport,
-  Trajectory,
-  TrajectoryStep,
-  TrajectoryStore,
-} from "./types.js";
+import type { Agent, Params, RunArgs, EngineWarning, RunOptions, RunReport, Trajectory, TrajectoryStep, TrajectoryStore } from "./types.js";
 
 export type { ToolOptions } from "./tool-options.js";
 
@@ -65,8 +55,7 @@ export class Engine<P extends Params = Params> {
   declare private finalized: boolean;
 
   constructor(options: EngineOptions = {}) {
-    const callable = ((task: string, ...runOptions: RunArgs<P>) =>
-      callable.run(task, ...runOptions).then((report) => report.hit)) as Engine<P>;
+    const callable = ((task: string, ...runOptions: RunArgs<P>) => callable.run(task, ...runOptions).then((report) => report.hit)) as Engine<P>;
     Object.setPrototypeOf(callable, new.target.prototype);
     Object.assign(callable, {
       store: options.store ?? new MemoryStore(),
@@ -94,9 +83,7 @@ export class Engine<P extends Params = Params> {
    */
   setContext(instance: object): this {
     this.assertOpen("set the context");
-    const methods = [...this.tools.values()].filter(
-      (t) => t.method && (instance as Record<string | symbol, unknown>)[t.method.key] === t.method.wrapper,
-    );
+    const methods = [...this.tools.values()].filter((t) => t.method && (instance as Record<string | symbol, unknown>)[t.method.key] === t.method.wrapper);
     if (methods.length === 0) throw new Error("muscle-mem: setContext(instance): the instance has no @engine.method tools of this engine");
     for (const { name, method } of methods) {
       if (method?.context !== undefined && method.context !== instance) {

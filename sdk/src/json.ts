@@ -3,7 +3,10 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 
 /** Thrown when a tool argument or a check capture cannot be stored faithfully. */
 export class NotSerialisableError extends Error {
-  constructor(readonly path: string, what: string) {
+  constructor(
+    readonly path: string,
+    what: string,
+  ) {
     super(`muscle-mem: ${what} at ${path || "<root>"} cannot be stored`);
     this.name = "NotSerialisableError";
   }

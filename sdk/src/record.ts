@@ -69,7 +69,12 @@ export interface Handover {
  * or the parallel step the replay left unfinished, completed by the agent's retries of its calls that threw
  * (and any call made while those ran); then the agent's own steps.
  */
-export function missSteps(tools: ReadonlyMap<string, Tool>, handover: Handover, calls: readonly RecordedCall[], params: Record<string, unknown>): TrajectoryStep[] {
+export function missSteps(
+  tools: ReadonlyMap<string, Tool>,
+  handover: Handover,
+  calls: readonly RecordedCall[],
+  params: Record<string, unknown>,
+): TrajectoryStep[] {
   const steps = [...handover.prefix];
   if (handover.diverged) steps.push(stepOf(handover.diverged.map((observed) => toStep(tools, observed))));
   if (handover.unfinished) {

@@ -25,7 +25,6 @@ export async function attempt(env: ReplayEnv, tool: Tool, which: "pre" | "post",
   }
 }
 
-
 /** How one call of a replayed step went. */
 export interface CallRun {
   tool: Tool;

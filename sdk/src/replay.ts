@@ -98,7 +98,11 @@ async function checkStep(env: ReplayEnv, bind: Binder, trajectory: Trajectory, i
       const check = tool.pre;
       const args = bind.args(trajectory.steps, idx, k) as unknown[];
       const identity = bind.callIdentity(trajectory.steps, idx, k);
-      if (!memo.has(identity)) memo.set(identity, attempt(env, tool, "pre", () => check.capture(selfFor(tool), args)));
+      if (!memo.has(identity))
+        memo.set(
+          identity,
+          attempt(env, tool, "pre", () => check.capture(selfFor(tool), args)),
+        );
       const taken = (await memo.get(identity)) as Taken;
       if (!taken.ok) return undefined;
       value = taken.value;
@@ -225,5 +229,7 @@ function replayedCall(step: number, run: CallRun, pre: unknown): ReplayedCall {
 
 /** A step's tools for a message: one name, or the names of a parallel step's calls joined by " + ". */
 function names(step: TrajectoryStep): string {
-  return callsOf(step).map((c) => c.tool).join(" + ");
+  return callsOf(step)
+    .map((c) => c.tool)
+    .join(" + ");
 }

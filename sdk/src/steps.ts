@@ -67,7 +67,10 @@ function encodedOrUndefined(value: unknown): string | undefined {
 export class Binder {
   private readonly proven = new Set<string>();
 
-  constructor(trajectories: readonly Trajectory[], private readonly params: Record<string, unknown>) {
+  constructor(
+    trajectories: readonly Trajectory[],
+    private readonly params: Record<string, unknown>,
+  ) {
     const first = new Map<string, string>();
     for (const t of trajectories) {
       t.steps.forEach((step, i) => {

@@ -141,11 +141,7 @@ export function newScope(): Scope {
 }
 
 export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === "object" || typeof value === "function") &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
 /** Runs `next` on a value that may or may not be a promise, staying synchronous when it is not. */
@@ -171,7 +167,8 @@ function capture(call: RecordedCall, check: ErasedCheck | undefined, self: unkno
 function lateSyncTool(tool: Tool, which: "pre" | "post"): string {
   return (
     `muscle-mem: tool ${tool.name} is synchronous but its ${which}-check capture is async, so the tool's caller got a ` +
-    "Promise instead of its result" + (which === "pre" ? " and the tool ran late" : "") +
+    "Promise instead of its result" +
+    (which === "pre" ? " and the tool ran late" : "") +
     ". Make the capture synchronous, or make the tool async"
   );
 }

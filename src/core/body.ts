@@ -17,7 +17,8 @@ function encodingOf(request: Request): CompressionFormat | null {
   const encoding = (request.headers.get("content-encoding") ?? "").trim().toLowerCase();
   if (encoding === "" || encoding === "identity") return null;
   const format = DECODABLE[encoding];
-  if (!format) throw new ApiError("unsupported_media_type", `Content-Encoding '${encoding.slice(0, 40)}' is not supported: send the body plain, gzip or deflate.`);
+  if (!format)
+    throw new ApiError("unsupported_media_type", `Content-Encoding '${encoding.slice(0, 40)}' is not supported: send the body plain, gzip or deflate.`);
   return format;
 }
 
@@ -91,7 +92,11 @@ export function parseExactJson(text: string, where?: string): { json: unknown; l
   }
   const scan = scanJson(text);
   if (scan.depth > MAX_JSON_DEPTH) {
-    throw new ApiError("invalid_request", `${where ? `${where}: ` : ""}JSON nested ${scan.depth} levels deep; the limit is ${MAX_JSON_DEPTH} (docs/limits.md).`, where ?? null);
+    throw new ApiError(
+      "invalid_request",
+      `${where ? `${where}: ` : ""}JSON nested ${scan.depth} levels deep; the limit is ${MAX_JSON_DEPTH} (docs/limits.md).`,
+      where ?? null,
+    );
   }
   return { json, lossy: scan.lossy };
 }

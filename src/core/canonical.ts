@@ -5,18 +5,14 @@ import { BoundedMemo } from "./memo";
 import type { CanonicalMessage, CanonicalToolCall, ChatMessage, FunctionCall, ToolCall } from "./messages";
 
 /** Why a conversation cannot be put in canonical form. */
-export type CanonicalError =
-  | { kind: "uncacheable"; reason: string }
-  | { kind: "invalid"; message: string; param: string };
+export type CanonicalError = { kind: "uncacheable"; reason: string } | { kind: "invalid"; message: string; param: string };
 
 /** Whether a canonicalisation result is an error (every message has a role; an error has none). */
 export function isCanonicalError(value: CanonicalMessage | CanonicalError): value is CanonicalError {
   return !("role" in value);
 }
 
-export type CanonicalResult =
-  | { ok: true; messages: CanonicalMessage[]; stored: CanonicalMessage[]; ids: ToolCallIds }
-  | { ok: false; error: CanonicalError };
+export type CanonicalResult = { ok: true; messages: CanonicalMessage[]; stored: CanonicalMessage[]; ids: ToolCallIds } | { ok: false; error: CanonicalError };
 
 /**
  * Maps the tool-call ids of one conversation to ordinals, in order of appearance.
@@ -220,7 +216,8 @@ export function storedForm(canonical: CanonicalMessage, original: ChatMessage): 
   const fnKept = !canonical.function_call || !rawFn || canonical.function_call.arguments === rawFn.arguments;
   if (callsKept && fnKept) return canonical;
   const out = { ...canonical };
-  if (!callsKept && raw) out.tool_calls = canonical.tool_calls!.map((call, i) => ({ ...call, function: { ...call.function, arguments: raw[i].function.arguments } }));
+  if (!callsKept && raw)
+    out.tool_calls = canonical.tool_calls!.map((call, i) => ({ ...call, function: { ...call.function, arguments: raw[i].function.arguments } }));
   if (!fnKept && rawFn) out.function_call = { ...canonical.function_call!, arguments: rawFn.arguments };
   return out;
 }
@@ -244,9 +241,22 @@ export function answerForm(stored: CanonicalMessage, original: ChatMessage): Can
 export function hashFormOf(stored: CanonicalMessage): CanonicalMessage {
   const out: CanonicalMessage = { ...stored };
   for (const [k, v] of Object.entries(stored)) {
-    if (v === null || (stored.role === "assistant" && ENVELOPE_KEYS.has(k)) || (k === "content" && (v === "" || (Array.isArray(v) && v.length === 0))) || ((k === "annotations" || k === "tool_calls") && Array.isArray(v) && v.length === 0) || (k === "name" && v === "")) delete out[k];
+    if (
+      v === null ||
+      (stored.role === "assistant" && ENVELOPE_KEYS.has(k)) ||
+      (k === "content" && (v === "" || (Array.isArray(v) && v.length === 0))) ||
+      ((k === "annotations" || k === "tool_calls") && Array.isArray(v) && v.length === 0) ||
+      (k === "name" && v === "")
+    )
+      delete out[k];
   }
-  if (out.tool_calls) out.tool_calls = out.tool_calls.map((c, i) => ({ ...callExtras(c, i), id: c.id, type: c.type, function: { ...c.function, arguments: canonicalArguments(c.function.arguments) } }));
+  if (out.tool_calls)
+    out.tool_calls = out.tool_calls.map((c, i) => ({
+      ...callExtras(c, i),
+      id: c.id,
+      type: c.type,
+      function: { ...c.function, arguments: canonicalArguments(c.function.arguments) },
+    }));
   if (out.function_call) out.function_call = { ...out.function_call, arguments: canonicalArguments(out.function_call.arguments) };
   return out;
 }

@@ -95,7 +95,11 @@ export function envelopeOf(message: CanonicalMessage): Envelope {
   const response = storedFields.safeParse(message[RESPONSE_KEY] ?? {});
   const once = message[ONCE_KEY] === undefined ? null : storedNames.safeParse(message[ONCE_KEY]);
   // Only what a recording keeps: an imported envelope never names a field a hit renders or renews (the message, the finish reason, ids, usage).
-  return { choice: fieldsBut(choice.success ? choice.data : {}, RENDERED_CHOICE), response: fieldsBut(response.success ? response.data : {}, RENEWED_RESPONSE), ...(once?.success ? { once: once.data } : {}) };
+  return {
+    choice: fieldsBut(choice.success ? choice.data : {}, RENDERED_CHOICE),
+    response: fieldsBut(response.success ? response.data : {}, RENEWED_RESPONSE),
+    ...(once?.success ? { once: once.data } : {}),
+  };
 }
 
 /** `to` with the envelope of `from` (a message derived from a stored one, such as a declared template's). */
@@ -151,7 +155,9 @@ export class StreamEnvelope {
   get envelope(): Envelope {
     const choice = { ...this.fields.choice };
     if (this.unservable) delete choice[CONTENT_FILTERS];
-    const once = Object.keys(this.fields.response).filter((name) => name !== PROMPT_FILTERS && !EVERY_CHUNK.has(name) && (this.changed.has(name) || this.steady.get(name) !== this.choiceChunks));
+    const once = Object.keys(this.fields.response).filter(
+      (name) => name !== PROMPT_FILTERS && !EVERY_CHUNK.has(name) && (this.changed.has(name) || this.steady.get(name) !== this.choiceChunks),
+    );
     return { choice, response: this.fields.response, ...(once.length > 0 ? { once } : {}) };
   }
 

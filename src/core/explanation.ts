@@ -61,4 +61,3 @@ export interface MissExplanation {
   /** Why a template could have served and did not (`muscle-mem-template-miss`), when one could. */
   template: string | null;
 }
-

@@ -34,7 +34,10 @@ export const chatMessage = z.discriminatedUnion("role", [
     content,
     name: z.string().optional(),
     refusal: z.string().nullable().optional(),
-    tool_calls: z.array(z.union([toolCall, customToolCall])).nullable().optional(),
+    tool_calls: z
+      .array(z.union([toolCall, customToolCall]))
+      .nullable()
+      .optional(),
     function_call: functionCall.nullable().optional(),
   }),
   z.looseObject({ role: z.literal("tool"), content: z.union([z.string(), z.array(contentPart)]), tool_call_id: z.string().min(1) }),
@@ -55,7 +58,10 @@ export const chatRequest = z.looseObject({
   logprobs: z.boolean().nullable().optional(),
   top_logprobs: z.number().int().nullable().optional(),
   modalities: z.array(z.string()).nullable().optional(),
-  tools: z.array(z.looseObject({ type: z.string() })).nullable().optional(),
+  tools: z
+    .array(z.looseObject({ type: z.string() }))
+    .nullable()
+    .optional(),
 });
 
 export type ChatRequest = z.infer<typeof chatRequest>;

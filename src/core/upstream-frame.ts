@@ -43,7 +43,11 @@ const NONE: ReadonlySet<string> = new Set();
  *
  * @example upstreamFrameOf({ url: new URL("http://w/v1/chat/completions?api-version=1") }, []) // { "muscle-mem:query": ["api-version#<digest>"] }
  */
-export function upstreamFrameOf(context: UpstreamContext | undefined, names: readonly string[], transport: ReadonlySet<string> = NONE): Record<string, unknown> {
+export function upstreamFrameOf(
+  context: UpstreamContext | undefined,
+  names: readonly string[],
+  transport: ReadonlySet<string> = NONE,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of names) {
     const value = context?.headers?.get(name);

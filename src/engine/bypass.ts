@@ -25,7 +25,15 @@ export async function bypassTo(
   if (treeId) countBypass(c, treeId);
   let upstream: Response;
   try {
-    upstream = await forward({ ...target, search: target.search ?? queryOf(c.req.url, target.pathname), method: "POST", headers: c.req.raw.headers, body: raw, signal: c.req.raw.signal, timeoutMs: configOf(c.env).upstreamTimeoutMs });
+    upstream = await forward({
+      ...target,
+      search: target.search ?? queryOf(c.req.url, target.pathname),
+      method: "POST",
+      headers: c.req.raw.headers,
+      body: raw,
+      signal: c.req.raw.signal,
+      timeoutMs: configOf(c.env).upstreamTimeoutMs,
+    });
   } catch (error) {
     if (error instanceof ApiError) return errorResponse(error, { [CACHE_HEADER]: "bypass" });
     throw error;

@@ -54,7 +54,8 @@ export function cachedCompletion<B, K extends ProviderKey, A>(adapter: ProviderA
       return await run(c, adapter);
     } catch (error) {
       // An `only-if-cached` 504 after a lookup is a miss (explained like any other).
-      if (error instanceof ApiError) return adapter.errorResponse(error, error.code === "not_cached" && c.get("mm")?.miss ? { [CACHE_HEADER]: "miss" } : undefined);
+      if (error instanceof ApiError)
+        return adapter.errorResponse(error, error.code === "not_cached" && c.get("mm")?.miss ? { [CACHE_HEADER]: "miss" } : undefined);
       throw error;
     }
   };
@@ -111,7 +112,10 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   // The tree's object, asked cold, says whether the tree has live templates: none, nothing learned to serve.
   if (found.status !== "failed" && !(found.status === "miss" && found.templates === false)) {
     const learned = await plan.learned(source.shard.db, config.lookupTimeoutMs, config.hotCacheTtlMs);
-    const hit = learned && (await accepted()) && serve(walk, plan, learned.answer, { [TEMPLATE_HEADER]: learned.template, ...bookmarkHeaders(source, found) }, learned.template);
+    const hit =
+      learned &&
+      (await accepted()) &&
+      serve(walk, plan, learned.answer, { [TEMPLATE_HEADER]: learned.template, ...bookmarkHeaders(source, found) }, learned.template);
     if (hit) return hit;
   }
   if (found.status !== "failed") {
@@ -119,20 +123,28 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     const pathLength = plan.key.path.length;
     const before: MissBefore = found.status === "miss" ? missBefore(pathLength, found.recorded, found.probe) : { kind: "unconfirmed", depth: pathLength };
     const startedAt = c.get("mm")?.startedAt ?? Date.now();
-    missed(c, { header: missHeader(before), explain: (template) => explainAfterResponse({ db: source.shard.db, key: plan.key, startedAt, timeoutMs: config.lookupTimeoutMs, template }) });
+    missed(c, {
+      header: missHeader(before),
+      explain: (template) => explainAfterResponse({ db: source.shard.db, key: plan.key, startedAt, timeoutMs: config.lookupTimeoutMs, template }),
+    });
   }
   if (controls.onlyIfCached) throw notCached();
   if (found.status === "failed") return bypass(walk, treeId);
 
   let claim: Claim;
   try {
-    claim = found.status === "miss" && found.joined ? await claimFrom(writerOf(), plan.key.key, found.joined, config) : await claimOf(writerOf(), plan.key.key, config);
+    claim =
+      found.status === "miss" && found.joined
+        ? await claimFrom(writerOf(), plan.key.key, found.joined, config)
+        : await claimOf(writerOf(), plan.key.key, config);
   } catch {
     return bypass(walk, treeId, "claim failed");
   }
   phase(c, "claim");
   if (claim.role === "follower") {
-    const hit = (await accepted()) && serve(walk, plan, await plan.render(claim.answer, { ...store, ttlMs: 0 }), { ...plan.hitHeaders, [SINGLE_FLIGHT_HEADER]: "follower" });
+    const hit =
+      (await accepted()) &&
+      serve(walk, plan, await plan.render(claim.answer, { ...store, ttlMs: 0 }), { ...plan.hitHeaders, [SINGLE_FLIGHT_HEADER]: "follower" });
     if (hit) return hit;
     // The leader's answer cannot be served to this request: generate again.
     claim = { role: "alone", reason: "leader-failed" };
@@ -162,7 +174,13 @@ function servable(c: Ctx, config: Config, tenant: string, target: () => CheckTar
 }
 
 /** Serves a stored answer when the adapter can render it (counted as a hit); null otherwise. */
-function serve<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplatePlan<K>, stored: StoredAnswer | null, headers: Record<string, string>, template?: string): Response | null {
+function serve<B, K extends ProviderKey, A>(
+  walk: Walk<B, K, A>,
+  plan: TemplatePlan<K>,
+  stored: StoredAnswer | null,
+  headers: Record<string, string>,
+  template?: string,
+): Response | null {
   const answer = stored && walk.adapter.answerOf(stored);
   if (!stored || !answer) return null;
   countHit(walk.c, plan.key.treeId, stored, template);
@@ -173,7 +191,13 @@ function serve<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplateP
  * Sends a miss to the model and records its answer through the tree's object (which serves the followers):
  * the stub that claimed, so that a record never reaches an object that did not see the claim (after a reset).
  */
-function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: TemplatePlan<K>, db: D1Database, writer: DurableObjectStub<TreeWriter>, claim: Exclude<Claim, { role: "follower" }>): Promise<Response> {
+function generation<B, K extends ProviderKey, A>(
+  walk: Walk<B, K, A>,
+  plan: TemplatePlan<K>,
+  db: D1Database,
+  writer: DurableObjectStub<TreeWriter>,
+  claim: Exclude<Claim, { role: "follower" }>,
+): Promise<Response> {
   const { c, adapter, config, request } = walk;
   const key = plan.key;
   const token = claim.role === "leader" ? claim.token : undefined;
@@ -182,7 +206,16 @@ function generation<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, plan: Temp
     // A complete answer from the upstream: its provider accepted this credential just now (this isolate knows
     // it before the recording lands; D1 is told beside it, never ahead of the recording).
     const noted = recording ? noteAccepted(c.env.DB, config.access, key.tenant === ANONYMOUS ? null : key.tenant) : undefined;
-    await settleGeneration({ writer, treeId: key.treeId, key: key.key, token, hot: isolate(config).hot, colo: coloCache(config.coloCacheTtlMs), recording: storable(recording, config.maxCacheableMessageBytes), afterRecord: after && ((recorded) => after(recorded, db)) });
+    await settleGeneration({
+      writer,
+      treeId: key.treeId,
+      key: key.key,
+      token,
+      hot: isolate(config).hot,
+      colo: coloCache(config.coloCacheTtlMs),
+      recording: storable(recording, config.maxCacheableMessageBytes),
+      afterRecord: after && ((recorded) => after(recorded, db)),
+    });
     await noted;
   };
   const target = adapter.upstream(config, request);
@@ -224,7 +257,9 @@ function uncached<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, reason: stri
 function bypass<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, treeId?: string, reason?: string): Promise<Response> {
   if (reason) note(walk.c, { reason });
   const target = walk.adapter.upstream(walk.config, walk.request);
-  return bypassTo(walk.c, target, walk.adapter.upstreamBody?.(walk.request) ?? walk.request.raw, treeId, (error, headers) => walk.adapter.errorResponse(error, headers));
+  return bypassTo(walk.c, target, walk.adapter.upstreamBody?.(walk.request) ?? walk.request.raw, treeId, (error, headers) =>
+    walk.adapter.errorResponse(error, headers),
+  );
 }
 
 /** No templates: the concrete key, answers served as stored. */

@@ -65,7 +65,17 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
   const headers = { [CACHE_HEADER]: opts.outcome };
   let upstream: Response;
   try {
-    upstream = await forward({ base: opts.base, pathname: opts.pathname, search: opts.search ?? queryOf(opts.request.url, opts.pathname), method: "POST", headers: opts.request.headers, body: opts.raw, signal: opts.request.signal, timeoutMs: opts.timeoutMs, baseVar: opts.baseVar });
+    upstream = await forward({
+      base: opts.base,
+      pathname: opts.pathname,
+      search: opts.search ?? queryOf(opts.request.url, opts.pathname),
+      method: "POST",
+      headers: opts.request.headers,
+      body: opts.raw,
+      signal: opts.request.signal,
+      timeoutMs: opts.timeoutMs,
+      baseVar: opts.baseVar,
+    });
   } catch (error) {
     settle(null);
     // The upstream timed out or could not be reached: say so in the envelope, with the cache outcome.
@@ -119,7 +129,12 @@ function fedSafely(feed: () => void): boolean {
  * Passes the upstream bytes to the client as they arrive and records the assembled answer at the end. An
  * assembler that throws stops assembling (nothing is recorded) but never breaks the client's stream.
  */
-function teeStream(body: ReadableStream<Uint8Array>, answerReader: AnswerReader, settle: (recording: Recording) => void, started: number): ReadableStream<Uint8Array> {
+function teeStream(
+  body: ReadableStream<Uint8Array>,
+  answerReader: AnswerReader,
+  settle: (recording: Recording) => void,
+  started: number,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const assembler = answerReader.stream();
   let broken = false;

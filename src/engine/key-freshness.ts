@@ -65,7 +65,12 @@ export function checkPath(pathname: string): string {
  * call) when it is older; false sends the request to the model. Never throws. Without a credential (the
  * anonymous tenant) or with KEY_FRESH_MS = 0 there is nothing to check.
  */
-export async function keyAccepted(db: D1Database, access: AccessSettings, tenant: string | null, target: CheckTarget | (() => CheckTarget) | null): Promise<boolean> {
+export async function keyAccepted(
+  db: D1Database,
+  access: AccessSettings,
+  tenant: string | null,
+  target: CheckTarget | (() => CheckTarget) | null,
+): Promise<boolean> {
   if (access.keyFreshMs === 0 || tenant === null) return true;
   const now = keyClock.now();
   if (fresh(known.get(tenant)?.acceptedAt, access, now)) return true;
@@ -92,7 +97,12 @@ export async function noteAccepted(db: D1Database, access: AccessSettings, tenan
   remember(tenant, { acceptedAt: now, writtenAt: due ? now : (prior?.writtenAt ?? now) });
   if (!due) return;
   try {
-    await db.prepare("INSERT INTO credential_checks (tenant, accepted_at) VALUES (?1, ?2) ON CONFLICT (tenant) DO UPDATE SET accepted_at = max(accepted_at, excluded.accepted_at)").bind(tenant, now).run();
+    await db
+      .prepare(
+        "INSERT INTO credential_checks (tenant, accepted_at) VALUES (?1, ?2) ON CONFLICT (tenant) DO UPDATE SET accepted_at = max(accepted_at, excluded.accepted_at)",
+      )
+      .bind(tenant, now)
+      .run();
   } catch (error) {
     logEvent("warn", "credential_check_write_failed", { error: String(error) });
   }
@@ -100,7 +110,11 @@ export async function noteAccepted(db: D1Database, access: AccessSettings, tenan
 
 async function readAccepted(db: D1Database, tenant: string, timeoutMs: number): Promise<number | undefined> {
   try {
-    const row = await withTimeout(db.prepare("SELECT accepted_at AS at FROM credential_checks WHERE tenant = ?1").bind(tenant).first<{ at: number }>(), timeoutMs, "credential check read");
+    const row = await withTimeout(
+      db.prepare("SELECT accepted_at AS at FROM credential_checks WHERE tenant = ?1").bind(tenant).first<{ at: number }>(),
+      timeoutMs,
+      "credential check read",
+    );
     return row?.at ?? undefined;
   } catch (error) {
     logEvent("warn", "credential_check_read_failed", { error: String(error) });
@@ -112,7 +126,16 @@ async function readAccepted(db: D1Database, tenant: string, timeoutMs: number): 
 async function checkUpstream(target: CheckTarget, timeoutMs: number): Promise<boolean> {
   const pathname = checkPath(target.pathname);
   try {
-    const res = await forward({ base: target.base, pathname, search: checkSearch(target.url), method: "GET", headers: withoutBody(target.headers), body: null, timeoutMs, baseVar: target.baseVar });
+    const res = await forward({
+      base: target.base,
+      pathname,
+      search: checkSearch(target.url),
+      method: "GET",
+      headers: withoutBody(target.headers),
+      body: null,
+      timeoutMs,
+      baseVar: target.baseVar,
+    });
     await res.body?.cancel();
     if (!res.ok) logEvent("info", "credential_not_accepted", { status: res.status });
     return res.ok;

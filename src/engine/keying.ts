@@ -22,7 +22,12 @@ export interface KeyedRequest<B, K extends ProviderKey> {
  * parse and key from the request memo (./request-memo.ts); an adapter that
  * completes requests from the store (`resolve`) is never memoised.
  */
-export async function keyedRequest<B, K extends ProviderKey, A>(c: Context<{ Bindings: Env }>, adapter: ProviderAdapter<B, K, A>, config: Config, controls: CacheControls): Promise<KeyedRequest<B, K>> {
+export async function keyedRequest<B, K extends ProviderKey, A>(
+  c: Context<{ Bindings: Env }>,
+  adapter: ProviderAdapter<B, K, A>,
+  config: Config,
+  controls: CacheControls,
+): Promise<KeyedRequest<B, K>> {
   const headers = c.req.raw.headers;
   const raw = await readJsonText(c.req.raw, config.maxBodyBytes);
   const url = new URL(c.req.url);
@@ -46,7 +51,13 @@ export async function keyedRequest<B, K extends ProviderKey, A>(c: Context<{ Bin
 }
 
 /** The request completed by the adapter's `resolve` (bounded by LOOKUP_TIMEOUT_MS), or as sent when it fails. */
-async function resolved<B, K extends ProviderKey, A>(adapter: ProviderAdapter<B, K, A>, request: ProviderRequest<B>, env: Env, tenant: string, timeoutMs: number): Promise<ProviderRequest<B>> {
+async function resolved<B, K extends ProviderKey, A>(
+  adapter: ProviderAdapter<B, K, A>,
+  request: ProviderRequest<B>,
+  env: Env,
+  tenant: string,
+  timeoutMs: number,
+): Promise<ProviderRequest<B>> {
   if (!adapter.resolve) return request;
   try {
     return await withTimeout(adapter.resolve(request, recordedPaths(env, tenant)), timeoutMs, "resolve");

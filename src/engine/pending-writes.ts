@@ -25,4 +25,3 @@ export async function writesSettled(tenant: string): Promise<void> {
   const set = pending.get(tenant);
   if (set) await Promise.all([...set]);
 }
-

@@ -27,4 +27,3 @@ export const chatTemplates: TemplateHook<RequestKey> = {
     };
   },
 };
-

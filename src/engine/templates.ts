@@ -159,7 +159,11 @@ export function forgetTemplatePresence(treeId: string): void {
  * templates under the request's lookup keys (one per anchor), then matching
  * in memory (cache/templates/learned-answer.ts).
  */
-async function readLearned(db: D1Database, key: RequestKey, settings: TemplateSettings): Promise<{ answer: StoredAnswer; template: string } | { miss?: string }> {
+async function readLearned(
+  db: D1Database,
+  key: RequestKey,
+  settings: TemplateSettings,
+): Promise<{ answer: StoredAnswer; template: string } | { miss?: string }> {
   const lookup = learnedLookup(key);
   const candidates = await readTemplates(db, lookup.keys, settings.maxTried);
   return learnedOutcome(key, lookup, candidates, settings.minBindings);

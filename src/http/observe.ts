@@ -10,7 +10,6 @@ import { CACHE_HEADER, MISS_HEADER, REQUEST_ID_HEADER, SINGLE_FLIGHT_HEADER } fr
 import { requestIdOf } from "../observability/request-id";
 import { meteredEnv, newStoreCost, runMetered, storeTimingEntries, type StoreCost } from "../observability/store-meter";
 
-
 type Ctx = Context<{ Bindings: Env }>;
 
 /**

@@ -5,7 +5,8 @@ export const ERROR_MESSAGE_MAX = 300;
 function messageIn(json: unknown): string | null {
   if (typeof json !== "object" || json === null) return null;
   const error = (json as { error?: unknown }).error;
-  if (typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string") return (error as { message: string }).message;
+  if (typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string")
+    return (error as { message: string }).message;
   if (typeof error === "string") return error;
   const message = (json as { message?: unknown }).message;
   return typeof message === "string" ? message : null;

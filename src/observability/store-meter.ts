@@ -129,8 +129,7 @@ function meteredDatabase<D extends D1Database | D1DatabaseSession>(db: D): D {
       if (typeof value !== "function") return value;
       if (property === "prepare") return (query: string) => meteredStatement(target.prepare(query));
       if (property === "batch") {
-        return (statements: D1PreparedStatement[]) =>
-          timed("d1", statements.length, () => target.batch(statements.map((s) => realStatement.get(s) ?? s)));
+        return (statements: D1PreparedStatement[]) => timed("d1", statements.length, () => target.batch(statements.map((s) => realStatement.get(s) ?? s)));
       }
       if (property === "exec") return (query: string) => timed("d1", 1, () => (target as D1Database).exec(query));
       if (property === "withSession") {

@@ -43,7 +43,11 @@ export interface ProviderModule {
 }
 
 /** A registry entry for `adapter`, served at `routes`, its trees in `format`. */
-export function providerModule<B, K extends ProviderKey, A>(adapter: ProviderAdapter<B, K, A>, format: TrajectoryFormat, routes: ProviderRoutes): ProviderModule {
+export function providerModule<B, K extends ProviderKey, A>(
+  adapter: ProviderAdapter<B, K, A>,
+  format: TrajectoryFormat,
+  routes: ProviderRoutes,
+): ProviderModule {
   return { name: adapter.name, format, routes, withAdapter: (use) => use(adapter) };
 }
 

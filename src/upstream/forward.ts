@@ -3,7 +3,21 @@ import { logEvent } from "../observability/log-event";
 import { HEADER_PREFIX } from "../core/protocol";
 
 /** Request headers that belong to this hop or to muscle-mem, never to the upstream. */
-const DROP_REQUEST = new Set(["host", "content-length", "connection", "keep-alive", "transfer-encoding", "upgrade", "cf-connecting-ip", "cf-ray", "cf-visitor", "cf-ipcountry", "x-forwarded-for", "x-forwarded-proto", "x-real-ip"]);
+const DROP_REQUEST = new Set([
+  "host",
+  "content-length",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "cf-connecting-ip",
+  "cf-ray",
+  "cf-visitor",
+  "cf-ipcountry",
+  "x-forwarded-for",
+  "x-forwarded-proto",
+  "x-real-ip",
+]);
 
 /** Response headers that describe the upstream's transfer encoding, not the body we pass on. */
 const DROP_RESPONSE = new Set(["content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"]);
@@ -55,7 +69,10 @@ function forwardedHeaders(incoming: Headers, textBody: boolean, baseVar: string)
 function firstLine(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   // A URL in a runtime's message could carry a path or a query secret (`?key=`): keep only its host.
-  return text.split("\n")[0].replace(/\bhttps?:\/\/[^\s"']+/g, (url) => hostOf(url) ?? "[url]").slice(0, 200);
+  return text
+    .split("\n")[0]
+    .replace(/\bhttps?:\/\/[^\s"']+/g, (url) => hostOf(url) ?? "[url]")
+    .slice(0, 200);
 }
 
 /** Copies an upstream response, dropping transfer headers and adding ours. */

@@ -67,7 +67,10 @@ describe.skipIf(skip)("the dashboard's identity, recent requests and headers on 
   it("Should list recent requests with outcome, latency and tokens, open the node that served a hit, refresh live, and log no console errors (all widths)", async () => {
     await walk("refund", "A-1", 25);
     // The walk's hits land within one tally write: gathered into one row that stands for them all (count ≥ 2).
-    const listed = await until(() => api<{ data: Array<{ outcome: string; node: string | null; count: number }> }>("/requests?limit=100"), (p) => p.data.some((r) => r.outcome === "hit" && r.node && r.count >= 2));
+    const listed = await until(
+      () => api<{ data: Array<{ outcome: string; node: string | null; count: number }> }>("/requests?limit=100"),
+      (p) => p.data.some((r) => r.outcome === "hit" && r.node && r.count >= 2),
+    );
     const gathered = listed.data.find((r) => r.outcome === "hit" && r.count >= 2);
     for (const size of WIDTHS) {
       const { page, errors, close } = await newPage(size);

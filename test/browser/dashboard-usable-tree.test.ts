@@ -10,12 +10,27 @@ import { api, login, newPage, OUT, openTree, skip, tapOrClick, treeId, until, us
  */
 describe.skipIf(skip)("the dashboard's branch view on a real tree and small screens", () => {
   useUsableDesk(async () => {
-    for (const [order, amount] of [["A-1", 25], ["B-22", 40], ["C-333", 60]] as const) await walk("refund", order, amount);
-    for (const [order, amount] of [["D-4", 30], ["E-55", 45], ["F-666", 55]] as const) await walk("cancel", order, amount);
+    for (const [order, amount] of [
+      ["A-1", 25],
+      ["B-22", 40],
+      ["C-333", 60],
+    ] as const)
+      await walk("refund", order, amount);
+    for (const [order, amount] of [
+      ["D-4", 30],
+      ["E-55", 45],
+      ["F-666", 55],
+    ] as const)
+      await walk("cancel", order, amount);
     await walk("refund", "G-7777", 35);
   });
   // Learning runs after the responses: wait until both families' templates are confirmed.
-  beforeAll(() => until(() => api<{ data: Template[] }>(`/trees/${treeId}/templates`), (p) => p.data.filter((t) => t.confirmed).length >= 6));
+  beforeAll(() =>
+    until(
+      () => api<{ data: Template[] }>(`/trees/${treeId}/templates`),
+      (p) => p.data.filter((t) => t.confirmed).length >= 6,
+    ),
+  );
 
   it("Should say in the prune dialog what goes, and keep the templates learned elsewhere (1400 px)", async () => {
     const before = (await api<{ data: Template[] }>(`/trees/${treeId}/templates`)).data;
@@ -38,7 +53,12 @@ describe.skipIf(skip)("the dashboard's branch view on a real tree and small scre
     expect(await page.locator("#toast").textContent()).toContain(`${cancel.length} templates`);
     // The other templates stay, in the API and in the panel.
     const after = (await api<{ data: Template[] }>(`/trees/${treeId}/templates`)).data;
-    expect(after.map((t) => t.id).sort()).toEqual(before.filter((t) => !cancel.includes(t)).map((t) => t.id).sort());
+    expect(after.map((t) => t.id).sort()).toEqual(
+      before
+        .filter((t) => !cancel.includes(t))
+        .map((t) => t.id)
+        .sort(),
+    );
     await expect.poll(() => page.locator("#templates-pane li.template").count()).toBe(after.length);
     // The tree card shows the new node count.
     const tree = (await api<{ data: Array<{ node_count: number }> }>("/trees")).data[0];
@@ -138,7 +158,7 @@ describe.skipIf(skip)("the dashboard's branch view on a real tree and small scre
       await page.press("#branch-search", "Enter");
       await expect.poll(() => page.locator("#branch-status").textContent(), wait).toContain("for “order_id”");
       expect(await page.locator("g.node.match").count()).toBeGreaterThan(0);
-      expect((await page.locator("#branch-path button").count())).toBeGreaterThan(2);
+      expect(await page.locator("#branch-path button").count()).toBeGreaterThan(2);
       await page.fill("#branch-search", "REFUND order #c-333");
       await page.press("#branch-search", "Enter");
       await expect.poll(() => page.locator("g.node.match").count(), wait).toBe(1);

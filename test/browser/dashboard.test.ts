@@ -14,7 +14,16 @@ import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
 const CHROMIUM = "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "../..");
 const OUT = resolve(ROOT, "test-output/dashboard");
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const KEY = "sk-dashboard-test";
 const skip = !existsSync(CHROMIUM) && process.env.MM_SKIP_BROWSER === "1";
 if (skip) console.warn(`[browser] ${CHROMIUM} is missing and MM_SKIP_BROWSER=1: skipping the dashboard browser tests.`);
@@ -178,7 +187,9 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
     await page.click("#stale-run");
     await page.waitForSelector("#toast:not([hidden])");
     expect(await page.locator("#toast").textContent()).toContain(`Pruned ${wouldGo} stale nodes`);
-    const trees = (await (await fetch(`${dev.url}/api/trees`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { data: Array<{ node_count: number }> };
+    const trees = (await (await fetch(`${dev.url}/api/trees`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
+      data: Array<{ node_count: number }>;
+    };
     expect(trees.data[0].node_count).toBe(0);
     const gone = await chat([{ role: "user", content: "Please refund order #C-3" }], { "cache-control": "only-if-cached" });
     // Not served: the only-if-cached 504 after a lookup is a miss (explained like any other, issue 26).
@@ -205,9 +216,20 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
   });
   it("Should page a wide level on demand: 50 children, then the rest behind a more… node", async () => {
     const lines = Array.from({ length: 60 }, (_, i) =>
-      JSON.stringify({ model: "gpt-4o-mini", tools: null, messages: [{ role: "user", content: `wide question ${i}` }, { role: "assistant", content: `answer ${i}` }] }),
+      JSON.stringify({
+        model: "gpt-4o-mini",
+        tools: null,
+        messages: [
+          { role: "user", content: `wide question ${i}` },
+          { role: "assistant", content: `answer ${i}` },
+        ],
+      }),
     ).join("\n");
-    const imported = await fetch(`${dev.url}/api/import`, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "muscle-mem-namespace": "wide" }, body: lines });
+    const imported = await fetch(`${dev.url}/api/import`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "muscle-mem-namespace": "wide" },
+      body: lines,
+    });
     expect(imported.status).toBe(200);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await login(page);
@@ -247,7 +269,10 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
     expect(imported.status).toBe(200);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await login(page, key);
-    for (const [model, order, call, result] of [["rx-panel-model", "#R-7", "→ get_order()", "delivered"], ["gemini-panel-model", "#G-8", "Looking it up.", "lost"]]) {
+    for (const [model, order, call, result] of [
+      ["rx-panel-model", "#R-7", "→ get_order()", "delivered"],
+      ["gemini-panel-model", "#G-8", "Looking it up.", "lost"],
+    ]) {
       await page.locator(".tree-card", { hasText: model }).click();
       await page.waitForSelector("g.node.role-user");
       await clickNode(page, order);

@@ -16,15 +16,40 @@ import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
  */
 const CHROMIUM = "/usr/bin/chromium";
 const OUT = resolve(import.meta.dirname, "../../test-output/dashboard");
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const KEY = "sk-templates-panel-test";
 const skip = !existsSync(CHROMIUM) && process.env.MM_SKIP_BROWSER === "1";
 if (skip) console.warn(`[browser] ${CHROMIUM} is missing and MM_SKIP_BROWSER=1: skipping the templates panel browser tests.`);
 
 type Msg = { role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
-interface Slot { type: string; copied: boolean; values: string[]; min: string | null; max: string | null }
-interface Template { id: string; bindings: number; hits: number; confirmed: boolean; refuted: boolean; slots: Slot[] }
-interface TemplatePage { min_bindings: number; data: Template[] }
+interface Slot {
+  type: string;
+  copied: boolean;
+  values: string[];
+  min: string | null;
+  max: string | null;
+}
+interface Template {
+  id: string;
+  bindings: number;
+  hits: number;
+  confirmed: boolean;
+  refuted: boolean;
+  slots: Slot[];
+}
+interface TemplatePage {
+  min_bindings: number;
+  data: Template[];
+}
 
 let dev: WranglerDev;
 let upstream: Awaited<ReturnType<typeof startTestUpstream>>;
@@ -39,7 +64,12 @@ async function api<T>(path: string): Promise<T> {
 }
 
 /** Walks the refund desk for one delivered order to the end; answers how each step was served. */
-async function refund(namespace: string, order: string, amount: number, headers: Record<string, string> = {}): Promise<Array<{ cache: string | null; template: string | null }>> {
+async function refund(
+  namespace: string,
+  order: string,
+  amount: number,
+  headers: Record<string, string> = {},
+): Promise<Array<{ cache: string | null; template: string | null }>> {
   const messages: Msg[] = [{ role: "user", content: `Please refund order #${order}` }];
   const steps: Array<{ cache: string | null; template: string | null }> = [];
   for (let turn = 0; turn < 4; turn++) {
@@ -73,7 +103,11 @@ const HITS_WITHIN_MS = 2 * (COUNTER_FLUSH_MS + TALLY_FLUSH_MS + 10_000);
 async function countsOf(treeId: string | undefined): Promise<string> {
   const tree = await dev.sql(`SELECT hits FROM trees WHERE id = '${treeId}'`);
   const recent = await dev.sql(`SELECT at, outcome, template_id FROM recent_requests WHERE tree_id = '${treeId}' AND outcome = 'template' ORDER BY id`);
-  const logged = dev.output().split("\n").filter((l) => /tally|counter_flush|error/i.test(l)).slice(-20);
+  const logged = dev
+    .output()
+    .split("\n")
+    .filter((l) => /tally|counter_flush|error/i.test(l))
+    .slice(-20);
   return JSON.stringify({ now: Date.now(), tree, recent, logged });
 }
 
@@ -103,9 +137,20 @@ describe.skipIf(skip)("dashboard Templates panel in headless Chromium", () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (or set MM_SKIP_BROWSER=1 to skip on purpose)`);
     mkdirSync(OUT, { recursive: true });
     upstream = await startTestUpstream(0);
-    dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, HOT_CACHE_TTL_MS: "1000", COUNTER_FLUSH_MS: String(COUNTER_FLUSH_MS), TALLY_FLUSH_MS: String(TALLY_FLUSH_MS) } });
-    for (const [order, amount] of [["A-1", 25], ["B-22", 40], ["C-333", 60]] as const) await refund("learned", order, amount);
-    for (const [order, amount] of [["K-7", 10], ["L-88", 20]] as const) await refund("learning", order, amount);
+    dev = await startWranglerDev({
+      vars: { UPSTREAM_BASE_URL: upstream.url, HOT_CACHE_TTL_MS: "1000", COUNTER_FLUSH_MS: String(COUNTER_FLUSH_MS), TALLY_FLUSH_MS: String(TALLY_FLUSH_MS) },
+    });
+    for (const [order, amount] of [
+      ["A-1", 25],
+      ["B-22", 40],
+      ["C-333", 60],
+    ] as const)
+      await refund("learned", order, amount);
+    for (const [order, amount] of [
+      ["K-7", 10],
+      ["L-88", 20],
+    ] as const)
+      await refund("learning", order, amount);
     await refund("solo", "S-1", 15);
     await refund("declared", "E-5", 35, { "muscle-mem-bindings": JSON.stringify({ order_id: "E-5" }) });
     const listed = await api<{ data: Array<{ id: string; namespace: string; node_count: number }> }>("/trees");
@@ -135,7 +180,10 @@ describe.skipIf(skip)("dashboard Templates panel in headless Chromium", () => {
     }
     const waited = Date.now() - started;
     const counted = served.data.every((t) => t.hits === 1) ? "" : await countsOf(trees.get("learned"));
-    expect(served.data.map((t) => [t.id, t.hits]), `after ${waited} ms; steps ${JSON.stringify(steps)}; ${counted}`).toEqual(served.data.map((t) => [t.id, 1]));
+    expect(
+      served.data.map((t) => [t.id, t.hits]),
+      `after ${waited} ms; steps ${JSON.stringify(steps)}; ${counted}`,
+    ).toEqual(served.data.map((t) => [t.id, 1]));
 
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await openTree(page, "learned");
@@ -209,7 +257,10 @@ describe.skipIf(skip)("dashboard Templates panel in headless Chromium", () => {
   it("Should render API text as text, never as markup", async () => {
     const real = await api<TemplatePage>(`/trees/${trees.get("learned")}/templates`);
     const evil = `<img src=x onerror="window.__pwned=1">`;
-    const crafted = { ...real, data: real.data.map((t) => ({ ...t, finish_reason: evil, slots: t.slots.map((s) => ({ ...s, values: [evil, ...s.values] })) })) };
+    const crafted = {
+      ...real,
+      data: real.data.map((t) => ({ ...t, finish_reason: evil, slots: t.slots.map((s) => ({ ...s, values: [evil, ...s.values] })) })),
+    };
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.route("**/api/trees/*/templates", (route) => route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(crafted) }));
     await openTree(page, "learned");
@@ -228,7 +279,9 @@ describe.skipIf(skip)("dashboard Templates panel in headless Chromium", () => {
     expect(await page.locator("#templates-pane li.template").first().isVisible()).toBe(true);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
-    const wide = await page.evaluate(() => [...document.querySelectorAll("#templates-pane *")].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5).length);
+    const wide = await page.evaluate(
+      () => [...document.querySelectorAll("#templates-pane *")].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5).length,
+    );
     expect(wide).toBe(0);
     await page.screenshot({ path: resolve(OUT, "phone-templates.png"), fullPage: true });
     await context.close();

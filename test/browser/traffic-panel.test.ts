@@ -16,7 +16,16 @@ import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
  */
 const CHROMIUM = "/usr/bin/chromium";
 const OUT = resolve(import.meta.dirname, "../../test-output/dashboard");
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const ADMIN = "traffic-admin-token";
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
 const skip = !existsSync(CHROMIUM) && process.env.MM_SKIP_BROWSER === "1";
@@ -59,7 +68,9 @@ async function open(page: Page, dev: WranglerDev, token: string): Promise<void> 
   } catch {
     // Once, in CI with both test lanes loading the 2 cores, the second Worker's first page never showed its
     // login form (main.js never ran; not seen since, nor in 11 s alone). Say what the page saw, and load it again.
-    console.warn(`[browser] no login form on ${dev.url} after 15 s (${trouble.join("; ") || "no failed request, error response or page error"}); reloading once`);
+    console.warn(
+      `[browser] no login form on ${dev.url} after 15 s (${trouble.join("; ") || "no failed request, error response or page error"}); reloading once`,
+    );
     await page.reload();
   }
   await page.fill("#token", token);
@@ -75,7 +86,13 @@ describe.skipIf(skip)("dashboard Traffic panel in headless Chromium", () => {
     await startStandIn();
     configured = await startWranglerDev({
       // KEY_FRESH_MS=0: the tenant key here is no provider's key (nothing to check it against), and the test is about the panel.
-      vars: { ADMIN_TOKEN: ADMIN, KEY_FRESH_MS: "0", ANALYTICS_ACCOUNT_ID: ACCOUNT, ANALYTICS_API_TOKEN: "browser-analytics-token", ANALYTICS_SQL_URL: `${standInUrl}/accounts/{id}/analytics_engine/sql` },
+      vars: {
+        ADMIN_TOKEN: ADMIN,
+        KEY_FRESH_MS: "0",
+        ANALYTICS_ACCOUNT_ID: ACCOUNT,
+        ANALYTICS_API_TOKEN: "browser-analytics-token",
+        ANALYTICS_SQL_URL: `${standInUrl}/accounts/{id}/analytics_engine/sql`,
+      },
     });
     bare = await startWranglerDev({ vars: { ADMIN_TOKEN: ADMIN } });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -99,12 +116,16 @@ describe.skipIf(skip)("dashboard Traffic panel in headless Chromium", () => {
     expect(query.sql).toContain("INTERVAL '1' MINUTE");
     expect(await page.locator("#traffic-pane g.step").count()).toBe(60);
     const hits = SCRIPTED_ROWS.map((r) => Number(r.hits));
-    expect((await page.locator("#traffic-pane rect.bar.hits").evaluateAll((rs) => rs.map((r) => Number(r.getAttribute("data-value"))))).sort((a, b) => a - b)).toEqual([...hits].sort((a, b) => a - b));
+    expect(
+      (await page.locator("#traffic-pane rect.bar.hits").evaluateAll((rs) => rs.map((r) => Number(r.getAttribute("data-value"))))).sort((a, b) => a - b),
+    ).toEqual([...hits].sort((a, b) => a - b));
     expect(await page.locator("#traffic-pane rect.bar.misses").count()).toBe(1);
     expect(await page.locator("#traffic-pane rect.bar.bypasses").count()).toBe(1);
     // Steps 0 and 2 have latency, step 1 none: two separate runs of the p50 line.
     expect(await page.locator("#traffic-pane polyline.p50").count()).toBe(2);
-    expect(await page.locator("#traffic-pane rect.p50-step").evaluateAll((rs) => rs.map((r) => Number(r.getAttribute("data-value"))))).toEqual(SCRIPTED_ROWS.map((r) => r.p50_ms));
+    expect(await page.locator("#traffic-pane rect.p50-step").evaluateAll((rs) => rs.map((r) => Number(r.getAttribute("data-value"))))).toEqual(
+      SCRIPTED_ROWS.map((r) => r.p50_ms),
+    );
     const firstTitle = await page.locator("#traffic-pane g.step").first().locator("title").textContent();
     expect(firstTitle).toContain("3 hits · 1 misses · 0 bypasses · p50 12.5 ms · p99 40 ms");
     expect(await page.locator(".traffic-summary").textContent()).toBe("16 requests · 93% hit rate · per 1 min");

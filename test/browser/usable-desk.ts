@@ -13,14 +13,27 @@ import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
  */
 const CHROMIUM = "/usr/bin/chromium";
 export const OUT = resolve(import.meta.dirname, "../../test-output/dashboard");
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 const KEY = "sk-usable-test";
 export const ADMIN = "dev-admin-token";
 export const skip = !existsSync(CHROMIUM) && process.env.MM_SKIP_BROWSER === "1";
 if (skip) console.warn(`[browser] ${CHROMIUM} is missing and MM_SKIP_BROWSER=1: skipping the dashboard browser tests.`);
 
 type Msg = { role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
-export interface Template { id: string; confirmed: boolean; slots: Array<{ values: string[] }> }
+export interface Template {
+  id: string;
+  confirmed: boolean;
+  slots: Array<{ values: string[] }>;
+}
 export const WIDTHS = [
   { name: "phone", width: 390, height: 844, mobile: true },
   { name: "laptop", width: 1024, height: 768, mobile: false },
@@ -77,8 +90,19 @@ export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean):
 
 /** Imports one tree for a second tenant (namespace other-ns), for the admin's view. */
 export async function importOtherTenant(): Promise<void> {
-  const line = JSON.stringify({ model: "gpt-4o-mini", tools: null, messages: [{ role: "user", content: "other tenant" }, { role: "assistant", content: "hello" }] });
-  const imported = await fetch(`${dev.url}/api/import`, { method: "POST", headers: { authorization: "Bearer sk-other-tenant", "muscle-mem-namespace": "other-ns" }, body: line });
+  const line = JSON.stringify({
+    model: "gpt-4o-mini",
+    tools: null,
+    messages: [
+      { role: "user", content: "other tenant" },
+      { role: "assistant", content: "hello" },
+    ],
+  });
+  const imported = await fetch(`${dev.url}/api/import`, {
+    method: "POST",
+    headers: { authorization: "Bearer sk-other-tenant", "muscle-mem-namespace": "other-ns" },
+    body: line,
+  });
   if (imported.status !== 200) throw new Error(`import answered ${imported.status}`);
 }
 
@@ -110,7 +134,12 @@ export function useUsableDesk(seed: () => Promise<void>): void {
 
 /** A page that records console errors and failed requests. */
 export async function newPage(size: (typeof WIDTHS)[number]): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width: size.width, height: size.height }, isMobile: size.mobile, hasTouch: size.mobile, deviceScaleFactor: size.mobile ? 2 : 1 });
+  const context = await browser.newContext({
+    viewport: { width: size.width, height: size.height },
+    isMobile: size.mobile,
+    hasTouch: size.mobile,
+    deviceScaleFactor: size.mobile ? 2 : 1,
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("console", (m) => {

@@ -12,10 +12,19 @@ import { api, dev, login, newPage, OUT, skip, tapOrClick, treeId, until, useUsab
  * and exports; errors show their status and message; no alert() and no console error anywhere.
  */
 const KEY = "sk-usable-test";
-interface Row { request_id: string; outcome: string; status: number; explanation: { kind: string; divergence: { field: string | null } | null } | null }
+interface Row {
+  request_id: string;
+  outcome: string;
+  status: number;
+  explanation: { kind: string; divergence: { field: string | null } | null } | null;
+}
 
 async function chatOnce(body: unknown, id: string): Promise<number> {
-  const res = await fetch(`${dev.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", "x-request-id": id }, body: JSON.stringify(body) });
+  const res = await fetch(`${dev.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", "x-request-id": id },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -54,12 +63,16 @@ async function openMissRow(page: Page, mobile: boolean): Promise<void> {
 
 describe.skipIf(skip)("why it missed, on the dashboard", () => {
   useUsableDesk(async () => {
-    for (let i = 0; i < 55; i++) await chatOnce({ model: "gpt-4o-mini", tools: REFUND_TOOLS, messages: [{ role: "user", content: `hello number ${i}` }] }, `page-${i}`);
+    for (let i = 0; i < 55; i++)
+      await chatOnce({ model: "gpt-4o-mini", tools: REFUND_TOOLS, messages: [{ role: "user", content: `hello number ${i}` }] }, `page-${i}`);
     expect(await chatOnce({ model: "error-502-desk", messages: [{ role: "user", content: "hi" }] }, "desk-error")).toBe(502);
     await walk("refund", "A-1", 25);
     // The same order with another amount: the first turn hits, the tool result's amount differs.
     await walk("refund", "A-1", 40);
-    await until(() => allRows("outcome=miss"), (rows) => rows.some((r) => r.explanation?.divergence?.field === "messages[2].content.amount") && rows.length >= 60);
+    await until(
+      () => allRows("outcome=miss"),
+      (rows) => rows.some((r) => r.explanation?.divergence?.field === "messages[2].content.amount") && rows.length >= 60,
+    );
   });
 
   it("Should open a miss row at its divergence with the differing part marked, keep it in the URL, and close it with Esc (390, 1024, 1400 px)", async () => {

@@ -21,21 +21,48 @@ const hostileString = fc.oneof(
 );
 const leaf = fc.oneof(hostileString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null));
 const value = fc.letrec((tie) => ({
-  v: fc.oneof({ depthSize: "small", withCrossShrink: true }, leaf, fc.array(tie("v"), { maxLength: 4 }), fc.dictionary(hostileString, tie("v"), { maxKeys: 4 })),
+  v: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    leaf,
+    fc.array(tie("v"), { maxLength: 4 }),
+    fc.dictionary(hostileString, tie("v"), { maxKeys: 4 }),
+  ),
 })).v;
 
 /** Sets one field of the valid base request (top level or inside a message) to a hostile value. */
-const mutation = fc.tuple(fc.constantFrom("model", "messages", "stream", "n", "tools", "tool_choice", "stream_options", "logprobs", "msg.role", "msg.content", "msg.tool_calls", "msg.tool_call_id", "call.id", "call.function", "call.arguments"), fc.nat(3), value).map(([where, index, v]) => {
-  const body = base() as unknown as Record<string, unknown>;
-  const messages = body.messages as Array<Record<string, unknown>>;
-  const msg = messages[index];
-  const call = (messages[2].tool_calls as Array<Record<string, unknown>>)[0];
-  if (where.startsWith("msg.")) msg[where.slice(4)] = v;
-  else if (where === "call.arguments") (call.function as Record<string, unknown>).arguments = v;
-  else if (where.startsWith("call.")) call[where.slice(5)] = v;
-  else body[where] = v;
-  return { name: `mutate ${where}${where.startsWith("msg.") ? `[${index}]` : ""}`, body: JSON.stringify(body) };
-});
+const mutation = fc
+  .tuple(
+    fc.constantFrom(
+      "model",
+      "messages",
+      "stream",
+      "n",
+      "tools",
+      "tool_choice",
+      "stream_options",
+      "logprobs",
+      "msg.role",
+      "msg.content",
+      "msg.tool_calls",
+      "msg.tool_call_id",
+      "call.id",
+      "call.function",
+      "call.arguments",
+    ),
+    fc.nat(3),
+    value,
+  )
+  .map(([where, index, v]) => {
+    const body = base() as unknown as Record<string, unknown>;
+    const messages = body.messages as Array<Record<string, unknown>>;
+    const msg = messages[index];
+    const call = (messages[2].tool_calls as Array<Record<string, unknown>>)[0];
+    if (where.startsWith("msg.")) msg[where.slice(4)] = v;
+    else if (where === "call.arguments") (call.function as Record<string, unknown>).arguments = v;
+    else if (where.startsWith("call.")) call[where.slice(5)] = v;
+    else body[where] = v;
+    return { name: `mutate ${where}${where.startsWith("msg.") ? `[${index}]` : ""}`, body: JSON.stringify(body) };
+  });
 
 /** Conversations of random roles and tool-call ids: unknown roles, orphan results, missing ids. */
 const conversation = fc

@@ -9,7 +9,8 @@ let model: ScriptedModel;
 let dev: WranglerDev;
 
 const world = (status = "delivered"): Record<string, Order> => ({ "A-1": { order_id: "A-1", status, amount: 42.5 } });
-const client = (key: string, namespace: string) => new OpenAI({ apiKey: key, baseURL: `${dev.url}/v1`, maxRetries: 0, defaultHeaders: { "muscle-mem-namespace": namespace } });
+const client = (key: string, namespace: string) =>
+  new OpenAI({ apiKey: key, baseURL: `${dev.url}/v1`, maxRetries: 0, defaultHeaders: { "muscle-mem-namespace": namespace } });
 
 beforeAll(async () => {
   model = await startScriptedModel({ script: refundDeskScript, delayMs: 20 });
@@ -82,7 +83,9 @@ describe("a tool-calling agent with the official openai client, through wrangler
   it("Should store exactly one node per path hash and never the raw key", async () => {
     const dupes = await dev.sql("SELECT hash, COUNT(*) AS n FROM nodes GROUP BY hash HAVING n > 1");
     expect(dupes).toEqual([]);
-    const leaks = await dev.sql("SELECT COUNT(*) AS n FROM nodes, trees WHERE nodes.message LIKE '%sk-alice%' OR trees.frame LIKE '%sk-alice%' OR trees.tenant LIKE '%sk-alice%'");
+    const leaks = await dev.sql(
+      "SELECT COUNT(*) AS n FROM nodes, trees WHERE nodes.message LIKE '%sk-alice%' OR trees.frame LIKE '%sk-alice%' OR trees.tenant LIKE '%sk-alice%'",
+    );
     expect(leaks[0].n).toBe(0);
     const trees = await dev.sql("SELECT COUNT(*) AS n FROM trees");
     expect(Number(trees[0].n)).toBeGreaterThan(0);

@@ -38,7 +38,9 @@ describe("npm run check:deploy's config checks (scripts/deploy-config.ts)", () =
 
   it("Should fail when an npm script deploys the top level, whose id is the local placeholder", () => {
     expect(configProblems(repoToml(), ["wrangler deploy"])).toHaveLength(1);
-    expect(configProblems(repoToml(), ["tsx scripts/migrate.ts --remote && wrangler deploy --env production", "wrangler deploy --dry-run --outdir dist"])).toEqual([]);
+    expect(
+      configProblems(repoToml(), ["tsx scripts/migrate.ts --remote && wrangler deploy --env production", "wrangler deploy --dry-run --outdir dist"]),
+    ).toEqual([]);
   });
 
   it("Should find wrangler's warning blocks and nothing else", () => {
@@ -46,7 +48,7 @@ describe("npm run check:deploy's config checks (scripts/deploy-config.ts)", () =
       " ⛅️ wrangler 4.86.0",
       "▲ [WARNING] Processing wrangler.toml configuration:",
       "",
-      "    - \"vars.UPSTREAM_TIMEOUT_MS\" exists at the top level, but not on \"env.staging.vars\".",
+      '    - "vars.UPSTREAM_TIMEOUT_MS" exists at the top level, but not on "env.staging.vars".',
       "Total Upload: 1262.20 KiB / gzip: 234.62 KiB",
       "--dry-run: exiting now.",
     ].join("\n");

@@ -31,7 +31,15 @@ function deskTools(desk: Desk) {
 /** generateText / streamText with tools and multi-step (stopWhen), for the model a provider builds. */
 function aiSdk(model: (key: string, fetch: typeof globalThis.fetch) => LanguageModel): Runner {
   return async ({ key, stream, desk, fetch }) => {
-    const options = { model: model(key, fetch), system: "You are a refund desk.", tools: deskTools(desk), stopWhen: stepCountIs(6), prompt: PROMPT, maxOutputTokens: 512, maxRetries: 0 };
+    const options = {
+      model: model(key, fetch),
+      system: "You are a refund desk.",
+      tools: deskTools(desk),
+      stopWhen: stepCountIs(6),
+      prompt: PROMPT,
+      maxOutputTokens: 512,
+      maxRetries: 0,
+    };
     if (!stream) return (await generateText(options)).text;
     let failure: unknown;
     const result = streamText({ ...options, onError: ({ error }) => void (failure = error) });

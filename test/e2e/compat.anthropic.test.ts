@@ -1,7 +1,18 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Desk, GET_ORDER_SCHEMA, matrixRow, PROMPT, REFUND_SCHEMA, startCompatWorld, trackingFetch, type CompatWorld, type Exchange, type Runner } from "./support-compat";
+import {
+  Desk,
+  GET_ORDER_SCHEMA,
+  matrixRow,
+  PROMPT,
+  REFUND_SCHEMA,
+  startCompatWorld,
+  trackingFetch,
+  type CompatWorld,
+  type Exchange,
+  type Runner,
+} from "./support-compat";
 
 let world: CompatWorld;
 beforeAll(async () => {
@@ -42,26 +53,42 @@ const anthropicSdk: Runner = async ({ key, stream, desk, fetch }) => {
  * By default it keeps the conversation in a server-side message thread, which the Worker passes
  * through; with `thread: false` it sends the whole conversation every turn, and the Worker caches it.
  */
-const toolRunner = (thread: boolean): Runner => async ({ key, stream, desk, fetch }) => {
-  const client = new Anthropic({ apiKey: key, baseURL: world.dev.url, maxRetries: 0, fetch });
-  const tools = [
-    betaTool({
-      name: "get_order",
-      description: "Look up an order by id.",
-      inputSchema: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"], additionalProperties: false },
-      run: ({ order_id }) => desk.getOrder(order_id),
-    }),
-    betaTool({
-      name: "refund",
-      description: "Refund an order in full.",
-      inputSchema: { type: "object", properties: { order_id: { type: "string" }, amount: { type: "number" } }, required: ["order_id", "amount"], additionalProperties: false },
-      run: ({ order_id, amount }) => desk.refund(order_id, amount),
-    }),
-  ];
-  const params = { model: "claude-compat-runner", max_tokens: 512, max_iterations: 6, tools, messages: [{ role: "user" as const, content: PROMPT }], ...(thread ? {} : { thread: false as const }) };
-  const final = stream ? await client.beta.messages.toolRunner({ ...params, stream: true }).runUntilDone() : await client.beta.messages.toolRunner(params).runUntilDone();
-  return final.content.map((b) => (b.type === "text" ? b.text : "")).join("");
-};
+const toolRunner =
+  (thread: boolean): Runner =>
+  async ({ key, stream, desk, fetch }) => {
+    const client = new Anthropic({ apiKey: key, baseURL: world.dev.url, maxRetries: 0, fetch });
+    const tools = [
+      betaTool({
+        name: "get_order",
+        description: "Look up an order by id.",
+        inputSchema: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"], additionalProperties: false },
+        run: ({ order_id }) => desk.getOrder(order_id),
+      }),
+      betaTool({
+        name: "refund",
+        description: "Refund an order in full.",
+        inputSchema: {
+          type: "object",
+          properties: { order_id: { type: "string" }, amount: { type: "number" } },
+          required: ["order_id", "amount"],
+          additionalProperties: false,
+        },
+        run: ({ order_id, amount }) => desk.refund(order_id, amount),
+      }),
+    ];
+    const params = {
+      model: "claude-compat-runner",
+      max_tokens: 512,
+      max_iterations: 6,
+      tools,
+      messages: [{ role: "user" as const, content: PROMPT }],
+      ...(thread ? {} : { thread: false as const }),
+    };
+    const final = stream
+      ? await client.beta.messages.toolRunner({ ...params, stream: true }).runUntilDone()
+      : await client.beta.messages.toolRunner(params).runUntilDone();
+    return final.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+  };
 
 describe("compatibility: @anthropic-ai/sdk through wrangler dev", () => {
   matrixRow("anthropic-sdk messages", () => world, "anthropic", anthropicSdk);

@@ -19,8 +19,16 @@ afterAll(async () => {
 const tools: Tool[] = [
   {
     functionDeclarations: [
-      { name: "get_order", description: "Look up an order by id.", parameters: { type: Type.OBJECT, properties: { order_id: { type: Type.STRING } }, required: ["order_id"] } },
-      { name: "refund", description: "Refund an order in full.", parameters: { type: Type.OBJECT, properties: { order_id: { type: Type.STRING }, amount: { type: Type.NUMBER } }, required: ["order_id", "amount"] } },
+      {
+        name: "get_order",
+        description: "Look up an order by id.",
+        parameters: { type: Type.OBJECT, properties: { order_id: { type: Type.STRING } }, required: ["order_id"] },
+      },
+      {
+        name: "refund",
+        description: "Refund an order in full.",
+        parameters: { type: Type.OBJECT, properties: { order_id: { type: Type.STRING }, amount: { type: Type.NUMBER } }, required: ["order_id", "amount"] },
+      },
     ],
   },
 ];

@@ -44,7 +44,9 @@ describe("issue 27 through the real clients and wrangler dev", () => {
   it("openai: only-if-cached on a miss raises InternalServerError (504) once, not retried (x-should-retry: false)", async () => {
     const sent = counting();
     const client = new OpenAI({ apiKey: `sk-27-${id()}`, baseURL: `${dev.url}/v1`, fetch: sent.fetch }); // default retries (2)
-    const error = await client.chat.completions.create({ model: `m-${id()}`, messages: [{ role: "user", content: "hi" }] }, { headers: { "cache-control": "only-if-cached" } }).catch((e: unknown) => e);
+    const error = await client.chat.completions
+      .create({ model: `m-${id()}`, messages: [{ role: "user", content: "hi" }] }, { headers: { "cache-control": "only-if-cached" } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.InternalServerError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
     expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe("not_cached");
@@ -59,7 +61,10 @@ describe("issue 27 through the real clients and wrangler dev", () => {
     expect(error).toBeInstanceOf(Anthropic.InternalServerError);
     const apiError = error as InstanceType<typeof Anthropic.APIError>;
     expect(apiError.status).toBe(504);
-    expect(apiError.error).toEqual({ type: "error", error: { type: "timeout_error", message: "No cached answer for this request (cache-control: only-if-cached)." } });
+    expect(apiError.error).toEqual({
+      type: "error",
+      error: { type: "timeout_error", message: "No cached answer for this request (cache-control: only-if-cached)." },
+    });
     expect(apiError.headers?.get("muscle-mem-error")).toBe("not_cached");
     expect(sent.count()).toBe(1);
     const bad = await client.messages.create(params, { headers: { "muscle-mem-namespace": "not a namespace!" } }).catch((e: unknown) => e);
@@ -82,7 +87,11 @@ describe("issue 27 through the real clients and wrangler dev", () => {
     try {
       const first = await ai.models.generateContent(ask);
       for (let i = 0; i < 100; i++) {
-        const probe = await saved(`${dev.url}/v1/models/${ask.model}:generateContent`, { method: "POST", headers: { "content-type": "application/json", "x-goog-api-key": key, "cache-control": "only-if-cached" }, body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: ask.contents }] }] }) });
+        const probe = await saved(`${dev.url}/v1/models/${ask.model}:generateContent`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-goog-api-key": key, "cache-control": "only-if-cached" },
+          body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: ask.contents }] }] }),
+        });
         await probe.arrayBuffer();
         if (probe.status === 200) break;
         await new Promise((r) => setTimeout(r, 50));
@@ -103,7 +112,11 @@ describe("issue 27 through the real clients and wrangler dev", () => {
     const key = `sk-ant-cc-${id()}`;
     const model = `claude-cc-${id()}`;
     const send = (headers: Record<string, string> = {}) =>
-      fetch(`${dev.url}/v1/messages${claudeCode._query}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key, ...claudeCode._headers, ...headers }, body: JSON.stringify({ ...claudeCode.body, model }) });
+      fetch(`${dev.url}/v1/messages${claudeCode._query}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key, ...claudeCode._headers, ...headers },
+        body: JSON.stringify({ ...claudeCode.body, model }),
+      });
     const first = await send();
     expect(first.status).toBe(200);
     expect(first.headers.get("muscle-mem-cache")).toBe("miss");

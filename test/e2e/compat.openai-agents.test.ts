@@ -26,8 +26,18 @@ const agentsSdk: ProviderRunner = async ({ key, stream, desk, fetch }) => {
     instructions: "You are a refund desk.",
     model: "gpt-agents-compat",
     tools: [
-      tool({ name: "get_order", description: "Look up an order by id.", parameters: z.object({ order_id: z.string() }), execute: ({ order_id }) => desk.getOrder(order_id) }),
-      tool({ name: "refund", description: "Refund an order in full.", parameters: z.object({ order_id: z.string(), amount: z.number() }), execute: ({ order_id, amount }) => desk.refund(order_id, amount) }),
+      tool({
+        name: "get_order",
+        description: "Look up an order by id.",
+        parameters: z.object({ order_id: z.string() }),
+        execute: ({ order_id }) => desk.getOrder(order_id),
+      }),
+      tool({
+        name: "refund",
+        description: "Refund an order in full.",
+        parameters: z.object({ order_id: z.string(), amount: z.number() }),
+        execute: ({ order_id, amount }) => desk.refund(order_id, amount),
+      }),
     ],
   });
   if (stream) {

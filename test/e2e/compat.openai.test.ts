@@ -18,11 +18,23 @@ function deskTools(desk: Desk): [RunnableToolFunctionWithParse<OrderArgs>, Runna
   return [
     {
       type: "function",
-      function: { name: "get_order", description: "Look up an order by id.", parameters: GET_ORDER_SCHEMA, parse: (raw: string) => JSON.parse(raw) as OrderArgs, function: (a: OrderArgs) => desk.getOrder(a.order_id) },
+      function: {
+        name: "get_order",
+        description: "Look up an order by id.",
+        parameters: GET_ORDER_SCHEMA,
+        parse: (raw: string) => JSON.parse(raw) as OrderArgs,
+        function: (a: OrderArgs) => desk.getOrder(a.order_id),
+      },
     },
     {
       type: "function",
-      function: { name: "refund", description: "Refund an order in full.", parameters: REFUND_SCHEMA, parse: (raw: string) => JSON.parse(raw) as RefundArgs, function: (a: RefundArgs) => desk.refund(a.order_id, a.amount) },
+      function: {
+        name: "refund",
+        description: "Refund an order in full.",
+        parameters: REFUND_SCHEMA,
+        parse: (raw: string) => JSON.parse(raw) as RefundArgs,
+        function: (a: RefundArgs) => desk.refund(a.order_id, a.amount),
+      },
     },
   ];
 }

@@ -14,7 +14,10 @@ describe("scripts/migrate.ts creates each shard where D1_SHARD_LOCATIONS puts it
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     expect(createArgs("mm-prod", "DB", "DB=sam")).toEqual(["d1", "create", "mm-prod"]);
     expect(createArgs("mm-prod", "DB", "DB=europe")).toEqual(["d1", "create", "mm-prod"]);
-    expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringContaining("no 'sam' location"), expect.stringContaining("'europe' is not a location hint")]);
+    expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([
+      expect.stringContaining("no 'sam' location"),
+      expect.stringContaining("'europe' is not a location hint"),
+    ]);
     warn.mockRestore();
   });
 });

@@ -26,7 +26,15 @@ const admin = randomBytes(16).toString("hex");
 beforeAll(async () => {
   model = await startScriptedModel({ script: () => ({ role: "assistant", content: "Not recorded here." }) });
   build = await buildWorker();
-  const vars = { UPSTREAM_BASE_URL: model.url, D1_SHARDS: "DB,DB_1", ADMIN_TOKEN: admin, HOT_CACHE_TTL_MS: "0", COLO_CACHE_TTL_MS: "0", LOG_LEVEL: "warn", IMPORT_TENANTS: "*" };
+  const vars = {
+    UPSTREAM_BASE_URL: model.url,
+    D1_SHARDS: "DB,DB_1",
+    ADMIN_TOKEN: admin,
+    HOT_CACHE_TTL_MS: "0",
+    COLO_CACHE_TTL_MS: "0",
+    LOG_LEVEL: "warn",
+    IMPORT_TENANTS: "*",
+  };
   dev = await startWranglerDev({ config: build.config, vars, logLevel: "error", migrate: BINDINGS, freeInspector: true, readyTimeoutMs: 90_000 });
 });
 
@@ -42,7 +50,9 @@ async function nodesIn(binding: string, treeId: string): Promise<number> {
 }
 
 describe("moving a tree under wrangler dev", () => {
-  it("Should answer GET /healthz and the moving tree's hits (each right) while the move runs, and leave nothing in the source", { timeout: 240_000 }, async () => {
+  it("Should answer GET /healthz and the moving tree's hits (each right) while the move runs, and leave nothing in the source", {
+    timeout: 240_000,
+  }, async () => {
     // 1,500 two-turn conversations and 10 disputed prompts: 6,031 nodes, 1,510 siblings under the system message.
     const seed = seedTree(MODEL, 1500, { disputed: 10, tag: "e2e-move" });
     await importLines(dev.url, KEY, NAMESPACE, seed.lines);

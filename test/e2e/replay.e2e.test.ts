@@ -10,7 +10,15 @@ const MIN_REQUESTS = LONG_TESTS ? 200 : 90;
 describe(`replay of ${PER_FILE} trajectories of each shipped workload (test/fixtures/workloads; npm run replay runs the full set)`, () => {
   it("Should serve pass 2 entirely from the tree, message for message", async () => {
     const report = await runReplay(["tau_bench.jsonl", "tau2_bench.jsonl"], PER_FILE, undefined, undefined, undefined, SHIPPED_WORKLOADS);
-    console.log(JSON.stringify({ requests: report.requests, pass1: report.pass1.outcomes, pass2: report.pass2.outcomes, stored: report.storedBytes, bodies: report.requestBytes }));
+    console.log(
+      JSON.stringify({
+        requests: report.requests,
+        pass1: report.pass1.outcomes,
+        pass2: report.pass2.outcomes,
+        stored: report.storedBytes,
+        bodies: report.requestBytes,
+      }),
+    );
     expect(report.requests).toBeGreaterThanOrEqual(MIN_REQUESTS);
     expect(report.pass1.errors).toBe(0);
     // A pass-1 hit is a request identical to an earlier one up to tool-call ids; only those may differ from the log.

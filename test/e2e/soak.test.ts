@@ -11,7 +11,17 @@ const SECONDS = LONG_TESTS ? 60 : 20;
 describe(`a ${SECONDS} s soak under wrangler dev (npm run soak runs as long as asked)`, () => {
   it("Should serve many concurrent agents of several tenants without an error, a wrong answer or a cross-tenant hit, and leave D1 consistent", async () => {
     const report = await runSoak({ seconds: SECONDS, agents: 12, tenants: 3, questions: 8 });
-    console.log(JSON.stringify({ event: "soak", seconds: SECONDS, requests: report.requests, hits: report.hits, misses: report.misses, bypasses: report.bypasses, prunes: report.prunes }));
+    console.log(
+      JSON.stringify({
+        event: "soak",
+        seconds: SECONDS,
+        requests: report.requests,
+        hits: report.hits,
+        misses: report.misses,
+        bypasses: report.bypasses,
+        prunes: report.prunes,
+      }),
+    );
     expect(report.errorSamples).toEqual([]);
     expect(report.errors).toBe(0);
     expect(report.wrongAnswers).toBe(0);

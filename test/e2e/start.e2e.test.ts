@@ -30,7 +30,9 @@ describe("npm start's argument handling and banner (scripts/start.ts)", () => {
   });
 
   it("Should sum up a local migration in one line", () => {
-    expect(summary("Migrations to be applied:\n│ 0000_init.sql │\n│ 0000_init.sql │ ✅ │\n│ 0001_t.sql │ 🕒️ │\n│ 0000_init.sql │ ✅ │\n│ 0001_t.sql │ ✅ │")).toBe("applied 0000_init.sql, 0001_t.sql");
+    expect(
+      summary("Migrations to be applied:\n│ 0000_init.sql │\n│ 0000_init.sql │ ✅ │\n│ 0001_t.sql │ 🕒️ │\n│ 0000_init.sql │ ✅ │\n│ 0001_t.sql │ ✅ │"),
+    ).toBe("applied 0000_init.sql, 0001_t.sql");
     expect(summary("✅ No migrations to apply!")).toBe("up to date");
   });
 });
@@ -45,7 +47,11 @@ describe("npm start against wrangler dev (offline)", () => {
     state = mkdtempSync(join(tmpdir(), "mm-start-"));
     port = await freePort();
     const env = { ...process.env, XDG_CONFIG_HOME: join(state, "config"), WRANGLER_LOG_PATH: join(state, "logs") };
-    child = spawn(join(ROOT, "node_modules/.bin/tsx"), ["scripts/start.ts", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", join(state, "d"), "--var", "UPSTREAM_BASE_URL:http://127.0.0.1:9/v1"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(
+      join(ROOT, "node_modules/.bin/tsx"),
+      ["scripts/start.ts", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", join(state, "d"), "--var", "UPSTREAM_BASE_URL:http://127.0.0.1:9/v1"],
+      { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+    );
     child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
     const deadline = Date.now() + 120_000;

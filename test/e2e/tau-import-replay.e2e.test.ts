@@ -66,7 +66,11 @@ describe(`tau_bench import and replay (${LONG_TESTS ? "all" : "the first"} ${LON
   it("Should serve every imported request from the tree with zero upstream calls", { timeout: 900_000 }, async () => {
     const text = readFileSync(TAU, "utf8").trim().split("\n").slice(0, TRAJECTORIES).join("\n");
     const lines = text.split("\n").map((l) => JSON.parse(l) as Line);
-    const importRes = await fetch(`${dev.url}/api/import`, { method: "POST", headers: { authorization: KEY, "content-type": "application/x-ndjson" }, body: text });
+    const importRes = await fetch(`${dev.url}/api/import`, {
+      method: "POST",
+      headers: { authorization: KEY, "content-type": "application/x-ndjson" },
+      body: text,
+    });
     expect(importRes.status).toBe(200);
     const imported = (await importRes.json()) as { lines: number; trees: number; answers: number; nodes_inserted: number };
     expect(imported.lines).toBe(lines.length);
@@ -111,9 +115,11 @@ describe(`tau_bench import and replay (${LONG_TESTS ? "all" : "the first"} ${LON
     };
     // A few requests in flight at once, like several agents replaying.
     let next = 0;
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (next < requests.length) await replay(requests[next++]);
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < requests.length) await replay(requests[next++]);
+      }),
+    );
     console.log(JSON.stringify({ event: "tau_replay", imported, requests: requests.length, hits, ambiguous, upstream_generations: upstream.generations() }));
     // The shipped subset (24 trajectories) holds several hundred requests, its first 8 about a hundred; all but ambiguous ones are hits.
     expect(requests.length).toBeGreaterThan(MIN_REQUESTS);

@@ -7,14 +7,26 @@ describe("@engine.method (TC39 decorators)", () => {
     const clicks: string[] = [];
     class Client {
       constructor(readonly label: string) {}
-      @engine.method({ postCheck: new Check(function (this: Client) { return this.label; }, (a, b) => a === b) })
+      @engine.method({
+        postCheck: new Check(
+          function (this: Client) {
+            return this.label;
+          },
+          (a, b) => a === b,
+        ),
+      })
       click(x: number, y: number): string {
         clicks.push(`${this.label}:${x},${y}`);
         return "ok";
       }
     }
     const client = new Client("main");
-    engine.setAgent(() => { client.click(1, 2); }).setContext(client).finalize();
+    engine
+      .setAgent(() => {
+        client.click(1, 2);
+      })
+      .setContext(client)
+      .finalize();
     expect(client.click(0, 0)).toBe("ok"); // outside a run: plain call
     expect(await engine("click")).toBe(false);
     expect(await engine("click")).toBe(true);

@@ -14,7 +14,11 @@ describe("Engine setup", () => {
     noAgent.function({ name: "f" }, () => 1);
     expect(() => noAgent.finalize()).toThrow(/setAgent/);
     const noContext = new Engine();
-    class C { @noContext.method() m() { return 1; } }
+    class C {
+      @noContext.method() m() {
+        return 1;
+      }
+    }
     void C;
     expect(() => noContext.setAgent(() => {}).finalize()).toThrow(/setContext/);
   });
@@ -33,7 +37,10 @@ describe("Engine setup", () => {
     const e = new Engine({ store });
     const f = e.function({ name: "f" }, (x: number) => x + 1);
     const g = e.function({ name: "g", version: "2" }, (x: number) => x + 2);
-    e.setAgent(() => { f(1); g(1); }).finalize();
+    e.setAgent(() => {
+      f(1);
+      g(1);
+    }).finalize();
     await e("t");
     expect(singleSteps(store.dump()[0]).map((s) => s.version)).toEqual([expect.stringMatching(/^src:[0-9a-f]{12}$/), "2"]);
   });
@@ -42,9 +49,22 @@ describe("Engine setup", () => {
 describe("Engine recording", () => {
   it("Should keep a synchronous tool synchronous, in and out of runs", async () => {
     const { engine } = quiet();
-    const add = engine.function({ name: "add", postCheck: new Check((a: number) => a, (x, y) => x === y) }, (a: number, b: number) => a + b);
+    const add = engine.function(
+      {
+        name: "add",
+        postCheck: new Check(
+          (a: number) => a,
+          (x, y) => x === y,
+        ),
+      },
+      (a: number, b: number) => a + b,
+    );
     let inside: unknown;
-    engine.setAgent(() => { inside = add(1, 2); }).finalize();
+    engine
+      .setAgent(() => {
+        inside = add(1, 2);
+      })
+      .finalize();
     expect(add(2, 3)).toBe(5);
     await engine("sum");
     expect(inside).toBe(3);
@@ -56,14 +76,35 @@ describe("Engine recording", () => {
     const order: string[] = [];
     const tick = () => new Promise((r) => setTimeout(r, 2));
     const fetchPage = engine.function(
-      { name: "fetchPage", preCheck: new Check(async (url: string) => { await tick(); return url.length; }, (a, b) => a === b) },
-      async (url: string) => { await tick(); order.push(url); return `<html>${url}</html>`; },
+      {
+        name: "fetchPage",
+        preCheck: new Check(
+          async (url: string) => {
+            await tick();
+            return url.length;
+          },
+          (a, b) => a === b,
+        ),
+      },
+      async (url: string) => {
+        await tick();
+        order.push(url);
+        return `<html>${url}</html>`;
+      },
     );
-    engine.setAgent(async () => { await fetchPage("/a"); await fetchPage("/bb"); }).finalize();
+    engine
+      .setAgent(async () => {
+        await fetchPage("/a");
+        await fetchPage("/bb");
+      })
+      .finalize();
     expect(await engine("crawl")).toBe(false);
     expect(await engine("crawl")).toBe(true);
     expect(order).toEqual(["/a", "/bb", "/a", "/bb"]);
-    expect(singleSteps(store.dump()[0]).map((s) => [s.pre, s.result])).toEqual([[2, "<html>/a</html>"], [3, "<html>/bb</html>"]]);
+    expect(singleSteps(store.dump()[0]).map((s) => [s.pre, s.result])).toEqual([
+      [2, "<html>/a</html>"],
+      [3, "<html>/bb</html>"],
+    ]);
   });
 
   it("Should record only the outer call when a tool calls another tool", async () => {
@@ -71,7 +112,11 @@ describe("Engine recording", () => {
     const { engine } = quiet(store);
     const inner = engine.function({ name: "inner" }, (x: number) => x * 2);
     const outer = engine.function({ name: "outer" }, (x: number) => inner(x) + 1);
-    engine.setAgent(() => { outer(1); }).finalize();
+    engine
+      .setAgent(() => {
+        outer(1);
+      })
+      .finalize();
     await engine("nested");
     expect(singleSteps(store.dump()[0]).map((s) => s.tool)).toEqual(["outer"]);
   });
@@ -79,8 +124,15 @@ describe("Engine recording", () => {
   it("Should keep concurrent runs of one engine apart", async () => {
     const store = new MemoryStore();
     const { engine } = quiet(store);
-    const say = engine.function({ name: "say" }, async (word: string) => { await new Promise((r) => setTimeout(r, 3)); return word; });
-    engine.setAgent(async (task) => { for (const w of task.split(" ")) await say(w); }).finalize();
+    const say = engine.function({ name: "say" }, async (word: string) => {
+      await new Promise((r) => setTimeout(r, 3));
+      return word;
+    });
+    engine
+      .setAgent(async (task) => {
+        for (const w of task.split(" ")) await say(w);
+      })
+      .finalize();
     await Promise.all([engine("a b c"), engine("x y")]);
     const byTask = Object.fromEntries(store.dump().map((t) => [t.task, singleSteps(t).map((s) => s.result)]));
     expect(byTask).toEqual({ "a b c": ["a", "b", "c"], "x y": ["x", "y"] });
@@ -90,7 +142,12 @@ describe("Engine recording", () => {
     const store = new MemoryStore();
     const { engine } = quiet(store);
     const f = engine.function({ name: "f" }, () => 1);
-    engine.setAgent(() => { f(); throw new Error("agent failed"); }).finalize();
+    engine
+      .setAgent(() => {
+        f();
+        throw new Error("agent failed");
+      })
+      .finalize();
     await expect(engine("t")).rejects.toThrow("agent failed");
     expect(store.size).toBe(0);
   });
@@ -98,12 +155,32 @@ describe("Engine recording", () => {
   it("Should not store a run in which a tool threw or a capture failed", async () => {
     const store = new MemoryStore();
     const { engine, warnings } = quiet(store);
-    const flaky = engine.function({ name: "flaky" }, (fail: boolean) => { if (fail) throw new Error("boom"); });
-    const blind = engine.function({ name: "blind", preCheck: new Check(() => { throw new Error("no camera"); }, () => true) }, () => "ran");
-    engine.setAgent((task) => {
-      if (task === "tool") { try { flaky(true); } catch { /* the agent copes */ } }
-      else expect(blind()).toBe("ran");
-    }).finalize();
+    const flaky = engine.function({ name: "flaky" }, (fail: boolean) => {
+      if (fail) throw new Error("boom");
+    });
+    const blind = engine.function(
+      {
+        name: "blind",
+        preCheck: new Check(
+          () => {
+            throw new Error("no camera");
+          },
+          () => true,
+        ),
+      },
+      () => "ran",
+    );
+    engine
+      .setAgent((task) => {
+        if (task === "tool") {
+          try {
+            flaky(true);
+          } catch {
+            /* the agent copes */
+          }
+        } else expect(blind()).toBe("ran");
+      })
+      .finalize();
     expect(await engine.run("tool")).toMatchObject({ stored: false, reason: "tool flaky threw" });
     expect(await engine.run("capture")).toMatchObject({ stored: false, reason: expect.stringContaining("no camera") });
     expect(store.size).toBe(0);
@@ -119,7 +196,11 @@ describe("Engine replay", () => {
     };
     const { engine, warnings } = quiet(broken);
     const f = engine.function({ name: "f" }, () => 1);
-    engine.setAgent(() => { f(); }).finalize();
+    engine
+      .setAgent(() => {
+        f();
+      })
+      .finalize();
     expect(await engine.run("t")).toMatchObject({ hit: false, stored: false, reason: "store failed" });
     expect(warnings.map((w) => w.kind)).toEqual(["store-query", "store-add"]);
   });
@@ -127,8 +208,24 @@ describe("Engine replay", () => {
   it("Should treat a compare that throws as a mismatch", async () => {
     const { engine, warnings } = quiet();
     let explode = false;
-    const f = engine.function({ name: "f", preCheck: new Check(() => 1, () => { if (explode) throw new Error("bad compare"); return true; }) }, () => 1);
-    engine.setAgent(() => { f(); }).finalize();
+    const f = engine.function(
+      {
+        name: "f",
+        preCheck: new Check(
+          () => 1,
+          () => {
+            if (explode) throw new Error("bad compare");
+            return true;
+          },
+        ),
+      },
+      () => 1,
+    );
+    engine
+      .setAgent(() => {
+        f();
+      })
+      .finalize();
     await engine("t");
     explode = true;
     expect(await engine("t")).toBe(false);
@@ -138,13 +235,25 @@ describe("Engine replay", () => {
   it("Should replay the candidate with the best score", async () => {
     const screen = { brightness: 0.8 };
     const recorded = (id: string, brightness: number, tool: string): Trajectory => ({
-      id, key: { task: "t" }, task: "t", recordedAt: 1, steps: [{ tool, version: "1", args: [], pre: brightness }],
+      id,
+      key: { task: "t" },
+      task: "t",
+      recordedAt: 1,
+      steps: [{ tool, version: "1", args: [], pre: brightness }],
     });
     const { engine } = quiet(new MemoryStore([recorded("dim", 0.5, "dim"), recorded("bright", 0.75, "bright")]));
-    const check = new Check(() => screen.brightness, (a, b) => 1 - Math.abs(a - b), { threshold: 0.6 });
+    const check = new Check(
+      () => screen.brightness,
+      (a, b) => 1 - Math.abs(a - b),
+      { threshold: 0.6 },
+    );
     const ran: string[] = [];
-    engine.function({ name: "dim", version: "1", preCheck: check }, () => { ran.push("dim"); });
-    engine.function({ name: "bright", version: "1", preCheck: check }, () => { ran.push("bright"); });
+    engine.function({ name: "dim", version: "1", preCheck: check }, () => {
+      ran.push("dim");
+    });
+    engine.function({ name: "bright", version: "1", preCheck: check }, () => {
+      ran.push("bright");
+    });
     engine.setAgent(() => {}).finalize();
     expect(await engine("t")).toBe(true);
     expect(ran).toEqual(["bright"]);
@@ -154,8 +263,14 @@ describe("Engine replay", () => {
     const store = new MemoryStore();
     const { engine } = quiet(store);
     let broken = false;
-    const f = engine.function({ name: "f" }, () => { if (broken) throw new Error("motor stalled"); });
-    engine.setAgent(() => { f(); }).finalize();
+    const f = engine.function({ name: "f" }, () => {
+      if (broken) throw new Error("motor stalled");
+    });
+    engine
+      .setAgent(() => {
+        f();
+      })
+      .finalize();
     await engine("t");
     broken = true;
     await expect(engine("t")).rejects.toThrow("motor stalled");
@@ -167,7 +282,11 @@ describe("Engine replay", () => {
     const { engine } = quiet(new MemoryStore([stranger]));
     let agentRuns = 0;
     engine.function({ name: "f" }, () => 1);
-    engine.setAgent(() => { agentRuns++; }).finalize();
+    engine
+      .setAgent(() => {
+        agentRuns++;
+      })
+      .finalize();
     expect(await engine("t")).toBe(false);
     expect(agentRuns).toBe(1);
   });

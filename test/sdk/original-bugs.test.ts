@@ -7,11 +7,23 @@ import { singleSteps } from "./support/steps.js";
 function scoredEngine(score: number, threshold = 0.5) {
   const engine = new Engine();
   const tap = engine.function(
-    { name: "tap", preCheck: new Check(() => "screen", () => score, { threshold }) },
+    {
+      name: "tap",
+      preCheck: new Check(
+        () => "screen",
+        () => score,
+        { threshold },
+      ),
+    },
     (_x: number) => undefined,
   );
   let agentRuns = 0;
-  engine.setAgent(() => { agentRuns++; tap(1); }).finalize();
+  engine
+    .setAgent(() => {
+      agentRuns++;
+      tap(1);
+    })
+    .finalize();
   return { engine, agentRuns: () => agentRuns };
 }
 
@@ -40,15 +52,25 @@ describe("Bug: a mid-trajectory mismatch restarted the agent and ran steps twice
     const step = engine.function(
       {
         name: "step",
-        preCheck: new Check((id: string) => env[id], (a, b) => a === b),
-        postCheck: new Check((id: string) => `${id}:${env[`${id}.after`] ?? "same"}`, (a, b) => a === b),
+        preCheck: new Check(
+          (id: string) => env[id],
+          (a, b) => a === b,
+        ),
+        postCheck: new Check(
+          (id: string) => `${id}:${env[`${id}.after`] ?? "same"}`,
+          (a, b) => a === b,
+        ),
       },
-      (id: string) => { ran.push(id); },
+      (id: string) => {
+        ran.push(id);
+      },
     );
     // The original README's agent: it always starts from the top.
-    engine.setAgent(() => {
-      for (const id of ["s0", "s1", "s2"]) step(id);
-    }).finalize();
+    engine
+      .setAgent(() => {
+        for (const id of ["s0", "s1", "s2"]) step(id);
+      })
+      .finalize();
     return { engine, store, env, ran };
   }
 
@@ -93,7 +115,11 @@ describe("Bug: every run was stored, hits included", () => {
     const add = vi.spyOn(store, "add");
     const engine = new Engine({ store });
     const hello = engine.function({ name: "hello" }, (name: string) => name);
-    engine.setAgent((task) => { hello(task); }).finalize();
+    engine
+      .setAgent((task) => {
+        hello(task);
+      })
+      .finalize();
     expect(await engine("erik")).toBe(false);
     for (let i = 0; i < 3; i++) expect(await engine("erik")).toBe(true);
     expect(add).toHaveBeenCalledTimes(1);
@@ -107,7 +133,11 @@ describe("Bug: an empty trajectory turned every later call into an instant hit",
     const engine = new Engine({ store });
     engine.function({ name: "unused" }, () => undefined);
     let agentRuns = 0;
-    engine.setAgent(() => { agentRuns++; }).finalize();
+    engine
+      .setAgent(() => {
+        agentRuns++;
+      })
+      .finalize();
     expect(await engine.run("nothing to do")).toMatchObject({ hit: false, stored: false });
     expect(await engine("nothing to do")).toBe(false);
     expect(agentRuns).toBe(2);
@@ -119,7 +149,11 @@ describe("Bug: an empty trajectory turned every later call into an instant hit",
     const engine = new Engine({ store: new MemoryStore([empty]) });
     engine.function({ name: "unused" }, () => undefined);
     let agentRuns = 0;
-    engine.setAgent(() => { agentRuns++; }).finalize();
+    engine
+      .setAgent(() => {
+        agentRuns++;
+      })
+      .finalize();
     expect(await engine("t")).toBe(false);
     expect(agentRuns).toBe(1);
   });
@@ -131,15 +165,28 @@ describe("Bug: None and unhashable arguments crashed", () => {
     const engine = new Engine({ onWarning: (w) => warnings.push(w) });
     const calls: unknown[][] = [];
     const act = engine.function(
-      { name: "act", preCheck: new Check((...args: unknown[]) => args.length, (a, b) => a === b) },
-      (...args: unknown[]) => { calls.push(args); },
+      {
+        name: "act",
+        preCheck: new Check(
+          (...args: unknown[]) => args.length,
+          (a, b) => a === b,
+        ),
+      },
+      (...args: unknown[]) => {
+        calls.push(args);
+      },
     );
     return { engine, calls, act, warnings };
   }
 
   it("Should record and replay null and undefined arguments", async () => {
     const { engine, calls, act } = recorder();
-    engine.setAgent(() => { act(null, undefined, { note: undefined, n: null }); act(); }).finalize();
+    engine
+      .setAgent(() => {
+        act(null, undefined, { note: undefined, n: null });
+        act();
+      })
+      .finalize();
     expect(await engine("nulls")).toBe(false);
     expect(await engine("nulls")).toBe(true);
     expect(calls[2]).toStrictEqual([null, undefined, { note: undefined, n: null }]);
@@ -148,7 +195,12 @@ describe("Bug: None and unhashable arguments crashed", () => {
 
   it("Should record and replay object and array arguments, and match them to params", async () => {
     const { engine, calls, act } = recorder();
-    engine.setAgent((_task, { params }) => { act({ b: [1, { c: 2 }], a: "x" }, [3, 4]); act(params.order); }).finalize();
+    engine
+      .setAgent((_task, { params }) => {
+        act({ b: [1, { c: 2 }], a: "x" }, [3, 4]);
+        act(params.order);
+      })
+      .finalize();
     const order1 = { id: "A-1", items: [1, 2] };
     const order2 = { id: "B-2", items: [3] };
     const order3 = { id: "C-3", items: [] };
@@ -163,7 +215,14 @@ describe("Bug: None and unhashable arguments crashed", () => {
     const { engine, calls, act, warnings } = recorder();
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    engine.setAgent(() => { act(() => 1); act(new Map()); act(cyclic); act(10n); }).finalize();
+    engine
+      .setAgent(() => {
+        act(() => 1);
+        act(new Map());
+        act(cyclic);
+        act(10n);
+      })
+      .finalize();
     expect(await engine.run("weird")).toMatchObject({ hit: false, stored: false });
     expect(calls).toHaveLength(4);
     expect(warnings.map((w) => w.kind)).toEqual(["not-storable"]);
@@ -177,7 +236,12 @@ describe("Bug: there was no persistence", () => {
       const engine = new Engine({ store });
       let agentRuns = 0;
       const hello = engine.function({ name: "hello" }, (name: string) => name);
-      engine.setAgent((task) => { agentRuns++; hello(task); }).finalize();
+      engine
+        .setAgent((task) => {
+          agentRuns++;
+          hello(task);
+        })
+        .finalize();
       return { engine, agentRuns: () => agentRuns };
     };
     const before = build(new MemoryStore());

@@ -65,7 +65,10 @@ describe("Issue 27.7: @muscle-mem/sdk installs from its tarball and imports by n
   it("Should refuse imports of its internals: only the entry point is exported", async () => {
     const file = join(project.dir, "internals.mjs");
     await writeFile(file, 'await import("@muscle-mem/sdk/dist/engine.js");\n');
-    const failed = await run(process.execPath, [file], { cwd: project.dir, env: cleanEnv() }).then(() => "", (e: { stderr: string }) => e.stderr);
+    const failed = await run(process.execPath, [file], { cwd: project.dir, env: cleanEnv() }).then(
+      () => "",
+      (e: { stderr: string }) => e.stderr,
+    );
     expect(failed).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED");
   });
 
@@ -109,7 +112,10 @@ describe("Issue 27.7: the TypeScript snippets of docs/sdk.md", () => {
     const snippets = tsSnippets(await readFile(page, "utf8"));
     expect(snippets.length).toBeGreaterThanOrEqual(6);
     for (const { line, code } of snippets) expect(code, `snippet at docs/sdk.md:${line}`).toMatch(/from "@muscle-mem\/sdk";/);
-    const files = await writeSnippets(project.dir, snippets.map((s) => s.code));
+    const files = await writeSnippets(
+      project.dir,
+      snippets.map((s) => s.code),
+    );
     const { errors, resolvedSdk } = typecheck(files);
     expect(errors).toEqual([]);
     expect(resolvedSdk).toBe(join(project.dir, "node_modules/@muscle-mem/sdk/dist/index.d.ts"));
@@ -117,7 +123,10 @@ describe("Issue 27.7: the TypeScript snippets of docs/sdk.md", () => {
 
   it("Should run every snippet, printing what its comments say and no warning", async () => {
     const snippets = tsSnippets(await readFile(page, "utf8"));
-    const files = await writeSnippets(project.dir, snippets.map((s) => s.code));
+    const files = await writeSnippets(
+      project.dir,
+      snippets.map((s) => s.code),
+    );
     const clock = resolve(ROOT, "test/sdk/support/virtual-clock.ts");
     for (const [i, { line, prints }] of snippets.entries()) {
       const { stdout, stderr } = await run(resolve(ROOT, "node_modules/.bin/tsx"), ["--import", clock, files[i]], {

@@ -20,11 +20,17 @@ function setup(remote?: RemoteStore) {
   const log: string[] = [];
   const state = { busy: 0, mostBusy: 0, agentRuns: 0, failing: new Set<string>(), skipB: false };
   const ready = new Check(
-    (name: string) => { log.push(`pre ${name}`); return world[name]; },
+    (name: string) => {
+      log.push(`pre ${name}`);
+      return world[name];
+    },
     (current, recorded) => current === recorded,
   );
   const done = new Check(
-    (name: string) => { log.push(`post ${name}`); return `${world[name]} after ${name}`; },
+    (name: string) => {
+      log.push(`post ${name}`);
+      return `${world[name]} after ${name}`;
+    },
     (current, recorded) => current === recorded,
   );
   const load = engine.function({ name: "load", version: "1", preCheck: ready, postCheck: done }, async (name: string) => {
@@ -38,17 +44,21 @@ function setup(remote?: RemoteStore) {
     log.push(`end ${name}`);
     return `${name}!`;
   });
-  const note = engine.function({ name: "note", version: "1" }, (text: string) => { log.push(`note ${text}`); });
-  engine.setAgent(async () => {
-    state.agentRuns++;
-    note("begin");
-    if (state.skipB) {
-      await load("a");
-      return;
-    }
-    const results = await Promise.all([load("a"), load("b")]);
-    note(results.join(" "));
-  }).finalize();
+  const note = engine.function({ name: "note", version: "1" }, (text: string) => {
+    log.push(`note ${text}`);
+  });
+  engine
+    .setAgent(async () => {
+      state.agentRuns++;
+      note("begin");
+      if (state.skipB) {
+        await load("a");
+        return;
+      }
+      const results = await Promise.all([load("a"), load("b")]);
+      note(results.join(" "));
+    })
+    .finalize();
   return { engine, store, world, log, state, warnings };
 }
 
@@ -108,7 +118,13 @@ describe("Issue 27.8: tools the agent runs at the same time", () => {
     Object.defineProperty(world, "a", { get: () => (log.includes("start a") ? "moved" : "ready") });
     log.length = 0;
     const report = await engine.run("load both");
-    expect(report).toMatchObject({ hit: false, replayed: 3, recorded: 1, branchOf: { id: first.id, at: 1 }, reason: "post-check failed at step 1 (load + load)" });
+    expect(report).toMatchObject({
+      hit: false,
+      replayed: 3,
+      recorded: 1,
+      branchOf: { id: first.id, at: 1 },
+      reason: "post-check failed at step 1 (load + load)",
+    });
     expect(log.filter((l) => l.startsWith("start"))).toEqual(["start a", "start b"]); // run by the replay only, not again by the agent
     const branch = store.dump().find((t) => t.id !== first.id);
     const diverged = branch?.steps[1];
@@ -149,8 +165,15 @@ describe("Issue 27.8: tools the agent runs at the same time", () => {
   it("Should store the observed captures of a hit as parallel steps with onHit: refresh", async () => {
     const store = new MemoryStore();
     const engine = new Engine({ store, onHit: "refresh", onWarning: () => {} });
-    const load = engine.function({ name: "load" }, async (n: number) => { await Promise.resolve(); return n; });
-    engine.setAgent(async () => { await Promise.all([load(1), load(2)]); }).finalize();
+    const load = engine.function({ name: "load" }, async (n: number) => {
+      await Promise.resolve();
+      return n;
+    });
+    engine
+      .setAgent(async () => {
+        await Promise.all([load(1), load(2)]);
+      })
+      .finalize();
     await engine("two");
     expect(await engine.run("two")).toMatchObject({ hit: true, stored: true });
     expect(store.dump().map((t) => t.steps.map((s) => ("parallel" in s ? s.parallel.length : 1)))).toEqual([[2], [2]]);
@@ -170,7 +193,15 @@ describe("Issue 27.8: a parallel step in the Worker", () => {
     const step = (arg: string) => ({ tool: "load", version: "1", args: [{ value: arg }], pre: "ready", result: `${arg}!` });
     const trajectory = { id: "t1", key: { tags: ["x"] }, task: "x", recordedAt: 5, steps: [step("z"), { parallel: [step("a"), step("b")] }] };
     const line = toLine(trajectory, "m");
-    expect(line.messages.map((m) => ("tool_calls" in m ? `calls ${m.tool_calls.length}` : m.role))).toEqual(["user", "calls 1", "tool", "calls 2", "tool", "tool", "assistant"]);
+    expect(line.messages.map((m) => ("tool_calls" in m ? `calls ${m.tool_calls.length}` : m.role))).toEqual([
+      "user",
+      "calls 1",
+      "tool",
+      "calls 2",
+      "tool",
+      "tool",
+      "assistant",
+    ]);
     expect(fromLine(JSON.parse(JSON.stringify(line)))).toEqual(trajectory);
   });
 

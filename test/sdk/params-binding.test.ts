@@ -8,10 +8,17 @@ function clicker() {
   const store = new MemoryStore();
   const engine = new Engine<{ qty: number }>({ store, onWarning: () => {} });
   const clicks: string[] = [];
-  const click = engine.function({ name: "click" }, (x: number, y: number) => { clicks.push(`${x},${y}`); });
+  const click = engine.function({ name: "click" }, (x: number, y: number) => {
+    clicks.push(`${x},${y}`);
+  });
   let agentRuns = 0;
   // The agent always clicks at (20, 300): the 20 is a screen coordinate, not the quantity.
-  engine.setAgent(() => { agentRuns++; click(20, 300); }).finalize();
+  engine
+    .setAgent(() => {
+      agentRuns++;
+      click(20, 300);
+    })
+    .finalize();
   return { engine, store, clicks, agentRuns: () => agentRuns };
 }
 
@@ -29,9 +36,17 @@ describe("Issue 17.4: params bound only where proven", () => {
   it("Should replay a param once two recordings with different values prove the binding", async () => {
     const engine = new Engine<{ name: string }>({ onWarning: () => {} });
     const typed: string[] = [];
-    const type = engine.function({ name: "type" }, (text: string) => { typed.push(text); });
+    const type = engine.function({ name: "type" }, (text: string) => {
+      typed.push(text);
+    });
     let agentRuns = 0;
-    engine.setAgent((_task, { params }) => { agentRuns++; type("Name:"); type(params.name); }).finalize();
+    engine
+      .setAgent((_task, { params }) => {
+        agentRuns++;
+        type("Name:");
+        type(params.name);
+      })
+      .finalize();
     expect(await engine("form", { tags: ["form"], params: { name: "John" } })).toBe(false);
     expect(await engine("form", { tags: ["form"], params: { name: "John" } })).toBe(true); // same value: no binding needed
     expect(await engine("form", { tags: ["form"], params: { name: "Jane" } })).toBe(false);
@@ -44,8 +59,21 @@ describe("Issue 17.4: params bound only where proven", () => {
     const store = new MemoryStore();
     const engine = new Engine<{ name: string }>({ store, onWarning: () => {} });
     const screen = { after: "saved" };
-    const type = engine.function({ name: "type", postCheck: new Check(() => screen.after, (a, b) => a === b) }, (_text: string) => {});
-    engine.setAgent((_task, { params }) => { type(params.name); }).finalize();
+    const type = engine.function(
+      {
+        name: "type",
+        postCheck: new Check(
+          () => screen.after,
+          (a, b) => a === b,
+        ),
+      },
+      (_text: string) => {},
+    );
+    engine
+      .setAgent((_task, { params }) => {
+        type(params.name);
+      })
+      .finalize();
     await engine("form", { tags: ["form"], params: { name: "John" } });
     await engine("form", { tags: ["form"], params: { name: "Jane" } }); // proves the binding
     screen.after = "error";

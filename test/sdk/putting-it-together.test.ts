@@ -54,10 +54,12 @@ describe("putting it all together", () => {
     const engine = new Engine();
     const typed: string[] = [];
     const type = engine.function({ name: "type" }, (text: string) => typed.push(text));
-    engine.setAgent((_task, { params }) => {
-      type("First name:");
-      type(String(params.name));
-    }).finalize();
+    engine
+      .setAgent((_task, { params }) => {
+        type("First name:");
+        type(String(params.name));
+      })
+      .finalize();
 
     expect(await engine("fill the form with name: John", { tags: ["form"], params: { name: "John" } })).toBe(false);
     // One recording cannot tell a param from a literal equal to it by chance: a second value proves it.

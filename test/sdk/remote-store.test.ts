@@ -20,17 +20,30 @@ function machine(namespace: string, token = TEAM_KEY, tenant?: string) {
   const env = { door: "closed" };
   const log: string[] = [];
   const move = engine.function(
-    { name: "move", preCheck: new Check((to: string) => ({ to, door: env.door }), (a, b) => a.door === b.door) },
-    (to: string) => { log.push(`move ${to}`); },
+    {
+      name: "move",
+      preCheck: new Check(
+        (to: string) => ({ to, door: env.door }),
+        (a, b) => a.door === b.door,
+      ),
+    },
+    (to: string) => {
+      log.push(`move ${to}`);
+    },
   );
   const hooks: { onGrip?: () => void } = {};
-  const grip = engine.function({ name: "grip" }, (force: number) => { log.push(`grip ${force}`); hooks.onGrip?.(); });
+  const grip = engine.function({ name: "grip" }, (force: number) => {
+    log.push(`grip ${force}`);
+    hooks.onGrip?.();
+  });
   let agentRuns = 0;
-  engine.setAgent((_task, { params }) => {
-    agentRuns++;
-    const plan = [() => move(String(params.target)), () => grip(5), () => move("home")];
-    for (const step of plan) step();
-  }).finalize();
+  engine
+    .setAgent((_task, { params }) => {
+      agentRuns++;
+      const plan = [() => move(String(params.target)), () => grip(5), () => move("home")];
+      for (const step of plan) step();
+    })
+    .finalize();
   return Object.assign(hooks, { engine, env, log, agentRuns: () => agentRuns });
 }
 
@@ -69,7 +82,9 @@ describe("RemoteStore against a fake trajectory API", () => {
 
     // Machine c replays two steps; gripping opens the door, so the last move no longer matches.
     const c = machine("branching");
-    c.onGrip = () => { c.env.door = "open"; };
+    c.onGrip = () => {
+      c.env.door = "open";
+    };
     const report = await c.engine.run("fetch", { tags, params: { target: "t" } });
     expect(report).toMatchObject({ hit: false, replayed: 2, recorded: 1, stored: true, branchOf: { id: recorded.trajectoryId, at: 2 } });
     expect(c.log).toEqual(["move t", "grip 5", "move home"]); // nothing ran twice
@@ -94,7 +109,11 @@ describe("RemoteStore against a fake trajectory API", () => {
       onWarning: (w) => warnings.push(w.kind),
     });
     const f = engine.function({ name: "f" }, () => 1);
-    engine.setAgent(() => { f(); }).finalize();
+    engine
+      .setAgent(() => {
+        f();
+      })
+      .finalize();
     expect(await engine("task")).toBe(false);
     expect(warnings).toEqual(["store-query", "store-add"]);
   });
@@ -137,8 +156,14 @@ describe("Issue 17.10: RemoteStore tenancy, argument text and reads", () => {
     const build = () => {
       const engine = new Engine({ store: new RemoteStore({ baseUrl, namespace: "arg-text", token: TEAM_KEY }), onWarning: () => {} });
       const sent: string[] = [];
-      const post = engine.function({ name: "post" }, (body: Record<string, unknown>) => { sent.push(JSON.stringify(body)); });
-      engine.setAgent(() => { post({ zeta: 1, alpha: { y: 2, b: [3, { d: 4, c: 5 }] } }); }).finalize();
+      const post = engine.function({ name: "post" }, (body: Record<string, unknown>) => {
+        sent.push(JSON.stringify(body));
+      });
+      engine
+        .setAgent(() => {
+          post({ zeta: 1, alpha: { y: 2, b: [3, { d: 4, c: 5 }] } });
+        })
+        .finalize();
       return { engine, sent };
     };
     const a = build();
@@ -186,7 +211,14 @@ describe("wire format", () => {
   });
 
   it("Should ignore lines that are not SDK trajectories", () => {
-    expect(fromLine({ messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }] })).toBeUndefined();
+    expect(
+      fromLine({
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "assistant", content: "hello" },
+        ],
+      }),
+    ).toBeUndefined();
     expect(fromLine("nope")).toBeUndefined();
   });
 });

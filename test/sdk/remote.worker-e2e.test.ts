@@ -16,7 +16,11 @@ const ROOT = resolve(import.meta.dirname, "../..");
 
 /** Runs one machine as its own process (test/sdk/support/remote-machine.ts): its tool calls, then its report. */
 async function processMachine(namespace: string, token: string, tenant = ""): Promise<{ calls: string[]; hit: boolean; agentRuns: number }> {
-  const { stdout } = await promisify(execFile)(resolve(ROOT, "node_modules/.bin/tsx"), ["test/sdk/support/remote-machine.ts", dev.url, namespace, token, tenant], { cwd: ROOT, timeout: 60_000 });
+  const { stdout } = await promisify(execFile)(
+    resolve(ROOT, "node_modules/.bin/tsx"),
+    ["test/sdk/support/remote-machine.ts", dev.url, namespace, token, tenant],
+    { cwd: ROOT, timeout: 60_000 },
+  );
   const lines = stdout.trim().split("\n");
   const last = JSON.parse(lines.at(-1) ?? "{}") as { report: { hit: boolean }; agentRuns: number };
   return { calls: lines.slice(0, -1), hit: last.report.hit, agentRuns: last.agentRuns };
@@ -32,16 +36,28 @@ function machine(namespace: string, token: string, tenant?: string) {
   const world = { shelf: "A" };
   const log: string[] = [];
   const pick = engine.function(
-    { name: "pick", preCheck: new Check((item: string) => ({ item, shelf: world.shelf }), (a, b) => a.shelf === b.shelf) },
-    (item: string) => { log.push(`pick ${item} from ${world.shelf}`); },
+    {
+      name: "pick",
+      preCheck: new Check(
+        (item: string) => ({ item, shelf: world.shelf }),
+        (a, b) => a.shelf === b.shelf,
+      ),
+    },
+    (item: string) => {
+      log.push(`pick ${item} from ${world.shelf}`);
+    },
   );
-  const pack = engine.function({ name: "pack" }, (box: number) => { log.push(`pack into ${box}`); });
+  const pack = engine.function({ name: "pack" }, (box: number) => {
+    log.push(`pack into ${box}`);
+  });
   let agentRuns = 0;
-  engine.setAgent((_task, { params }) => {
-    agentRuns++;
-    const plan = [() => pick(String(params.item)), () => pack(3)];
-    for (const step of plan) step();
-  }).finalize();
+  engine
+    .setAgent((_task, { params }) => {
+      agentRuns++;
+      const plan = [() => pick(String(params.item)), () => pack(3)];
+      for (const step of plan) step();
+    })
+    .finalize();
   return { engine, store, world, log, warnings, agentRuns: () => agentRuns };
 }
 
@@ -52,7 +68,10 @@ function parallelMachine(namespace: string) {
   const engine = new Engine({ store, onWarning: (w) => warnings.push(`${w.kind}: ${w.message} ${String(w.error)}`) });
   const log: string[] = [];
   const state = { busy: 0, mostBusy: 0, agentRuns: 0 };
-  const sameItem = new Check((item: string) => item, (a, b) => a === b);
+  const sameItem = new Check(
+    (item: string) => item,
+    (a, b) => a === b,
+  );
   const fetchItem = engine.function({ name: "fetchItem", preCheck: sameItem }, async (item: string) => {
     log.push(`fetch ${item}`);
     state.busy++;
@@ -61,11 +80,15 @@ function parallelMachine(namespace: string) {
     state.busy--;
     return item;
   });
-  const pack = engine.function({ name: "pack" }, (items: string[]) => { log.push(`pack ${items.join()}`); });
-  engine.setAgent(async () => {
-    state.agentRuns++;
-    pack(await Promise.all([fetchItem("mug"), fetchItem("pen")]));
-  }).finalize();
+  const pack = engine.function({ name: "pack" }, (items: string[]) => {
+    log.push(`pack ${items.join()}`);
+  });
+  engine
+    .setAgent(async () => {
+      state.agentRuns++;
+      pack(await Promise.all([fetchItem("mug"), fetchItem("pen")]));
+    })
+    .finalize();
   return { engine, store, log, state, warnings };
 }
 

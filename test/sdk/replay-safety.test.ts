@@ -13,14 +13,30 @@ describe("Issue 17.1: a sub-task run inside the agent's own run", () => {
   function setup(catchIt: boolean) {
     const { engine, store } = quiet();
     const ran: string[] = [];
-    const a = engine.function({ name: "a" }, () => { ran.push("a"); });
-    const b = engine.function({ name: "b" }, () => { ran.push("b"); });
-    engine.setAgent(async (task) => {
-      if (task === "sub") { b(); return; }
-      a();
-      if (!catchIt) { await engine("sub"); return; }
-      try { await engine("sub"); } catch { /* the agent swallows it */ }
-    }).finalize();
+    const a = engine.function({ name: "a" }, () => {
+      ran.push("a");
+    });
+    const b = engine.function({ name: "b" }, () => {
+      ran.push("b");
+    });
+    engine
+      .setAgent(async (task) => {
+        if (task === "sub") {
+          b();
+          return;
+        }
+        a();
+        if (!catchIt) {
+          await engine("sub");
+          return;
+        }
+        try {
+          await engine("sub");
+        } catch {
+          /* the agent swallows it */
+        }
+      })
+      .finalize();
     return { engine, store, ran };
   }
 
@@ -45,15 +61,25 @@ describe("Issue 17.1: a sub-task run by another engine inside the agent's run", 
     const outer = quiet();
     const inner = quiet();
     const ran: string[] = [];
-    const b = inner.engine.function({ name: "b" }, () => { ran.push("b"); });
-    inner.engine.setAgent(() => { b(); }).finalize();
-    const a = outer.engine.function({ name: "a" }, () => { ran.push("a"); });
+    const b = inner.engine.function({ name: "b" }, () => {
+      ran.push("b");
+    });
+    inner.engine
+      .setAgent(() => {
+        b();
+      })
+      .finalize();
+    const a = outer.engine.function({ name: "a" }, () => {
+      ran.push("a");
+    });
     const delegate = outer.engine.function({ name: "delegate" }, async () => inner.engine("sub"));
-    outer.engine.setAgent(async (task) => {
-      a();
-      if (task === "direct") await inner.engine("sub");
-      else await delegate();
-    }).finalize();
+    outer.engine
+      .setAgent(async (task) => {
+        a();
+        if (task === "direct") await inner.engine("sub");
+        else await delegate();
+      })
+      .finalize();
     await expect(outer.engine("direct")).rejects.toThrow(/inside (its own|another engine's) run/);
     expect(outer.store.size).toBe(0);
     expect(await outer.engine.run("via a tool")).toMatchObject({ stored: true }); // the tool is the recorded step
@@ -70,11 +96,24 @@ describe("Issue 17.2: an agent that ignores the replayed steps after a mid-repla
     const env: Record<string, string> = { a: "ok", b: "ok", c: "ok" };
     const ran: string[] = [];
     const step = engine.function(
-      { name: "step", preCheck: new Check((id: string) => env[id], (x, y) => x === y) },
-      (id: string) => { ran.push(id); return `did ${id}`; },
+      {
+        name: "step",
+        preCheck: new Check(
+          (id: string) => env[id],
+          (x, y) => x === y,
+        ),
+      },
+      (id: string) => {
+        ran.push(id);
+        return `did ${id}`;
+      },
     );
     const seen: unknown[] = [];
-    engine.setAgent(() => { for (const id of ["a", "b", "c"]) seen.push(step(id)); }).finalize();
+    engine
+      .setAgent(() => {
+        for (const id of ["a", "b", "c"]) seen.push(step(id));
+      })
+      .finalize();
     return { engine, store, env, ran, seen };
   }
 
@@ -97,8 +136,22 @@ describe("Issue 17.2: an agent that ignores the replayed steps after a mid-repla
   it("Should store nothing when the agent's calls differ from the steps already replayed", async () => {
     const { engine, store, warnings } = quiet();
     const env = { b: "ok", first: "a" };
-    const step = engine.function({ name: "step", preCheck: new Check((id: string) => (id === "b" ? env.b : "ok"), (x, y) => x === y) }, (_id: string) => {});
-    engine.setAgent(() => { step(env.first); step("b"); }).finalize();
+    const step = engine.function(
+      {
+        name: "step",
+        preCheck: new Check(
+          (id: string) => (id === "b" ? env.b : "ok"),
+          (x, y) => x === y,
+        ),
+      },
+      (_id: string) => {},
+    );
+    engine
+      .setAgent(() => {
+        step(env.first);
+        step("b");
+      })
+      .finalize();
     await engine("ab");
     env.b = "changed";
     env.first = "z"; // the agent now starts elsewhere: the replayed a cannot be attributed to it
@@ -112,7 +165,12 @@ describe("Issue 17.3: tools called one after another (parallel tools: parallel-t
   it("Should still record tools awaited one after another", async () => {
     const { engine, store } = quiet();
     const load = engine.function({ name: "load" }, async (n: number) => n);
-    engine.setAgent(async () => { await load(1); await load(2); }).finalize();
+    engine
+      .setAgent(async () => {
+        await load(1);
+        await load(2);
+      })
+      .finalize();
     expect(await engine.run("both")).toMatchObject({ stored: true });
     expect(await engine("both")).toBe(true);
     expect(store.size).toBe(1);
@@ -125,10 +183,19 @@ describe("Issue 17.6: a tool that throws during a replay", () => {
     const ran: string[] = [];
     let stalls = 0;
     const move = engine.function({ name: "move" }, (to: string) => {
-      if (to === "b" && stalls > 0) { stalls--; throw new Error("motor stalled"); }
+      if (to === "b" && stalls > 0) {
+        stalls--;
+        throw new Error("motor stalled");
+      }
       ran.push(to);
     });
-    engine.setAgent(() => { move("a"); move("b"); move("c"); }).finalize();
+    engine
+      .setAgent(() => {
+        move("a");
+        move("b");
+        move("c");
+      })
+      .finalize();
     await engine("route");
     ran.length = 0;
     stalls = 1;

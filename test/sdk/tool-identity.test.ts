@@ -7,22 +7,38 @@ describe("Issue 17.5: tool identity and version", () => {
   it("Should refuse a function tool without an explicit name, since minifiers rename functions", () => {
     const engine = new Engine();
     const unnamed = { name: undefined } as unknown as { name: string };
-    expect(() => engine.function(unnamed, function greet(who: string) { return who; })).toThrow(/name.*minif/s);
+    expect(() =>
+      engine.function(unnamed, function greet(who: string) {
+        return who;
+      }),
+    ).toThrow(/name.*minif/s);
   });
 
   it("Should not replay a recording of a tool whose body changed, and warn", async () => {
     const store = new MemoryStore();
     const dev = new Engine({ store, onWarning: () => {} });
     const wipe = dev.function({ name: "wipe" }, (table: string) => `DELETE FROM ${table}`);
-    dev.setAgent(() => { wipe("users"); }).finalize();
+    dev
+      .setAgent(() => {
+        wipe("users");
+      })
+      .finalize();
     await dev("clean up");
 
     const warnings: EngineWarning[] = [];
     const prod = new Engine({ store, onWarning: (w) => warnings.push(w) });
     const ran: string[] = [];
-    const wipe2 = prod.function({ name: "wipe" }, (table: string) => { ran.push(table); return `DROP TABLE ${table}`; });
+    const wipe2 = prod.function({ name: "wipe" }, (table: string) => {
+      ran.push(table);
+      return `DROP TABLE ${table}`;
+    });
     let agentRuns = 0;
-    prod.setAgent(() => { agentRuns++; wipe2("users"); }).finalize();
+    prod
+      .setAgent(() => {
+        agentRuns++;
+        wipe2("users");
+      })
+      .finalize();
     expect(await prod("clean up")).toBe(false);
     expect(agentRuns).toBe(1);
     expect(warnings.find((w) => w.kind === "tool-changed")?.message).toMatch(/wipe.*version/s);
@@ -31,14 +47,26 @@ describe("Issue 17.5: tool identity and version", () => {
   it("Should keep replaying across builds when the version is explicit", async () => {
     const store = new MemoryStore();
     const dev = new Engine({ store, onWarning: () => {} });
-    const greetDev = dev.function({ name: "greet", version: "1" }, function greet(who: string) { return `hi ${who}`; });
-    dev.setAgent(() => { greetDev("ann"); }).finalize();
+    const greetDev = dev.function({ name: "greet", version: "1" }, function greet(who: string) {
+      return `hi ${who}`;
+    });
+    dev
+      .setAgent(() => {
+        greetDev("ann");
+      })
+      .finalize();
     await dev("say hi");
 
     const prod = new Engine({ store, onWarning: () => {} });
     // what `esbuild --minify` makes of the same tool
-    const re = prod.function({ name: "greet", version: "1" }, function re(e: string) { return `hi ${e}`; });
-    prod.setAgent(() => { re("ann"); }).finalize();
+    const re = prod.function({ name: "greet", version: "1" }, function re(e: string) {
+      return `hi ${e}`;
+    });
+    prod
+      .setAgent(() => {
+        re("ann");
+      })
+      .finalize();
     expect(await prod("say hi")).toBe(true);
   });
 });
@@ -49,11 +77,15 @@ describe("Issue 17.7: method tools replay on their own class's instance", () => 
     const calls: string[] = [];
     class Arm {
       constructor(readonly id: string) {}
-      @engine.method() lift(): void { calls.push(`lift on ${this.id}`); }
+      @engine.method() lift(): void {
+        calls.push(`lift on ${this.id}`);
+      }
     }
     class Belt {
       constructor(readonly id: string) {}
-      @engine.method() run(): void { calls.push(`run on ${this.id}`); }
+      @engine.method() run(): void {
+        calls.push(`run on ${this.id}`);
+      }
     }
     return { engine, calls, Arm, Belt };
   }
@@ -62,7 +94,14 @@ describe("Issue 17.7: method tools replay on their own class's instance", () => 
     const { engine, calls, Arm, Belt } = setup();
     const arm = new Arm("arm");
     const belt = new Belt("belt");
-    engine.setAgent(() => { arm.lift(); belt.run(); }).setContext(arm).setContext(belt).finalize();
+    engine
+      .setAgent(() => {
+        arm.lift();
+        belt.run();
+      })
+      .setContext(arm)
+      .setContext(belt)
+      .finalize();
     await engine("move it");
     expect(await engine("move it")).toBe(true);
     expect(calls).toEqual(["lift on arm", "run on belt", "lift on arm", "run on belt"]);
@@ -79,7 +118,13 @@ describe("Issue 17.7: method tools replay on their own class's instance", () => 
     const { engine, Arm, Belt } = setup();
     const main = new Arm("main");
     const spare = new Arm("spare");
-    engine.setAgent(() => { spare.lift(); }).setContext(main).setContext(new Belt("b")).finalize();
+    engine
+      .setAgent(() => {
+        spare.lift();
+      })
+      .setContext(main)
+      .setContext(new Belt("b"))
+      .finalize();
     expect(await engine.run("lift")).toMatchObject({ stored: false, reason: expect.stringMatching(/not its context/) });
   });
 });

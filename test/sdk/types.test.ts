@@ -7,10 +7,16 @@ import { describe, expect, it } from "vitest";
 describe("Issue 17.9: misuses are type errors", () => {
   it("Should reject unstorable snapshots, unnamed function tools and mistyped params at compile time", () => {
     const root = resolve(import.meta.dirname, "../..");
-    const config = ts.getParsedCommandLineOfConfigFile(resolve(root, "sdk/tsconfig.json"), {}, {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n")); },
-    });
+    const config = ts.getParsedCommandLineOfConfigFile(
+      resolve(root, "sdk/tsconfig.json"),
+      {},
+      {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: (d) => {
+          throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+        },
+      },
+    );
     if (!config) throw new Error("no sdk/tsconfig.json");
     const program = ts.createProgram([resolve(root, "test/sdk/fixtures/type-holes.ts")], config.options);
     const errors = ts.getPreEmitDiagnostics(program).map((d) => {

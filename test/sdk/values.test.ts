@@ -79,9 +79,19 @@ describe("Check", () => {
   });
 
   it("Should default the threshold to 0.9 and refuse thresholds outside [0, 1]", () => {
-    const check = new Check(() => 1, () => 0.89);
+    const check = new Check(
+      () => 1,
+      () => 0.89,
+    );
     expect(check.threshold).toBe(0.9);
     expect(check.judge(0.89).pass).toBe(false);
-    expect(() => new Check(() => 1, () => true, { threshold: 2 })).toThrow(RangeError);
+    expect(
+      () =>
+        new Check(
+          () => 1,
+          () => true,
+          { threshold: 2 },
+        ),
+    ).toThrow(RangeError);
   });
 });

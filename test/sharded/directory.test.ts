@@ -28,8 +28,21 @@ async function tenantOf(key: string): Promise<string> {
 
 describe("the tree directory", () => {
   it("Should pick the shard with the fewest trees, ties by the hash rule", () => {
-    expect(leastFull(new Map([["DB", 3], ["DB_1", 1], ["DB_2", 2]]), hex(1))).toBe("DB_1");
-    const tie = new Map([["DB", 0], ["DB_1", 0], ["DB_2", 5]]);
+    expect(
+      leastFull(
+        new Map([
+          ["DB", 3],
+          ["DB_1", 1],
+          ["DB_2", 2],
+        ]),
+        hex(1),
+      ),
+    ).toBe("DB_1");
+    const tie = new Map([
+      ["DB", 0],
+      ["DB_1", 0],
+      ["DB_2", 5],
+    ]);
     expect(leastFull(tie, hex(7))).toBe(shardOf(["DB", "DB_1"], hex(7)));
   });
 

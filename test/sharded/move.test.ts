@@ -19,7 +19,11 @@ const ONLY_CACHED = { "cache-control": "only-if-cached" };
 const pastMemory = () => new Promise((r) => setTimeout(r, 250));
 
 /** What a client sees of a cached answer: status, outcome, template and the choices. */
-async function served(body: unknown, key: string, headers: Record<string, string>): Promise<{ status: number; cache: string | null; template: string | null; choices: unknown }> {
+async function served(
+  body: unknown,
+  key: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; cache: string | null; template: string | null; choices: unknown }> {
   const res = await chat(body, { key, headers: { ...headers, ...ONLY_CACHED } });
   const json = res.status === 200 ? ((await res.json()) as { choices: unknown }) : (await res.arrayBuffer(), { choices: null });
   return { status: res.status, cache: res.headers.get("muscle-mem-cache"), template: res.headers.get("muscle-mem-template"), choices: json.choices };
@@ -170,7 +174,10 @@ describe("moving a tree between shards", () => {
     const to = "DB_3";
     const db = dbNamed(from);
     await db.prepare(`INSERT INTO trees (id, tenant, namespace, model, frame, created_at) VALUES (?1, 't', 'big', 'm', '{}', 1)`).bind(treeId).run();
-    await dbNamed("DB").prepare(`INSERT INTO tree_directory (tree_id, tenant, namespace, shard, created_at) VALUES (?1, 't', 'big', ?2, 1)`).bind(treeId, from).run();
+    await dbNamed("DB")
+      .prepare(`INSERT INTO tree_directory (tree_id, tenant, namespace, shard, created_at) VALUES (?1, 't', 'big', ?2, 1)`)
+      .bind(treeId, from)
+      .run();
     const hash = (n: number) => n.toString(16).padStart(32, "0");
     const statements: D1PreparedStatement[] = [];
     let n = 1;
@@ -178,7 +185,9 @@ describe("moving a tree between shards", () => {
       let parent = treeId;
       for (let d = 1; d <= 5; d++) {
         statements.push(
-          db.prepare(`INSERT INTO nodes (hash, parent, tree_id, depth, role, message, observations) VALUES (?1, ?2, ?3, ?4, ?5, '{}', ?6)`).bind(hash(n), parent, treeId, d, d % 2 === 0 ? "assistant" : "user", d % 2 === 0 ? 1 : 0),
+          db
+            .prepare(`INSERT INTO nodes (hash, parent, tree_id, depth, role, message, observations) VALUES (?1, ?2, ?3, ?4, ?5, '{}', ?6)`)
+            .bind(hash(n), parent, treeId, d, d % 2 === 0 ? "assistant" : "user", d % 2 === 0 ? 1 : 0),
         );
         parent = hash(n++);
       }

@@ -15,7 +15,11 @@ describe("the prune sweep over several shards", () => {
     const ids = NAMES.map((_, s) => Array.from({ length: 3 }, (_, i) => `${s}${i}`.padStart(32, "0")));
     for (const [s, name] of NAMES.entries()) {
       const db = dbNamed(name);
-      await db.batch(ids[s].map((id) => db.prepare(`INSERT OR IGNORE INTO trees (id, tenant, namespace, model, frame, created_at) VALUES (?1, 't', 'n', 'm', '{}', 1)`).bind(id)));
+      await db.batch(
+        ids[s].map((id) =>
+          db.prepare(`INSERT OR IGNORE INTO trees (id, tenant, namespace, model, frame, created_at) VALUES (?1, 't', 'n', 'm', '{}', 1)`).bind(id),
+        ),
+      );
     }
     await dbNamed("DB").prepare(`DELETE FROM prune_sweep`).run();
 

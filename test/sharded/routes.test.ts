@@ -12,7 +12,6 @@ import { chat, eventually, recorded, uniqueModel } from "../worker/helpers";
  */
 const TREES = 16;
 
-
 /** How many rows of `table` with `column = value` each shard holds, by shard name. */
 async function rowsPerShard(table: "trees" | "nodes", column: "id" | "tree_id", value: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
@@ -24,7 +23,13 @@ async function rowsPerShard(table: "trees" | "nodes", column: "id" | "tree_id", 
 }
 
 function conversation(model: string, i: number) {
-  return { model, messages: [{ role: "system", content: `You are desk ${i}.` }, { role: "user", content: `hello from agent ${i}` }] };
+  return {
+    model,
+    messages: [
+      { role: "system", content: `You are desk ${i}.` },
+      { role: "user", content: `hello from agent ${i}` },
+    ],
+  };
 }
 
 /** Each desk is its own tree: its own namespace. */
@@ -95,7 +100,17 @@ describe("a Worker over four shards", () => {
       expect(again.headers.get("muscle-mem-cache")).toBe("hit");
     }
     await eventually(async () => {
-      const hits = await Promise.all(treeIds.map(async (id) => (await dbNamed((await homeOf(id)) ?? "").prepare("SELECT hits FROM trees WHERE id = ?1").bind(id).first<{ hits: number }>())?.hits ?? 0));
+      const hits = await Promise.all(
+        treeIds.map(
+          async (id) =>
+            (
+              await dbNamed((await homeOf(id)) ?? "")
+                .prepare("SELECT hits FROM trees WHERE id = ?1")
+                .bind(id)
+                .first<{ hits: number }>()
+            )?.hits ?? 0,
+        ),
+      );
       return hits.every((h) => h >= 1);
     });
   });
@@ -116,7 +131,9 @@ describe("a Worker over four shards", () => {
   });
 
   it("Should sum stats over every shard", async () => {
-    const stats = await ok<{ overall: { trees: number; hits: number; misses: number }; trees: Array<{ tree_id: string }> }>(api("/stats?limit=200", { token: key }));
+    const stats = await ok<{ overall: { trees: number; hits: number; misses: number }; trees: Array<{ tree_id: string }> }>(
+      api("/stats?limit=200", { token: key }),
+    );
     expect(stats.overall.trees).toBe(TREES + 1);
     expect(stats.overall.misses).toBe(TREES + 1);
     expect(stats.overall.hits).toBeGreaterThanOrEqual(TREES + 3);
@@ -149,7 +166,11 @@ describe("a Worker over four shards", () => {
     const mine = await ok<{ data: Tree[] }>(api("/trees", { token: other }));
     expect(mine.data).toHaveLength(1);
     const rows = await rowsPerShard("nodes", "tree_id", mine.data[0].id);
-    expect(Object.entries(rows).filter(([, n]) => n > 0).map(([name]) => name)).toEqual([await homeOf(mine.data[0].id)]);
+    expect(
+      Object.entries(rows)
+        .filter(([, n]) => n > 0)
+        .map(([name]) => name),
+    ).toEqual([await homeOf(mine.data[0].id)]);
     const res = await chat(conversation(model, 5), { key: other, headers: { ...desk(5), "cache-control": "only-if-cached" } });
     expect(res.status).toBe(200);
   });
@@ -166,7 +187,9 @@ describe("a Worker over four shards", () => {
   });
 
   it("Should preview and run a stale prune over every shard", async () => {
-    const preview = await ok<{ dry_run: boolean; trees: number; nodes: number }>(api("/prune", { token: key, method: "POST", body: { older_than_ms: 0, dry_run: true } }));
+    const preview = await ok<{ dry_run: boolean; trees: number; nodes: number }>(
+      api("/prune", { token: key, method: "POST", body: { older_than_ms: 0, dry_run: true } }),
+    );
     expect(preview.dry_run).toBe(true);
     expect(preview.nodes).toBe((TREES - 1 + 1) * 3);
     const done = await ok<{ nodes: number }>(api("/prune", { token: key, method: "POST", body: { older_than_ms: 0 } }));

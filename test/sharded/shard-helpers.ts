@@ -18,7 +18,10 @@ export async function homeOf(treeId: string): Promise<string | undefined> {
 }
 
 /** Rows of one tree in each of its tables, in one shard. */
-export async function treeRows(name: string, treeId: string): Promise<{ trees: number; nodes: number; templates: number; evidence: number; observations: number }> {
+export async function treeRows(
+  name: string,
+  treeId: string,
+): Promise<{ trees: number; nodes: number; templates: number; evidence: number; observations: number }> {
   const db = dbNamed(name);
   const n = async (sql: string) => (await db.prepare(sql).bind(treeId).first<{ n: number }>())?.n ?? 0;
   return {

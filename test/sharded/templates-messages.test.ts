@@ -5,8 +5,6 @@ import { api, learn, ok, type Tree } from "../worker/api-helpers";
 import { chat, eventually } from "../worker/helpers";
 import { messageRecorded, postMessages } from "../worker/messages.support";
 
-
-
 async function count(name: string, sql: string, bind: string): Promise<number> {
   return (await dbNamed(name).prepare(sql).bind(bind).first<{ n: number }>())?.n ?? 0;
 }

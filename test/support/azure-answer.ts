@@ -4,7 +4,9 @@
  */
 const safe = { filtered: false, severity: "safe" };
 export const filters = { hate: safe, protected_material_text: { filtered: false, detected: false }, self_harm: safe, sexual: safe, violence: safe };
-export const promptFilters = [{ prompt_index: 0, content_filter_results: { hate: safe, jailbreak: { filtered: false, detected: false }, self_harm: safe, sexual: safe, violence: safe } }];
+export const promptFilters = [
+  { prompt_index: 0, content_filter_results: { hate: safe, jailbreak: { filtered: false, detected: false }, self_harm: safe, sexual: safe, violence: safe } },
+];
 export const message = { content: "Refunded.", refusal: null, role: "assistant" };
 export const usage = { completion_tokens: 3, prompt_tokens: 9, total_tokens: 12 };
 export const azure = {

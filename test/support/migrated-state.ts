@@ -37,7 +37,9 @@ function fingerprint(root: string, bindings: readonly string[]): string {
   hash.update(readFileSync(join(root, "wrangler.toml")));
   hash.update(`\nbindings ${bindings.join(",")}\n`);
   const migrations = join(root, "migrations");
-  for (const name of readdirSync(migrations).filter((n) => n.endsWith(".sql")).sort()) {
+  for (const name of readdirSync(migrations)
+    .filter((n) => n.endsWith(".sql"))
+    .sort()) {
     hash.update(`\n${name}\n`);
     hash.update(readFileSync(join(migrations, name)));
   }

@@ -22,7 +22,13 @@ const LANES: Array<{ name: string; runs: string[][] }> = extra.length
       { name: "workers+sharded", runs: [["--project", "workers", "--project", "sharded", ...extra]] },
     ]
   : [
-      { name: "node, then test/unit", runs: [["--project", "node"], ["--project", "workers", "test/unit/"]] },
+      {
+        name: "node, then test/unit",
+        runs: [
+          ["--project", "node"],
+          ["--project", "workers", "test/unit/"],
+        ],
+      },
       { name: "test/worker and sharded", runs: [["--project", "workers", "--project", "sharded", "test/worker/", "test/sharded/"]] },
     ];
 

@@ -145,7 +145,8 @@ interface Launched {
 async function launch(options: WranglerDevOptions, configArgs: string[], stateDir: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Launched> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const [command, args] = options.inspector === false ? [TSX, withoutInspectorArgs(options, stateDir, port)] : [WRANGLER, await cliArgs(options, configArgs, stateDir, port)];
+    const [command, args] =
+      options.inspector === false ? [TSX, withoutInspectorArgs(options, stateDir, port)] : [WRANGLER, await cliArgs(options, configArgs, stateDir, port)];
     const child: ChildProcess = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
@@ -153,13 +154,26 @@ async function launch(options: WranglerDevOptions, configArgs: string[], stateDi
     const ready = await untilHealthy(child, `http://127.0.0.1:${port}`, options.readyTimeoutMs ?? 60_000, () => output);
     if (ready) return { child, port, output: () => output };
     kill(child);
-    if (attempt >= START_ATTEMPTS || !PORT_TAKEN.test(output)) throw new Error(`wrangler dev ${child.exitCode === null ? "was not ready in time" : "exited early"}:\n${output}`);
+    if (attempt >= START_ATTEMPTS || !PORT_TAKEN.test(output))
+      throw new Error(`wrangler dev ${child.exitCode === null ? "was not ready in time" : "exited early"}:\n${output}`);
   }
 }
 
 /** The `wrangler dev` command line for one start. */
 async function cliArgs(options: WranglerDevOptions, configArgs: string[], stateDir: string, port: number): Promise<string[]> {
-  const args = ["dev", ...configArgs, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--log-level", options.logLevel ?? "warn", "--show-interactive-dev-session=false"];
+  const args = [
+    "dev",
+    ...configArgs,
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--persist-to",
+    stateDir,
+    "--log-level",
+    options.logLevel ?? "warn",
+    "--show-interactive-dev-session=false",
+  ];
   if (options.inspectorPort !== undefined) args.push("--inspector-port", String(options.inspectorPort));
   else if (options.freeInspector !== false) args.push("--inspector-port", String(await freePort()));
   for (const [k, v] of Object.entries(options.vars ?? {})) args.push("--var", `${k}:${v}`);
@@ -168,7 +182,14 @@ async function cliArgs(options: WranglerDevOptions, configArgs: string[], stateD
 
 /** The arguments of test/support/dev-without-inspector.ts for one start (wrangler's API, no inspector). */
 function withoutInspectorArgs(options: WranglerDevOptions, stateDir: string, port: number): string[] {
-  return [WITHOUT_INSPECTOR, options.config ?? join(ROOT, "wrangler.toml"), String(port), stateDir, options.logLevel ?? "warn", JSON.stringify(options.vars ?? {})];
+  return [
+    WITHOUT_INSPECTOR,
+    options.config ?? join(ROOT, "wrangler.toml"),
+    String(port),
+    stateDir,
+    options.logLevel ?? "warn",
+    JSON.stringify(options.vars ?? {}),
+  ];
 }
 
 /** Polls `${url}/healthz` until it answers 200 (true), or the process exits or the deadline passes (false). */

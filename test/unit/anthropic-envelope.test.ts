@@ -16,7 +16,15 @@ const keyed = messagesAdapter.key(request, { tenant: "t", namespace: "default", 
 if (!keyed.ok) throw new Error(JSON.stringify(keyed));
 
 function stored(message: Record<string, unknown>): StoredAnswer {
-  return { hash: "a".repeat(32), message: message as StoredAnswer["message"], observations: 1, finishReason: "end_turn", promptTokens: 7, completionTokens: 3, latencyMs: 1 };
+  return {
+    hash: "a".repeat(32),
+    message: message as StoredAnswer["message"],
+    observations: 1,
+    finishReason: "end_turn",
+    promptTokens: 7,
+    completionTokens: 3,
+    latencyMs: 1,
+  };
 }
 
 const content = [{ type: "text", text: "Refunded." }];
@@ -32,7 +40,14 @@ describe("Anthropic envelope", () => {
       stop_details: null,
       usage: { input_tokens: 999, output_tokens: 999, cache_read_input_tokens: 5, service_tier: "priority" },
     };
-    const answer = anthropicAnswerOf(stored({ role: "assistant", content, "muscle-mem:response": hostile, "muscle-mem:delta": { type: "x", delta: { stop_reason: "refusal", stop_details: null }, usage: { input_tokens: 999 } } }));
+    const answer = anthropicAnswerOf(
+      stored({
+        role: "assistant",
+        content,
+        "muscle-mem:response": hostile,
+        "muscle-mem:delta": { type: "x", delta: { stop_reason: "refusal", stop_details: null }, usage: { input_tokens: 999 } },
+      }),
+    );
     if (!answer) throw new Error("not an answer");
     const message = renderMessage(answer, ctx);
     expect(message).toEqual({
@@ -50,13 +65,32 @@ describe("Anthropic envelope", () => {
       .split("\n\n")
       .filter((block) => block.includes("data: "))
       .map((block) => JSON.parse(block.slice(block.indexOf("data: ") + 6)) as Record<string, unknown>);
-    expect(events[0]).toMatchObject({ type: "message_start", message: { id: "msg_mmX", type: "message", content: [], stop_reason: null, usage: { input_tokens: 7, cache_read_input_tokens: 0 } } });
-    expect(events.at(-2)).toEqual({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null, stop_details: null }, usage: { input_tokens: 7, output_tokens: 3 } });
+    expect(events[0]).toMatchObject({
+      type: "message_start",
+      message: { id: "msg_mmX", type: "message", content: [], stop_reason: null, usage: { input_tokens: 7, cache_read_input_tokens: 0 } },
+    });
+    expect(events.at(-2)).toEqual({
+      type: "message_delta",
+      delta: { stop_reason: "end_turn", stop_sequence: null, stop_details: null },
+      usage: { input_tokens: 7, output_tokens: 3 },
+    });
   });
 
   it("Should not record a stream whose message_start has a number JSON.parse would change", () => {
     const events = [
-      { type: "message_start", message: { id: "m", type: "message", role: "assistant", model: "claude-x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } },
+      {
+        type: "message_start",
+        message: {
+          id: "m",
+          type: "message",
+          role: "assistant",
+          model: "claude-x",
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 5, output_tokens: 1 },
+        },
+      },
       { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
       { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Refunded." } },
       { type: "content_block_stop", index: 0 },
@@ -65,7 +99,10 @@ describe("Anthropic envelope", () => {
     ];
     const text = (big: boolean) =>
       events
-        .map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e).replace('"input_tokens":5', big ? '"input_tokens":5,"x":123456789012345678901' : '"input_tokens":5')}\n\n`)
+        .map(
+          (e) =>
+            `event: ${e.type}\ndata: ${JSON.stringify(e).replace('"input_tokens":5', big ? '"input_tokens":5,"x":123456789012345678901' : '"input_tokens":5')}\n\n`,
+        )
         .join("");
     const recording = (big: boolean) => {
       const s = messagesAdapter.reader(keyed.key, request).stream();

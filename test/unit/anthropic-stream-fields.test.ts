@@ -19,7 +19,16 @@ const reader = () => messagesAdapter.reader(keyed.key, request);
 
 const caller = { type: "direct" };
 const toolUse = { type: "tool_use", id: "toolu_01", name: "get_order", input: { order_id: "A-1" }, caller };
-const message = { id: "msg_1", type: "message", role: "assistant", model: "claude-x", content: [{ type: "text", text: "Let me look." }, toolUse], stop_reason: "tool_use", stop_sequence: null, usage: { input_tokens: 5, output_tokens: 9 } };
+const message = {
+  id: "msg_1",
+  type: "message",
+  role: "assistant",
+  model: "claude-x",
+  content: [{ type: "text", text: "Let me look." }, toolUse],
+  stop_reason: "tool_use",
+  stop_sequence: null,
+  usage: { input_tokens: 5, output_tokens: 9 },
+};
 
 function stream(startExtra: Record<string, unknown>): string {
   const events = [
@@ -42,7 +51,15 @@ function streamed(startExtra: Record<string, unknown>) {
   return s.finish(1);
 }
 
-const stored = (json: string, hash: string): StoredAnswer => ({ hash, message: JSON.parse(json) as StoredAnswer["message"], observations: 1, finishReason: "tool_use", promptTokens: 5, completionTokens: 9, latencyMs: 1 });
+const stored = (json: string, hash: string): StoredAnswer => ({
+  hash,
+  message: JSON.parse(json) as StoredAnswer["message"],
+  observations: 1,
+  finishReason: "tool_use",
+  promptTokens: 5,
+  completionTokens: 9,
+  latencyMs: 1,
+});
 
 describe("Anthropic streams: a content block's other fields", () => {
   it("Should record a streamed tool call with its caller as the JSON answer records it (same node, same message)", () => {
@@ -60,7 +77,14 @@ describe("Anthropic streams: a content block's other fields", () => {
     expect(withCaller.answer.hash).toBe(withoutCaller.answer.hash);
     expect(JSON.parse(withoutCaller.answer.json).content[1]).not.toHaveProperty("caller");
     const next = (call: Record<string, unknown>) => {
-      const b = messagesAdapter.schema.parse({ ...body, messages: [...body.messages, { role: "assistant", content: [message.content[0], call] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01", content: "delivered" }] }] });
+      const b = messagesAdapter.schema.parse({
+        ...body,
+        messages: [
+          ...body.messages,
+          { role: "assistant", content: [message.content[0], call] },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01", content: "delivered" }] },
+        ],
+      });
       const k = messagesAdapter.key({ ...request, body: b, raw: JSON.stringify(b) }, { tenant: "t", namespace: "default", maxMessageBytes: 900_000 });
       if (!k.ok) throw new Error(JSON.stringify(k));
       return k.key;
@@ -85,7 +109,12 @@ describe("Anthropic streams: a content block's other fields", () => {
 
   it("Should still not record a stream whose call a server tool made, whose block starts with its input whole, or whose text streams citations", () => {
     expect(streamed({ caller: { type: "code_execution_20250825", tool_id: "srvtoolu_1" } })).toBeNull();
-    expect(reader().fromJson(JSON.stringify({ ...message, content: [message.content[0], { ...toolUse, caller: { type: "code_execution_20250825", tool_id: "srvtoolu_1" } }] }), 1)).toBeNull();
+    expect(
+      reader().fromJson(
+        JSON.stringify({ ...message, content: [message.content[0], { ...toolUse, caller: { type: "code_execution_20250825", tool_id: "srvtoolu_1" } }] }),
+        1,
+      ),
+    ).toBeNull();
     expect(streamed({ input: { order_id: "A-1" } })).toBeNull();
     const citing = stream({}).replace('{"type":"text_delta","text":"Let me look."}', '{"type":"citations_delta","citation":{"type":"char_location"}}');
     const s = reader().stream();
@@ -110,11 +139,15 @@ describe("a streamed Messages answer is recorded only as the model sent it", () 
   };
 
   it("Should keep a tool_use start's other fields as sent (never drop them), and not assemble an input sent whole", () => {
-    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {} })?.message.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 } }]);
+    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {} })?.message.content).toEqual([
+      { type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 } },
+    ]);
     // Kept, so the answer is judged as its JSON form is: a server tool's caller is not recorded
     // (keyAnthropicAnswer; test/unit/anthropic-stream-fields.test.ts), the default caller is.
     const serverCaller = { type: "code_execution_20250825", tool_id: "srvtoolu_1" };
-    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {}, caller: serverCaller })?.message.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 }, caller: serverCaller }]);
+    expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: {}, caller: serverCaller })?.message.content).toEqual([
+      { type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 }, caller: serverCaller },
+    ]);
     expect(assembled({ type: "tool_use", id: "toolu_1", name: "f", input: { b: 2 } })).toBeNull();
   });
 });

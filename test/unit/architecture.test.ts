@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 
 /** Every source file's text, by its path under src/ (Vite reads them at build time: no file system in the Worker runtime). */
 const sources: Record<string, string> = Object.fromEntries(
-  Object.entries(import.meta.glob<string>("../../src/**/*.ts", { query: "?raw", import: "default", eager: true })).map(([path, text]) => [path.replace("../../src/", ""), text]),
+  Object.entries(import.meta.glob<string>("../../src/**/*.ts", { query: "?raw", import: "default", eager: true })).map(([path, text]) => [
+    path.replace("../../src/", ""),
+    text,
+  ]),
 );
 
 interface Edge {
@@ -24,7 +27,11 @@ function resolve(from: string, specifier: string): string {
 
 /** The relative imports and re-exports of every file under src/. */
 const edges: Edge[] = Object.entries(sources).flatMap(([from, text]) =>
-  [...text.matchAll(/^(?:import|export)\s+(type\s+)?[^;]*?\sfrom\s+"(\.{1,2}\/[^"]+)";/gms)].map((m) => ({ from, to: resolve(from, m[2]), typeOnly: Boolean(m[1]) })),
+  [...text.matchAll(/^(?:import|export)\s+(type\s+)?[^;]*?\sfrom\s+"(\.{1,2}\/[^"]+)";/gms)].map((m) => ({
+    from,
+    to: resolve(from, m[2]),
+    typeOnly: Boolean(m[1]),
+  })),
 );
 
 const under = (dir: string) => (path: string) => path.startsWith(`${dir}/`);

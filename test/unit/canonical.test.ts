@@ -27,7 +27,10 @@ describe("canonical form", () => {
 
   it("Should treat null, empty and missing assistant content alike when there are tool calls", () => {
     const base = (content: string | null | undefined) =>
-      [{ role: "user", content: "x" }, { role: "assistant", content, tool_calls: [call("a", "{}")] }] as ChatMessage[];
+      [
+        { role: "user", content: "x" },
+        { role: "assistant", content, tool_calls: [call("a", "{}")] },
+      ] as ChatMessage[];
     expect(hashOf(base(null))).toBe(hashOf(base(undefined)));
     expect(hashOf(base(""))).toBe(hashOf(base(null)));
   });
@@ -79,7 +82,9 @@ function shuffleKeys(value: unknown, seed: number): unknown {
   if (Array.isArray(value)) return value.map((v) => shuffleKeys(v, seed + 1));
   if (value && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>);
-    entries.sort((a, b) => ((a[0].length * 31 + seed) % 7) - ((b[0].length * 31 + seed) % 7) || (seed % 2 ? a[0].localeCompare(b[0]) : b[0].localeCompare(a[0])));
+    entries.sort(
+      (a, b) => ((a[0].length * 31 + seed) % 7) - ((b[0].length * 31 + seed) % 7) || (seed % 2 ? a[0].localeCompare(b[0]) : b[0].localeCompare(a[0])),
+    );
     return Object.fromEntries(entries.map(([k, v]) => [k, shuffleKeys(v, seed + 3)]));
   }
   return value;
@@ -117,7 +122,11 @@ describe("hashing properties", () => {
     fc.assert(
       fc.property(jsonObject, jsonObject, (x, y) => {
         fc.pre(JSON.stringify(shuffleKeys(x, 0)) !== JSON.stringify(shuffleKeys(y, 0)));
-        const convo = (args: unknown) => [{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [call("i", JSON.stringify(args))] }] as ChatMessage[];
+        const convo = (args: unknown) =>
+          [
+            { role: "user", content: "q" },
+            { role: "assistant", content: null, tool_calls: [call("i", JSON.stringify(args))] },
+          ] as ChatMessage[];
         expect(hashOf(convo(x))).not.toBe(hashOf(convo(y)));
       }),
     );
@@ -130,7 +139,11 @@ describe("hashing properties", () => {
         const full = canonicalConversation(messages);
         const prefix = canonicalConversation(messages.slice(0, -1));
         if (!full.ok || !prefix.ok) throw new Error("not canonical");
-        expect(walk("r", full.messages).slice(0, -1).map((s) => s.hash)).toEqual(walk("r", prefix.messages).map((s) => s.hash));
+        expect(
+          walk("r", full.messages)
+            .slice(0, -1)
+            .map((s) => s.hash),
+        ).toEqual(walk("r", prefix.messages).map((s) => s.hash));
       }),
     );
   });

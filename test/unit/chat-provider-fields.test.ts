@@ -21,7 +21,15 @@ const reader = () => chatAnswerReader(keyed.key, 100);
 function stored(recording: Recording): StoredAnswer {
   if (!recording) throw new Error("not recorded");
   const a = recording.answer;
-  return { hash: a.hash, message: JSON.parse(a.json) as StoredAnswer["message"], observations: 1, finishReason: a.finishReason, promptTokens: a.promptTokens, completionTokens: a.completionTokens, latencyMs: 1 };
+  return {
+    hash: a.hash,
+    message: JSON.parse(a.json) as StoredAnswer["message"],
+    observations: 1,
+    finishReason: a.finishReason,
+    promptTokens: a.promptTokens,
+    completionTokens: a.completionTokens,
+    latencyMs: 1,
+  };
 }
 
 function streamed(sse: string[]): Recording {
@@ -32,19 +40,41 @@ function streamed(sse: string[]): Recording {
 
 const fromJson = (json: unknown) => reader().fromJson(JSON.stringify(json), 1);
 const ctx = { id: "chatcmpl-mm1", model: "m", created: 2 };
-const plain = { id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "Refunded." }, logprobs: null, finish_reason: "stop" }], usage: { prompt_tokens: 9, completion_tokens: 3 } };
+const plain = {
+  id: "x",
+  object: "chat.completion",
+  created: 1,
+  model: "m",
+  choices: [{ index: 0, message: { role: "assistant", content: "Refunded." }, logprobs: null, finish_reason: "stop" }],
+  usage: { prompt_tokens: 9, completion_tokens: 3 },
+};
 
 /** A stream of "Refunded." whose every chunk carries `top` and whose choices carry `choice`. */
 function chunks(top: Record<string, unknown>, choice: Record<string, unknown> = {}): string[] {
   const deltas = [{ role: "assistant", content: "" }, { content: "Refunded." }, {}];
-  return [...deltas.map((delta, i) => JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 1, model: "m", ...top, choices: [{ index: 0, delta, logprobs: null, finish_reason: i === 2 ? "stop" : null, ...choice }] })), "[DONE]"];
+  return [
+    ...deltas.map((delta, i) =>
+      JSON.stringify({
+        id: "x",
+        object: "chat.completion.chunk",
+        created: 1,
+        model: "m",
+        ...top,
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: i === 2 ? "stop" : null, ...choice }],
+      }),
+    ),
+    "[DONE]",
+  ];
 }
 
 describe("chat answers of OpenAI-compatible upstreams: what is stored", () => {
   it("Should key the answer node as before: the fields around the message are stored, never hashed", () => {
     const hash = fromJson(plain)?.answer.hash;
     for (const shape of [vllm, openRouter, groq]) {
-      const withFields = fromJson({ ...shape.json, choices: [{ ...(shape.json.choices as object[])[0], message: { role: "assistant", content: "Refunded." } }] });
+      const withFields = fromJson({
+        ...shape.json,
+        choices: [{ ...(shape.json.choices as object[])[0], message: { role: "assistant", content: "Refunded." } }],
+      });
       expect(withFields?.answer.hash).toBe(hash);
       expect(JSON.parse(withFields!.answer.json)).not.toEqual({ role: "assistant", content: "Refunded." });
     }

@@ -24,14 +24,43 @@ describe("parseConfig", () => {
   });
 
   it("Should read the vars as set", () => {
-    const { config, invalid } = parseConfig({ SERVE_POLICY: "majority", SERVE_MIN_OBSERVATIONS: "2", TEMPLATE_INDUCTION: "OFF", LOG_LEVEL: " debug ", PRUNE_TTL_MS: "2592000000", MAX_CACHEABLE_MESSAGE_BYTES: "4096", CACHE_ANONYMOUS: "on", ANALYTICS_DATASET: " muscle_mem_staging " });
+    const { config, invalid } = parseConfig({
+      SERVE_POLICY: "majority",
+      SERVE_MIN_OBSERVATIONS: "2",
+      TEMPLATE_INDUCTION: "OFF",
+      LOG_LEVEL: " debug ",
+      PRUNE_TTL_MS: "2592000000",
+      MAX_CACHEABLE_MESSAGE_BYTES: "4096",
+      CACHE_ANONYMOUS: "on",
+      ANALYTICS_DATASET: " muscle_mem_staging ",
+    });
     expect(invalid).toEqual([]);
-    expect(config).toMatchObject({ policy: { name: "majority", minObservations: 2 }, templates: { induction: false }, logLevel: "debug", pruneTtlMs: 2_592_000_000, maxCacheableMessageBytes: 4096, cacheAnonymous: true, analytics: { dataset: "muscle_mem_staging" } });
+    expect(config).toMatchObject({
+      policy: { name: "majority", minObservations: 2 },
+      templates: { induction: false },
+      logLevel: "debug",
+      pruneTtlMs: 2_592_000_000,
+      maxCacheableMessageBytes: 4096,
+      cacheAnonymous: true,
+      analytics: { dataset: "muscle_mem_staging" },
+    });
   });
 
   it("Should fall back to the default for a var that breaks its rule, and name the var", () => {
-    const { config, invalid } = parseConfig({ SINGLE_FLIGHT_WAIT_MS: "-1", HOT_CACHE_TTL_MS: "1s", TEMPLATE_MIN_BINDINGS: "17", LOG_LEVEL: "loud", SERVE_POLICY: "yolo" });
-    expect(config).toMatchObject({ singleFlightWaitMs: 120_000, hotCacheTtlMs: 5000, templates: { minBindings: 3 }, logLevel: "info", policy: { name: "unanimous" } });
+    const { config, invalid } = parseConfig({
+      SINGLE_FLIGHT_WAIT_MS: "-1",
+      HOT_CACHE_TTL_MS: "1s",
+      TEMPLATE_MIN_BINDINGS: "17",
+      LOG_LEVEL: "loud",
+      SERVE_POLICY: "yolo",
+    });
+    expect(config).toMatchObject({
+      singleFlightWaitMs: 120_000,
+      hotCacheTtlMs: 5000,
+      templates: { minBindings: 3 },
+      logLevel: "info",
+      policy: { name: "unanimous" },
+    });
     expect(invalid.map((v) => v.name)).toEqual(["SERVE_POLICY", "HOT_CACHE_TTL_MS", "SINGLE_FLIGHT_WAIT_MS", "TEMPLATE_MIN_BINDINGS", "LOG_LEVEL"]);
     expect(invalid.find((v) => v.name === "TEMPLATE_MIN_BINDINGS")?.message).toBe("must be a whole number from 2 to 16");
   });

@@ -30,8 +30,12 @@ describe("credentialOf / tenantOfRequest", () => {
     expect(tenant({ "proxy-authorization": "Basic cHJveHk6cGFzcw==" })).toBe(tenantOf("Basic cHJveHk6cGFzcw=="));
     const provider = tenant({ authorization: "Bearer sk-a" });
     expect(tenant({ authorization: "Bearer sk-a", "cf-aig-authorization": "Bearer gw-1" })).not.toBe(provider);
-    expect(tenant({ authorization: "Bearer sk-a", "cf-aig-authorization": "Bearer gw-1" })).not.toBe(tenant({ authorization: "Bearer sk-a", "cf-aig-authorization": "Bearer gw-2" }));
-    expect(tenant({ authorization: "Bearer sk-a", "ocp-apim-subscription-key": "sub-1" })).not.toBe(tenant({ authorization: "Bearer sk-a", "ocp-apim-subscription-key": "sub-2" }));
+    expect(tenant({ authorization: "Bearer sk-a", "cf-aig-authorization": "Bearer gw-1" })).not.toBe(
+      tenant({ authorization: "Bearer sk-a", "cf-aig-authorization": "Bearer gw-2" }),
+    );
+    expect(tenant({ authorization: "Bearer sk-a", "ocp-apim-subscription-key": "sub-1" })).not.toBe(
+      tenant({ authorization: "Bearer sk-a", "ocp-apim-subscription-key": "sub-2" }),
+    );
     expect(tenant({ authorization: "Bearer sk-a", "proxy-authorization": "Basic eA==" })).not.toBe(provider);
     // With CACHE_ANONYMOUS on, two gateway tokens without a provider key must not share the anonymous tenant.
     expect(tenant({ "cf-aig-authorization": "Bearer gw-1" }, "", true)).not.toBe(tenant({}, "", true));

@@ -45,13 +45,31 @@ describe("Gemini stream layouts", () => {
     const message = {
       role: "model",
       parts: [{ text: "Paid." }],
-      [CANDIDATE_KEY]: { finishMessage: "done", content: { role: "model", parts: [{ text: "Refused." }] }, finishReason: "SAFETY", [LAYOUT_KEY]: [{ p: [99], f: "STOP" }] },
+      [CANDIDATE_KEY]: {
+        finishMessage: "done",
+        content: { role: "model", parts: [{ text: "Refused." }] },
+        finishReason: "SAFETY",
+        [LAYOUT_KEY]: [{ p: [99], f: "STOP" }],
+      },
     };
-    const stored: StoredAnswer = { hash: "h".repeat(32), message: message as unknown as StoredAnswer["message"], observations: 1, finishReason: "STOP", promptTokens: 1, completionTokens: 1, latencyMs: 1 };
+    const stored: StoredAnswer = {
+      hash: "h".repeat(32),
+      message: message as unknown as StoredAnswer["message"],
+      observations: 1,
+      finishReason: "STOP",
+      promptTokens: 1,
+      completionTokens: 1,
+      latencyMs: 1,
+    };
     const answer = geminiAnswerOf(stored);
     if (!answer) throw new Error("not renderable");
     const ctx = { model: "gemini-x", responseId: "r" };
-    expect((renderGenerateContent(answer, ctx) as { candidates: unknown[] }).candidates[0]).toEqual({ content: { role: "model", parts: [{ text: "Paid." }] }, finishReason: "STOP", finishMessage: "done", index: 0 });
+    expect((renderGenerateContent(answer, ctx) as { candidates: unknown[] }).candidates[0]).toEqual({
+      content: { role: "model", parts: [{ text: "Paid." }] },
+      finishReason: "STOP",
+      finishMessage: "done",
+      index: 0,
+    });
     const chunks = renderGenerateContentStream(answer, ctx).split("\r\n\r\n").filter(Boolean);
     expect(chunks).toHaveLength(1);
     expect(JSON.parse(chunks[0].slice(6))).toMatchObject({ candidates: [{ content: { parts: [{ text: "Paid." }] }, finishReason: "STOP" }] });

@@ -19,11 +19,19 @@ describe("Gemini thought parts", () => {
     const turn = (part: Record<string, unknown>) => [user("Refund A-1."), { role: "model", parts: [part, { text: "Done." }] }, user("Thanks.")];
     const key = keyOf(turn(thought)).key;
     expect(keyOf(turn({ ...thought })).key).toBe(key);
-    for (const other of [{ ...thought, text: "Weighing a return." }, { text: thought.text, thoughtSignature: "c2ln" }, { ...thought, thought: false }, { ...thought, thoughtSignature: "b3RoZXI=" }, { text: thought.text, thought: true }]) {
+    for (const other of [
+      { ...thought, text: "Weighing a return." },
+      { text: thought.text, thoughtSignature: "c2ln" },
+      { ...thought, thought: false },
+      { ...thought, thoughtSignature: "b3RoZXI=" },
+      { text: thought.text, thought: true },
+    ]) {
       expect(keyOf(turn(other)).key).not.toBe(key);
     }
     // An empty thought that carries a signature is kept, not dropped as an empty text part.
-    expect(keyOf(turn({ text: "", thought: true, thoughtSignature: "c2ln" })).key).not.toBe(keyOf([user("Refund A-1."), { role: "model", parts: [{ text: "Done." }] }, user("Thanks.")]).key);
+    expect(keyOf(turn({ text: "", thought: true, thoughtSignature: "c2ln" })).key).not.toBe(
+      keyOf([user("Refund A-1."), { role: "model", parts: [{ text: "Done." }] }, user("Thanks.")]).key,
+    );
   });
 
   it("Should record an answer with thought parts as the model sent them, and its node hash as the echo keys it", () => {

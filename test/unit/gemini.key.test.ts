@@ -32,7 +32,13 @@ describe("Gemini keying", () => {
   it("Should put the model, systemInstruction, tools, toolConfig, generationConfig and unknown fields in the frame", () => {
     const key = keyOf({}).key;
     expect(keyOf({}, "gemini-y").key).not.toBe(key);
-    for (const change of [{ systemInstruction: { parts: [{ text: "s" }] } }, { tools: [{ functionDeclarations: [] }] }, { toolConfig: { functionCallingConfig: { mode: "ANY" } } }, { generationConfig: { temperature: 0 } }, { futureKnob: 1 }]) {
+    for (const change of [
+      { systemInstruction: { parts: [{ text: "s" }] } },
+      { tools: [{ functionDeclarations: [] }] },
+      { toolConfig: { functionCallingConfig: { mode: "ANY" } } },
+      { generationConfig: { temperature: 0 } },
+      { futureKnob: 1 },
+    ]) {
       expect(keyOf(change as Partial<GenerateContentRequest>).key).not.toBe(key);
     }
     expect(keyOf({}).frameJson).toContain('"muscle-mem:api":"gemini"');
@@ -43,14 +49,20 @@ describe("Gemini keying", () => {
     expect(keyed({ tools: [{ codeExecution: {} }] })).toEqual({ ok: false, bypass: "server-side tool codeExecution" });
     expect(keyed({ cachedContent: "cachedContents/1" })).toEqual({ ok: false, bypass: "cachedContent" });
     expect(keyed({ generationConfig: { candidateCount: 2 } })).toEqual({ ok: false, bypass: "candidateCount > 1" });
-    expect(keyed({ contents: [{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "AA" } }] }] })).toEqual({ ok: false, bypass: "inlineData part" });
+    expect(keyed({ contents: [{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "AA" } }] }] })).toEqual({
+      ok: false,
+      bypass: "inlineData part",
+    });
     // A thought summary sent back is a text part keyed with its flag (test/unit/gemini-thoughts.test.ts).
     expect(keyed({ contents: [{ role: "model", parts: [{ text: "hmm", thought: true }] }] })).toMatchObject({ ok: true });
   });
 
   it("Should pass a function result sent as role function (earlier clients) to the model, not refuse it", () => {
     const call = { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] };
-    expect(keyed({ contents: [user("x"), call, { role: "function", parts: [{ functionResponse: { name: "f", response: { ok: true } } }] }] })).toEqual({ ok: false, bypass: "role function" });
+    expect(keyed({ contents: [user("x"), call, { role: "function", parts: [{ functionResponse: { name: "f", response: { ok: true } } }] }] })).toEqual({
+      ok: false,
+      bypass: "role function",
+    });
   });
 
   it("Should reject an unknown role as bad input", () => {
@@ -80,7 +92,8 @@ describe("Gemini answers", () => {
 
   it("Should assemble a stream into the same answer as the JSON body, and read its own rendering back", () => {
     const reader = new GeminiStreamReader();
-    const chunk = (parts: unknown[], extra = {}) => `data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts }, index: 0, ...extra }] })}\r\n\r\n`;
+    const chunk = (parts: unknown[], extra = {}) =>
+      `data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts }, index: 0, ...extra }] })}\r\n\r\n`;
     reader.feed(new TextEncoder().encode(chunk([{ text: "Look" }]) + chunk([{ text: "ing." }]) + chunk(content.parts.slice(1), { finishReason: "STOP" })));
     const result = reader.result();
     expect(result?.finishReason).toBe("STOP");
@@ -96,7 +109,9 @@ describe("Gemini answers", () => {
     cut.feed(new TextEncoder().encode(`data: ${JSON.stringify({ candidates: [{ content: { role: "model", parts: [{ text: "x" }] } }] })}\r\n\r\n`));
     expect(cut.result()).toBeNull();
     const blocked = new GeminiStreamReader();
-    blocked.feed(new TextEncoder().encode(`data: ${JSON.stringify({ promptFeedback: { blockReason: "SAFETY" }, candidates: [{ finishReason: "STOP" }] })}\r\n\r\n`));
+    blocked.feed(
+      new TextEncoder().encode(`data: ${JSON.stringify({ promptFeedback: { blockReason: "SAFETY" }, candidates: [{ finishReason: "STOP" }] })}\r\n\r\n`),
+    );
     expect(blocked.result()).toBeNull();
   });
 

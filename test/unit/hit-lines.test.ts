@@ -2,7 +2,18 @@ import { describe, expect, it } from "vitest";
 import { HitLines, MAX_HIT_GROUPS } from "../../src/observability/hit-lines";
 import type { RequestLogLine } from "../../src/observability/log";
 
-const hit = (tree: string, total: number, route = "/v1/chat/completions"): RequestLogLine => ({ event: "request", level: "info", request_id: "r", method: "POST", route, status: 200, outcome: "hit", tree, reason: null, ms: { lookup: 0, total } });
+const hit = (tree: string, total: number, route = "/v1/chat/completions"): RequestLogLine => ({
+  event: "request",
+  level: "info",
+  request_id: "r",
+  method: "POST",
+  route,
+  status: 200,
+  outcome: "hit",
+  tree,
+  reason: null,
+  ms: { lookup: 0, total },
+});
 
 describe("gathered hit lines", () => {
   it("Should gather one line per tree, route and outcome with count, mean and max", () => {
@@ -16,9 +27,39 @@ describe("gathered hit lines", () => {
     lines.markScheduled();
     expect(lines.due()).toBe(false);
     expect(lines.drain()).toEqual([
-      { event: "hits", level: "info", tree: "t1", route: "/v1/chat/completions", outcome: "hit", count: 2, ms: { mean: 3, max: 4 }, first_at: new Date(1_000).toISOString(), last_at: new Date(2_000).toISOString() },
-      { event: "hits", level: "info", tree: "t1", route: "/v1/chat/completions", outcome: "template", count: 1, ms: { mean: 9, max: 9 }, first_at: new Date(3_000).toISOString(), last_at: new Date(3_000).toISOString() },
-      { event: "hits", level: "info", tree: "t2", route: "/v1/messages", outcome: "hit", count: 1, ms: { mean: 1, max: 1 }, first_at: new Date(4_000).toISOString(), last_at: new Date(4_000).toISOString() },
+      {
+        event: "hits",
+        level: "info",
+        tree: "t1",
+        route: "/v1/chat/completions",
+        outcome: "hit",
+        count: 2,
+        ms: { mean: 3, max: 4 },
+        first_at: new Date(1_000).toISOString(),
+        last_at: new Date(2_000).toISOString(),
+      },
+      {
+        event: "hits",
+        level: "info",
+        tree: "t1",
+        route: "/v1/chat/completions",
+        outcome: "template",
+        count: 1,
+        ms: { mean: 9, max: 9 },
+        first_at: new Date(3_000).toISOString(),
+        last_at: new Date(3_000).toISOString(),
+      },
+      {
+        event: "hits",
+        level: "info",
+        tree: "t2",
+        route: "/v1/messages",
+        outcome: "hit",
+        count: 1,
+        ms: { mean: 1, max: 1 },
+        first_at: new Date(4_000).toISOString(),
+        last_at: new Date(4_000).toISOString(),
+      },
     ]);
     expect(lines.drain()).toEqual([]);
     expect(lines.due()).toBe(false);

@@ -13,7 +13,11 @@ const keyOf = (body: Record<string, unknown>): string => {
 
 const withAssistant = (assistant: Record<string, unknown>) => ({
   model: "m",
-  messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "ok", ...assistant }, { role: "user", content: "go on" }],
+  messages: [
+    { role: "user", content: "hi" },
+    { role: "assistant", content: "ok", ...assistant },
+    { role: "user", content: "go on" },
+  ],
 });
 
 describe("every message field is keyed unless it is on the ignore list", () => {
@@ -28,7 +32,11 @@ describe("every message field is keyed unless it is on the ignore list", () => {
   it("Should key role function messages by name and content", () => {
     const fn = (name: string, content: string) => ({
       model: "m",
-      messages: [{ role: "user", content: "hi" }, { role: "assistant", content: null, function_call: { name, arguments: "{}" } }, { role: "function", name, content }],
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: null, function_call: { name, arguments: "{}" } },
+        { role: "function", name, content },
+      ],
     });
     expect(keyOf(fn("a", "1"))).not.toBe(keyOf(fn("a", "2")));
     expect(keyOf(fn("a", "1"))).not.toBe(keyOf(fn("b", "1")));
@@ -109,7 +117,7 @@ describe("answers are stored as the model sent them", () => {
     expect(JSON.parse(answer.json).function_call).toEqual({ name: "lookup", arguments: '{"b":1,"a":2}' });
   });
 
-  it("Should keep content: \"\", refusal: null and annotations: [] in the stored answer, not in its hash", () => {
+  it('Should keep content: "", refusal: null and annotations: [] in the stored answer, not in its hash', () => {
     const keyed = keyRequest(request, "t", "default");
     if (!keyed.ok) throw new Error("unkeyable");
     const calls = [{ id: "c", type: "function" as const, function: { name: "f", arguments: "{}" } }];

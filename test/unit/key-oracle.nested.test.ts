@@ -103,20 +103,36 @@ describe("differential key oracle: Anthropic nested request types", () => {
   it("Should key every field of a Tool but cache_control", () => {
     const { fields } = shapeOf(anthropicDts, "Tool");
     expect(fields).toEqual(expect.arrayContaining(["name", "input_schema", "description", "cache_control", "strict"]));
-    for (const field of fields) differential((v) => messagesKey({ messages: hi, tools: [{ name: "f", input_schema: { type: "object" }, [field]: v }] }), field === "cache_control", `Tool.${field}`);
+    for (const field of fields)
+      differential(
+        (v) => messagesKey({ messages: hi, tools: [{ name: "f", input_schema: { type: "object" }, [field]: v }] }),
+        field === "cache_control",
+        `Tool.${field}`,
+      );
   });
 
   it("Should key every field of every tool_choice", () => {
     for (const name of unionOf(anthropicDts, "ToolChoice")) {
       const { fields, type } = shapeOf(anthropicDts, name);
-      for (const field of fields.filter((f) => f !== "type")) differential((v) => messagesKey({ messages: hi, tool_choice: { type, name: "f", [field]: v } }), false, `${name}.${field}`);
+      for (const field of fields.filter((f) => f !== "type"))
+        differential((v) => messagesKey({ messages: hi, tool_choice: { type, name: "f", [field]: v } }), false, `${name}.${field}`);
     }
   });
 
   it("Should bypass every content block type but text, tool_use, tool_result and thinking (keyed with its signature)", () => {
     const keyed = new Set(["text", "tool_use", "tool_result", "thinking", "redacted_thinking"]);
-    expect(messagesKey({ messages: [{ role: "user", content: [{ type: "thinking", source: {} }] }] })).toEqual({ ok: false, reason: "thinking block without its text and signature" });
-    const signed = (signature: string) => messagesKey({ messages: [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "thinking", thinking: "t", signature }] }, { role: "user", content: "go" }] });
+    expect(messagesKey({ messages: [{ role: "user", content: [{ type: "thinking", source: {} }] }] })).toEqual({
+      ok: false,
+      reason: "thinking block without its text and signature",
+    });
+    const signed = (signature: string) =>
+      messagesKey({
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "assistant", content: [{ type: "thinking", thinking: "t", signature }] },
+          { role: "user", content: "go" },
+        ],
+      });
     expect(signed("a")).not.toEqual(signed("b"));
     let checked = 0;
     for (const name of unionOf(anthropicDts, "ContentBlockParam")) {
@@ -140,7 +156,10 @@ describe("differential key oracle: Responses input items", () => {
       const { type } = shapeOf(responsesDts, name);
       if (!type || keyed.has(type)) continue;
       checked++;
-      const outcome = responsesKey([{ role: "user", content: "q" }, { type, id: "x_1", call_id: "c1" }]);
+      const outcome = responsesKey([
+        { role: "user", content: "q" },
+        { type, id: "x_1", call_id: "c1" },
+      ]);
       expect(outcome?.ok, name).toBe(false);
     }
     expect(checked).toBeGreaterThanOrEqual(20);
@@ -150,20 +169,37 @@ describe("differential key oracle: Responses input items", () => {
     const noise = new Set(["id", "status", "type"]);
     const cases: Array<[string, (field: string, v: unknown) => unknown[]]> = [
       ["EasyInputMessage", (field, v) => [{ role: "user", content: "q", [field]: v }]],
-      ["ResponseFunctionToolCall", (field, v) => [{ role: "user", content: "q" }, { ...call, [field]: v }, { type: "function_call_output", call_id: "c1", output: "r" }]],
-      ["ResponseInputItem.FunctionCallOutput", (field, v) => [{ role: "user", content: "q" }, call, { type: "function_call_output", call_id: "c1", output: "r", [field]: v }]],
+      [
+        "ResponseFunctionToolCall",
+        (field, v) => [
+          { role: "user", content: "q" },
+          { ...call, [field]: v },
+          { type: "function_call_output", call_id: "c1", output: "r" },
+        ],
+      ],
+      [
+        "ResponseInputItem.FunctionCallOutput",
+        (field, v) => [{ role: "user", content: "q" }, call, { type: "function_call_output", call_id: "c1", output: "r", [field]: v }],
+      ],
     ];
     for (const [name, input] of cases) {
       const { fields } = shapeOf(responsesDts, name);
       expect(fields.length, name).toBeGreaterThan(2);
-      for (const field of fields.filter((f) => f !== "role" && f !== "call_id")) differential((v) => responsesKey(input(field, v)), noise.has(field), `${name}.${field}`);
+      for (const field of fields.filter((f) => f !== "role" && f !== "call_id"))
+        differential((v) => responsesKey(input(field, v)), noise.has(field), `${name}.${field}`);
     }
   });
 
   it("Should key every field of a reasoning item sent back, its id too, but its status", () => {
     const { fields } = shapeOf(responsesDts, "ResponseReasoningItem");
     expect(fields).toEqual(expect.arrayContaining(["id", "summary", "encrypted_content", "status"]));
-    const input = (field: string, v: unknown) => [{ role: "user", content: "q" }, { type: "reasoning", id: "rs_1", summary: [], [field]: v }, call, { type: "function_call_output", call_id: "c1", output: "r" }];
-    for (const field of fields.filter((f) => f !== "type")) differential((v) => responsesKey(input(field, v)), field === "status", `ResponseReasoningItem.${field}`);
+    const input = (field: string, v: unknown) => [
+      { role: "user", content: "q" },
+      { type: "reasoning", id: "rs_1", summary: [], [field]: v },
+      call,
+      { type: "function_call_output", call_id: "c1", output: "r" },
+    ];
+    for (const field of fields.filter((f) => f !== "type"))
+      differential((v) => responsesKey(input(field, v)), field === "status", `ResponseReasoningItem.${field}`);
   });
 });

@@ -42,7 +42,10 @@ const UNKEYED_OUTSIDE_SDK = ["client_metadata"];
 const TYPED_PARAMS: Record<string, fc.Arbitrary<unknown>> = {
   model: fc.string({ minLength: 1 }),
   instructions: fc.string({ minLength: 1 }),
-  tools: fc.array(fc.record({ type: fc.constant("function"), name: fc.string({ minLength: 1 }), parameters: fc.constant({ type: "object" }) }), { minLength: 1, maxLength: 2 }),
+  tools: fc.array(fc.record({ type: fc.constant("function"), name: fc.string({ minLength: 1 }), parameters: fc.constant({ type: "object" }) }), {
+    minLength: 1,
+    maxLength: 2,
+  }),
   include: fc.constantFrom([], ["reasoning.encrypted_content"], ["reasoning.encrypted_content", "reasoning.encrypted_content"]),
   stream: fc.boolean(),
   // These bypass the cache when they ask for server-side state (below); what is left is the value that asks for nothing.
@@ -116,13 +119,19 @@ describe("differential key oracle: OpenAI Responses", () => {
   it("Should not key Codex's client_metadata (telemetry: thread, turn and session ids), comparing enough pairs", () => {
     let compared = 0;
     fc.assert(
-      fc.property(fc.tuple(fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string(), { minKeys: 1 }), fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string(), { minKeys: 1 })), ([a, b]) => {
-        const ka = responsesKey({ ...base, client_metadata: a });
-        const kb = responsesKey({ ...base, client_metadata: b });
-        if (!ka || !kb || !ka.ok || !kb.ok) return;
-        compared++;
-        expect(ka.key).toBe(kb.key);
-      }),
+      fc.property(
+        fc.tuple(
+          fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string(), { minKeys: 1 }),
+          fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string(), { minKeys: 1 }),
+        ),
+        ([a, b]) => {
+          const ka = responsesKey({ ...base, client_metadata: a });
+          const kb = responsesKey({ ...base, client_metadata: b });
+          if (!ka || !kb || !ka.ok || !kb.ok) return;
+          compared++;
+          expect(ka.key).toBe(kb.key);
+        },
+      ),
       { numRuns: 25 },
     );
     expect(compared).toBeGreaterThanOrEqual(MIN_PAIRS_PER_FIELD * UNKEYED_OUTSIDE_SDK.length);
@@ -136,7 +145,13 @@ describe("differential key oracle: OpenAI Responses", () => {
   it("Should give the key of a request without them to conversation, store, background, previous_response_id and include asking for nothing", () => {
     const absent = responsesKey(base);
     expect(absent?.ok).toBe(true);
-    for (const [field, v] of [["conversation", null], ["store", false], ["background", false], ["previous_response_id", null], ["include", []]] as const) {
+    for (const [field, v] of [
+      ["conversation", null],
+      ["store", false],
+      ["background", false],
+      ["previous_response_id", null],
+      ["include", []],
+    ] as const) {
       expect(responsesKey({ ...base, [field]: v }), field).toEqual(absent);
     }
     expect(responsesKey({ ...base, include: ["reasoning.encrypted_content"] })).not.toEqual(absent);

@@ -17,5 +17,10 @@ export function fieldsOf(dts: string, name: string): string[] {
   return fields;
 }
 
-export const value = fc.oneof(fc.string({ minLength: 1 }), fc.integer(), fc.boolean(), fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.oneof(fc.string(), fc.integer()), { minKeys: 1, maxKeys: 3 }));
+export const value = fc.oneof(
+  fc.string({ minLength: 1 }),
+  fc.integer(),
+  fc.boolean(),
+  fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.oneof(fc.string(), fc.integer()), { minKeys: 1, maxKeys: 3 }),
+);
 export const pair = fc.tuple(value, value).filter(([a, b]) => JSON.stringify(a) !== JSON.stringify(b));

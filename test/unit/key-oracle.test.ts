@@ -117,13 +117,21 @@ describe("differential key oracle: OpenAI chat completions", () => {
     stream: fc.boolean(),
     stream_options: fc.record({ include_usage: fc.boolean() }),
     modalities: fc.constantFrom([], ["text"]),
-    tools: fc.array(fc.record({ type: fc.constant("function"), function: fc.record({ name: fc.string({ minLength: 1 }), parameters: fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), value, { maxKeys: 2 }) }) }), { minLength: 1, maxLength: 2 }),
+    tools: fc.array(
+      fc.record({
+        type: fc.constant("function"),
+        function: fc.record({ name: fc.string({ minLength: 1 }), parameters: fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), value, { maxKeys: 2 }) }),
+      }),
+      { minLength: 1, maxLength: 2 },
+    ),
   };
   /** Parameters whose every value that can change the answer bypasses the cache (docs/reliability.md, "Other bypass reasons from the key"), each with one. */
   const BYPASSING: Record<string, unknown> = { n: 2, logprobs: true, top_logprobs: 2, audio: { voice: "alloy", format: "mp3" }, web_search_options: {} };
 
   it("Should read the request fields from the SDK's ChatCompletionCreateParamsBase", () => {
-    expect(params).toEqual(expect.arrayContaining(["model", "tools", "tool_choice", "seed", "functions", "function_call", "response_format", "stream", ...UNKEYED_CHAT]));
+    expect(params).toEqual(
+      expect.arrayContaining(["model", "tools", "tool_choice", "seed", "functions", "function_call", "response_format", "stream", ...UNKEYED_CHAT]),
+    );
   });
 
   it("Should key every request parameter except the documented unkeyed ones, comparing enough pairs of each", () => {
@@ -156,7 +164,10 @@ describe("differential key oracle: OpenAI chat completions", () => {
     content: fc.string({ minLength: 1 }),
     name: fc.string({ minLength: 1 }),
     refusal: fc.string({ minLength: 1 }),
-    tool_calls: fc.array(fc.record({ id: fc.constant("c"), type: fc.constant("function"), function: fc.record({ name: fc.string({ minLength: 1 }), arguments: fc.json() }) }), { minLength: 1, maxLength: 2 }),
+    tool_calls: fc.array(
+      fc.record({ id: fc.constant("c"), type: fc.constant("function"), function: fc.record({ name: fc.string({ minLength: 1 }), arguments: fc.json() }) }),
+      { minLength: 1, maxLength: 2 },
+    ),
     function_call: fc.record({ name: fc.string({ minLength: 1 }), arguments: fc.json() }),
   };
   /** Message fields that make the request bypass the cache (an assistant message's `audio`: a recorded answer cannot be replayed with it), each with a value. */
@@ -171,7 +182,15 @@ describe("differential key oracle: OpenAI chat completions", () => {
       const names = fieldsOf(openaiDts, type).filter((f) => f !== "role");
       expect(names.length).toBeGreaterThan(0);
       for (const field of names) {
-        const withField = (v: unknown) => chatKey({ model: "m", messages: [{ role: "user", content: "q" }, { role, ...fields, [field]: v }, { role: "user", content: "next" }] });
+        const withField = (v: unknown) =>
+          chatKey({
+            model: "m",
+            messages: [
+              { role: "user", content: "q" },
+              { role, ...fields, [field]: v },
+              { role: "user", content: "next" },
+            ],
+          });
         if (field in BYPASSING_MESSAGE_FIELDS) {
           expect(withField(BYPASSING_MESSAGE_FIELDS[field]), `${type}.${field}`).toEqual({ ok: false });
           continue;
@@ -179,16 +198,20 @@ describe("differential key oracle: OpenAI chat completions", () => {
         const typed = TYPED[field];
         let compared = 0;
         if (!typed) compared = check(`${type}.${field}`, withField, false);
-        else fc.assert(fc.property(typed, typed, (a, b) => {
-          const ka = withField(a);
-          const kb = withField(b);
-          if (!ka?.ok || !kb?.ok) return;
-          compared++;
-          const isCall = field === "tool_calls" || field === "function_call";
-          const same = isCall ? callMeaning(field, a) === callMeaning(field, b) : JSON.stringify(a) === JSON.stringify(b);
-          if (same) expect(ka.key, field).toBe(kb.key);
-          else expect(ka.key, field).not.toBe(kb.key);
-        }), { numRuns: 25 });
+        else
+          fc.assert(
+            fc.property(typed, typed, (a, b) => {
+              const ka = withField(a);
+              const kb = withField(b);
+              if (!ka?.ok || !kb?.ok) return;
+              compared++;
+              const isCall = field === "tool_calls" || field === "function_call";
+              const same = isCall ? callMeaning(field, a) === callMeaning(field, b) : JSON.stringify(a) === JSON.stringify(b);
+              if (same) expect(ka.key, field).toBe(kb.key);
+              else expect(ka.key, field).not.toBe(kb.key);
+            }),
+            { numRuns: 25 },
+          );
         expect(compared, `${type}.${field}`).toBeGreaterThanOrEqual(MIN_PAIRS_PER_FIELD);
       }
     });
@@ -198,7 +221,14 @@ describe("differential key oracle: OpenAI chat completions", () => {
     const args = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.oneof(fc.string(), fc.integer(), fc.boolean()), { maxKeys: 5 });
     fc.assert(
       fc.property(args, fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), (a, id1, id2) => {
-        const convo = (id: string, text: string) => ({ model: "m", messages: [{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "f", arguments: text } }] }, { role: "tool", tool_call_id: id, content: "r" }] });
+        const convo = (id: string, text: string) => ({
+          model: "m",
+          messages: [
+            { role: "user", content: "q" },
+            { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "f", arguments: text } }] },
+            { role: "tool", tool_call_id: id, content: "r" },
+          ],
+        });
         const reordered = JSON.stringify(Object.fromEntries(Object.entries(a).reverse()), null, 2);
         const k1 = chatKey(convo(id1, JSON.stringify(a)));
         const k2 = chatKey(convo(id2, reordered));
@@ -214,12 +244,27 @@ describe("differential key oracle: Anthropic messages", () => {
   const params = fieldsOf(anthropicDts, "MessageCreateParamsBase").filter((f) => f !== "messages");
   /** Values the schema accepts for the parameters it types (any other value is a 400, so would compare nothing). */
   const TYPED_PARAMS: Record<string, fc.Arbitrary<unknown>> = {
-    thinking: fc.oneof(fc.constant({ type: "disabled" }), fc.integer({ min: 1024, max: 1_000_000 }).map((budget) => ({ type: "enabled", budget_tokens: budget }))),
+    thinking: fc.oneof(
+      fc.constant({ type: "disabled" }),
+      fc.integer({ min: 1024, max: 1_000_000 }).map((budget) => ({ type: "enabled", budget_tokens: budget })),
+    ),
     model: fc.string({ minLength: 1 }),
     max_tokens: fc.integer({ min: 1, max: 1_000_000 }),
     system: fc.string({ minLength: 1 }),
-    tools: fc.array(fc.record({ name: fc.string({ minLength: 1 }), input_schema: fc.record({ type: fc.constant("object"), properties: fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.record({ type: fc.constantFrom("string", "number") }), { maxKeys: 2 }) }) }), { minLength: 1, maxLength: 2 }),
-    tool_choice: fc.oneof(fc.constantFrom({ type: "auto" }, { type: "any" }, { type: "none" }), fc.record({ type: fc.constant("tool"), name: fc.string({ minLength: 1 }) })),
+    tools: fc.array(
+      fc.record({
+        name: fc.string({ minLength: 1 }),
+        input_schema: fc.record({
+          type: fc.constant("object"),
+          properties: fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.record({ type: fc.constantFrom("string", "number") }), { maxKeys: 2 }),
+        }),
+      }),
+      { minLength: 1, maxLength: 2 },
+    ),
+    tool_choice: fc.oneof(
+      fc.constantFrom({ type: "auto" }, { type: "any" }, { type: "none" }),
+      fc.record({ type: fc.constant("tool"), name: fc.string({ minLength: 1 }) }),
+    ),
     stream: fc.boolean(),
   };
   /** Parameters that make the request bypass the cache (a server-side container), each with a value. Thinking is keyed (its blocks are recorded and replayed). */
@@ -245,8 +290,24 @@ describe("differential key oracle: Anthropic messages", () => {
 
   const blocks: Array<[string, (extra: Record<string, unknown>) => unknown[], string[]]> = [
     ["TextBlockParam", (x) => [{ role: "user", content: [{ type: "text", text: "t", ...x }] }], ["type", "text"]],
-    ["ToolUseBlockParam", (x) => [{ role: "user", content: "q" }, { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {}, ...x }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "r" }] }], ["type", "id", "name"]],
-    ["ToolResultBlockParam", (x) => [{ role: "user", content: "q" }, { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "r", ...x }] }], ["type", "tool_use_id"]],
+    [
+      "ToolUseBlockParam",
+      (x) => [
+        { role: "user", content: "q" },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {}, ...x }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "r" }] },
+      ],
+      ["type", "id", "name"],
+    ],
+    [
+      "ToolResultBlockParam",
+      (x) => [
+        { role: "user", content: "q" },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "r", ...x }] },
+      ],
+      ["type", "tool_use_id"],
+    ],
   ];
   /** The block-field ignore list: prompt-caching hints never change the answer. */
   const IGNORED_BLOCK_FIELDS = new Set(["cache_control"]);
@@ -258,14 +319,27 @@ describe("differential key oracle: Anthropic messages", () => {
       expect(names.length).toBeGreaterThan(0);
       for (const field of names) {
         const values = TYPED_BLOCK_FIELDS[field];
-        const compared = check(`${type}.${field}`, (v) => messagesKey({ ...base, messages: messages({ [field]: v }) }), IGNORED_BLOCK_FIELDS.has(field), values ? pairOf(values) : pair);
+        const compared = check(
+          `${type}.${field}`,
+          (v) => messagesKey({ ...base, messages: messages({ [field]: v }) }),
+          IGNORED_BLOCK_FIELDS.has(field),
+          values ? pairOf(values) : pair,
+        );
         expect(compared, `${type}.${field}`).toBeGreaterThanOrEqual(MIN_PAIRS_PER_FIELD);
       }
     });
   }
 
   it("Should give equal keys to tool_use ids renamed and input key order changed", () => {
-    const convo = (id: string, input: Record<string, unknown>) => messagesKey({ ...base, messages: [{ role: "user", content: "q" }, { role: "assistant", content: [{ type: "tool_use", id, name: "f", input }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "r" }] }] });
+    const convo = (id: string, input: Record<string, unknown>) =>
+      messagesKey({
+        ...base,
+        messages: [
+          { role: "user", content: "q" },
+          { role: "assistant", content: [{ type: "tool_use", id, name: "f", input }] },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "r" }] },
+        ],
+      });
     const a = convo("toolu_a", { x: 1, y: "2" });
     const b = convo("toolu_b", { y: "2", x: 1 });
     expect(a?.ok && b?.ok && a.key === b.key).toBe(true);

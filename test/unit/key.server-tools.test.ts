@@ -16,7 +16,10 @@ function messages(extra: Record<string, unknown>): string {
   const adapter = messagesAdapter as unknown as ProviderAdapter<unknown, ProviderKey, unknown>;
   const parsed = adapter.schema.safeParse(body);
   if (!parsed.success) return `rejected: ${parsed.error.issues[0]?.path.join(".")}`;
-  const outcome: KeyOutcome<ProviderKey> = adapter.key({ body: parsed.data, raw: JSON.stringify(body), url: new URL("http://mm.test/v1/messages"), headers: new Headers({ "anthropic-version": "2023-06-01" }) }, scope);
+  const outcome: KeyOutcome<ProviderKey> = adapter.key(
+    { body: parsed.data, raw: JSON.stringify(body), url: new URL("http://mm.test/v1/messages"), headers: new Headers({ "anthropic-version": "2023-06-01" }) },
+    scope,
+  );
   if (outcome.ok) return outcome.key.key;
   return "bypass" in outcome ? `bypass: ${outcome.bypass}` : `invalid: ${outcome.invalid.message}`;
 }

@@ -37,11 +37,14 @@ function keyOf(outcome: Outcome): string {
 const chatBody = { model: "gpt-x", messages: [{ role: "user", content: "hi" }] };
 const chat = (path: string, headers?: Record<string, string>, body: unknown = chatBody) => keyOf(keyThrough(as(chatAdapter), path, body, headers));
 const messagesBody = { model: "claude-x", max_tokens: 16, messages: [{ role: "user", content: "hi" }] };
-const messages = (path: string, headers: Record<string, string> = {}, body: unknown = messagesBody) => keyOf(keyThrough(as(messagesAdapter), path, body, { "anthropic-version": "2023-06-01", ...headers }));
+const messages = (path: string, headers: Record<string, string> = {}, body: unknown = messagesBody) =>
+  keyOf(keyThrough(as(messagesAdapter), path, body, { "anthropic-version": "2023-06-01", ...headers }));
 const responsesBody = { model: "gpt-x", input: "hi" };
-const responses = (path: string, headers?: Record<string, string>, body: unknown = responsesBody) => keyOf(keyThrough(as(responsesAdapter), path, body, headers));
+const responses = (path: string, headers?: Record<string, string>, body: unknown = responsesBody) =>
+  keyOf(keyThrough(as(responsesAdapter), path, body, headers));
 const geminiBody = { contents: [{ role: "user", parts: [{ text: "hi" }] }] };
-const gemini = (query: string, body: unknown = geminiBody, action = "generateContent") => keyOf(keyThrough(as(geminiAdapter), `/v1beta/models/gemini-x:${action}${query}`, body));
+const gemini = (query: string, body: unknown = geminiBody, action = "generateContent") =>
+  keyOf(keyThrough(as(geminiAdapter), `/v1beta/models/gemini-x:${action}${query}`, body));
 
 describe("the key: the query string is keyed", () => {
   it("Should key chat's ?api-version= (Azure reads it) and every other parameter", () => {
@@ -102,7 +105,9 @@ describe("the key: a body field cannot stand in for a header or the query", () =
     const field = messages("/v1/messages", {}, { ...messagesBody, "anthropic-beta": "x-2025" });
     expect(field).not.toBe(header);
     expect(field).toBe("bypass: reserved body field");
-    expect(chat("/v1/chat/completions", {}, { ...chatBody, "openai-project": "proj_a" })).not.toBe(chat("/v1/chat/completions", { "openai-project": "proj_a" }));
+    expect(chat("/v1/chat/completions", {}, { ...chatBody, "openai-project": "proj_a" })).not.toBe(
+      chat("/v1/chat/completions", { "openai-project": "proj_a" }),
+    );
   });
 
   it("Should not give a body field muscle-mem:query the key of the request with that query string", () => {
@@ -117,8 +122,17 @@ describe("the key: a body field cannot stand in for a header or the query", () =
 
 describe("the key: a valid request the cache cannot key is passed through, not refused", () => {
   it("Should bypass a chat history with a custom (free-form) tool call, and still refuse an unknown call type", () => {
-    const history = (call: Record<string, unknown>) => ({ model: "gpt-x", messages: [{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: "c1", content: "r" }] });
-    expect(chat("/v1/chat/completions", {}, history({ id: "c1", type: "custom", custom: { name: "sql", input: "SELECT 1" } }))).toBe("bypass: custom tool call");
+    const history = (call: Record<string, unknown>) => ({
+      model: "gpt-x",
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: null, tool_calls: [call] },
+        { role: "tool", tool_call_id: "c1", content: "r" },
+      ],
+    });
+    expect(chat("/v1/chat/completions", {}, history({ id: "c1", type: "custom", custom: { name: "sql", input: "SELECT 1" } }))).toBe(
+      "bypass: custom tool call",
+    );
     expect(() => chat("/v1/chat/completions", {}, history({ id: "c1", type: "code", function: { name: "f", arguments: "{}" } }))).toThrow(/schema rejected/);
   });
 });
@@ -169,25 +183,43 @@ describe("the key: numbers keep the text they were written with", () => {
 
   it("Should key how the frame's numbers are written (a tool schema's maximum, temperature) on chat, Responses and Messages", () => {
     const chatText = (raw: string) => keyText(as(chatAdapter), "/v1/chat/completions", raw);
-    const tools = (max: string) => `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"n":{"type":"number","maximum":${max}}}}}}]}`;
+    const tools = (max: string) =>
+      `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"n":{"type":"number","maximum":${max}}}}}}]}`;
     expect(chatText(tools("10"))).not.toBe(chatText(tools("10.0")));
-    expect(chatText('{"model":"m","temperature":1,"messages":[{"role":"user","content":"hi"}]}')).not.toBe(chatText('{"model":"m","temperature":1.0,"messages":[{"role":"user","content":"hi"}]}'));
+    expect(chatText('{"model":"m","temperature":1,"messages":[{"role":"user","content":"hi"}]}')).not.toBe(
+      chatText('{"model":"m","temperature":1.0,"messages":[{"role":"user","content":"hi"}]}'),
+    );
     const responsesText = (raw: string) => keyText(as(responsesAdapter), "/v1/responses", raw);
     expect(responsesText('{"model":"m","input":"hi","temperature":0.50}')).not.toBe(responsesText('{"model":"m","input":"hi","temperature":0.5}'));
-    expect(messagesText('{"model":"c","max_tokens":16,"temperature":1.0,"messages":[{"role":"user","content":"hi"}]}')).not.toBe(messagesText('{"model":"c","max_tokens":16,"temperature":1,"messages":[{"role":"user","content":"hi"}]}'));
+    expect(messagesText('{"model":"c","max_tokens":16,"temperature":1.0,"messages":[{"role":"user","content":"hi"}]}')).not.toBe(
+      messagesText('{"model":"c","max_tokens":16,"temperature":1,"messages":[{"role":"user","content":"hi"}]}'),
+    );
   });
 
   it("Should leave out numbers in fields the frame leaves out, numbers inside strings, and Gemini (it reads every number as a double)", () => {
     const chatText = (raw: string) => keyText(as(chatAdapter), "/v1/chat/completions", raw);
-    expect(chatText('{"model":"m","stream_options":{"include_usage":true,"n":1.0},"messages":[{"role":"user","content":"v: 1.0, 2e5"}]}')).toBe(chatText('{"model":"m","stream_options":{"include_usage":true,"n":1},"messages":[{"role":"user","content":"v: 1.0, 2e5"}]}'));
-    const geminiText = (n: string) => keyText(as(geminiAdapter), "/v1beta/models/g:generateContent", `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"n":${n}}}}]}]}`);
+    expect(chatText('{"model":"m","stream_options":{"include_usage":true,"n":1.0},"messages":[{"role":"user","content":"v: 1.0, 2e5"}]}')).toBe(
+      chatText('{"model":"m","stream_options":{"include_usage":true,"n":1},"messages":[{"role":"user","content":"v: 1.0, 2e5"}]}'),
+    );
+    const geminiText = (n: string) =>
+      keyText(
+        as(geminiAdapter),
+        "/v1beta/models/g:generateContent",
+        `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"n":${n}}}}]}]}`,
+      );
     expect(geminiText("1.0")).toBe(geminiText("1"));
   });
 
   it("Should find each number written otherwise than JSON.stringify would, with its pointer", () => {
     expect(bodySpellings('{"a":"x: 1.0","b":[1,2.5,3]}', "messages")).toBeNull();
     const found = bodySpellings('{"t" : 1.0, "a/b~": {"c": [0.0000001, 1E3, 2.50, -0, 5]}, "messages": [{"n": 2}, {"x": {"y": 3.0}}]}', "messages");
-    expect(found?.top).toEqual([["/t", "1.0"], ["/a~1b~0/c/0", "0.0000001"], ["/a~1b~0/c/1", "1E3"], ["/a~1b~0/c/2", "2.50"], ["/a~1b~0/c/3", "-0"]]);
+    expect(found?.top).toEqual([
+      ["/t", "1.0"],
+      ["/a~1b~0/c/0", "0.0000001"],
+      ["/a~1b~0/c/1", "1E3"],
+      ["/a~1b~0/c/2", "2.50"],
+      ["/a~1b~0/c/3", "-0"],
+    ]);
     expect([...(found?.items ?? [])]).toEqual([[1, [["/x/y", "3.0"]]]]);
   });
 });
@@ -215,7 +247,13 @@ describe("the key: fields inside content parts and function objects are keyed, n
   });
 
   it("Should key a Gemini functionCall's other fields", () => {
-    const call = (extra: Record<string, unknown>) => ({ contents: [{ role: "user", parts: [{ text: "go" }] }, { role: "model", parts: [{ functionCall: { name: "f", args: {}, ...extra } }] }, { role: "user", parts: [{ text: "next" }] }] });
+    const call = (extra: Record<string, unknown>) => ({
+      contents: [
+        { role: "user", parts: [{ text: "go" }] },
+        { role: "model", parts: [{ functionCall: { name: "f", args: {}, ...extra } }] },
+        { role: "user", parts: [{ text: "next" }] },
+      ],
+    });
     expect(gemini("", call({ partialArgs: [{ jsonPath: "$.a" }] }))).not.toBe(gemini("", call({})));
   });
 
@@ -224,7 +262,14 @@ describe("the key: fields inside content parts and function objects are keyed, n
     expect(responses("/v1/responses", {}, input({}))).toBe(responses("/v1/responses"));
     expect(responses("/v1/responses", {}, input({ annotations: [], logprobs: null }))).toBe(responses("/v1/responses"));
     expect(responses("/v1/responses", {}, input({ cache_control: { type: "ephemeral" } }))).toBe("bypass: text part with other fields");
-    const refusal = { model: "gpt-x", input: [{ role: "user", content: "q" }, { type: "message", role: "assistant", content: [{ type: "refusal", refusal: "no", reason: "policy" }] }, { role: "user", content: "why" }] };
+    const refusal = {
+      model: "gpt-x",
+      input: [
+        { role: "user", content: "q" },
+        { type: "message", role: "assistant", content: [{ type: "refusal", refusal: "no", reason: "policy" }] },
+        { role: "user", content: "why" },
+      ],
+    };
     expect(responses("/v1/responses", {}, refusal)).toBe("bypass: refusal part with other fields");
   });
 });

@@ -3,7 +3,11 @@ import { countDifferences, firstDifference, shortDiff } from "../../src/engine/e
 import { closestChild, explainMiss, frameDivergence, missHeaderValue, type DivergenceFacts } from "../../src/engine/explain/explanation";
 
 const msg = (role: string, body: Record<string, unknown>) => JSON.stringify({ role, ...body });
-const call = (amount: number) => msg("assistant", { content: null, tool_calls: [{ id: "call_0", type: "function", function: { name: "refund", arguments: JSON.stringify({ order: "A-1", amount_cents: amount }) } }] });
+const call = (amount: number) =>
+  msg("assistant", {
+    content: null,
+    tool_calls: [{ id: "call_0", type: "function", function: { name: "refund", arguments: JSON.stringify({ order: "A-1", amount_cents: amount }) } }],
+  });
 
 describe("firstDifference", () => {
   it("Should name the first differing field, descending into JSON held in strings", () => {
@@ -54,7 +58,14 @@ describe("explainMiss", () => {
     const e = explainMiss({ ...facts, children });
     expect(e.kind).toBe("new-branch");
     expect(e.depth).toBe(2);
-    expect(e.divergence).toMatchObject({ index: 2, node: "h3", parent: "h2", siblings: 2, closest: { node: "c2" }, field: "messages[2].tool_calls[0].function.arguments.amount_cents" });
+    expect(e.divergence).toMatchObject({
+      index: 2,
+      node: "h3",
+      parent: "h2",
+      siblings: 2,
+      closest: { node: "c2" },
+      field: "messages[2].tool_calls[0].function.arguments.amount_cents",
+    });
     expect(e.divergence?.diff).toEqual({ before: "", incoming: "1", recorded: "2", after: "999" });
   });
 

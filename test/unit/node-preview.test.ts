@@ -18,10 +18,16 @@ describe("node previews of every API's stored messages", () => {
   });
 
   it("Should preview Anthropic blocks, Responses items and Gemini parts by their text, calls and results", () => {
-    const anthropic = JSON.stringify([{ text: "Looking.", type: "text" }, { id: "toolu_0", input_json: "{}", name: "get_order", type: "tool_use" }]);
+    const anthropic = JSON.stringify([
+      { text: "Looking.", type: "text" },
+      { id: "toolu_0", input_json: "{}", name: "get_order", type: "tool_use" },
+    ]);
     expect(previewOf("assistant", anthropic, null, null)).toBe("Looking. → get_order()");
     expect(previewOf("user", JSON.stringify([{ content: "delivered", tool_use_id: "toolu_0", type: "tool_result" }]), null, null)).toBe("[toolu_0] delivered");
-    const items = JSON.stringify([{ content: [{ text: "On it.", type: "text" }], type: "message" }, { arguments: "{}", call_id: "call_0", name: "refund", type: "function_call" }]);
+    const items = JSON.stringify([
+      { content: [{ text: "On it.", type: "text" }], type: "message" },
+      { arguments: "{}", call_id: "call_0", name: "refund", type: "function_call" },
+    ]);
     expect(previewOf("assistant", null, items, null)).toBe("On it. → refund()");
     const parts = JSON.stringify([{ functionResponse: { name: "get_order", response: { status: "lost" } } }]);
     expect(previewOf("user", null, parts, null)).toBe('[get_order] {"status":"lost"}');
@@ -34,7 +40,10 @@ describe("node previews of every API's stored messages", () => {
     expect(previewOf("assistant", null, named.slice(0, 2000), null)).toBe("Let me look. → get_order()");
     const result = JSON.stringify([{ functionResponse: { name: "get_order", response: { rows: "z".repeat(3000) } } }]);
     expect(previewOf("user", null, result.slice(0, 2000), null)).not.toContain("get_order()");
-    const blocks = JSON.stringify([{ text: "Short question.", type: "text" }, { text: "w".repeat(1000), type: "text" }]);
+    const blocks = JSON.stringify([
+      { text: "Short question.", type: "text" },
+      { text: "w".repeat(1000), type: "text" },
+    ]);
     expect(previewOf("user", blocks.slice(0, 400), null, null)).toBe("Short question.");
   });
 

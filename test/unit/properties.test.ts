@@ -12,7 +12,10 @@ const args = fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth:
 
 /** A conversation with tool calls and their results, and the ids it used (in order). */
 const conversation = fc
-  .array(fc.record({ user: text, calls: fc.array(fc.tuple(fc.constantFrom("get_order", "refund"), args, text), { maxLength: 3 }) }), { minLength: 1, maxLength: 4 })
+  .array(fc.record({ user: text, calls: fc.array(fc.tuple(fc.constantFrom("get_order", "refund"), args, text), { maxLength: 3 }) }), {
+    minLength: 1,
+    maxLength: 4,
+  })
   .map((turns) => {
     const messages: unknown[] = [];
     let n = 0;
@@ -20,7 +23,11 @@ const conversation = fc
       messages.push({ role: "user", content: turn.user });
       if (turn.calls.length === 0) continue;
       const ids = turn.calls.map(() => `id${n++}`);
-      messages.push({ role: "assistant", content: null, tool_calls: turn.calls.map(([name, a], i) => ({ id: ids[i], type: "function", function: { name, arguments: JSON.stringify(a) } })) });
+      messages.push({
+        role: "assistant",
+        content: null,
+        tool_calls: turn.calls.map(([name, a], i) => ({ id: ids[i], type: "function", function: { name, arguments: JSON.stringify(a) } })),
+      });
       turn.calls.forEach(([, , result], i) => messages.push({ role: "tool", tool_call_id: ids[i], content: result }));
     }
     return { messages, count: n };
@@ -84,18 +91,26 @@ describe("properties of the canonical form and hashing", () => {
 
   it("Should keep the tree when only transport parameters change, and split it on any other parameter", () => {
     fc.assert(
-      fc.property(conversation, fc.boolean(), text, fc.constantFrom("temperature", "max_tokens", "seed", "tool_choice", "x_unknown"), fc.integer({ min: 1, max: 9 }), ({ messages }, stream, user, param, value) => {
-        const plain = hashes({ model: "m", messages });
-        expect(hashes({ model: "m", messages, stream, user, metadata: { user }, stream_options: stream ? { include_usage: true } : null })).toEqual(plain);
-        expect(hashes({ model: "m", messages, [param]: value })[0]).not.toBe(plain[0]);
-      }),
+      fc.property(
+        conversation,
+        fc.boolean(),
+        text,
+        fc.constantFrom("temperature", "max_tokens", "seed", "tool_choice", "x_unknown"),
+        fc.integer({ min: 1, max: 9 }),
+        ({ messages }, stream, user, param, value) => {
+          const plain = hashes({ model: "m", messages });
+          expect(hashes({ model: "m", messages, stream, user, metadata: { user }, stream_options: stream ? { include_usage: true } : null })).toEqual(plain);
+          expect(hashes({ model: "m", messages, [param]: value })[0]).not.toBe(plain[0]);
+        },
+      ),
     );
   });
 });
 
 /** Streams a message the way OpenAI does: content in pieces, tool calls as a header then argument pieces. */
 function stream(content: string | null, calls: Array<[string, string]>, pieces: number[], usage: boolean): string {
-  const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
   const split = (s: string): string[] => {
     const chars = [...s];
     const out: string[] = [];
@@ -134,7 +149,13 @@ function assemble(bytes: Uint8Array, cuts: number[]): ReturnType<SseAssembler["r
 describe("properties of SSE assembly", () => {
   const message = fc.record({
     content: fc.option(fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }), { nil: null }),
-    calls: fc.array(fc.tuple(fc.constantFrom("get_order", "refund", "notify"), args.map((a) => JSON.stringify(a))), { maxLength: 3 }),
+    calls: fc.array(
+      fc.tuple(
+        fc.constantFrom("get_order", "refund", "notify"),
+        args.map((a) => JSON.stringify(a)),
+      ),
+      { maxLength: 3 },
+    ),
     pieces: fc.array(fc.integer({ min: 1, max: 5 }), { maxLength: 8 }),
     usage: fc.boolean(),
   });

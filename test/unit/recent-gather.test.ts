@@ -25,7 +25,10 @@ const row = (over: Partial<RecentRequest>): RecentRequest => ({
 
 describe("recent-requests rows gathered between writes", () => {
   it("Should gather a tree's hits into one row: the count, the latest time and node, the tokens summed, the latency averaged", () => {
-    const rows = addRecent([], [row({ at: 1, node: "n1", latency_ms: 10 }), row({ at: 3, node: "n2", latency_ms: 20 }), row({ at: 2, node: "n3", latency_ms: 30 })]);
+    const rows = addRecent(
+      [],
+      [row({ at: 1, node: "n1", latency_ms: 10 }), row({ at: 3, node: "n2", latency_ms: 20 }), row({ at: 2, node: "n3", latency_ms: 30 })],
+    );
     expect(rows).toEqual([row({ at: 3, node: "n2", count: 3, latency_ms: 20, prompt_tokens: 300, completion_tokens: 60 })]);
   });
 

@@ -3,7 +3,15 @@ import type { StoredAnswer } from "../../src/core/answer";
 import { HotCache } from "../../src/engine/lookup/isolate-cache";
 import { MAX_BATCH_KEYS, refreshAhead, type RefreshTarget } from "../../src/engine/lookup/refresh-ahead";
 
-const answer = (hash: string): StoredAnswer => ({ hash, message: { role: "assistant", content: hash }, observations: 1, finishReason: "stop", promptTokens: 1, completionTokens: 1, latencyMs: 1 });
+const answer = (hash: string): StoredAnswer => ({
+  hash,
+  message: { role: "assistant", content: hash },
+  observations: 1,
+  finishReason: "stop",
+  promptTokens: 1,
+  completionTokens: 1,
+  latencyMs: 1,
+});
 
 /** A refresh target over a real HotCache whose store read is `answersOf` (a key it returns nothing for is gone from the store). */
 function harness(answersOf: (key: string) => StoredAnswer[] | "fail" = (key) => [answer(`new-${key}`)]) {

@@ -19,11 +19,18 @@ if (!keyed.ok) throw new Error(JSON.stringify(keyed));
 const key = keyed.key;
 const reader = () => chatAnswerReader(key, 100);
 
-
 function stored(recording: Recording): StoredAnswer {
   if (!recording) throw new Error("not recorded");
   const a = recording.answer;
-  return { hash: a.hash, message: JSON.parse(a.json) as StoredAnswer["message"], observations: 1, finishReason: a.finishReason, promptTokens: a.promptTokens, completionTokens: a.completionTokens, latencyMs: 1 };
+  return {
+    hash: a.hash,
+    message: JSON.parse(a.json) as StoredAnswer["message"],
+    observations: 1,
+    finishReason: a.finishReason,
+    promptTokens: a.promptTokens,
+    completionTokens: a.completionTokens,
+    latencyMs: 1,
+  };
 }
 
 const ctx = { id: "chatcmpl-mm1", model: "gpt-4o", created: 2 };
@@ -39,7 +46,10 @@ function payloads(sse: string): Array<Record<string, unknown>> {
 /** Azure's chunk stream of `message`: prompt filters first (empty choices), then role, content and finish chunks. */
 function azureStream(contentFilters: unknown[], extraChoice: Record<string, unknown> = {}): string {
   const base = { created: 1, id: "chatcmpl-A", model: "gpt-4o-2024-08-06", object: "chat.completion.chunk", system_fingerprint: "fp_1" };
-  const choice = (delta: Record<string, unknown>, cfr: unknown, finish: string | null = null) => ({ ...base, choices: [{ content_filter_results: cfr, delta, finish_reason: finish, index: 0, logprobs: null, ...extraChoice }] });
+  const choice = (delta: Record<string, unknown>, cfr: unknown, finish: string | null = null) => ({
+    ...base,
+    choices: [{ content_filter_results: cfr, delta, finish_reason: finish, index: 0, logprobs: null, ...extraChoice }],
+  });
   const chunks: unknown[] = [
     { choices: [], created: 0, id: "", model: "", object: "", prompt_filter_results: promptFilters },
     choice({ content: "", refusal: null, role: "assistant" }, {}),
@@ -57,7 +67,10 @@ function streamed(sse: string): Recording {
 
 describe("replay fidelity: Azure content filter results on chat completions", () => {
   it("Should serve a JSON answer's content_filter_results on the choice and prompt_filter_results at the top level, the message unchanged", () => {
-    const served = renderCompletion(stored(reader().fromJson(JSON.stringify(azure), 1)), ctx) as { choices: Array<Record<string, unknown>>; prompt_filter_results?: unknown };
+    const served = renderCompletion(stored(reader().fromJson(JSON.stringify(azure), 1)), ctx) as {
+      choices: Array<Record<string, unknown>>;
+      prompt_filter_results?: unknown;
+    };
     expect(served.choices[0].content_filter_results).toEqual(filters);
     expect(served.prompt_filter_results).toEqual(promptFilters);
     expect(served.choices[0].message).toEqual(message);
@@ -91,7 +104,10 @@ describe("replay fidelity: Azure content filter results on chat completions", ()
   it("Should record a stream whose content carries several annotations, or an asynchronous filter's offsets, without them (a hit could not send them back where they were)", () => {
     const hateLow = { ...filters, hate: { filtered: false, severity: "low" } };
     const plain = streamed(azureStream([{}]));
-    for (const stream of [azureStream([filters, hateLow]), azureStream([filters], { content_filter_offsets: { check_offset: 0, start_offset: 0, end_offset: 9 } })]) {
+    for (const stream of [
+      azureStream([filters, hateLow]),
+      azureStream([filters], { content_filter_offsets: { check_offset: 0, start_offset: 0, end_offset: 9 } }),
+    ]) {
       const recorded = streamed(stream);
       expect(recorded).not.toBeNull();
       const message = JSON.parse(recorded!.answer.json) as Record<string, unknown>;
@@ -104,10 +120,14 @@ describe("replay fidelity: Azure content filter results on chat completions", ()
 
   it("Should key the answer node as before: the filter results are not part of the message's hash, and an exported message with them walks the same path", () => {
     const withFilters = reader().fromJson(JSON.stringify(azure), 1);
-    const plain = reader().fromJson(JSON.stringify({ ...azure, prompt_filter_results: undefined, choices: [{ ...azure.choices[0], content_filter_results: undefined }] }), 1);
+    const plain = reader().fromJson(
+      JSON.stringify({ ...azure, prompt_filter_results: undefined, choices: [{ ...azure.choices[0], content_filter_results: undefined }] }),
+      1,
+    );
     expect(withFilters?.answer.hash).toBe(plain?.answer.hash);
     const exported = JSON.parse(withFilters!.answer.json) as Record<string, unknown>;
-    const history = (m: Record<string, unknown>) => keyRequest(chatRequest.parse({ model: "gpt-4o", messages: [...messages, m, { role: "user", content: "Thanks." }] }), "t", "default");
+    const history = (m: Record<string, unknown>) =>
+      keyRequest(chatRequest.parse({ model: "gpt-4o", messages: [...messages, m, { role: "user", content: "Thanks." }] }), "t", "default");
     const a = history(exported);
     const b = history(message);
     if (!a.ok || !b.ok) throw new Error("not keyed");
@@ -116,7 +136,12 @@ describe("replay fidelity: Azure content filter results on chat completions", ()
   });
 
   it("Should serve an answer recorded without filter results exactly as before (no content_filter_results, no prompt_filter_results, no extra chunk)", () => {
-    const answer = stored(reader().fromJson(JSON.stringify({ ...azure, prompt_filter_results: undefined, choices: [{ finish_reason: "stop", index: 0, logprobs: null, message }] }), 1));
+    const answer = stored(
+      reader().fromJson(
+        JSON.stringify({ ...azure, prompt_filter_results: undefined, choices: [{ finish_reason: "stop", index: 0, logprobs: null, message }] }),
+        1,
+      ),
+    );
     expect(answer.message).toEqual(message);
     const served = renderCompletion(answer, ctx);
     expect(Object.keys(served)).toEqual(["id", "object", "created", "model", "choices", "usage", "system_fingerprint"]);
@@ -128,11 +153,24 @@ describe("replay fidelity: Azure content filter results on chat completions", ()
 });
 
 describe("replay fidelity: the chat response's service_tier", () => {
-  const openai = { ...azure, prompt_filter_results: undefined, choices: [{ finish_reason: "stop", index: 0, logprobs: null, message }], service_tier: "default" };
+  const openai = {
+    ...azure,
+    prompt_filter_results: undefined,
+    choices: [{ finish_reason: "stop", index: 0, logprobs: null, message }],
+    service_tier: "default",
+  };
   /** OpenAI's chunk stream of `message`, `service_tier` on every chunk (`tiers[i]` on chunk i). */
   const openaiStream = (tiers: string[]) => {
     const deltas = [{ role: "assistant", content: "", refusal: null }, { content: "Refunded." }, {}];
-    const chunks = deltas.map((delta, i) => ({ id: "chatcmpl-B", object: "chat.completion.chunk", created: 1, model: "gpt-4o", service_tier: tiers[i], system_fingerprint: "fp_1", choices: [{ index: 0, delta, logprobs: null, finish_reason: i === 2 ? "stop" : null }] }));
+    const chunks = deltas.map((delta, i) => ({
+      id: "chatcmpl-B",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "gpt-4o",
+      service_tier: tiers[i],
+      system_fingerprint: "fp_1",
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: i === 2 ? "stop" : null }],
+    }));
     return `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")}data: [DONE]\n\n`;
   };
 

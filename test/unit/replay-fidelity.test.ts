@@ -14,7 +14,12 @@ import { messagesAdapter } from "../../src/providers/anthropic/adapter";
  */
 
 const text = { role: "model", parts: [{ text: "The refund is on its way." }] };
-const plain = { candidates: [{ content: text, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 7 }, modelVersion: "gemini-x", responseId: "r1" };
+const plain = {
+  candidates: [{ content: text, finishReason: "STOP", index: 0 }],
+  usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 7 },
+  modelVersion: "gemini-x",
+  responseId: "r1",
+};
 
 /** The SSE bytes of `chunks`, as streamGenerateContent?alt=sse sends them. */
 function sse(chunks: unknown[]): Uint8Array {
@@ -29,7 +34,13 @@ function streamed(chunks: unknown[]) {
 
 /** Candidate metadata a hit sends back as the model sent it. */
 const replayedMetadata: Array<[string, unknown]> = [
-  ["safetyRatings", [{ category: "HARM_CATEGORY_HARASSMENT", probability: "NEGLIGIBLE" }, { category: "HARM_CATEGORY_HATE_SPEECH", probability: "NEGLIGIBLE" }]],
+  [
+    "safetyRatings",
+    [
+      { category: "HARM_CATEGORY_HARASSMENT", probability: "NEGLIGIBLE" },
+      { category: "HARM_CATEGORY_HATE_SPEECH", probability: "NEGLIGIBLE" },
+    ],
+  ],
   ["citationMetadata", { citationSources: [{ startIndex: 0, endIndex: 10, uri: "https://example.com" }] }],
   ["finishMessage", "Model stopped."],
 ];
@@ -60,7 +71,15 @@ function storedGemini(answer: unknown | unknown[]): GeminiAnswer {
   } else recording = reader.fromJson(JSON.stringify(answer), 1);
   if (!recording) throw new Error("not recorded");
   const a = recording.answer;
-  const stored = { hash: a.hash, message: JSON.parse(a.json) as StoredAnswer["message"], observations: 1, finishReason: a.finishReason, promptTokens: a.promptTokens, completionTokens: a.completionTokens, latencyMs: 1 };
+  const stored = {
+    hash: a.hash,
+    message: JSON.parse(a.json) as StoredAnswer["message"],
+    observations: 1,
+    finishReason: a.finishReason,
+    promptTokens: a.promptTokens,
+    completionTokens: a.completionTokens,
+    latencyMs: 1,
+  };
   const read = geminiAdapter.answerOf(stored);
   if (!read) throw new Error("not servable");
   return read;
@@ -83,8 +102,13 @@ describe("replay fidelity: Gemini candidate metadata", () => {
   for (const [field, value] of replayedMetadata) {
     it(`Should serve a candidate's ${field} as the model sent it, recorded from JSON or from a stream, on a JSON and a streamed hit`, () => {
       const fromJson = storedGemini({ ...plain, candidates: [{ ...plain.candidates[0], [field]: value }] });
-      const first = { candidates: [{ content: { role: "model", parts: [{ text: "The refund " }] }, index: 0, ...(field === "safetyRatings" ? { [field]: value } : {}) }] };
-      const last = { ...plain, candidates: [{ content: { role: "model", parts: [{ text: "is on its way." }] }, finishReason: "STOP", index: 0, [field]: value }] };
+      const first = {
+        candidates: [{ content: { role: "model", parts: [{ text: "The refund " }] }, index: 0, ...(field === "safetyRatings" ? { [field]: value } : {}) }],
+      };
+      const last = {
+        ...plain,
+        candidates: [{ content: { role: "model", parts: [{ text: "is on its way." }] }, finishReason: "STOP", index: 0, [field]: value }],
+      };
       const fromStream = storedGemini([first, last]);
       for (const answer of [fromJson, fromStream]) {
         const served = renderGenerateContent(answer, ctx) as { candidates: Array<Record<string, unknown>> };
@@ -108,7 +132,10 @@ describe("replay fidelity: Gemini candidate metadata", () => {
     for (const chunk of chunks) expect(chunk.candidates[0].safetyRatings).toEqual(ratings);
     const low = [{ category: "HARM_CATEGORY_HARASSMENT", probability: "LOW" }];
     const first = { candidates: [{ content: { role: "model", parts: [{ text: "The refund " }] }, index: 0, safetyRatings: low }] };
-    const last = { ...plain, candidates: [{ content: { role: "model", parts: [{ text: "is on its way." }] }, finishReason: "STOP", index: 0, safetyRatings: ratings }] };
+    const last = {
+      ...plain,
+      candidates: [{ content: { role: "model", parts: [{ text: "is on its way." }] }, finishReason: "STOP", index: 0, safetyRatings: ratings }],
+    };
     const differently = storedGemini([first, last]);
     expect(servedChunks(differently).map((c) => c.candidates[0].safetyRatings)).toEqual([low, ratings]);
     expect((renderGenerateContent(differently, ctx) as { candidates: Array<Record<string, unknown>> }).candidates[0].safetyRatings).toEqual(ratings);
@@ -147,12 +174,26 @@ describe("replay fidelity: Gemini candidate metadata", () => {
 describe("replay fidelity: Anthropic message fields", () => {
   const body = messagesAdapter.schema.parse({ model: "claude-x", max_tokens: 16, messages: [{ role: "user", content: "Refund order A-1." }] });
   const reader = () => {
-    const request = { body, raw: JSON.stringify(body), url: new URL("http://mm.test/v1/messages"), headers: new Headers({ "anthropic-version": "2023-06-01" }) };
+    const request = {
+      body,
+      raw: JSON.stringify(body),
+      url: new URL("http://mm.test/v1/messages"),
+      headers: new Headers({ "anthropic-version": "2023-06-01" }),
+    };
     const keyed = messagesAdapter.key(request, { tenant: "t", namespace: "default", maxMessageBytes: 900_000 });
     if (!keyed.ok) throw new Error(JSON.stringify(keyed));
     return messagesAdapter.reader(keyed.key, request);
   };
-  const message = { id: "msg_1", type: "message", role: "assistant", model: "claude-x", content: [{ type: "text", text: "Done." }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 5, output_tokens: 2 } };
+  const message = {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "claude-x",
+    content: [{ type: "text", text: "Done." }],
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: 5, output_tokens: 2 },
+  };
   const events = (start: Record<string, unknown>, delta: Record<string, unknown>) =>
     [
       { type: "message_start", message: { ...message, content: [], stop_reason: null, ...start } },

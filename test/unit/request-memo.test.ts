@@ -19,7 +19,10 @@ describe("request memo", () => {
     const seen = recordingHeaders(new Headers({ "OpenAI-Project": "proj_a" }), reads, all);
     expect(seen.get("openai-project")).toBe("proj_a");
     expect(seen.has("OpenAI-Organization")).toBe(false);
-    expect([...reads]).toEqual([["openai-project", "proj_a"], ["openai-organization", null]]);
+    expect([...reads]).toEqual([
+      ["openai-project", "proj_a"],
+      ["openai-organization", null],
+    ]);
     expect(all.read).toBe(false);
     expect([...seen.keys()]).toEqual(["openai-project"]);
     expect(all.read).toBe(true);
@@ -27,7 +30,14 @@ describe("request memo", () => {
 
   it("Should serve an entry only while every header it read has the same value (absent included)", () => {
     const memo = freshMemo();
-    memo.set(k("id"), entry([["openai-project", "proj_a"], ["openai-organization", null]]), false);
+    memo.set(
+      k("id"),
+      entry([
+        ["openai-project", "proj_a"],
+        ["openai-organization", null],
+      ]),
+      false,
+    );
     expect(memo.get(k("id"), new Headers({ "openai-project": "proj_a" }))?.keyed).toEqual({ ok: true, key });
     expect(memo.get(k("id"), new Headers({ "openai-project": "proj_b" }))).toBeUndefined();
     expect(memo.get(k("id"), new Headers())).toBeUndefined();

@@ -14,7 +14,15 @@ import { responsesAdapter } from "../../src/providers/responses/adapter";
  */
 
 function stored(message: Record<string, unknown>): StoredAnswer {
-  return { hash: "b".repeat(32), message: message as StoredAnswer["message"], observations: 1, finishReason: "completed", promptTokens: 7, completionTokens: 3, latencyMs: 1 };
+  return {
+    hash: "b".repeat(32),
+    message: message as StoredAnswer["message"],
+    observations: 1,
+    finishReason: "completed",
+    promptTokens: 7,
+    completionTokens: 3,
+    latencyMs: 1,
+  };
 }
 
 const items = [{ type: "message", content: [{ type: "text", text: "Refunded." }] }];
@@ -48,18 +56,37 @@ describe("Responses envelope", () => {
       metadata: { mine: "yes" },
       safety_identifier: null,
       service_tier: "priority",
-      usage: { input_tokens: 7, input_tokens_details: { cached_tokens: 0 }, output_tokens: 3, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 10 },
+      usage: {
+        input_tokens: 7,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 3,
+        output_tokens_details: { reasoning_tokens: 2 },
+        total_tokens: 10,
+      },
     });
     expect((response.output as Array<{ content: unknown[] }>)[0].content).toEqual([{ type: "output_text", annotations: [], logprobs: [], text: "Refunded." }]);
-    const created = JSON.parse(renderResponseEvents(answer, body, { id: "resp_mm1", createdAt: 100 }).split("\n")[1].slice(6)) as { response: Record<string, unknown> };
+    const created = JSON.parse(renderResponseEvents(answer, body, { id: "resp_mm1", createdAt: 100 }).split("\n")[1].slice(6)) as {
+      response: Record<string, unknown>;
+    };
     expect(created.response).toMatchObject({ id: "resp_mm1", status: "in_progress", output: [], usage: null, completed_at: null, metadata: { mine: "yes" } });
   });
 
   it("Should store the recorded fields but instructions and tools equal to the keyed request's, and nothing when nothing differs", () => {
     const instructions = "You are a refund desk. ".repeat(100);
     const tools = [{ type: "function", name: "get_order", parameters: {}, strict: null }];
-    const response = { id: "r", status: "completed", instructions, tools: [{ ...tools[0], strict: true }], temperature: 1, max_tool_calls: 5, user: "someone", usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: { cached_tokens: 1 }, output_tokens_details: { reasoning_tokens: 0 } } };
-    expect(responseEnvelopeOf(response, { instructions, tools, max_tool_calls: 5 })).toEqual({ "muscle-mem:response": { tools: response.tools, temperature: 1, max_tool_calls: 5, user: null } });
+    const response = {
+      id: "r",
+      status: "completed",
+      instructions,
+      tools: [{ ...tools[0], strict: true }],
+      temperature: 1,
+      max_tool_calls: 5,
+      user: "someone",
+      usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: { cached_tokens: 1 }, output_tokens_details: { reasoning_tokens: 0 } },
+    };
+    expect(responseEnvelopeOf(response, { instructions, tools, max_tool_calls: 5 })).toEqual({
+      "muscle-mem:response": { tools: response.tools, temperature: 1, max_tool_calls: 5, user: null },
+    });
     expect(responseEnvelopeOf({ id: "r", status: "completed", usage: response.usage })).toEqual({});
   });
 
@@ -68,7 +95,8 @@ describe("Responses envelope", () => {
     if (!keyed.ok) throw new Error(JSON.stringify(keyed));
     const raw = JSON.stringify({ model: "gpt-x", input: "go" });
     const reader = responsesAdapter.reader(keyed.key, { body, raw, url: new URL("http://mm.test/v1/responses"), headers: new Headers() });
-    const response = (extra: string) => `{"id":"resp_1","object":"response","status":"completed","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Refunded.","annotations":[]}]}]${extra},"usage":{"input_tokens":5,"output_tokens":3,"total_tokens":8}}`;
+    const response = (extra: string) =>
+      `{"id":"resp_1","object":"response","status":"completed","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Refunded.","annotations":[]}]}]${extra},"usage":{"input_tokens":5,"output_tokens":3,"total_tokens":8}}`;
     expect(reader.fromJson(response(',"temperature":1'), 1)).not.toBeNull();
     expect(reader.fromJson(response(',"seed":123456789012345678901'), 1)).toBeNull();
     expect(reader.fromJson(response(',"temperature":1,"temperature":0.5'), 1)).toBeNull();

@@ -19,9 +19,22 @@ function outcome(body: Partial<ResponsesRequest>) {
   return keyResponsesRequest({ model: "gpt-x", input: "hi", ...body } as ResponsesRequest, scope);
 }
 
-const call = (callId: string, args: string, id = "fc_1") => ({ type: "function_call", id, status: "completed", call_id: callId, name: "get_order", arguments: args });
+const call = (callId: string, args: string, id = "fc_1") => ({
+  type: "function_call",
+  id,
+  status: "completed",
+  call_id: callId,
+  name: "get_order",
+  arguments: args,
+});
 const result = (callId: string, output: string) => ({ type: "function_call_output", call_id: callId, output });
-const said = (text: string, id = "msg_1") => ({ type: "message", id, status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] });
+const said = (text: string, id = "msg_1") => ({
+  type: "message",
+  id,
+  status: "completed",
+  role: "assistant",
+  content: [{ type: "output_text", text, annotations: [], logprobs: [] }],
+});
 
 describe("Responses keying", () => {
   it("Should key a string input like the same text as one user message item", () => {
@@ -30,11 +43,23 @@ describe("Responses keying", () => {
   });
 
   it("Should ignore item ids, statuses and call ids (ordinals), and argument key order", () => {
-    const a = keyOf({ tools, input: [{ role: "user", content: "go" }, said("looking", "msg_a"), call("call_AAA", '{"order_id":"A-1","x":1}', "fc_a"), result("call_AAA", "ok")] });
-    const b = keyOf({ tools, input: [{ role: "user", content: "go" }, said("looking", "msg_b"), call("call_BBB", '{"x":1, "order_id":"A-1"}', "fc_b"), result("call_BBB", "ok")] });
+    const a = keyOf({
+      tools,
+      input: [{ role: "user", content: "go" }, said("looking", "msg_a"), call("call_AAA", '{"order_id":"A-1","x":1}', "fc_a"), result("call_AAA", "ok")],
+    });
+    const b = keyOf({
+      tools,
+      input: [{ role: "user", content: "go" }, said("looking", "msg_b"), call("call_BBB", '{"x":1, "order_id":"A-1"}', "fc_b"), result("call_BBB", "ok")],
+    });
     expect(a.key).toBe(b.key);
     expect(a.path).toHaveLength(3);
-    expect(JSON.parse(a.path[1].json)).toEqual({ role: "assistant", items: [{ type: "message", content: [{ type: "text", text: "looking" }] }, { type: "function_call", call_id: "call_0", name: "get_order", arguments: '{"order_id":"A-1","x":1}' }] });
+    expect(JSON.parse(a.path[1].json)).toEqual({
+      role: "assistant",
+      items: [
+        { type: "message", content: [{ type: "text", text: "looking" }] },
+        { type: "function_call", call_id: "call_0", name: "get_order", arguments: '{"order_id":"A-1","x":1}' },
+      ],
+    });
   });
 
   it("Should branch on a changed tool result, argument, instruction, tool or unknown parameter", () => {
@@ -86,12 +111,20 @@ describe("Responses keying", () => {
 
   it("Should bypass images, item references and outputs whose call is not in the input", () => {
     expect(outcome({ input: [{ type: "item_reference", id: "rs_1" }] })).toEqual({ ok: false, bypass: "item_reference input item" });
-    expect(outcome({ input: [{ role: "user", content: [{ type: "input_image", image_url: "http://x" }] }] })).toEqual({ ok: false, bypass: "input_image content part" });
+    expect(outcome({ input: [{ role: "user", content: [{ type: "input_image", image_url: "http://x" }] }] })).toEqual({
+      ok: false,
+      bypass: "input_image content part",
+    });
     expect(outcome({ input: [result("call_elsewhere", "x")] })).toEqual({ ok: false, bypass: "function_call_output without its function_call in the input" });
   });
 
   it("Should reject a function call without a call_id as bad input", () => {
-    const keyed = outcome({ input: [{ role: "user", content: "go" }, { type: "function_call", name: "f", arguments: "{}" }] });
+    const keyed = outcome({
+      input: [
+        { role: "user", content: "go" },
+        { type: "function_call", name: "f", arguments: "{}" },
+      ],
+    });
     expect(keyed).toMatchObject({ ok: false, invalid: { param: "input[1]" } });
   });
 });
@@ -110,7 +143,15 @@ describe("Responses answers", () => {
     const reasoning = { type: "reasoning", id: "rs", summary: [], encrypted_content: "gAAA", status: null };
     const answer = keyResponsesAnswer(key, [reasoning, ...output]);
     expect(answer && (JSON.parse(answer.json) as { items: unknown[] }).items[0]).toEqual(reasoning);
-    const echoed = keyOf({ tools, input: [{ role: "user", content: "go" }, { type: "reasoning", id: "rs", summary: [], encrypted_content: "gAAA" }, said("Let me look.", "msg_z"), call("call_zz", '{"order_id":"A-1"}', "fc_z")] });
+    const echoed = keyOf({
+      tools,
+      input: [
+        { role: "user", content: "go" },
+        { type: "reasoning", id: "rs", summary: [], encrypted_content: "gAAA" },
+        said("Let me look.", "msg_z"),
+        call("call_zz", '{"order_id":"A-1"}', "fc_z"),
+      ],
+    });
     expect(answer?.hash).toBe(echoed.key);
     expect(keyResponsesAnswer(key, [{ type: "web_search_call", id: "ws" }])).toBeNull();
     expect(keyResponsesAnswer(key, [])).toBeNull();
@@ -119,14 +160,28 @@ describe("Responses answers", () => {
   const stored = (): StoredAnswer => {
     const answer = keyResponsesAnswer(key, output);
     if (!answer) throw new Error("no answer");
-    return { hash: answer.hash, message: JSON.parse(answer.json), observations: 1, finishReason: "completed", promptTokens: 10, completionTokens: 5, latencyMs: 3 };
+    return {
+      hash: answer.hash,
+      message: JSON.parse(answer.json),
+      observations: 1,
+      finishReason: "completed",
+      promptTokens: 10,
+      completionTokens: 5,
+      latencyMs: 3,
+    };
   };
 
   it("Should render the recorded output exactly, arguments byte for byte, with fresh ids", () => {
     const answer = responsesAnswerOf(stored());
     if (!answer) throw new Error("not renderable");
     const response = renderResponse(answer, { model: "gpt-x", input: "go" }, { id: "resp_mm1", createdAt: 1 });
-    expect(response).toMatchObject({ id: "resp_mm1", object: "response", status: "completed", model: "gpt-x", usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } });
+    expect(response).toMatchObject({
+      id: "resp_mm1",
+      object: "response",
+      status: "completed",
+      model: "gpt-x",
+      usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+    });
     const items = response.output as Array<Record<string, unknown>>;
     expect(items[0]).toMatchObject({ type: "message", role: "assistant", content: [{ type: "output_text", text: "Let me look.", annotations: [] }] });
     expect(items[1]).toMatchObject({ type: "function_call", name: "get_order", arguments: '{ "order_id" : "A-1" }' });
@@ -138,7 +193,10 @@ describe("Responses answers", () => {
     const answer = responsesAnswerOf(stored());
     if (!answer) throw new Error("not renderable");
     const text = renderResponseEvents(answer, { model: "gpt-x", input: "go", stream: true }, { id: "resp_mm1", createdAt: 1 });
-    const events = text.trim().split("\n\n").map((block) => JSON.parse(block.split("\n")[1].slice(6)) as { type: string; sequence_number: number; delta?: string });
+    const events = text
+      .trim()
+      .split("\n\n")
+      .map((block) => JSON.parse(block.split("\n")[1].slice(6)) as { type: string; sequence_number: number; delta?: string });
     expect(events.map((e) => e.type)).toEqual([
       "response.created",
       "response.in_progress",
@@ -166,7 +224,9 @@ describe("Responses answers", () => {
     cut.feed(new TextEncoder().encode('event: response.created\ndata: {"type":"response.created","response":{}}\n\n'));
     expect(cut.result()).toBeNull();
     const failed = new ResponsesStreamReader();
-    failed.feed(new TextEncoder().encode('data: {"type":"response.failed"}\n\ndata: {"type":"response.completed","response":{"status":"completed","output":[]}}\n\n'));
+    failed.feed(
+      new TextEncoder().encode('data: {"type":"response.failed"}\n\ndata: {"type":"response.completed","response":{"status":"completed","output":[]}}\n\n'),
+    );
     expect(failed.result()).toBeNull();
   });
 
@@ -177,7 +237,12 @@ describe("Responses answers", () => {
 
 describe("Responses upstream body", () => {
   it("Should drop only the item ids a hit served before a miss goes upstream", () => {
-    const input = [{ role: "user", content: "go" }, { ...said("x"), id: "msg_mmabc" }, { ...call("c", "{}"), id: "fc_mmdef" }, { ...said("y"), id: "msg_real" }];
+    const input = [
+      { role: "user", content: "go" },
+      { ...said("x"), id: "msg_mmabc" },
+      { ...call("c", "{}"), id: "fc_mmdef" },
+      { ...said("y"), id: "msg_real" },
+    ];
     const raw = JSON.stringify({ model: "m", input });
     const sent = JSON.parse(responsesUpstreamBody(raw, input)) as { input: Array<{ id?: string }> };
     expect(sent.input.map((i) => i.id)).toEqual([undefined, undefined, undefined, "msg_real"]);

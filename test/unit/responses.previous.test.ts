@@ -29,7 +29,10 @@ describe("previous_response_id of a served response", () => {
       { type: "function_call_output", call_id: "c_up", output: "delivered" },
     ];
     const key = keyOf({ input });
-    const answer = keyResponsesAnswer(key, [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "Refunding." }] }, { type: "function_call", call_id: "c2", name: "refund", arguments: '{"x":1}' }]);
+    const answer = keyResponsesAnswer(key, [
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "Refunding." }] },
+      { type: "function_call", call_id: "c2", name: "refund", arguments: '{"x":1}' },
+    ]);
     if (!answer) throw new Error("no answer");
     const nodes = [...key.path.map((step) => JSON.parse(step.json) as Record<string, unknown>), JSON.parse(answer.json) as Record<string, unknown>];
     const items = inputItemsOf(nodes, answer.hash);
@@ -37,7 +40,10 @@ describe("previous_response_id of a served response", () => {
     const served = servedIds(answer.hash, 1).call;
     expect(items.at(-1)).toMatchObject({ type: "function_call", call_id: served, arguments: '{"x":1}' });
     // The continuation the client sends, keyed with the resolved input, walks through the stored path and the answer.
-    const next = withPreviousInput({ model: "gpt-x", input: [{ type: "function_call_output", call_id: served, output: "ok" }], previous_response_id: "resp_mm" }, items);
+    const next = withPreviousInput(
+      { model: "gpt-x", input: [{ type: "function_call_output", call_id: served, output: "ok" }], previous_response_id: "resp_mm" },
+      items,
+    );
     expect(next.previous_response_id).toBeUndefined();
     const resolved = keyOf({ input: next.input });
     expect(resolved.path[3].hash).toBe(key.key);
@@ -55,7 +61,16 @@ describe("previous_response_id of a served response", () => {
     const nodes = [...key.path.map((step) => JSON.parse(step.json) as Record<string, unknown>), JSON.parse(answer.json) as Record<string, unknown>];
     const items = inputItemsOf(nodes, ["call_upA", "call_upB"]);
     expect(items?.slice(-2).map((i) => i.call_id)).toEqual(["call_upA", "call_upB"]);
-    const next = withPreviousInput({ model: "gpt-x", input: [{ type: "function_call_output", call_id: "call_upB", output: "ok" }, { type: "function_call_output", call_id: "call_upA", output: "found" }] }, items ?? []);
+    const next = withPreviousInput(
+      {
+        model: "gpt-x",
+        input: [
+          { type: "function_call_output", call_id: "call_upB", output: "ok" },
+          { type: "function_call_output", call_id: "call_upA", output: "found" },
+        ],
+      },
+      items ?? [],
+    );
     expect(keyOf({ input: next.input }).path[1].hash).toBe(answer.hash);
     expect(inputItemsOf(nodes, ["call_upA"])).toBeNull();
     expect(upstreamResponseId.safeParse("resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b").success).toBe(true);

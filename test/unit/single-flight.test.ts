@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { StoredAnswer } from "../../src/core/answer";
 import { SingleFlight } from "../../src/store/objects/single-flight";
 
-const answer = (hash: string): StoredAnswer => ({ hash, message: { role: "assistant", content: hash }, observations: 1, finishReason: "stop", promptTokens: 1, completionTokens: 1, latencyMs: 1 });
+const answer = (hash: string): StoredAnswer => ({
+  hash,
+  message: { role: "assistant", content: hash },
+  observations: 1,
+  finishReason: "stop",
+  promptTokens: 1,
+  completionTokens: 1,
+  latencyMs: 1,
+});
 
 describe("single flight", () => {
   it("Should let the first claim lead and serve its answer to the others", async () => {
@@ -11,7 +19,10 @@ describe("single flight", () => {
     expect(leader).toMatchObject({ role: "leader" });
     const waiting = [flights.claim("k"), flights.claim("k")];
     flights.complete("k", (leader as { token: string }).token, answer("a"), answer("a"));
-    expect(await Promise.all(waiting)).toEqual([{ role: "follower", answer: answer("a") }, { role: "follower", answer: answer("a") }]);
+    expect(await Promise.all(waiting)).toEqual([
+      { role: "follower", answer: answer("a") },
+      { role: "follower", answer: answer("a") },
+    ]);
   });
 
   it("Should send the waiters to the model when the leader fails", async () => {

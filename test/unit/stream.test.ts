@@ -6,7 +6,14 @@ import { SseAssembler } from "../../src/providers/chat/sse-assembler";
 
 const answer = (content: string | undefined, args = '{"order_id":"Ä-1 ✓ 🧾"}'): StoredAnswer => ({
   hash: "0123456789abcdef0123456789abcdef",
-  message: { role: "assistant", ...(content === undefined ? {} : { content }), tool_calls: [{ id: "call_0", type: "function", function: { name: "get_order", arguments: args } }, { id: "call_1", type: "function", function: { name: "refund", arguments: "{}" } }] },
+  message: {
+    role: "assistant",
+    ...(content === undefined ? {} : { content }),
+    tool_calls: [
+      { id: "call_0", type: "function", function: { name: "get_order", arguments: args } },
+      { id: "call_1", type: "function", function: { name: "refund", arguments: "{}" } },
+    ],
+  },
   observations: 1,
   finishReason: "tool_calls",
   promptTokens: 10,
@@ -87,7 +94,9 @@ describe("a streamed chat answer is recorded only as the model sent it", () => {
   it("Should record a streamed tool call with only the fields a replay renders, and nothing when it carries others", () => {
     expect(assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}" } })?.message.tool_calls).toHaveLength(1);
     // Google's OpenAI-compatible endpoint sends a thought signature the client must echo back.
-    expect(assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}" }, extra_content: { google: { thought_signature: "sig" } } })).toBeNull();
+    expect(
+      assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}" }, extra_content: { google: { thought_signature: "sig" } } }),
+    ).toBeNull();
     expect(assembled({ id: "c1", type: "custom", custom: { name: "f", input: "x" } })).toBeNull();
     expect(assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}", strict: true } })).toBeNull();
   });
@@ -96,13 +105,26 @@ describe("a streamed chat answer is recorded only as the model sent it", () => {
 describe("a served chat stream carries the recorded message", () => {
   it("Should stream a recorded tool call's other fields (a thought signature) as the JSON hit serves them", () => {
     const call = { id: "call_0", type: "function", function: { name: "f", arguments: '{"a":1}' }, extra_content: { google: { thought_signature: "sig" } } };
-    const answer = { hash: "h".repeat(32), message: { role: "assistant", content: null, tool_calls: [call] }, observations: 1, finishReason: "tool_calls", promptTokens: 1, completionTokens: 1, latencyMs: 1 } as unknown as StoredAnswer;
+    const answer = {
+      hash: "h".repeat(32),
+      message: { role: "assistant", content: null, tool_calls: [call] },
+      observations: 1,
+      finishReason: "tool_calls",
+      promptTokens: 1,
+      completionTokens: 1,
+      latencyMs: 1,
+    } as unknown as StoredAnswer;
     const deltas = renderChunkStream(answer, { id: "x", model: "m", created: 0 }, false)
       .split("\n\n")
       .filter((e) => e.startsWith("data: {"))
       .map((e) => (JSON.parse(e.slice(6)) as { choices: Array<{ delta: { tool_calls?: Array<Record<string, unknown>> } }> }).choices[0].delta);
     const calls = deltas.flatMap((d) => d.tool_calls ?? []);
-    expect(calls[0]).toMatchObject({ index: 0, type: "function", function: { name: "f", arguments: "" }, extra_content: { google: { thought_signature: "sig" } } });
+    expect(calls[0]).toMatchObject({
+      index: 0,
+      type: "function",
+      function: { name: "f", arguments: "" },
+      extra_content: { google: { thought_signature: "sig" } },
+    });
     expect(calls[1]).toEqual({ index: 0, function: { arguments: '{"a":1}' } });
   });
 });

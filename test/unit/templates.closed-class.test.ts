@@ -17,7 +17,10 @@ function copying(word: string, id: string, email?: string): Trajectory {
     { role: "system", content: "Act on the request." },
     { role: "user", content: `Request ${id} for ${word}${email ? `, email ${email}` : ""}.` },
   ];
-  const answer: CanonicalMessage = { role: "assistant", tool_calls: [{ id: "call_0", type: "function", function: { name: "act", arguments: canonicalJson({ id, value: word, ...(email ? { email } : {}) }) } }] };
+  const answer: CanonicalMessage = {
+    role: "assistant",
+    tool_calls: [{ id: "call_0", type: "function", function: { name: "act", arguments: canonicalJson({ id, value: word, ...(email ? { email } : {}) }) } }],
+  };
   return { root: ROOT, hashes: walk(ROOT, messages).map((s) => s.hash), messages, answer, meta };
 }
 
@@ -56,7 +59,11 @@ describe("closed-class words never become slots; names tied to an identity do", 
   });
 
   it("Should make a single-word name a slot when the request's email holds it (first name + number)", () => {
-    const t = confirmed([copying("Ada", "A-1001", "ada42@example.com"), copying("Grace", "A-2002", "grace7@example.com"), copying("Alan", "A-3003", "alan99@example.com")]);
+    const t = confirmed([
+      copying("Ada", "A-1001", "ada42@example.com"),
+      copying("Grace", "A-2002", "grace7@example.com"),
+      copying("Alan", "A-3003", "alan99@example.com"),
+    ]);
     expect(t.state.slots.map((s) => s.type)).toEqual(["identifier", "name", "email"]);
     const fresh = copying("Edsger", "A-4004", "edsger5@example.com");
     expect(served(t, fresh)).toEqual(fresh.answer);
@@ -65,7 +72,9 @@ describe("closed-class words never become slots; names tied to an identity do", 
   it("Should tie both words of a multi-word name when the email holds one of them", () => {
     const words = tiedWords([{ role: "user", content: "Hi, I'm Ada Lovelace, email ada42@example.com. My order is Delivered." }]);
     expect(words).toEqual(new Set(["Ada", "Lovelace"]));
-    expect(tiedWords([{ role: "user", content: "name=Grace Hopper; email=grace.hopper7@example.com; plan=starter; country=US" }])).toEqual(new Set(["Grace", "Hopper"]));
+    expect(tiedWords([{ role: "user", content: "name=Grace Hopper; email=grace.hopper7@example.com; plan=starter; country=US" }])).toEqual(
+      new Set(["Grace", "Hopper"]),
+    );
     // A capitalised word before the name (a greeting, a status) is not part of it.
     expect(tiedWords([{ role: "user", content: "Delivered Ada Lovelace, ada42@example.com. Dear Ada Lovelace." }])).toEqual(new Set(["Ada", "Lovelace"]));
   });
@@ -76,7 +85,11 @@ describe("closed-class words never become slots; names tied to an identity do", 
   });
 
   it("Should not serve a name slot for a word the request does not tie (a place where a name was), and say why", () => {
-    const t = confirmed([copying("Ada", "A-1001", "ada42@example.com"), copying("Grace", "A-2002", "grace7@example.com"), copying("Alan", "A-3003", "alan99@example.com")]);
+    const t = confirmed([
+      copying("Ada", "A-1001", "ada42@example.com"),
+      copying("Grace", "A-2002", "grace7@example.com"),
+      copying("Alan", "A-3003", "alan99@example.com"),
+    ]);
     // The same shape, the email of someone else: `Lisbon` is not tied, so it is a closed-class word.
     expect(served(t, copying("Lisbon", "A-4004", "edsger5@example.com"))).toMatch(/`Lisbon` is a closed-class word/);
   });

@@ -39,13 +39,15 @@ function served(t: LearnedTemplate | null, request: Trajectory): CanonicalMessag
 
 describe("learned templates vary a value only where an answer copies it", () => {
   it("Should not serve 'Yes.' for a fourth capitalised city the answer never copied", () => {
-    const capital = (city: string) => ask("Answer Yes. or No.", `Is ${city} a capital city?`, ["Paris", "Rome", "Berlin", "Madrid"].includes(city) ? "Yes." : "No.");
+    const capital = (city: string) =>
+      ask("Answer Yes. or No.", `Is ${city} a capital city?`, ["Paris", "Rome", "Berlin", "Madrid"].includes(city) ? "Yes." : "No.");
     const t = learnAll([capital("Paris"), capital("Rome"), capital("Berlin")]);
     expect(served(t, capital("Sydney"))).toBeNull();
   });
 
   it("Should not serve 'approved' for a capitalised status the answer never copied", () => {
-    const decide = (status: string) => ask("Approve or refuse the application.", `Application status: ${status}`, ["Pending", "Reviewed", "Verified"].includes(status) ? "approved" : "refused");
+    const decide = (status: string) =>
+      ask("Approve or refuse the application.", `Application status: ${status}`, ["Pending", "Reviewed", "Verified"].includes(status) ? "approved" : "refused");
     const t = learnAll([decide("Pending"), decide("Reviewed"), decide("Verified")]);
     expect(served(t, decide("Flagged"))).toBeNull();
   });

@@ -5,7 +5,11 @@ import { ask, learnAll, served } from "./templates.serve.support";
 /** A return window: the answer copies the delivery time and decides on it. */
 const CUTOFF = Date.parse("2024-03-01T00:00:00Z");
 const delivered = (at: string) =>
-  ask("Refund orders delivered on or after 2024-03-01.", `Order delivered at ${at}.`, Date.parse(at) >= CUTOFF ? `Delivered ${at}: refund issued.` : `Delivered ${at}: outside the window.`);
+  ask(
+    "Refund orders delivered on or after 2024-03-01.",
+    `Order delivered at ${at}.`,
+    Date.parse(at) >= CUTOFF ? `Delivered ${at}: refund issued.` : `Delivered ${at}: outside the window.`,
+  );
 
 describe("learned templates order dates and date-times, never extrapolating them", () => {
   it("Should not serve a date-time outside the range seen (it was an identifier, served for any value of its shape)", () => {

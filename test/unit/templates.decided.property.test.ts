@@ -41,7 +41,11 @@ const shapeArb: fc.Arbitrary<Shape> = fc
     warmWords: fc.integer({ min: 3, max: 4 }),
   })
   // Three warm words the model acts on alike: the evidence a template over the word would be confirmed by.
-  .map(({ pool, capital, approve, ...rest }) => ({ ...rest, approve: [true, true, true, ...approve.slice(3)], vocab: pool.map((w) => (capital ? w[0].toUpperCase() + w.slice(1) : w)) }));
+  .map(({ pool, capital, approve, ...rest }) => ({
+    ...rest,
+    approve: [true, true, true, ...approve.slice(3)],
+    vocab: pool.map((w) => (capital ? w[0].toUpperCase() + w.slice(1) : w)),
+  }));
 
 interface Case {
   first: string;
@@ -76,7 +80,14 @@ function workflowOf(s: Shape): Workflow<Case> {
     traps: s.vocab.slice(s.warmWords),
     makeCase(rng, kind) {
       const first = pick(rng, FIRST);
-      return { first, last: pick(rng, LAST), email: `${first.toLowerCase()}${between(rng, 10, 999)}@example.com`, id: `A-${between(rng, 10000, 99999)}`, word: kind, cents: between(rng, 1000, 30000) };
+      return {
+        first,
+        last: pick(rng, LAST),
+        email: `${first.toLowerCase()}${between(rng, 10, 999)}@example.com`,
+        id: `A-${between(rng, 10000, 99999)}`,
+        word: kind,
+        cents: between(rng, 1000, 30000),
+      };
     },
     userMessage: (c) => `Hi, I'm ${c.first} ${c.last}, ${c.email}. Order ${c.id}.${s.fromTool ? "" : ` Kind ${c.word}.`}`,
     execTool: (c, call) => (call.name === "lookup" ? { cents: c.cents, ...(s.fromTool ? { word: c.word } : {}) } : { ok: true }),

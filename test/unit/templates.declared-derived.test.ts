@@ -6,7 +6,10 @@ import { abstractAnswer, declaredKeying } from "../../src/cache/templates/declar
 
 const user = (content: string): CanonicalMessage[] => [{ role: "user", content }];
 const say = (content: string): CanonicalMessage => ({ role: "assistant", content });
-const call = (args: unknown): CanonicalMessage => ({ role: "assistant", tool_calls: [{ id: "call_0", type: "function", function: { name: "f", arguments: canonicalJson(args) } }] });
+const call = (args: unknown): CanonicalMessage => ({
+  role: "assistant",
+  tool_calls: [{ id: "call_0", type: "function", function: { name: "f", arguments: canonicalJson(args) } }],
+});
 
 describe("declared answers that hold something derived from a bound value", () => {
   it("Should not store a first name taken from a bound email", () => {
@@ -29,7 +32,12 @@ describe("declared answers that hold something derived from a bound value", () =
   });
 
   it("Should still store answers that only copy bound values whole", () => {
-    const keyed = declaredKeying("t", "ns", "{}", user("Sign up Ada Lovelace, ada.lovelace12@example.com, order A-1042"), { first: "Ada", last: "Lovelace", email: "ada.lovelace12@example.com", order_id: "A-1042" })!;
+    const keyed = declaredKeying("t", "ns", "{}", user("Sign up Ada Lovelace, ada.lovelace12@example.com, order A-1042"), {
+      first: "Ada",
+      last: "Lovelace",
+      email: "ada.lovelace12@example.com",
+      order_id: "A-1042",
+    })!;
     expect(abstractAnswer(say("Welcome Ada Lovelace: ada.lovelace12@example.com, order A-1042, a refund."), keyed)?.content).toBe(
       "Welcome {{first}} {{last}}: {{email}}, order {{order_id}}, a refund.",
     );

@@ -52,7 +52,8 @@ function write(node: Node, v: Values, s: Style): string {
   if ("num" in node) return canonicalJson(node.num);
   if ("val" in node) return JSON.stringify(node.val);
   if ("slot" in node) return JSON.stringify(v.text[node.slot]);
-  if ("mid" in node) return `${literal(`${node.mid[0]} `, s).slice(0, -1)}${JSON.stringify(v.text[node.mid[1]]).slice(1, -1)}${literal(` ${node.mid[2]}`, s).slice(1)}`;
+  if ("mid" in node)
+    return `${literal(`${node.mid[0]} `, s).slice(0, -1)}${JSON.stringify(v.text[node.mid[1]]).slice(1, -1)}${literal(` ${node.mid[2]}`, s).slice(1)}`;
   if ("numSlot" in node) return v.numbers[node.numSlot];
   if ("arr" in node) return `[${s.open}${node.arr.map((n) => write(n, v, s)).join(s.comma)}${s.close}]`;
   return `{${s.open}${node.obj.map(([k, n]) => `${JSON.stringify(k)}${s.colon}${write(n, v, s)}`).join(s.comma)}${s.close}}`;
@@ -82,7 +83,12 @@ const leaf: fc.Arbitrary<Node> = fc.oneof(
 );
 const key = fc.constantFrom("order_id", "amount", "note", "zeta", "alpha", "B", "a", "message", "é", "x y");
 const tree: fc.Arbitrary<Node> = fc.letrec<{ node: Node; obj: Node }>((tie) => ({
-  node: fc.oneof({ depthSize: "small", withCrossShrink: true }, leaf, tie("obj"), fc.array(tie("node"), { maxLength: 3 }).map((arr): Node => ({ arr }))),
+  node: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    leaf,
+    tie("obj"),
+    fc.array(tie("node"), { maxLength: 3 }).map((arr): Node => ({ arr })),
+  ),
   obj: fc.uniqueArray(fc.tuple(key, tie("node")), { selector: ([k]) => k, maxLength: 5 }).map((obj): Node => ({ obj })),
 })).obj;
 const style: fc.Arbitrary<Style> = fc.record({
@@ -94,17 +100,41 @@ const style: fc.Arbitrary<Style> = fc.record({
   unicodeEscapes: fc.boolean(),
 });
 /** Bound text values: quotes, backslashes, newlines, control characters, any Unicode; each variable's own mark at both ends. */
-const core = fc.string({ unit: fc.oneof(fc.constantFrom('"', "\\", "\n", "\t", "\u0001", "\u2028", "/", " ", "é", "😀", "{", "}", "x", "Q"), fc.string({ unit: "binary", minLength: 1, maxLength: 1 })), minLength: 1, maxLength: 8 });
+const core = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom('"', "\\", "\n", "\t", "\u0001", "\u2028", "/", " ", "é", "😀", "{", "}", "x", "Q"),
+    fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+  ),
+  minLength: 1,
+  maxLength: 8,
+});
 const values: fc.Arbitrary<Values> = fc.record({
   text: fc.tuple(core, core, core).map((cores) => cores.map((c, k) => `${MARKS[k]}${c.replace(/[§¶☃\d]/g, "")}${MARKS[k]}`)),
-  numbers: fc.uniqueArray(fc.oneof(fc.integer({ min: 1000, max: 99_999 }), fc.double({ min: 1000, max: 99_999, noNaN: true })), { minLength: VARS, maxLength: VARS }).map((ns) => ns.map((n) => canonicalJson(n))),
+  numbers: fc
+    .uniqueArray(fc.oneof(fc.integer({ min: 1000, max: 99_999 }), fc.double({ min: 1000, max: 99_999, noNaN: true })), { minLength: VARS, maxLength: VARS })
+    .map((ns) => ns.map((n) => canonicalJson(n))),
 });
-const bindingsOf = (v: Values): Bindings => Object.fromEntries(v.text.flatMap((t, k) => [[textName(k), t], [numberName(k), v.numbers[k]]]));
-const call = (args: string): CanonicalMessage => ({ role: "assistant", tool_calls: [{ id: "call_0", type: "function", function: { name: "refund", arguments: args } }] });
+const bindingsOf = (v: Values): Bindings =>
+  Object.fromEntries(
+    v.text.flatMap((t, k) => [
+      [textName(k), t],
+      [numberName(k), v.numbers[k]],
+    ]),
+  );
+const call = (args: string): CanonicalMessage => ({
+  role: "assistant",
+  tool_calls: [{ id: "call_0", type: "function", function: { name: "refund", arguments: args } }],
+});
 
 /** Keys a conversation in which the model already sent `args` once (so every literal is known), as the Worker does. */
 function keyed(args: string, bindings: Bindings): DeclaredKeying | null {
-  return declaredKeying("t", "ns", "{}", [{ role: "user", content: "Refund it." }, hashForm(call(args)), { role: "tool", tool_call_id: "call_0", content: "ok" }], bindings);
+  return declaredKeying(
+    "t",
+    "ns",
+    "{}",
+    [{ role: "user", content: "Refund it." }, hashForm(call(args)), { role: "tool", tool_call_id: "call_0", content: "ok" }],
+    bindings,
+  );
 }
 
 describe("jsonLiterals and decodeString", () => {
@@ -216,8 +246,15 @@ describe("declared answers keep the model's argument text", () => {
 
   it("Should key requests and answers the same whatever the key order, and store each in the order it was sent", () => {
     const bindings = { order_id: "A-1", amount: "1999" };
-    const refund = (args: string) => ({ role: "assistant" as const, content: null, tool_calls: [{ id: "c1", type: "function" as const, function: { name: "refund", arguments: args } }] });
-    const body = (args: string) => ({ model: "m", messages: [{ role: "user" as const, content: "Refund A-1" }, refund(args), { role: "tool" as const, tool_call_id: "c1", content: "ok" }] });
+    const refund = (args: string) => ({
+      role: "assistant" as const,
+      content: null,
+      tool_calls: [{ id: "c1", type: "function" as const, function: { name: "refund", arguments: args } }],
+    });
+    const body = (args: string) => ({
+      model: "m",
+      messages: [{ role: "user" as const, content: "Refund A-1" }, refund(args), { role: "tool" as const, tool_call_id: "c1", content: "ok" }],
+    });
     const unsorted = '{"order_id": "A-1", "amount": 1999}';
     const sorted = '{"amount":1999,"order_id":"A-1"}';
     const key = (args: string) => {

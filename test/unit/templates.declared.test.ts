@@ -7,7 +7,10 @@ import { abstractAnswer, declaredKeying, hashForm } from "../../src/cache/templa
 import { hasPlaceholderLike, isWholeAt, renderMessage, substituteMessage, substituteText } from "../../src/cache/templates/placeholders";
 import { canonicalMessageArb } from "./templates.support";
 
-const call = (args: unknown): CanonicalMessage => ({ role: "assistant", tool_calls: [{ id: "call_0", type: "function", function: { name: "refund", arguments: canonicalJson(args) } }] });
+const call = (args: unknown): CanonicalMessage => ({
+  role: "assistant",
+  tool_calls: [{ id: "call_0", type: "function", function: { name: "refund", arguments: canonicalJson(args) } }],
+});
 
 describe("parseBindings", () => {
   it("Should accept a JSON object of non-empty strings", () => {
@@ -61,7 +64,11 @@ describe("whole-token substitution", () => {
 
   // Declared trees key and store the hash form (canonical tool-call arguments).
   it("Should reproduce the original messages exactly when rendered with the bindings they were keyed with", () => {
-    const bindingsArb = fc.dictionary(fc.constantFrom("name", "order_id", "amount", "email"), fc.constantFrom("Ada", "A-1", "1999", "ada@example.com", "19.99", "Bob", 'a "q"', "日本"), { minKeys: 1 });
+    const bindingsArb = fc.dictionary(
+      fc.constantFrom("name", "order_id", "amount", "email"),
+      fc.constantFrom("Ada", "A-1", "1999", "ada@example.com", "19.99", "Bob", 'a "q"', "日本"),
+      { minKeys: 1 },
+    );
     fc.assert(
       fc.property(canonicalMessageArb.map(hashForm), bindingsArb, (message, bindings) => {
         fc.pre(!hasPlaceholderLike(message));
@@ -95,7 +102,9 @@ describe("declared keying and answers", () => {
 
   it("Should store an answer that only copies bound values and context", () => {
     const keyed = declaredKeying("t", "ns", "{}", context, bindings)!;
-    expect(abstractAnswer(call({ order_id: "A-1", amount: 1999 }), keyed)?.tool_calls?.[0].function.arguments).toBe('{"amount":1999,"order_id":"{{order_id}}"}');
+    expect(abstractAnswer(call({ order_id: "A-1", amount: 1999 }), keyed)?.tool_calls?.[0].function.arguments).toBe(
+      '{"amount":1999,"order_id":"{{order_id}}"}',
+    );
     expect(abstractAnswer({ role: "assistant", content: "Done, Ada." }, keyed)?.content).toBe("Done, {{name}}.");
   });
 

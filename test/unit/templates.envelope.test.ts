@@ -65,13 +65,20 @@ describe("learned templates and the answer's envelope", () => {
   it("Should still refute a template whose message the model contradicts, whatever the envelope", () => {
     const t = confirmed();
     const other = lookup("E-5005", "req_01e");
-    other.answer = { ...other.answer, tool_calls: [{ id: "call_0", type: "function", function: { name: "escalate", arguments: canonicalJson({ order_id: "E-5005" }) } }] };
+    other.answer = {
+      ...other.answer,
+      tool_calls: [{ id: "call_0", type: "function", function: { name: "escalate", arguments: canonicalJson({ order_id: "E-5005" }) } }],
+    };
     expect(weigh(t, other).outcome).toBe("refuted");
   });
 
   it("Should serve when two fitting templates render one message with different envelopes", () => {
     const t1 = confirmed();
-    const t2: LearnedTemplate = { ...t1, id: "other", pattern: { ...t1.pattern, answer: { ...t1.pattern.answer, envelope: { [RESPONSE_KEY]: { x_groq: { id: "req_09" } } } } } };
+    const t2: LearnedTemplate = {
+      ...t1,
+      id: "other",
+      pattern: { ...t1.pattern, answer: { ...t1.pattern.answer, envelope: { [RESPONSE_KEY]: { x_groq: { id: "req_09" } } } } },
+    };
     const request = lookup("D-4004", "req_01d");
     expect(serveLearned([t1, t2], request.messages.map(decompose), 3)).not.toBeNull();
     expect(renderAnswer(t2.pattern, ["D-4004"])?.[RESPONSE_KEY]).toEqual({ x_groq: { id: "req_09" } });

@@ -21,7 +21,10 @@ function refund(c: { id: string; name: string; status: string; cents: number }, 
   ];
   const truth: CanonicalMessage =
     c.status === "delivered" && c.cents <= 50_000
-      ? { role: "assistant", tool_calls: [{ id: "call_1", type: "function", function: { name: "refund", arguments: JSON.stringify({ order_id: c.id, amount_cents: c.cents }) } }] }
+      ? {
+          role: "assistant",
+          tool_calls: [{ id: "call_1", type: "function", function: { name: "refund", arguments: JSON.stringify({ order_id: c.id, amount_cents: c.cents }) } }],
+        }
       : { role: "assistant", tool_calls: [{ id: "call_1", type: "function", function: { name: "escalate", arguments: JSON.stringify({ order_id: c.id }) } }] };
   return { root: ROOT, hashes: walk(ROOT, messages).map((s) => s.hash), messages, answer: answer ?? truth, meta };
 }
@@ -106,7 +109,10 @@ describe("induce", () => {
         const tb = refund(b);
         const t = induce(ta, tb);
         fc.pre(t !== null);
-        for (const [traj, side] of [[ta, 0], [tb, 1]] as const) {
+        for (const [traj, side] of [
+          [ta, 0],
+          [tb, 1],
+        ] as const) {
           const values = t!.state.slots.map((s) => s.values[side]);
           t!.pattern.suffix.forEach((m, i) => {
             const leaves = m.refs.map((r) => (typeof r === "number" ? values[r] : (r as string)));

@@ -9,7 +9,10 @@ const ROOT = "root";
 const meta = { finishReason: "stop", promptTokens: 10, completionTokens: 5, latencyMs: 50 };
 const answered: NodeMeta = { finishReason: "tool_calls", observations: 1, promptTokens: 10, completionTokens: 5, latencyMs: 50 };
 
-const call = (id: string, name: string, args: Record<string, unknown>): CanonicalMessage => ({ role: "assistant", tool_calls: [{ id, type: "function", function: { name, arguments: canonicalJson(args) } }] });
+const call = (id: string, name: string, args: Record<string, unknown>): CanonicalMessage => ({
+  role: "assistant",
+  tool_calls: [{ id, type: "function", function: { name, arguments: canonicalJson(args) } }],
+});
 
 /** A run at its last turn: the first answer looks the order up; only the final text copies the name and email (`copyName`). */
 function run(c: { first: string; last: string; n: number; id: string }, copyName = true): Trajectory {
@@ -32,7 +35,13 @@ describe("later copies count for earlier turns", () => {
   const grace = run({ first: "Grace", last: "Hopper", n: 7, id: "A-2002" });
 
   it("Should not template the first turn on its own: the lookup copies no name", () => {
-    const first = (t: Trajectory): Trajectory => ({ ...t, hashes: t.hashes.slice(0, 2), messages: t.messages.slice(0, 2), answer: t.messages[2], meta: { ...meta, finishReason: "tool_calls" } });
+    const first = (t: Trajectory): Trajectory => ({
+      ...t,
+      hashes: t.hashes.slice(0, 2),
+      messages: t.messages.slice(0, 2),
+      answer: t.messages[2],
+      meta: { ...meta, finishReason: "tool_calls" },
+    });
     expect(induce(first(ada), first(grace))).toBeNull();
   });
 

@@ -26,7 +26,10 @@ function messagesOf(c: Order): CanonicalMessage[] {
 
 function refund(c: Order): Trajectory {
   const messages = messagesOf(c);
-  const answer: CanonicalMessage = { role: "assistant", tool_calls: [{ id: "call_1", type: "function", function: { name: "refund", arguments: JSON.stringify({ order_id: c.id, amount_cents: c.cents }) } }] };
+  const answer: CanonicalMessage = {
+    role: "assistant",
+    tool_calls: [{ id: "call_1", type: "function", function: { name: "refund", arguments: JSON.stringify({ order_id: c.id, amount_cents: c.cents }) } }],
+  };
   return { root: ROOT, hashes: walk(ROOT, messages).map((s) => s.hash), messages, answer, meta };
 }
 
@@ -60,10 +63,20 @@ describe("learnedAnswer", () => {
     const template = learned(ada, bob, cyd);
     const key = keyOf(dan);
     const found = learnedAnswer(key, learnedLookup(key), [template], 3);
-    const expected: CanonicalMessage = { role: "assistant", tool_calls: [{ id: "call_1", type: "function", function: { name: "refund", arguments: JSON.stringify({ order_id: dan.id, amount_cents: dan.cents }) } }] };
+    const expected: CanonicalMessage = {
+      role: "assistant",
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "refund", arguments: JSON.stringify({ order_id: dan.id, amount_cents: dan.cents }) } }],
+    };
     expect(found?.template).toBe(template.id);
     expect(canonicalJson(found?.answer.message)).toBe(canonicalJson(expected));
-    expect(found?.answer).toMatchObject({ hash: childHash(key.key, canonicalJson(found?.answer.message)), observations: template.state.bindings.length, finishReason: "tool_calls", promptTokens: 10, completionTokens: 5, latencyMs: 100 });
+    expect(found?.answer).toMatchObject({
+      hash: childHash(key.key, canonicalJson(found?.answer.message)),
+      observations: template.state.bindings.length,
+      finishReason: "tool_calls",
+      promptTokens: 10,
+      completionTokens: 5,
+      latencyMs: 100,
+    });
   });
 
   it("Should miss when the template has fewer bindings than asked for", () => {

@@ -27,7 +27,12 @@ function lookup(orderId: string): Trajectory {
     role: "assistant",
     tool_calls: [{ id: "call_0", type: "function", function: { name: "get_order", arguments: canonicalJson({ order_id: orderId }) } }],
     [CHOICE_KEY]: { stop_reason: null, logprobs: { content: [{ token: orderId, logprob: -0.1 }] } },
-    [RESPONSE_KEY]: { service_tier: "default", prompt_logprobs: [null, { "7": { decoded_token: orderId, logprob: -2 } }], prompt: [{ text: `Where is order ${orderId}?` }], x_groq: { id: `req_${orderId}` } },
+    [RESPONSE_KEY]: {
+      service_tier: "default",
+      prompt_logprobs: [null, { "7": { decoded_token: orderId, logprob: -2 } }],
+      prompt: [{ text: `Where is order ${orderId}?` }],
+      x_groq: { id: `req_${orderId}` },
+    },
     [ONCE_KEY]: ["x_groq", "prompt_logprobs"],
   };
   return { root: ROOT, hashes: walk(ROOT, messages).map((s) => s.hash), messages, answer, meta };

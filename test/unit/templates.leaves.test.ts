@@ -9,7 +9,12 @@ describe("decompose / compose", () => {
     fc.assert(
       fc.property(canonicalMessageArb, (message) => {
         const { skeleton, leaves } = decompose(message);
-        expect(compose(skeleton, leaves.map((l) => l.value))).toEqual(message);
+        expect(
+          compose(
+            skeleton,
+            leaves.map((l) => l.value),
+          ),
+        ).toEqual(message);
       }),
       { numRuns: 500 },
     );
@@ -21,7 +26,10 @@ describe("decompose / compose", () => {
   });
 
   it("Should take JSON string and number leaves from canonical arguments, keys staying structural", () => {
-    const message = { role: "assistant", tool_calls: [{ id: "call_0", type: "function" as const, function: { name: "refund", arguments: '{"amount":1999,"note":"for Ada","order_id":"A-1"}' } }] };
+    const message = {
+      role: "assistant",
+      tool_calls: [{ id: "call_0", type: "function" as const, function: { name: "refund", arguments: '{"amount":1999,"note":"for Ada","order_id":"A-1"}' } }],
+    };
     const { skeleton, leaves } = decompose(message);
     expect(leaves).toEqual([
       { value: "1999", kind: "number" },

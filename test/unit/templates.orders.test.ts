@@ -21,7 +21,11 @@ describe("learned templates keep the order seen between two ranged slots", () =>
 
   it("Should serve an order once a binding in that order confirmed the template", () => {
     const both = learnAll([transfer(100, 900), transfer(900, 1000), transfer(500, 600)]);
-    const sameAnswer = ask("Approve a transfer only when the amount is at most the balance.", "Transfer 800 from an account with balance 700.", "Transfer of 800 approved (balance 700).");
+    const sameAnswer = ask(
+      "Approve a transfer only when the amount is at most the balance.",
+      "Transfer 800 from an account with balance 700.",
+      "Transfer of 800 approved (balance 700).",
+    );
     both!.state = weigh(both!, sameAnswer).state;
     expect(served(both, transfer(850, 700))).toEqual({ role: "assistant", content: "Transfer of 850 approved (balance 700)." });
   });

@@ -18,7 +18,9 @@ export const CITIES = ["Paris", "Rome", "Berlin", "Madrid", "Oslo", "Vienna", "D
 export const STATUSES = ["Pending", "Reviewed", "Verified", "Flagged", "Disputed", "Escalated", "Cleared", "Frozen"];
 
 export const ruleArb: fc.Arbitrary<Rule> = fc.oneof(
-  fc.array(fc.constantFrom("north", "south", "east", "west"), { minLength: CITIES.length, maxLength: CITIES.length }).map((regions) => ({ kind: "table" as const, table: Object.fromEntries(CITIES.map((c, i) => [c, regions[i]])) })),
+  fc
+    .array(fc.constantFrom("north", "south", "east", "west"), { minLength: CITIES.length, maxLength: CITIES.length })
+    .map((regions) => ({ kind: "table" as const, table: Object.fromEntries(CITIES.map((c, i) => [c, regions[i]])) })),
   fc.integer({ min: 2, max: 3 }).map((modulus) => ({ kind: "parity" as const, modulus })),
   fc.subarray(STATUSES, { minLength: 1, maxLength: STATUSES.length - 1 }).map((members) => ({ kind: "set" as const, members })),
 );
@@ -31,7 +33,8 @@ export interface Case {
 
 export function caseArb(rule: Rule): fc.Arbitrary<Case> {
   const id = fc.integer({ min: 1000, max: 99_999 }).map((n) => `A-${n}`);
-  const value = rule.kind === "table" ? fc.constantFrom(...CITIES) : rule.kind === "parity" ? fc.integer({ min: 10, max: 999 }).map(String) : fc.constantFrom(...STATUSES);
+  const value =
+    rule.kind === "table" ? fc.constantFrom(...CITIES) : rule.kind === "parity" ? fc.integer({ min: 10, max: 999 }).map(String) : fc.constantFrom(...STATUSES);
   return fc.record({ id, value });
 }
 
@@ -59,7 +62,16 @@ export function trajectoryOf(rule: Rule, c: Case, lookup: boolean, copyValue = f
       { role: "tool", tool_call_id: "call_0", content: canonicalJson({ found: true }) },
     );
   }
-  const answer: CanonicalMessage = { role: "assistant", tool_calls: [{ id: `call_${lookup ? 1 : 0}`, type: "function", function: { name: "decide", arguments: canonicalJson({ id: c.id, verdict: verdict(rule, c.value), ...(copyValue ? { value: c.value } : {}) }) } }] };
+  const answer: CanonicalMessage = {
+    role: "assistant",
+    tool_calls: [
+      {
+        id: `call_${lookup ? 1 : 0}`,
+        type: "function",
+        function: { name: "decide", arguments: canonicalJson({ id: c.id, verdict: verdict(rule, c.value), ...(copyValue ? { value: c.value } : {}) }) },
+      },
+    ],
+  };
   return { root: ROOT, hashes: walk(ROOT, messages).map((s) => s.hash), messages, answer, meta };
 }
 
@@ -98,7 +110,9 @@ export function simulate(trajectories: readonly Trajectory[], minBindings = 3): 
       if (outcome === "confirmed") confirmed = true;
     }
     const shape = shapeKeyOf(t);
-    const partners = (byShape.get(shape) ?? []).filter((p) => canonicalJson(p.messages) !== canonicalJson(t.messages) || canonicalJson(p.answer) !== canonicalJson(t.answer)).slice(0, 4);
+    const partners = (byShape.get(shape) ?? [])
+      .filter((p) => canonicalJson(p.messages) !== canonicalJson(t.messages) || canonicalJson(p.answer) !== canonicalJson(t.answer))
+      .slice(0, 4);
     if (!confirmed) {
       for (const partner of partners) {
         const template = induce(t, partner);

@@ -40,6 +40,9 @@ describe("learned templates stay fixed where the model decides on a value it nev
     const ts = ["12", "20", "16", "14", "13", "15"].map((value, i) => trajectoryOf(parity, { id: `A-${1000 + i}`, value }, false, true));
     expect(simulate(ts).wrong).toBeGreaterThan(0);
     // Not copied, the same numbers stay structural: nothing is served, nothing is wrong.
-    expect(simulate(["12", "20", "16", "14", "13", "15"].map((value, i) => trajectoryOf(parity, { id: `A-${1000 + i}`, value }, false)))).toEqual({ served: 0, wrong: 0 });
+    expect(simulate(["12", "20", "16", "14", "13", "15"].map((value, i) => trajectoryOf(parity, { id: `A-${1000 + i}`, value }, false)))).toEqual({
+      served: 0,
+      wrong: 0,
+    });
   });
 });

@@ -4,15 +4,40 @@ import type { CanonicalMessage } from "../../src/core/messages";
 
 /** Words, ids, emails, numbers and punctuation: text shaped like real agent traffic. */
 export const tokenish = fc.oneof(
-  fc.constantFrom("Ada", "Bob", "refund", "order", "A-1", "B-17", "ada@example.com", "1999", "19.99", "2024-05-01", "Ada.Lovelace", "A-10", "{{x}}", "é", "日本"),
+  fc.constantFrom(
+    "Ada",
+    "Bob",
+    "refund",
+    "order",
+    "A-1",
+    "B-17",
+    "ada@example.com",
+    "1999",
+    "19.99",
+    "2024-05-01",
+    "Ada.Lovelace",
+    "A-10",
+    "{{x}}",
+    "é",
+    "日本",
+  ),
   fc.string({ maxLength: 6 }),
 );
-export const separator = fc.constantFrom(" ", ", ", ". ", "\n", "-", ".", "\"", "\\", "#", "'s ", "", "/");
+export const separator = fc.constantFrom(" ", ", ", ". ", "\n", "-", ".", '"', "\\", "#", "'s ", "", "/");
 export const textish = fc.array(fc.tuple(tokenish, separator), { maxLength: 8 }).map((parts) => parts.map(([t, s]) => t + s).join(""));
 export const anyText = fc.oneof(textish, fc.string(), fc.string({ unit: "grapheme" }));
 
 const jsonish: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: "small" }, anyText, fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), tie("array"), tie("object")),
+  value: fc.oneof(
+    { depthSize: "small" },
+    anyText,
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+    tie("array"),
+    tie("object"),
+  ),
   array: fc.array(tie("value"), { maxLength: 3 }),
   object: fc.dictionary(fc.string({ maxLength: 5 }), tie("value"), { maxKeys: 3 }),
 })).value;
@@ -32,10 +57,10 @@ export const canonicalMessageArb: fc.Arbitrary<CanonicalMessage> = fc
       refusal: anyText,
       name: fc.constantFrom("ada", "bot"),
       tool_call_id: fc.constantFrom("call_0", "call_1"),
-      tool_calls: fc.array(
-        fc.record({ id: fc.constantFrom("call_0", "call_1"), name: fc.constantFrom("get_order", "refund"), args }),
-        { minLength: 1, maxLength: 2 },
-      ),
+      tool_calls: fc.array(fc.record({ id: fc.constantFrom("call_0", "call_1"), name: fc.constantFrom("get_order", "refund"), args }), {
+        minLength: 1,
+        maxLength: 2,
+      }),
     },
     { requiredKeys: ["role"] },
   )

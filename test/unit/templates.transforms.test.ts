@@ -43,14 +43,26 @@ describe("transforms learned from evidence", () => {
   });
 
   it("Should explain a leaf by one function of one slot, and refuse none or two explanations", () => {
-    const slots = [{ type: "number", values: ["1500", "2250"] }, { type: "identifier", values: ["ab-1", "cd-2"] }];
+    const slots = [
+      { type: "number", values: ["1500", "2250"] },
+      { type: "identifier", values: ["ab-1", "cd-2"] },
+    ];
     expect(explainDerived(slots, "15.00", "22.50")).toEqual({ slot: 0, fn: "cents" });
     expect(explainDerived(slots, "AB-1", "CD-2")).toEqual({ slot: 1, fn: "upper" });
     // `A-1` from `a-1` is both upper-case and capitalised: two explanations are none.
     expect(explainDerived([{ type: "identifier", values: ["a-1", "b-2"] }], "A-1", "B-2")).toHaveProperty("reason");
     expect(explainDerived(slots, "16.00", "22.50")).toHaveProperty("reason");
     // `abc` and `ABC` in two slots: `ABC` could come from either.
-    expect(explainDerived([{ type: "word", values: ["abc", "def"] }, { type: "word", values: ["abc", "def"] }], "ABC", "DEF")).toHaveProperty("reason");
+    expect(
+      explainDerived(
+        [
+          { type: "word", values: ["abc", "def"] },
+          { type: "word", values: ["abc", "def"] },
+        ],
+        "ABC",
+        "DEF",
+      ),
+    ).toHaveProperty("reason");
   });
 
   it("Should serve a derived amount for a new value only after 3 distinct bindings, inside the range seen", () => {

@@ -36,8 +36,23 @@ describe("Responses trajectory lines", () => {
     store: false,
     input: [
       { role: "developer", content: "Use tools." },
-      { role: "user", content: [{ type: "input_text", text: "Refund #A-1" }, { type: "input_text", text: "now" }] },
-      { id: "msg_1", type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Looking.", annotations: [] }, { type: "refusal", refusal: "Not that." }] },
+      {
+        role: "user",
+        content: [
+          { type: "input_text", text: "Refund #A-1" },
+          { type: "input_text", text: "now" },
+        ],
+      },
+      {
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        content: [
+          { type: "output_text", text: "Looking.", annotations: [] },
+          { type: "refusal", refusal: "Not that." },
+        ],
+      },
       { id: "fc_1", type: "function_call", call_id: "call_zz", name: "get_order", arguments: '{ "order_id" : "A-1" }', status: "completed" },
       { type: "function_call", call_id: "call_yy", name: "get_order", arguments: "{}" },
       { type: "function_call_output", call_id: "call_yy", output: [{ type: "input_text", text: "missing" }] },
@@ -63,7 +78,12 @@ describe("Responses trajectory lines", () => {
     const keyed = keyResponsesRequest(body, scope);
     if (!keyed.ok) throw new Error(JSON.stringify(keyed));
     const format = trajectoryFormatOf("openai-responses");
-    const line = { model: "gpt-x", ...format?.exportFields?.(JSON.parse(keyed.key.frameJson) as Record<string, unknown>, pathOf(keyed.key)), scripted_assistant_idx: [], answer_usage: [{ index: 4, prompt_tokens: 11, completion_tokens: 7, finish_reason: "completed" }] };
+    const line = {
+      model: "gpt-x",
+      ...format?.exportFields?.(JSON.parse(keyed.key.frameJson) as Record<string, unknown>, pathOf(keyed.key)),
+      scripted_assistant_idx: [],
+      answer_usage: [{ index: 4, prompt_tokens: 11, completion_tokens: 7, finish_reason: "completed" }],
+    };
     const imported = format?.keyLine(line, scope);
     if (!imported || "error" in imported) throw new Error("not keyed");
     const answer = imported.nodes[2];
@@ -78,7 +98,10 @@ describe("Gemini trajectory lines", () => {
     generationConfig: { temperature: 0, maxOutputTokens: 64 },
     contents: [
       { role: "user", parts: [{ text: "Refund #A-1" }] },
-      { role: "model", parts: [{ text: "Looking." }, { functionCall: { name: "get_order", id: "abc", args: { z: 1, a: [1.5, "x"] } }, thoughtSignature: "sig" }] },
+      {
+        role: "model",
+        parts: [{ text: "Looking." }, { functionCall: { name: "get_order", id: "abc", args: { z: 1, a: [1.5, "x"] } }, thoughtSignature: "sig" }],
+      },
       { role: "user", parts: [{ functionResponse: { name: "get_order", id: "abc", response: { status: "lost" } } }] },
       { parts: [{ text: "and now?" }] },
     ],
@@ -94,14 +117,33 @@ describe("Gemini trajectory lines", () => {
     // The call's arguments come back as a value in the model's key order, its id as an ordinal.
     expect(contents[1].parts[1]).toEqual({ functionCall: { name: "get_order", id: "call_0", args: { z: 1, a: [1.5, "x"] } }, thoughtSignature: "sig" });
     expect(JSON.stringify(contents[1].parts[1])).toContain('{"z":1,"a":[1.5,"x"]}');
-    expect((line as { params: unknown }).params).toEqual({ "muscle-mem:api": "gemini", systemInstruction: body.systemInstruction, generationConfig: body.generationConfig });
+    expect((line as { params: unknown }).params).toEqual({
+      "muscle-mem:api": "gemini",
+      systemInstruction: body.systemInstruction,
+      generationConfig: body.generationConfig,
+    });
   });
 
   it("Should store an imported model answer with the role a recorded answer has", () => {
     const format = trajectoryFormatOf("gemini");
-    const line = { model: "gemini-x", params: { "muscle-mem:api": "gemini" }, contents: [{ role: "user", parts: [{ text: "hi" }] }, { role: "model", parts: [{ text: "hello" }] }, { role: "user", parts: [{ text: "bye" }] }, { role: "model", parts: [{ text: "ciao" }] }], scripted_assistant_idx: [1] };
+    const line = {
+      model: "gemini-x",
+      params: { "muscle-mem:api": "gemini" },
+      contents: [
+        { role: "user", parts: [{ text: "hi" }] },
+        { role: "model", parts: [{ text: "hello" }] },
+        { role: "user", parts: [{ text: "bye" }] },
+        { role: "model", parts: [{ text: "ciao" }] },
+      ],
+      scripted_assistant_idx: [1],
+    };
     const imported = format?.keyLine(line, scope);
     if (!imported || "error" in imported) throw new Error("not keyed");
-    expect(imported.nodes.map((n) => [n.r, n.o, n.f])).toEqual([["user", 0, null], ["model", 0, null], ["user", 0, null], ["assistant", 1, "STOP"]]);
+    expect(imported.nodes.map((n) => [n.r, n.o, n.f])).toEqual([
+      ["user", 0, null],
+      ["model", 0, null],
+      ["user", 0, null],
+      ["assistant", 1, "STOP"],
+    ]);
   });
 });

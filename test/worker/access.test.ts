@@ -16,7 +16,11 @@ async function call(request: Request, vars: Record<string, string>): Promise<Res
 }
 
 function chatRequest(body: unknown, headers: Record<string, string>): Request {
-  return new Request("http://mm.test/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return new Request("http://mm.test/v1/chat/completions", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 function importRequest(key: string, body: string): Request {
@@ -39,7 +43,13 @@ describe("import grants: POST /api/import needs the admin token or an explicit g
   it("Should refuse a key's own import with 403 by default, storing nothing, and accept it with its tenant in IMPORT_TENANTS or *", async () => {
     const key = newKey();
     const model = uniqueModel();
-    const line = JSON.stringify({ model, messages: [{ role: "user", content: "seed me" }, { role: "assistant", content: "seeded" }] });
+    const line = JSON.stringify({
+      model,
+      messages: [
+        { role: "user", content: "seed me" },
+        { role: "assistant", content: "seeded" },
+      ],
+    });
     const refused = await call(importRequest(key, line), {});
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("forbidden");
@@ -57,7 +67,13 @@ describe("import grants: POST /api/import needs the admin token or an explicit g
 
   it("Should still let the admin token seed any named tenant without a grant", async () => {
     const key = newKey();
-    const line = JSON.stringify({ model: uniqueModel(), messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }] });
+    const line = JSON.stringify({
+      model: uniqueModel(),
+      messages: [
+        { role: "user", content: "a" },
+        { role: "assistant", content: "b" },
+      ],
+    });
     const seeded = await ok<{ tenant: string }>(api(`/import?tenant=${tenantOf(`Bearer ${key}`)}`, { method: "POST", body: line }));
     expect(seeded.tenant).toBe(tenantOf(`Bearer ${key}`));
   });
@@ -65,7 +81,17 @@ describe("import grants: POST /api/import needs the admin token or an explicit g
   it("Should key import lines that arrive split across body chunks, a line and a character cut in two", async () => {
     const key = newKey();
     const model = uniqueModel();
-    const lines = ["ü first", "second"].map((q) => JSON.stringify({ model, messages: [{ role: "user", content: q }, { role: "assistant", content: `re ${q}` }] })).join("\n");
+    const lines = ["ü first", "second"]
+      .map((q) =>
+        JSON.stringify({
+          model,
+          messages: [
+            { role: "user", content: q },
+            { role: "assistant", content: `re ${q}` },
+          ],
+        }),
+      )
+      .join("\n");
     const bytes = new TextEncoder().encode(lines);
     const cut = bytes.indexOf(0xc3) + 1;
     const body = new ReadableStream<Uint8Array>({
@@ -74,7 +100,13 @@ describe("import grants: POST /api/import needs the admin token or an explicit g
         controller.close();
       },
     });
-    const res = await exports.default.fetch(new Request(`http://mm.test/api/import?tenant=${tenantOf(`Bearer ${key}`)}`, { method: "POST", headers: { authorization: "Bearer test-admin-token" }, body }));
+    const res = await exports.default.fetch(
+      new Request(`http://mm.test/api/import?tenant=${tenantOf(`Bearer ${key}`)}`, {
+        method: "POST",
+        headers: { authorization: "Bearer test-admin-token" },
+        body,
+      }),
+    );
     expect(await ok(res)).toMatchObject({ lines: 2, answers: 2 });
     const hit = await chat({ model, messages: [{ role: "user", content: "ü first" }] }, { key });
     expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
@@ -145,7 +177,13 @@ describe("keys the provider still accepts (KEY_FRESH_MS)", () => {
   it("Should serve every hit without a check when KEY_FRESH_MS is 0", async () => {
     const key = `sk-revoked-${crypto.randomUUID()}`;
     const model = uniqueModel();
-    const line = JSON.stringify({ model, messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }] });
+    const line = JSON.stringify({
+      model,
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: "a" },
+      ],
+    });
     await ok(api(`/import?tenant=${tenantOf(`Bearer ${key}`)}`, { method: "POST", body: line }));
     const unchecked = await call(chatRequest({ model, messages: [{ role: "user", content: "q" }] }, { authorization: `Bearer ${key}` }), { KEY_FRESH_MS: "0" });
     expect(unchecked.headers.get("muscle-mem-cache")).toBe("hit");
@@ -169,7 +207,10 @@ describe("who may use the Worker: WORKER_TOKEN and ALLOWED_TENANTS", () => {
     expect(passed.status).toBe(200);
     expect(await generations(model)).toBe(1);
     // Gemini's routes answer in Gemini's envelope; the API's tenant keys need it too, the admin token does not.
-    const gemini = await call(new Request("http://mm.test/v1beta/models/m:generateContent", { method: "POST", headers: { "x-goog-api-key": newKey() }, body: "{}" }), vars);
+    const gemini = await call(
+      new Request("http://mm.test/v1beta/models/m:generateContent", { method: "POST", headers: { "x-goog-api-key": newKey() }, body: "{}" }),
+      vars,
+    );
     expect(gemini.status).toBe(401);
     expect(((await gemini.json()) as { error: { status: string } }).error.status).toBe("UNAUTHENTICATED");
     expect((await call(new Request("http://mm.test/api/trees", { headers: { authorization: `Bearer ${newKey()}` } }), vars)).status).toBe(401);

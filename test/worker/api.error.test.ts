@@ -47,11 +47,23 @@ describe("trajectory API: bad ids and bad parameters are 4xx in the error envelo
 
   it("Should reject bad imports with 4xx before writing anything", async () => {
     const key = newKey();
-    const good = JSON.stringify({ model: "m-import-err", messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }] });
+    const good = JSON.stringify({
+      model: "m-import-err",
+      messages: [
+        { role: "user", content: "a" },
+        { role: "assistant", content: "b" },
+      ],
+    });
     await expectError(importFor(key, { body: "" }), 400, "invalid_request", "body");
     await expectError(importFor(key, { body: `${good}\n{not json` }), 400, "invalid_json", "line 2");
     await expectError(importFor(key, { body: `${good}\n{"model":"m","messages":[]}` }), 400, "invalid_request");
-    const orphanTool = JSON.stringify({ model: "m", messages: [{ role: "user", content: "a" }, { role: "tool", tool_call_id: "x", content: "r" }] });
+    const orphanTool = JSON.stringify({
+      model: "m",
+      messages: [
+        { role: "user", content: "a" },
+        { role: "tool", tool_call_id: "x", content: "r" },
+      ],
+    });
     await expectError(importFor(key, { body: orphanTool }), 400, "invalid_request", "line 1");
     await expectError(importFor(key, { body: good, headers: { "muscle-mem-namespace": "bad space" } }), 400, "invalid_request", "muscle-mem-namespace");
     await expectError(api("/import", { method: "POST", body: good }), 400, "invalid_request", "tenant");

@@ -49,9 +49,10 @@ describe("trajectory API: reading what the agent learned", () => {
     const full = await ok<{ frame: { model: string; tools: unknown[] } }>(api(`/trees/${tree.id}`, { token: key }));
     expect(full.frame.model).toBe(model);
     expect(full.frame.tools).toHaveLength(2);
-    const stats = await ok<{ overall: { hits: number; misses: number; hit_rate: number; cost_saved_usd: number; prompt_tokens_saved: number; latency_saved_ms: number }; trees: Array<{ tree_id: string }> }>(
-      api("/stats", { token: key }),
-    );
+    const stats = await ok<{
+      overall: { hits: number; misses: number; hit_rate: number; cost_saved_usd: number; prompt_tokens_saved: number; latency_saved_ms: number };
+      trees: Array<{ tree_id: string }>;
+    }>(api("/stats", { token: key }));
     expect(stats.overall.hits).toBeGreaterThanOrEqual(3);
     expect(stats.overall.misses).toBe(3);
     expect(stats.overall.hit_rate).toBeCloseTo(stats.overall.hits / (stats.overall.hits + 3));
@@ -73,7 +74,9 @@ describe("trajectory API: reading what the agent learned", () => {
     expect(path[1].preview).toContain("get_order()");
     expect(path[0].child_count).toBe(1);
     const leaf = path[5];
-    const node = await ok<{ tree_id: string; role: string; message: { content: string }; observations: number; finish_reason: string }>(api(`/nodes/${leaf.hash}`, { token: key }));
+    const node = await ok<{ tree_id: string; role: string; message: { content: string }; observations: number; finish_reason: string }>(
+      api(`/nodes/${leaf.hash}`, { token: key }),
+    );
     expect(node).toMatchObject({ tree_id: tree.id, role: "assistant", observations: 1, finish_reason: "stop" });
     expect(node.message.content).toBe(conversation[5].content);
     const trajectory = await ok<{ tree_id: string; messages: Msg[] }>(api(`/nodes/${leaf.hash}/path`, { token: key }));
@@ -88,13 +91,16 @@ describe("trajectory API: reading what the agent learned", () => {
     const key = newKey();
     // A model that answers new text every time: nothing to generalise into a template.
     const model = uniqueModel("fresh");
-    for (const order of ["B-1", "B-2", "B-3", "B-4", "B-5"]) await learn({ model, tools: REFUND_TOOLS, messages: [{ role: "user", content: `Refund order #${order}` }] }, key);
+    for (const order of ["B-1", "B-2", "B-3", "B-4", "B-5"])
+      await learn({ model, tools: REFUND_TOOLS, messages: [{ role: "user", content: `Refund order #${order}` }] }, key);
     const tree = await onlyTree(key);
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: { data: NodeSummary[]; next_cursor: string | null } = await ok(api(`/trees/${tree.id}/children?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: key }));
+      const page: { data: NodeSummary[]; next_cursor: string | null } = await ok(
+        api(`/trees/${tree.id}/children?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: key }),
+      );
       seen.push(...page.data.map((n) => n.preview));
       cursor = page.next_cursor;
       pages++;
@@ -110,13 +116,18 @@ describe("trajectory API: reading what the agent learned", () => {
     const tree = await onlyTree(key);
     const exported = await api(`/trees/${tree.id}/export`, { token: key });
     expect(exported.headers.get("content-type")).toContain("ndjson");
-    const lines = (await exported.text()).trim().split("\n").map((l) => JSON.parse(l) as { model: string; tools: unknown[]; messages: Msg[]; scripted_assistant_idx: number[] });
+    const lines = (await exported.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { model: string; tools: unknown[]; messages: Msg[]; scripted_assistant_idx: number[] });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ model, scripted_assistant_idx: [] });
     expect(lines[0].messages.map((m) => m.content)).toEqual(conversation.map((m) => m.content));
     const jsonl = lines.map((l) => JSON.stringify(l)).join("\n");
     const other = newKey();
-    const first = await ok<{ lines: number; trees: number; nodes_inserted: number; answers: number }>(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson", "muscle-mem-namespace": "seeded" } }));
+    const first = await ok<{ lines: number; trees: number; nodes_inserted: number; answers: number }>(
+      importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson", "muscle-mem-namespace": "seeded" } }),
+    );
     expect(first).toMatchObject({ lines: 1, trees: 1, nodes_inserted: 6, answers: 3 });
     const again = await ok<{ nodes_inserted: number }>(importFor(other, { body: jsonl, headers: { "muscle-mem-namespace": "seeded" } }));
     expect(again.nodes_inserted).toBe(0);
@@ -124,7 +135,10 @@ describe("trajectory API: reading what the agent learned", () => {
     expect(seeded).toMatchObject({ namespace: "seeded", node_count: 6, misses: 0 });
     const before = await generations(model);
     for (let i = 1; i < conversation.length; i += 2) {
-      const res = await chat({ model, tools: REFUND_TOOLS, messages: lines[0].messages.slice(0, i) }, { key: other, headers: { "muscle-mem-namespace": "seeded" } });
+      const res = await chat(
+        { model, tools: REFUND_TOOLS, messages: lines[0].messages.slice(0, i) },
+        { key: other, headers: { "muscle-mem-namespace": "seeded" } },
+      );
       expect(res.headers.get("muscle-mem-cache")).toBe("hit");
       await res.arrayBuffer();
     }
@@ -134,10 +148,20 @@ describe("trajectory API: reading what the agent learned", () => {
   it("Should let the admin import into a named tenant and see every tenant", async () => {
     const a = newKey();
     const model = uniqueModel();
-    const line = JSON.stringify({ id: "x", model, tools: null, messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }] });
+    const line = JSON.stringify({
+      id: "x",
+      model,
+      tools: null,
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: "hello" },
+      ],
+    });
     const tenant = (await ok<{ tenant: string }>(importFor(a, { body: line }))).tenant;
     const b = newKey();
-    const seeded = await ok<{ tenant: string; nodes_inserted: number }>(api(`/import?tenant=${tenant}`, { method: "POST", body: line.replace('"hi"', '"hey"') }));
+    const seeded = await ok<{ tenant: string; nodes_inserted: number }>(
+      api(`/import?tenant=${tenant}`, { method: "POST", body: line.replace('"hi"', '"hey"') }),
+    );
     expect(seeded).toMatchObject({ tenant, nodes_inserted: 2 });
     expect((await onlyTree(a)).node_count).toBe(4);
     expect((await ok<{ data: Tree[] }>(api("/trees", { token: b }))).data).toEqual([]);
@@ -188,7 +212,9 @@ describe("trajectory API: pruning", () => {
     await eventually(async () => (await onlyTree(key)).hits >= 2);
     const tree = await onlyTree(key);
     const old = Date.now() - 10 * 86_400_000;
-    await env.DB.prepare("UPDATE nodes SET created_at = ?1, last_hit_at = CASE WHEN last_hit_at IS NULL THEN NULL ELSE ?1 END WHERE tree_id = ?2 AND hash IN (SELECT hash FROM nodes WHERE tree_id = ?2 AND depth = 1 AND message LIKE '%C-1%' UNION SELECT n.hash FROM nodes n JOIN nodes p ON n.parent = p.hash WHERE p.message LIKE '%C-1%' AND n.tree_id = ?2)")
+    await env.DB.prepare(
+      "UPDATE nodes SET created_at = ?1, last_hit_at = CASE WHEN last_hit_at IS NULL THEN NULL ELSE ?1 END WHERE tree_id = ?2 AND hash IN (SELECT hash FROM nodes WHERE tree_id = ?2 AND depth = 1 AND message LIKE '%C-1%' UNION SELECT n.hash FROM nodes n JOIN nodes p ON n.parent = p.hash WHERE p.message LIKE '%C-1%' AND n.tree_id = ?2)",
+    )
       .bind(old, tree.id)
       .run();
     const preview = await ok<{ dry_run: boolean; nodes: number; answers: number; roots: Array<{ preview: string }> }>(
@@ -200,9 +226,15 @@ describe("trajectory API: pruning", () => {
     const done = await ok<{ nodes: number }>(api("/prune", { token: key, method: "POST", body: { older_than_ms: 86_400_000 } }));
     expect(done.nodes).toBe(2);
     expect((await onlyTree(key)).node_count).toBe(2);
-    const gone = await chat({ model, tools: REFUND_TOOLS, messages: [{ role: "user", content: "Refund order #C-1" }] }, { key, headers: { "cache-control": "only-if-cached" } });
+    const gone = await chat(
+      { model, tools: REFUND_TOOLS, messages: [{ role: "user", content: "Refund order #C-1" }] },
+      { key, headers: { "cache-control": "only-if-cached" } },
+    );
     expect(gone.status).toBe(504);
-    const kept = await chat({ model, tools: REFUND_TOOLS, messages: [{ role: "user", content: "Refund order #C-2" }] }, { key, headers: { "cache-control": "only-if-cached" } });
+    const kept = await chat(
+      { model, tools: REFUND_TOOLS, messages: [{ role: "user", content: "Refund order #C-2" }] },
+      { key, headers: { "cache-control": "only-if-cached" } },
+    );
     expect(kept.status).toBe(200);
     const byHits = await ok<{ nodes: number; answers: number }>(api("/prune", { token: key, method: "POST", body: { min_hits: 1000, dry_run: true } }));
     expect(byHits).toMatchObject({ nodes: 2, answers: 1 });
@@ -214,7 +246,9 @@ describe("trajectory API: pruning", () => {
     await learn({ model, messages: [{ role: "user", content: "Refund order #D-1" }] }, key);
     await eventually(async () => (await onlyTree(key)).hits >= 1);
     const tree = await onlyTree(key);
-    await env.DB.prepare("UPDATE nodes SET created_at = 1, last_hit_at = CASE WHEN last_hit_at IS NULL THEN NULL ELSE 1 END WHERE tree_id = ?1").bind(tree.id).run();
+    await env.DB.prepare("UPDATE nodes SET created_at = 1, last_hit_at = CASE WHEN last_hit_at IS NULL THEN NULL ELSE 1 END WHERE tree_id = ?1")
+      .bind(tree.id)
+      .run();
     // As if the tree was written before alarms existed: no alarm, and the cron's sweep starts from the first tree.
     const writer = treeWriterOf(env, tree.id);
     await runInDurableObject(writer, (_, state) => state.storage.deleteAlarm());

@@ -12,7 +12,9 @@ const N = 100_000;
 async function bigTree(): Promise<{ treeId: string; tenantKey: string }> {
   const treeId = crypto.randomUUID().replace(/-/g, "");
   const prefix = treeId.slice(0, 12);
-  await env.DB.prepare(`INSERT INTO trees (id, tenant, namespace, model, frame, created_at) VALUES (?1, 'bench-tenant', 'bench', 'gpt-4o', '{"model":"gpt-4o"}', 0)`)
+  await env.DB.prepare(
+    `INSERT INTO trees (id, tenant, namespace, model, frame, created_at) VALUES (?1, 'bench-tenant', 'bench', 'gpt-4o', '{"model":"gpt-4o"}', 0)`,
+  )
     .bind(treeId)
     .run();
   await env.DB.prepare(

@@ -82,18 +82,33 @@ describe("trajectory API: tenants are isolated", () => {
 
   it("Should not let a key import into another tenant, nor read a tree seeded for someone else", async () => {
     const victim = newKey();
-    const line = JSON.stringify({ model: "m-sec-import", messages: [{ role: "user", content: "q" }, { role: "assistant", content: "poisoned" }] });
+    const line = JSON.stringify({
+      model: "m-sec-import",
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: "poisoned" },
+      ],
+    });
     const res = await api(`/import?tenant=${tenantOf(`Bearer ${victim}`)}`, { token: newKey(), method: "POST", body: line });
     expect(res.status).toBe(400);
     expect((await ok<{ data: unknown[] }>(api("/trees", { token: victim }))).data).toEqual([]);
-    const poisoned = await chat({ model: "m-sec-import", messages: [{ role: "user", content: "q" }] }, { key: victim, headers: { "cache-control": "only-if-cached" } });
+    const poisoned = await chat(
+      { model: "m-sec-import", messages: [{ role: "user", content: "q" }] },
+      { key: victim, headers: { "cache-control": "only-if-cached" } },
+    );
     expect(poisoned.status).toBe(504);
   });
 
   it("Should not let one tenant's import serve another tenant's identical request", async () => {
     const seeder = newKey();
     const model = uniqueModel();
-    const line = JSON.stringify({ model, messages: [{ role: "user", content: "same" }, { role: "assistant", content: "seeded" }] });
+    const line = JSON.stringify({
+      model,
+      messages: [
+        { role: "user", content: "same" },
+        { role: "assistant", content: "seeded" },
+      ],
+    });
     await ok(importFor(seeder, { body: line }));
     const other = await chat({ model, messages: [{ role: "user", content: "same" }] }, { key: newKey(), headers: { "cache-control": "only-if-cached" } });
     expect(other.status).toBe(504);

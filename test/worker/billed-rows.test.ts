@@ -22,7 +22,9 @@ async function seed(): Promise<{ treeId: string; node: string }> {
 describe("billed rows, from D1's own meta", () => {
   it("Should bill a node insert for each of its index entries, and a tally's node update as one row", async () => {
     const treeId = crypto.randomUUID().replaceAll("-", "");
-    const insert = await env.DB.prepare("INSERT INTO nodes (hash, parent, tree_id, depth, role, message) VALUES (?1, 'p', ?2, 1, 'assistant', '{}')").bind(crypto.randomUUID().replaceAll("-", ""), treeId).run();
+    const insert = await env.DB.prepare("INSERT INTO nodes (hash, parent, tree_id, depth, role, message) VALUES (?1, 'p', ?2, 1, 'assistant', '{}')")
+      .bind(crypto.randomUUID().replaceAll("-", ""), treeId)
+      .run();
     // The row, its primary key, nodes_parent_idx and nodes_tree_idx.
     expect(insert.meta.rows_written).toBe(4);
 
@@ -38,16 +40,21 @@ describe("billed rows, from D1's own meta", () => {
     // A node's counters are in no index: one row written per node per flush.
     expect(written[1]).toBe(1);
     expect(results[1].meta.rows_read).toBe(1);
-    console.log(`billed rows: node insert ${insert.meta.rows_written} written; tally tree update ${written[0]} written; tally node update ${written[1]} written, ${results[1].meta.rows_read} read`);
+    console.log(
+      `billed rows: node insert ${insert.meta.rows_written} written; tally tree update ${written[0]} written; tally node update ${written[1]} written, ${results[1].meta.rows_read} read`,
+    );
   });
 
   it("Should bill a key's acceptance as one row written, and its check as one row read", async () => {
     const tenant = crypto.randomUUID().replaceAll("-", "");
-    const upsert = "INSERT INTO credential_checks (tenant, accepted_at) VALUES (?1, ?2) ON CONFLICT (tenant) DO UPDATE SET accepted_at = max(accepted_at, excluded.accepted_at)";
+    const upsert =
+      "INSERT INTO credential_checks (tenant, accepted_at) VALUES (?1, ?2) ON CONFLICT (tenant) DO UPDATE SET accepted_at = max(accepted_at, excluded.accepted_at)";
     const first = await env.DB.prepare(upsert).bind(tenant, 1).run();
     const again = await env.DB.prepare(upsert).bind(tenant, 2).run();
     const read = await env.DB.prepare("SELECT accepted_at AS at FROM credential_checks WHERE tenant = ?1").bind(tenant).run();
-    console.log(`billed rows: credential insert ${first.meta.rows_written}, renewal ${again.meta.rows_written} written; check read ${read.meta.rows_read} read`);
+    console.log(
+      `billed rows: credential insert ${first.meta.rows_written}, renewal ${again.meta.rows_written} written; check read ${read.meta.rows_read} read`,
+    );
     expect(first.meta.rows_written).toBeLessThanOrEqual(2);
     expect(again.meta.rows_written).toBeLessThanOrEqual(2);
     expect(read.meta.rows_read).toBe(1);

@@ -10,10 +10,10 @@ import { azure, filters, message, promptFilters } from "../support/azure-answer"
  * them as the model sent them, JSON or streamed, whichever way the answer was recorded.
  */
 
-
 function azureChunks(): string[] {
   const base = { created: 1, id: "chatcmpl-A", model: "gpt-4o-2024-08-06", object: "chat.completion.chunk", system_fingerprint: "fp_1" };
-  const choice = (delta: Record<string, unknown>, cfr: unknown, finish: string | null = null) => JSON.stringify({ ...base, choices: [{ content_filter_results: cfr, delta, finish_reason: finish, index: 0, logprobs: null }] });
+  const choice = (delta: Record<string, unknown>, cfr: unknown, finish: string | null = null) =>
+    JSON.stringify({ ...base, choices: [{ content_filter_results: cfr, delta, finish_reason: finish, index: 0, logprobs: null }] });
   return [
     JSON.stringify({ choices: [], created: 0, id: "", model: "", object: "", prompt_filter_results: promptFilters }),
     choice({ content: "", refusal: null, role: "assistant" }, {}),
@@ -49,7 +49,10 @@ function expectServed(json: { choices: Array<Record<string, unknown>>; prompt_fi
   expect(json.choices[0].message).toEqual(message);
   expect(json.prompt_filter_results).toEqual(promptFilters);
   expect(chunks[0]).toEqual({ choices: [], created: 0, id: "", model: "", object: "", prompt_filter_results: promptFilters });
-  const annotated = chunks.slice(1).map((c) => (c.choices as Array<Record<string, unknown>>)[0]).filter((c) => Object.keys((c.content_filter_results as object | undefined) ?? {}).length > 0);
+  const annotated = chunks
+    .slice(1)
+    .map((c) => (c.choices as Array<Record<string, unknown>>)[0])
+    .filter((c) => Object.keys((c.content_filter_results as object | undefined) ?? {}).length > 0);
   expect(annotated).toEqual([expect.objectContaining({ content_filter_results: filters, delta: { content: "Refunded." } })]);
 }
 

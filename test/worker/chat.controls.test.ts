@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { chat, generations, recorded, uniqueModel } from "./helpers";
 
 const ask = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: "user", content: "Refund order #A-1 please" }], ...extra });
-const nodesOf = async (model: string) => (await env.DB.prepare("SELECT COUNT(*) AS n FROM nodes JOIN trees ON trees.id = nodes.tree_id WHERE trees.model = ?").bind(model).first<{ n: number }>())?.n ?? 0;
+const nodesOf = async (model: string) =>
+  (await env.DB.prepare("SELECT COUNT(*) AS n FROM nodes JOIN trees ON trees.id = nodes.tree_id WHERE trees.model = ?").bind(model).first<{ n: number }>())
+    ?.n ?? 0;
 
 describe("cache controls", () => {
   it("Should answer only-if-cached with 504 on a miss and 200 on a hit", async () => {
@@ -69,7 +71,9 @@ describe("cache controls", () => {
     const model = uniqueModel();
     await (await chat(ask(model, { temperature: 0 }))).arrayBuffer();
     await recorded(ask(model, { temperature: 0 }));
-    const sameFrame = await chat(ask(model, { temperature: 0, stream: false, user: "u-1", metadata: { run: "7" } }), { headers: { "cache-control": "only-if-cached" } });
+    const sameFrame = await chat(ask(model, { temperature: 0, stream: false, user: "u-1", metadata: { run: "7" } }), {
+      headers: { "cache-control": "only-if-cached" },
+    });
     expect(sameFrame.status).toBe(200);
     const otherFrame = await chat(ask(model, { temperature: 1 }), { headers: { "cache-control": "only-if-cached" } });
     expect(otherFrame.status).toBe(504);

@@ -22,8 +22,26 @@ describe("bad input", () => {
     ["model not a string", { model: 4, messages: [{ role: "user", content: "x" }] }],
     ["unknown role", { model: "m", messages: [{ role: "wizard", content: "x" }] }],
     ["user content a number", { model: "m", messages: [{ role: "user", content: 42 }] }],
-    ["tool call without id", { model: "m", messages: [{ role: "user", content: "x" }, { role: "assistant", tool_calls: [{ type: "function", function: { name: "f", arguments: "{}" } }] }] }],
-    ["tool result without a matching call", { model: "m", messages: [{ role: "user", content: "x" }, { role: "tool", tool_call_id: "call_9", content: "r" }] }],
+    [
+      "tool call without id",
+      {
+        model: "m",
+        messages: [
+          { role: "user", content: "x" },
+          { role: "assistant", tool_calls: [{ type: "function", function: { name: "f", arguments: "{}" } }] },
+        ],
+      },
+    ],
+    [
+      "tool result without a matching call",
+      {
+        model: "m",
+        messages: [
+          { role: "user", content: "x" },
+          { role: "tool", tool_call_id: "call_9", content: "r" },
+        ],
+      },
+    ],
     ["stream not a boolean", { model: "m", stream: "yes", messages: [{ role: "user", content: "x" }] }],
     ["a JSON array body", [1, 2]],
   ];
@@ -49,7 +67,11 @@ describe("bad input", () => {
   });
 
   it("Should answer 400 for a malformed namespace header", async () => {
-    await expectError(await chat({ model: "m", messages: [{ role: "user", content: "x" }] }, { headers: { "muscle-mem-namespace": "bad name\twith tab" } }), 400, "invalid_request");
+    await expectError(
+      await chat({ model: "m", messages: [{ role: "user", content: "x" }] }, { headers: { "muscle-mem-namespace": "bad name\twith tab" } }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("Should answer 405 for GET on the chat route", async () => {

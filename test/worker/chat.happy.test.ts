@@ -84,7 +84,11 @@ describe("POST /v1/chat/completions", () => {
     const replay1 = await client.chat.completions.create({ model, tools: tools as OpenAI.ChatCompletionTool[], messages: messages.slice(0, 1) }).withResponse();
     expect(replay1.response.headers.get("muscle-mem-cache")).toBe("hit");
     const echoed = replay1.data.choices[0].message;
-    const replayMessages: OpenAI.ChatCompletionMessageParam[] = [messages[0], echoed, { role: "tool", tool_call_id: echoed.tool_calls![0].id, content: JSON.stringify({ order_id: "C-3", status: "shipped" }) }];
+    const replayMessages: OpenAI.ChatCompletionMessageParam[] = [
+      messages[0],
+      echoed,
+      { role: "tool", tool_call_id: echoed.tool_calls![0].id, content: JSON.stringify({ order_id: "C-3", status: "shipped" }) },
+    ];
     await recorded({ model, tools, messages: replayMessages });
     const replay2 = await client.chat.completions.create({ model, tools: tools as OpenAI.ChatCompletionTool[], messages: replayMessages }).withResponse();
     expect(replay2.response.headers.get("muscle-mem-cache")).toBe("hit");
@@ -148,8 +152,15 @@ describe("a hit returns the recorded message as the model sent it, ids aside", (
   const fnCall = { name: "lookup_order", arguments: '{"order_id": "A-1", "amount": 12345678901234567893}' };
 
   it("Should store and replay a legacy function_call answer, JSON and streamed", async () => {
-    const body = { model: uniqueModel("fn"), functions: [{ name: "lookup_order", parameters: { type: "object" } }], messages: [{ role: "user", content: "order A-1" }] };
-    const miss = await withUpstream({ json: completion({ role: "assistant", content: null, function_call: fnCall, refusal: null, annotations: [] }, "function_call") }, () => chat(body));
+    const body = {
+      model: uniqueModel("fn"),
+      functions: [{ name: "lookup_order", parameters: { type: "object" } }],
+      messages: [{ role: "user", content: "order A-1" }],
+    };
+    const miss = await withUpstream(
+      { json: completion({ role: "assistant", content: null, function_call: fnCall, refusal: null, annotations: [] }, "function_call") },
+      () => chat(body),
+    );
     expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
     await miss.arrayBuffer();
     const { json, finish, streamed } = await hitsOf(body);
@@ -160,7 +171,11 @@ describe("a hit returns the recorded message as the model sent it, ids aside", (
 
   it("Should record a streamed function_call (delta.function_call) and replay it", async () => {
     const body = { model: uniqueModel("fn"), stream: true, messages: [{ role: "user", content: "order A-2" }] };
-    const deltas = [{ role: "assistant", content: null, function_call: { name: "lookup_order", arguments: "" } }, { function_call: { arguments: '{"order_id": ' } }, { function_call: { arguments: '"A-2"}' } }];
+    const deltas = [
+      { role: "assistant", content: null, function_call: { name: "lookup_order", arguments: "" } },
+      { function_call: { arguments: '{"order_id": ' } },
+      { function_call: { arguments: '"A-2"}' } },
+    ];
     const miss = await withUpstream({ sse: chunks(deltas, "function_call") }, () => chat(body));
     await miss.arrayBuffer();
     const { json } = await hitsOf({ ...body, stream: false });
@@ -168,7 +183,7 @@ describe("a hit returns the recorded message as the model sent it, ids aside", (
     expect(json.content).toBeNull();
   });
 
-  it("Should replay content \"\" as \"\" and add no refusal or annotations the model did not send", async () => {
+  it('Should replay content "" as "" and add no refusal or annotations the model did not send', async () => {
     const call = { id: "call_x", type: "function", function: { name: "get_order", arguments: '{"order_id":"A-3"}' } };
     const body = { model: uniqueModel("empty"), tools, messages: [{ role: "user", content: "order A-3" }] };
     const miss = await withUpstream({ json: completion({ role: "assistant", content: "", tool_calls: [call] }, "tool_calls") }, () => chat(body));
@@ -189,7 +204,7 @@ describe("a hit returns the recorded message as the model sent it, ids aside", (
     expect(streamed.reasoning_content).toBe("I thought");
   });
 
-  it("Should serve an imported answer as it was logged: content \"\" and a legacy function_call", async () => {
+  it('Should serve an imported answer as it was logged: content "" and a legacy function_call', async () => {
     const model = uniqueModel("imported");
     const call = { id: "call_1", type: "function", function: { name: "get_order", arguments: '{"order_id": "A-9"}' } };
     const line = {
@@ -201,7 +216,13 @@ describe("a hit returns the recorded message as the model sent it, ids aside", (
         { role: "assistant", content: null, function_call: { name: "notify", arguments: '{"to": "ada"}' } },
       ],
     };
-    const res = await exports.default.fetch(new Request(`http://mm.test/api/import?tenant=${tenantOf("Bearer sk-test-default")}`, { method: "POST", headers: { authorization: "Bearer test-admin-token" }, body: JSON.stringify(line) }));
+    const res = await exports.default.fetch(
+      new Request(`http://mm.test/api/import?tenant=${tenantOf("Bearer sk-test-default")}`, {
+        method: "POST",
+        headers: { authorization: "Bearer test-admin-token" },
+        body: JSON.stringify(line),
+      }),
+    );
     expect(res.status).toBe(200);
     const first = await chat({ model, messages: line.messages.slice(0, 1) });
     expect(first.headers.get("muscle-mem-cache")).toBe("hit");

@@ -22,8 +22,23 @@ describe("chat: an imported envelope never changes what a hit serves of the mess
     const answer = {
       role: "assistant",
       content: "Recorded.",
-      "muscle-mem:choice": { message: { role: "assistant", content: "Injected." }, delta: { content: "Injected." }, finish_reason: "injected", index: 3, stop_reason: 42 },
-      "muscle-mem:response": { choices: [{ index: 0, message: { role: "assistant", content: "Injected." } }], id: "chatcmpl-injected", object: "injected", model: "other-model", created: 7, usage: { prompt_tokens: 999 }, system_fingerprint: "fp_injected", provider: "P" },
+      "muscle-mem:choice": {
+        message: { role: "assistant", content: "Injected." },
+        delta: { content: "Injected." },
+        finish_reason: "injected",
+        index: 3,
+        stop_reason: 42,
+      },
+      "muscle-mem:response": {
+        choices: [{ index: 0, message: { role: "assistant", content: "Injected." } }],
+        id: "chatcmpl-injected",
+        object: "injected",
+        model: "other-model",
+        created: 7,
+        usage: { prompt_tokens: 999 },
+        system_fingerprint: "fp_injected",
+        provider: "P",
+      },
       "muscle-mem:once": ["id", "object", "model", "created", "choices", "usage"],
     };
     const imported = await importLine(key, { model, messages: [user, answer] });

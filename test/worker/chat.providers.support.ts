@@ -18,28 +18,67 @@ export interface ProviderShape {
 type Fields = Record<string, unknown>;
 
 /** A chunk stream: `top(i, last)` top-level fields per chunk, `choice(i, last)` choice fields, around `deltas`. */
-function stream(deltas: Fields[], finish: string, top: (i: number, last: boolean) => Fields, choice: (i: number, last: boolean) => Fields, tail: Fields[] = []): string[] {
+function stream(
+  deltas: Fields[],
+  finish: string,
+  top: (i: number, last: boolean) => Fields,
+  choice: (i: number, last: boolean) => Fields,
+  tail: Fields[] = [],
+): string[] {
   const all = [...deltas, {}];
   const chunks = all.map((delta, i) => {
     const last = i === all.length - 1;
-    return JSON.stringify({ id: "chatcmpl-up", object: "chat.completion.chunk", created: 1, model: "upstream-model", ...top(i, last), choices: [{ index: 0, delta, logprobs: null, finish_reason: last ? finish : null, ...choice(i, last) }] });
+    return JSON.stringify({
+      id: "chatcmpl-up",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "upstream-model",
+      ...top(i, last),
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: last ? finish : null, ...choice(i, last) }],
+    });
   });
   return [...chunks, ...tail.map((t) => JSON.stringify(t)), "[DONE]"];
 }
 
 function completion(message: Fields, top: Fields, choice: Fields, finish = "stop"): Fields {
-  return { id: "chatcmpl-up", object: "chat.completion", created: 1, model: "upstream-model", choices: [{ index: 0, message, logprobs: null, finish_reason: finish, ...choice }], usage, ...top };
+  return {
+    id: "chatcmpl-up",
+    object: "chat.completion",
+    created: 1,
+    model: "upstream-model",
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finish, ...choice }],
+    usage,
+    ...top,
+  };
 }
 
 const text = { role: "assistant", content: "Refunded." };
 const textDeltas = [{ role: "assistant", content: "" }, { content: "Refun" }, { content: "ded." }];
 
 /** vLLM: `stop_reason` on the choice (the stop string that ended it), `prompt_logprobs` and `kv_transfer_params` at the top level, `reasoning_content` from a reasoning parser. */
-const vllmMessage = { role: "assistant", content: "Refunded.", refusal: null, annotations: null, audio: null, function_call: null, tool_calls: [], reasoning_content: "Order A-1 is eligible." };
+const vllmMessage = {
+  role: "assistant",
+  content: "Refunded.",
+  refusal: null,
+  annotations: null,
+  audio: null,
+  function_call: null,
+  tool_calls: [],
+  reasoning_content: "Order A-1 is eligible.",
+};
 export const vllm: ProviderShape = {
   name: "vLLM",
-  json: completion(vllmMessage, { service_tier: null, system_fingerprint: null, prompt_logprobs: null, kv_transfer_params: { remote_block_ids: [1, 2] } }, { stop_reason: "</answer>" }),
-  sse: stream([{ role: "assistant", content: "" }, { reasoning_content: "Order A-1 " }, { reasoning_content: "is eligible." }, { content: "Refun" }, { content: "ded." }], "stop", (_i, last) => (last ? { kv_transfer_params: { remote_block_ids: [1, 2] } } : {}), (_i, last) => ({ stop_reason: last ? "</answer>" : null })),
+  json: completion(
+    vllmMessage,
+    { service_tier: null, system_fingerprint: null, prompt_logprobs: null, kv_transfer_params: { remote_block_ids: [1, 2] } },
+    { stop_reason: "</answer>" },
+  ),
+  sse: stream(
+    [{ role: "assistant", content: "" }, { reasoning_content: "Order A-1 " }, { reasoning_content: "is eligible." }, { content: "Refun" }, { content: "ded." }],
+    "stop",
+    (_i, last) => (last ? { kv_transfer_params: { remote_block_ids: [1, 2] } } : {}),
+    (_i, last) => ({ stop_reason: last ? "</answer>" : null }),
+  ),
 };
 
 /** OpenRouter: `provider` on the response (every chunk), `native_finish_reason` on the choice, `reasoning` in the message. */
@@ -60,7 +99,12 @@ const groqUsage = { queue_time: 0.01, prompt_tokens: 9, prompt_time: 0.001, comp
 export const groq: ProviderShape = {
   name: "Groq",
   json: completion(text, { x_groq: { id: "req_01" }, usage_breakdown: null, service_tier: "on_demand", system_fingerprint: "fp_g" }, {}),
-  sse: stream(textDeltas, "stop", (i, last) => ({ service_tier: "on_demand", ...(i === 0 ? { x_groq: { id: "req_01" } } : last ? { x_groq: { id: "req_01", usage: groqUsage } } : {}) }), () => ({})),
+  sse: stream(
+    textDeltas,
+    "stop",
+    (i, last) => ({ service_tier: "on_demand", ...(i === 0 ? { x_groq: { id: "req_01" } } : last ? { x_groq: { id: "req_01", usage: groqUsage } } : {}) }),
+    () => ({}),
+  ),
 };
 
 /** DeepSeek: `reasoning_content` in the message (streamed first, then null beside the content), prompt cache counts in usage. */
@@ -68,7 +112,18 @@ const deepseekUsage = { ...usage, prompt_cache_hit_tokens: 0, prompt_cache_miss_
 export const deepseek: ProviderShape = {
   name: "DeepSeek",
   json: { ...completion({ ...text, reasoning_content: "Order A-1 is eligible." }, { system_fingerprint: "fp_d" }, {}), usage: deepseekUsage },
-  sse: stream([{ role: "assistant", content: null, reasoning_content: "" }, { content: null, reasoning_content: "Order A-1 " }, { content: null, reasoning_content: "is eligible." }, { content: "Refun", reasoning_content: null }, { content: "ded.", reasoning_content: null }], "stop", () => ({ system_fingerprint: "fp_d" }), () => ({})),
+  sse: stream(
+    [
+      { role: "assistant", content: null, reasoning_content: "" },
+      { content: null, reasoning_content: "Order A-1 " },
+      { content: null, reasoning_content: "is eligible." },
+      { content: "Refun", reasoning_content: null },
+      { content: "ded.", reasoning_content: null },
+    ],
+    "stop",
+    () => ({ system_fingerprint: "fp_d" }),
+    () => ({}),
+  ),
 };
 
 /** Together: a `seed` on the choice and the (empty) `prompt` list at the top level; a tool call. */
@@ -77,7 +132,11 @@ export const together: ProviderShape = {
   name: "Together",
   json: completion({ role: "assistant", content: null, tool_calls: [call] }, { prompt: [] }, { seed: 4211 }, "tool_calls"),
   sse: stream(
-    [{ role: "assistant", content: null }, { tool_calls: [{ index: 0, id: "call_up1", type: "function", function: { name: "refund", arguments: "" } }] }, { tool_calls: [{ index: 0, function: { arguments: '{"order":"A-1"}' } }] }],
+    [
+      { role: "assistant", content: null },
+      { tool_calls: [{ index: 0, id: "call_up1", type: "function", function: { name: "refund", arguments: "" } }] },
+      { tool_calls: [{ index: 0, function: { arguments: '{"order":"A-1"}' } }] },
+    ],
     "tool_calls",
     (i) => (i === 0 ? { prompt: [] } : {}),
     (_i, last) => (last ? { seed: 4211 } : {}),

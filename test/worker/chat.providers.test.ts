@@ -87,7 +87,9 @@ describe("replay fidelity: where a streamed hit sends them, and what keys them",
     const groqBody = ask(uniqueModel("fid-place-g"));
     await streamMiss(groq, groqBody);
     const groqChunks = await streamHit(groqBody);
-    expect(groqChunks.filter((c) => "x_groq" in c)).toEqual([expect.objectContaining({ x_groq: { id: "req_01", usage: expect.objectContaining({ queue_time: 0.01 }) as unknown } })]);
+    expect(groqChunks.filter((c) => "x_groq" in c)).toEqual([
+      expect.objectContaining({ x_groq: { id: "req_01", usage: expect.objectContaining({ queue_time: 0.01 }) as unknown } }),
+    ]);
     expect((groqChunks[groqChunks.length - 1].choices as Fields[])[0].finish_reason).toBe("stop");
     expect(groqChunks.map((c) => c.service_tier)).toEqual(groqChunks.map(() => "on_demand"));
   });

@@ -40,7 +40,8 @@ async function run(openai: OpenAI, model: string, helper: boolean): Promise<{ fi
     for (const call of message.tool_calls) {
       if (call.type !== "function") continue;
       const args = JSON.parse(call.function.arguments) as { order_id: string };
-      const output = call.function.name === "get_order" ? { order_id: args.order_id, status: "delivered", amount: 42.5 } : { order_id: args.order_id, refunded: true };
+      const output =
+        call.function.name === "get_order" ? { order_id: args.order_id, status: "delivered", amount: 42.5 } : { order_id: args.order_id, refunded: true };
       history.push({ role: "tool", tool_call_id: call.id, content: JSON.stringify(output) });
     }
   }
@@ -57,10 +58,12 @@ describe("openai's .stream() helper (issue 27, item 1)", () => {
     // The recordings land after the answers: wait until the last turn is served from the cache.
     const probe = client(key, []);
     for (let i = 0; i < 100; i++) {
-      const ok = await probe.chat.completions.create({ model, messages: first.sent.slice(0, -1), tools }, { headers: { "cache-control": "only-if-cached" } }).then(
-        () => true,
-        () => false,
-      );
+      const ok = await probe.chat.completions
+        .create({ model, messages: first.sent.slice(0, -1), tools }, { headers: { "cache-control": "only-if-cached" } })
+        .then(
+          () => true,
+          () => false,
+        );
       if (ok) break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -90,7 +93,9 @@ describe("openai's .stream() helper (issue 27, item 1)", () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     const moved = turn2.map((m) => (m.role === "assistant" && m.tool_calls ? { ...m, tool_calls: m.tool_calls.map((c) => ({ ...c, index: 3 })) } : m));
-    const err = await probe.chat.completions.create({ model, messages: moved as OpenAI.ChatCompletionMessageParam[], tools }, { headers: { "cache-control": "only-if-cached" } }).catch((e: unknown) => e);
+    const err = await probe.chat.completions
+      .create({ model, messages: moved as OpenAI.ChatCompletionMessageParam[], tools }, { headers: { "cache-control": "only-if-cached" } })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
   });

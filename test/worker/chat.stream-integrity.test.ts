@@ -18,16 +18,32 @@ async function isRecorded(body: Record<string, unknown>): Promise<boolean> {
   return res.status === 200;
 }
 
-const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) => JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "up", choices: [{ index: 0, delta, finish_reason: finish }], ...extra });
+const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "up", choices: [{ index: 0, delta, finish_reason: finish }], ...extra });
 const text = [chunk({ role: "assistant", content: "" }), chunk({ content: "Refunded." })];
 
 /** Streams that end with [DONE] and a finish reason, but carry something a hit could not replay. */
 const unrecordable: Array<[string, string]> = [
-  ["an `event: error` event (its data has no `error` key)", `${text.map((d) => `data: ${d}\n\n`).join("")}event: error\ndata: {"message":"upstream overloaded"}\n\ndata: ${chunk({}, "stop")}\n\ndata: [DONE]\n\n`],
-  ["vLLM's error object after the finish chunk", `${[...text, chunk({}, "stop"), JSON.stringify({ object: "error", message: "engine died", type: "InternalServerError", code: 500 }), "[DONE]"].map((d) => `data: ${d}\n\n`).join("")}`],
-  ["a second choice (index 1)", `${[...text, JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "up", choices: [{ index: 1, delta: { content: "Denied." }, finish_reason: "stop" }] }), chunk({}, "stop"), "[DONE]"].map((d) => `data: ${d}\n\n`).join("")}`],
-  ["a number JSON.parse cannot hold in a field a hit serves back", `${[...text, chunk({}, "stop", { kv_transfer_params: { block: 1 } }).replace('"block":1', '"block":12345678901234567893'), "[DONE]"].map((d) => `data: ${d}\n\n`).join("")}`],
-  ["a repeated key in a chunk", `${[...text, chunk({}, "stop", { provider: "A" }).replace('"provider":"A"', '"provider":"A","provider":"B"'), "[DONE]"].map((d) => `data: ${d}\n\n`).join("")}`],
+  [
+    "an `event: error` event (its data has no `error` key)",
+    `${text.map((d) => `data: ${d}\n\n`).join("")}event: error\ndata: {"message":"upstream overloaded"}\n\ndata: ${chunk({}, "stop")}\n\ndata: [DONE]\n\n`,
+  ],
+  [
+    "vLLM's error object after the finish chunk",
+    `${[...text, chunk({}, "stop"), JSON.stringify({ object: "error", message: "engine died", type: "InternalServerError", code: 500 }), "[DONE]"].map((d) => `data: ${d}\n\n`).join("")}`,
+  ],
+  [
+    "a second choice (index 1)",
+    `${[...text, JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "up", choices: [{ index: 1, delta: { content: "Denied." }, finish_reason: "stop" }] }), chunk({}, "stop"), "[DONE]"].map((d) => `data: ${d}\n\n`).join("")}`,
+  ],
+  [
+    "a number JSON.parse cannot hold in a field a hit serves back",
+    `${[...text, chunk({}, "stop", { kv_transfer_params: { block: 1 } }).replace('"block":1', '"block":12345678901234567893'), "[DONE]"].map((d) => `data: ${d}\n\n`).join("")}`,
+  ],
+  [
+    "a repeated key in a chunk",
+    `${[...text, chunk({}, "stop", { provider: "A" }).replace('"provider":"A"', '"provider":"A","provider":"B"'), "[DONE]"].map((d) => `data: ${d}\n\n`).join("")}`,
+  ],
   ["finish_reason content_filter", `${[...text, chunk({}, "content_filter"), "[DONE]"].map((d) => `data: ${d}\n\n`).join("")}`],
   [
     "a tool call cut by finish_reason length (arguments not JSON)",
@@ -48,7 +64,9 @@ describe("chat stream integrity: what a streamed miss records", () => {
 
   it("Should record a stream cut by finish_reason length as the model sent it (text, or a tool call whose arguments are whole)", async () => {
     const body = ask(uniqueModel("integrity-length"));
-    await (await withUpstream({ sse: chunks([{ role: "assistant", content: "" }, { content: "Refunded, and" }], "length") }, () => chat({ ...body, stream: true }))).text();
+    await (
+      await withUpstream({ sse: chunks([{ role: "assistant", content: "" }, { content: "Refunded, and" }], "length") }, () => chat({ ...body, stream: true }))
+    ).text();
     await recorded(body);
     const json = (await (await chat(body)).json()) as { choices: Array<{ finish_reason: string; message: { content: string } }> };
     expect(json.choices[0]).toMatchObject({ finish_reason: "length", message: { content: "Refunded, and" } });
@@ -57,10 +75,24 @@ describe("chat stream integrity: what a streamed miss records", () => {
   it("Should not record a JSON answer with a second choice, or a tool call cut by length; and record one whose call is whole", async () => {
     const two = ask(uniqueModel("integrity-n"));
     const both = completion({ role: "assistant", content: "Refunded." }) as { choices: object[] };
-    await (await withUpstream({ json: { ...both, choices: [...both.choices, { index: 1, message: { role: "assistant", content: "Denied." }, logprobs: null, finish_reason: "stop" }] } }, () => chat(two))).arrayBuffer();
+    await (
+      await withUpstream(
+        {
+          json: {
+            ...both,
+            choices: [...both.choices, { index: 1, message: { role: "assistant", content: "Denied." }, logprobs: null, finish_reason: "stop" }],
+          },
+        },
+        () => chat(two),
+      )
+    ).arrayBuffer();
     expect(await isRecorded(two)).toBe(false);
     const cut = ask(uniqueModel("integrity-cut"));
-    const call = (args: string) => ({ role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "refund", arguments: args } }] });
+    const call = (args: string) => ({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "refund", arguments: args } }],
+    });
     await (await withUpstream({ json: completion(call('{"order":'), "length") }, () => chat(cut))).arrayBuffer();
     expect(await isRecorded(cut)).toBe(false);
     const whole = ask(uniqueModel("integrity-whole"));

@@ -21,7 +21,10 @@ const answer = (hash: string): StoredAnswer => ({
 });
 
 function timing(res: Response, name: string): string | undefined {
-  return (res.headers.get("server-timing") ?? "").split(",").map((e) => e.trim()).find((e) => e.startsWith(`${name};`));
+  return (res.headers.get("server-timing") ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .find((e) => e.startsWith(`${name};`));
 }
 
 describe("colo cache: the Cache API layer shared by a colo's isolates", () => {
@@ -114,7 +117,9 @@ describe("colo cache: the Cache API layer shared by a colo's isolates", () => {
     const hit = await chat(body, { key });
     const node = hit.headers.get("muscle-mem-node")!;
     await hit.arrayBuffer();
-    const [{ parent, tree_id }] = (await env.DB.prepare("SELECT parent, tree_id FROM nodes WHERE hash = ?").bind(node).all<{ parent: string; tree_id: string }>()).results;
+    const [{ parent, tree_id }] = (
+      await env.DB.prepare("SELECT parent, tree_id FROM nodes WHERE hash = ?").bind(node).all<{ parent: string; tree_id: string }>()
+    ).results;
     // An entry that would live a minute, so that only the prune's delete can make it go.
     const colo = coloCache(60_000)!;
     await colo.put(parent, [answer(node)]);

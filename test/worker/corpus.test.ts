@@ -9,7 +9,10 @@ import { callWorker } from "./faults.support";
 const OWN_FAILURES = new Set(["internal_error", "upstream_unreachable", "upstream_timeout"]);
 
 const counts = async () => {
-  const row = await env.DB.prepare("SELECT (SELECT count(*) FROM nodes) AS nodes, (SELECT count(*) FROM trees) AS trees").first<{ nodes: number; trees: number }>();
+  const row = await env.DB.prepare("SELECT (SELECT count(*) FROM nodes) AS nodes, (SELECT count(*) FROM trees) AS trees").first<{
+    nodes: number;
+    trees: number;
+  }>();
   return { nodes: row?.nodes ?? 0, trees: row?.trees ?? 0 };
 };
 
@@ -17,7 +20,12 @@ function request(c: CorpusCase): Request {
   const method = c.method ?? "POST";
   return new Request(`http://mm.test${c.route}`, {
     method,
-    headers: { "content-type": "application/json", authorization: "Bearer sk-corpus", ...(c.route === "/v1/messages" ? { "anthropic-version": "2023-06-01" } : {}), ...c.headers },
+    headers: {
+      "content-type": "application/json",
+      authorization: "Bearer sk-corpus",
+      ...(c.route === "/v1/messages" ? { "anthropic-version": "2023-06-01" } : {}),
+      ...c.headers,
+    },
     body: method === "GET" || method === "HEAD" ? undefined : c.body,
   });
 }

@@ -5,7 +5,13 @@ import { gemini, geminiGenerations, recordedGemini } from "./gemini.support";
 const uniqueModel = () => `gem-x-${crypto.randomUUID().slice(0, 8)}`;
 const newKey = () => `gm-x-${crypto.randomUUID()}`;
 const ndjson = { "content-type": "application/x-ndjson" };
-const tools = [{ functionDeclarations: [{ name: "get_order", description: "Look up an order.", parameters: { type: "OBJECT", properties: { order_id: { type: "STRING" } } } }] }];
+const tools = [
+  {
+    functionDeclarations: [
+      { name: "get_order", description: "Look up an order.", parameters: { type: "OBJECT", properties: { order_id: { type: "STRING" } } } },
+    ],
+  },
+];
 const system = { parts: [{ text: "You are a refund desk." }] };
 const ask = { systemInstruction: system, tools, generationConfig: { temperature: 0 }, contents: [{ role: "user", parts: [{ text: "Refund order #A-1." }] }] };
 
@@ -114,10 +120,16 @@ describe("export and import of trees recorded through Gemini generateContent", (
     const key = newKey();
     expect(await importInto(key, JSON.stringify(line))).toMatchObject({ nodes_inserted: 4, answers: 2 });
     // The client's own ids are not the export's: ids are keyed as ordinals.
-    const contents = [line.contents[0], { role: "model", parts: [{ functionCall: { name: "get_order", id: "x-77", args: { order_id: "C-3" } } }] }, { role: "user", parts: [{ functionResponse: { name: "get_order", id: "x-77", response: { status: "lost" } } }] }];
+    const contents = [
+      line.contents[0],
+      { role: "model", parts: [{ functionCall: { name: "get_order", id: "x-77", args: { order_id: "C-3" } } }] },
+      { role: "user", parts: [{ functionResponse: { name: "get_order", id: "x-77", response: { status: "lost" } } }] },
+    ];
     const served = JSON.parse(await hit(model, { contents }, key)) as { candidates: Array<{ content: unknown; finishReason: string }> };
     expect(served.candidates[0]).toMatchObject({ content: { role: "model", parts: [{ text: "Order C-3 is lost." }] }, finishReason: "STOP" });
-    const first = JSON.parse(await hit(model, { contents: contents.slice(0, 1) }, key)) as { candidates: Array<{ content: { parts: Array<{ functionCall: { id: string } }> } }> };
+    const first = JSON.parse(await hit(model, { contents: contents.slice(0, 1) }, key)) as {
+      candidates: Array<{ content: { parts: Array<{ functionCall: { id: string } }> } }>;
+    };
     expect(first.candidates[0].content.parts[0].functionCall.id).toMatch(/^call_mm/);
     expect(await geminiGenerations(model)).toBe(0);
   });
@@ -154,7 +166,14 @@ describe("export and import of trees recorded through Gemini generateContent", (
 
   it("Should reject a bad Gemini line with 400 and its line number, storing nothing", async () => {
     const key = newKey();
-    const good = { model: uniqueModel(), params: { "muscle-mem:api": "gemini" }, contents: [{ role: "user", parts: [{ text: "hi" }] }, { role: "model", parts: [{ text: "hello" }] }] };
+    const good = {
+      model: uniqueModel(),
+      params: { "muscle-mem:api": "gemini" },
+      contents: [
+        { role: "user", parts: [{ text: "hi" }] },
+        { role: "model", parts: [{ text: "hello" }] },
+      ],
+    };
     const bad = [
       { ...good, contents: [{ role: "wizard", parts: [{ text: "x" }] }] },
       { ...good, contents: [{ role: "user", parts: [{ functionCall: { args: {} } }] }] },

@@ -3,7 +3,15 @@ import { api, ok, type Tree, importFor } from "./api-helpers";
 import { recordClientCall, recordedResponse, responses } from "./responses.support";
 
 const model = () => `echo-rx-${crypto.randomUUID().slice(0, 8)}`;
-const tools = [{ type: "function", name: "get_order", description: "Look up an order.", parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] }, strict: false }];
+const tools = [
+  {
+    type: "function",
+    name: "get_order",
+    description: "Look up an order.",
+    parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
+    strict: false,
+  },
+];
 const newKey = () => `sk-rx-${crypto.randomUUID()}`;
 const ndjson = { "content-type": "application/x-ndjson" };
 
@@ -48,7 +56,13 @@ async function hit(body: unknown, key: string): Promise<string> {
 describe("export and import of trees recorded through POST /v1/responses", () => {
   it("Should export Responses input items and seed another tenant whose identical request hits (JSON)", async () => {
     const key = newKey();
-    const body = { model: model(), instructions: "You are a refund desk.", tools, tool_choice: "auto", input: [{ role: "user", content: "Refund order #A-1." }] };
+    const body = {
+      model: model(),
+      instructions: "You are a refund desk.",
+      tools,
+      tool_choice: "auto",
+      input: [{ role: "user", content: "Refund order #A-1." }],
+    };
     await (await responses(body, { key })).arrayBuffer();
     await recordedResponse(body, { key });
     const jsonl = await exported(key);
@@ -120,14 +134,38 @@ describe("export and import of trees recorded through POST /v1/responses", () =>
     };
     const key = newKey();
     expect(await importInto(key, JSON.stringify(line))).toMatchObject({ nodes_inserted: 2, answers: 1 });
-    const served = JSON.parse(await hit({ model: m, tools, instructions: "Be brief.", input: "Refund order #B-2." }, key)) as { output: Array<Record<string, unknown>> };
-    expect(served.output).toEqual([{ id: expect.stringMatching(/^fc_mm/), type: "function_call", status: "completed", arguments: '{"order_id": "B-2"}', call_id: expect.stringMatching(/^call_mm/), name: "get_order" }]);
+    const served = JSON.parse(await hit({ model: m, tools, instructions: "Be brief.", input: "Refund order #B-2." }, key)) as {
+      output: Array<Record<string, unknown>>;
+    };
+    expect(served.output).toEqual([
+      {
+        id: expect.stringMatching(/^fc_mm/),
+        type: "function_call",
+        status: "completed",
+        arguments: '{"order_id": "B-2"}',
+        call_id: expect.stringMatching(/^call_mm/),
+        name: "get_order",
+      },
+    ]);
   });
 
   it("Should reject a bad Responses line with 400 and its line number, storing nothing", async () => {
     const key = newKey();
-    const good = { model: model(), params: { "muscle-mem:api": "openai-responses" }, input: [{ role: "user", content: "fine" }, { type: "message", role: "assistant", content: "ok" }] };
-    const bad = { ...good, input: [{ role: "user", content: "x" }, { type: "function_call_output", call_id: "call_9", output: "orphan" }] };
+    const good = {
+      model: model(),
+      params: { "muscle-mem:api": "openai-responses" },
+      input: [
+        { role: "user", content: "fine" },
+        { type: "message", role: "assistant", content: "ok" },
+      ],
+    };
+    const bad = {
+      ...good,
+      input: [
+        { role: "user", content: "x" },
+        { type: "function_call_output", call_id: "call_9", output: "orphan" },
+      ],
+    };
     const lines = [
       bad,
       { ...good, input: [{ role: "wizard", content: "x" }] },

@@ -23,7 +23,9 @@ afterEach(async () => {
 describe("D1 failing to record", () => {
   it("Should answer from the model, store nothing, and let the next identical miss lead again", async () => {
     const marker = `d1-fault-${crypto.randomUUID().slice(0, 8)}`;
-    await env.DB.exec(`CREATE TRIGGER fault_nodes_insert BEFORE INSERT ON nodes WHEN instr(NEW.message, '${marker}') > 0 BEGIN SELECT RAISE(ABORT, 'injected D1 fault'); END`);
+    await env.DB.exec(
+      `CREATE TRIGGER fault_nodes_insert BEFORE INSERT ON nodes WHEN instr(NEW.message, '${marker}') > 0 BEGIN SELECT RAISE(ABORT, 'injected D1 fault'); END`,
+    );
     const model = uniqueModel("echo");
     const first = await callWorker(chatRequest(ask(model, marker)));
     expect(first.res.status).toBe(200);
@@ -70,13 +72,17 @@ describe("D1 too slow to look up", () => {
 });
 
 describe("the Durable Object failing", () => {
-  it("Should answer a follower from the model when the object is reset mid-flight, and serve the next request from a fresh object", { timeout: 15_000 }, async () => {
+  it("Should answer a follower from the model when the object is reset mid-flight, and serve the next request from a fresh object", {
+    timeout: 15_000,
+  }, async () => {
     const model = uniqueModel("slow-1500-echo");
     const body = ask(model, "reset me");
     // An object that stops answering holds a follower at most SINGLE_FLIGHT_WAIT_MS.
     const vars = { SINGLE_FLIGHT_WAIT_MS: "3000" };
     const leader = callWorker(chatRequest(body), vars);
-    await eventually(async () => (await fetch(`${env.UPSTREAM_TEST_URL}/__count?model=${model}`).then((r) => r.json() as Promise<{ requests: number }>)).requests === 1);
+    await eventually(
+      async () => (await fetch(`${env.UPSTREAM_TEST_URL}/__count?model=${model}`).then((r) => r.json() as Promise<{ requests: number }>)).requests === 1,
+    );
     const follower = callWorker(chatRequest(body), vars);
     // Give the follower's claim time to reach the object, then reset every object (an in-flight RPC now fails).
     await new Promise((r) => setTimeout(r, 100));
@@ -104,7 +110,9 @@ describe("the Durable Object failing", () => {
     const body = ask(model, "wait for me");
     const vars = { SINGLE_FLIGHT_WAIT_MS: "100" };
     const leader = callWorker(chatRequest(body), vars);
-    await eventually(async () => (await fetch(`${env.UPSTREAM_TEST_URL}/__count?model=${model}`).then((r) => r.json() as Promise<{ requests: number }>)).requests === 1);
+    await eventually(
+      async () => (await fetch(`${env.UPSTREAM_TEST_URL}/__count?model=${model}`).then((r) => r.json() as Promise<{ requests: number }>)).requests === 1,
+    );
     const follower = await callWorker(chatRequest(body), vars);
     expect(follower.res.headers.get("muscle-mem-cache")).toBe("bypass");
     const followerText = said((await follower.res.json()) as Completion);

@@ -3,7 +3,20 @@ import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 
 /** Vars a fault test may override for one call (the real D1 and Durable Object bindings stay). */
-export type Vars = Partial<Record<"UPSTREAM_BASE_URL" | "UPSTREAM_TIMEOUT_MS" | "LOOKUP_TIMEOUT_MS" | "SINGLE_FLIGHT_WAIT_MS" | "ANTHROPIC_BASE_URL" | "CACHE_ANONYMOUS" | "HOT_CACHE_TTL_MS" | "COLO_CACHE_TTL_MS" | "GEMINI_BASE_URL", string>>;
+export type Vars = Partial<
+  Record<
+    | "UPSTREAM_BASE_URL"
+    | "UPSTREAM_TIMEOUT_MS"
+    | "LOOKUP_TIMEOUT_MS"
+    | "SINGLE_FLIGHT_WAIT_MS"
+    | "ANTHROPIC_BASE_URL"
+    | "CACHE_ANONYMOUS"
+    | "HOT_CACHE_TTL_MS"
+    | "COLO_CACHE_TTL_MS"
+    | "GEMINI_BASE_URL",
+    string
+  >
+>;
 
 /** One call of the Worker with overridden vars; `settled` waits for its waitUntil work (recording). */
 export interface Call {
@@ -47,7 +60,9 @@ export async function faultStats(tag: string): Promise<{ requests: number; close
 export async function storedFor(model: string): Promise<{ trees: number; nodes: number }> {
   const like = `%"model":"${model}"%`;
   const trees = await env.DB.prepare("SELECT count(*) AS n FROM trees WHERE frame LIKE ?1").bind(like).first<{ n: number }>();
-  const nodes = await env.DB.prepare("SELECT count(*) AS n FROM nodes WHERE tree_id IN (SELECT id FROM trees WHERE frame LIKE ?1)").bind(like).first<{ n: number }>();
+  const nodes = await env.DB.prepare("SELECT count(*) AS n FROM nodes WHERE tree_id IN (SELECT id FROM trees WHERE frame LIKE ?1)")
+    .bind(like)
+    .first<{ n: number }>();
   return { trees: trees?.n ?? 0, nodes: nodes?.n ?? 0 };
 }
 

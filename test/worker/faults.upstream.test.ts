@@ -150,7 +150,10 @@ describe("upstream errors on a stream, and with followers waiting", () => {
 describe("bypasses on both APIs when the upstream is unreachable", () => {
   it("Should answer a 502 envelope that still says muscle-mem-cache: bypass, on the chat and Messages routes", async () => {
     const { base } = faultBase("reset");
-    const chatCall = await callWorker(chatRequest({ model: uniqueModel("reset"), messages: [{ role: "user", content: "hi" }] }, { headers: { "cache-control": "no-store" } }), { UPSTREAM_BASE_URL: base });
+    const chatCall = await callWorker(
+      chatRequest({ model: uniqueModel("reset"), messages: [{ role: "user", content: "hi" }] }, { headers: { "cache-control": "no-store" } }),
+      { UPSTREAM_BASE_URL: base },
+    );
     const messagesCall = await callWorker(
       new Request("http://mm.test/v1/messages", {
         method: "POST",
@@ -159,7 +162,10 @@ describe("bypasses on both APIs when the upstream is unreachable", () => {
       }),
       { ANTHROPIC_BASE_URL: base },
     );
-    for (const [call, setting] of [[chatCall, "UPSTREAM_BASE_URL"], [messagesCall, "ANTHROPIC_BASE_URL"]] as const) {
+    for (const [call, setting] of [
+      [chatCall, "UPSTREAM_BASE_URL"],
+      [messagesCall, "ANTHROPIC_BASE_URL"],
+    ] as const) {
       expect(call.res.status).toBe(502);
       expect(call.res.headers.get("muscle-mem-cache")).toBe("bypass");
       const { error } = (await call.res.json()) as Envelope;

@@ -6,7 +6,11 @@ import { eventually, uniqueModel } from "./helpers";
 /** A chat-completions request with exactly these headers (the placeholder bearer a gateway's users share by default). */
 async function send(body: unknown, headers: Record<string, string>): Promise<Response> {
   const res = await exports.default.fetch(
-    new Request("http://mm.test/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }),
+    new Request("http://mm.test/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    }),
   );
   await res.arrayBuffer();
   return res;
@@ -27,9 +31,24 @@ async function record(model: string, headers: Record<string, string>): Promise<v
  * deployment or model (keyed), with the same placeholder bearer on every request.
  */
 const GATEWAYS: Array<{ gateway: string; credential?: string; routing?: [string, string, string]; ignored: [string, string, string] }> = [
-  { gateway: "Portkey", credential: "x-portkey-api-key", routing: ["x-portkey-provider", "openai", "anthropic"], ignored: ["x-portkey-trace-id", "t-1", "t-2"] },
-  { gateway: "Portkey (virtual key)", credential: "x-portkey-virtual-key", routing: ["x-portkey-config", '{"provider":"openai"}', "pc-other-config"], ignored: ["x-portkey-metadata", '{"a":1}', '{"a":2}'] },
-  { gateway: "Helicone", credential: "helicone-auth", routing: ["helicone-target-url", "https://api.groq.com", "https://api.together.xyz"], ignored: ["helicone-user-id", "u1", "u2"] },
+  {
+    gateway: "Portkey",
+    credential: "x-portkey-api-key",
+    routing: ["x-portkey-provider", "openai", "anthropic"],
+    ignored: ["x-portkey-trace-id", "t-1", "t-2"],
+  },
+  {
+    gateway: "Portkey (virtual key)",
+    credential: "x-portkey-virtual-key",
+    routing: ["x-portkey-config", '{"provider":"openai"}', "pc-other-config"],
+    ignored: ["x-portkey-metadata", '{"a":1}', '{"a":2}'],
+  },
+  {
+    gateway: "Helicone",
+    credential: "helicone-auth",
+    routing: ["helicone-target-url", "https://api.groq.com", "https://api.together.xyz"],
+    ignored: ["helicone-user-id", "u1", "u2"],
+  },
   { gateway: "LiteLLM proxy", credential: "x-litellm-api-key", routing: ["x-litellm-tags", "free", "paid"], ignored: ["x-litellm-timeout", "10", "20"] },
   { gateway: "OpenRouter", ignored: ["x-title", "My app", "Other app"] },
   { gateway: "Cloudflare AI Gateway", credential: "cf-aig-authorization", ignored: ["cf-aig-metadata", '{"u":1}', '{"u":2}'] },

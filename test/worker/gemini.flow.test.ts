@@ -23,14 +23,18 @@ describe("the cached flow, through the Gemini adapter", () => {
     const followers = responses.filter((r) => r.headers.get("muscle-mem-single-flight") === "follower");
     expect(followers).toHaveLength(2);
     expect(followers[0].headers.get("server-timing")).toMatch(/claim;dur=\d+/);
-    const texts = await Promise.all(responses.map(async (r) => JSON.stringify(((await r.json()) as { candidates: Array<{ content: unknown }> }).candidates[0].content)));
+    const texts = await Promise.all(
+      responses.map(async (r) => JSON.stringify(((await r.json()) as { candidates: Array<{ content: unknown }> }).candidates[0].content)),
+    );
     expect(new Set(texts).size).toBe(1);
     expect(await geminiGenerations(model)).toBe(1);
   });
 
   it("Should answer from the model and store nothing when D1 cannot record, then lead again", async () => {
     const marker = `gem-fault-${crypto.randomUUID().slice(0, 8)}`;
-    await env.DB.exec(`CREATE TRIGGER gemini_fault_nodes_insert BEFORE INSERT ON nodes WHEN instr(NEW.message, '${marker}') > 0 BEGIN SELECT RAISE(ABORT, 'injected D1 fault'); END`);
+    await env.DB.exec(
+      `CREATE TRIGGER gemini_fault_nodes_insert BEFORE INSERT ON nodes WHEN instr(NEW.message, '${marker}') > 0 BEGIN SELECT RAISE(ABORT, 'injected D1 fault'); END`,
+    );
     const model = `echo-gem-${crypto.randomUUID().slice(0, 8)}`;
     const first = await gemini(model, ask(marker));
     expect(first.status).toBe(200);

@@ -2,8 +2,18 @@ import { describe, expect, it } from "vitest";
 import { gemini, geminiGenerations, recordedGemini, sseChunks } from "./gemini.support";
 
 const uniqueModel = (prefix = "gem") => `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
-const tools = [{ functionDeclarations: [{ name: "get_order", description: "Look up an order.", parameters: { type: "OBJECT", properties: { order_id: { type: "STRING" } } } }] }];
-const ask = { systemInstruction: { parts: [{ text: "You are a refund desk." }] }, tools, contents: [{ role: "user", parts: [{ text: "Refund order #A-1." }] }] };
+const tools = [
+  {
+    functionDeclarations: [
+      { name: "get_order", description: "Look up an order.", parameters: { type: "OBJECT", properties: { order_id: { type: "STRING" } } } },
+    ],
+  },
+];
+const ask = {
+  systemInstruction: { parts: [{ text: "You are a refund desk." }] },
+  tools,
+  contents: [{ role: "user", parts: [{ text: "Refund order #A-1." }] }],
+};
 
 /** The conversation after get_order, with the tool result `status`. */
 function afterLookup(status: string) {
@@ -57,7 +67,10 @@ describe("Gemini generateContent (cached)", () => {
     expect(chunks.at(-1)?.candidates[0].finishReason).toBe("STOP");
     const json = await gemini(model, ask);
     expect(json.headers.get("muscle-mem-cache")).toBe("hit");
-    expect(((await json.json()) as GenerateContent).candidates[0].content.parts).toEqual([{ text: "Let me look that order up." }, { functionCall: { name: "get_order", args: { order_id: "A-1" } } }]);
+    expect(((await json.json()) as GenerateContent).candidates[0].content.parts).toEqual([
+      { text: "Let me look that order up." },
+      { functionCall: { name: "get_order", args: { order_id: "A-1" } } },
+    ]);
     expect(await geminiGenerations(model)).toBe(1);
   });
 
@@ -93,7 +106,11 @@ describe("Gemini generateContent (cached)", () => {
     const model = uniqueModel();
     await (await gemini(model, ask)).arrayBuffer();
     await recordedGemini(model, ask);
-    for (const changed of [{ ...ask, systemInstruction: { parts: [{ text: "Be brief." }] } }, { ...ask, tools: [] }, { ...ask, generationConfig: { temperature: 0 } }]) {
+    for (const changed of [
+      { ...ask, systemInstruction: { parts: [{ text: "Be brief." }] } },
+      { ...ask, tools: [] },
+      { ...ask, generationConfig: { temperature: 0 } },
+    ]) {
       const res = await gemini(model, changed, { headers: { "cache-control": "only-if-cached" } });
       expect(res.status).toBe(504);
       await res.arrayBuffer();
@@ -116,5 +133,7 @@ describe("Gemini generateContent (cached)", () => {
 
 async function fetchWorker(path: string): Promise<Response> {
   const { exports } = await import("cloudflare:workers");
-  return exports.default.fetch(new Request(`http://mm.test${path}`, { method: "POST", headers: { "x-goog-api-key": "gm-key-default", "content-type": "application/json" }, body: "{}" }));
+  return exports.default.fetch(
+    new Request(`http://mm.test${path}`, { method: "POST", headers: { "x-goog-api-key": "gm-key-default", "content-type": "application/json" }, body: "{}" }),
+  );
 }

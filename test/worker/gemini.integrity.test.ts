@@ -11,7 +11,11 @@ import { uniqueModel } from "./helpers";
 
 const body = { contents: [{ role: "user", parts: [{ text: "Refund order A-1." }] }] };
 const usage = { usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 4, totalTokenCount: 9 } };
-const good = [chunkOf([{ text: "Refunding " }]), chunkOf([{ text: "A-1 now." }]), chunkOf([{ functionCall: { name: "refund", args: { id: "A-1" } }, thoughtSignature: "c2ln" }], { finishReason: "STOP" }, usage)];
+const good = [
+  chunkOf([{ text: "Refunding " }]),
+  chunkOf([{ text: "A-1 now." }]),
+  chunkOf([{ functionCall: { name: "refund", args: { id: "A-1" } }, thoughtSignature: "c2ln" }], { finishReason: "STOP" }, usage),
+];
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Sends `reply` as the answer to one streamed (or JSON) request, then checks the same request is not served from the tree. */

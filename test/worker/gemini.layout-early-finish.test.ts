@@ -28,7 +28,12 @@ describe("Gemini: an imported layout that finishes before its last chunk", () =>
       const chunks = sseChunks<Chunk>(await res.text());
       const withCandidate = chunks.filter((c) => c.candidates !== undefined);
       expect(withCandidate[withCandidate.length - 1].candidates?.[0]?.finishReason).toBe("STOP");
-      expect(chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []).map((p) => p.text).join("")).toBe("Hello.");
+      expect(
+        chunks
+          .flatMap((c) => c.candidates?.[0]?.content?.parts ?? [])
+          .map((p) => p.text)
+          .join(""),
+      ).toBe("Hello.");
     });
   }
 });

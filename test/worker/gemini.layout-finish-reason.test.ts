@@ -23,7 +23,13 @@ describe("Gemini: an imported chunk layout and the answer's finish reason", () =
   const layouts: Array<[string, unknown[]]> = [
     ["names another finish reason", [{ p: [2] }, { p: [4], f: "SAFETY" }]],
     ["names none", [{ p: [2] }, { p: [4] }]],
-    ["finishes early", [{ p: [2], f: "STOP" }, { p: [4], f: "MAX_TOKENS" }]],
+    [
+      "finishes early",
+      [
+        { p: [2], f: "STOP" },
+        { p: [4], f: "MAX_TOKENS" },
+      ],
+    ],
   ];
   for (const [what, layout] of layouts) {
     it(`Should end a streamed hit with the answer's finish reason, once, when the imported layout ${what}`, async () => {

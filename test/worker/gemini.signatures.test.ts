@@ -19,13 +19,27 @@ const streams: Record<string, Part[][]> = {
   "a signature on an empty text part of its own, at the end": [[{ text: "The order" }], [{ text: " is delivered." }], [{ text: "", thoughtSignature: SIG_A }]],
   "a signature on the first text chunk, then unsigned text": [[{ text: "Hel", thoughtSignature: SIG_A }], [{ text: "lo, " }], [{ text: "A-1 is fine." }]],
   "a signature on the last text chunk": [[{ text: "Hel" }], [{ text: "lo, " }], [{ text: "A-1 is fine.", thoughtSignature: SIG_A }]],
-  "a signature on a function call after text": [[{ text: "Let me look." }], [{ functionCall: { name: "get_order", args: { order_id: "A-1" } }, thoughtSignature: SIG_A }]],
-  "parallel function calls, the signature on the first only": [[{ functionCall: { name: "get_order", args: { order_id: "A-1" } }, thoughtSignature: SIG_A }, { functionCall: { name: "get_order", args: { order_id: "A-2" } } }]],
+  "a signature on a function call after text": [
+    [{ text: "Let me look." }],
+    [{ functionCall: { name: "get_order", args: { order_id: "A-1" } }, thoughtSignature: SIG_A }],
+  ],
+  "parallel function calls, the signature on the first only": [
+    [
+      { functionCall: { name: "get_order", args: { order_id: "A-1" } }, thoughtSignature: SIG_A },
+      { functionCall: { name: "get_order", args: { order_id: "A-2" } } },
+    ],
+  ],
   "two signed text parts in a row": [[{ text: "One.", thoughtSignature: SIG_A }], [{ text: "Two.", thoughtSignature: SIG_B }], [{ text: "" }]],
 };
 
 function streamOf(chunks: Part[][]): GeminiStubReply {
-  return { sse: chunks.map((parts, i) => (i === chunks.length - 1 ? chunkOf(parts, { finishReason: "STOP" }, { usageMetadata: usage }) : chunkOf(parts, {}, { usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 } }))) };
+  return {
+    sse: chunks.map((parts, i) =>
+      i === chunks.length - 1
+        ? chunkOf(parts, { finishReason: "STOP" }, { usageMetadata: usage })
+        : chunkOf(parts, {}, { usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 } }),
+    ),
+  };
 }
 
 /** The upstream: the case's stream for the first turn, a plain answer after. */
@@ -84,7 +98,10 @@ describe("Gemini thought signatures, through @google/genai", () => {
         expect((await chatTurn(key, model, hit.history, "Thanks.")).cache).toBe("hit");
         // The same turn with a signature changed or dropped is another request.
         const signed = JSON.stringify(contents);
-        for (const other of [signed.replaceAll(SIG_A, SIG_B), signed.replaceAll(`,"thoughtSignature":"${SIG_A}"`, "").replaceAll(`"thoughtSignature":"${SIG_A}",`, "")]) {
+        for (const other of [
+          signed.replaceAll(SIG_A, SIG_B),
+          signed.replaceAll(`,"thoughtSignature":"${SIG_A}"`, "").replaceAll(`"thoughtSignature":"${SIG_A}",`, ""),
+        ]) {
           expect(other).not.toBe(signed);
           const res = await gemini(model, { ...seen[1], contents: JSON.parse(other) as unknown }, { key, headers: { "cache-control": "only-if-cached" } });
           expect(res.status).toBe(504);
@@ -98,7 +115,11 @@ describe("Gemini thought signatures, through @google/genai", () => {
   it("Should relay a stream with thought parts unchanged, then serve it as a hit (test/worker/gemini.thoughts.test.ts)", async () => {
     const model = uniqueModel("gem-thought");
     const key = `gm-sig-${model}`;
-    const chunks: Part[][] = [[{ text: "Considering the order…", thought: true }], [{ text: "", thought: true, thoughtSignature: SIG_A }], [{ text: "It is delivered." }]];
+    const chunks: Part[][] = [
+      [{ text: "Considering the order…", thought: true }],
+      [{ text: "", thought: true, thoughtSignature: SIG_A }],
+      [{ text: "It is delivered." }],
+    ];
     const { calls } = await withGeminiUpstream(upstream(chunks), async () => {
       const body = { contents: [{ role: "user", parts: [{ text: "Refund order A-1." }] }] };
       const first = await gemini(model, body, { key, stream: true });

@@ -16,7 +16,10 @@ const rated = (harassment: string) => [
   { category: "HARM_CATEGORY_HATE_SPEECH", probability: "NEGLIGIBLE" },
 ];
 const source = (uri: string, start: number) => ({ startIndex: start, endIndex: start + 10, uri });
-const growing = (n: number) => ({ usageMetadata: { promptTokenCount: 6, candidatesTokenCount: n, totalTokenCount: 6 + n }, createTime: "2025-01-01T00:00:00Z" });
+const growing = (n: number) => ({
+  usageMetadata: { promptTokenCount: 6, candidatesTokenCount: n, totalTokenCount: 6 + n },
+  createTime: "2025-01-01T00:00:00Z",
+});
 
 type Chunk = { candidates?: Array<Record<string, unknown>>; usageMetadata?: unknown };
 
@@ -46,7 +49,11 @@ async function recordThenHit(model: string, chunks: unknown[]): Promise<{ miss: 
 describe("Gemini streams whose metadata changes from chunk to chunk", () => {
   it("Should record a stream whose usageMetadata grows on every chunk and serve the last count", async () => {
     const model = uniqueModel("gem-usage");
-    const chunks = [chunkOf([{ text: "Refunds take " }], {}, growing(3)), chunkOf([{ text: "five days." }], {}, growing(6)), chunkOf([{ text: "" }], { finishReason: "STOP" }, growing(6))];
+    const chunks = [
+      chunkOf([{ text: "Refunds take " }], {}, growing(3)),
+      chunkOf([{ text: "five days." }], {}, growing(6)),
+      chunkOf([{ text: "" }], { finishReason: "STOP" }, growing(6)),
+    ];
     const { miss, hit, json, calls } = await recordThenHit(model, chunks);
     expect(calls).toBe(1);
     expect(hit.map(candidateOf)).toEqual(miss.map(candidateOf));
@@ -85,7 +92,10 @@ describe("Gemini streams whose metadata changes from chunk to chunk", () => {
 
   it("Should serve a finish reason on every chunk when the model sent one on every chunk (Gemini 1.5)", async () => {
     const model = uniqueModel("gem-finish");
-    const chunks = [chunkOf([{ text: "Refunds take " }], { finishReason: "STOP" }, growing(3)), chunkOf([{ text: "five days." }], { finishReason: "STOP" }, growing(6))];
+    const chunks = [
+      chunkOf([{ text: "Refunds take " }], { finishReason: "STOP" }, growing(3)),
+      chunkOf([{ text: "five days." }], { finishReason: "STOP" }, growing(6)),
+    ];
     const { miss, hit } = await recordThenHit(model, chunks);
     expect(hit.map(candidateOf)).toEqual(miss.map(candidateOf));
   });
@@ -109,16 +119,23 @@ describe("Gemini streams whose metadata changes from chunk to chunk", () => {
   it("Should keep serving a recording made before chunk layouts (one chunk per part)", async () => {
     const model = uniqueModel("gem-old");
     // A JSON recording has no layout: a streamed hit cuts it one part a chunk, as before.
-    const { calls } = await withGeminiUpstream({ json: { candidates: [{ content: { role: "model", parts: [{ text: "A." }, { functionCall: { name: "f", args: {} } }] }, finishReason: "STOP", index: 0 }] } }, async () => {
-      await (await gemini(model, body)).arrayBuffer();
-      await recordedGemini(model, body);
-      const res = await gemini(model, body, { stream: true });
-      expect(res.headers.get("muscle-mem-cache")).toBe("hit");
-      expect(events(await res.text()).map((c) => c.candidates?.[0].content)).toEqual([
-        { role: "model", parts: [{ text: "A." }] },
-        { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] },
-      ]);
-    });
+    const { calls } = await withGeminiUpstream(
+      {
+        json: {
+          candidates: [{ content: { role: "model", parts: [{ text: "A." }, { functionCall: { name: "f", args: {} } }] }, finishReason: "STOP", index: 0 }],
+        },
+      },
+      async () => {
+        await (await gemini(model, body)).arrayBuffer();
+        await recordedGemini(model, body);
+        const res = await gemini(model, body, { stream: true });
+        expect(res.headers.get("muscle-mem-cache")).toBe("hit");
+        expect(events(await res.text()).map((c) => c.candidates?.[0].content)).toEqual([
+          { role: "model", parts: [{ text: "A." }] },
+          { role: "model", parts: [{ functionCall: { name: "f", args: {} } }] },
+        ]);
+      },
+    );
     expect(calls).toHaveLength(1);
   });
 });

@@ -46,14 +46,19 @@ export async function recordedGemini(model: string, body: unknown, init: GeminiI
 }
 
 /** What the stubbed Gemini upstream answers: a JSON body, SSE chunks (`data:` payloads, each an object or raw text; `cut`: the connection breaks after them), or raw bytes. */
-export type GeminiStubReply = ({ json: unknown; status?: number } | { sse: unknown[]; cut?: boolean } | { text: string; contentType?: string }) & { delayMs?: number };
+export type GeminiStubReply = ({ json: unknown; status?: number } | { sse: unknown[]; cut?: boolean } | { text: string; contentType?: string }) & {
+  delayMs?: number;
+};
 
 /**
  * Runs `fn` while `GEMINI_BASE_URL` answers with `reply` (verbatim: the shapes the scripted model never
  * sends), and `http://mm.test` goes to the Worker (so a client such as `@google/genai` can be pointed at
  * it). `fn` and the result see the bodies the upstream received.
  */
-export async function withGeminiUpstream<T>(reply: GeminiStubReply | ((body: Record<string, unknown>, url: URL) => GeminiStubReply), fn: (calls: Array<Record<string, unknown>>) => Promise<T>): Promise<{ result: T; calls: Array<Record<string, unknown>> }> {
+export async function withGeminiUpstream<T>(
+  reply: GeminiStubReply | ((body: Record<string, unknown>, url: URL) => GeminiStubReply),
+  fn: (calls: Array<Record<string, unknown>>) => Promise<T>,
+): Promise<{ result: T; calls: Array<Record<string, unknown>> }> {
   const real = globalThis.fetch;
   const base = new URL((env as unknown as { GEMINI_BASE_URL: string }).GEMINI_BASE_URL).origin;
   const calls: Array<Record<string, unknown>> = [];

@@ -18,27 +18,54 @@ const config = { thinkingConfig: { includeThoughts: true } };
 const usage = { promptTokenCount: 9, candidatesTokenCount: 5, thoughtsTokenCount: 21, totalTokenCount: 35 };
 const hitUsage = { promptTokenCount: 9, candidatesTokenCount: 5, totalTokenCount: 14 };
 
-const firstAnswer: Part[] = [{ text: "**Checking the order**\nThe user wants a refund.", thought: true }, { text: "Order A-1 is delivered.", thoughtSignature: SIG }];
+const firstAnswer: Part[] = [
+  { text: "**Checking the order**\nThe user wants a refund.", thought: true },
+  { text: "Order A-1 is delivered.", thoughtSignature: SIG },
+];
 const nextAnswer: Part[] = [{ text: "**Closing**\nThey said thanks.", thought: true, thoughtSignature: OTHER_SIG }, { text: "You're welcome." }];
 
 /** The model's streamed chunks for the first turn: thought pieces, a signed empty thought, the answer. */
-const firstChunks: Part[][] = [[{ text: "**Checking", thought: true }], [{ text: " the order**", thought: true }], [{ text: "", thought: true, thoughtSignature: SIG }], [{ text: "Order A-1 " }], [{ text: "is delivered." }]];
+const firstChunks: Part[][] = [
+  [{ text: "**Checking", thought: true }],
+  [{ text: " the order**", thought: true }],
+  [{ text: "", thought: true, thoughtSignature: SIG }],
+  [{ text: "Order A-1 " }],
+  [{ text: "is delivered." }],
+];
 
 const turns = (body: Record<string, unknown>) => (body.contents as unknown[]).length;
 
 function jsonOf(parts: Part[]): GeminiStubReply {
-  return { json: { candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }], usageMetadata: usage, modelVersion: "gemini-stub", responseId: "stub-1" } };
+  return {
+    json: {
+      candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+      usageMetadata: usage,
+      modelVersion: "gemini-stub",
+      responseId: "stub-1",
+    },
+  };
 }
 
 function streamOf(chunks: Part[][]): GeminiStubReply {
-  return { sse: chunks.map((parts, i) => (i === chunks.length - 1 ? chunkOf(parts, { finishReason: "STOP" }, { usageMetadata: usage }) : chunkOf(parts, {}, { usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 } }))) };
+  return {
+    sse: chunks.map((parts, i) =>
+      i === chunks.length - 1
+        ? chunkOf(parts, { finishReason: "STOP" }, { usageMetadata: usage })
+        : chunkOf(parts, {}, { usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 } }),
+    ),
+  };
 }
 
 const client = (key: string) => new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: "http://mm.test" } });
 const cacheOf = (r: GenerateContentResponse) => r.sdkHttpResponse?.headers?.["muscle-mem-cache"] ?? null;
 
 /** One streamed chat turn through the official client: each chunk's candidates, the history after it, and how the Worker answered. */
-async function chatTurn(key: string, model: string, history: Content[], message: string): Promise<{ chunks: Candidate[][]; history: Content[]; cache: string | null }> {
+async function chatTurn(
+  key: string,
+  model: string,
+  history: Content[],
+  message: string,
+): Promise<{ chunks: Candidate[][]; history: Content[]; cache: string | null }> {
   const chat = client(key).chats.create({ model, history, config });
   let cache: string | null = null;
   const chunks: Candidate[][] = [];
@@ -59,7 +86,11 @@ async function cachedStatus(model: string, key: string, body: Record<string, unk
 /** `contents` (as JSON) with one change that must make another request. */
 function variants(contents: unknown): string[] {
   const json = JSON.stringify(contents);
-  const out = [json.replace("The user wants a refund.", "The user wants a return."), json.replace(',"thought":true', ""), json.replace(`"thoughtSignature":"${SIG}"`, `"thoughtSignature":"${OTHER_SIG}"`)];
+  const out = [
+    json.replace("The user wants a refund.", "The user wants a return."),
+    json.replace(',"thought":true', ""),
+    json.replace(`"thoughtSignature":"${SIG}"`, `"thoughtSignature":"${OTHER_SIG}"`),
+  ];
   for (const other of out) expect(other).not.toBe(json);
   return out;
 }
@@ -152,7 +183,9 @@ describe("Gemini thought summaries, through @google/genai", () => {
     expect(line.contents[1]).toEqual({ role: "model", parts: firstAnswer });
     expect(await ok(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson" } }))).toMatchObject({ trees: 1, answers: 1 });
     for (const stream of [false, true]) {
-      const [mine, theirs] = await Promise.all([key, other].map((k) => gemini(model, body, { key: k, stream, headers: { "cache-control": "only-if-cached" } })));
+      const [mine, theirs] = await Promise.all(
+        [key, other].map((k) => gemini(model, body, { key: k, stream, headers: { "cache-control": "only-if-cached" } })),
+      );
       expect([mine.status, theirs.status]).toEqual([200, 200]);
       const strip = (t: string) => t.replace(/"responseId":"[^"]*"/g, "");
       expect(strip(await theirs.text())).toBe(strip(await mine.text()));

@@ -20,9 +20,17 @@ function readerThat(fails: "json" | "feed" | "finish" | "never"): AnswerReader {
 }
 
 /** Runs one generation against the test upstream; every onSettled call and every waitUntil promise is kept. */
-async function run(reader: AnswerReader, stream: boolean, base: string = env.UPSTREAM_BASE_URL): Promise<{ res: Response; settled: Recording[]; drain: () => Promise<unknown> }> {
+async function run(
+  reader: AnswerReader,
+  stream: boolean,
+  base: string = env.UPSTREAM_BASE_URL,
+): Promise<{ res: Response; settled: Recording[]; drain: () => Promise<unknown> }> {
   const raw = JSON.stringify({ model: uniqueModel("echo"), stream, messages: [{ role: "user", content: "settle once" }] });
-  const request = new Request("http://mm.test/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-settle" }, body: raw });
+  const request = new Request("http://mm.test/v1/chat/completions", {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer sk-settle" },
+    body: raw,
+  });
   const settled: Recording[] = [];
   const pending: Array<Promise<unknown>> = [];
   const res = await generate({

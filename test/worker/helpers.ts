@@ -51,7 +51,10 @@ export async function recorded(body: unknown, init: ChatInit = {}): Promise<void
 export function storeCost(res: Response): { d1: number; do: number } {
   const timing = res.headers.get("server-timing") ?? "";
   const count = (name: string) => {
-    const entry = timing.split(",").map((e) => e.trim()).find((e) => e.startsWith(`${name};`));
+    const entry = timing
+      .split(",")
+      .map((e) => e.trim())
+      .find((e) => e.startsWith(`${name};`));
     const desc = entry ? /;desc=(\d+)/.exec(entry) : null;
     if (!desc) throw new Error(`no ${name} entry in server-timing '${timing}'`);
     return Number(desc[1]);

@@ -34,7 +34,24 @@ function isolateFlush(treeId: string, node: string, hits: number, at: number): T
   const counters = new Counters();
   for (let i = 0; i < hits; i++) {
     counters.hit(treeId, node, { promptTokens: 10, completionTokens: 5, latencyMs: 100 }, at);
-    counters.request({ at, tree_id: treeId, route: "/v1/chat/completions", outcome: "hit", status: 200, latency_ms: 2, prompt_tokens: 10, completion_tokens: 5, node, template_id: null, reason: null, count: 1, request_id: null, explanation: null, error: null, tenant: null });
+    counters.request({
+      at,
+      tree_id: treeId,
+      route: "/v1/chat/completions",
+      outcome: "hit",
+      status: 200,
+      latency_ms: 2,
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      node,
+      template_id: null,
+      reason: null,
+      count: 1,
+      request_id: null,
+      explanation: null,
+      error: null,
+      tenant: null,
+    });
   }
   const [tally] = counters.drain();
   return tally;
@@ -93,7 +110,8 @@ async function seedNodes(n: number): Promise<{ treeId: string; nodes: string[] }
   const treeId = crypto.randomUUID().replaceAll("-", "");
   const nodes = Array.from({ length: n }, () => crypto.randomUUID().replaceAll("-", ""));
   const rows = [env.DB.prepare("INSERT INTO trees (id, tenant, namespace, frame, model, created_at) VALUES (?1, 't', 'default', '{}', 'm', 0)").bind(treeId)];
-  for (const node of nodes) rows.push(env.DB.prepare("INSERT INTO nodes (hash, parent, tree_id, depth, role, message) VALUES (?1, 'p', ?2, 1, 'assistant', '{}')").bind(node, treeId));
+  for (const node of nodes)
+    rows.push(env.DB.prepare("INSERT INTO nodes (hash, parent, tree_id, depth, role, message) VALUES (?1, 'p', ?2, 1, 'assistant', '{}')").bind(node, treeId));
   for (let i = 0; i < rows.length; i += 200) await env.DB.batch(rows.slice(i, i + 200));
   return { treeId, nodes };
 }

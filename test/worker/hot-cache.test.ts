@@ -93,14 +93,24 @@ describe("hot cache: invalidation bound", () => {
     expect(again.headers.get("muscle-mem-cache")).toBe("miss");
     await again.arrayBuffer();
     const answersAt = async () =>
-      (await env.DB.prepare("SELECT COUNT(*) AS n FROM nodes WHERE parent = ? AND role = 'assistant' AND observations > 0").bind(parent).first<{ n: number }>())!.n;
+      (await env.DB.prepare("SELECT COUNT(*) AS n FROM nodes WHERE parent = ? AND role = 'assistant' AND observations > 0")
+        .bind(parent)
+        .first<{ n: number }>())!.n;
     await eventually(async () => (await answersAt()) === 2);
     await eventually(async () => (await onlyIfCached(body, key)) === 504);
   });
 });
 
 describe("HotCache", () => {
-  const answer = { hash: "a", message: { role: "assistant", content: "x" }, observations: 1, finishReason: "stop", promptTokens: 1, completionTokens: 1, latencyMs: 1 };
+  const answer = {
+    hash: "a",
+    message: { role: "assistant", content: "x" },
+    observations: 1,
+    finishReason: "stop",
+    promptTokens: 1,
+    completionTokens: 1,
+    latencyMs: 1,
+  };
 
   it("Should serve an entry until its TTL and not after", () => {
     const hot = new HotCache(100);

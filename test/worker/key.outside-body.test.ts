@@ -10,7 +10,9 @@ import { messageRecorded, postMessages } from "./messages.support";
  */
 
 async function post(path: string, body: unknown, headers: Record<string, string>): Promise<Response> {
-  return exports.default.fetch(new Request(`http://mm.test${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
+  return exports.default.fetch(
+    new Request(`http://mm.test${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }),
+  );
 }
 
 /** The cache outcome of a request asked with only-if-cached: 200 (a hit) or 504 (nothing to serve). */
@@ -48,7 +50,11 @@ describe("the key over HTTP: what the upstream reads outside the body", () => {
   });
 
   it("Should pass chat's web_search_options through, marked bypass", async () => {
-    const res = await post("/v1/chat/completions", { model: uniqueModel("echo"), messages: [{ role: "user", content: "news today?" }], web_search_options: {} }, { authorization: "Bearer sk-outside-body-search" });
+    const res = await post(
+      "/v1/chat/completions",
+      { model: uniqueModel("echo"), messages: [{ role: "user", content: "news today?" }], web_search_options: {} },
+      { authorization: "Bearer sk-outside-body-search" },
+    );
     await res.arrayBuffer();
     expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
   });

@@ -22,7 +22,13 @@ async function noTrees(key: string): Promise<void> {
 describe("a stored answer is bounded with its envelope", () => {
   it("Should reject with 400 a chat import whose answer's envelope makes its stored form too large, storing nothing", async () => {
     const key = newKey();
-    const line = { model: uniqueModel("stored-size"), messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello", "muscle-mem:response": { pad } }] };
+    const line = {
+      model: uniqueModel("stored-size"),
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: "hello", "muscle-mem:response": { pad } },
+      ],
+    };
     const res = await importFor(key, { body: JSON.stringify(line), headers: ndjson });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
@@ -47,7 +53,10 @@ describe("a stored answer is bounded with its envelope", () => {
   it("Should relay and not record a chat answer whose response fields make its stored form too large (vLLM prompt_logprobs)", async () => {
     const model = uniqueModel("stored-size-live");
     const body = { model, messages: [{ role: "user", content: "hi" }] };
-    const upstream = { ...(completion({ role: "assistant", content: "hello" }) as Record<string, unknown>), prompt_logprobs: [null, { "1": { logprob: -1, rank: 1, decoded_token: pad } }] };
+    const upstream = {
+      ...(completion({ role: "assistant", content: "hello" }) as Record<string, unknown>),
+      prompt_logprobs: [null, { "1": { logprob: -1, rank: 1, decoded_token: pad } }],
+    };
     const res = await withUpstream({ json: upstream }, () => chat(body));
     expect(res.status).toBe(200);
     expect(res.headers.get("muscle-mem-cache")).toBe("miss");

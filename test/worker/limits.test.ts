@@ -39,13 +39,22 @@ const tool = (i: number) => ({
 
 /** A conversation of `n` messages ending with a user turn. */
 function conversation(n: number): Array<{ role: string; content: string }> {
-  return Array.from({ length: n }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: `turn ${i}: ${i % 2 === 0 ? "what about order" : "noted"} #A-${i}` }));
+  return Array.from({ length: n }, (_, i) => ({
+    role: i % 2 === 0 ? "user" : "assistant",
+    content: `turn ${i}: ${i % 2 === 0 ? "what about order" : "noted"} #A-${i}`,
+  }));
 }
 
 describe("large requests (docs/limits.md)", () => {
   it("Should bypass and count a 1 MB system prompt, answer the agent, and store nothing", async () => {
     const model = uniqueModel("big");
-    const body = { model, messages: [{ role: "system", content: "You are a refund desk. ".repeat(48_000) }, { role: "user", content: "Refund order #A-1" }] };
+    const body = {
+      model,
+      messages: [
+        { role: "system", content: "You are a refund desk. ".repeat(48_000) },
+        { role: "user", content: "Refund order #A-1" },
+      ],
+    };
     expect(JSON.stringify(body).length).toBeGreaterThan(1_000_000);
     for (const id of ["big-1", "big-2"]) {
       const res = await chat(body, { headers: { "x-request-id": id } });
@@ -60,7 +69,12 @@ describe("large requests (docs/limits.md)", () => {
   });
 
   it("Should bypass a 1 MB system prompt on the Messages API too, answer the agent, and store nothing", async () => {
-    const body = { model: uniqueModel("claude-big"), max_tokens: 64, system: "You are a refund desk. ".repeat(48_000), messages: [{ role: "user", content: "Refund order #A-1" }] };
+    const body = {
+      model: uniqueModel("claude-big"),
+      max_tokens: 64,
+      system: "You are a refund desk. ".repeat(48_000),
+      messages: [{ role: "user", content: "Refund order #A-1" }],
+    };
     for (let i = 0; i < 2; i++) {
       const res = await postMessages(body);
       expect(res.status).toBe(200);
@@ -74,7 +88,18 @@ describe("large requests (docs/limits.md)", () => {
   it("Should bypass and count a 5 MB base64 image, never an error, and never log its bytes", async () => {
     const model = uniqueModel("img");
     const image = `data:image/png;base64,${"iVBORw0KGgo".repeat(480_000)}`;
-    const body = { model, messages: [{ role: "user", content: [{ type: "text", text: "What is in this picture?" }, { type: "image_url", image_url: { url: image } }] }] };
+    const body = {
+      model,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is in this picture?" },
+            { type: "image_url", image_url: { url: image } },
+          ],
+        },
+      ],
+    };
     const res = await chat(body, { headers: { "x-request-id": "img-1" } });
     expect(res.status).toBe(200);
     expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
@@ -100,7 +125,10 @@ describe("large requests (docs/limits.md)", () => {
     // A hit's request line is gathered into its tree's `hits` line at LOG_LEVEL=info (observability.test.ts).
     expect(second.headers.get("muscle-mem-node")).toMatch(/^[0-9a-f]{16,}$/);
     // The 500th message: the answer, then one more user turn extends the same path by two nodes.
-    const next = { model, messages: [...conversation(499), { role: "assistant", content: hit.choices[0].message.content }, { role: "user", content: "and then?" }] };
+    const next = {
+      model,
+      messages: [...conversation(499), { role: "assistant", content: hit.choices[0].message.content }, { role: "user", content: "and then?" }],
+    };
     const third = await chat(next);
     expect(third.status).toBe(200);
     await third.arrayBuffer();
@@ -158,7 +186,13 @@ describe("bodies whose parsed value is not exactly their text (docs/limits.md)",
     const messagesRes = await postMessages(`{"model":"c","max_tokens":5,"messages":[{"role":"user","content":"x"}],"metadata":${nested(5000)}}`);
     expect(messagesRes.status).toBe(400);
     const line = `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}],"params":{"x":${nested(5000)}}}`;
-    const imported = await exports.default.fetch(new Request(`http://mm.test/api/import?tenant=${tenantOf("Bearer sk-deep")}`, { method: "POST", headers: { authorization: "Bearer test-admin-token" }, body: line }));
+    const imported = await exports.default.fetch(
+      new Request(`http://mm.test/api/import?tenant=${tenantOf("Bearer sk-deep")}`, {
+        method: "POST",
+        headers: { authorization: "Bearer test-admin-token" },
+        body: line,
+      }),
+    );
     expect(imported.status).toBe(400);
     expect(((await imported.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
     // At the limit, a body is accepted.

@@ -8,7 +8,8 @@ let printed: string[] = [];
 
 beforeEach(() => {
   printed = [];
-  for (const stream of ["log", "warn", "error"] as const) vi.spyOn(console, stream).mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(" ")));
+  for (const stream of ["log", "warn", "error"] as const)
+    vi.spyOn(console, stream).mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(" ")));
 });
 
 afterEach(() => {
@@ -23,7 +24,10 @@ async function unreachable(requestId: string, level: string): Promise<Record<str
   expect(res.status).toBe(502);
   await res.arrayBuffer();
   await waitOnExecutionContext(ctx);
-  return printed.filter((p) => p.startsWith("{")).map((p) => JSON.parse(p) as Record<string, unknown>).filter((l) => l.event === "upstream_unreachable");
+  return printed
+    .filter((p) => p.startsWith("{"))
+    .map((p) => JSON.parse(p) as Record<string, unknown>)
+    .filter((l) => l.event === "upstream_unreachable");
 }
 
 describe("event lines in a request", () => {

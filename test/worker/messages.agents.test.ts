@@ -17,7 +17,12 @@ function claudeCodeRequest(model: string, key: string, patch: Record<string, unk
   });
 }
 
-async function send(model: string, key: string, patch: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ res: Response; text: string }> {
+async function send(
+  model: string,
+  key: string,
+  patch: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<{ res: Response; text: string }> {
   const res = await exports.default.fetch(claudeCodeRequest(model, key, patch, headers));
   return { res, text: await res.text() };
 }
@@ -28,19 +33,22 @@ async function recorded(model: string, key: string, patch: Record<string, unknow
 }
 
 describe("Claude Code's request shape (test/fixtures/agents/claude-code.request.json)", () => {
-  for (const [mode, off] of [["thinking off", { thinking: { type: "disabled" } }], ["adaptive thinking, as captured", {}]] as const) {
-  it(`Should key a mid-conversation role: system message as a node: a repeated run hits, streamed, with no second generation (${mode})`, async () => {
-    const model = uniqueModel("cc");
-    const key = `sk-ant-cc-${crypto.randomUUID().slice(0, 8)}`;
-    const first = await send(model, key, off);
-    expect(first.res.status).toBe(200);
-    expect(first.res.headers.get("muscle-mem-cache")).toBe("miss");
-    await recorded(model, key, off);
-    const again = await send(model, key, off);
-    expect(again.res.headers.get("muscle-mem-cache")).toBe("hit");
-    expect(again.text).toContain("event: message_stop");
-    expect(await generations(model)).toBe(1);
-  });
+  for (const [mode, off] of [
+    ["thinking off", { thinking: { type: "disabled" } }],
+    ["adaptive thinking, as captured", {}],
+  ] as const) {
+    it(`Should key a mid-conversation role: system message as a node: a repeated run hits, streamed, with no second generation (${mode})`, async () => {
+      const model = uniqueModel("cc");
+      const key = `sk-ant-cc-${crypto.randomUUID().slice(0, 8)}`;
+      const first = await send(model, key, off);
+      expect(first.res.status).toBe(200);
+      expect(first.res.headers.get("muscle-mem-cache")).toBe("miss");
+      await recorded(model, key, off);
+      const again = await send(model, key, off);
+      expect(again.res.headers.get("muscle-mem-cache")).toBe("hit");
+      expect(again.text).toContain("event: message_stop");
+      expect(await generations(model)).toBe(1);
+    });
   }
 
   it("Should never key a system message like a user message with the same text", async () => {
@@ -57,7 +65,14 @@ describe("Claude Code's request shape (test/fixtures/agents/claude-code.request.
 
   it("Should pass a role it does not know to the model (bypass), never answer it with a 400 of its own", async () => {
     const model = uniqueModel("echo");
-    const res = await postMessages({ model, max_tokens: 16, messages: [{ role: "user", content: "hi" }, { role: "narrator", content: "later" }] });
+    const res = await postMessages({
+      model,
+      max_tokens: 16,
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "narrator", content: "later" },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
     await res.arrayBuffer();

@@ -16,7 +16,9 @@ describe("the trajectory API on Anthropic Messages trees", () => {
     const user = await ok<{ message: unknown }>(api(`/nodes/${level.data[0].hash}`, { token: key }));
     expect(user.message).toEqual({ role: "user", content: [{ type: "text", text: "Refund order #A-1 please" }] });
     const answers = await ok<{ data: NodeSummary[] }>(api(`/trees/${tree.id}/children?parent=${level.data[0].hash}`, { token: key }));
-    const path = await ok<{ messages: Array<{ role: string; content: Array<Record<string, unknown>> }> }>(api(`/nodes/${answers.data[0].hash}/path`, { token: key }));
+    const path = await ok<{ messages: Array<{ role: string; content: Array<Record<string, unknown>> }> }>(
+      api(`/nodes/${answers.data[0].hash}/path`, { token: key }),
+    );
     expect(path.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     // The refund desk looks the order up first: a text block and a tool_use block with an ordinal id.
     expect(path.messages[1].content).toContainEqual({ type: "tool_use", id: "toolu_0", name: "get_order", input: { order_id: "A-1" } });
@@ -28,7 +30,9 @@ describe("the trajectory API on Anthropic Messages trees", () => {
     expect(line.params["muscle-mem:api"]).toBe("anthropic");
     // The export seeds another tenant: its identical request is then served without the model.
     const other = `sk-ant-${crypto.randomUUID()}`;
-    const imported = await ok<{ nodes_inserted: number; answers: number }>(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
+    const imported = await ok<{ nodes_inserted: number; answers: number }>(
+      importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson" } }),
+    );
     expect(imported).toMatchObject({ nodes_inserted: 2, answers: 1 });
     const served = await postMessages(body, { key: other, headers: { "cache-control": "only-if-cached" } });
     expect(served.status).toBe(200);
@@ -38,7 +42,10 @@ describe("the trajectory API on Anthropic Messages trees", () => {
     const again = await ok<{ nodes_inserted: number }>(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
     expect(again.nodes_inserted).toBe(0);
     // A line that claims to be Anthropic but is not a Messages request is a clear 400.
-    const broken = await importFor(other, { body: JSON.stringify({ ...JSON.parse(jsonl.trim()), messages: [{ role: "user" }] }), headers: { "content-type": "application/x-ndjson" } });
+    const broken = await importFor(other, {
+      body: JSON.stringify({ ...JSON.parse(jsonl.trim()), messages: [{ role: "user" }] }),
+      headers: { "content-type": "application/x-ndjson" },
+    });
     expect(broken.status).toBe(400);
   });
 });

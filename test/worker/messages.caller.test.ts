@@ -17,7 +17,10 @@ const answer = (name: string, input: Record<string, unknown>, text: string) => (
   type: "message",
   role: "assistant",
   model: "claude-x",
-  content: [{ type: "text", text }, { type: "tool_use", id: `toolu_${name}`, name, input, caller }],
+  content: [
+    { type: "text", text },
+    { type: "tool_use", id: `toolu_${name}`, name, input, caller },
+  ],
   stop_reason: "tool_use",
   stop_sequence: null,
   usage: { input_tokens: 10, output_tokens: 12 },
@@ -44,9 +47,15 @@ describe("Anthropic tool calls with a caller", () => {
     const call = sent.content[1];
     const second = (echo: Record<string, unknown>) => ({
       ...first,
-      messages: [...first.messages, { role: "assistant", content: [sent.content[0], echo] }, { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: "delivered, 42.50" }] }],
+      messages: [
+        ...first.messages,
+        { role: "assistant", content: [sent.content[0], echo] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: "delivered, 42.50" }] },
+      ],
     });
-    const recordedTurn = await withUpstream({ json: answer("refund", { order_id: "A-1", amount: 42.5 }, "Refunding.") }, () => postMessages(second(call), { key: k }));
+    const recordedTurn = await withUpstream({ json: answer("refund", { order_id: "A-1", amount: 42.5 }, "Refunding.") }, () =>
+      postMessages(second(call), { key: k }),
+    );
     expect(recordedTurn.headers.get("muscle-mem-cache")).toBe("miss");
     await recordedTurn.arrayBuffer();
     await messageRecorded(second(call), { key: k });

@@ -21,18 +21,44 @@ function keyed(body: MessagesRequest, h = headers()) {
 describe("Anthropic canonical form", () => {
   it("Should treat string content, text blocks, cache_control and empty text alike", () => {
     const a = canonicalAnthropicConversation([{ role: "user", content: "hi" }]);
-    const b = canonicalAnthropicConversation([{ role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }, { type: "text", text: "" }] }]);
+    const b = canonicalAnthropicConversation([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "hi", cache_control: { type: "ephemeral" } },
+          { type: "text", text: "" },
+        ],
+      },
+    ]);
     expect(a.ok && b.ok && a.messages).toEqual(b.ok && b.messages);
   });
 
   it("Should number tool_use ids in order and map tool results to them", () => {
     const result = canonicalAnthropicConversation([
       { role: "user", content: "go" },
-      { role: "assistant", content: [{ type: "tool_use", id: "toolu_zz", name: "a", input: { y: 1, x: 2 } }, { type: "tool_use", id: "toolu_aa", name: "b", input: {} }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_aa", content: [{ type: "text", text: "B" }] }, { type: "tool_result", tool_use_id: "toolu_zz", content: "A", is_error: true }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "toolu_zz", name: "a", input: { y: 1, x: 2 } },
+          { type: "tool_use", id: "toolu_aa", name: "b", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_aa", content: [{ type: "text", text: "B" }] },
+          { type: "tool_result", tool_use_id: "toolu_zz", content: "A", is_error: true },
+        ],
+      },
     ]);
     expect(result.ok && result.messages.slice(1)).toEqual([
-      { role: "assistant", content: [{ type: "tool_use", id: "toolu_0", name: "a", input: { y: 1, x: 2 } }, { type: "tool_use", id: "toolu_1", name: "b", input: {} }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "toolu_0", name: "a", input: { y: 1, x: 2 } },
+          { type: "tool_use", id: "toolu_1", name: "b", input: {} },
+        ],
+      },
       {
         role: "user",
         content: [
@@ -54,7 +80,9 @@ describe("Anthropic canonical form", () => {
 describe("Anthropic keys", () => {
   it("Should put system forms and cache_control in one tree, anthropic-beta in another, anthropic-version in the same", () => {
     const base = keyed(request({ system: "Be brief." }));
-    expect(keyed(request({ system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }], metadata: { user_id: "u" }, stream: true })).key).toBe(base.key);
+    expect(
+      keyed(request({ system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }], metadata: { user_id: "u" }, stream: true })).key,
+    ).toBe(base.key);
     expect(keyed(request({ system: "Be brief." }), headers({ "anthropic-version": "2099-01-01" })).key).toBe(base.key);
     expect(keyed(request({ system: "Be brief." }), headers({ "anthropic-beta": "x-2025" })).key).not.toBe(base.key);
     expect(keyed(request({ system: "Be brief.", temperature: 0 })).key).not.toBe(base.key);
@@ -86,12 +114,24 @@ describe("Anthropic keys", () => {
 
   it("Should find a recorded answer on the path of the next request that echoes it with other ids", () => {
     const key = keyed(request());
-    const answer = keyAnthropicAnswer(key, { role: "assistant", content: [{ type: "text", text: "Looking." }, { type: "tool_use", id: "toolu_model", name: "get", input: { b: 1, a: 2 } }] });
+    const answer = keyAnthropicAnswer(key, {
+      role: "assistant",
+      content: [
+        { type: "text", text: "Looking." },
+        { type: "tool_use", id: "toolu_model", name: "get", input: { b: 1, a: 2 } },
+      ],
+    });
     const echoed = keyed(
       request({
         messages: [
           { role: "user", content: "Refund #A-1" },
-          { role: "assistant", content: [{ type: "text", text: "Looking." }, { type: "tool_use", id: "toolu_served", name: "get", input: { a: 2, b: 1 } }] },
+          {
+            role: "assistant",
+            content: [
+              { type: "text", text: "Looking." },
+              { type: "tool_use", id: "toolu_served", name: "get", input: { a: 2, b: 1 } },
+            ],
+          },
           { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_served", content: "{}" }] },
         ],
       }),
@@ -105,14 +145,23 @@ describe("Anthropic keys", () => {
     expect(keyAnthropicAnswer(key, { role: "assistant", content: [] })?.message).toEqual({ role: "assistant", content: [] });
     const thinking = { type: "thinking", thinking: "hm", signature: "s" };
     const redacted = { type: "redacted_thinking", data: "EmwKAh" };
-    expect(keyAnthropicAnswer(key, { role: "assistant", content: [thinking, redacted, { type: "text", text: "ok" }] })?.message).toEqual({ role: "assistant", content: [thinking, redacted, { type: "text", text: "ok" }] });
+    expect(keyAnthropicAnswer(key, { role: "assistant", content: [thinking, redacted, { type: "text", text: "ok" }] })?.message).toEqual({
+      role: "assistant",
+      content: [thinking, redacted, { type: "text", text: "ok" }],
+    });
     expect(keyAnthropicAnswer(key, { role: "assistant", content: [{ type: "web_search_tool_result", tool_use_id: "x", content: [] }] })).toBeNull();
   });
 });
 
 const answer: AnthropicAnswer = {
   hash: "f".repeat(32),
-  message: { role: "assistant", content: [{ type: "text", text: "Refunding ✓ now." }, { type: "tool_use", id: "toolu_0", name: "refund", input: { amount: 4.5, order_id: "A-1" } }] },
+  message: {
+    role: "assistant",
+    content: [
+      { type: "text", text: "Refunding ✓ now." },
+      { type: "tool_use", id: "toolu_0", name: "refund", input: { amount: 4.5, order_id: "A-1" } },
+    ],
+  },
   finishReason: "tool_use",
   promptTokens: 12,
   completionTokens: 7,

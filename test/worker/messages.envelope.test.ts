@@ -57,7 +57,14 @@ function streamEvents(m: string): Array<Record<string, unknown>> {
     {
       type: "message_delta",
       delta: { stop_reason: "end_turn", stop_sequence: null, stop_details: null, container: null },
-      usage: { input_tokens: 10, cache_creation_input_tokens: 4, cache_read_input_tokens: 6, output_tokens: 12, server_tool_use: null, output_tokens_details: { thinking_tokens: 0 } },
+      usage: {
+        input_tokens: 10,
+        cache_creation_input_tokens: 4,
+        cache_read_input_tokens: 6,
+        output_tokens: 12,
+        server_tool_use: null,
+        output_tokens_details: { thinking_tokens: 0 },
+      },
     },
     { type: "message_stop" },
   ];
@@ -68,7 +75,16 @@ const sse = (events: Array<Record<string, unknown>>) => events.map((e) => `event
 /** The message as a hit serves it: the miss with its own id, no prompt cache read or written. */
 function expectedHit(miss: Anthropic.Message): unknown {
   const { parsed_output: _sdk, ...rest } = miss as Anthropic.Message & { parsed_output?: unknown };
-  return { ...rest, id: expect.stringMatching(/^msg_mm/), usage: { ...miss.usage, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 } } };
+  return {
+    ...rest,
+    id: expect.stringMatching(/^msg_mm/),
+    usage: {
+      ...miss.usage,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+    },
+  };
 }
 
 const withoutSdk = (message: Anthropic.Message) => {
@@ -116,7 +132,16 @@ describe("Anthropic hits serve the message's top-level and usage fields", () => 
     const recorded = streamEvents(m);
     const start = events.find((e) => e.type === "message_start") as unknown as { message: Record<string, unknown> & { usage: Record<string, unknown> } };
     const recordedStart = recorded[0].message as Record<string, unknown> & { usage: Record<string, unknown> };
-    expect(start.message).toEqual({ ...recordedStart, id: expect.stringMatching(/^msg_mm/), usage: { ...recordedStart.usage, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 } } });
+    expect(start.message).toEqual({
+      ...recordedStart,
+      id: expect.stringMatching(/^msg_mm/),
+      usage: {
+        ...recordedStart.usage,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+      },
+    });
     const delta = events.find((e) => e.type === "message_delta");
     const recordedDelta = recorded.find((e) => e.type === "message_delta") as { usage: Record<string, unknown> };
     expect(delta).toEqual({ ...recordedDelta, usage: { ...recordedDelta.usage, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } });
@@ -145,6 +170,7 @@ describe("Anthropic hits serve the message's top-level and usage fields", () => 
     const line = JSON.parse(jsonl.trim()) as { messages: Array<Record<string, unknown>> };
     const onUser = { ...line, messages: [{ ...line.messages[0], "muscle-mem:response": {} }, line.messages[1]] };
     const notObject = { ...line, messages: [line.messages[0], { ...line.messages[1], "muscle-mem:response": "x" }] };
-    for (const bad of [onUser, notObject]) expect((await importFor(key(), { body: JSON.stringify(bad), headers: { "content-type": "application/x-ndjson" } })).status).toBe(400);
+    for (const bad of [onUser, notObject])
+      expect((await importFor(key(), { body: JSON.stringify(bad), headers: { "content-type": "application/x-ndjson" } })).status).toBe(400);
   });
 });

@@ -17,7 +17,10 @@ async function notRecorded(body: unknown, key?: string): Promise<void> {
   expect(res.status).toBe(504);
   expect(res.headers.get("muscle-mem-error")).toBe("not_cached");
   expect(res.headers.get("x-should-retry")).toBe("false");
-  expect(await res.json()).toEqual({ type: "error", error: { type: "timeout_error", message: "No cached answer for this request (cache-control: only-if-cached)." } });
+  expect(await res.json()).toEqual({
+    type: "error",
+    error: { type: "timeout_error", message: "No cached answer for this request (cache-control: only-if-cached)." },
+  });
 }
 
 describe("POST /v1/messages errors", () => {

@@ -16,14 +16,21 @@ const model = () => `claude-fidelity-${crypto.randomUUID().slice(0, 8)}`;
 type Block = Record<string, unknown> & { type: string };
 
 /** The message as the API sends it, its model the request's (a hit names the request's model). */
-function messageOf(m: string, content: Block[], stop = "tool_use", usage: Record<string, unknown> = { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 12 }) {
+function messageOf(
+  m: string,
+  content: Block[],
+  stop = "tool_use",
+  usage: Record<string, unknown> = { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 12 },
+) {
   return { id: "msg_upstream", type: "message", role: "assistant", model: m, content, stop_reason: stop, stop_sequence: null, usage };
 }
 
 /** The event stream of `message`, each block's text and input in one delta. */
 function eventsOf(message: ReturnType<typeof messageOf>): string {
   const { content, stop_reason, stop_sequence, usage, ...rest } = message;
-  const events: Array<Record<string, unknown>> = [{ type: "message_start", message: { ...rest, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } }];
+  const events: Array<Record<string, unknown>> = [
+    { type: "message_start", message: { ...rest, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } },
+  ];
   content.forEach((block, index) => {
     if (block.type === "text") {
       const { text, ...start } = block;
@@ -55,9 +62,15 @@ function comparable(message: Anthropic.Message): unknown {
 async function missAndHits(message: ReturnType<typeof messageOf>, streamed: boolean) {
   const outcomes: string[] = [];
   const client = anthropicClient(key(), outcomes);
-  const params: Anthropic.MessageCreateParamsNonStreaming = { model: message.model, max_tokens: 64, messages: [{ role: "user", content: "Refund order A-1." }] };
+  const params: Anthropic.MessageCreateParamsNonStreaming = {
+    model: message.model,
+    max_tokens: 64,
+    messages: [{ role: "user", content: "Refund order A-1." }],
+  };
   const reply = streamed ? { text: eventsOf(message), contentType: "text/event-stream" } : { json: message };
-  const miss: Anthropic.Message = await withUpstream(reply, async () => (streamed ? await client.messages.stream(params).finalMessage() : await client.messages.create(params)));
+  const miss: Anthropic.Message = await withUpstream(reply, async () =>
+    streamed ? await client.messages.stream(params).finalMessage() : await client.messages.create(params),
+  );
   await sdkRecorded(client, params);
   const hit = await client.messages.create(params);
   const streamedHit = await client.messages.stream(params).finalMessage();

@@ -44,7 +44,16 @@ describe("POST /v1/messages on the one cached flow", () => {
         model: k.model,
         frameJson: k.frameJson,
         path: k.path,
-        answer: { hash: childHash(k.key, json), parent: k.key, role: "assistant", json, finishReason: "end_turn", promptTokens: 1, completionTokens: 1, latencyMs: 1 },
+        answer: {
+          hash: childHash(k.key, json),
+          parent: k.key,
+          role: "assistant",
+          json,
+          finishReason: "end_turn",
+          promptTokens: 1,
+          completionTokens: 1,
+          latencyMs: 1,
+        },
       },
       k.key,
     );

@@ -169,16 +169,28 @@ function echoModel(body: Record<string, unknown>): StubReply {
   const usage = { input_tokens: 10, output_tokens: 5 };
   if (!body.stream) {
     const content = input ? [{ type: "tool_use", id: `toolu_up${turn}`, name: "echo", input: JSON.parse(input) }] : [{ type: "text", text: "done" }];
-    return { json: { id: "msg_up", type: "message", role: "assistant", model: "m", content, stop_reason: input ? "tool_use" : "end_turn", stop_sequence: null, usage } };
+    return {
+      json: { id: "msg_up", type: "message", role: "assistant", model: "m", content, stop_reason: input ? "tool_use" : "end_turn", stop_sequence: null, usage },
+    };
   }
-  const events: unknown[] = [{ type: "message_start", message: { id: "msg_up", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, usage } }];
+  const events: unknown[] = [
+    { type: "message_start", message: { id: "msg_up", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, usage } },
+  ];
   if (input) {
     events.push({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: `toolu_up${turn}`, name: "echo", input: {} } });
-    for (let i = 0; i < input.length; i += 7) events.push({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: input.slice(i, i + 7) } });
+    for (let i = 0; i < input.length; i += 7)
+      events.push({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: input.slice(i, i + 7) } });
   } else {
-    events.push({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "done" } });
+    events.push(
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "done" } },
+    );
   }
-  events.push({ type: "content_block_stop", index: 0 }, { type: "message_delta", delta: { stop_reason: input ? "tool_use" : "end_turn", stop_sequence: null }, usage }, { type: "message_stop" });
+  events.push(
+    { type: "content_block_stop", index: 0 },
+    { type: "message_delta", delta: { stop_reason: input ? "tool_use" : "end_turn", stop_sequence: null }, usage },
+    { type: "message_stop" },
+  );
   return { sse: events.map((e) => JSON.stringify(e)) };
 }
 
@@ -210,10 +222,16 @@ describe("Anthropic replays keep the model's tool input", { timeout: 30_000 }, (
     const blocks: Array<Record<string, unknown>> = [];
     for (const line of text.split("\n")) {
       if (!line.startsWith("data: ")) continue;
-      const e = JSON.parse(line.slice(6)) as { type: string; index: number; content_block?: Record<string, unknown>; delta?: { type: string; text?: string; partial_json?: string } };
+      const e = JSON.parse(line.slice(6)) as {
+        type: string;
+        index: number;
+        content_block?: Record<string, unknown>;
+        delta?: { type: string; text?: string; partial_json?: string };
+      };
       if (e.type === "content_block_start") blocks[e.index] = { ...e.content_block, partial_json: "" };
       if (e.type === "content_block_delta" && e.delta?.type === "text_delta") blocks[e.index].text = String(blocks[e.index].text ?? "") + e.delta.text;
-      if (e.type === "content_block_delta" && e.delta?.type === "input_json_delta") blocks[e.index].partial_json = String(blocks[e.index].partial_json) + e.delta.partial_json;
+      if (e.type === "content_block_delta" && e.delta?.type === "input_json_delta")
+        blocks[e.index].partial_json = String(blocks[e.index].partial_json) + e.delta.partial_json;
     }
     return blocks.map(({ partial_json, ...b }) => (b.type === "tool_use" ? { ...b, input: JSON.parse(String(partial_json) || "{}"), partial_json } : b));
   }

@@ -60,7 +60,12 @@ describe("an imported Messages envelope", () => {
     }
     // Through the SDK, which copies each non-null count of message_delta onto the message.
     const streamed = await anthropicClient(k).messages.stream(body).finalMessage();
-    for (const value of Object.values({ a: streamed.usage.input_tokens, b: streamed.usage.output_tokens, c: streamed.usage.cache_read_input_tokens, d: streamed.usage.cache_creation_input_tokens })) {
+    for (const value of Object.values({
+      a: streamed.usage.input_tokens,
+      b: streamed.usage.output_tokens,
+      c: streamed.usage.cache_read_input_tokens,
+      d: streamed.usage.cache_creation_input_tokens,
+    })) {
       expect(value === null || typeof value === "number").toBe(true);
     }
   });
@@ -114,7 +119,16 @@ describe("the SDK's view of a hit of an answer recorded without the envelope fie
   it("Should assemble the miss's message from a hit, JSON and streamed, when the API sent no stop_details, container or usage extras", async () => {
     const k = key();
     const m = model();
-    const bare = { id: "msg_up", type: "message", role: "assistant", model: m, content: [{ type: "text", text: "Order A-1 is refunded." }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 10, output_tokens: 7 } };
+    const bare = {
+      id: "msg_up",
+      type: "message",
+      role: "assistant",
+      model: m,
+      content: [{ type: "text", text: "Order A-1 is refunded." }],
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 7 },
+    };
     const params: Anthropic.MessageCreateParamsNonStreaming = { model: m, max_tokens: 64, messages: [user] };
     const client = anthropicClient(k);
     const miss = await withUpstream({ json: bare }, () => client.messages.create(params));

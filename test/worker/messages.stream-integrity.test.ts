@@ -16,10 +16,33 @@ function sse(events: Array<Record<string, unknown>>): string {
   return events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
 }
 
-const start = { type: "message_start", message: { id: "msg_up", type: "message", role: "assistant", model: "claude-x", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } };
-const end = (stop: string) => [{ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 8 } }, { type: "message_stop" }];
-const text = (index: number, t: string) => [{ type: "content_block_start", index, content_block: { type: "text", text: "" } }, { type: "content_block_delta", index, delta: { type: "text_delta", text: t } }, { type: "content_block_stop", index }];
-const callStart = (index: number) => ({ type: "content_block_start", index, content_block: { type: "tool_use", id: "toolu_up", name: "get_order", input: {} } });
+const start = {
+  type: "message_start",
+  message: {
+    id: "msg_up",
+    type: "message",
+    role: "assistant",
+    model: "claude-x",
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 5, output_tokens: 1 },
+  },
+};
+const end = (stop: string) => [
+  { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 8 } },
+  { type: "message_stop" },
+];
+const text = (index: number, t: string) => [
+  { type: "content_block_start", index, content_block: { type: "text", text: "" } },
+  { type: "content_block_delta", index, delta: { type: "text_delta", text: t } },
+  { type: "content_block_stop", index },
+];
+const callStart = (index: number) => ({
+  type: "content_block_start",
+  index,
+  content_block: { type: "tool_use", id: "toolu_up", name: "get_order", input: {} },
+});
 
 /** Sends `body` to the Worker with the upstream answering `reply`; then whether the answer was recorded. */
 async function recorded(reply: { sse: string } | { json: unknown }, stream: boolean): Promise<boolean> {
@@ -42,14 +65,33 @@ describe("Messages stream integrity: max_tokens", () => {
   });
 
   it("Should not record a stream cut by max_tokens inside a tool call, whether its input began or not", async () => {
-    const begun = [start, ...text(0, "Looking."), callStart(1), { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"order_id": "A' } }, { type: "content_block_stop", index: 1 }, ...end("max_tokens")];
+    const begun = [
+      start,
+      ...text(0, "Looking."),
+      callStart(1),
+      { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"order_id": "A' } },
+      { type: "content_block_stop", index: 1 },
+      ...end("max_tokens"),
+    ];
     expect(await recorded({ sse: sse(begun) }, true)).toBe(false);
     const empty = [start, ...text(0, "Looking."), callStart(1), { type: "content_block_stop", index: 1 }, ...end("max_tokens")];
     expect(await recorded({ sse: sse(empty) }, true)).toBe(false);
   });
 
   it("Should not record a JSON answer that max_tokens cut in a tool call", async () => {
-    const message = { id: "msg_up", type: "message", role: "assistant", model: "claude-x", content: [{ type: "text", text: "Looking." }, { type: "tool_use", id: "toolu_up", name: "get_order", input: {} }], stop_reason: "max_tokens", stop_sequence: null, usage: { input_tokens: 5, output_tokens: 8 } };
+    const message = {
+      id: "msg_up",
+      type: "message",
+      role: "assistant",
+      model: "claude-x",
+      content: [
+        { type: "text", text: "Looking." },
+        { type: "tool_use", id: "toolu_up", name: "get_order", input: {} },
+      ],
+      stop_reason: "max_tokens",
+      stop_sequence: null,
+      usage: { input_tokens: 5, output_tokens: 8 },
+    };
     expect(await recorded({ json: message }, false)).toBe(false);
   });
 });

@@ -62,6 +62,14 @@ export async function sdkRecorded(client: Anthropic, params: Anthropic.MessageCr
 
 /** The refund-desk tools in Anthropic's format (tools/scripted-anthropic.ts scripts them). */
 export const refundTools: Anthropic.Tool[] = [
-  { name: "get_order", description: "Look up an order by id.", input_schema: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] } },
-  { name: "refund", description: "Refund an order in full.", input_schema: { type: "object", properties: { order_id: { type: "string" }, amount: { type: "number" } }, required: ["order_id", "amount"] } },
+  {
+    name: "get_order",
+    description: "Look up an order by id.",
+    input_schema: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
+  },
+  {
+    name: "refund",
+    description: "Refund an order in full.",
+    input_schema: { type: "object", properties: { order_id: { type: "string" }, amount: { type: "number" } }, required: ["order_id", "amount"] },
+  },
 ];

@@ -19,7 +19,18 @@ function answerTo(body: { messages: Array<{ content: unknown }> }): Block[] {
 /** Anthropic's event stream for `content`, thinking streamed as the API streams it. */
 function events(model: string, content: Block[]): string {
   const send = (type: string, data: Block) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  let out = send("message_start", { message: { id: "msg_up", type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } } });
+  let out = send("message_start", {
+    message: {
+      id: "msg_up",
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 9, output_tokens: 1 },
+    },
+  });
   content.forEach((block, index) => {
     if (block.type === "thinking") {
       out += send("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } });
@@ -54,7 +65,16 @@ beforeEach(() => {
     const content = answerTo(body);
     if (body.stream) return new Response(events(body.model, content), { headers: { "content-type": "text/event-stream" } });
     const stop = content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
-    return Response.json({ id: "msg_up", type: "message", role: "assistant", model: body.model, content, stop_reason: stop, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 20 } });
+    return Response.json({
+      id: "msg_up",
+      type: "message",
+      role: "assistant",
+      model: body.model,
+      content,
+      stop_reason: stop,
+      stop_sequence: null,
+      usage: { input_tokens: 9, output_tokens: 20 },
+    });
   });
 });
 afterEach(() => vi.restoreAllMocks());
@@ -87,7 +107,17 @@ describe("Anthropic thinking (issue 27, item 10)", () => {
       const first = await run(anthropicClient(key, outcomes), model, thinking, stream);
       expect(outcomes).toEqual(["miss", "miss"]);
       expect(first[0].slice(0, 2)).toEqual([THINKING, REDACTED]);
-      await sdkRecorded(anthropicClient(key), { model, max_tokens: 4096, thinking, tools, messages: [{ role: "user", content: "Refund order #A-1." }, { role: "assistant", content: first[0] }, { role: "user", content: [{ type: "tool_result", tool_use_id: (first[0][2] as Anthropic.ToolUseBlock).id, content: '{"status":"delivered"}' }] }] });
+      await sdkRecorded(anthropicClient(key), {
+        model,
+        max_tokens: 4096,
+        thinking,
+        tools,
+        messages: [
+          { role: "user", content: "Refund order #A-1." },
+          { role: "assistant", content: first[0] },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: (first[0][2] as Anthropic.ToolUseBlock).id, content: '{"status":"delivered"}' }] },
+        ],
+      });
       const again: string[] = [];
       const repeat = await run(anthropicClient(key, again), model, thinking, stream);
       expect(again).toEqual(["hit", "hit"]);
@@ -96,7 +126,12 @@ describe("Anthropic thinking (issue 27, item 10)", () => {
       expect(repeat[0].slice(0, 2)).toEqual([THINKING, REDACTED]);
       expect(repeat[1]).toEqual(first[1]);
       // Another thinking configuration is another tree.
-      const other = await anthropicClient(key).messages.create({ model, max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 1024 }, tools, messages: [{ role: "user", content: "Refund order #A-1." }] }, { headers: { "cache-control": "only-if-cached" } }).catch((e: unknown) => e);
+      const other = await anthropicClient(key)
+        .messages.create(
+          { model, max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 1024 }, tools, messages: [{ role: "user", content: "Refund order #A-1." }] },
+          { headers: { "cache-control": "only-if-cached" } },
+        )
+        .catch((e: unknown) => e);
       expect(other).toBeInstanceOf(Anthropic.APIError);
       expect((other as InstanceType<typeof Anthropic.APIError>).status).toBe(504);
     });
@@ -108,9 +143,21 @@ describe("Anthropic thinking (issue 27, item 10)", () => {
     const thinking = { type: "enabled", budget_tokens: 2048 } as const;
     const first = await run(anthropicClient(key), model, thinking, false);
     const echo = (block: Anthropic.ContentBlock): Anthropic.ContentBlock => (block.type === "thinking" ? { ...block, signature: "forged" } : block);
-    const turn2: Anthropic.MessageParam[] = [{ role: "user", content: "Refund order #A-1." }, { role: "assistant", content: first[0].map(echo) }, { role: "user", content: [{ type: "tool_result", tool_use_id: (first[0][2] as Anthropic.ToolUseBlock).id, content: '{"status":"delivered"}' }] }];
-    await sdkRecorded(anthropicClient(key), { model, max_tokens: 4096, thinking, tools, messages: [turn2[0], { role: "assistant", content: first[0] }, turn2[2]] });
-    const forged = await anthropicClient(key).messages.create({ model, max_tokens: 4096, thinking, tools, messages: turn2 }, { headers: { "cache-control": "only-if-cached" } }).catch((e: unknown) => e);
+    const turn2: Anthropic.MessageParam[] = [
+      { role: "user", content: "Refund order #A-1." },
+      { role: "assistant", content: first[0].map(echo) },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: (first[0][2] as Anthropic.ToolUseBlock).id, content: '{"status":"delivered"}' }] },
+    ];
+    await sdkRecorded(anthropicClient(key), {
+      model,
+      max_tokens: 4096,
+      thinking,
+      tools,
+      messages: [turn2[0], { role: "assistant", content: first[0] }, turn2[2]],
+    });
+    const forged = await anthropicClient(key)
+      .messages.create({ model, max_tokens: 4096, thinking, tools, messages: turn2 }, { headers: { "cache-control": "only-if-cached" } })
+      .catch((e: unknown) => e);
     expect((forged as InstanceType<typeof Anthropic.APIError>).status).toBe(504);
   });
 });

@@ -15,7 +15,14 @@ describe("a miss's D1 calls", () => {
     const treeId = `lookup-${crypto.randomUUID()}`;
     const input = recording(treeId, ["hi", "where is my order?"], "let me look");
     const d1 = counted(env.DB);
-    const found = await lookUpOrJoin(async () => d1.db, new SingleFlight(1000), { treeId, key: input.answer.parent, policy, timeoutMs: 5000, templates: true, join: true });
+    const found = await lookUpOrJoin(async () => d1.db, new SingleFlight(1000), {
+      treeId,
+      key: input.answer.parent,
+      policy,
+      timeoutMs: 5000,
+      templates: true,
+      join: true,
+    });
     expect(found).toMatchObject({ status: "miss", templates: false, joined: { role: "leader" } });
     expect(d1.calls()).toBe(1);
   });
@@ -55,10 +62,15 @@ describe("a miss's D1 calls", () => {
 
   it("Should read the same partners and paths in learning's one batch as partnersOf and readPathTo one by one", async () => {
     const treeId = `partners-${crypto.randomUUID()}`;
-    const inputs = ["A-1", "B-2", "C-3", "D-4", "E-5", "F-6"].map((order) => recording(treeId, ["hi", `where is order ${order}?`], `order ${order} has shipped`));
+    const inputs = ["A-1", "B-2", "C-3", "D-4", "E-5", "F-6"].map((order) =>
+      recording(treeId, ["hi", `where is order ${order}?`], `order ${order} has shipped`),
+    );
     for (const input of inputs) await recordGeneration(env.DB, input);
     const shapeKey = `shape-${crypto.randomUUID()}`;
-    for (const [i, input] of inputs.entries()) await env.DB.prepare("INSERT INTO template_observations (answer_hash, tree_id, shape_key, created_at) VALUES (?1, ?2, ?3, ?4)").bind(input.answer.hash, treeId, shapeKey, 1000 + i).run();
+    for (const [i, input] of inputs.entries())
+      await env.DB.prepare("INSERT INTO template_observations (answer_hash, tree_id, shape_key, created_at) VALUES (?1, ?2, ?3, ?4)")
+        .bind(input.answer.hash, treeId, shapeKey, 1000 + i)
+        .run();
     // One partner pruned under its observation: its path reads as null both ways.
     await env.DB.prepare("DELETE FROM nodes WHERE hash = ?1").bind(inputs[3].answer.hash).run();
     const last = inputs.at(-1)!.answer.hash;

@@ -14,13 +14,29 @@ interface Explained {
     depth: number;
     messages: number;
     tree_id: string;
-    divergence: { index: number; parent: string; siblings: number; closest: { node: string } | null; field: string | null; diff: { before: string; incoming: string; recorded: string; after: string } | null } | null;
+    divergence: {
+      index: number;
+      parent: string;
+      siblings: number;
+      closest: { node: string } | null;
+      field: string | null;
+      diff: { before: string; incoming: string; recorded: string; after: string } | null;
+    } | null;
     frame: { nearest_tree: string | null; field: string | null; trees_compared: number } | null;
   } | null;
 }
 
-const TOOLS = [{ type: "function", function: { name: "refund", parameters: { type: "object", properties: { order: { type: "string" }, amount_cents: { type: "integer" } } } } }];
-const call = (amount: number) => ({ role: "assistant", content: null, tool_calls: [{ id: `call_${amount}`, type: "function", function: { name: "refund", arguments: JSON.stringify({ order: "A-1", amount_cents: amount }) } }] });
+const TOOLS = [
+  {
+    type: "function",
+    function: { name: "refund", parameters: { type: "object", properties: { order: { type: "string" }, amount_cents: { type: "integer" } } } },
+  },
+];
+const call = (amount: number) => ({
+  role: "assistant",
+  content: null,
+  tool_calls: [{ id: `call_${amount}`, type: "function", function: { name: "refund", arguments: JSON.stringify({ order: "A-1", amount_cents: amount }) } }],
+});
 const conversation = (model: string, amount: number, status: string, extra: Record<string, unknown> = {}) => ({
   model,
   tools: TOOLS,
@@ -64,7 +80,9 @@ describe("why it missed", () => {
     expect(first.headers.get("muscle-mem-cache")).toBe("miss");
     expect(first.headers.get("muscle-mem-miss")).toBe("new-tree");
     await learn(conversation(model, 1999, "delivered"), key).catch(() => undefined);
-    await eventually(async () => (await send(conversation(model, 1999, "delivered"), key, `why-hit-${model}`, { "cache-control": "only-if-cached" })).status === 200);
+    await eventually(
+      async () => (await send(conversation(model, 1999, "delivered"), key, `why-hit-${model}`, { "cache-control": "only-if-cached" })).status === 200,
+    );
 
     const id = `why-tool-${model}`;
     const res = await send(conversation(model, 1999, "shipped"), key, id);
@@ -149,7 +167,9 @@ describe("why it missed", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { data: Explained[]; next_cursor: string | null } = await ok(api(`/requests?limit=2&q=why-page-${model}${cursor ? `&cursor=${cursor}` : ""}`, { token: key }));
+      const page: { data: Explained[]; next_cursor: string | null } = await ok(
+        api(`/requests?limit=2&q=why-page-${model}${cursor ? `&cursor=${cursor}` : ""}`, { token: key }),
+      );
       expect(page.data.length).toBeLessThanOrEqual(2);
       seen.push(...page.data.map((r) => r.request_id));
       cursor = page.next_cursor;

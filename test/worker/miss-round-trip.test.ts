@@ -95,7 +95,9 @@ describe("one far round trip on a miss", () => {
     if (!keyed.ok) throw new Error("unkeyable");
     // A live template of this tree under a lookup key no request has: the tree has templates, none of which fits.
     const now = Date.now();
-    await env.DB.prepare("INSERT INTO templates (id, tree_id, lookup_key, anchor_depth, pattern, state, created_at, updated_at) VALUES (?1, ?2, ?3, 0, '{}', '{}', ?4, ?4)")
+    await env.DB.prepare(
+      "INSERT INTO templates (id, tree_id, lookup_key, anchor_depth, pattern, state, created_at, updated_at) VALUES (?1, ?2, ?3, 0, '{}', '{}', ?4, ?4)",
+    )
       .bind(`t-${crypto.randomUUID()}`, keyed.key.treeId, `nothing-${crypto.randomUUID()}`, now)
       .run();
     const miss = await chat(ask(model, "with templates"), { key });

@@ -22,8 +22,16 @@ async function firstPath(key: string): Promise<Array<NodeSummary & { read: NodeR
   }
 }
 
-const responsesTools = [{ type: "function", name: "get_order", description: "Look up an order.", parameters: { type: "object", properties: { order_id: { type: "string" } } } }];
-const geminiTools = [{ functionDeclarations: [{ name: "get_order", description: "Look up an order.", parameters: { type: "OBJECT", properties: { order_id: { type: "STRING" } } } }] }];
+const responsesTools = [
+  { type: "function", name: "get_order", description: "Look up an order.", parameters: { type: "object", properties: { order_id: { type: "string" } } } },
+];
+const geminiTools = [
+  {
+    functionDeclarations: [
+      { name: "get_order", description: "Look up an order.", parameters: { type: "OBJECT", properties: { order_id: { type: "STRING" } } } },
+    ],
+  },
+];
 
 describe("node reads and previews of trees recorded through other APIs", () => {
   it("Should show a Responses tree's text, function call (name, arguments) and function output in node reads, previews and the path", async () => {
@@ -33,10 +41,26 @@ describe("node reads and previews of trees recorded through other APIs", () => {
 
     const path = await firstPath(key);
     expect(path.map((n) => n.role)).toEqual(["user", "assistant", "user", "assistant", "tool", "assistant"]);
-    expect(path.map((n) => n.preview)).toEqual(["Refund order #A-1.", "echo: Refund order #A-1.", "Look it up.", "→ get_order()", '[call_0] {"status":"delivered"}', "echo:"]);
-    expect(path[0].read.message).toEqual({ role: "user", items: [{ type: "message", role: "user", content: [{ type: "input_text", text: "Refund order #A-1." }] }] });
-    expect(path[1].read.message).toEqual({ role: "assistant", items: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "echo: Refund order #A-1.", annotations: [] }] }] });
-    expect(path[3].read.message).toEqual({ role: "assistant", items: [{ type: "function_call", call_id: "call_0", name: "get_order", arguments: '{"order_id":"A-1"}' }] });
+    expect(path.map((n) => n.preview)).toEqual([
+      "Refund order #A-1.",
+      "echo: Refund order #A-1.",
+      "Look it up.",
+      "→ get_order()",
+      '[call_0] {"status":"delivered"}',
+      "echo:",
+    ]);
+    expect(path[0].read.message).toEqual({
+      role: "user",
+      items: [{ type: "message", role: "user", content: [{ type: "input_text", text: "Refund order #A-1." }] }],
+    });
+    expect(path[1].read.message).toEqual({
+      role: "assistant",
+      items: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "echo: Refund order #A-1.", annotations: [] }] }],
+    });
+    expect(path[3].read.message).toEqual({
+      role: "assistant",
+      items: [{ type: "function_call", call_id: "call_0", name: "get_order", arguments: '{"order_id":"A-1"}' }],
+    });
     expect(path[4].read.message).toEqual({ role: "tool", items: [{ type: "function_call_output", call_id: "call_0", output: '{"status":"delivered"}' }] });
 
     // Search matches and prune roots read the same previews.

@@ -80,7 +80,15 @@ describe("request logs", () => {
     const [missLine, ...moreMiss] = linesFor("run-42.miss");
     expect(moreMiss).toEqual([]);
     expect(Object.keys(missLine).sort()).toEqual(LINE_KEYS);
-    expect(missLine).toMatchObject({ event: "request", level: "info", method: "POST", route: "/v1/chat/completions", status: 200, reason: null, outcome: "miss" });
+    expect(missLine).toMatchObject({
+      event: "request",
+      level: "info",
+      method: "POST",
+      route: "/v1/chat/completions",
+      status: 200,
+      reason: null,
+      outcome: "miss",
+    });
     expect(missLine.tree).toMatch(/^[0-9a-f]{16,}$/);
     expect(missLine.ms.parse).toBeGreaterThanOrEqual(0);
     expect(missLine.ms.lookup).toBeGreaterThanOrEqual(0);
@@ -107,7 +115,11 @@ describe("request logs", () => {
     await (await chat(body)).arrayBuffer();
     await recorded(body);
     const ctx = createExecutionContext();
-    const request = new Request("http://mm.test/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer sk-test-default", "x-request-id": "run-44.hit" }, body: JSON.stringify(body) });
+    const request = new Request("http://mm.test/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk-test-default", "x-request-id": "run-44.hit" },
+      body: JSON.stringify(body),
+    });
     const hit = await worker.fetch(request, { ...env, LOG_LEVEL: "debug" } as Env, ctx);
     expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
     await hit.arrayBuffer();
@@ -141,7 +153,7 @@ describe("request logs", () => {
 
   it("Should give a fresh id to a request without a sane one, and log bypasses and errors", async () => {
     const model = uniqueModel("obs");
-    const bypassed = await chat({ model, n: 2, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-request-id": "has spaces and \"quotes\"" } });
+    const bypassed = await chat({ model, n: 2, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-request-id": 'has spaces and "quotes"' } });
     const id = bypassed.headers.get("x-request-id") ?? "";
     expect(id).toMatch(UUID);
     expect(bypassed.headers.get("muscle-mem-cache")).toBe("bypass");
@@ -202,7 +214,18 @@ describe("Analytics Engine", () => {
   it("Should write one data point with outcome, route, tree and timings, and do nothing without a binding", () => {
     const points: AnalyticsEngineDataPoint[] = [];
     const dataset: AnalyticsEngineDataset = { writeDataPoint: (p) => void points.push(p ?? {}) };
-    const line: RequestLogLine = { event: "request", level: "info", request_id: "r", method: "POST", route: "/v1/chat/completions", status: 200, outcome: "hit", tree: "t1", reason: null, ms: { lookup: 2, total: 5 } };
+    const line: RequestLogLine = {
+      event: "request",
+      level: "info",
+      request_id: "r",
+      method: "POST",
+      route: "/v1/chat/completions",
+      status: 200,
+      outcome: "hit",
+      tree: "t1",
+      reason: null,
+      ms: { lookup: 2, total: 5 },
+    };
     writeRequestPoint(dataset, line);
     expect(points).toEqual([{ indexes: ["t1"], blobs: ["hit", "/v1/chat/completions", "t1", ""], doubles: [5, 2, 0, 200] }]);
     expect(() => writeRequestPoint(undefined, line)).not.toThrow();

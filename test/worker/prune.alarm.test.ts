@@ -52,7 +52,17 @@ describe("the stale prune on each tree's alarm", () => {
     await age([...stale.path.map((p) => p.hash), stale.answer.hash]);
     // This colo holds the stale key's answers for a minute: only the alarm's forgetting can remove them sooner.
     const colo = coloCache(60_000)!;
-    await colo.put(stale.answer.parent, [{ hash: stale.answer.hash, message: { role: "assistant", content: "refunded A-1" }, observations: 1, finishReason: "stop", promptTokens: 1, completionTokens: 1, latencyMs: 1 }]);
+    await colo.put(stale.answer.parent, [
+      {
+        hash: stale.answer.hash,
+        message: { role: "assistant", content: "refunded A-1" },
+        observations: 1,
+        finishReason: "stop",
+        promptTokens: 1,
+        completionTokens: 1,
+        latencyMs: 1,
+      },
+    ]);
     expect(await colo.get(stale.answer.parent)).toBeDefined();
 
     const started = Date.now();
@@ -71,11 +81,16 @@ describe("the stale prune on each tree's alarm", () => {
   it("Should arm a bounded number of trees per cron run, resume where the last run stopped, and start the next pass at the end", async () => {
     // Trees written before alarms existed: rows in D1 and no object yet. Their ids sort before any random id.
     const ids = Array.from({ length: 5 }, (_, i) => i.toString(16).padStart(32, "0"));
-    await env.DB.batch(ids.map((id) => env.DB.prepare(`INSERT OR IGNORE INTO trees (id, tenant, namespace, model, frame, created_at) VALUES (?1, 't', 'n', 'm', '{}', 1)`).bind(id)));
+    await env.DB.batch(
+      ids.map((id) =>
+        env.DB.prepare(`INSERT OR IGNORE INTO trees (id, tenant, namespace, model, frame, created_at) VALUES (?1, 't', 'n', 'm', '{}', 1)`).bind(id),
+      ),
+    );
     for (const id of ids) await runInDurableObject(treeWriterOf(env, id), (_, state) => state.storage.deleteAlarm());
     await env.DB.prepare(`DELETE FROM prune_sweep`).run();
     const total = (await env.DB.prepare(`SELECT count(*) AS n FROM trees`).first<{ n: number }>())?.n ?? 0;
-    const cursor = async () => (await env.DB.prepare(`SELECT after, passes FROM prune_sweep WHERE shard = 'DB'`).first<{ after: string; passes: number }>()) ?? null;
+    const cursor = async () =>
+      (await env.DB.prepare(`SELECT after, passes FROM prune_sweep WHERE shard = 'DB'`).first<{ after: string; passes: number }>()) ?? null;
 
     const before = Date.now();
     expect(await armPruneAlarms(env, 2)).toEqual({ visited: 2, armed: 2, passesEnded: 0 });
@@ -103,7 +118,9 @@ describe("a long prune gives way to recordings", () => {
   /** A tree of `paths` stale conversations (question, answer, question, answer), written straight to D1 with the hashes recordings use. */
   async function seed(treeId: string, paths: number) {
     const recordings = Array.from({ length: paths }, (_, p) => recording(treeId, [`q ${p}`, `a ${p}`, `q2 ${p}`], `answer ${p}`));
-    await env.DB.prepare(`INSERT INTO trees (id, tenant, namespace, model, frame, created_at) VALUES (?1, 't', 'default', 'm', '{"model":"m"}', 1)`).bind(treeId).run();
+    await env.DB.prepare(`INSERT INTO trees (id, tenant, namespace, model, frame, created_at) VALUES (?1, 't', 'default', 'm', '{"model":"m"}', 1)`)
+      .bind(treeId)
+      .run();
     const rows = recordings.flatMap((r) => [
       ...r.path.map((n, i) => ({ ...n, depth: i + 1, observations: 0 })),
       { ...r.answer, depth: r.path.length + 1, observations: 1 },
@@ -177,7 +194,12 @@ describe("a long prune gives way to recordings", () => {
         const result = await page(env.DB);
         if (++pages === 3) {
           const stored = await left(treeId);
-          between = [under, deep, ...recordings.filter((r) => !stored.has(r.answer.hash)).slice(0, 1), ...recordings.filter((r) => stored.has(r.answer.hash)).slice(0, 1)];
+          between = [
+            under,
+            deep,
+            ...recordings.filter((r) => !stored.has(r.answer.hash)).slice(0, 1),
+            ...recordings.filter((r) => stored.has(r.answer.hash)).slice(0, 1),
+          ];
           expect(between).toHaveLength(4);
           await recordGenerations(env.DB, between);
         }

@@ -52,15 +52,9 @@ async function seed(salt: number, paths: number): Promise<{ treeId: string; node
     }
   }
   const statements = nodes.map((x) =>
-    env.DB.prepare(`INSERT INTO nodes (hash, parent, tree_id, depth, role, message, observations, created_at) VALUES (?1, ?2, ?3, ?4, ?5, '{"content":"x"}', ?6, ?7)`).bind(
-      x.hash,
-      x.parent,
-      treeId,
-      x.depth,
-      x.role,
-      x.role === "assistant" ? 1 : 0,
-      x.created,
-    ),
+    env.DB.prepare(
+      `INSERT INTO nodes (hash, parent, tree_id, depth, role, message, observations, created_at) VALUES (?1, ?2, ?3, ?4, ?5, '{"content":"x"}', ?6, ?7)`,
+    ).bind(x.hash, x.parent, treeId, x.depth, x.role, x.role === "assistant" ? 1 : 0, x.created),
   );
   for (let i = 0; i < statements.length; i += 200) await env.DB.batch(statements.slice(i, i + 200));
   return { treeId, nodes, kept: nodes.slice(0, 4).map((x) => x.hash) };
@@ -99,7 +93,11 @@ describe("the paged prune", () => {
     // Hang 300 children under path 0's first message, so that one parent has more children than one statement deletes.
     const top = nodes[0].hash;
     const wide = Array.from({ length: 300 }, (_, i) =>
-      env.DB.prepare(`INSERT INTO nodes (hash, parent, tree_id, depth, role, message, observations) VALUES (?1, ?2, ?3, 2, 'assistant', '{}', 1)`).bind(hex(900_000 + i, 2), top, treeId),
+      env.DB.prepare(`INSERT INTO nodes (hash, parent, tree_id, depth, role, message, observations) VALUES (?1, ?2, ?3, 2, 'assistant', '{}', 1)`).bind(
+        hex(900_000 + i, 2),
+        top,
+        treeId,
+      ),
     );
     await env.DB.batch(wide);
     const changes: number[] = [];

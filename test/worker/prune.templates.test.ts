@@ -36,7 +36,8 @@ async function twoFamilies(): Promise<{ key: string; model: string; treeId: stri
   return { key, model, treeId: tree.id, templates, users };
 }
 
-const familyOf = (t: TemplateSummary) => (t.slots.some((s) => s.values.includes("A-1")) ? "refund" : t.slots.some((s) => s.values.includes("D-4")) ? "cancel" : "other");
+const familyOf = (t: TemplateSummary) =>
+  t.slots.some((s) => s.values.includes("A-1")) ? "refund" : t.slots.some((s) => s.values.includes("D-4")) ? "cancel" : "other";
 
 describe("a prune takes only the templates whose evidence it removes", () => {
   it("Should keep every template when the pruned branch taught none, and say so in the preview", async () => {
@@ -67,7 +68,12 @@ describe("a prune takes only the templates whose evidence it removes", () => {
     expect(pruned).toMatchObject({ nodes: 2, answers: 1, templates: cancelTemplates.length });
     const after = (await ok<{ data: TemplateSummary[] }>(api(`/trees/${treeId}/templates`, { token: key }))).data;
     expect(after.map(familyOf)).not.toContain("cancel");
-    expect(after.map((t) => t.id).sort()).toEqual(templates.filter((t) => familyOf(t) !== "cancel").map((t) => t.id).sort());
+    expect(after.map((t) => t.id).sort()).toEqual(
+      templates
+        .filter((t) => familyOf(t) !== "cancel")
+        .map((t) => t.id)
+        .sort(),
+    );
     const fourth = await chat(refund(model, "G-7777"), { key });
     await fourth.arrayBuffer();
     expect(fourth.headers.get("muscle-mem-cache")).toBe("hit");
@@ -91,20 +97,33 @@ describe("a prune takes only the templates whose evidence it removes", () => {
     const hello = users.find((u) => u.preview.includes("hello there"));
     expect(await ok<Outcome>(api(`/nodes/${hello?.hash}`, { token: key, method: "DELETE" }))).toMatchObject({ templates: 1 });
     const after = (await ok<{ data: TemplateSummary[] }>(api(`/trees/${treeId}/templates`, { token: key }))).data;
-    expect(after.map((t) => t.id).sort()).toEqual(templates.slice(1).map((t) => t.id).sort());
+    expect(after.map((t) => t.id).sort()).toEqual(
+      templates
+        .slice(1)
+        .map((t) => t.id)
+        .sort(),
+    );
   });
 
   it("Should count only the learned templates the panel lists, never a declared answer's evidence rows, and keep the evidence of answers that stay", async () => {
     const { key, treeId, templates, users } = await twoFamilies();
-    const answerOf = async (user: NodeSummary | undefined) => (await ok<{ data: NodeSummary[] }>(api(`/trees/${treeId}/children?parent=${user?.hash}`, { token: key }))).data[0];
+    const answerOf = async (user: NodeSummary | undefined) =>
+      (await ok<{ data: NodeSummary[] }>(api(`/trees/${treeId}/children?parent=${user?.hash}`, { token: key }))).data[0];
     const hello = users.find((u) => u.preview.includes("hello there"));
     const refundUser = users.find((u) => u.preview.includes("A-1"));
     const [helloAnswer, refundAnswer] = [await answerOf(hello), await answerOf(refundUser)];
     // Declared answers keep their evidence as rows of `templates` (anchor -1), one per binding: three here.
-    for (const [node, binding] of [[helloAnswer, "b1"], [helloAnswer, "b2"], [refundAnswer, "b3"]] as const) {
+    for (const [node, binding] of [
+      [helloAnswer, "b1"],
+      [helloAnswer, "b2"],
+      [refundAnswer, "b3"],
+    ] as const) {
       await recordDeclaredEvidence(env.DB, { treeId, key: node.parent, answer: node.hash, binding });
     }
-    const declared = () => env.DB.prepare("SELECT json_extract(pattern, '$.declared') AS answer FROM templates WHERE tree_id = ?1 AND anchor_depth = ?2").bind(treeId, DECLARED_ANCHOR).all<{ answer: string }>();
+    const declared = () =>
+      env.DB.prepare("SELECT json_extract(pattern, '$.declared') AS answer FROM templates WHERE tree_id = ?1 AND anchor_depth = ?2")
+        .bind(treeId, DECLARED_ANCHOR)
+        .all<{ answer: string }>();
     expect((await declared()).results).toHaveLength(3);
     const panel = (await ok<{ data: TemplateSummary[] }>(api(`/trees/${treeId}/templates`, { token: key }))).data;
     expect(panel).toHaveLength(templates.length);

@@ -6,7 +6,9 @@ import { recording } from "./recordings";
 
 /** What a tree holds: its counters and every node's observations, by position (hashes differ per tree). */
 async function state(treeId: string): Promise<{ nodeCount: number; misses: number; nodes: number; observations: number[] }> {
-  const tree = await env.DB.prepare("SELECT node_count AS nodeCount, misses FROM trees WHERE id = ?1").bind(treeId).first<{ nodeCount: number; misses: number }>();
+  const tree = await env.DB.prepare("SELECT node_count AS nodeCount, misses FROM trees WHERE id = ?1")
+    .bind(treeId)
+    .first<{ nodeCount: number; misses: number }>();
   const rows = await env.DB.prepare("SELECT observations FROM nodes WHERE tree_id = ?1 ORDER BY depth, message").bind(treeId).all<{ observations: number }>();
   return { nodeCount: tree?.nodeCount ?? 0, misses: tree?.misses ?? 0, nodes: rows.results.length, observations: rows.results.map((r) => r.observations) };
 }
@@ -48,7 +50,9 @@ describe("recordings written together", () => {
   it("Should still store the others of a group when one recording of it fails", async () => {
     const treeId = `one-bad-${crypto.randomUUID()}`;
     const marker = `bad-${crypto.randomUUID().slice(0, 8)}`;
-    await env.DB.exec(`CREATE TRIGGER batch_fault BEFORE INSERT ON nodes WHEN instr(NEW.message, '${marker}') > 0 BEGIN SELECT RAISE(ABORT, 'injected D1 fault'); END`);
+    await env.DB.exec(
+      `CREATE TRIGGER batch_fault BEFORE INSERT ON nodes WHEN instr(NEW.message, '${marker}') > 0 BEGIN SELECT RAISE(ABORT, 'injected D1 fault'); END`,
+    );
     try {
       const writer = treeWriterOf(env, treeId);
       const inputs = [0, 1, 2, 3].map((i) => recording(treeId, ["hi", `ask ${i}`], i === 2 ? marker : `answer ${i}`));

@@ -4,7 +4,10 @@ import type { RecordInput } from "../../src/store/tree/record";
 
 /** A recording of `texts` (alternating user/assistant) followed by `answer`. */
 export function recording(treeId: string, texts: string[], answer: string): RecordInput {
-  const path = walk(treeId, texts.map((t, i) => ({ role: i % 2 ? "assistant" : "user", content: t })));
+  const path = walk(
+    treeId,
+    texts.map((t, i) => ({ role: i % 2 ? "assistant" : "user", content: t })),
+  );
   const parent = path.at(-1)!.hash;
   const json = canonicalJson({ role: "assistant", content: answer });
   return {

@@ -63,7 +63,15 @@ describe("GET /api/requests", () => {
     const nodes = await ok<{ data: Array<{ hash: string; preview: string }> }>(api(`/trees/${tree.id}/children`, { token: key }));
     const a1 = nodes.data.find((n) => n.preview.includes("A-1"));
     const answers = await ok<{ data: Array<{ hash: string }> }>(api(`/trees/${tree.id}/children?parent=${a1?.hash}`, { token: key }));
-    expect(hit).toMatchObject({ tree_id: tree.id, route: "/v1/chat/completions", status: 200, node: answers.data[0].hash, model, namespace: "default", count: 1 });
+    expect(hit).toMatchObject({
+      tree_id: tree.id,
+      route: "/v1/chat/completions",
+      status: 200,
+      node: answers.data[0].hash,
+      model,
+      namespace: "default",
+      count: 1,
+    });
     expect(hit?.prompt_tokens).toBeGreaterThan(0);
     const served = rows.find((r) => r.outcome === "template");
     expect(served?.template_id).toMatch(/^[0-9a-f]{32}$/);
@@ -91,12 +99,34 @@ describe("GET /api/requests", () => {
     });
   });
 
-  const recentRow = (i: number, tree: string | null): RecentRequest => ({ at: i, tree_id: tree, route: "/v1/chat/completions", outcome: "miss", status: 200, latency_ms: 1, prompt_tokens: null, completion_tokens: null, node: null, template_id: null, reason: null, count: 1, request_id: null, explanation: null, error: null, tenant: null });
+  const recentRow = (i: number, tree: string | null): RecentRequest => ({
+    at: i,
+    tree_id: tree,
+    route: "/v1/chat/completions",
+    outcome: "miss",
+    status: 200,
+    latency_ms: 1,
+    prompt_tokens: null,
+    completion_tokens: null,
+    node: null,
+    template_id: null,
+    reason: null,
+    count: 1,
+    request_id: null,
+    explanation: null,
+    error: null,
+    tenant: null,
+  });
 
   it("Should keep only the newest RECENT_KEPT rows, whatever one flush writes", async () => {
     // Spread over enough trees that no tree passes its own cap: the database's cap is what trims.
     const trees = Math.ceil((RECENT_KEPT + 25) / RECENT_KEPT_PER_TREE) + 1;
-    await env.DB.batch(recentStatements(env.DB, Array.from({ length: RECENT_KEPT + 25 }, (_, i) => recentRow(1e15 + i, `cap-${i % trees}`))));
+    await env.DB.batch(
+      recentStatements(
+        env.DB,
+        Array.from({ length: RECENT_KEPT + 25 }, (_, i) => recentRow(1e15 + i, `cap-${i % trees}`)),
+      ),
+    );
     const count = await env.DB.prepare("SELECT count(*) AS n, min(at) AS oldest FROM recent_requests").first<{ n: number; oldest: number }>();
     expect(count?.n).toBe(RECENT_KEPT);
     expect(count?.oldest).toBe(1e15 + 25);
@@ -109,9 +139,15 @@ describe("GET /api/requests", () => {
     // The busy tree writes more rows than the whole database keeps.
     const flushes = Math.ceil((RECENT_KEPT + 1) / RECENT_KEPT_PER_TREE);
     for (let flush = 0; flush < flushes; flush++) {
-      await env.DB.batch(recentStatements(env.DB, Array.from({ length: RECENT_KEPT_PER_TREE }, (_, i) => recentRow(2e15 + 1 + flush * RECENT_KEPT_PER_TREE + i, busy))));
+      await env.DB.batch(
+        recentStatements(
+          env.DB,
+          Array.from({ length: RECENT_KEPT_PER_TREE }, (_, i) => recentRow(2e15 + 1 + flush * RECENT_KEPT_PER_TREE + i, busy)),
+        ),
+      );
     }
-    const counts = (tree: string) => env.DB.prepare("SELECT count(*) AS n, min(at) AS oldest FROM recent_requests WHERE tree_id = ?").bind(tree).first<{ n: number; oldest: number }>();
+    const counts = (tree: string) =>
+      env.DB.prepare("SELECT count(*) AS n, min(at) AS oldest FROM recent_requests WHERE tree_id = ?").bind(tree).first<{ n: number; oldest: number }>();
     expect(await counts(quiet)).toEqual({ n: 1, oldest: 2e15 });
     expect(await counts(busy)).toEqual({ n: RECENT_KEPT_PER_TREE, oldest: 2e15 + 1 + (flushes - 1) * RECENT_KEPT_PER_TREE });
   });

@@ -14,7 +14,16 @@ const PATCH = "*** Begin Patch\n*** Update File: desk.py\n@@\n-refunded = False\
 /** The model's answer: a reasoning item and an apply_patch call, then, once the patch result is back, a message. */
 function answerTo(body: Body): Item[] {
   const last = body.input[body.input.length - 1];
-  if (last.type === "custom_tool_call_output") return [{ id: "msg_up2", type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Refunded A-1.", annotations: [], logprobs: [] }] }];
+  if (last.type === "custom_tool_call_output")
+    return [
+      {
+        id: "msg_up2",
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "Refunded A-1.", annotations: [], logprobs: [] }],
+      },
+    ];
   return [
     { id: "rs_up1", type: "reasoning", summary: [], encrypted_content: "gAAAA-sealed" },
     { id: "ctc_up1", type: "custom_tool_call", status: "completed", call_id: `call_up${asked.length}`, name: "apply_patch", input: PATCH },
@@ -30,10 +39,23 @@ beforeEach(() => {
     if (new URL(request.url).origin !== upstream || !request.url.endsWith("/responses")) return real(input, init);
     const body = (await request.json()) as Body;
     asked.push(body);
-    const response = { id: `resp_up${asked.length}`, object: "response", status: "completed", model: body.model, output: answerTo(body), client_metadata: body.client_metadata, usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } };
+    const response = {
+      id: `resp_up${asked.length}`,
+      object: "response",
+      status: "completed",
+      model: body.model,
+      output: answerTo(body),
+      client_metadata: body.client_metadata,
+      usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+    };
     if (!body.stream) return Response.json(response);
-    const events = [{ type: "response.created", response: { ...response, status: "in_progress", output: [] } }, { type: "response.completed", response }];
-    return new Response(events.map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
+    const events = [
+      { type: "response.created", response: { ...response, status: "in_progress", output: [] } },
+      { type: "response.completed", response },
+    ];
+    return new Response(events.map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`).join(""), {
+      headers: { "content-type": "text/event-stream" },
+    });
   });
 });
 afterEach(() => vi.restoreAllMocks());
@@ -95,7 +117,9 @@ describe("Codex's request shape (test/fixtures/agents/codex.request.json)", () =
     const key = `sk-codex-${crypto.randomUUID().slice(0, 8)}`;
     await (await send(key, "_run1")).text();
     await recorded(key, {});
-    const input = (codex.body.input as Item[]).map((item) => (item.type === "additional_tools" ? { ...item, tools: (item.tools as Item[]).slice(0, 1) } : item));
+    const input = (codex.body.input as Item[]).map((item) =>
+      item.type === "additional_tools" ? { ...item, tools: (item.tools as Item[]).slice(0, 1) } : item,
+    );
     const fewer = await send(key, "_run2", { input }, { "cache-control": "only-if-cached" });
     expect(fewer.status).toBe(504);
     const tools = (codex.body.tools as Item[]).map((tool) => (tool.type === "custom" ? { ...tool, description: "Edit files." } : tool));
@@ -108,7 +132,9 @@ describe("Codex's request shape (test/fixtures/agents/codex.request.json)", () =
     const withTool = await send(key, "_run1", { tools: [...(codex.body.tools as Item[]), search] });
     expect(withTool.headers.get("muscle-mem-cache")).toBe("bypass");
     await withTool.text();
-    const input = (codex.body.input as Item[]).map((item) => (item.type === "additional_tools" ? { ...item, tools: [...(item.tools as Item[]), search] } : item));
+    const input = (codex.body.input as Item[]).map((item) =>
+      item.type === "additional_tools" ? { ...item, tools: [...(item.tools as Item[]), search] } : item,
+    );
     const added = await send(key, "_run1", { input });
     expect(added.headers.get("muscle-mem-cache")).toBe("bypass");
     await added.text();

@@ -17,7 +17,13 @@ import { withUpstream } from "./upstream-stub";
 
 const key = () => `sk-resp-envelope-${crypto.randomUUID()}`;
 const model = () => `gpt-envelope-${crypto.randomUUID().slice(0, 8)}`;
-const toolParam = { type: "function" as const, name: "get_order", description: "Look up an order.", parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] }, strict: null };
+const toolParam = {
+  type: "function" as const,
+  name: "get_order",
+  description: "Look up an order.",
+  parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
+  strict: null,
+};
 
 /** A completed response as the API sends it for a reasoning model's text answer. */
 function upstreamResponse(m: string, echo: { prompt_cache_key: string; safety_identifier: string; metadata: Record<string, string> }) {
@@ -37,7 +43,13 @@ function upstreamResponse(m: string, echo: { prompt_cache_key: string; safety_id
     model: `${m}-2026-01-01`,
     output: [
       { id: "rs_up1", type: "reasoning", summary: [] },
-      { id: "msg_up1", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Order A-1 is on its way.", annotations: [], logprobs: [] }] },
+      {
+        id: "msg_up1",
+        type: "message",
+        status: "completed",
+        role: "assistant",
+        content: [{ type: "output_text", text: "Order A-1 is on its way.", annotations: [], logprobs: [] }],
+      },
     ],
     parallel_tool_calls: true,
     previous_response_id: null,
@@ -55,7 +67,13 @@ function upstreamResponse(m: string, echo: { prompt_cache_key: string; safety_id
     top_logprobs: 0,
     top_p: 1,
     truncation: "disabled",
-    usage: { input_tokens: 50, input_tokens_details: { cached_tokens: 20 }, output_tokens: 80, output_tokens_details: { reasoning_tokens: 64 }, total_tokens: 130 },
+    usage: {
+      input_tokens: 50,
+      input_tokens_details: { cached_tokens: 20 },
+      output_tokens: 80,
+      output_tokens_details: { reasoning_tokens: 64 },
+      total_tokens: 130,
+    },
     user: null,
     metadata: echo.metadata,
   };
@@ -95,7 +113,12 @@ const withoutSdk = (response: OpenAI.Responses.Response) => {
 async function record(k: string, m: string, stream: boolean) {
   const first = request(m, recordedEcho);
   const miss = await withUpstream(
-    stream ? { text: `event: response.completed\ndata: ${JSON.stringify({ type: "response.completed", sequence_number: 0, response: upstreamResponse(m, recordedEcho) })}\n\n`, contentType: "text/event-stream" } : { json: upstreamResponse(m, recordedEcho) },
+    stream
+      ? {
+          text: `event: response.completed\ndata: ${JSON.stringify({ type: "response.completed", sequence_number: 0, response: upstreamResponse(m, recordedEcho) })}\n\n`,
+          contentType: "text/event-stream",
+        }
+      : { json: upstreamResponse(m, recordedEcho) },
     async () => (await responses({ ...first, stream }, { key: k })).text(),
   );
   expect(miss).toContain("resp_upstream");
@@ -118,7 +141,15 @@ describe("Responses hits serve the recorded response's fields", () => {
       const completed = events.find((e) => e.type === "response.completed");
       expect(completed?.type === "response.completed" && completed.response).toEqual(expectedHit(m));
       const created = events.find((e) => e.type === "response.created");
-      expect(created?.type === "response.created" && created.response).toMatchObject({ status: "in_progress", reasoning: { effort: "medium", summary: null }, text: { verbosity: "medium" }, service_tier: "default", billing: { payer: "developer" }, safety_identifier: "hit-user", usage: null });
+      expect(created?.type === "response.created" && created.response).toMatchObject({
+        status: "in_progress",
+        reasoning: { effort: "medium", summary: null },
+        text: { verbosity: "medium" },
+        service_tier: "default",
+        billing: { payer: "developer" },
+        safety_identifier: "hit-user",
+        usage: null,
+      });
     });
   }
 
@@ -145,6 +176,7 @@ describe("Responses hits serve the recorded response's fields", () => {
     const line = JSON.parse(jsonl.trim()) as { input: Array<Record<string, unknown>> };
     const onUser = { ...line, input: [{ ...line.input[0], "muscle-mem:response": {} }, ...line.input.slice(1)] };
     const notObject = { ...line, input: [line.input[0], { ...line.input[1], "muscle-mem:response": "x" }, ...line.input.slice(2)] };
-    for (const bad of [onUser, notObject]) expect((await importFor(key(), { body: JSON.stringify(bad), headers: { "content-type": "application/x-ndjson" } })).status).toBe(400);
+    for (const bad of [onUser, notObject])
+      expect((await importFor(key(), { body: JSON.stringify(bad), headers: { "content-type": "application/x-ndjson" } })).status).toBe(400);
   });
 });

@@ -5,7 +5,9 @@ describe("POST /v1/responses: bad input", () => {
   it("Should answer malformed JSON with a 400 in OpenAI's error envelope", async () => {
     const res = await responses("{not json");
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: { message: "The request body is not valid JSON.", type: "invalid_request_error", code: "invalid_json", param: null } });
+    expect(await res.json()).toEqual({
+      error: { message: "The request body is not valid JSON.", type: "invalid_request_error", code: "invalid_json", param: null },
+    });
   });
 
   it("Should answer a wrong shape with a 400 that names the field, and store nothing", async () => {
@@ -13,7 +15,13 @@ describe("POST /v1/responses: bad input", () => {
     const res = await responses(body);
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: { type: "invalid_request_error", code: "invalid_request", param: "input" } });
-    const call = { model: "echo-bad", input: [{ role: "user", content: "x" }, { type: "function_call", name: "f", arguments: "{}" }] };
+    const call = {
+      model: "echo-bad",
+      input: [
+        { role: "user", content: "x" },
+        { type: "function_call", name: "f", arguments: "{}" },
+      ],
+    };
     const noCallId = await responses(call);
     expect(noCallId.status).toBe(400);
     expect(await noCallId.json()).toMatchObject({ error: { code: "invalid_request", param: "input[1]" } });

@@ -4,7 +4,15 @@ import { describe, expect, it } from "vitest";
 import { eventsOf, recordedResponse, responses } from "./responses.support";
 
 const model = () => `echo-resp-${crypto.randomUUID().slice(0, 8)}`;
-const tools = [{ type: "function", name: "get_order", description: "Look up an order.", parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] }, strict: false }];
+const tools = [
+  {
+    type: "function",
+    name: "get_order",
+    description: "Look up an order.",
+    parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
+    strict: false,
+  },
+];
 
 /** A conversation after one tool call, as @openai/agents sends it: the call and its output, with ids. */
 function afterToolCall(m: string, status: string) {
@@ -49,7 +57,12 @@ describe("POST /v1/responses (cached)", () => {
     const body = { model: model(), input: "stream me" };
     await (await responses(body)).arrayBuffer();
     await recordedResponse(body);
-    const client = new OpenAI({ apiKey: "sk-resp-default", baseURL: "http://mm.test/v1", maxRetries: 0, fetch: (input, init) => exports.default.fetch(new Request(input, init)) });
+    const client = new OpenAI({
+      apiKey: "sk-resp-default",
+      baseURL: "http://mm.test/v1",
+      maxRetries: 0,
+      fetch: (input, init) => exports.default.fetch(new Request(input, init)),
+    });
     const stream = await client.responses.create({ ...body, stream: true });
     const types: string[] = [];
     let text = "";

@@ -15,7 +15,12 @@ const key = () => `sk-rv2-resp-${crypto.randomUUID()}`;
 const model = () => `gpt-rv2-${crypto.randomUUID().slice(0, 8)}`;
 const ndjson = { "content-type": "application/x-ndjson" };
 const user = { type: "message", role: "user", content: "Refund order A-1." };
-const reasoning = { id: "rs_recordingaccount1", type: "reasoning", summary: [{ type: "summary_text", text: "**Refunding**" }], encrypted_content: "gAAAABrecorded==" };
+const reasoning = {
+  id: "rs_recordingaccount1",
+  type: "reasoning",
+  summary: [{ type: "summary_text", text: "**Refunding**" }],
+  encrypted_content: "gAAAABrecorded==",
+};
 const message = { type: "message", role: "assistant", content: [{ type: "output_text", text: "Order A-1 is refunded.", annotations: [] }] };
 
 function lineOf(m: string, items: Fields[]): Fields {
@@ -59,8 +64,17 @@ describe("a Responses hit and what an import stored", () => {
       created_at: 1760000000,
       status: "completed",
       model: m,
-      output: [{ ...reasoning, status: "incomplete" }, { ...message, id: "msg_up", status: "completed" }],
-      usage: { input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: 9, output_tokens_details: { reasoning_tokens: 4 }, total_tokens: 14 },
+      output: [
+        { ...reasoning, status: "incomplete" },
+        { ...message, id: "msg_up", status: "completed" },
+      ],
+      usage: {
+        input_tokens: 5,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 9,
+        output_tokens_details: { reasoning_tokens: 4 },
+        total_tokens: 14,
+      },
     };
     const miss = await withUpstream({ json: upstream }, () => responses(body, { key: k }));
     await miss.arrayBuffer();
@@ -74,7 +88,10 @@ describe("a Responses hit and what an import stored", () => {
     for (const details of [{ reasoning_tokens: "x" }, { reasoning_tokens: 1_000_000 }, { reasoning_tokens: -3 }]) {
       const k = key();
       const m = model();
-      const line = { ...lineOf(m, [{ ...message, "muscle-mem:response": { usage: { output_tokens_details: details } } }]), answer_usage: [{ index: 1, prompt_tokens: 5, completion_tokens: 9 }] };
+      const line = {
+        ...lineOf(m, [{ ...message, "muscle-mem:response": { usage: { output_tokens_details: details } } }]),
+        answer_usage: [{ index: 1, prompt_tokens: 5, completion_tokens: 9 }],
+      };
       expect((await importLine(k, line)).status).toBe(200);
       const hit = await responses({ model: m, input: [user] }, { key: k });
       expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
@@ -89,7 +106,17 @@ describe("a Responses hit and what an import stored", () => {
   it("Should serve the hit's status, error, incomplete_details, output and ids whatever the imported envelope names", async () => {
     const k = key();
     const m = model();
-    const around = { status: "incomplete", error: { code: "server_error", message: "x" }, incomplete_details: { reason: "max_output_tokens" }, output: [], output_text: "Injected.", id: "resp_injected", object: "x", model: "other", created_at: 7 };
+    const around = {
+      status: "incomplete",
+      error: { code: "server_error", message: "x" },
+      incomplete_details: { reason: "max_output_tokens" },
+      output: [],
+      output_text: "Injected.",
+      id: "resp_injected",
+      object: "x",
+      model: "other",
+      created_at: 7,
+    };
     expect((await importLine(k, lineOf(m, [{ ...message, "muscle-mem:response": around }]))).status).toBe(200);
     const hit = (await (await responses({ model: m, input: [user] }, { key: k })).json()) as Fields & { output: Fields[] };
     expect(hit).toMatchObject({ status: "completed", error: null, incomplete_details: null, object: "response", model: m });

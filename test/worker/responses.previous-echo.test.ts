@@ -30,7 +30,17 @@ describe("Responses hits echo the request's previous_response_id", () => {
     const id = await servedId({ model: m, input: "hello" });
     const next = { model: m, previous_response_id: id, input: "and again" };
     await (await responses(next, { key })).arrayBuffer();
-    await recordedResponse({ model: m, input: [{ role: "user", content: "hello" }, { role: "assistant", content: "echo: hello" }, { role: "user", content: "and again" }] }, { key });
+    await recordedResponse(
+      {
+        model: m,
+        input: [
+          { role: "user", content: "hello" },
+          { role: "assistant", content: "echo: hello" },
+          { role: "user", content: "and again" },
+        ],
+      },
+      { key },
+    );
 
     const hit = await client().responses.create(next).withResponse();
     expect(hit.response.headers.get("muscle-mem-cache")).toBe("hit");

@@ -20,7 +20,14 @@ describe("POST /v1/responses with previous_response_id", () => {
     expect(next.headers.get("muscle-mem-cache")).toBe("miss");
     expect(((await next.json()) as { output: Array<{ content: Array<{ text: string }> }> }).output[0].content[0].text).toBe("echo: and again");
     // The same conversation sent whole is the node the resolved request recorded.
-    const whole = { model: m, input: [{ role: "user", content: "hello" }, { role: "assistant", content: "echo: hello" }, { role: "user", content: "and again" }] };
+    const whole = {
+      model: m,
+      input: [
+        { role: "user", content: "hello" },
+        { role: "assistant", content: "echo: hello" },
+        { role: "user", content: "and again" },
+      ],
+    };
     await recordedResponse(whole);
     const again = await responses({ model: m, previous_response_id: id, input: "and again" });
     expect(again.headers.get("muscle-mem-cache")).toBe("hit");

@@ -10,9 +10,24 @@ import { withUpstream } from "./upstream-stub";
 
 const key = () => `sk-resp-integrity-${crypto.randomUUID()}`;
 const body = () => ({ model: `gpt-integrity-${crypto.randomUUID().slice(0, 8)}`, store: false, input: "Refund order A-1." });
-const item = { id: "msg_up", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "Refunded.", annotations: [], logprobs: [] }] };
-const response = (status: string, output: unknown[] = [item]) => ({ id: "resp_up", object: "response", created_at: 1, status, model: "m", output, usage: { input_tokens: 5, output_tokens: 3 } });
-const events = (...list: Array<Record<string, unknown>>) => list.map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`).join("");
+const item = {
+  id: "msg_up",
+  type: "message",
+  status: "completed",
+  role: "assistant",
+  content: [{ type: "output_text", text: "Refunded.", annotations: [], logprobs: [] }],
+};
+const response = (status: string, output: unknown[] = [item]) => ({
+  id: "resp_up",
+  object: "response",
+  created_at: 1,
+  status,
+  model: "m",
+  output,
+  usage: { input_tokens: 5, output_tokens: 3 },
+});
+const events = (...list: Array<Record<string, unknown>>) =>
+  list.map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`).join("");
 const created = { type: "response.created", response: response("in_progress", []) };
 const added = { type: "response.output_item.added", output_index: 0, item: { ...item, status: "in_progress", content: [] } };
 const delta = { type: "response.output_text.delta", item_id: "msg_up", output_index: 0, content_index: 0, delta: "Refun" };
@@ -37,9 +52,37 @@ describe("Responses stream integrity", () => {
   });
 
   it("Should not record a stream that ends with response.incomplete or response.failed, or carries an error event", async () => {
-    expect(await recordedAfter(sse(events(created, added, delta, { type: "response.incomplete", response: { ...response("incomplete"), incomplete_details: { reason: "max_output_tokens" } } })), true)).toBe(false);
-    expect(await recordedAfter(sse(events(created, added, delta, { type: "response.failed", response: { ...response("failed"), error: { code: "server_error", message: "x" } } })), true)).toBe(false);
-    expect(await recordedAfter(sse(events(created, added, delta, { type: "error", code: "server_error", message: "x", param: null }, { type: "response.completed", response: response("completed") })), true)).toBe(false);
+    expect(
+      await recordedAfter(
+        sse(
+          events(created, added, delta, {
+            type: "response.incomplete",
+            response: { ...response("incomplete"), incomplete_details: { reason: "max_output_tokens" } },
+          }),
+        ),
+        true,
+      ),
+    ).toBe(false);
+    expect(
+      await recordedAfter(
+        sse(events(created, added, delta, { type: "response.failed", response: { ...response("failed"), error: { code: "server_error", message: "x" } } })),
+        true,
+      ),
+    ).toBe(false);
+    expect(
+      await recordedAfter(
+        sse(
+          events(
+            created,
+            added,
+            delta,
+            { type: "error", code: "server_error", message: "x", param: null },
+            { type: "response.completed", response: response("completed") },
+          ),
+        ),
+        true,
+      ),
+    ).toBe(false);
   });
 
   it("Should not record a stream cut before response.completed, or a JSON response that is not completed", async () => {

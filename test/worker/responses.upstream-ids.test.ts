@@ -21,12 +21,27 @@ function answerTo(body: Body): Item[] | string {
   const outputs = items.filter((i) => i.type === "function_call_output");
   if (outputs.some((o) => !calls.has(o.call_id))) return `No tool call found for function call output with call_id ${String(outputs.at(-1)?.call_id)}`;
   const n = asked.length;
-  const call = (name: string, args: unknown) => ({ id: `fc_up${n}`, type: "function_call", status: "completed", call_id: `call_up${n}`, name, arguments: JSON.stringify(args) });
+  const call = (name: string, args: unknown) => ({
+    id: `fc_up${n}`,
+    type: "function_call",
+    status: "completed",
+    call_id: `call_up${n}`,
+    name,
+    arguments: JSON.stringify(args),
+  });
   const last = items[items.length - 1];
   if (last.type !== "function_call_output") return [call("get_order", { order_id: "A-1" })];
   const data = JSON.parse(String(last.output)) as { refunded?: boolean };
   if (!data.refunded) return [call("refund", { order_id: "A-1" })];
-  return [{ id: `msg_up${n}`, type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Order A-1 was refunded.", annotations: [], logprobs: [] }] }];
+  return [
+    {
+      id: `msg_up${n}`,
+      type: "message",
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text: "Order A-1 was refunded.", annotations: [], logprobs: [] }],
+    },
+  ];
 }
 
 beforeEach(() => {
@@ -39,20 +54,43 @@ beforeEach(() => {
     const body = (await request.json()) as Body;
     asked.push(body);
     const output = answerTo(body);
-    if (typeof output === "string") return Response.json({ error: { message: output, type: "invalid_request_error", param: null, code: null } }, { status: 400 });
-    const response = { id: `resp_up${crypto.randomUUID().replaceAll("-", "")}`, object: "response", created_at: 1, status: "completed", model: body.model, output, usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } };
+    if (typeof output === "string")
+      return Response.json({ error: { message: output, type: "invalid_request_error", param: null, code: null } }, { status: 400 });
+    const response = {
+      id: `resp_up${crypto.randomUUID().replaceAll("-", "")}`,
+      object: "response",
+      created_at: 1,
+      status: "completed",
+      model: body.model,
+      output,
+      usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+    };
     if (!body.stream) return Response.json(response);
-    const events = [{ type: "response.created", response: { ...response, status: "in_progress", output: [] } }, { type: "response.completed", response }];
-    return new Response(events.map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
+    const events = [
+      { type: "response.created", response: { ...response, status: "in_progress", output: [] } },
+      { type: "response.completed", response },
+    ];
+    return new Response(events.map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`).join(""), {
+      headers: { "content-type": "text/event-stream" },
+    });
   });
 });
 afterEach(() => vi.restoreAllMocks());
 
-const tools = [{ type: "function", name: "get_order", parameters: { type: "object", properties: { order_id: { type: "string" } } } }, { type: "function", name: "refund", parameters: { type: "object", properties: { order_id: { type: "string" } } } }];
+const tools = [
+  { type: "function", name: "get_order", parameters: { type: "object", properties: { order_id: { type: "string" } } } },
+  { type: "function", name: "refund", parameters: { type: "object", properties: { order_id: { type: "string" } } } },
+];
 const DESK: Record<string, unknown> = { get_order: { order_id: "A-1", status: "delivered" }, refund: { order_id: "A-1", refunded: true } };
 
 function send(body: Body, key: string): Promise<Response> {
-  return exports.default.fetch(new Request("http://mm.test/v1/responses", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify(body) }));
+  return exports.default.fetch(
+    new Request("http://mm.test/v1/responses", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    }),
+  );
 }
 
 /** A response's body, JSON or from its `response.completed` event. */
@@ -102,7 +140,13 @@ describe("Responses chained by the upstream's own previous_response_id", () => {
       // Each chained turn reached the upstream whole: the conversation so far, with the upstream's own call ids, and no id.
       expect(asked).toHaveLength(3);
       expect(asked[2].previous_response_id).toBeUndefined();
-      expect((asked[2].input as Item[]).map((i) => i.type ?? i.role)).toEqual(["user", "function_call", "function_call_output", "function_call", "function_call_output"]);
+      expect((asked[2].input as Item[]).map((i) => i.type ?? i.role)).toEqual([
+        "user",
+        "function_call",
+        "function_call_output",
+        "function_call",
+        "function_call_output",
+      ]);
       expect((asked[2].input as Item[])[1]).toMatchObject({ type: "function_call", name: "get_order" });
 
       await recordedRun(first.sent, key);
@@ -121,7 +165,12 @@ describe("Responses chained by the upstream's own previous_response_id", () => {
     expect(first.id).toMatch(/^resp_up/);
     await recordedResponse({ model, input: "Please refund order A-1.", tools }, { key: owner });
     const callId = first.output.find((i) => i.type === "function_call")?.call_id;
-    const next = (id: string) => ({ model, previous_response_id: id, tools, input: [{ type: "function_call_output", call_id: callId, output: JSON.stringify(DESK.get_order) }] });
+    const next = (id: string) => ({
+      model,
+      previous_response_id: id,
+      tools,
+      input: [{ type: "function_call_output", call_id: callId, output: JSON.stringify(DESK.get_order) }],
+    });
 
     // Another tenant sending the owner's id: passed through as sent, never resolved into the owner's conversation.
     const stranger = await send(next(first.id), `sk-upid-stranger-${crypto.randomUUID().slice(0, 8)}`);
@@ -136,7 +185,9 @@ describe("Responses chained by the upstream's own previous_response_id", () => {
     const hit = await send({ model, input: "Please refund order A-1.", tools }, owner);
     expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
     await hit.arrayBuffer();
-    const pruned = await exports.default.fetch(new Request(`http://mm.test/api/nodes/${hit.headers.get(NODE_HEADER)}`, { method: "DELETE", headers: { authorization: `Bearer ${owner}` } }));
+    const pruned = await exports.default.fetch(
+      new Request(`http://mm.test/api/nodes/${hit.headers.get(NODE_HEADER)}`, { method: "DELETE", headers: { authorization: `Bearer ${owner}` } }),
+    );
     expect(pruned.status).toBe(200);
     await pruned.arrayBuffer();
     const after = await send(next(first.id), owner);

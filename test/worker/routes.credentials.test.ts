@@ -11,7 +11,10 @@ interface Sent {
 
 let sent: Sent[] = [];
 const geminiOrigin = () => new URL((env as unknown as { GEMINI_BASE_URL: string }).GEMINI_BASE_URL).origin;
-const GEMINI_ANSWER = { candidates: [{ content: { role: "model", parts: [{ text: "Hi." }] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 2, candidatesTokenCount: 1 } };
+const GEMINI_ANSWER = {
+  candidates: [{ content: { role: "model", parts: [{ text: "Hi." }] }, finishReason: "STOP", index: 0 }],
+  usageMetadata: { promptTokenCount: 2, candidatesTokenCount: 1 },
+};
 
 beforeEach(() => {
   sent = [];
@@ -28,7 +31,11 @@ afterEach(() => vi.restoreAllMocks());
 
 function call(path: string, headers: Record<string, string>, body?: unknown): Promise<Response> {
   return exports.default.fetch(
-    new Request(`http://mm.test${path}`, { method: body === undefined ? "GET" : "POST", headers: { "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    new Request(`http://mm.test${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
   );
 }
 
@@ -44,7 +51,9 @@ describe("Gemini's stable API version (/v1/) and credentials meant for one provi
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ upstream: "gemini", url: "/v1/models/gemini-stable:generateContent" });
     expect(sent[0].headers.get("x-goog-api-key")).toBe(key);
-    await eventually(async () => (await call("/v1/models/gemini-stable:generateContent", { "x-goog-api-key": key, "cache-control": "only-if-cached" }, ask)).status === 200);
+    await eventually(
+      async () => (await call("/v1/models/gemini-stable:generateContent", { "x-goog-api-key": key, "cache-control": "only-if-cached" }, ask)).status === 200,
+    );
     const again = await call("/v1/models/gemini-stable:generateContent", { "x-goog-api-key": key }, ask);
     expect(again.headers.get("muscle-mem-cache")).toBe("hit");
     expect(((await again.json()) as typeof GEMINI_ANSWER).candidates[0].content.parts[0].text).toBe("Hi.");
@@ -65,13 +74,21 @@ describe("Gemini's stable API version (/v1/) and credentials meant for one provi
   it("Should never forward x-goog-api-key to the Anthropic or OpenAI upstream", async () => {
     const messages = { model: "claude-x", max_tokens: 8, messages: [{ role: "user", content: "hi" }] };
     await (await call("/v1/messages", { "x-api-key": "sk-ant-1", "anthropic-version": "2023-06-01", "cache-control": "no-store" }, messages)).arrayBuffer();
-    await (await call("/v1/chat/completions", { authorization: "Bearer sk-1", "cache-control": "no-store" }, { model: "m", messages: [{ role: "user", content: "hi" }] })).arrayBuffer();
+    await (
+      await call(
+        "/v1/chat/completions",
+        { authorization: "Bearer sk-1", "cache-control": "no-store" },
+        { model: "m", messages: [{ role: "user", content: "hi" }] },
+      )
+    ).arrayBuffer();
     for (const s of sent) expect(s.upstream).toBe("openai-or-anthropic");
     // The same calls with a Google key beside the provider's own: the Google key stays here.
     sent = [];
     const google = { "x-goog-api-key": "gm-secret", "cache-control": "no-store" };
     await (await call("/v1/messages", { ...google, "x-api-key": "sk-ant-1", "anthropic-version": "2023-06-01" }, messages)).arrayBuffer();
-    await (await call("/v1/chat/completions", { ...google, authorization: "Bearer sk-1" }, { model: "m", messages: [{ role: "user", content: "hi" }] })).arrayBuffer();
+    await (
+      await call("/v1/chat/completions", { ...google, authorization: "Bearer sk-1" }, { model: "m", messages: [{ role: "user", content: "hi" }] })
+    ).arrayBuffer();
     await (await call("/v1/messages/count_tokens", { ...google, "x-api-key": "sk-ant-1", "anthropic-version": "2023-06-01" }, messages)).arrayBuffer();
     expect(sent.map((s) => s.upstream)).toEqual(["openai-or-anthropic", "openai-or-anthropic", "openai-or-anthropic"]);
     expect(sent[0].headers.get("x-api-key")).toBe("sk-ant-1");

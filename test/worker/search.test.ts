@@ -3,13 +3,20 @@ import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { api, learn, newKey, ok, onlyTree } from "./api-helpers";
 import { uniqueModel } from "./helpers";
 
-interface Match { hash: string; depth: number; role: string; preview: string; path: string[] }
+interface Match {
+  hash: string;
+  depth: number;
+  role: string;
+  preview: string;
+  path: string[];
+}
 
 describe("GET /api/trees/:treeId/search", () => {
   it("Should find nodes by text, tool name and tool argument, each with its path from the root", async () => {
     const key = newKey();
     const model = uniqueModel("search");
-    for (const order of ["A-1", "B-22"]) await learn({ model, tools: REFUND_TOOLS, messages: [{ role: "user", content: `Refund order #${order} please` }] }, key);
+    for (const order of ["A-1", "B-22"])
+      await learn({ model, tools: REFUND_TOOLS, messages: [{ role: "user", content: `Refund order #${order} please` }] }, key);
     const tree = await onlyTree(key);
     const byText = await ok<{ data: Match[] }>(api(`/trees/${tree.id}/search?q=${encodeURIComponent("ORDER #b-22")}`, { token: key }));
     expect(byText.data.map((m) => m.role)).toEqual(["user"]);

@@ -10,7 +10,9 @@ const ANTHROPIC_SECRET = `sk-ant-secret-${crypto.randomUUID()}`;
 
 /** Everything D1 holds, every table and column, as one string. */
 async function dumpD1(): Promise<string> {
-  const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").all<{ name: string }>();
+  const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").all<{
+    name: string;
+  }>();
   const parts: string[] = [];
   for (const { name } of tables.results) {
     const rows = await env.DB.prepare(`SELECT * FROM "${name}"`).all();

@@ -101,7 +101,14 @@ describe("GET /api/series", () => {
     expect(query.sql).toContain("quantileExactWeighted(0.5)(double1, _sample_interval) AS p50_ms");
     expect(body.points.map((p) => Date.parse(p.t) / 1000)).toEqual(Array.from({ length: 12 }, (_, i) => start + i * 300));
     const [first, third] = SCRIPTED_ROWS;
-    expect(body.points[0]).toEqual({ t: new Date(start * 1000).toISOString().replace(".000Z", "Z"), hits: Number(first.hits), misses: 1, bypasses: 0, p50_ms: 12.5, p99_ms: 40 });
+    expect(body.points[0]).toEqual({
+      t: new Date(start * 1000).toISOString().replace(".000Z", "Z"),
+      hits: Number(first.hits),
+      misses: 1,
+      bypasses: 0,
+      p50_ms: 12.5,
+      p99_ms: 40,
+    });
     expect(body.points[2]).toMatchObject({ hits: Number(third.hits), misses: 0, bypasses: 2, p50_ms: 3, p99_ms: 9.3 });
     expect(body.points[1]).toMatchObject({ hits: 0, misses: 0, bypasses: 0, p50_ms: null, p99_ms: null });
     expect(JSON.stringify(body)).not.toContain(TOKEN);

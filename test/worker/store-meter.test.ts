@@ -101,6 +101,8 @@ describe("store_work: the D1 work of a tree object's call after the response (be
         throw new Error("boom");
       }),
     ).rejects.toThrow("boom");
-    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.event === "store_work")).toEqual([expect.objectContaining({ call: "learn", d1_queries: 1 })]);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.event === "store_work")).toEqual([
+      expect.objectContaining({ call: "learn", d1_queries: 1 }),
+    ]);
   });
 });

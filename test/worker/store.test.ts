@@ -7,7 +7,9 @@ import { recordGeneration, recordStatements, ROWS_PER_INSERT, type RecordInput }
 import { recording } from "./recordings";
 
 async function count(sql: string, ...binds: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(sql).bind(...binds).first<{ n: number }>();
+  const row = await env.DB.prepare(sql)
+    .bind(...binds)
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 
@@ -97,7 +99,10 @@ describe("recording in D1", () => {
     expect(await recordGeneration(env.DB, input)).toEqual({ nodesInserted: 1001, answerIsNew: true });
     expect(await count("SELECT count(*) AS n FROM nodes WHERE tree_id = ?1", "tree-thousand")).toBe(1001);
     expect(await count("SELECT node_count AS n FROM trees WHERE id = ?1", "tree-thousand")).toBe(1001);
-    const deepest = walk("tree-thousand", texts.map((t, i) => ({ role: i % 2 ? "assistant" : "user", content: t }))).at(-1)!.hash;
+    const deepest = walk(
+      "tree-thousand",
+      texts.map((t, i) => ({ role: i % 2 ? "assistant" : "user", content: t })),
+    ).at(-1)!.hash;
     expect(await readAnswers(env.DB, deepest)).toHaveLength(1);
   });
 

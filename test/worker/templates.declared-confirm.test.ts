@@ -10,7 +10,11 @@ const turn = (model: string, last: string, member: string) => ({
   messages: [
     { role: "system", content: screenDesk.system },
     { role: "user", content: `Screening request from Ada ${last}: member ${member}, city Paris, ticket 200.` },
-    { role: "assistant", content: null, tool_calls: [{ id: "call_chk", type: "function", function: { name: "check_member", arguments: JSON.stringify({ member_id: member }) } }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_chk", type: "function", function: { name: "check_member", arguments: JSON.stringify({ member_id: member }) } }],
+    },
     { role: "tool", tool_call_id: "call_chk", content: JSON.stringify({ member_id: member, active: true }) },
   ],
 });
@@ -20,7 +24,11 @@ async function ask(model: string, last: string, member: string): Promise<{ cache
   const res = await chat(turn(model, last, member), declare(last, member));
   const body = (await res.json()) as OpenAI.ChatCompletion;
   const call = body.choices[0].message.tool_calls?.[0];
-  return { cache: res.headers.get("muscle-mem-cache"), template: res.headers.get("muscle-mem-template"), call: call?.type === "function" ? `${call.function.name} ${call.function.arguments}` : "" };
+  return {
+    cache: res.headers.get("muscle-mem-cache"),
+    template: res.headers.get("muscle-mem-template"),
+    call: call?.type === "function" ? `${call.function.name} ${call.function.arguments}` : "",
+  };
 }
 
 describe("a declared answer serves other values only after a second binding confirmed it", () => {

@@ -13,7 +13,11 @@ const turn = (model: string, orderId: string, amount: number, stream = false) =>
   tools: REFUND_TOOLS,
   messages: [
     { role: "user", content: `Refund order #${orderId} please` },
-    { role: "assistant", content: null, tool_calls: [{ id: "call_look", type: "function", function: { name: "get_order", arguments: JSON.stringify({ order_id: orderId }) } }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_look", type: "function", function: { name: "get_order", arguments: JSON.stringify({ order_id: orderId }) } }],
+    },
     { role: "tool", tool_call_id: "call_look", content: JSON.stringify({ order_id: orderId, status: "delivered", amount }) },
   ],
 });

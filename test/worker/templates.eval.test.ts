@@ -9,7 +9,13 @@ import { experiment, type Chat } from "../../tools/eval-workflows/run";
 import type { Workflow } from "../../tools/eval-workflows/types";
 
 const chatVia: Chat = (body, headers) =>
-  exports.default.fetch(new Request("http://mm.test/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
+  exports.default.fetch(
+    new Request("http://mm.test/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    }),
+  );
 
 /**
  * The small form of `npm run eval:templates`: warm a few cases, then run new

@@ -7,7 +7,13 @@ import { DESKS, screenDesk, VIP, type ScreenCase } from "../../tools/eval-workfl
 // Generated screening workflows (tools/eval-workflows/screen.ts) through the Worker, learned templates on.
 
 const chatVia: Chat = (body, headers) =>
-  exports.default.fetch(new Request("http://mm.test/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
+  exports.default.fetch(
+    new Request("http://mm.test/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    }),
+  );
 
 const member = fc.integer({ min: 1000, max: 9999 }).map((n) => `M-${n}`);
 const ref = fc.integer({ min: 10000, max: 99999 }).map((n) => `R-${n}`);
@@ -18,14 +24,35 @@ const ref = fc.integer({ min: 10000, max: 99999 }).map((n) => `R-${n}`);
  * answer is the same every time.
  */
 const warmArb: fc.Arbitrary<ScreenCase[]> = fc.array(
-  fc.record({ first: fc.constant("Ada"), last: fc.constant("Knuth"), memberId: member, city: fc.constant("Paris"), ticket: fc.constantFrom(120, 130, 140, 150, 160), ref }),
+  fc.record({
+    first: fc.constant("Ada"),
+    last: fc.constant("Knuth"),
+    memberId: member,
+    city: fc.constant("Paris"),
+    ticket: fc.constantFrom(120, 130, 140, 150, 160),
+    ref,
+  }),
   { minLength: 6, maxLength: 9 },
 );
 
 /** Then cases that differ in one value the model decides on and never copies: the ticket's parity, the city's desk, a VIP last name. */
 const trapArb: fc.Arbitrary<ScreenCase> = fc.oneof(
-  fc.record({ first: fc.constant("Ada"), last: fc.constant("Knuth"), memberId: member, city: fc.constant("Paris"), ticket: fc.constantFrom(121, 131, 141, 151), ref }),
-  fc.record({ first: fc.constant("Ada"), last: fc.constant("Knuth"), memberId: member, city: fc.constantFrom(...Object.keys(DESKS).filter((c) => c !== "Paris"), "Sydney"), ticket: fc.constantFrom(120, 140), ref }),
+  fc.record({
+    first: fc.constant("Ada"),
+    last: fc.constant("Knuth"),
+    memberId: member,
+    city: fc.constant("Paris"),
+    ticket: fc.constantFrom(121, 131, 141, 151),
+    ref,
+  }),
+  fc.record({
+    first: fc.constant("Ada"),
+    last: fc.constant("Knuth"),
+    memberId: member,
+    city: fc.constantFrom(...Object.keys(DESKS).filter((c) => c !== "Paris"), "Sydney"),
+    ticket: fc.constantFrom(120, 140),
+    ref,
+  }),
   fc.record({ first: fc.constant("Ada"), last: fc.constantFrom(...VIP), memberId: member, city: fc.constant("Paris"), ticket: fc.constantFrom(120, 140), ref }),
 );
 

@@ -6,7 +6,11 @@ import { eventually, generations, uniqueModel } from "./helpers";
 
 /** A chat-completions request with exactly these headers (no default credential) and this query string. */
 function chatWith(body: unknown, headers: Record<string, string>, search = ""): Request {
-  return new Request(`http://mm.test/v1/chat/completions${search}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return new Request(`http://mm.test/v1/chat/completions${search}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 async function send(body: unknown, headers: Record<string, string>, search = ""): Promise<Response> {
@@ -73,7 +77,11 @@ describe("the tenant is the credential the upstream reads", () => {
     const both = { authorization: "Bearer sk-proxy-a", "api-key": "sk-azure-b" };
     await send(ask(model), both);
     await recordedFor(ask(model), both);
-    const singles: Array<Record<string, string>> = [{ authorization: "Bearer sk-proxy-a" }, { "api-key": "sk-azure-b" }, { authorization: "Bearer sk-proxy-a", "api-key": "sk-azure-c" }];
+    const singles: Array<Record<string, string>> = [
+      { authorization: "Bearer sk-proxy-a" },
+      { "api-key": "sk-azure-b" },
+      { authorization: "Bearer sk-proxy-a", "api-key": "sk-azure-c" },
+    ];
     for (const one of singles) {
       expect((await send(ask(model), { ...one, "cache-control": "only-if-cached" })).status).toBe(504);
     }
@@ -129,7 +137,9 @@ describe("a request without a credential", () => {
     } finally {
       spy.mockRestore();
     }
-    const requests = lines.filter((l) => l.includes('"event":"request"')).map((l) => JSON.parse(l) as { outcome: string; reason: string | null; tree?: string | null });
+    const requests = lines
+      .filter((l) => l.includes('"event":"request"'))
+      .map((l) => JSON.parse(l) as { outcome: string; reason: string | null; tree?: string | null });
     expect(requests).toEqual([expect.objectContaining({ outcome: "bypass", reason: "no credential" })]);
     expect(requests[0].tree ?? null).toBeNull();
   });

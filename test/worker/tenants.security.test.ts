@@ -21,17 +21,20 @@ const keyArb = fc.string({ minLength: 1, maxLength: 40, unit: fc.constantFrom(..
 describe("tenants through the proxy", () => {
   it("Should never serve one random key's recorded path to another random key", { timeout: 60_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.tuple(keyArb, keyArb).filter(([a, b]) => a !== b), async ([owner, other]) => {
-        const body = { model: uniqueModel("echo"), messages: [{ role: "user", content: `secret plan of ${owner}` }] };
-        await (await chat(body, { key: owner })).arrayBuffer();
-        await recorded(body, { key: owner });
-        const probe = await chat(body, { key: other, headers: { "cache-control": "only-if-cached" } });
-        expect(probe.status).toBe(504);
-        await probe.arrayBuffer();
-        const asked = await chat(body, { key: other });
-        expect(asked.headers.get("muscle-mem-cache")).toBe("miss");
-        await asked.arrayBuffer();
-      }),
+      fc.asyncProperty(
+        fc.tuple(keyArb, keyArb).filter(([a, b]) => a !== b),
+        async ([owner, other]) => {
+          const body = { model: uniqueModel("echo"), messages: [{ role: "user", content: `secret plan of ${owner}` }] };
+          await (await chat(body, { key: owner })).arrayBuffer();
+          await recorded(body, { key: owner });
+          const probe = await chat(body, { key: other, headers: { "cache-control": "only-if-cached" } });
+          expect(probe.status).toBe(504);
+          await probe.arrayBuffer();
+          const asked = await chat(body, { key: other });
+          expect(asked.headers.get("muscle-mem-cache")).toBe("miss");
+          await asked.arrayBuffer();
+        },
+      ),
       { numRuns: 8, seed: 6 },
     );
   });

@@ -24,7 +24,11 @@ describe("tree objects placed next to their shard's primary", () => {
     const key = newKey();
     const call = async (headers: Record<string, string> = {}) => {
       const ctx = createExecutionContext();
-      const req = new Request("http://mm.test/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...headers }, body });
+      const req = new Request("http://mm.test/v1/chat/completions", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...headers },
+        body,
+      });
       const res = await worker.fetch(req, vars, ctx);
       await res.arrayBuffer();
       await waitOnExecutionContext(ctx);

@@ -32,11 +32,19 @@ export async function withUpstream<T>(reply: StubReply | ((body: Record<string, 
 
 /** A chat.completion body around `message`. */
 export function completion(message: Record<string, unknown>, finish = "stop"): unknown {
-  return { id: "chatcmpl-stub", object: "chat.completion", created: 1, model: "stub", choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 } };
+  return {
+    id: "chatcmpl-stub",
+    object: "chat.completion",
+    created: 1,
+    model: "stub",
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+    usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 },
+  };
 }
 
 /** The `data:` payloads of a chat chunk stream made of `deltas`, ending with `finish` and [DONE]. */
 export function chunks(deltas: Array<Record<string, unknown>>, finish = "stop"): string[] {
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null) => JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "stub", choices: [{ index: 0, delta, finish_reason: finishReason }] });
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
+    JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "stub", choices: [{ index: 0, delta, finish_reason: finishReason }] });
   return [...deltas.map((d) => chunk(d, null)), chunk({}, finish), "[DONE]"];
 }

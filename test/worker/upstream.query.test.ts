@@ -8,7 +8,9 @@ async function urlsSeen(tag: string): Promise<string[]> {
 }
 
 async function post(path: string, body: unknown, headers: Record<string, string>): Promise<Response> {
-  const res = await exports.default.fetch(new Request(`http://mm.test${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
+  const res = await exports.default.fetch(
+    new Request(`http://mm.test${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }),
+  );
   await res.arrayBuffer();
   return res;
 }
@@ -31,9 +33,15 @@ describe("the client's query string reaches the upstream", () => {
 
   it("Should forward the query string on the Messages route and on pass-through routes", async () => {
     const tag = crypto.randomUUID();
-    const messages = await post("/v1/messages?beta=true", { model: uniqueModel("echo"), max_tokens: 16, messages: [{ role: "user", content: "q" }] }, { "x-api-key": "sk-ant-query", "anthropic-version": "2023-06-01", "x-test-tag": tag });
+    const messages = await post(
+      "/v1/messages?beta=true",
+      { model: uniqueModel("echo"), max_tokens: 16, messages: [{ role: "user", content: "q" }] },
+      { "x-api-key": "sk-ant-query", "anthropic-version": "2023-06-01", "x-test-tag": tag },
+    );
     expect(messages.status).toBe(200);
-    const models = await exports.default.fetch(new Request("http://mm.test/v1/models?api-version=2024-10-21", { headers: { authorization: "Bearer sk-x", "x-test-tag": tag } }));
+    const models = await exports.default.fetch(
+      new Request("http://mm.test/v1/models?api-version=2024-10-21", { headers: { authorization: "Bearer sk-x", "x-test-tag": tag } }),
+    );
     await models.arrayBuffer();
     expect(await urlsSeen(tag)).toEqual(["/v1/messages?beta=true", "/v1/models?api-version=2024-10-21"]);
   });

@@ -26,7 +26,16 @@ export const REFUSED_PLACE = "Coimbra";
 
 const TOOLS = [
   { type: "function", function: { name: "check_customer", parameters: { type: "object", properties: { customer_id: { type: "string" } } } } },
-  { type: "function", function: { name: "book_visit", parameters: { type: "object", properties: { customer_id: { type: "string" }, name: { type: "string" }, place: { type: "string" }, date: { type: "string" } } } } },
+  {
+    type: "function",
+    function: {
+      name: "book_visit",
+      parameters: {
+        type: "object",
+        properties: { customer_id: { type: "string" }, name: { type: "string" }, place: { type: "string" }, date: { type: "string" } },
+      },
+    },
+  },
   { type: "function", function: { name: "send_sms", parameters: { type: "object", properties: { phone: { type: "string" }, text: { type: "string" } } } } },
 ];
 
@@ -49,7 +58,8 @@ function script(body: ChatBody): ScriptedMessage {
     if (r.place === REFUSED_PLACE) return say(`Visits in ${r.place} are booked by phone, ${r.name}: please call us.`);
     return toolCall("book_visit", { customer_id: r.customerId, name: r.name, place: r.place, date: r.date });
   }
-  if (tool.name === "book_visit") return toolCall("send_sms", { phone: r.phone, text: `${r.name}, your visit in ${r.place} on ${r.date} is booked (${String(tool.result.booking_id)}).` });
+  if (tool.name === "book_visit")
+    return toolCall("send_sms", { phone: r.phone, text: `${r.name}, your visit in ${r.place} on ${r.date} is booked (${String(tool.result.booking_id)}).` });
   return say(`Booked: ${r.name}, ${r.place}, ${r.date}.`);
 }
 
@@ -61,7 +71,8 @@ export const bookingDesk: Workflow<BookingCase> = {
   kinds: WARM_PLACES.map((p): [string, number] => [p, 1]),
   traps: ["refused-place", "unseen-place", "date-after-range"],
   makeCase(rng, kind) {
-    const place = kind === "refused-place" ? REFUSED_PLACE : kind === "unseen-place" ? pick(rng, OTHER_PLACES) : WARM_PLACES.includes(kind) ? kind : pick(rng, WARM_PLACES);
+    const place =
+      kind === "refused-place" ? REFUSED_PLACE : kind === "unseen-place" ? pick(rng, OTHER_PLACES) : WARM_PLACES.includes(kind) ? kind : pick(rng, WARM_PLACES);
     const day = kind === "date-after-range" ? between(rng, 20, 28) : between(rng, 2, 18);
     return {
       first: pick(rng, FIRST),

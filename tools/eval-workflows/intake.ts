@@ -21,9 +21,27 @@ const PLANS = ["starter", "team"];
 
 const TOOLS = [
   { type: "function", function: { name: "lookup_customer", parameters: { type: "object", properties: { email: { type: "string" } }, required: ["email"] } } },
-  { type: "function", function: { name: "create_account", parameters: { type: "object", properties: { name: { type: "string" }, email: { type: "string" }, plan: { type: "string" }, seats: { type: "integer" } } } } },
-  { type: "function", function: { name: "send_welcome", parameters: { type: "object", properties: { to: { type: "string" }, first_name: { type: "string" }, account_id: { type: "string" } } } } },
-  { type: "function", function: { name: "create_lead", parameters: { type: "object", properties: { email: { type: "string" }, seats: { type: "integer" }, note: { type: "string" } } } } },
+  {
+    type: "function",
+    function: {
+      name: "create_account",
+      parameters: { type: "object", properties: { name: { type: "string" }, email: { type: "string" }, plan: { type: "string" }, seats: { type: "integer" } } },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "send_welcome",
+      parameters: { type: "object", properties: { to: { type: "string" }, first_name: { type: "string" }, account_id: { type: "string" } } },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "create_lead",
+      parameters: { type: "object", properties: { email: { type: "string" }, seats: { type: "integer" }, note: { type: "string" } } },
+    },
+  },
 ];
 
 function form(body: ChatBody): Record<string, string> {

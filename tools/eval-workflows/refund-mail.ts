@@ -24,8 +24,20 @@ export const REFUNDABLE = ["Delivered", "Returned", "Damaged", "Lost"];
 
 const TOOLS = [
   { type: "function", function: { name: "get_order", parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] } } },
-  { type: "function", function: { name: "refund", parameters: { type: "object", properties: { order_id: { type: "string" }, amount_cents: { type: "integer" }, reason: { type: "string" } } } } },
-  { type: "function", function: { name: "send_email", parameters: { type: "object", properties: { to: { type: "string" }, subject: { type: "string" }, body: { type: "string" } } } } },
+  {
+    type: "function",
+    function: {
+      name: "refund",
+      parameters: { type: "object", properties: { order_id: { type: "string" }, amount_cents: { type: "integer" }, reason: { type: "string" } } },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "send_email",
+      parameters: { type: "object", properties: { to: { type: "string" }, subject: { type: "string" }, body: { type: "string" } } },
+    },
+  },
   { type: "function", function: { name: "escalate", parameters: { type: "object", properties: { order_id: { type: "string" }, note: { type: "string" } } } } },
 ];
 
@@ -60,9 +72,16 @@ function script(body: ChatBody): ScriptedMessage {
   }
   if (tool.name === "refund") {
     const amount = Number(tool.args.amount_cents);
-    return toolCall("send_email", { to: c.email, subject: `Refund for order ${c.orderId}`, body: `Dear ${c.name}, refund ${String(r.refund_id)} of ${amount} cents for order ${c.orderId} is on its way.` });
+    return toolCall("send_email", {
+      to: c.email,
+      subject: `Refund for order ${c.orderId}`,
+      body: `Dear ${c.name}, refund ${String(r.refund_id)} of ${amount} cents for order ${c.orderId} is on its way.`,
+    });
   }
-  if (tool.name === "send_email") return say(`Refund approved for order ${c.orderId} (${String((JSON.parse(String(body.messages.find((m) => String(m.content ?? "").includes("refund_id"))?.content ?? "{}")) as { refund_id?: string }).refund_id)}): ${(orderAmount(body) / 100).toFixed(2)} USD back to ${c.name} <${c.email}>.`);
+  if (tool.name === "send_email")
+    return say(
+      `Refund approved for order ${c.orderId} (${String((JSON.parse(String(body.messages.find((m) => String(m.content ?? "").includes("refund_id"))?.content ?? "{}")) as { refund_id?: string }).refund_id)}): ${(orderAmount(body) / 100).toFixed(2)} USD back to ${c.name} <${c.email}>.`,
+    );
   return say(`Order ${c.orderId} needs a supervisor, ${c.name}: ticket ${String(r.ticket)} is open.`);
 }
 
@@ -82,7 +101,12 @@ export const refundMail: Workflow<RefundMailCase> = {
   makeCase(rng, kind) {
     const first = pick(rng, FIRST);
     const status = kind === "above-warm-range" || kind === "above-limit" ? "Delivered" : kind;
-    const amountCents = kind === "above-warm-range" ? between(rng, 30_001, LIMIT_CENTS) : kind === "above-limit" ? between(rng, LIMIT_CENTS + 1, 99_999) : between(rng, 1_000, 30_000);
+    const amountCents =
+      kind === "above-warm-range"
+        ? between(rng, 30_001, LIMIT_CENTS)
+        : kind === "above-limit"
+          ? between(rng, LIMIT_CENTS + 1, 99_999)
+          : between(rng, 1_000, 30_000);
     return {
       first,
       last: pick(rng, LAST),

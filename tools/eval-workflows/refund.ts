@@ -16,9 +16,34 @@ export interface RefundCase {
 const LIMIT_CENTS = 50_000;
 
 const TOOLS = [
-  { type: "function", function: { name: "get_order", description: "Look up an order.", parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] } } },
-  { type: "function", function: { name: "refund", description: "Refund an order in full.", parameters: { type: "object", properties: { order_id: { type: "string" }, amount_cents: { type: "integer" }, email: { type: "string" } }, required: ["order_id", "amount_cents", "email"] } } },
-  { type: "function", function: { name: "escalate", description: "Open a supervisor ticket.", parameters: { type: "object", properties: { order_id: { type: "string" }, reason: { type: "string" } }, required: ["order_id", "reason"] } } },
+  {
+    type: "function",
+    function: {
+      name: "get_order",
+      description: "Look up an order.",
+      parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "refund",
+      description: "Refund an order in full.",
+      parameters: {
+        type: "object",
+        properties: { order_id: { type: "string" }, amount_cents: { type: "integer" }, email: { type: "string" } },
+        required: ["order_id", "amount_cents", "email"],
+      },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "escalate",
+      description: "Open a supervisor ticket.",
+      parameters: { type: "object", properties: { order_id: { type: "string" }, reason: { type: "string" } }, required: ["order_id", "reason"] },
+    },
+  },
 ];
 
 /** The scripted refund-desk model: every decision depends on data (existence, status, amount vs the limit). */
@@ -35,7 +60,9 @@ function script(body: ChatBody): ScriptedMessage {
     const amount = Number(r.amount_cents);
     switch (r.status) {
       case "delivered":
-        return amount <= LIMIT_CENTS ? toolCall("refund", { order_id: id, amount_cents: amount, email }) : toolCall("escalate", { order_id: id, reason: "amount above the automatic limit" });
+        return amount <= LIMIT_CENTS
+          ? toolCall("refund", { order_id: id, amount_cents: amount, email })
+          : toolCall("escalate", { order_id: id, reason: "amount above the automatic limit" });
       case "shipped":
       case "processing":
         return say(`Order ${id} is still ${String(r.status)}; refunds open after delivery, ${first}.`);
@@ -69,7 +96,12 @@ export const refundDesk: Workflow<RefundCase> = {
     const last = pick(rng, LAST);
     const n = between(rng, 1, 999);
     const status = kind === "unseen-status" ? "lost" : kind === "above-warm-range" || kind === "above-limit" ? "delivered" : kind;
-    const amountCents = kind === "above-warm-range" ? between(rng, 30_001, LIMIT_CENTS) : kind === "above-limit" ? between(rng, LIMIT_CENTS + 1, 99_999) : between(rng, 1_000, 30_000);
+    const amountCents =
+      kind === "above-warm-range"
+        ? between(rng, 30_001, LIMIT_CENTS)
+        : kind === "above-limit"
+          ? between(rng, LIMIT_CENTS + 1, 99_999)
+          : between(rng, 1_000, 30_000);
     return {
       first,
       last,

@@ -60,7 +60,12 @@ export interface RunResult {
  * case's world, repeat. Each answer is compared with the scripted model's
  * answer to exactly the same messages (the ground truth).
  */
-export async function runCase<C>(wf: Workflow<C>, c: C, chat: Chat, opts: { model: string; headers: Record<string, string>; declare: boolean }): Promise<RunResult> {
+export async function runCase<C>(
+  wf: Workflow<C>,
+  c: C,
+  chat: Chat,
+  opts: { model: string; headers: Record<string, string>; declare: boolean },
+): Promise<RunResult> {
   const messages: ChatBody["messages"] = [
     { role: "system", content: wf.system },
     { role: "user", content: wf.userMessage(c) },
@@ -76,7 +81,14 @@ export async function runCase<C>(wf: Workflow<C>, c: C, chat: Chat, opts: { mode
     if (res.status !== 200) throw new Error(`${wf.name}: HTTP ${res.status}: ${text.slice(0, 300)}`);
     const message = (JSON.parse(text) as { choices: Array<{ message: ApiMessage }> }).choices[0].message;
     const truth = wf.script(body);
-    const by: ServedBy = res.headers.get("muscle-mem-cache") !== "hit" ? "model" : res.headers.get("muscle-mem-template") === "declared" ? "declared" : res.headers.get("muscle-mem-template") ? "learned" : "exact";
+    const by: ServedBy =
+      res.headers.get("muscle-mem-cache") !== "hit"
+        ? "model"
+        : res.headers.get("muscle-mem-template") === "declared"
+          ? "declared"
+          : res.headers.get("muscle-mem-template")
+            ? "learned"
+            : "exact";
     result.steps++;
     result.served[by]++;
     result.timings.push({ by, ms });
@@ -108,7 +120,16 @@ export interface Tally {
 }
 
 function emptyTally(): Tally {
-  return { runs: 0, steps: 0, served: { model: 0, exact: 0, declared: 0, learned: 0 }, wrongSteps: 0, wrongRuns: 0, timings: [], mismatches: [], inRange: { runs: 0, steps: 0, served: 0 } };
+  return {
+    runs: 0,
+    steps: 0,
+    served: { model: 0, exact: 0, declared: 0, learned: 0 },
+    wrongSteps: 0,
+    wrongRuns: 0,
+    timings: [],
+    mismatches: [],
+    inRange: { runs: 0, steps: 0, served: 0 },
+  };
 }
 
 function add(t: Tally, r: RunResult, inRange = false): void {
@@ -146,7 +167,11 @@ export async function experiment<C>(wf: Workflow<C>, prefix: string, chat: Chat,
   const weighted = wf.kinds.flatMap(([kind, w]) => new Array<string>(w).fill(kind));
   const draw = () => weighted[Math.floor(rng() * weighted.length)];
   const model = `${prefix}-${o.mode}-${o.tag}`;
-  const headers: Record<string, string> = { authorization: `Bearer sk-eval-${o.tag}`, "muscle-mem-namespace": `eval-${o.tag}-${o.mode}`, ...(o.mode === "exact" ? { "muscle-mem-induction": "off" } : {}) };
+  const headers: Record<string, string> = {
+    authorization: `Bearer sk-eval-${o.tag}`,
+    "muscle-mem-namespace": `eval-${o.tag}-${o.mode}`,
+    ...(o.mode === "exact" ? { "muscle-mem-induction": "off" } : {}),
+  };
   const opts = { model, headers, declare: o.mode === "declared" };
   const out = { warm: emptyTally(), fresh: emptyTally(), traps: emptyTally() };
   const warmKinds = wf.kinds.map(([k]) => k);

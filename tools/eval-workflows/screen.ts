@@ -18,10 +18,18 @@ export interface ScreenCase {
  * fast-tracked). Only the member id and the reference are copied.
  */
 export const DESKS: Readonly<Record<string, string>> = {
-  Paris: "west", Dublin: "west", Lisbon: "west",
-  Berlin: "east", Vienna: "east", Warsaw: "east",
-  Rome: "south", Madrid: "south", Athens: "south",
-  Oslo: "north", Helsinki: "north", Stockholm: "north",
+  Paris: "west",
+  Dublin: "west",
+  Lisbon: "west",
+  Berlin: "east",
+  Vienna: "east",
+  Warsaw: "east",
+  Rome: "south",
+  Madrid: "south",
+  Athens: "south",
+  Oslo: "north",
+  Helsinki: "north",
+  Stockholm: "north",
 };
 /** The cities ordinary cases come from; the other cities of DESKS are traps. */
 const WARM_CITIES = ["Paris", "Berlin", "Rome", "Oslo"];
@@ -30,10 +38,16 @@ export const VIP = new Set(["Lovelace", "Hopper", "Turing"]);
 const ORDINARY_LAST = LAST.filter((l) => !VIP.has(l));
 
 const TOOLS = [
-  { type: "function", function: { name: "check_member", parameters: { type: "object", properties: { member_id: { type: "string" } }, required: ["member_id"] } } },
+  {
+    type: "function",
+    function: { name: "check_member", parameters: { type: "object", properties: { member_id: { type: "string" } }, required: ["member_id"] } },
+  },
   { type: "function", function: { name: "approve", parameters: { type: "object", properties: { member_id: { type: "string" }, desk: { type: "string" } } } } },
   { type: "function", function: { name: "hold", parameters: { type: "object", properties: { member_id: { type: "string" }, desk: { type: "string" } } } } },
-  { type: "function", function: { name: "fast_track", parameters: { type: "object", properties: { member_id: { type: "string" }, desk: { type: "string" } } } } },
+  {
+    type: "function",
+    function: { name: "fast_track", parameters: { type: "object", properties: { member_id: { type: "string" }, desk: { type: "string" } } } },
+  },
 ];
 
 function request(body: ChatBody): { last: string; memberId: string; city: string; ticket: number } {

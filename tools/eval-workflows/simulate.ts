@@ -35,16 +35,25 @@ interface Recorded {
 }
 
 function apiMessage(m: CanonicalMessage, salt: string): ScriptedMessage {
-  const calls = m.tool_calls?.map((c, i) => ({ id: `call_${salt.slice(0, 8)}_${i}`, type: "function" as const, function: { name: c.function.name, arguments: c.function.arguments } }));
+  const calls = m.tool_calls?.map((c, i) => ({
+    id: `call_${salt.slice(0, 8)}_${i}`,
+    type: "function" as const,
+    function: { name: c.function.name, arguments: c.function.arguments },
+  }));
   return { role: "assistant", content: typeof m.content === "string" ? m.content : null, ...(calls ? { tool_calls: calls } : {}) };
 }
 
 function respond(message: ScriptedMessage, headers: Record<string, string>): Response {
-  return new Response(JSON.stringify({ choices: [{ index: 0, message, finish_reason: message.tool_calls ? "tool_calls" : "stop" }] }), { headers: { "content-type": "application/json", ...headers } });
+  return new Response(JSON.stringify({ choices: [{ index: 0, message, finish_reason: message.tool_calls ? "tool_calls" : "stop" }] }), {
+    headers: { "content-type": "application/json", ...headers },
+  });
 }
 
 /** A simulated Worker in front of `model` (a scripted workflow model). */
-export function simulatedWorker(model: (body: ChatBody) => ScriptedMessage, opts: { minBindings?: number; declaredMinBindings?: number } = {}): SimulatedWorker {
+export function simulatedWorker(
+  model: (body: ChatBody) => ScriptedMessage,
+  opts: { minBindings?: number; declaredMinBindings?: number } = {},
+): SimulatedWorker {
   const minBindings = opts.minBindings ?? 3;
   const declaredMin = opts.declaredMinBindings ?? 2;
   const answers = new Map<string, Recorded[]>();
@@ -69,7 +78,14 @@ export function simulatedWorker(model: (body: ChatBody) => ScriptedMessage, opts
       .filter((p) => p.answerHash !== answerHash)
       .slice(0, MAX_PARTNERS)
       .map((p) => ({ ...p, nodes: p.hashes.map((h) => nodes.get(h)) }));
-    const step = learnStep(t, parts, answerHash, t.hashes.map((h) => nodes.get(h)), candidatesFor(lookup.keys), partners);
+    const step = learnStep(
+      t,
+      parts,
+      answerHash,
+      t.hashes.map((h) => nodes.get(h)),
+      candidatesFor(lookup.keys),
+      partners,
+    );
     for (const u of step.updated) templates.set(u.id, u);
     for (const f of step.fresh) if (!templates.has(f.id)) templates.set(f.id, f);
     if (!(byShape.get(shape) ?? []).some((p) => p.answerHash === answerHash)) byShape.set(shape, [{ ...t, answerHash }, ...(byShape.get(shape) ?? [])]);
@@ -108,10 +124,23 @@ export function simulatedWorker(model: (body: ChatBody) => ScriptedMessage, opts
       if (!stored.some((s) => s.hash === recorded.hash)) answers.set(key.key, [...stored, { hash: recorded.hash, message: recorded.message }]);
       if (!storedOf.has(recorded.hash)) storedOf.set(recorded.hash, recorded.message);
       const meta = nodes.get(recorded.hash);
-      nodes.set(recorded.hash, { finishReason: truth.tool_calls ? "tool_calls" : "stop", observations: (meta?.observations ?? 0) + 1, promptTokens: 10, completionTokens: 5, latencyMs: 50 });
+      nodes.set(recorded.hash, {
+        finishReason: truth.tool_calls ? "tool_calls" : "stop",
+        observations: (meta?.observations ?? 0) + 1,
+        promptTokens: 10,
+        completionTokens: 5,
+        latencyMs: 50,
+      });
       if (key.declared) declaredEvidence.set(key.key, [...(declaredEvidence.get(key.key) ?? []), { answer: recorded.hash, binding }]);
       if (induction) {
-        const t: Trajectory = { root: key.treeId, hashes: key.path.map((s) => s.hash), messages: key.path.map((s) => hashForm(s.message)), stored: key.path.map((s) => storedOf.get(s.hash) ?? s.message), answer: JSON.parse(canonicalJson(recorded.message)) as CanonicalMessage, meta: { finishReason: truth.tool_calls ? "tool_calls" : "stop", promptTokens: 10, completionTokens: 5, latencyMs: 50 } };
+        const t: Trajectory = {
+          root: key.treeId,
+          hashes: key.path.map((s) => s.hash),
+          messages: key.path.map((s) => hashForm(s.message)),
+          stored: key.path.map((s) => storedOf.get(s.hash) ?? s.message),
+          answer: JSON.parse(canonicalJson(recorded.message)) as CanonicalMessage,
+          meta: { finishReason: truth.tool_calls ? "tool_calls" : "stop", promptTokens: 10, completionTokens: 5, latencyMs: 50 },
+        };
         learn(key, t, recorded.hash);
       }
     }

@@ -51,7 +51,12 @@ export function lastToolResult(body: ChatBody): { name: string; args: Record<str
   for (let i = body.messages.length - 2; i >= 0; i--) {
     const calls = (body.messages[i].tool_calls ?? []) as Array<{ id: string; function: { name: string; arguments: string } }>;
     const call = calls.find((c) => c.id === last.tool_call_id);
-    if (call) return { name: call.function.name, args: JSON.parse(call.function.arguments) as Record<string, unknown>, result: JSON.parse(String(last.content)) as Record<string, unknown> };
+    if (call)
+      return {
+        name: call.function.name,
+        args: JSON.parse(call.function.arguments) as Record<string, unknown>,
+        result: JSON.parse(String(last.content)) as Record<string, unknown>,
+      };
   }
   return null;
 }
@@ -76,5 +81,67 @@ export function seeded(seed: number): () => number {
 export const pick = <T>(rng: () => number, items: readonly T[]): T => items[Math.floor(rng() * items.length)];
 export const between = (rng: () => number, lo: number, hi: number): number => lo + Math.floor(rng() * (hi - lo + 1));
 
-export const FIRST = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Margaret", "Ken", "Dennis", "Frances", "John", "Radia", "Leslie", "Tim", "Sophie", "Niklaus", "Hedy", "Claude", "Katherine", "Linus", "Anita", "Bjarne", "Shafi", "Guido", "Lynn", "Martin", "Carol", "Robin", "Jean", "Peter"];
-export const LAST = ["Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Hamilton", "Thompson", "Ritchie", "Allen", "Backus", "Perlman", "Lamport", "Berners", "Wilson", "Wirth", "Lamarr", "Shannon", "Johnson", "Torvalds", "Borg", "Stroustrup", "Goldwasser", "Rossum", "Conway", "Fowler", "Shaw", "Milner", "Sammet", "Naur"];
+export const FIRST = [
+  "Ada",
+  "Grace",
+  "Alan",
+  "Edsger",
+  "Barbara",
+  "Donald",
+  "Margaret",
+  "Ken",
+  "Dennis",
+  "Frances",
+  "John",
+  "Radia",
+  "Leslie",
+  "Tim",
+  "Sophie",
+  "Niklaus",
+  "Hedy",
+  "Claude",
+  "Katherine",
+  "Linus",
+  "Anita",
+  "Bjarne",
+  "Shafi",
+  "Guido",
+  "Lynn",
+  "Martin",
+  "Carol",
+  "Robin",
+  "Jean",
+  "Peter",
+];
+export const LAST = [
+  "Lovelace",
+  "Hopper",
+  "Turing",
+  "Dijkstra",
+  "Liskov",
+  "Knuth",
+  "Hamilton",
+  "Thompson",
+  "Ritchie",
+  "Allen",
+  "Backus",
+  "Perlman",
+  "Lamport",
+  "Berners",
+  "Wilson",
+  "Wirth",
+  "Lamarr",
+  "Shannon",
+  "Johnson",
+  "Torvalds",
+  "Borg",
+  "Stroustrup",
+  "Goldwasser",
+  "Rossum",
+  "Conway",
+  "Fowler",
+  "Shaw",
+  "Milner",
+  "Sammet",
+  "Naur",
+];

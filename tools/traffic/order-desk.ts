@@ -28,7 +28,10 @@ export const orderDesk: Workflow<OrderCase> = {
   makeCase: (rng, kind) => ({ orderId: `A-${between(rng, 100, 9999)}`, status: kind, amount: between(rng, 500, 20_000) / 100 }),
   userMessage: (c) => `Hi, please refund order #${c.orderId}.`,
   execTool(c, call) {
-    if (call.name === "get_order") return c.status === "missing" || call.args.order_id !== c.orderId ? { order_id: call.args.order_id, status: "missing" } : { order_id: c.orderId, status: c.status, amount: c.amount };
+    if (call.name === "get_order")
+      return c.status === "missing" || call.args.order_id !== c.orderId
+        ? { order_id: call.args.order_id, status: "missing" }
+        : { order_id: c.orderId, status: c.status, amount: c.amount };
     return { order_id: c.orderId, refunded: true };
   },
   script: refundDeskScript,

@@ -22,7 +22,10 @@ export async function probe(workerUrl: string, model: ScriptedModel): Promise<{ 
     health = null;
   }
   if ((health as { service?: unknown } | null)?.service !== "muscle-mem") {
-    return { ok: false, problem: `No muscle-mem Worker answers at ${workerUrl}. Start one first:\n\n  npm run start:demo\n\n(or pass --url http://HOST:PORT of the one you started)` };
+    return {
+      ok: false,
+      problem: `No muscle-mem Worker answers at ${workerUrl}. Start one first:\n\n  npm run start:demo\n\n(or pass --url http://HOST:PORT of the one you started)`,
+    };
   }
   const nonce = `probe-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const res = await fetch(`${workerUrl}/v1/chat/completions`, {
@@ -74,7 +77,8 @@ async function declaredDay(chat: Chat, seed: number): Promise<TrafficPart> {
   const namespace = "refund-desk-declared";
   const headers = { authorization: `Bearer ${TRAFFIC_KEY}`, "muscle-mem-namespace": namespace };
   const runs: RunResult[] = [];
-  for (let i = 0; i < 5; i++) runs.push(await runCase(refundDesk, refundDesk.makeCase(rng, "delivered"), chat, { model: "wf-refund-desk", headers, declare: true }));
+  for (let i = 0; i < 5; i++)
+    runs.push(await runCase(refundDesk, refundDesk.makeCase(rng, "delivered"), chat, { model: "wf-refund-desk", headers, declare: true }));
   return tally(`${refundDesk.name} (declared bindings)`, namespace, runs);
 }
 
@@ -83,16 +87,24 @@ async function replayDay(workerUrl: string, workloads: WorkloadRequest[]): Promi
   const opts = { key: TRAFFIC_KEY, namespace: "tau-bench", concurrency: 4 };
   const first = await replayPass(workerUrl, workloads, opts);
   const second = await replayPass(workerUrl, workloads, { ...opts, expected: first.served });
-  if (first.errors + second.errors > 0) throw new Error(`tau-bench replay: ${first.errors + second.errors} requests failed (${JSON.stringify(first.outcomes)}, ${JSON.stringify(second.outcomes)})`);
+  if (first.errors + second.errors > 0)
+    throw new Error(
+      `tau-bench replay: ${first.errors + second.errors} requests failed (${JSON.stringify(first.outcomes)}, ${JSON.stringify(second.outcomes)})`,
+    );
   const hits = (first.outcomes.hit ?? 0) + (second.outcomes.hit ?? 0);
   const served = { model: first.requests + second.requests - hits, exact: hits, declared: 0, learned: 0 };
   return { name: "tau-bench replays (x2)", namespace: opts.namespace, requests: first.requests + second.requests, served, wrong: second.mismatches };
 }
 
 /** Sends the whole traffic through the Worker at `workerUrl`, whose upstream must be the traffic's model. */
-export async function sendTraffic(workerUrl: string, workloads: WorkloadRequest[], opts: { seed?: number; onPart?: (part: TrafficPart) => void } = {}): Promise<TrafficPart[]> {
+export async function sendTraffic(
+  workerUrl: string,
+  workloads: WorkloadRequest[],
+  opts: { seed?: number; onPart?: (part: TrafficPart) => void } = {},
+): Promise<TrafficPart[]> {
   const seed = opts.seed ?? 1;
-  const chat: Chat = (body, headers) => fetch(`${workerUrl}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const chat: Chat = (body, headers) =>
+    fetch(`${workerUrl}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
   const parts: TrafficPart[] = [];
   const done = (part: TrafficPart) => {
     parts.push(part);

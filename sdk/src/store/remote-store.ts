@@ -24,7 +24,10 @@ export interface RemoteStoreOptions {
 
 /** The error the store rejects with when the Worker answers with an error status. */
 export class RemoteStoreError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(`muscle-mem remote store: ${status} ${message}`);
     this.name = "RemoteStoreError";
   }
@@ -115,7 +118,9 @@ export class RemoteStore implements TrajectoryStore {
     }
     if (typeof body.tenant !== "string") throw new RemoteStoreError(200, "unexpected /api/whoami body");
     if (named && named !== body.tenant) {
-      throw new UsageError(`muscle-mem remote store: this key belongs to tenant ${body.tenant}, not to the tenant option ${named}; drop the option or use that tenant's key`);
+      throw new UsageError(
+        `muscle-mem remote store: this key belongs to tenant ${body.tenant}, not to the tenant option ${named}; drop the option or use that tenant's key`,
+      );
     }
     return { tenant: body.tenant, admin: false };
   }

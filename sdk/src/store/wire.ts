@@ -61,9 +61,7 @@ function observedOf(step: Step): { [k: string]: Json } {
 }
 
 export function toLine(trajectory: Trajectory, model: string): WireLine {
-  const messages: WireMessage[] = [
-    { role: "user", content: canonicalJson({ muscle_mem: "skill", key: keyJson(trajectory.key) }) },
-  ];
+  const messages: WireMessage[] = [{ role: "user", content: canonicalJson({ muscle_mem: "skill", key: keyJson(trajectory.key) }) }];
   trajectory.steps.forEach((step, i) => {
     const calls = callsOf(step);
     // A parallel step is one assistant message with a tool call per call, as a model's parallel tool calls are.
@@ -152,9 +150,7 @@ export function fromLine(line: unknown): Trajectory | undefined {
   }
   const branch = end.branch_of;
   const branchOf: BranchOf | undefined =
-    isObject(branch) && typeof branch.id === "string" && typeof branch.at === "number"
-      ? { id: branch.id, at: branch.at }
-      : undefined;
+    isObject(branch) && typeof branch.id === "string" && typeof branch.at === "number" ? { id: branch.id, at: branch.at } : undefined;
   return {
     id: typeof end.id === "string" ? end.id : String(line.id),
     key,

@@ -38,7 +38,8 @@ export function parseBindings(header: string | null): BindingsResult {
   if (entries.length > MAX_BINDINGS) return { ok: false, message: `${BINDINGS_HEADER} may hold at most ${MAX_BINDINGS} variables.` };
   const out: Record<string, string> = {};
   for (const [name, value] of entries) {
-    if (!NAME.test(name)) return { ok: false, message: `${BINDINGS_HEADER}: '${name.slice(0, 70)}' is not a valid variable name (^[A-Za-z_][A-Za-z0-9_]{0,63}$).` };
+    if (!NAME.test(name))
+      return { ok: false, message: `${BINDINGS_HEADER}: '${name.slice(0, 70)}' is not a valid variable name (^[A-Za-z_][A-Za-z0-9_]{0,63}$).` };
     if (typeof value !== "string" || value === "") return { ok: false, message: `${BINDINGS_HEADER}: '${name}' must be a non-empty string.` };
     if (hasLoneSurrogate(value)) return { ok: false, message: `${BINDINGS_HEADER}: '${name}' holds half of a UTF-16 surrogate pair, not text.` };
     if (value.length > MAX_VALUE_CHARS) return { ok: false, message: `${BINDINGS_HEADER}: '${name}' must be at most ${MAX_VALUE_CHARS} characters.` };

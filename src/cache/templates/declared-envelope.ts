@@ -45,5 +45,8 @@ function carriesBound(value: unknown, bindings: Bindings): boolean {
 export function unboundEnvelope(answer: CanonicalMessage, bindings: Bindings): CanonicalMessage {
   const { message, envelope } = splitEnvelope(answer);
   if (!envelope) return answer;
-  return withEnvelope(message, keptEnvelope(envelopeOf(answer), (_part, _name, value) => !carriesBound(value, bindings))) as CanonicalMessage;
+  return withEnvelope(
+    message,
+    keptEnvelope(envelopeOf(answer), (_part, _name, value) => !carriesBound(value, bindings)),
+  ) as CanonicalMessage;
 }

@@ -20,7 +20,13 @@ export type { DeclaredKeying };
  * from ordinary text (bindings.ts ambiguityOf), two values that equal or
  * contain one another, or messages that already hold placeholder-like text.
  */
-export function declaredKeying(tenant: string, namespace: string, frameJson: string, messages: readonly CanonicalMessage[], bindings: Bindings): DeclaredKeying | null {
+export function declaredKeying(
+  tenant: string,
+  namespace: string,
+  frameJson: string,
+  messages: readonly CanonicalMessage[],
+  bindings: Bindings,
+): DeclaredKeying | null {
   if (Object.values(bindings).some((v) => ambiguityOf(v) !== null)) return null;
   if (!distinctValues(bindings)) return null;
   if (messages.some(hasPlaceholderLike)) return null;
@@ -45,7 +51,13 @@ export function hashForm(message: CanonicalMessage): CanonicalMessage {
  * nodes are hashed in canonical form and keep the arguments' text as sent.
  */
 export function withDeclared(key: RequestKey, bindings: Bindings): RequestKey | null {
-  const keying = declaredKeying(key.tenant, key.namespace, key.frameJson, key.path.map((step) => hashForm(step.message)), bindings);
+  const keying = declaredKeying(
+    key.tenant,
+    key.namespace,
+    key.frameJson,
+    key.path.map((step) => hashForm(step.message)),
+    bindings,
+  );
   if (!keying) return null;
   const stored = keying.messages.map((m, i) => keepArgumentText(m, key.path[i].message, bindings));
   const path = walk(keying.treeId, keying.messages, stored);
@@ -58,7 +70,11 @@ export function withDeclared(key: RequestKey, bindings: Bindings): RequestKey | 
  * model wrote them: the hash is taken over the canonical form, the stored
  * message keeps that text with placeholders put in place (see keepArgumentText).
  */
-export function keyDeclaredAnswer(parent: string, answer: CanonicalMessage, keying: DeclaredKeying): { hash: string; json: string; message: CanonicalMessage } | null {
+export function keyDeclaredAnswer(
+  parent: string,
+  answer: CanonicalMessage,
+  keying: DeclaredKeying,
+): { hash: string; json: string; message: CanonicalMessage } | null {
   const abstracted = abstractAnswer(hashForm(answer), keying);
   if (!abstracted) return null;
   // What the model sent around the message (src/core/envelope.ts) is stored with it, never hashed, but for the fields that carry a bound value.

@@ -3,7 +3,18 @@ import { envelopeOf, keptEnvelope, withEnvelope } from "../../core/envelope";
 import { digest } from "../../core/hash";
 import type { CanonicalMessage } from "../../core/messages";
 import { decompose, type Decomposed } from "./leaves";
-import { bindingDigest, lookupKeys, MAX_SUFFIX, skeletonDigests, templateId, type MessagePattern, type Ref, type Slot, type TemplatePattern, type TemplateState } from "./learned";
+import {
+  bindingDigest,
+  lookupKeys,
+  MAX_SUFFIX,
+  skeletonDigests,
+  templateId,
+  type MessagePattern,
+  type Ref,
+  type Slot,
+  type TemplatePattern,
+  type TemplateState,
+} from "./learned";
 import { isWordValue, tiedWords } from "./name-ties";
 import { ordersOf } from "./orders";
 import { NoTemplate, SlotTable } from "./slot-table";
@@ -172,7 +183,12 @@ export function explainInduce(a: Trajectory, b: Trajectory, later: LaterAnswers 
     if (!lookupKey || table.slots.length === 0) return { reason: "nothing varies" };
     const bindingA = table.slots.map((s) => s.values[0]);
     const bindingB = table.slots.map((s) => s.values[1]);
-    const state = { slots: table.slots, bindings: [bindingDigest(bindingA), bindingDigest(bindingB)], refuted: false, orders: ordersOf(table.slots, [bindingA, bindingB]) };
+    const state = {
+      slots: table.slots,
+      bindings: [bindingDigest(bindingA), bindingDigest(bindingB)],
+      refuted: false,
+      orders: ordersOf(table.slots, [bindingA, bindingB]),
+    };
     return { template: { id: templateId(lookupKey, pattern), treeId: a.root, lookupKey, pattern, state } };
   } catch (error) {
     if (error instanceof NoTemplate) return { reason: error.message };

@@ -42,7 +42,14 @@ function weighAgainst(template: LearnedTemplate, others: ReadonlyArray<{ t: Traj
  * `t`: the new trajectory; `parts`: its messages decomposed; `own`: what each
  * node of its path is (which earlier messages are recorded answers).
  */
-export function learnStep(t: Trajectory, parts: readonly Decomposed[], answerHash: string, own: ReadonlyArray<NodeMeta | undefined>, known: readonly LearnedTemplate[], partners: readonly Partner[]): LearnStep {
+export function learnStep(
+  t: Trajectory,
+  parts: readonly Decomposed[],
+  answerHash: string,
+  own: ReadonlyArray<NodeMeta | undefined>,
+  known: readonly LearnedTemplate[],
+  partners: readonly Partner[],
+): LearnStep {
   const step: LearnStep = { outcomes: [], updated: [], fresh: [], evidence: [] };
   for (const template of known) {
     const { outcome, state } = weigh(template, t, parts.slice(template.pattern.anchorDepth));
@@ -57,14 +64,22 @@ export function learnStep(t: Trajectory, parts: readonly Decomposed[], answerHas
     const template = induce(t, partner);
     if (!template || !isNew(template.id)) continue;
     step.evidence.push({ templateId: template.id, answerHash }, { templateId: template.id, answerHash: partner.answerHash });
-    weighAgainst(template, partners.filter((o) => o !== partner).map((o) => ({ t: o, hash: o.answerHash })), step.evidence);
+    weighAgainst(
+      template,
+      partners.filter((o) => o !== partner).map((o) => ({ t: o, hash: o.answerHash })),
+      step.evidence,
+    );
     fresh.set(template.id, template);
   }
   for (const partner of partners) {
     for (const { turn, template, answers } of induceEarlierTurns(t, partner, own, partner.nodes)) {
       if (!isNew(template.id)) continue;
       step.evidence.push({ templateId: template.id, answerHash: answers[0] }, { templateId: template.id, answerHash: answers[1] });
-      weighAgainst(template, partners.filter((o) => o !== partner).map((o) => ({ t: turnOf(o, turn, o.nodes[turn]), hash: o.hashes[turn] })), step.evidence);
+      weighAgainst(
+        template,
+        partners.filter((o) => o !== partner).map((o) => ({ t: turnOf(o, turn, o.nodes[turn]), hash: o.hashes[turn] })),
+        step.evidence,
+      );
       fresh.set(template.id, template);
     }
   }

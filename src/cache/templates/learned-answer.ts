@@ -29,7 +29,11 @@ export interface LearnedLookup {
 export function learnedLookup(key: RequestKey): LearnedLookup {
   const messages = key.path.map((step) => hashForm(step.message));
   const parts = messages.map((m, i) => (i < messages.length - DECOMPOSED_TAIL ? { skeleton: "", leaves: [] } : decompose(m)));
-  const keys = lookupKeys(key.treeId, key.path.map((s) => s.hash), skeletonDigests(parts));
+  const keys = lookupKeys(
+    key.treeId,
+    key.path.map((s) => s.hash),
+    skeletonDigests(parts),
+  );
   let tied: ReadonlySet<string> | undefined;
   return { keys: keys.map((k) => k.key), parts, tied: () => (tied ??= tiedWords(messages)) };
 }
@@ -42,17 +46,35 @@ export function learnedLookup(key: RequestKey): LearnedLookup {
  * candidate that fits renders the same answer: two that disagree are a miss
  * (explainLearned). Pure.
  */
-export function learnedOutcome(key: RequestKey, lookup: LearnedLookup, candidates: readonly LearnedTemplate[], minBindings: number): { answer: StoredAnswer; template: string } | { miss?: string } {
+export function learnedOutcome(
+  key: RequestKey,
+  lookup: LearnedLookup,
+  candidates: readonly LearnedTemplate[],
+  minBindings: number,
+): { answer: StoredAnswer; template: string } | { miss?: string } {
   const chosen = explainLearned(candidates, lookup.parts, minBindings, lookup.tied);
   if ("reasons" in chosen) return chosen.reasons.length > 0 ? { miss: chosen.reasons[0] } : {};
   const { message, template } = chosen;
   const a = template.pattern.answer;
-  const answer: StoredAnswer = { hash: childHash(key.key, canonicalJson(message)), message, observations: template.state.bindings.length, finishReason: a.finishReason, promptTokens: a.promptTokens, completionTokens: a.completionTokens, latencyMs: a.latencyMs };
+  const answer: StoredAnswer = {
+    hash: childHash(key.key, canonicalJson(message)),
+    message,
+    observations: template.state.bindings.length,
+    finishReason: a.finishReason,
+    promptTokens: a.promptTokens,
+    completionTokens: a.completionTokens,
+    latencyMs: a.latencyMs,
+  };
   return { answer, template: template.id };
 }
 
 /** learnedOutcome's answer, or null for a miss. */
-export function learnedAnswer(key: RequestKey, lookup: LearnedLookup, candidates: readonly LearnedTemplate[], minBindings: number): { answer: StoredAnswer; template: string } | null {
+export function learnedAnswer(
+  key: RequestKey,
+  lookup: LearnedLookup,
+  candidates: readonly LearnedTemplate[],
+  minBindings: number,
+): { answer: StoredAnswer; template: string } | null {
   const outcome = learnedOutcome(key, lookup, candidates, minBindings);
   return "answer" in outcome ? outcome : null;
 }

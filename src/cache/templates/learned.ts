@@ -86,7 +86,9 @@ export function lookupKeys(root: string, hashes: readonly string[], skeletons: r
 
 /** The id of a template: its lookup key and its pattern. */
 export function templateId(lookupKey: string, pattern: TemplatePattern): string {
-  return digest(`tplid\u0000${lookupKey}\u0000${canonicalJson({ s: pattern.suffix, a: [pattern.answer.skeleton, pattern.answer.refs, pattern.answer.finishReason] })}`);
+  return digest(
+    `tplid\u0000${lookupKey}\u0000${canonicalJson({ s: pattern.suffix, a: [pattern.answer.skeleton, pattern.answer.refs, pattern.answer.finishReason] })}`,
+  );
 }
 
 /** Slot values bound from a request, with the kind of leaf each came from. */
@@ -143,7 +145,8 @@ export function rejectReason(slots: readonly Slot[], binding: Binding, tied?: Re
     const value = binding.values[i];
     const type = slotTypeOf(value, binding.kinds[i]);
     if (type !== slot.type) return `slot ${i}: \`${value}\` is a ${type}, the slot holds ${slot.type}s`;
-    if (isWordSlot(slot) && !tied?.has(value)) return `slot ${i}: \`${value}\` is a closed-class word (not tied to an email in the request); declare it if the model only copies it`;
+    if (isWordSlot(slot) && !tied?.has(value))
+      return `slot ${i}: \`${value}\` is a closed-class word (not tied to an email in the request); declare it if the model only copies it`;
     if (!slot.shapes.includes(shapeOf(value))) return `slot ${i}: \`${value}\` has the shape ${shapeOf(value)}, never confirmed (${slot.shapes.join(", ")})`;
     if (isRanged(slot.type)) {
       if (slot.min === undefined || slot.max === undefined) return `slot ${i}: no confirmed range`;

@@ -108,7 +108,12 @@ export function decompose(message: CanonicalMessage): Decomposed {
   }
   if (typeof message.refusal === "string") sk.refusal = splitText(message.refusal, leaves);
   if (message.tool_calls !== undefined) {
-    sk.tool_calls = message.tool_calls.map((call) => ({ id: call.id, name: call.function.name, args: splitArgs(call.function.arguments, leaves), ...extraOf(call) }));
+    sk.tool_calls = message.tool_calls.map((call) => ({
+      id: call.id,
+      name: call.function.name,
+      args: splitArgs(call.function.arguments, leaves),
+      ...extraOf(call),
+    }));
   }
   // The envelope (what the upstream sent around the message) is not the message: splitEnvelope, src/core/envelope.ts.
   const extra = Object.entries(message).filter(([k, v]) => !ENVELOPE_KEYS.has(k) && (!SPLIT_FIELDS.has(k) || v === null));
@@ -194,7 +199,14 @@ export function compose(skeleton: string, values: readonly string[]): CanonicalM
     if (sk.name !== undefined) out.name = sk.name;
     if (sk.refusal !== undefined) out.refusal = joinText(sk.refusal, reader);
     if (sk.tool_calls !== undefined) {
-      out.tool_calls = sk.tool_calls.map((call): CanonicalToolCall => ({ ...call.extra?.call, id: call.id, type: "function", function: { ...call.extra?.fn, name: call.name, arguments: joinArgs(call.args, reader) } }));
+      out.tool_calls = sk.tool_calls.map(
+        (call): CanonicalToolCall => ({
+          ...call.extra?.call,
+          id: call.id,
+          type: "function",
+          function: { ...call.extra?.fn, name: call.name, arguments: joinArgs(call.args, reader) },
+        }),
+      );
     }
     if (sk.extra) Object.assign(out, sk.extra);
     if (sk.tool_call_id !== undefined) out.tool_call_id = sk.tool_call_id;

@@ -67,7 +67,12 @@ function spliced(text: string, edits: ReadonlyArray<readonly [number, number, st
 /** Replaces every whole occurrence of a bound value in `text` by `{{name}}`. */
 export function substituteText(text: string, bindings: Bindings): string {
   const claims = claimsOf(text, bindings);
-  return claims.length === 0 ? text : spliced(text, claims.map(([i, j, name]) => [i, j, `{{${name}}}`] as const));
+  return claims.length === 0
+    ? text
+    : spliced(
+        text,
+        claims.map(([i, j, name]) => [i, j, `{{${name}}}`] as const),
+      );
 }
 
 function mapJson(value: unknown, onString: (s: string) => unknown, onNumber: (n: number) => unknown): unknown {

@@ -17,7 +17,12 @@ export type LearnedOutcome = { message: CanonicalMessage; template: LearnedTempl
  * in an order seen (orders.ts); when two candidates that fit render different
  * answers, it is a miss. Pure: the Worker and the tests both serve through it.
  */
-export function explainLearned(candidates: readonly LearnedTemplate[], parts: readonly Decomposed[], minBindings: number, tied: () => ReadonlySet<string> = () => new Set()): LearnedOutcome {
+export function explainLearned(
+  candidates: readonly LearnedTemplate[],
+  parts: readonly Decomposed[],
+  minBindings: number,
+  tied: () => ReadonlySet<string> = () => new Set(),
+): LearnedOutcome {
   let chosen: { json: string; message: CanonicalMessage; template: LearnedTemplate } | null = null;
   const reasons: string[] = [];
   for (const template of candidates) {
@@ -42,7 +47,12 @@ export function explainLearned(candidates: readonly LearnedTemplate[], parts: re
 }
 
 /** explainLearned's answer, or null for a miss. */
-export function serveLearned(candidates: readonly LearnedTemplate[], parts: readonly Decomposed[], minBindings: number, tied: () => ReadonlySet<string> = () => new Set()): { message: CanonicalMessage; template: LearnedTemplate } | null {
+export function serveLearned(
+  candidates: readonly LearnedTemplate[],
+  parts: readonly Decomposed[],
+  minBindings: number,
+  tied: () => ReadonlySet<string> = () => new Set(),
+): { message: CanonicalMessage; template: LearnedTemplate } | null {
   const outcome = explainLearned(candidates, parts, minBindings, tied);
   return "message" in outcome ? outcome : null;
 }

@@ -31,7 +31,8 @@ export class SlotTable {
     if (type !== slotTypeOf(b, kind)) throw new NoTemplate(`\`${a}\` and \`${b}\` differ in type (${type}, ${slotTypeOf(b, kind)})`);
     if (type === "local-date") throw new NoTemplate(`\`${a}\` is a date in a local order: it cannot be ranged`);
     if (isWordValue(a) || isWordValue(b) || type === "word" || type === "name") {
-      if (!isWordValue(a) || !isWordValue(b) || !this.tiedA.has(a) || !this.tiedB.has(b)) throw new NoTemplate(`\`${a}\` / \`${b}\` is a closed-class word (not tied to an email in the request)`);
+      if (!isWordValue(a) || !isWordValue(b) || !this.tiedA.has(a) || !this.tiedB.has(b))
+        throw new NoTemplate(`\`${a}\` / \`${b}\` is a closed-class word (not tied to an email in the request)`);
     }
     const slot: Slot = { type, values: [a, b], shapes: [...new Set([shapeOf(a), shapeOf(b)])], copied: false };
     if (isRanged(type)) {

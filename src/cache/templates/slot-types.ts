@@ -55,7 +55,10 @@ export function isRanged(type: SlotType): boolean {
  * `unknown` or `N/A` do not).
  */
 export function shapeOf(value: string): string {
-  return value.replace(/\p{Lu}+/gu, "A").replace(/\p{Ll}+/gu, "a").replace(/\p{N}+/gu, "9");
+  return value
+    .replace(/\p{Lu}+/gu, "A")
+    .replace(/\p{Ll}+/gu, "a")
+    .replace(/\p{N}+/gu, "9");
 }
 
 /** Where a value of a ranged type lies: a number's value, a date's time (NaN for one that is no date, such as `2024-13-45`). */

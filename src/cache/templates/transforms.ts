@@ -34,7 +34,12 @@ const FUNCTIONS: Record<TransformName, (value: string) => string | null> = {
   /** An integer amount of cents written in units with two decimals: `1500` -> `15.00`. */
   cents: (v) => (INTEGER.test(v) && v.length <= 15 ? hundredths(BigInt(v)) : null),
   /** A whole number written with two decimals: `15` -> `15.00`. */
-  fixed2: (v) => (INTEGER.test(v) && v.length <= 15 ? hundredths(BigInt(v) * 100n) : DECIMAL.test(v) && /\.\d{1,2}$/.test(v) ? v + "0".repeat(2 - v.split(".")[1].length) : null),
+  fixed2: (v) =>
+    INTEGER.test(v) && v.length <= 15
+      ? hundredths(BigInt(v) * 100n)
+      : DECIMAL.test(v) && /\.\d{1,2}$/.test(v)
+        ? v + "0".repeat(2 - v.split(".")[1].length)
+        : null,
   upper: (v) => (/\p{L}/u.test(v) ? v.toUpperCase() : null),
   lower: (v) => (/\p{L}/u.test(v) ? v.toLowerCase() : null),
   /** First letter upper-case, the rest lower-case: `ada` -> `Ada`. */
@@ -72,5 +77,10 @@ export function explainDerived(slots: ReadonlyArray<{ type: string; values: read
   });
   if (found.length === 1) return found[0];
   const kind = slotTypeOf(outA);
-  return { reason: found.length === 0 ? `the answer's ${kind} \`${outA}\` is neither a copy nor a simple function of a slot` : `the answer's \`${outA}\` has ${found.length} explanations` };
+  return {
+    reason:
+      found.length === 0
+        ? `the answer's ${kind} \`${outA}\` is neither a copy nor a simple function of a slot`
+        : `the answer's \`${outA}\` has ${found.length} explanations`,
+  };
 }

@@ -60,7 +60,12 @@ export interface TurnTemplate {
  * everywhere), each induced with the later answers of both runs as copy
  * evidence, most recent turn first, at most MAX_EARLIER_TURNS. Pure.
  */
-export function induceEarlierTurns(a: Trajectory, b: Trajectory, metaA: readonly (NodeMeta | undefined)[], metaB: readonly (NodeMeta | undefined)[]): TurnTemplate[] {
+export function induceEarlierTurns(
+  a: Trajectory,
+  b: Trajectory,
+  metaA: readonly (NodeMeta | undefined)[],
+  metaB: readonly (NodeMeta | undefined)[],
+): TurnTemplate[] {
   const out: TurnTemplate[] = [];
   let considered = 0;
   for (let i = a.messages.length - 1; i > 0 && considered < MAX_EARLIER_TURNS; i--) {

@@ -6,7 +6,12 @@ import { served } from "../../observability/report";
 type Ctx = Context<{ Bindings: Env }>;
 
 /** Counts a hit in isolate memory and schedules the flush (the chat and messages routes). */
-export function countHit(c: Ctx, treeId: string, answer: { hash: string; promptTokens: number; completionTokens: number; latencyMs: number }, templateId?: string): void {
+export function countHit(
+  c: Ctx,
+  treeId: string,
+  answer: { hash: string; promptTokens: number; completionTokens: number; latencyMs: number },
+  templateId?: string,
+): void {
   const { counters } = isolate(configOf(c.env));
   counters.hit(treeId, answer.hash, answer);
   if (templateId) counters.templateHit(treeId, templateId);

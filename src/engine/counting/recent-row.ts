@@ -60,7 +60,9 @@ export function rememberRequest(c: Context<{ Bindings: Env }>, line: RequestLogL
     }
     const template = c.res.headers.get(TEMPLATE_MISS_HEADER);
     c.executionCtx.waitUntil(
-      Promise.all([miss ? miss.explain(template).catch(() => null) : null, failed ? errorMessageOf(failed) : null]).then(([explanation, error]) => buffer(c, { ...row, explanation, error })),
+      Promise.all([miss ? miss.explain(template).catch(() => null) : null, failed ? errorMessageOf(failed) : null]).then(([explanation, error]) =>
+        buffer(c, { ...row, explanation, error }),
+      ),
     );
   } catch {
     // The recent-requests view is statistics, never correctness.

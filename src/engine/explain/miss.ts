@@ -48,7 +48,13 @@ export interface ExplainInput {
 export async function explainAfterResponse(input: ExplainInput): Promise<MissExplanation> {
   const { key } = input;
   const read = await withTimeout(
-    readDivergence(input.db, { treeId: key.treeId, tenant: key.tenant, namespace: key.namespace, pathHashes: key.path.map((p) => p.hash), before: input.startedAt }),
+    readDivergence(input.db, {
+      treeId: key.treeId,
+      tenant: key.tenant,
+      namespace: key.namespace,
+      pathHashes: key.path.map((p) => p.hash),
+      before: input.startedAt,
+    }),
     input.timeoutMs,
     "divergence read",
   );

@@ -27,7 +27,13 @@ export interface FarLookup {
  */
 export async function lookUpFar(far: FarLookup, request: Omit<LookupOrJoinRequest, "treeId" | "templates" | "join" | "path">): Promise<LookedUp> {
   // SAFETY: RPC types a union result as a stub; LookedUp is plain data (structured clone), so the cast only unwraps that type.
-  const call = far.writer.lookupOrJoin({ ...request, treeId: far.treeId, templates: far.templates, join: far.join, ...(far.path ? { path: far.path } : {}) }) as unknown as Promise<LookedUp>;
+  const call = far.writer.lookupOrJoin({
+    ...request,
+    treeId: far.treeId,
+    templates: far.templates,
+    join: far.join,
+    ...(far.path ? { path: far.path } : {}),
+  }) as unknown as Promise<LookedUp>;
   try {
     const found = await withTimeout(call, request.timeoutMs, "lookup in the tree's object");
     addD1(found.d1);

@@ -121,7 +121,14 @@ async function lookupFar(source: LookupSource, hot: HotCache, key: string, polic
     const found = await lookUpFar(far, { key, policy, timeoutMs });
     if (found.status === "miss") {
       const probe = found.probe !== undefined ? { probe: found.probe } : {};
-      return { status: "miss", bookmark: null, templates: found.templates, recorded: found.answers.length, ...probe, ...(found.joined ? { joined: found.joined } : {}) };
+      return {
+        status: "miss",
+        bookmark: null,
+        templates: found.templates,
+        recorded: found.answers.length,
+        ...probe,
+        ...(found.joined ? { joined: found.joined } : {}),
+      };
     }
     await keepRead(hot, source.colo, key, found.answers, readAt, source.defer);
     return { status: "hit", answer: found.answers[found.chosen], bookmark: null };
@@ -148,7 +155,11 @@ async function readColo(colo: ColoCache | null, key: string, timeoutMs: number):
  * One indexed read of the answers at `key`: from the shard itself, or through a replica session with
  * read-your-writes. With `probed` it is the probed query (src/store/tree/divergence.ts): still one statement.
  */
-async function readFrom(source: LookupSource, key: string, probed: { treeId: string; path: string[] } | null = null): Promise<{ rows: StoredAnswer[]; bookmark: string | null; probe?: PathProbe | null }> {
+async function readFrom(
+  source: LookupSource,
+  key: string,
+  probed: { treeId: string; path: string[] } | null = null,
+): Promise<{ rows: StoredAnswer[]; bookmark: string | null; probe?: PathProbe | null }> {
   if (!probed) {
     if (!source.replicas) return readAnswers(source.shard.db, key).then((rows) => ({ rows, bookmark: null }));
     return readYourWrites(source.shard, source.bookmark, async (db) => {

@@ -120,7 +120,11 @@ async function refresh({ hot, colo, read }: RefreshTarget, keys: string[]): Prom
 }
 
 /** The read of a refresh batch through the tree's object: one call for every key, no single-flight join and no template check. */
-export function readThroughObject(writer: DurableObjectStub<TreeWriter>, treeId: string, timeoutMs: number): (keys: string[]) => Promise<Map<string, StoredAnswer[]>> {
+export function readThroughObject(
+  writer: DurableObjectStub<TreeWriter>,
+  treeId: string,
+  timeoutMs: number,
+): (keys: string[]) => Promise<Map<string, StoredAnswer[]>> {
   return async (keys) => {
     return withTimeout(writer.readAnswersAt({ treeId, keys, timeoutMs }), timeoutMs, "refresh in the tree's object");
   };

@@ -10,7 +10,14 @@ import type { HotCache } from "./isolate-cache";
  * read began (`HotCache.staleRead`): then they may be stale. The check is made
  * again when the colo put runs. Never throws.
  */
-export async function keepRead(hot: HotCache, colo: ColoCache | null, key: string, answers: StoredAnswer[], readAt: number, defer?: (work: Promise<unknown>) => void): Promise<void> {
+export async function keepRead(
+  hot: HotCache,
+  colo: ColoCache | null,
+  key: string,
+  answers: StoredAnswer[],
+  readAt: number,
+  defer?: (work: Promise<unknown>) => void,
+): Promise<void> {
   if (answers.length === 0 || hot.staleRead(key, readAt)) return;
   hot.set(key, answers, Date.now(), colo ? readAt + colo.ttlMs : Infinity, readAt);
   if (!colo) return;

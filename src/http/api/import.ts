@@ -81,13 +81,18 @@ async function keyLines(chunks: AsyncIterable<string>, scope: KeyScope): Promise
     if ("error" in keyed) throw new ApiError("invalid_request", `${where}: ${keyed.error}`, where);
     // The key bounds each message by its hash form; a stored answer also holds what it keeps outside its hash (its envelope), and D1 rejects a row over 1 MB.
     const tooLarge = keyed.nodes.findIndex((node) => overBytes(node.m, scope.maxMessageBytes));
-    if (tooLarge >= 0) throw new ApiError("invalid_request", `${where}: message ${keyed.nodes[tooLarge].d - 1} is too large to store (over MAX_CACHEABLE_MESSAGE_BYTES, ${scope.maxMessageBytes} bytes, with what it keeps outside its hash).`, where);
+    if (tooLarge >= 0)
+      throw new ApiError(
+        "invalid_request",
+        `${where}: message ${keyed.nodes[tooLarge].d - 1} is too large to store (over MAX_CACHEABLE_MESSAGE_BYTES, ${scope.maxMessageBytes} bytes, with what it keeps outside its hash).`,
+        where,
+      );
     lines++;
     const tree = trees.get(keyed.treeId) ?? { frameJson: keyed.frameJson, model: keyed.model, nodes: new Map() };
     trees.set(keyed.treeId, tree);
     for (const node of keyed.nodes) {
       const known = tree.nodes.get(node.h);
-      if (!known || (node.o > known.o)) tree.nodes.set(node.h, node);
+      if (!known || node.o > known.o) tree.nodes.set(node.h, node);
     }
   }
   if (lines === 0) throw new ApiError("invalid_request", "The body holds no JSONL lines.", "body");
@@ -120,7 +125,11 @@ function rpcBatches(nodes: ImportNode[]): ImportNode[][] {
 export async function postImport(c: ApiCtx): Promise<Response> {
   const tenant = importTenant(c);
   const { namespace } = readControls(c.req.raw.headers);
-  const { lines, trees } = await keyLines(bodyText(c.req.raw, configOf(c.env).maxBodyBytes), { tenant, namespace, maxMessageBytes: configOf(c.env).maxCacheableMessageBytes });
+  const { lines, trees } = await keyLines(bodyText(c.req.raw, configOf(c.env).maxBodyBytes), {
+    tenant,
+    namespace,
+    maxMessageBytes: configOf(c.env).maxCacheableMessageBytes,
+  });
   let inserted = 0;
   let answers = 0;
   const changedKeys = new Set<string>();

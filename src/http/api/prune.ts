@@ -43,7 +43,12 @@ export async function deleteNode(c: ApiCtx): Promise<Response> {
 
 const staleBody = z
   .strictObject({
-    older_than_ms: z.number().int().min(0).max(10 * 365 * 24 * 3600 * 1000).optional(),
+    older_than_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(10 * 365 * 24 * 3600 * 1000)
+      .optional(),
     min_hits: z.number().int().min(1).max(1_000_000_000).optional(),
     tree_id: z.string().regex(HEX32, "must be 32 lowercase hex characters").optional(),
     dry_run: z.boolean().default(false),

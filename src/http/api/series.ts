@@ -46,9 +46,12 @@ interface AnalyticsSource {
 /** The configured source, or a 501 naming what the operator must set. */
 export function sourceOf(env: Env): AnalyticsSource {
   const { accountId: account, apiToken: token, dataset: datasetVar, sqlUrl, timeoutMs } = configOf(env).analytics;
-  const missing = [account ? null : "the var ANALYTICS_ACCOUNT_ID", token ? null : "the secret ANALYTICS_API_TOKEN (Account Analytics: Read)"].filter((m) => m !== null);
+  const missing = [account ? null : "the var ANALYTICS_ACCOUNT_ID", token ? null : "the secret ANALYTICS_API_TOKEN (Account Analytics: Read)"].filter(
+    (m) => m !== null,
+  );
   if (missing.length > 0) throw new ApiError("analytics_not_configured", `Traffic series read Workers Analytics Engine: set ${missing.join(" and ")}; ${HOW}.`);
-  if (!ACCOUNT_ID.test(account)) throw new ApiError("analytics_not_configured", `ANALYTICS_ACCOUNT_ID must be a Cloudflare account id (32 lowercase hex characters); ${HOW}.`);
+  if (!ACCOUNT_ID.test(account))
+    throw new ApiError("analytics_not_configured", `ANALYTICS_ACCOUNT_ID must be a Cloudflare account id (32 lowercase hex characters); ${HOW}.`);
   const dataset = datasetVar || DEFAULT_DATASET;
   if (!DATASET_NAME.test(dataset)) throw new ApiError("analytics_not_configured", `ANALYTICS_DATASET must be a dataset name (letters, digits, _); ${HOW}.`);
   return {
@@ -61,7 +64,10 @@ export function sourceOf(env: Env): AnalyticsSource {
 
 /** Printable, short: an upstream error text fit for the envelope's message. */
 function excerpt(text: string): string {
-  return text.replace(/[^\x20-\x7e]+/g, " ").trim().slice(0, 200);
+  return text
+    .replace(/[^\x20-\x7e]+/g, " ")
+    .trim()
+    .slice(0, 200);
 }
 
 /** Sends the query; every failure becomes a 502 `analytics_unavailable` (the token never appears). */
@@ -76,7 +82,10 @@ async function runQuery(source: AnalyticsSource, sql: string): Promise<unknown> 
     });
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    throw new ApiError("analytics_unavailable", timedOut ? `Analytics Engine's SQL API did not answer within ${source.timeoutMs} ms.` : "Analytics Engine's SQL API could not be reached.");
+    throw new ApiError(
+      "analytics_unavailable",
+      timedOut ? `Analytics Engine's SQL API did not answer within ${source.timeoutMs} ms.` : "Analytics Engine's SQL API could not be reached.",
+    );
   }
   const text = await res.text().catch(() => "");
   if (!res.ok) throw new ApiError("analytics_unavailable", `Analytics Engine's SQL API answered ${res.status}: ${excerpt(text) || "no body"}`);
@@ -94,7 +103,8 @@ async function runQuery(source: AnalyticsSource, sql: string): Promise<unknown> 
  * points carry no tenant (docs/api.md), so a tenant key gets 403.
  */
 export async function getSeries(c: ApiCtx): Promise<Response> {
-  if (!c.var.caller.admin) throw new ApiError("forbidden", "Traffic series cover every tenant: they need the admin token. A tenant key can read GET /api/stats.");
+  if (!c.var.caller.admin)
+    throw new ApiError("forbidden", "Traffic series cover every tenant: they need the admin token. A tenant key can read GET /api/stats.");
   const q = parseWith(seriesQuery, c.req.query());
   const source = sourceOf(c.env);
   const window = seriesWindow(q.minutes, q.step ?? defaultStep(q.minutes), Date.now());

@@ -17,7 +17,10 @@ export async function getStats(c: ApiCtx): Promise<Response> {
   const prices = configOf(c.env).prices;
   // One tree: its shard. Else the shards the tree directory names for the caller (every shard until its backfill is done).
   const from = q.tree_id ? [await shardFor(c.env, q.tree_id)] : await shardsToRead(c.env, scopeOf(c));
-  const stats = await readStats(from.map((s) => s.db), { scope: scopeOf(c), treeId: q.tree_id, limit: q.limit, prices });
+  const stats = await readStats(
+    from.map((s) => s.db),
+    { scope: scopeOf(c), treeId: q.tree_id, limit: q.limit, prices },
+  );
   if (q.tree_id && stats.trees.length === 0) throw notFound("tree");
   return c.json(stats);
 }

@@ -29,7 +29,13 @@ export async function getWhoami(c: ApiCtx): Promise<Response> {
   const scope = scopeOf(c);
   const { trees, tenants } = await countTrees(allShards(c.env), scope);
   if (!("tenant" in scope)) {
-    return c.json({ role: "admin", trees, tenants: tenants.length, by_tenant: tenants.map((t) => ({ ...t, short: shortTenant(t.tenant) })), series: seriesSetup(c.env) });
+    return c.json({
+      role: "admin",
+      trees,
+      tenants: tenants.length,
+      by_tenant: tenants.map((t) => ({ ...t, short: shortTenant(t.tenant) })),
+      series: seriesSetup(c.env),
+    });
   }
   return c.json({ role: "tenant", tenant: scope.tenant, short: shortTenant(scope.tenant), trees });
 }

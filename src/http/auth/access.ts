@@ -25,7 +25,8 @@ export function refusal(access: AccessSettings, headers: Headers, tenant: () => 
   }
   if (access.allowedTenants !== "*") {
     const id = tenant();
-    if (id === null) return new ApiError("unauthorized", "This Worker serves only the credentials on its allow-list (ALLOWED_TENANTS); the request carries none.");
+    if (id === null)
+      return new ApiError("unauthorized", "This Worker serves only the credentials on its allow-list (ALLOWED_TENANTS); the request carries none.");
     if (!listed(access.allowedTenants, id)) return new ApiError("forbidden", "This credential is not on the Worker's allow-list (ALLOWED_TENANTS).");
   }
   return null;

@@ -29,9 +29,18 @@ export function requireCaller(): MiddlewareHandler<{ Bindings: Env; Variables: A
       const config = configOf(c.env);
       const refused = refusal(config.access, c.req.raw.headers, () => caller.tenant);
       if (refused) throw refused;
-      const target = { base: config.upstreamBaseUrl, pathname: "/v1/models", headers: new Headers({ authorization: c.req.header("authorization") ?? "" }), url: "http://api.invalid/", baseVar: "UPSTREAM_BASE_URL" };
+      const target = {
+        base: config.upstreamBaseUrl,
+        pathname: "/v1/models",
+        headers: new Headers({ authorization: c.req.header("authorization") ?? "" }),
+        url: "http://api.invalid/",
+        baseVar: "UPSTREAM_BASE_URL",
+      };
       if (!(await keyAccepted(c.env.DB, config.access, caller.tenant, target))) {
-        throw new ApiError("unauthorized", `The provider has not accepted this key within KEY_FRESH_MS (${config.access.keyFreshMs} ms): send one model request with it through the Worker, or use the admin token.`);
+        throw new ApiError(
+          "unauthorized",
+          `The provider has not accepted this key within KEY_FRESH_MS (${config.access.keyFreshMs} ms): send one model request with it through the Worker, or use the admin token.`,
+        );
       }
     }
     c.set("caller", caller);

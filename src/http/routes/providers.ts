@@ -31,7 +31,8 @@ export function mountCachedRoutes(app: App, providers: readonly ProviderModule[]
         const url = new URL(c.req.url);
         if (c.req.method === "POST" && (!isCached || isCached(url))) return cached(c);
         if (methodNotAllowed) return envelope(new ApiError("method_not_allowed", `Use POST for ${path}.`));
-        if (passThrough && (!passThrough.claims || passThrough.claims(c.req.raw.headers, url))) return relayTo(c, passThrough.base(configOf(c.env)), passThrough.baseVar, envelope);
+        if (passThrough && (!passThrough.claims || passThrough.claims(c.req.raw.headers, url)))
+          return relayTo(c, passThrough.base(configOf(c.env)), passThrough.baseVar, envelope);
         return next();
       });
     }

@@ -39,13 +39,28 @@ export function messagesAnswerReader(key: AnthropicKey, rawLength: number): Answ
         return null;
       }
       // Only a plain `message` whose numbers and keys JSON.parse kept exactly is recorded.
-      if (typeof json !== "object" || json === null || (json.error !== undefined && json.error !== null) || (json.type !== undefined && json.type !== "message")) return null;
+      if (
+        typeof json !== "object" ||
+        json === null ||
+        (json.error !== undefined && json.error !== null) ||
+        (json.type !== undefined && json.type !== "message")
+      )
+        return null;
       if (scanJson(text).lossy !== null) return null;
       // A container or context edits upstream: the answer is relayed, not recorded. Its other fields are kept.
       if (setsUnrecordable(json)) return null;
       const message = { role: json.role, content: json.content };
       const envelope = { message: messageFieldsOf(json as Record<string, unknown>) };
-      return recordingOfMessage(key, message, { reason: json.stop_reason, sequence: json.stop_sequence }, json.usage, rawLength, latencyMs, inputTextsOf(json.content), envelope);
+      return recordingOfMessage(
+        key,
+        message,
+        { reason: json.stop_reason, sequence: json.stop_sequence },
+        json.usage,
+        rawLength,
+        latencyMs,
+        inputTextsOf(json.content),
+        envelope,
+      );
     },
     stream() {
       const assembler = new AnthropicSseAssembler();
@@ -54,7 +69,16 @@ export function messagesAnswerReader(key: AnthropicKey, rawLength: number): Answ
         finish: (latencyMs) => {
           const result = assembler.result();
           if (!result) return null;
-          return recordingOfMessage(key, result.message, { reason: result.stopReason, sequence: result.stopSequence }, result.usage, rawLength, latencyMs, result.inputTexts, result.envelope);
+          return recordingOfMessage(
+            key,
+            result.message,
+            { reason: result.stopReason, sequence: result.stopSequence },
+            result.usage,
+            rawLength,
+            latencyMs,
+            result.inputTexts,
+            result.envelope,
+          );
         },
       };
     },

@@ -1,9 +1,15 @@
 import type { CanonicalError } from "../../core/canonical";
-import { KEYED_ROLES, type AnthropicCanonicalMessage, type AnthropicMessage, type CanonicalBlock, type CanonicalText, type ContentBlock, type KeyedRole } from "./schema";
+import {
+  KEYED_ROLES,
+  type AnthropicCanonicalMessage,
+  type AnthropicMessage,
+  type CanonicalBlock,
+  type CanonicalText,
+  type ContentBlock,
+  type KeyedRole,
+} from "./schema";
 
-export type AnthropicCanonicalResult =
-  | { ok: true; messages: AnthropicCanonicalMessage[]; ids: ToolUseIds }
-  | { ok: false; error: CanonicalError };
+export type AnthropicCanonicalResult = { ok: true; messages: AnthropicCanonicalMessage[]; ids: ToolUseIds } | { ok: false; error: CanonicalError };
 
 /**
  * Maps the `tool_use` ids of one conversation to ordinals (`toolu_0`, …) in
@@ -51,7 +57,9 @@ const IGNORED_FIELDS = new Set(["cache_control"]);
 
 /** Whether a tool call's `caller` is the default, `{type: "direct"}` (the model called the tool itself), and nothing else. */
 export function isDirectCaller(value: unknown): boolean {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 1 && (value as { type?: unknown }).type === "direct";
+  return (
+    typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 1 && (value as { type?: unknown }).type === "direct"
+  );
 }
 
 /** The fields of `value` outside `read` and the ignore list, as sent. */

@@ -164,11 +164,17 @@ export function finalFields(envelope: AnthropicEnvelope, stopReason: string | nu
  * What a streamed hit of an answer that stopped with `stopReason` sends: the fields of `message_start`'s message
  * (before any stop), and of `message_delta` (event, delta, usage).
  */
-export function streamedFields(envelope: AnthropicEnvelope, stopReason: string | null): { start: Fields; delta: { top: Fields; delta: Fields; usage: Fields } } {
+export function streamedFields(
+  envelope: AnthropicEnvelope,
+  stopReason: string | null,
+): { start: Fields; delta: { top: Fields; delta: Fields; usage: Fields } } {
   const start = fieldsBut(envelope.message, RENDERED);
   if (envelope.delta) {
     const { top, delta, usage } = envelope.delta;
-    return { start: stopDetailsFor(start, null), delta: { top: stopDetailsFor(fieldsBut(top, RENDERED), stopReason), delta: stopDetailsFor(fieldsBut(delta, DELTA_RENDERED), stopReason), usage } };
+    return {
+      start: stopDetailsFor(start, null),
+      delta: { top: stopDetailsFor(fieldsBut(top, RENDERED), stopReason), delta: stopDetailsFor(fieldsBut(delta, DELTA_RENDERED), stopReason), usage },
+    };
   }
   // Recorded from JSON: the stop's details come with the stop reason, as a stream sends them.
   const delta: Fields = {};

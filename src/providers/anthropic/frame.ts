@@ -8,7 +8,6 @@ import { API_FRAME_KEY } from "../../core/protocol";
 /** Parameters that change how the answer is delivered, not what it says. */
 export const TRANSPORT_KEYS = new Set(["messages", "stream", "metadata", "service_tier"]);
 
-
 /**
  * Headers that change what the model answers, or whose account answers, join
  * the frame under their own names: `anthropic-beta` turns on features that

@@ -21,7 +21,11 @@ export interface AnthropicPathStep {
  * `tool_use.input` of `{"qty": 1.0}` echoed by a Python client) also reads their texts; `json`, the
  * node as stored, never holds them.
  */
-export function walkAnthropic(root: string, messages: readonly AnthropicCanonicalMessage[], spelled?: ReadonlyMap<number, readonly Spelling[]>): AnthropicPathStep[] {
+export function walkAnthropic(
+  root: string,
+  messages: readonly AnthropicCanonicalMessage[],
+  spelled?: ReadonlyMap<number, readonly Spelling[]>,
+): AnthropicPathStep[] {
   const steps: AnthropicPathStep[] = [];
   let parent = root;
   for (const [i, message] of messages.entries()) {
@@ -47,10 +51,7 @@ export interface AnthropicKey {
   ids: ToolUseIds;
 }
 
-export type AnthropicKeyResult =
-  | { ok: true; key: AnthropicKey }
-  | { ok: false; bypass: string }
-  | { ok: false; invalid: { message: string; param: string } };
+export type AnthropicKeyResult = { ok: true; key: AnthropicKey } | { ok: false; bypass: string } | { ok: false; invalid: { message: string; param: string } };
 
 function failure(error: CanonicalError): AnthropicKeyResult {
   return error.kind === "invalid" ? { ok: false, invalid: { message: error.message, param: error.param } } : { ok: false, bypass: error.reason };

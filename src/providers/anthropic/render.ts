@@ -24,7 +24,10 @@ export function anthropicAnswerOf(answer: StoredAnswer): AnthropicAnswer | null 
   const parsed = storedAnthropicMessage.safeParse(answer.message as unknown);
   const { hash, finishReason, promptTokens, completionTokens } = answer;
   const envelope = parsed.success ? anthropicEnvelopeOf(answer.message as Record<string, unknown>) : null;
-  const result = parsed.success && parsed.data.role === "assistant" ? { hash, message: parsed.data as AnthropicCanonicalMessage, finishReason, promptTokens, completionTokens, envelope } : null;
+  const result =
+    parsed.success && parsed.data.role === "assistant"
+      ? { hash, message: parsed.data as AnthropicCanonicalMessage, finishReason, promptTokens, completionTokens, envelope }
+      : null;
   validated.set(answer, result);
   return result;
 }
@@ -41,7 +44,9 @@ export interface AnthropicRenderContext {
 }
 
 /** A block as served: the stored block with a fresh tool id, and for a call its input as the model wrote it. */
-type ServedBlock = { type: "text" | "thinking" | "redacted_thinking"; block: Record<string, unknown> } | { type: "tool_use"; block: Record<string, unknown>; inputText: string };
+type ServedBlock =
+  | { type: "text" | "thinking" | "redacted_thinking"; block: Record<string, unknown> }
+  | { type: "tool_use"; block: Record<string, unknown>; inputText: string };
 
 /** The answer's blocks as served, in order, each with the fields it was recorded with; tool ids replaced by fresh ones. */
 function servedBlocks(answer: AnthropicAnswer): ServedBlock[] {
@@ -66,7 +71,13 @@ type Fields = Record<string, unknown>;
  * The message around `content`: the hit's id and the requested model, the stop fields given, the recorded
  * fields (`fields`, which never replace these) and usage with the hit's counts and the recorded other fields.
  */
-function messageShell(ctx: AnthropicRenderContext, content: unknown[], stop: { stop_reason: string | null; stop_sequence: string | null }, fields: Fields, usage: Fields) {
+function messageShell(
+  ctx: AnthropicRenderContext,
+  content: unknown[],
+  stop: { stop_reason: string | null; stop_sequence: string | null },
+  fields: Fields,
+  usage: Fields,
+) {
   const { usage: _stored, ...rest } = fields;
   return { id: ctx.id, type: "message", role: "assistant", model: ctx.model, content, ...stop, ...rest, ...stop, usage };
 }
@@ -76,7 +87,13 @@ export function renderMessage(answer: AnthropicAnswer, ctx: AnthropicRenderConte
   const stop = decodeStop(answer.finishReason);
   const fields = answer.envelope ? finalFields(answer.envelope, stop.stop_reason) : {};
   const usage = messageUsage(fields.usage, { input: answer.promptTokens, output: answer.completionTokens });
-  return messageShell(ctx, servedBlocks(answer).map((b) => b.block), stop, fields, usage);
+  return messageShell(
+    ctx,
+    servedBlocks(answer).map((b) => b.block),
+    stop,
+    fields,
+    usage,
+  );
 }
 
 function event(type: string, data: Record<string, unknown>): string {
@@ -94,7 +111,9 @@ export function renderEventStream(answer: AnthropicAnswer, ctx: AnthropicRenderC
   const stop = decodeStop(answer.finishReason);
   const fields = answer.envelope ? streamedFields(answer.envelope, stop.stop_reason) : { start: {}, delta: { top: {}, delta: {}, usage: {} } };
   const counts = { input: answer.promptTokens, output: answer.completionTokens };
-  let out = event("message_start", { message: messageShell(ctx, [], { stop_reason: null, stop_sequence: null }, fields.start, messageUsage(fields.start.usage, { ...counts, output: 1 })) });
+  let out = event("message_start", {
+    message: messageShell(ctx, [], { stop_reason: null, stop_sequence: null }, fields.start, messageUsage(fields.start.usage, { ...counts, output: 1 })),
+  });
   out += event("ping", {});
   servedBlocks(answer).forEach((served, index) => {
     if (served.type === "text") {

@@ -115,7 +115,14 @@ export const storedAnthropicMessage = z.object({
   content: z.array(
     z.discriminatedUnion("type", [
       z.looseObject({ type: z.literal("text"), text: z.string() }),
-      z.looseObject({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown(), input_json: z.string().optional(), caller: z.object({ type: z.literal("direct") }).optional() }),
+      z.looseObject({
+        type: z.literal("tool_use"),
+        id: z.string(),
+        name: z.string(),
+        input: z.unknown(),
+        input_json: z.string().optional(),
+        caller: z.object({ type: z.literal("direct") }).optional(),
+      }),
       z.object({ type: z.literal("tool_result"), tool_use_id: z.string(), content: z.array(canonicalText), is_error: z.literal(true).optional() }),
       z.looseObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string() }),
       z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() }),

@@ -43,8 +43,27 @@ interface StreamEvent {
   type?: string;
   index?: number;
   message?: { usage?: { input_tokens?: number; output_tokens?: number }; [field: string]: unknown };
-  content_block?: { type?: string; text?: string; id?: string; name?: string; input?: unknown; thinking?: string; signature?: string; data?: string; [field: string]: unknown };
-  delta?: { type?: string; text?: string; partial_json?: string; thinking?: string; signature?: string; stop_reason?: string | null; stop_sequence?: string | null; [field: string]: unknown };
+  content_block?: {
+    type?: string;
+    text?: string;
+    id?: string;
+    name?: string;
+    input?: unknown;
+    thinking?: string;
+    signature?: string;
+    data?: string;
+    [field: string]: unknown;
+  };
+  delta?: {
+    type?: string;
+    text?: string;
+    partial_json?: string;
+    thinking?: string;
+    signature?: string;
+    stop_reason?: string | null;
+    stop_sequence?: string | null;
+    [field: string]: unknown;
+  };
   usage?: { input_tokens?: number | null; output_tokens?: number | null };
 }
 
@@ -166,6 +185,13 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
       inputTexts.push(text);
     }
     const usage = this.inputTokens === null || this.outputTokens === null ? null : { input_tokens: this.inputTokens, output_tokens: this.outputTokens };
-    return { message: { role: "assistant", content }, inputTexts, stopReason: this.stopReason, stopSequence: this.stopSequence, usage, envelope: this.envelope };
+    return {
+      message: { role: "assistant", content },
+      inputTexts,
+      stopReason: this.stopReason,
+      stopSequence: this.stopSequence,
+      usage,
+      envelope: this.envelope,
+    };
   }
 }

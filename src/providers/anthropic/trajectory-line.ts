@@ -14,7 +14,10 @@ import { importNodesOf, type KeyedLine } from "../trajectory/line";
  */
 export const anthropicTrajectoryLine = z.looseObject({
   model: z.string().min(1, "model must be a non-empty string"),
-  tools: z.array(z.looseObject({ name: z.string() })).nullable().optional(),
+  tools: z
+    .array(z.looseObject({ name: z.string() }))
+    .nullable()
+    .optional(),
   params: z.record(z.string(), z.unknown()),
   messages: z.array(z.unknown()).min(1, "messages must contain at least one message"),
   scripted_assistant_idx: z.array(z.number().int().nonnegative()).nullable().optional(),
@@ -36,7 +39,9 @@ function stopOf(json: string): string {
 
 /** A container or context edits upstream keep a live answer from being recorded (they name state in the recording's account): an import keeps none either. */
 function unrecordable(key: string, value: Record<string, unknown>): string | null {
-  return setsUnrecordable(value) || (key === DELTA_KEY && setsUnrecordable(value.delta)) ? "sets a container or context_management: an answer with either is never recorded" : null;
+  return setsUnrecordable(value) || (key === DELTA_KEY && setsUnrecordable(value.delta))
+    ? "sets a container or context_management: an answer with either is never recorded"
+    : null;
 }
 
 /**

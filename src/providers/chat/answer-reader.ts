@@ -18,7 +18,15 @@ interface UpstreamCompletion {
  * Builds the record of a generation, or null when the answer is not complete or not cacheable.
  * `envelope`: what the model sent around the message that a hit serves back (src/core/envelope.ts).
  */
-export function recordingOf(key: RequestKey, message: unknown, finishReason: string | null | undefined, usage: UpstreamCompletion["usage"], rawLength: number, latencyMs: number, envelope?: Envelope): Recording {
+export function recordingOf(
+  key: RequestKey,
+  message: unknown,
+  finishReason: string | null | undefined,
+  usage: UpstreamCompletion["usage"],
+  rawLength: number,
+  latencyMs: number,
+  envelope?: Envelope,
+): Recording {
   if (!finishReason || !RECORDABLE_FINISH.has(finishReason)) return null;
   if (finishReason === "length" && cutCall(message)) return null;
   const parsed = chatMessage.safeParse(envelope ? withEnvelope(message, envelope) : message);

@@ -10,21 +10,23 @@ import type { UpstreamContext } from "../../core/upstream-frame";
 
 export type { RequestKey };
 
-export type KeyResult =
-  | { ok: true; key: RequestKey }
-  | { ok: false; bypass: string }
-  | { ok: false; invalid: { message: string; param: string } };
+export type KeyResult = { ok: true; key: RequestKey } | { ok: false; bypass: string } | { ok: false; invalid: { message: string; param: string } };
 
 function failure(error: CanonicalError): KeyResult {
   return error.kind === "invalid" ? { ok: false, invalid: { message: error.message, param: error.param } } : { ok: false, bypass: error.reason };
 }
 
-
 /**
  * Keys a validated request: frame, tree id, canonical messages and path hashes.
  * `context` is the live request's URL and headers (src/core/upstream-frame.ts); an imported line has none.
  */
-export function keyRequest(body: ChatRequest, tenant: string, namespace: string, maxMessageBytes = DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, context?: UpstreamContext): KeyResult {
+export function keyRequest(
+  body: ChatRequest,
+  tenant: string,
+  namespace: string,
+  maxMessageBytes = DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES,
+  context?: UpstreamContext,
+): KeyResult {
   const reason = bypassReason(body, context) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
   if (reason) return { ok: false, bypass: reason };
   const canonical = canonicalConversation(body.messages);

@@ -18,7 +18,12 @@ function inApiOrder<F extends { name: string; arguments: string }>(fn: F): F {
 }
 
 function servedToolCalls(answer: StoredAnswer): Array<CanonicalToolCall> | undefined {
-  return answer.message.tool_calls?.map((call, i) => ({ id: servedToolCallId(answer.hash, i), type: "function", function: inApiOrder(call.function), ...extrasOf(call) }));
+  return answer.message.tool_calls?.map((call, i) => ({
+    id: servedToolCallId(answer.hash, i),
+    type: "function",
+    function: inApiOrder(call.function),
+    ...extrasOf(call),
+  }));
 }
 
 /** A recorded tool call's fields other than id, type and function (served as recorded). */
@@ -107,10 +112,18 @@ export function renderChunkStream(answer: StoredAnswer, ctx: RenderContext, incl
     if (finish !== null) Object.assign(choice, finishFields);
     return `data: ${JSON.stringify({ ...base, ...(finish !== null ? last : {}), choices: [choice], ...extra })}\n\n`;
   };
-  const { refusal, function_call: fn, annotations, ...fields } = recordedFields(answer) as { refusal?: string | null; function_call?: { name: string; arguments: string }; annotations?: unknown[] };
+  const {
+    refusal,
+    function_call: fn,
+    annotations,
+    ...fields
+  } = recordedFields(answer) as { refusal?: string | null; function_call?: { name: string; arguments: string }; annotations?: unknown[] };
   const first: Record<string, unknown> = { role: "assistant", content: text === null ? null : "" };
   if (refusal !== undefined) first.refusal = null;
-  let out = response[PROMPT_FILTERS] === undefined ? "" : `data: ${JSON.stringify({ choices: [], created: 0, id: "", model: "", object: "", [PROMPT_FILTERS]: response[PROMPT_FILTERS] })}\n\n`;
+  let out =
+    response[PROMPT_FILTERS] === undefined
+      ? ""
+      : `data: ${JSON.stringify({ choices: [], created: 0, id: "", model: "", object: "", [PROMPT_FILTERS]: response[PROMPT_FILTERS] })}\n\n`;
   out += chunk(first);
   // Fields the cache does not read (reasoning_content, …) come first, whole, as a model streams its reasoning before its answer.
   for (const [k, v] of Object.entries(fields)) out += chunk({ [k]: v });

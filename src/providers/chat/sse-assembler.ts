@@ -118,7 +118,11 @@ export class SseAssembler extends JsonEventStream<Chunk> {
   }
 
   private applyToolCall(call: ChunkToolCall): void {
-    if (!onlyFields(call, CALL_FIELDS) || (call.type !== undefined && call.type !== null && call.type !== "function") || (call.function && !onlyFields(call.function, CALL_FUNCTION_FIELDS))) {
+    if (
+      !onlyFields(call, CALL_FIELDS) ||
+      (call.type !== undefined && call.type !== null && call.type !== "function") ||
+      (call.function && !onlyFields(call.function, CALL_FUNCTION_FIELDS))
+    ) {
       this.failed = true; // the replay would drop it: never record a guess
       return;
     }

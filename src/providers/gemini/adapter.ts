@@ -70,5 +70,6 @@ export const geminiAdapter: ProviderAdapter<GenerateContentRequest, GeminiKey, G
     return { body: JSON.stringify(renderGenerateContent(answer, ctx)), contentType: "application/json; charset=UTF-8" };
   },
   reader: (key, { raw }) => geminiReader(key, raw.length),
-  errorResponse: (error, headers) => Response.json(geminiErrorBody(error.status, error.message), { status: error.status, headers: { ...errorHeaders(error), ...headers } }),
+  errorResponse: (error, headers) =>
+    Response.json(geminiErrorBody(error.status, error.message), { status: error.status, headers: { ...errorHeaders(error), ...headers } }),
 };

@@ -56,7 +56,8 @@ function canonicalPart(p: Part, ids: CallIds, where: string): { hashed: Canonica
   }
   if (isObject(p.functionResponse)) {
     const { name, id, response, ...other } = p.functionResponse;
-    if (typeof name !== "string" || name === "") return { kind: "invalid", message: `${where}.functionResponse needs a name`, param: `${where}.functionResponse.name` };
+    if (typeof name !== "string" || name === "")
+      return { kind: "invalid", message: `${where}.functionResponse needs a name`, param: `${where}.functionResponse.name` };
     // Multimodal results (inlineData, fileData) are not text: the model judges.
     if (Array.isArray(other.parts) && other.parts.length > 0) return uncacheable("functionResponse parts");
     const out: { name: string; id?: string; response: unknown } = { ...nonNull(other), name, response: response ?? {} };

@@ -3,7 +3,6 @@ import { reservedFieldOf, upstreamFrameOf } from "../../core/upstream-frame";
 import type { GenerateContentRequest } from "./schema";
 import { API_FRAME_KEY } from "../../core/protocol";
 
-
 /**
  * The frame of a Gemini request: the model (from the URL) and every body
  * field but `contents` (the path): `systemInstruction`, `tools`, `toolConfig`,

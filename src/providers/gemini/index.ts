@@ -10,7 +10,12 @@ import { geminiTrajectory } from "./trajectory-line";
 export const gemini = providerModule(geminiAdapter, geminiTrajectory, {
   paths: ["/v1beta/*", "/v1/models/*"],
   isCached: (url) => geminiAction(url) !== null,
-  passThrough: { paths: ["/v1/*"], claims: (headers, url) => url.pathname.startsWith("/v1beta/") || isGeminiV1(url, headers), base: (config) => config.geminiBaseUrl, baseVar: "GEMINI_BASE_URL" },
+  passThrough: {
+    paths: ["/v1/*"],
+    claims: (headers, url) => url.pathname.startsWith("/v1beta/") || isGeminiV1(url, headers),
+    base: (config) => config.geminiBaseUrl,
+    baseVar: "GEMINI_BASE_URL",
+  },
 });
 
 /** A Gemini method on a path (`models/{model}:generateContent`, `:countTokens`, `files/{id}:download`): no other API names its methods after a colon. */

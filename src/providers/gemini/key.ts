@@ -48,7 +48,11 @@ const RENDERED_CALL_FIELDS: ReadonlySet<string> = new Set(["name", "id", "argsJs
  * `metadata`: the candidate's fields a hit sends back (src/providers/gemini/stream.ts), stored under
  * CANDIDATE_KEY beside the content and left out of the hash, as a client echoes only the content.
  */
-export function keyGeminiAnswer(key: GeminiKey, content: Content, metadata: Record<string, unknown> = {}): { hash: string; json: string; node: GeminiNode } | null {
+export function keyGeminiAnswer(
+  key: GeminiKey,
+  content: Content,
+  metadata: Record<string, unknown> = {},
+): { hash: string; json: string; node: GeminiNode } | null {
   if (content.role !== "model") return null;
   const out = canonicalContent(content, key.ids.clone(), "candidate");
   if ("kind" in out || out.stored.parts.length === 0) return null;

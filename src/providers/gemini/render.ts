@@ -52,7 +52,11 @@ function servedParts(answer: GeminiAnswer): Served[] {
 }
 
 function usageOf(answer: GeminiAnswer): Served {
-  return { promptTokenCount: answer.promptTokens, candidatesTokenCount: answer.completionTokens, totalTokenCount: answer.promptTokens + answer.completionTokens };
+  return {
+    promptTokenCount: answer.promptTokens,
+    candidatesTokenCount: answer.completionTokens,
+    totalTokenCount: answer.promptTokens + answer.completionTokens,
+  };
 }
 
 export interface GeminiRenderContext {

@@ -86,7 +86,12 @@ export function assembledOf(response: GeminiChunk): GeminiAssembled | null {
   const candidates = response.candidates ?? [];
   if (candidates.length !== 1 || response.promptFeedback?.blockReason || !candidates[0].finishReason || !replayable(response)) return null;
   const content = candidates[0].content;
-  return { content: { role: content?.role ?? "model", parts: content?.parts ?? [] }, finishReason: candidates[0].finishReason, usage: response.usageMetadata, metadata: metadataOf(candidates[0]) };
+  return {
+    content: { role: content?.role ?? "model", parts: content?.parts ?? [] },
+    finishReason: candidates[0].finishReason,
+    usage: response.usageMetadata,
+    metadata: metadataOf(candidates[0]),
+  };
 }
 
 /**
@@ -157,6 +162,10 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
   /** Whether the stream was cut as a hit cuts a recording without a layout: one whole part a chunk, the finish on the last, no metadata. */
   private cutAsAHitCuts(): boolean {
     const last = this.layout.length - 1;
-    return this.seen.length === 0 && this.layout.length === this.parts.length && this.layout.every((c, i) => c.p?.length === 1 && c.p[0] !== 0 && c.c === undefined && (c.f === undefined) === (i < last));
+    return (
+      this.seen.length === 0 &&
+      this.layout.length === this.parts.length &&
+      this.layout.every((c, i) => c.p?.length === 1 && c.p[0] !== 0 && c.c === undefined && (c.f === undefined) === i < last)
+    );
   }
 }

@@ -3,7 +3,16 @@ import { keyGeminiRequest } from "./key";
 import { CANDIDATE_KEY, generateContentRequest, type CanonicalPart, type GeminiNode } from "./schema";
 import type { KeyScope } from "../../cache/provider";
 import { importNodesOf, splitFrame, type KeyedLine } from "../trajectory/line";
-import { API_FRAME_KEY, applyUsage, issuesText, pathAnnotations, storeBeside, takeStoredKeys, type ExportNode, type TrajectoryFormat } from "../trajectory/formats";
+import {
+  API_FRAME_KEY,
+  applyUsage,
+  issuesText,
+  pathAnnotations,
+  storeBeside,
+  takeStoredKeys,
+  type ExportNode,
+  type TrajectoryFormat,
+} from "../trajectory/formats";
 
 const CANDIDATE_KEYS: ReadonlySet<string> = new Set([CANDIDATE_KEY]);
 
@@ -11,7 +20,12 @@ const CANDIDATE_KEYS: ReadonlySet<string> = new Set([CANDIDATE_KEY]);
 const API = "gemini";
 
 const answerUsage = z.array(
-  z.object({ index: z.number().int().nonnegative(), prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative(), finish_reason: z.string().nullish() }),
+  z.object({
+    index: z.number().int().nonnegative(),
+    prompt_tokens: z.number().int().nonnegative(),
+    completion_tokens: z.number().int().nonnegative(),
+    finish_reason: z.string().nullish(),
+  }),
 );
 
 /**
@@ -77,7 +91,8 @@ function keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string } 
   const request = generateContentRequest.safeParse({ ...body, contents, ...(tools ? { tools } : {}) });
   if (!request.success) return { error: issuesText(request.error.issues) };
   const keyed = keyGeminiRequest(request.data, model, scope);
-  if (!keyed.ok) return { error: "invalid" in keyed ? `${keyed.invalid.param}: ${keyed.invalid.message}` : `the request would bypass the cache (${keyed.bypass})` };
+  if (!keyed.ok)
+    return { error: "invalid" in keyed ? `${keyed.invalid.param}: ${keyed.invalid.message}` : `the request would bypass the cache (${keyed.bypass})` };
   // As the route stores them: a recorded answer's role is `assistant`; a model turn the client sent keeps `model`.
   const steps = keyed.key.path.map((step) => ({ ...step, role: step.role === "model" ? "assistant" : step.role }));
   const { nodes, answers } = importNodesOf(steps, line.data.scripted_assistant_idx, () => "STOP");

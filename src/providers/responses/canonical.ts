@@ -97,13 +97,19 @@ export function outputItem(item: Record<string, unknown>, ids: CallIds, where: s
 }
 
 function isAssistantItem(item: InputItem): boolean {
-  return item.type === "function_call" || item.type === "custom_tool_call" || item.type === "reasoning" || ((item.type === undefined || item.type === "message") && item.role === "assistant");
+  return (
+    item.type === "function_call" ||
+    item.type === "custom_tool_call" ||
+    item.type === "reasoning" ||
+    ((item.type === undefined || item.type === "message") && item.role === "assistant")
+  );
 }
 
 /** A user, system or developer message. */
 function messageNode(item: InputItem, where: string): ResponsesNode | Fail {
   const role = item.role;
-  if (role !== "user" && role !== "system" && role !== "developer") return invalid(`${where}.role must be user, system, developer or assistant`, `${where}.role`);
+  if (role !== "user" && role !== "system" && role !== "developer")
+    return invalid(`${where}.role must be user, system, developer or assistant`, `${where}.role`);
   const content = parts(item.content, where);
   if (isFail(content)) return content;
   if (content.some((p) => p.type !== "text")) return invalid(`${where}: only assistant messages carry refusals`, `${where}.content`);
@@ -195,7 +201,13 @@ export function canonicalOutput(output: readonly unknown[], ids: CallIds): Canon
   const hashed: CanonicalOutputItem[] = [];
   const stored: CanonicalOutputItem[] = [];
   for (const item of output as Array<Record<string, unknown>>) {
-    if (item?.type !== "function_call" && item?.type !== "custom_tool_call" && item?.type !== "reasoning" && !(item?.type === "message" && item.role === "assistant")) return null;
+    if (
+      item?.type !== "function_call" &&
+      item?.type !== "custom_tool_call" &&
+      item?.type !== "reasoning" &&
+      !(item?.type === "message" && item.role === "assistant")
+    )
+      return null;
     if (unfinishedReasoning(item)) return null;
     const out = outputItem(item, ids, "output");
     if (isFail(out)) return null;

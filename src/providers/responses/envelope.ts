@@ -27,12 +27,34 @@ import type { ResponsesRequest } from "./schema";
  * keyed request's are not stored either: every request of the tree sends that value, and a hit echoes the
  * request's. Nothing is stored when nothing differs.
  */
-const RENEWED: ReadonlySet<string> = new Set(["id", "object", "created_at", "completed_at", "status", "error", "incomplete_details", "output", "output_text", "model", "usage"]);
+const RENEWED: ReadonlySet<string> = new Set([
+  "id",
+  "object",
+  "created_at",
+  "completed_at",
+  "status",
+  "error",
+  "incomplete_details",
+  "output",
+  "output_text",
+  "model",
+  "usage",
+]);
 /** Renewed fields a response may or may not carry: their presence is stored. */
 const RENEWED_IF_PRESENT: ReadonlySet<string> = new Set(["completed_at"]);
 
 /** Request fields the response echoes that are not keyed, and what the API says when the request leaves one out. */
-const ECHOED: Readonly<Record<string, unknown>> = { metadata: {}, user: null, store: true, safety_identifier: null, prompt_cache_key: null, client_metadata: null, background: false, conversation: null, previous_response_id: null };
+const ECHOED: Readonly<Record<string, unknown>> = {
+  metadata: {},
+  user: null,
+  store: true,
+  safety_identifier: null,
+  prompt_cache_key: null,
+  client_metadata: null,
+  background: false,
+  conversation: null,
+  previous_response_id: null,
+};
 
 /** Fields a hit echoes from the request when nothing else is recorded (src/providers/responses/render.ts), not stored when the recorded value is the request's. */
 const ECHOED_WHEN_SENT: ReadonlySet<string> = new Set(["instructions", "tools"]);
@@ -114,7 +136,13 @@ export function servedUsage(envelope: Fields | null, input: number, output: numb
  * then the echoed ones (in `base`, recorded, or named by the request) with this request's values, then `base`'s
  * renewed ones, which nothing recorded replaces. `completedAt`: the hit's `completed_at`, when the recording had one.
  */
-export function aroundResponse(base: Fields, envelope: Fields | null, body: ResponsesRequest, previousResponseId: string | null, completedAt: number | null): Fields {
+export function aroundResponse(
+  base: Fields,
+  envelope: Fields | null,
+  body: ResponsesRequest,
+  previousResponseId: string | null,
+  completedAt: number | null,
+): Fields {
   const out: Fields = { ...base };
   const request = body as Fields;
   for (const [k, v] of Object.entries(envelope ?? {})) if (!RENEWED.has(k) && !(k in ECHOED) && k !== "usage") out[k] = v;

@@ -5,7 +5,6 @@ import type { ResponsesRequest } from "./schema";
 import { API_FRAME_KEY } from "../../core/protocol";
 import { serverToolOf } from "./tools";
 
-
 /**
  * Parameters that cannot change what the model answers, left out of the
  * frame (the short documented list, docs/api.md): the conversation itself
@@ -59,7 +58,6 @@ export function responsesFrameJsonOf(body: ResponsesRequest, context?: UpstreamC
  * items (what a stateless agent sends back). Any other (logprobs, server tools' results, image URLs) bypasses.
  */
 const RECORDED_INCLUDES: ReadonlySet<string> = new Set(["reasoning.encrypted_content"]);
-
 
 /**
  * Why a Responses request must skip the cache (null when it may use it).

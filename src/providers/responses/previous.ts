@@ -30,7 +30,8 @@ function textParts(content: unknown, type: "input_text" | "output_text"): Stored
   if (!Array.isArray(content)) return null;
   const out: Stored[] = [];
   for (const part of content as Stored[]) {
-    if (part.type === "text" && typeof part.text === "string") out.push(type === "output_text" ? { type, text: part.text, annotations: [] } : { type, text: part.text });
+    if (part.type === "text" && typeof part.text === "string")
+      out.push(type === "output_text" ? { type, text: part.text, annotations: [] } : { type, text: part.text });
     else if (part.type === "refusal" && typeof part.refusal === "string") out.push({ type: "refusal", refusal: part.refusal });
     else return null;
   }

@@ -20,7 +20,13 @@ export function responsesAnswerOf(answer: StoredAnswer): ResponsesAnswer | null 
   if (known !== undefined) return known;
   const parsed = storedResponsesAnswer.safeParse(answer.message as unknown);
   const result = parsed.success
-    ? { hash: answer.hash, items: parsed.data.items as CanonicalOutputItem[], promptTokens: answer.promptTokens, completionTokens: answer.completionTokens, envelope: storedResponseEnvelope(answer.message) }
+    ? {
+        hash: answer.hash,
+        items: parsed.data.items as CanonicalOutputItem[],
+        promptTokens: answer.promptTokens,
+        completionTokens: answer.completionTokens,
+        envelope: storedResponseEnvelope(answer.message),
+      }
     : null;
   validated.set(answer, result);
   return result;
@@ -32,7 +38,12 @@ export const SERVED_ITEM_PREFIXES = ["msg_mm", "fc_mm", "ctc_mm"] as const;
 /** Fresh ids for a served answer: deterministic per node and position, so what the client echoes keys the same path. */
 export function servedIds(answerHash: string, index: number): { message: string; functionCall: string; customCall: string; call: string } {
   const tail = `${answerHash.slice(0, 24)}${index.toString(36)}`;
-  return { message: `${SERVED_ITEM_PREFIXES[0]}${tail}`, functionCall: `${SERVED_ITEM_PREFIXES[1]}${tail}`, customCall: `${SERVED_ITEM_PREFIXES[2]}${tail}`, call: `call_mm${tail}` };
+  return {
+    message: `${SERVED_ITEM_PREFIXES[0]}${tail}`,
+    functionCall: `${SERVED_ITEM_PREFIXES[1]}${tail}`,
+    customCall: `${SERVED_ITEM_PREFIXES[2]}${tail}`,
+    call: `call_mm${tail}`,
+  };
 }
 
 type Served = Record<string, unknown>;
@@ -55,7 +66,9 @@ function servedItems(answer: ResponsesAnswer): Served[] {
       return { id: ids.customCall, type: "custom_tool_call", status: "completed", call_id: ids.call, input, name, ...extra };
     }
     const { type: _t, content, ...extra } = item as Extract<CanonicalOutputItem, { type: "message" }>;
-    const parts = content.map((p) => (p.type === "text" ? { type: "output_text", annotations: [], logprobs: [], text: p.text } : { type: "refusal", refusal: p.refusal }));
+    const parts = content.map((p) =>
+      p.type === "text" ? { type: "output_text", annotations: [], logprobs: [], text: p.text } : { type: "refusal", refusal: p.refusal },
+    );
     return { id: ids.message, type: "message", status: "completed", content: parts, role: "assistant", ...extra };
   });
 }

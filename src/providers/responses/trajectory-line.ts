@@ -5,7 +5,16 @@ import { unfinishedReasoning } from "./canonical";
 import { keyResponsesRequest } from "./key";
 import { responsesRequest, type CanonicalOutputItem, type ResponsesNode } from "./schema";
 import { importNodesOf, splitFrame, type KeyedLine } from "../trajectory/line";
-import { API_FRAME_KEY, applyUsage, issuesText, pathAnnotations, storeBeside, takeStoredKeys, type ExportNode, type TrajectoryFormat } from "../trajectory/formats";
+import {
+  API_FRAME_KEY,
+  applyUsage,
+  issuesText,
+  pathAnnotations,
+  storeBeside,
+  takeStoredKeys,
+  type ExportNode,
+  type TrajectoryFormat,
+} from "../trajectory/formats";
 
 const RESPONSE_KEYS: ReadonlySet<string> = new Set([RESPONSE_KEY]);
 
@@ -13,7 +22,12 @@ const RESPONSE_KEYS: ReadonlySet<string> = new Set([RESPONSE_KEY]);
 const API = "openai-responses";
 
 const answerUsage = z.array(
-  z.object({ index: z.number().int().nonnegative(), prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative(), finish_reason: z.string().nullish() }),
+  z.object({
+    index: z.number().int().nonnegative(),
+    prompt_tokens: z.number().int().nonnegative(),
+    completion_tokens: z.number().int().nonnegative(),
+    finish_reason: z.string().nullish(),
+  }),
 );
 
 /**
@@ -34,8 +48,17 @@ const responsesLine = z.looseObject({
 const OWN = [API_FRAME_KEY, "model", "tools", "input"];
 
 /** A canonical text part as an input or output content part. */
-function contentOf(content: ReadonlyArray<{ type: string; text?: string; refusal?: string }>, textType: "input_text" | "output_text"): Array<Record<string, unknown>> {
-  return content.map((p) => (p.type === "refusal" ? { type: "refusal", refusal: p.refusal } : textType === "output_text" ? { type: textType, text: p.text, annotations: [] } : { type: textType, text: p.text }));
+function contentOf(
+  content: ReadonlyArray<{ type: string; text?: string; refusal?: string }>,
+  textType: "input_text" | "output_text",
+): Array<Record<string, unknown>> {
+  return content.map((p) =>
+    p.type === "refusal"
+      ? { type: "refusal", refusal: p.refusal }
+      : textType === "output_text"
+        ? { type: textType, text: p.text, annotations: [] }
+        : { type: textType, text: p.text },
+  );
 }
 
 function outputItemOf(item: CanonicalOutputItem): Record<string, unknown> {
@@ -99,7 +122,8 @@ function keyLine(json: unknown, scope: KeyScope): KeyedLine | { error: string } 
   const request = responsesRequest.safeParse({ ...body, model, input, ...(tools ? { tools } : {}) });
   if (!request.success) return { error: issuesText(request.error.issues) };
   const keyed = keyResponsesRequest(request.data, scope);
-  if (!keyed.ok) return { error: "invalid" in keyed ? `${keyed.invalid.param}: ${keyed.invalid.message}` : `the request would bypass the cache (${keyed.bypass})` };
+  if (!keyed.ok)
+    return { error: "invalid" in keyed ? `${keyed.invalid.param}: ${keyed.invalid.message}` : `the request would bypass the cache (${keyed.bypass})` };
   // An assistant node stands for its run of items; every other node for one item.
   const nodeOfItem: number[] = [];
   keyed.key.path.forEach((step, i) => {

@@ -83,7 +83,11 @@ export function applyUsage(nodes: ImportNode[], usage: readonly AnswerUsage[] | 
  * (`indexOf`: a node's first index). `modelRoles`: the node roles of the
  * model's turns (a recorded answer's is always `assistant`).
  */
-export function pathAnnotations(path: readonly ExportNode[], modelRoles: readonly string[], indexOf: (node: number) => number): { scripted_assistant_idx: number[]; answer_usage: AnswerUsage[] } {
+export function pathAnnotations(
+  path: readonly ExportNode[],
+  modelRoles: readonly string[],
+  indexOf: (node: number) => number,
+): { scripted_assistant_idx: number[]; answer_usage: AnswerUsage[] } {
   const scripted: number[] = [];
   const usage: AnswerUsage[] = [];
   path.forEach((node, i) => {

@@ -11,7 +11,10 @@ import { chatMessage, type ChatRequest } from "../../core/messages";
 export const trajectoryLine = z.looseObject({
   id: z.union([z.string(), z.number()]).optional(),
   model: z.string().min(1, "model must be a non-empty string"),
-  tools: z.array(z.looseObject({ type: z.string() })).nullable().optional(),
+  tools: z
+    .array(z.looseObject({ type: z.string() }))
+    .nullable()
+    .optional(),
   params: z.record(z.string(), z.unknown()).nullable().optional(),
   messages: z.array(chatMessage).min(1, "messages must contain at least one message"),
   scripted_assistant_idx: z.array(z.number().int().nonnegative()).nullable().optional(),
@@ -66,9 +69,20 @@ export function keyLine(line: TrajectoryLine, tenant: string, namespace: string)
   if (!keyed.ok) return { error: "invalid" in keyed ? keyed.invalid.message : `the request would bypass the cache (${keyed.bypass})` };
   const { nodes, answers } = importNodesOf(
     // An assistant message is stored as the model sent it (content "", refusal: null, …), like a recorded answer.
-    keyed.key.path.map((step, i) => ({ hash: step.hash, parent: step.parent, role: step.message.role, json: step.message.role === "assistant" ? canonicalJson(answerForm(step.message, line.messages[i])) : step.json, toolCalls: (step.message.tool_calls?.length ?? 0) > 0 })),
+    keyed.key.path.map((step, i) => ({
+      hash: step.hash,
+      parent: step.parent,
+      role: step.message.role,
+      json: step.message.role === "assistant" ? canonicalJson(answerForm(step.message, line.messages[i])) : step.json,
+      toolCalls: (step.message.tool_calls?.length ?? 0) > 0,
+    })),
     line.scripted_assistant_idx,
-    (step) => (step.toolCalls ? "tool_calls" : step.json.includes('"function_call"') && (JSON.parse(step.json) as { function_call?: unknown }).function_call ? "function_call" : "stop"),
+    (step) =>
+      step.toolCalls
+        ? "tool_calls"
+        : step.json.includes('"function_call"') && (JSON.parse(step.json) as { function_call?: unknown }).function_call
+          ? "function_call"
+          : "stop",
   );
   return { treeId: keyed.key.treeId, frameJson: keyed.key.frameJson, model: line.model, nodes, answers };
 }

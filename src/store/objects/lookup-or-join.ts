@@ -35,7 +35,10 @@ export interface LookupOrJoinRequest {
  * not resolved the tree's shard yet, and the answers), which the Worker adds
  * to the request's `server-timing` d1 entry.
  */
-export type LookedUp = ({ status: "hit"; answers: StoredAnswer[]; chosen: number } | { status: "miss"; answers: StoredAnswer[]; templates: boolean; joined: Joined | null; probe?: PathProbe | null }) & { d1: D1Cost };
+export type LookedUp = (
+  | { status: "hit"; answers: StoredAnswer[]; chosen: number }
+  | { status: "miss"; answers: StoredAnswer[]; templates: boolean; joined: Joined | null; probe?: PathProbe | null }
+) & { d1: D1Cost };
 
 /**
  * Runs a cold lookup inside the tree's object: the tree's shard (`db`), one D1
@@ -47,13 +50,26 @@ export type LookedUp = ({ status: "hit"; answers: StoredAnswer[]; chosen: number
  * a read that finished past the bound joins nothing, since the Worker has
  * stopped waiting and could never settle the claim.
  */
-export async function lookUpOrJoin(db: () => Promise<D1Database>, flights: SingleFlight, request: LookupOrJoinRequest, now: () => number = Date.now): Promise<LookedUp> {
+export async function lookUpOrJoin(
+  db: () => Promise<D1Database>,
+  flights: SingleFlight,
+  request: LookupOrJoinRequest,
+  now: () => number = Date.now,
+): Promise<LookedUp> {
   let started = now();
-  const { value: [answers, templates, probe], d1 } = await meterD1(async () => {
+  const {
+    value: [answers, templates, probe],
+    d1,
+  } = await meterD1(async () => {
     const shard = await db();
     started = now();
     return withTimeout(
-      readAnswersAndPresence(shard, request.key, request.templates ? request.treeId : null, request.path ? { treeId: request.treeId, path: request.path } : null),
+      readAnswersAndPresence(
+        shard,
+        request.key,
+        request.templates ? request.treeId : null,
+        request.path ? { treeId: request.treeId, path: request.path } : null,
+      ),
       request.timeoutMs,
       "D1 lookup in the tree's object",
     );
@@ -72,7 +88,12 @@ export async function lookUpOrJoin(db: () => Promise<D1Database>, flights: Singl
  * (src/store/tree/divergence.ts): the same one statement, which on a miss also
  * says how deep the request's path is recorded.
  */
-async function readAnswersAndPresence(db: D1Database, key: string, treeId: string | null, probed: { treeId: string; path: string[] } | null): Promise<[StoredAnswer[], boolean, PathProbe | null]> {
+async function readAnswersAndPresence(
+  db: D1Database,
+  key: string,
+  treeId: string | null,
+  probed: { treeId: string; path: string[] } | null,
+): Promise<[StoredAnswer[], boolean, PathProbe | null]> {
   const answersQuery = probed ? probedAnswersStatement(db, key, probed.treeId, probed.path) : answersStatement(db, key);
   const [answers, live] = treeId === null ? [await answersQuery.all<unknown>()] : await db.batch<unknown>([answersQuery, liveTemplatesStatement(db, treeId)]);
   // SAFETY: the first statement is ANSWERS_SQL or PROBED_ANSWERS_SQL, whose rows are AnswerRows (and the probe's); batch types every result alike.

@@ -1,10 +1,7 @@
 import type { StoredAnswer } from "../../core/answer";
 
 /** The outcome of asking to generate the answer for one key. */
-export type Claim =
-  | { role: "leader"; token: string }
-  | { role: "follower"; answer: StoredAnswer }
-  | { role: "alone"; reason: "leader-failed" | "timeout" };
+export type Claim = { role: "leader"; token: string } | { role: "follower"; answer: StoredAnswer } | { role: "alone"; reason: "leader-failed" | "timeout" };
 
 /** What `join` answers at once: a claim, or `waiting` when another request leads (then call `follow`). */
 export type Joined = Exclude<Claim, { role: "alone" }> | { role: "waiting" };

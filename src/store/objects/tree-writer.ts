@@ -103,7 +103,13 @@ export class TreeWriter extends DurableObject<Env> {
   async prune(request: PruneRequest): Promise<PruneResult> {
     try {
       // Each page of the prune is its own queued write, so recordings run between pages (src/store/prune/pages.ts).
-      return await runPrune(queuedAccess(() => this.db(request.treeId), (work) => this.serialised(work)), request);
+      return await runPrune(
+        queuedAccess(
+          () => this.db(request.treeId),
+          (work) => this.serialised(work),
+        ),
+        request,
+      );
     } finally {
       this.flights.forget();
     }
@@ -155,7 +161,12 @@ export class TreeWriter extends DurableObject<Env> {
     const first = group[0].input;
     if (group.length > 1 && group.every((g) => g.input.treeId === first.treeId)) {
       try {
-        const outcomes = await recordGenerations(await this.db(first.treeId, first), group.map((g) => g.input), Date.now(), group.map((g) => g.key));
+        const outcomes = await recordGenerations(
+          await this.db(first.treeId, first),
+          group.map((g) => g.input),
+          Date.now(),
+          group.map((g) => g.key),
+        );
         group.forEach((g, i) => g.done(Promise.resolve(outcomes[i])));
         return;
       } catch {

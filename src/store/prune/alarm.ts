@@ -80,9 +80,21 @@ export class PruneAlarm {
       return;
     }
     try {
-      const { changedKeys, ...outcome } = await this.prune({ kind: "stale", treeId, criteria: { cutoff: now - config.pruneTtlMs, minHits: null }, dryRun: false });
+      const { changedKeys, ...outcome } = await this.prune({
+        kind: "stale",
+        treeId,
+        criteria: { cutoff: now - config.pruneTtlMs, minHits: null },
+        dryRun: false,
+      });
       await forgetInColo(coloCache(config.coloCacheTtlMs), changedKeys);
-      if (outcome.nodes > 0) logEvent("info", "prune_alarm", { tree_id: treeId, ttl_ms: config.pruneTtlMs, nodes: outcome.nodes, answers: outcome.answers, templates: outcome.templates });
+      if (outcome.nodes > 0)
+        logEvent("info", "prune_alarm", {
+          tree_id: treeId,
+          ttl_ms: config.pruneTtlMs,
+          nodes: outcome.nodes,
+          answers: outcome.answers,
+          templates: outcome.templates,
+        });
     } catch (error) {
       // The next run tries again; a throw would make the platform retry at once, up to six times.
       logEvent("error", "prune_alarm_failed", { tree_id: treeId, error: String(error) });

@@ -104,13 +104,17 @@ function pageStatements(db: D1Database, treeId: string, page: readonly PlanNode[
   );
   const observations = chunks(page.map((n) => n.hash)).map((part) =>
     db
-      .prepare(`DELETE FROM template_observations WHERE answer_hash IN (${list(part.length)}) AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.hash = template_observations.answer_hash)`)
+      .prepare(
+        `DELETE FROM template_observations WHERE answer_hash IN (${list(part.length)}) AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.hash = template_observations.answer_hash)`,
+      )
       .bind(...part),
   );
   // An upstream response id of an answer that went names nothing any more (it would not resolve either way).
   const upstreamIds = chunks(page.map((n) => n.hash)).map((part) =>
     db
-      .prepare(`DELETE FROM upstream_responses WHERE answer_hash IN (${list(part.length)}) AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.hash = upstream_responses.answer_hash)`)
+      .prepare(
+        `DELETE FROM upstream_responses WHERE answer_hash IN (${list(part.length)}) AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.hash = upstream_responses.answer_hash)`,
+      )
       .bind(...part),
   );
   return [...deletes, ...observations, ...declaredEvidenceStatements(db, page), ...upstreamIds];

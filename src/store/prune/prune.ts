@@ -8,9 +8,7 @@ import { previewColumns, previewOf } from "../tree/node-preview";
 export { PRUNE_BATCH_ROWS, PRUNE_STATEMENT_ROWS, type PruneAccess } from "./pages";
 
 /** What to prune in one tree. */
-export type PruneRequest =
-  | { kind: "subtree"; treeId: string; hash: string }
-  | { kind: "stale"; treeId: string; criteria: StaleCriteria; dryRun: boolean };
+export type PruneRequest = { kind: "subtree"; treeId: string; hash: string } | { kind: "stale"; treeId: string; criteria: StaleCriteria; dryRun: boolean };
 
 /** A node at the top of a subtree that a prune removes. */
 export interface PruneRoot {
@@ -66,7 +64,10 @@ function rootOf(treeId: string, r: RootRow): PruneRoot {
 async function rootsOf(db: D1Database, treeId: string, plan: PrunePlan): Promise<PruneRoot[]> {
   const shown = plan.roots.slice(0, ROOTS_SHOWN).map((n) => n.hash);
   if (shown.length === 0) return [];
-  const rows = await db.prepare(`SELECT ${ROOT_COLUMNS} FROM nodes WHERE hash IN (${list(shown.length)}) ORDER BY depth, hash`).bind(...shown).all<RootRow>();
+  const rows = await db
+    .prepare(`SELECT ${ROOT_COLUMNS} FROM nodes WHERE hash IN (${list(shown.length)}) ORDER BY depth, hash`)
+    .bind(...shown)
+    .all<RootRow>();
   return rows.results.map((r) => rootOf(treeId, r));
 }
 
@@ -81,7 +82,10 @@ async function rootsOf(db: D1Database, treeId: string, plan: PrunePlan): Promise
  */
 async function templatesTaken(db: D1Database, treeId: string, plan: PrunePlan): Promise<{ evidenced: string[]; bare: number }> {
   const ids = new Set<string>();
-  for (const part of chunks(plan.removed.map((n) => n.hash), MAX_PARAMS - 1)) {
+  for (const part of chunks(
+    plan.removed.map((n) => n.hash),
+    MAX_PARAMS - 1,
+  )) {
     const rows = await db
       .prepare(`SELECT DISTINCT template_id FROM template_evidence WHERE answer_hash IN (${list(part.length, 2)}) AND tree_id = ?1`)
       .bind(treeId, ...part)
@@ -89,7 +93,9 @@ async function templatesTaken(db: D1Database, treeId: string, plan: PrunePlan): 
     for (const r of rows.results) ids.add(r.template_id);
   }
   const bare = await db
-    .prepare(`SELECT count(*) AS n FROM templates t WHERE tree_id = ?1 AND t.anchor_depth >= 0 AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = t.id)`)
+    .prepare(
+      `SELECT count(*) AS n FROM templates t WHERE tree_id = ?1 AND t.anchor_depth >= 0 AND NOT EXISTS (SELECT 1 FROM template_evidence e WHERE e.template_id = t.id)`,
+    )
     .bind(treeId)
     .first<{ n: number }>();
   return { evidenced: [...ids], bare: bare?.n ?? 0 };

@@ -45,7 +45,13 @@ export async function pruneStaleTrees(
         .bind(tenantParam(q.scope), q.treeId ?? null, after)
         .all<{ id: string }>();
       // A row in a shard the directory does not name for its tree (a move's copy) is the same tree: counted once, where it lives.
-      const owners = from.length > 1 ? await ownersOf(env, page.results.map((r) => r.id)) : new Map<string, string>();
+      const owners =
+        from.length > 1
+          ? await ownersOf(
+              env,
+              page.results.map((r) => r.id),
+            )
+          : new Map<string, string>();
       for (const { id } of page.results) {
         if ((owners.get(id) ?? name) !== name) continue;
         const one = q.dryRun

@@ -47,13 +47,19 @@ export async function backfillDirectory(env: Env, pages = 50): Promise<{ inserte
   let budget = pages;
   let done = true;
   for (const shard of all) {
-    const state = await dir.prepare(`SELECT after, done_at FROM directory_backfill WHERE shard = ?1`).bind(shard.name).first<{ after: string; done_at: number | null }>();
+    const state = await dir
+      .prepare(`SELECT after, done_at FROM directory_backfill WHERE shard = ?1`)
+      .bind(shard.name)
+      .first<{ after: string; done_at: number | null }>();
     if (state?.done_at) continue;
     let after = state?.after ?? "";
     let finished = false;
     while (budget > 0 && !finished) {
       budget--;
-      const page = await shard.db.prepare(`SELECT id, tenant, namespace, created_at FROM trees WHERE id > ?1 ORDER BY id LIMIT ${PAGE}`).bind(after).all<TreeRow>();
+      const page = await shard.db
+        .prepare(`SELECT id, tenant, namespace, created_at FROM trees WHERE id > ?1 ORDER BY id LIMIT ${PAGE}`)
+        .bind(after)
+        .all<TreeRow>();
       const rows = page.results;
       finished = rows.length < PAGE;
       if (rows.length > 0) after = rows[rows.length - 1].id;

@@ -118,7 +118,11 @@ export async function shardFor(env: Env, treeId: string, now = Date.now(), defer
   if (last && defer) {
     if (!refreshing.has(treeId)) {
       refreshing.add(treeId);
-      defer(readShard(env, treeId, now).catch(() => undefined).finally(() => refreshing.delete(treeId)));
+      defer(
+        readShard(env, treeId, now)
+          .catch(() => undefined)
+          .finally(() => refreshing.delete(treeId)),
+      );
     }
     return shardNamed(env, last);
   }
@@ -129,7 +133,14 @@ export async function shardFor(env: Env, treeId: string, now = Date.now(), defer
     if (last) return shardNamed(env, last);
     throw error;
   }
-  return shardNamed(env, shard ?? shardOf(all.map((s) => s.name), treeId));
+  return shardNamed(
+    env,
+    shard ??
+      shardOf(
+        all.map((s) => s.name),
+        treeId,
+      ),
+  );
 }
 
 /** How long an isolate places new trees by the counts it read (a count reads the directory's shard index). */
@@ -166,7 +177,10 @@ export function leastFull(counts: ReadonlyMap<string, number>, treeId: string): 
 /** Where a tree lives now, by its `trees` row: the hash rule's shard first, then every other one; null when none has it. */
 async function findTreeRow(env: Env, treeId: string): Promise<{ shard: Shard; tenant: string; namespace: string; created_at: number } | null> {
   const all = shards(env);
-  const first = shardOf(all.map((s) => s.name), treeId);
+  const first = shardOf(
+    all.map((s) => s.name),
+    treeId,
+  );
   const ordered = [...all].sort((a, b) => Number(b.name === first) - Number(a.name === first));
   for (const shard of ordered) {
     const row = await shard.db
@@ -207,5 +221,13 @@ export async function homeShard(env: Env, treeId: string): Promise<Shard> {
   const all = shards(env);
   if (all.length === 1) return all[0];
   const row = await resolveHome(env, treeId, null);
-  return row ? shardNamed(env, row.shard) : shardNamed(env, shardOf(all.map((s) => s.name), treeId));
+  return row
+    ? shardNamed(env, row.shard)
+    : shardNamed(
+        env,
+        shardOf(
+          all.map((s) => s.name),
+          treeId,
+        ),
+      );
 }

@@ -25,7 +25,10 @@ export type ShardLocations = { ok: true; hints: ReadonlyMap<string, LocationHint
  */
 export function parseShardLocations(value: string | undefined): ShardLocations {
   const hints = new Map<string, LocationHint>();
-  for (const pair of (value ?? "").split(",").map((p) => p.trim()).filter((p) => p.length > 0)) {
+  for (const pair of (value ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0)) {
     const match = /^([A-Za-z_][A-Za-z0-9_]*(?:\.\.[A-Za-z_][A-Za-z0-9_]*)?)\s*=\s*([a-z]+)$/.exec(pair);
     const bindings = match ? expand(match[1]) : [];
     if (!match || bindings.length === 0) return { ok: false, message: `D1_SHARD_LOCATIONS: '${pair}' is not BINDING=hint or FIRST..LAST=hint` };

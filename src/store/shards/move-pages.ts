@@ -63,7 +63,10 @@ async function rowsWhereIn(db: D1Database, table: string, column: string, keys: 
   const out: Row[] = [];
   for (let i = 0; i < keys.length; i += MAX_PARAMS) {
     const chunk = keys.slice(i, i + MAX_PARAMS);
-    const page = await db.prepare(`SELECT * FROM ${table} WHERE ${column} IN (${placeholders(chunk.length)})`).bind(...chunk).all<Row>();
+    const page = await db
+      .prepare(`SELECT * FROM ${table} WHERE ${column} IN (${placeholders(chunk.length)})`)
+      .bind(...chunk)
+      .all<Row>();
     out.push(...page.results);
   }
   return out;
@@ -75,11 +78,19 @@ const PARENTS_PER_STEP = 50;
 type NodeRow = Row & { hash: string; parent: string };
 
 /** The children of `parents`, `columns` of each, in pages of at most PAGE_ROWS rows (by rowid, through the `parent` index). */
-async function childrenOf(db: D1Database, treeId: string, parents: readonly string[], columns: string, visit: (page: NodeRow[]) => Promise<void>): Promise<void> {
+async function childrenOf(
+  db: D1Database,
+  treeId: string,
+  parents: readonly string[],
+  columns: string,
+  visit: (page: NodeRow[]) => Promise<void>,
+): Promise<void> {
   let after = 0;
   for (;;) {
     const page = await db
-      .prepare(`SELECT rowid AS _rowid, ${columns} FROM nodes WHERE parent IN (${placeholders(parents.length, 3)}) AND tree_id = ?1 AND rowid > ?2 ORDER BY rowid LIMIT ${PAGE_ROWS}`)
+      .prepare(
+        `SELECT rowid AS _rowid, ${columns} FROM nodes WHERE parent IN (${placeholders(parents.length, 3)}) AND tree_id = ?1 AND rowid > ?2 ORDER BY rowid LIMIT ${PAGE_ROWS}`,
+      )
       .bind(treeId, after, ...parents)
       .all<NodeRow & { _rowid: number }>();
     if (page.results.length === 0) return;
@@ -147,7 +158,12 @@ export async function copyTree(from: D1Database, to: D1Database, treeId: string)
     const evidence = await rowsWhereIn(from, "template_evidence", "answer_hash", hashes);
     const observations = await rowsWhereIn(from, "template_observations", "answer_hash", hashes);
     const upstreamIds = await rowsWhereIn(from, "upstream_responses", "answer_hash", hashes);
-    await to.batch([...inserts(to, "nodes", page), ...inserts(to, "template_evidence", evidence), ...inserts(to, "template_observations", observations), ...inserts(to, "upstream_responses", upstreamIds)]);
+    await to.batch([
+      ...inserts(to, "nodes", page),
+      ...inserts(to, "template_evidence", evidence),
+      ...inserts(to, "template_observations", observations),
+      ...inserts(to, "upstream_responses", upstreamIds),
+    ]);
     counts.nodes += page.length;
     counts.evidence += evidence.length;
     counts.observations += observations.length;
@@ -161,7 +177,12 @@ export async function copyTree(from: D1Database, to: D1Database, treeId: string)
       .bind(treeId, after)
       .all<Row & { _rowid: number; id: string }>();
     if (page.results.length === 0) break;
-    const evidence = await rowsWhereIn(from, "template_evidence", "template_id", page.results.map((t) => t.id));
+    const evidence = await rowsWhereIn(
+      from,
+      "template_evidence",
+      "template_id",
+      page.results.map((t) => t.id),
+    );
     await to.batch([...inserts(to, "templates", page.results.map(withoutRowid)), ...inserts(to, "template_evidence", evidence)]);
     counts.templates += page.results.length;
     after = page.results[page.results.length - 1]._rowid;
@@ -221,7 +242,10 @@ async function deleteSiblingSets(db: D1Database, treeId: string, parents: readon
   }
   if (group.length > 0) groups.push(group);
   for (const g of groups) {
-    const deleted = await db.prepare(`DELETE FROM nodes WHERE parent IN (${placeholders(g.length, 2)}) AND tree_id = ?1`).bind(treeId, ...g).run();
+    const deleted = await db
+      .prepare(`DELETE FROM nodes WHERE parent IN (${placeholders(g.length, 2)}) AND tree_id = ?1`)
+      .bind(treeId, ...g)
+      .run();
     counts.nodes += deleted.meta.changes ?? 0;
     await breathe();
   }
@@ -240,7 +264,12 @@ export async function drainTree(db: D1Database, treeId: string): Promise<PageCou
     db,
     treeId,
     "hash, parent",
-    (page) => deleteAttachedRows(db, page.map((n) => n.hash), counts),
+    (page) =>
+      deleteAttachedRows(
+        db,
+        page.map((n) => n.hash),
+        counts,
+      ),
     (parents, children) => deleteSiblingSets(db, treeId, parents, children, counts),
   );
   // ... then whatever no walk reaches (a node whose parent is gone), a page at a time.
@@ -249,7 +278,10 @@ export async function drainTree(db: D1Database, treeId: string): Promise<PageCou
     if (page.results.length === 0) break;
     const hashes = page.results.map((r) => r.hash);
     await deleteAttachedRows(db, hashes, counts);
-    const deleted = await db.prepare(`DELETE FROM nodes WHERE hash IN (${placeholders(hashes.length)})`).bind(...hashes).run();
+    const deleted = await db
+      .prepare(`DELETE FROM nodes WHERE hash IN (${placeholders(hashes.length)})`)
+      .bind(...hashes)
+      .run();
     counts.nodes += deleted.meta.changes ?? 0;
     await breathe();
   }

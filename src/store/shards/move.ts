@@ -89,7 +89,14 @@ export class TreeHome {
     if (all.length === 1) return all[0].db;
     if (this.known?.treeId === treeId) return shardNamed(this.env, this.known.shard).db;
     const found = await resolveHome(this.env, treeId, identity);
-    if (!found) return shardNamed(this.env, shardOf(all.map((s) => s.name), treeId)).db;
+    if (!found)
+      return shardNamed(
+        this.env,
+        shardOf(
+          all.map((s) => s.name),
+          treeId,
+        ),
+      ).db;
     const row = await settle(this.env, found);
     this.known = { treeId, shard: row.shard };
     return shardNamed(this.env, row.shard).db;

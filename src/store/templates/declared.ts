@@ -35,7 +35,11 @@ export async function readDeclaredEvidence(db: D1Database, key: string): Promise
  * Notes that the model answered `answer` at `key` for a binding (idempotent,
  * at most MAX_DECLARED_EVIDENCE rows per node). One statement.
  */
-export async function recordDeclaredEvidence(db: D1Database, e: { treeId: string; key: string; answer: string; binding: string }, now = Date.now()): Promise<void> {
+export async function recordDeclaredEvidence(
+  db: D1Database,
+  e: { treeId: string; key: string; answer: string; binding: string },
+  now = Date.now(),
+): Promise<void> {
   const id = digest(`declared\u0000${e.key}\u0000${e.answer}\u0000${e.binding}`);
   await db
     .prepare(

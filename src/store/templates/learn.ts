@@ -24,7 +24,12 @@ function trajectoryOf(input: RecordInput): Trajectory {
     hashes: input.path.map((p) => p.hash),
     messages: input.path.map((p) => hashForm(JSON.parse(p.json) as CanonicalMessage)),
     answer: JSON.parse(input.answer.json) as CanonicalMessage,
-    meta: { finishReason: input.answer.finishReason, promptTokens: input.answer.promptTokens, completionTokens: input.answer.completionTokens, latencyMs: input.answer.latencyMs },
+    meta: {
+      finishReason: input.answer.finishReason,
+      promptTokens: input.answer.promptTokens,
+      completionTokens: input.answer.completionTokens,
+      latencyMs: input.answer.latencyMs,
+    },
   };
 }
 
@@ -43,7 +48,12 @@ function partnerOf(read: PathTo | null, root: string, answerHash: string, known:
     messages: read.path.map((p) => known.get(p.hash) ?? hashForm(JSON.parse(p.message) as CanonicalMessage)),
     stored: read.path.map((p) => JSON.parse(p.message) as CanonicalMessage),
     answer: JSON.parse(read.answer.message) as CanonicalMessage,
-    meta: { finishReason: read.answer.finishReason ?? "stop", promptTokens: read.answer.promptTokens, completionTokens: read.answer.completionTokens, latencyMs: read.answer.latencyMs },
+    meta: {
+      finishReason: read.answer.finishReason ?? "stop",
+      promptTokens: read.answer.promptTokens,
+      completionTokens: read.answer.completionTokens,
+      latencyMs: read.answer.latencyMs,
+    },
   };
 }
 
@@ -61,7 +71,12 @@ export async function learnFrom(db: D1Database, input: RecordInput): Promise<Lea
   const parts = t.messages.map(decompose);
   const keys = lookupKeys(t.root, t.hashes, skeletonDigests(parts));
   const shapeKey = shapeKeyOf(t, parts);
-  const read = await readLearning(db, keys.map((k) => k.key), MAX_WEIGHED, { shapeKey, answerHash: input.answer.hash, limit: MAX_PARTNERS });
+  const read = await readLearning(
+    db,
+    keys.map((k) => k.key),
+    MAX_WEIGHED,
+    { shapeKey, answerHash: input.answer.hash, limit: MAX_PARTNERS },
+  );
   const shared = new Map(t.hashes.map((hash, i) => [hash, t.messages[i]]));
   const partners = read.partners.map((p) => partnerOf(p.path, t.root, p.hash, shared)).filter((p) => p !== null);
   const own = read.own?.path.map((p) => p.meta) ?? [];

@@ -11,7 +11,13 @@ type TemplateRowRead = { id: string; tree_id: string; lookup_key: string; patter
 const TEMPLATE_COLUMNS = "id, tree_id, lookup_key, pattern, state";
 
 function toTemplate(row: TemplateRowRead): LearnedTemplate {
-  return { id: row.id, treeId: row.tree_id, lookupKey: row.lookup_key, pattern: JSON.parse(row.pattern) as TemplatePattern, state: JSON.parse(row.state) as TemplateState };
+  return {
+    id: row.id,
+    treeId: row.tree_id,
+    lookupKey: row.lookup_key,
+    pattern: JSON.parse(row.pattern) as TemplatePattern,
+    state: JSON.parse(row.state) as TemplateState,
+  };
 }
 
 /**
@@ -28,7 +34,9 @@ function templatesStatement(db: D1Database, keys: readonly string[], limit: numb
   const chunk = keys.slice(0, IN_CHUNK);
   const slots = chunk.map((_, i) => `?${i + 1}`).join(", ");
   return db
-    .prepare(`SELECT ${TEMPLATE_COLUMNS} FROM templates WHERE lookup_key IN (${slots}) AND refuted = 0 ORDER BY anchor_depth DESC, bindings DESC LIMIT ?${chunk.length + 1}`)
+    .prepare(
+      `SELECT ${TEMPLATE_COLUMNS} FROM templates WHERE lookup_key IN (${slots}) AND refuted = 0 ORDER BY anchor_depth DESC, bindings DESC LIMIT ?${chunk.length + 1}`,
+    )
     .bind(...chunk, limit);
 }
 
@@ -53,15 +61,29 @@ export async function readLearning(
   shape: { shapeKey: string; answerHash: string; limit: number },
 ): Promise<{ templates: LearnedTemplate[]; partners: Partner[]; own: PathTo | null }> {
   const shapeParams = [shape.shapeKey, shape.answerHash, shape.limit];
-  const reads = [db.prepare(PATH_SQL).bind(shape.answerHash), db.prepare(PARTNERS_SQL).bind(...shapeParams), db.prepare(PARTNER_PATHS_SQL).bind(...shapeParams)];
+  const reads = [
+    db.prepare(PATH_SQL).bind(shape.answerHash),
+    db.prepare(PARTNERS_SQL).bind(...shapeParams),
+    db.prepare(PARTNER_PATHS_SQL).bind(...shapeParams),
+  ];
   const query = keys.length > 0 ? templatesStatement(db, keys, limit) : null;
   const results = await db.batch<Record<string, unknown>>(query ? [query, ...reads] : reads);
   // SAFETY: each result's rows are its statement's columns: templatesStatement's, PATH_SQL's, PARTNERS_SQL's, PARTNER_PATHS_SQL's.
-  const [ownRows, partnerRows, chainRows] = results.slice(-3).map((r) => r.results) as [ChainRow[], Array<{ hash: string }>, Array<ChainRow & { origin: string }>];
+  const [ownRows, partnerRows, chainRows] = results.slice(-3).map((r) => r.results) as [
+    ChainRow[],
+    Array<{ hash: string }>,
+    Array<ChainRow & { origin: string }>,
+  ];
   const templateRows = (query ? results[0].results : []) as TemplateRowRead[];
   return {
     templates: templateRows.map(toTemplate),
-    partners: partnerRows.map(({ hash }) => ({ hash, path: pathOf(chainRows.filter((r) => r.origin === hash), hash) })),
+    partners: partnerRows.map(({ hash }) => ({
+      hash,
+      path: pathOf(
+        chainRows.filter((r) => r.origin === hash),
+        hash,
+      ),
+    })),
     own: pathOf(ownRows, shape.answerHash),
   };
 }
@@ -97,7 +119,14 @@ export interface Observation {
  * evidence, in one batch; with `observation`, the same batch ends with
  * observe's insert (one D1 call for all that learning writes).
  */
-export async function saveTemplates(db: D1Database, fresh: readonly LearnedTemplate[], updated: readonly LearnedTemplate[], now = Date.now(), evidence: readonly Evidence[] = [], observation?: Observation): Promise<void> {
+export async function saveTemplates(
+  db: D1Database,
+  fresh: readonly LearnedTemplate[],
+  updated: readonly LearnedTemplate[],
+  now = Date.now(),
+  evidence: readonly Evidence[] = [],
+  observation?: Observation,
+): Promise<void> {
   const statements = [
     ...fresh.map((t) =>
       db
@@ -105,7 +134,17 @@ export async function saveTemplates(db: D1Database, fresh: readonly LearnedTempl
           `INSERT INTO templates (id, tree_id, lookup_key, anchor_depth, pattern, state, bindings, refuted, created_at, updated_at)
            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9) ON CONFLICT DO NOTHING`,
         )
-        .bind(t.id, t.treeId, t.lookupKey, t.pattern.anchorDepth, JSON.stringify(t.pattern), JSON.stringify(t.state), t.state.bindings.length, t.state.refuted ? 1 : 0, now),
+        .bind(
+          t.id,
+          t.treeId,
+          t.lookupKey,
+          t.pattern.anchorDepth,
+          JSON.stringify(t.pattern),
+          JSON.stringify(t.state),
+          t.state.bindings.length,
+          t.state.refuted ? 1 : 0,
+          now,
+        ),
     ),
     ...updated.map((t) =>
       db
@@ -114,7 +153,9 @@ export async function saveTemplates(db: D1Database, fresh: readonly LearnedTempl
     ),
     ...evidence.map((e) => {
       const treeId = [...fresh, ...updated].find((t) => t.id === e.templateId)?.treeId ?? "";
-      return db.prepare("INSERT INTO template_evidence (template_id, answer_hash, tree_id, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING").bind(e.templateId, e.answerHash, treeId, now);
+      return db
+        .prepare("INSERT INTO template_evidence (template_id, answer_hash, tree_id, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING")
+        .bind(e.templateId, e.answerHash, treeId, now);
     }),
     ...(observation ? [observeStatement(db, observation, now)] : []),
   ];
@@ -128,7 +169,9 @@ export async function observe(db: D1Database, treeId: string, shapeKey: string, 
 }
 
 function observeStatement(db: D1Database, { treeId, shapeKey, answerHash }: Observation, now: number): D1PreparedStatement {
-  return db.prepare("INSERT INTO template_observations (answer_hash, tree_id, shape_key, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING").bind(answerHash, treeId, shapeKey, now);
+  return db
+    .prepare("INSERT INTO template_observations (answer_hash, tree_id, shape_key, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING")
+    .bind(answerHash, treeId, shapeKey, now);
 }
 
 /** The most recent other answers of a shape class, at most `limit`. */
@@ -142,7 +185,17 @@ export interface PathTo {
   answer: { message: string; finishReason: string | null; promptTokens: number; completionTokens: number; latencyMs: number };
 }
 
-type ChainRow = { hash: string; parent: string; message: string; depth: number; finish_reason: string | null; prompt_tokens: number; completion_tokens: number; latency_ms: number; observations: number };
+type ChainRow = {
+  hash: string;
+  parent: string;
+  message: string;
+  depth: number;
+  finish_reason: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  latency_ms: number;
+  observations: number;
+};
 
 /** The path to one answer (?1), root first, in one recursive query. */
 const PATH_SQL = `
@@ -175,8 +228,25 @@ function pathOf(rows: ChainRow[], answerHash: string): PathTo | null {
   const answer = rows[rows.length - 1];
   if (answer.hash !== answerHash || answer.observations < 1 || rows.some((r, i) => r.depth !== i + 1)) return null;
   return {
-    path: rows.slice(0, -1).map((r) => ({ hash: r.hash, parent: r.parent, message: r.message, meta: { finishReason: r.finish_reason, observations: r.observations, promptTokens: r.prompt_tokens, completionTokens: r.completion_tokens, latencyMs: r.latency_ms } })),
-    answer: { message: answer.message, finishReason: answer.finish_reason, promptTokens: answer.prompt_tokens, completionTokens: answer.completion_tokens, latencyMs: answer.latency_ms },
+    path: rows.slice(0, -1).map((r) => ({
+      hash: r.hash,
+      parent: r.parent,
+      message: r.message,
+      meta: {
+        finishReason: r.finish_reason,
+        observations: r.observations,
+        promptTokens: r.prompt_tokens,
+        completionTokens: r.completion_tokens,
+        latencyMs: r.latency_ms,
+      },
+    })),
+    answer: {
+      message: answer.message,
+      finishReason: answer.finish_reason,
+      promptTokens: answer.prompt_tokens,
+      completionTokens: answer.completion_tokens,
+      latencyMs: answer.latency_ms,
+    },
   };
 }
 

@@ -86,7 +86,14 @@ function lineOf(tree: ExportTree, leaf: string, byHash: Map<string, PathRow>): E
   rows.reverse();
   const format = formatOfApi(tree.frame[API_FRAME_KEY]);
   if (format.exportFields) {
-    const path: ExportNode[] = rows.map((r) => ({ role: r.role, message: r.message, observations: r.observations, promptTokens: r.prompt_tokens, completionTokens: r.completion_tokens, finishReason: r.finish_reason }));
+    const path: ExportNode[] = rows.map((r) => ({
+      role: r.role,
+      message: r.message,
+      observations: r.observations,
+      promptTokens: r.prompt_tokens,
+      completionTokens: r.completion_tokens,
+      finishReason: r.finish_reason,
+    }));
     return { id: leaf, tree_id: tree.id, namespace: tree.namespace, model: tree.model, ...format.exportFields(tree.frame, path) };
   }
   const { tools, params } = splitFrame(tree.frame);
@@ -123,7 +130,10 @@ export async function exportLines(
     const leaves = await leavesAfter(db, tree.id, after, Math.min(LEAVES_PER_QUERY, left) + 1);
     const batch = leaves.slice(0, Math.min(LEAVES_PER_QUERY, left));
     if (batch.length === 0) return null;
-    const byHash = await pathNodes(db, batch.map((l) => l.hash));
+    const byHash = await pathNodes(
+      db,
+      batch.map((l) => l.hash),
+    );
     let more = true;
     for (const leaf of batch) more = write(lineOf(tree, leaf.hash, byHash)) && more;
     const last = batch[batch.length - 1];

@@ -3,7 +3,9 @@ import type { CanonicalMessage } from "../../core/messages";
 import type { NodeRow } from "./schema";
 
 /** Converts a node row into the answer the proxy serves. */
-export function answerOf(row: Pick<NodeRow, "hash" | "message" | "observations" | "finishReason" | "promptTokens" | "completionTokens" | "latencyMs">): StoredAnswer {
+export function answerOf(
+  row: Pick<NodeRow, "hash" | "message" | "observations" | "finishReason" | "promptTokens" | "completionTokens" | "latencyMs">,
+): StoredAnswer {
   return {
     hash: row.hash,
     message: JSON.parse(row.message) as CanonicalMessage,

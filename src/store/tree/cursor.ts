@@ -15,7 +15,11 @@ export function readCursor<T extends CursorShape>(cursor: string, shape: T): Cur
   try {
     const json = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
     const value: unknown = JSON.parse(json);
-    if (Array.isArray(value) && value.length === shape.length && value.every((v, i) => typeof v === shape[i] && (typeof v !== "number" || Number.isFinite(v)))) {
+    if (
+      Array.isArray(value) &&
+      value.length === shape.length &&
+      value.every((v, i) => typeof v === shape[i] && (typeof v !== "number" || Number.isFinite(v)))
+    ) {
       return value as CursorOf<T>;
     }
   } catch {

@@ -94,13 +94,20 @@ const DIVERGENCE_SQL = `WITH p AS (SELECT value AS hash FROM json_each(?1)),
     ORDER BY t.last_hit_at DESC LIMIT ${DIVERGENCE_TREES})`;
 
 /** The divergence read of one miss: one indexed D1 statement on the tree's shard, scoped to the request's tenant. */
-export async function readDivergence(db: D1Database, input: { treeId: string; tenant: string; namespace: string; pathHashes: readonly string[]; before: number }): Promise<DivergenceRead> {
-  const result = await db.prepare(DIVERGENCE_SQL).bind(JSON.stringify(input.pathHashes), input.treeId, input.tenant, input.namespace, input.before).all<DivergenceRow>();
+export async function readDivergence(
+  db: D1Database,
+  input: { treeId: string; tenant: string; namespace: string; pathHashes: readonly string[]; before: number },
+): Promise<DivergenceRead> {
+  const result = await db
+    .prepare(DIVERGENCE_SQL)
+    .bind(JSON.stringify(input.pathHashes), input.treeId, input.tenant, input.namespace, input.before)
+    .all<DivergenceRow>();
   const read: DivergenceRead = { treeExists: false, depth: 0, children: [], trees: [] };
   for (const row of result.results) {
     if (row.kind === "tree") read.treeExists = true;
     else if (row.kind === "deepest") read.depth = row.depth ?? 0;
-    else if (row.kind === "child") read.children.push({ hash: row.hash, role: row.role ?? "", json: row.message ?? "null", observations: row.observations ?? 0 });
+    else if (row.kind === "child")
+      read.children.push({ hash: row.hash, role: row.role ?? "", json: row.message ?? "null", observations: row.observations ?? 0 });
     else read.trees.push({ id: row.hash, model: row.model ?? "", frame: row.message ?? "{}" });
   }
   return read;

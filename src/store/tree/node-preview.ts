@@ -36,7 +36,11 @@ const compactJson = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => pieceOf(p).text ?? "").filter(Boolean).join(" ");
+  if (Array.isArray(content))
+    return content
+      .map((p) => pieceOf(p).text ?? "")
+      .filter(Boolean)
+      .join(" ");
   return compactJson(content ?? "");
 }
 
@@ -95,7 +99,10 @@ export function previewOf(role: string, content: string | null, toolCalls: strin
   const parts: string[] = [];
   if (toolCallId) parts.push(`[${toolCallId}]`);
   for (const p of pieces) if (p.result) parts.push(`[${p.result.id}] ${p.result.text}`);
-  const text = pieces.map((p) => p.text ?? "").filter(Boolean).join(" ");
+  const text = pieces
+    .map((p) => p.text ?? "")
+    .filter(Boolean)
+    .join(" ");
   if (text) parts.push(text.replace(/\s+/g, " ").trim());
   const calls = pieces.flatMap((p) => (p.call ? [p.call === "…" ? p.call : `${p.call}()`] : []));
   if (calls.length) parts.push(`→ ${calls.join(", ")}`);

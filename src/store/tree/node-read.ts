@@ -65,9 +65,20 @@ export async function readPathRows(db: D1Database, hash: string): Promise<NodeRo
 }
 
 /** The path to a node as the message list its API sends (pathMessagesOf), if the scope may see the node. */
-export async function readPath(db: D1Database, hash: string, scope: Scope): Promise<{ tree_id: string; messages: TrajectoryMessage[]; hashes: string[] } | null> {
+export async function readPath(
+  db: D1Database,
+  hash: string,
+  scope: Scope,
+): Promise<{ tree_id: string; messages: TrajectoryMessage[]; hashes: string[] } | null> {
   const owner = await nodeOwner(db, hash);
   if (!owner || !inScope(scope, owner.tenant)) return null;
   const rows = await readPathRows(db, hash);
-  return { tree_id: owner.treeId, messages: pathMessagesOf(rows.map((r) => r.message), owner.api), hashes: rows.map((r) => r.hash) };
+  return {
+    tree_id: owner.treeId,
+    messages: pathMessagesOf(
+      rows.map((r) => r.message),
+      owner.api,
+    ),
+    hashes: rows.map((r) => r.hash),
+  };
 }

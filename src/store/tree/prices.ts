@@ -22,7 +22,7 @@ export const DEFAULT_PRICES: PriceTable = {
   "gpt-5-mini": { prompt: 0.25, completion: 2 },
   "gpt-5-nano": { prompt: 0.05, completion: 0.4 },
   o1: { prompt: 15, completion: 60 },
-  "o3": { prompt: 2, completion: 8 },
+  o3: { prompt: 2, completion: 8 },
   "o3-mini": { prompt: 1.1, completion: 4.4 },
   "o4-mini": { prompt: 1.1, completion: 4.4 },
 };

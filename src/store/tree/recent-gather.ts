@@ -16,7 +16,15 @@ function gathers(row: RecentRequest): boolean {
 }
 
 function sameGroup(a: RecentRequest, b: RecentRequest): boolean {
-  return a.tree_id === b.tree_id && a.route === b.route && a.outcome === b.outcome && a.status === b.status && a.template_id === b.template_id && a.reason === b.reason && a.error === b.error;
+  return (
+    a.tree_id === b.tree_id &&
+    a.route === b.route &&
+    a.outcome === b.outcome &&
+    a.status === b.status &&
+    a.template_id === b.template_id &&
+    a.reason === b.reason &&
+    a.error === b.error
+  );
 }
 
 function sumOrNull(a: number | null, b: number | null): number | null {

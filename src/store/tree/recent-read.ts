@@ -75,7 +75,20 @@ export async function readRecentPage(
              AND (r.at < ?8 OR (r.at = ?8 AND (?9 > ?10 OR (?9 = ?10 AND r.id < ?11))))
            ORDER BY r.at DESC, r.id DESC LIMIT ?12`,
         )
-        .bind(tenantParam(scope), filters.outcome ?? null, filters.tree ?? null, filters.model ?? null, filters.since ?? null, filters.until ?? null, filters.requestId ?? null, cAt, shard, cShard, cId, limit + 1)
+        .bind(
+          tenantParam(scope),
+          filters.outcome ?? null,
+          filters.tree ?? null,
+          filters.model ?? null,
+          filters.since ?? null,
+          filters.until ?? null,
+          filters.requestId ?? null,
+          cAt,
+          shard,
+          cShard,
+          cId,
+          limit + 1,
+        )
         .all<Row>();
       return result.results.map((row) => ({ row, shard }));
     }),

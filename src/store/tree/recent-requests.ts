@@ -41,7 +41,24 @@ export const RECENT_KEPT = 5000;
  * tenant's few trees, cannot push every other tenant's history out (a page of `GET /api/requests` is 200).
  */
 export const RECENT_KEPT_PER_TREE = 200;
-const COLUMNS = ["at", "tree_id", "route", "outcome", "status", "latency_ms", "prompt_tokens", "completion_tokens", "node_hash", "template_id", "reason", "count", "request_id", "explanation", "error", "tenant"] as const;
+const COLUMNS = [
+  "at",
+  "tree_id",
+  "route",
+  "outcome",
+  "status",
+  "latency_ms",
+  "prompt_tokens",
+  "completion_tokens",
+  "node_hash",
+  "template_id",
+  "reason",
+  "count",
+  "request_id",
+  "explanation",
+  "error",
+  "tenant",
+] as const;
 
 function asJson(r: RecentRequest): Record<(typeof COLUMNS)[number], unknown> {
   return {
@@ -79,7 +96,9 @@ export function recentStatements(db: D1Database, rows: readonly RecentRequest[])
     db.prepare(`INSERT INTO recent_requests (${cols}) SELECT ${picks} FROM json_each(?1)`).bind(JSON.stringify(rows.map(asJson))),
     ...trees.map((tree) =>
       db
-        .prepare(`DELETE FROM recent_requests WHERE tree_id IS ?1 AND id <= (SELECT id FROM recent_requests WHERE tree_id IS ?1 ORDER BY id DESC LIMIT 1 OFFSET ${RECENT_KEPT_PER_TREE})`)
+        .prepare(
+          `DELETE FROM recent_requests WHERE tree_id IS ?1 AND id <= (SELECT id FROM recent_requests WHERE tree_id IS ?1 ORDER BY id DESC LIMIT 1 OFFSET ${RECENT_KEPT_PER_TREE})`,
+        )
         .bind(tree),
     ),
     db.prepare(`DELETE FROM recent_requests WHERE id <= (SELECT id FROM recent_requests ORDER BY id DESC LIMIT 1 OFFSET ${RECENT_KEPT})`),

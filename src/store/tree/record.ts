@@ -67,7 +67,12 @@ export async function recordGeneration(db: D1Database, input: RecordInput, now =
  * given, is a path hash whose answers the batch reads after its writes
  * (`answers` of the i-th outcome): what the serving policy would now serve.
  */
-export async function recordGenerations(db: D1Database, inputs: readonly RecordInput[], now = Date.now(), readBack: ReadonlyArray<string | undefined> = []): Promise<Recorded[]> {
+export async function recordGenerations(
+  db: D1Database,
+  inputs: readonly RecordInput[],
+  now = Date.now(),
+  readBack: ReadonlyArray<string | undefined> = [],
+): Promise<Recorded[]> {
   const known = new Set<string>();
   const statements: SqlStatement[] = [];
   const outcomes: Recorded[] = [];
@@ -94,7 +99,11 @@ export async function recordGenerations(db: D1Database, inputs: readonly RecordI
 }
 
 /** The statements of one recording, given the hashes that already exist (one atomic batch). */
-export function recordStatements(input: RecordInput, existing: ReadonlySet<string>, now: number): { statements: [SqlStatement, ...SqlStatement[]]; outcome: RecordOutcome } {
+export function recordStatements(
+  input: RecordInput,
+  existing: ReadonlySet<string>,
+  now: number,
+): { statements: [SqlStatement, ...SqlStatement[]]; outcome: RecordOutcome } {
   const missing = input.path.map((p, i) => ({ ...p, depth: i + 1 })).filter((p) => !existing.has(p.hash));
   const answerIsNew = !existing.has(input.answer.hash);
   const inserted = missing.length + (answerIsNew ? 1 : 0);

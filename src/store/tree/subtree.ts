@@ -34,6 +34,9 @@ export interface Subtree {
 
 /** The subtree below `start` (see SUBTREE_SQL): one D1 query. */
 export async function readSubtree(db: D1Database, start: string, depth: number, limit: number): Promise<Subtree> {
-  const rows = await db.prepare(SUBTREE_SQL).bind(start, depth, limit + 1).all<ChildRow & { level: number }>();
+  const rows = await db
+    .prepare(SUBTREE_SQL)
+    .bind(start, depth, limit + 1)
+    .all<ChildRow & { level: number }>();
   return { data: rows.results.slice(0, limit).map(summaryOf), truncated: rows.results.length > limit };
 }

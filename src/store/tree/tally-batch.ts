@@ -77,7 +77,9 @@ export function tallyStatements(db: D1Database, batches: readonly TallyBatch[]):
       );
     }
     for (const [hash, n] of Object.entries(batch.nodes)) {
-      out.push(db.prepare("UPDATE nodes SET hits = hits + ?1, last_hit_at = max(coalesce(last_hit_at, 0), ?2) WHERE hash = ?3").bind(n.hits, n.lastHitAt, hash));
+      out.push(
+        db.prepare("UPDATE nodes SET hits = hits + ?1, last_hit_at = max(coalesce(last_hit_at, 0), ?2) WHERE hash = ?3").bind(n.hits, n.lastHitAt, hash),
+      );
     }
     for (const [id, hits] of Object.entries(batch.templates)) {
       out.push(db.prepare("UPDATE templates SET hits = hits + ?1 WHERE id = ?2").bind(hits, id));

@@ -17,7 +17,9 @@ export async function countTrees(dbs: readonly D1Database[], scope: Scope): Prom
   const perShard = await Promise.all(
     dbs.map((db) =>
       db
-        .prepare(`SELECT tenant, count(*) AS trees FROM trees WHERE (?1 IS NULL OR tenant = ?1) GROUP BY tenant ORDER BY trees DESC LIMIT ${TENANTS_SHOWN * 10}`)
+        .prepare(
+          `SELECT tenant, count(*) AS trees FROM trees WHERE (?1 IS NULL OR tenant = ?1) GROUP BY tenant ORDER BY trees DESC LIMIT ${TENANTS_SHOWN * 10}`,
+        )
         .bind(tenantParam(scope))
         .all<TenantTrees>(),
     ),

@@ -24,7 +24,19 @@ export interface TreeSummary {
 
 type TreeRowRaw = Pick<
   TreeRecord,
-  "id" | "tenant" | "namespace" | "model" | "node_count" | "hits" | "misses" | "bypasses" | "prompt_tokens_saved" | "completion_tokens_saved" | "latency_saved_ms" | "created_at" | "last_hit_at"
+  | "id"
+  | "tenant"
+  | "namespace"
+  | "model"
+  | "node_count"
+  | "hits"
+  | "misses"
+  | "bypasses"
+  | "prompt_tokens_saved"
+  | "completion_tokens_saved"
+  | "latency_saved_ms"
+  | "created_at"
+  | "last_hit_at"
 > & { tool_names: string | null; activity: number; frame?: string };
 
 const TREE_COLUMNS = `id, tenant, namespace, model, node_count, hits, misses, bypasses, prompt_tokens_saved,
@@ -151,7 +163,9 @@ export const CHILDREN_SQL = `SELECT ${SUMMARY_COLUMNS}
   FROM nodes n WHERE n.parent = ?1 AND n.rowid > ?2 ORDER BY n.rowid LIMIT ?3`;
 
 /** A row of SUMMARY_COLUMNS. */
-export interface ChildRow extends Pick<NodeRecord, "hash" | "parent" | "depth" | "role" | "observations" | "hits" | "created_at" | "last_hit_at">, PreviewColumns {
+export interface ChildRow
+  extends Pick<NodeRecord, "hash" | "parent" | "depth" | "role" | "observations" | "hits" | "created_at" | "last_hit_at">,
+    PreviewColumns {
   rid: number;
   child_count: number;
   answer_hits: number;
@@ -178,7 +192,10 @@ export function summaryOf(r: ChildRow): NodeSummary {
 
 /** The children of `parent` (a node hash, or the tree id for the first level). */
 export async function listChildren(db: D1Database, parent: string, limit: number, afterRowid = 0): Promise<Page<NodeSummary>> {
-  const rows = await db.prepare(CHILDREN_SQL).bind(parent, afterRowid, limit + 1).all<ChildRow>();
+  const rows = await db
+    .prepare(CHILDREN_SQL)
+    .bind(parent, afterRowid, limit + 1)
+    .all<ChildRow>();
   const page = rows.results.slice(0, limit);
   const last = page[page.length - 1];
   return {

@@ -12,8 +12,20 @@ import type { AddressInfo } from "node:net";
 export const ADMIN_TOKEN = "dev-admin-token";
 
 type Message = Record<string, unknown>;
-interface Node { hash: string; parent: string; treeId: string; message: Message }
-interface Tree { id: string; tenant: string; namespace: string; model: string; tools: unknown; createdAt: number }
+interface Node {
+  hash: string;
+  parent: string;
+  treeId: string;
+  message: Message;
+}
+interface Tree {
+  id: string;
+  tenant: string;
+  namespace: string;
+  model: string;
+  tools: unknown;
+  createdAt: number;
+}
 
 const h = (...parts: string[]) => createHash("sha256").update(parts.join("\u0000")).digest("hex").slice(0, 32);
 
@@ -21,7 +33,11 @@ function canonical(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   const o = value as Record<string, unknown>;
-  return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(",")}}`;
+  return `{${Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+    .join(",")}}`;
 }
 
 /** Tool-call ids become ordinals, and arguments are re-serialised with sorted keys, as in DESIGN.md. */
@@ -83,7 +99,10 @@ export class FakeWorker {
 
     if (req.method === "POST" && url.pathname === "/api/import") {
       const named = url.searchParams.get("tenant");
-      if (token === ADMIN_TOKEN && !named) return json(400, { error: { message: "The admin token must name the tenant to seed: ?tenant=<tenant id>.", type: "invalid_request_error", code: "invalid_request" } });
+      if (token === ADMIN_TOKEN && !named)
+        return json(400, {
+          error: { message: "The admin token must name the tenant to seed: ?tenant=<tenant id>.", type: "invalid_request_error", code: "invalid_request" },
+        });
       const into = token === ADMIN_TOKEN ? (named as string) : tenant;
       let body = "";
       for await (const chunk of req) body += String(chunk);
@@ -116,7 +135,9 @@ export class FakeWorker {
       const all = [...this.trees.values()].filter((t) => visible(t) && (!namespace || t.namespace === namespace) && (!only || t.tenant === only));
       const offset = Number(url.searchParams.get("cursor") || 0);
       const limit = Math.min(Number(url.searchParams.get("limit") || 50), this.pageSize);
-      const page = all.slice(offset, offset + limit).map((t) => ({ id: t.id, tenant: t.tenant, namespace: t.namespace, model: t.model, tools: [], node_count: this.nodesIn(t.id) }));
+      const page = all
+        .slice(offset, offset + limit)
+        .map((t) => ({ id: t.id, tenant: t.tenant, namespace: t.namespace, model: t.model, tools: [], node_count: this.nodesIn(t.id) }));
       return json(200, { data: page, next_cursor: offset + limit < all.length ? String(offset + limit) : null });
     }
 
@@ -133,13 +154,15 @@ export class FakeWorker {
       if (!tree || !visible(tree)) return json(404, { error: { message: "tree not found", type: "not_found", code: "not_found" } });
       const nodes = [...this.nodes.values()].filter((n) => n.treeId === tree.id);
       const parents = new Set(nodes.map((n) => n.parent));
-      const lines = nodes.filter((n) => !parents.has(n.hash)).map((leaf) => {
-        const path: Message[] = [];
-        for (let n: Node | undefined = leaf; n; n = this.nodes.get(n.parent)) path.unshift(n.message);
-        // Fresh tool-call ids, as the real export emits: clients must not rely on the ids they sent.
-        const fresh = JSON.stringify(path).replace(/"call_(\d+)"/g, `"call_${leaf.hash.slice(0, 6)}_$1"`);
-        return JSON.stringify({ id: leaf.hash, model: tree.model, tools: tree.tools, messages: JSON.parse(fresh) });
-      });
+      const lines = nodes
+        .filter((n) => !parents.has(n.hash))
+        .map((leaf) => {
+          const path: Message[] = [];
+          for (let n: Node | undefined = leaf; n; n = this.nodes.get(n.parent)) path.unshift(n.message);
+          // Fresh tool-call ids, as the real export emits: clients must not rely on the ids they sent.
+          const fresh = JSON.stringify(path).replace(/"call_(\d+)"/g, `"call_${leaf.hash.slice(0, 6)}_$1"`);
+          return JSON.stringify({ id: leaf.hash, model: tree.model, tools: tree.tools, messages: JSON.parse(fresh) });
+        });
       return { status: 200, body: lines.join("\n") + "\n", type: "application/x-ndjson" };
     }
     return json(404, { error: { message: "no such route", type: "not_found", code: "not_found" } });

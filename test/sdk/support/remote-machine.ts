@@ -14,15 +14,23 @@ const engine = new Engine<{ order: string }>({
 });
 const calls: string[] = [];
 const log = (tool: string, args: unknown[]) => calls.push(JSON.stringify({ tool, args: JSON.stringify(args) }));
-const post = engine.function({ name: "post", version: "1" }, (path: string, body: Record<string, unknown>) => { log("post", [path, body]); return 201; });
-const wait = engine.function({ name: "wait", version: "1" }, async (ms: number) => { log("wait", [ms]); await new Promise((r) => setTimeout(r, ms)); });
+const post = engine.function({ name: "post", version: "1" }, (path: string, body: Record<string, unknown>) => {
+  log("post", [path, body]);
+  return 201;
+});
+const wait = engine.function({ name: "wait", version: "1" }, async (ms: number) => {
+  log("wait", [ms]);
+  await new Promise((r) => setTimeout(r, ms));
+});
 let agentRuns = 0;
-engine.setAgent(async (_task, { params }) => {
-  agentRuns++;
-  post("/orders", { zeta: "last key first", alpha: { nested: [3, { y: 1, x: null }] }, order: params.order, "ünï": "😀", n: -0.5e-7 });
-  await wait(1);
-  post("/orders/confirm", { id: params.order, flags: [true, false] });
-}).finalize();
+engine
+  .setAgent(async (_task, { params }) => {
+    agentRuns++;
+    post("/orders", { zeta: "last key first", alpha: { nested: [3, { y: 1, x: null }] }, order: params.order, ünï: "😀", n: -0.5e-7 });
+    await wait(1);
+    post("/orders/confirm", { id: params.order, flags: [true, false] });
+  })
+  .finalize();
 
 const report = await engine.run("place the order", { tags: ["place-order"], params: { order: "A-17" } });
 for (const call of calls) console.log(call);

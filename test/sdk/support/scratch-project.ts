@@ -27,7 +27,10 @@ export function cleanEnv(): NodeJS.ProcessEnv {
   return { ...env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
 }
 
-interface PackEntry { filename: string; files: { path: string }[] }
+interface PackEntry {
+  filename: string;
+  files: { path: string }[];
+}
 
 /** Packs the SDK workspace (its prepack builds dist/) and installs the tarball, offline, in a new scratch project. */
 export async function scratchProject(): Promise<ScratchProject> {
@@ -71,6 +74,9 @@ export function typecheck(files: string[]): { errors: string[]; resolvedSdk: str
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : "?";
     return `${d.file?.fileName ?? ""}:${line}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
   });
-  const resolvedSdk = program.getSourceFiles().map((f) => f.fileName).find((f) => f.endsWith("@muscle-mem/sdk/dist/index.d.ts"));
+  const resolvedSdk = program
+    .getSourceFiles()
+    .map((f) => f.fileName)
+    .find((f) => f.endsWith("@muscle-mem/sdk/dist/index.d.ts"));
   return { errors, resolvedSdk };
 }
