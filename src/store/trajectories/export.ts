@@ -1,4 +1,5 @@
 import { encodeCursor } from "../tree/cursor";
+import type { NodeRecord } from "../tree/schema";
 import { API_FRAME_KEY, type ExportNode } from "../../providers/trajectory/formats";
 import { splitFrame } from "../../providers/trajectory/line";
 import { formatOfApi, type TrajectoryMessage } from "./messages";
@@ -34,22 +35,10 @@ export interface ExportTree {
 /** Leaves read per query, and so paths assembled per query. */
 const LEAVES_PER_QUERY = 25;
 
-interface LeafRow {
-  rid: number;
-  hash: string;
-  depth: number;
-}
+/** A leaf and its rowid (`rid`, the keyset's second half). */
+type LeafRow = Pick<NodeRecord, "hash" | "depth"> & { rid: number };
 
-interface PathRow {
-  hash: string;
-  parent: string;
-  role: string;
-  message: string;
-  observations: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  finish_reason: string | null;
-}
+type PathRow = Pick<NodeRecord, "hash" | "parent" | "role" | "message" | "observations" | "prompt_tokens" | "completion_tokens" | "finish_reason">;
 
 /**
  * The leaves of a tree after a position, keyset-paginated on (depth, rowid),

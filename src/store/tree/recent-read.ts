@@ -1,5 +1,5 @@
-import type { MissExplanation } from "../../core/explanation";
-import type { RecentRequest } from "./recent-requests";
+import { type RecentColumns, type RecentRequest, requestOf } from "./recent-requests";
+import type { LeftJoined, RecentRequestRecord, TreeRecord } from "./schema";
 import { tenantParam, type Scope } from "./scope";
 
 /** A listed request, with its tree's namespace and model. */
@@ -21,27 +21,8 @@ export interface RecentFilters {
 /** A position in the merged log: the row's time, its database's index among the shards, and its id there. */
 export type RecentCursor = readonly [at: number, shard: number, id: number];
 
-interface Row {
-  id: number;
-  at: number;
-  tree_id: string | null;
-  route: string;
-  outcome: RecentRequest["outcome"];
-  status: number;
-  latency_ms: number;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  node_hash: string | null;
-  template_id: string | null;
-  reason: string | null;
-  count: number;
-  request_id: string | null;
-  explanation: string | null;
-  error: string | null;
-  tenant: string | null;
-  namespace: string | null;
-  model: string | null;
-}
+/** A row of SELECT: the request's stored columns, its row id, and its tree's namespace and model (null: no tree row). */
+type Row = RecentColumns & Pick<RecentRequestRecord, "id"> & LeftJoined<Pick<TreeRecord, "namespace" | "model">>;
 
 const SELECT = `SELECT r.id, r.at, r.tree_id, r.route, r.outcome, r.status, r.latency_ms, r.prompt_tokens, r.completion_tokens, r.node_hash, r.template_id,
     r.reason, r.count, r.request_id, r.explanation, r.error, r.tenant, t.namespace, t.model
@@ -119,35 +100,7 @@ export async function readRequest(dbs: readonly D1Database[], scope: Scope, requ
     .map(listed);
 }
 
-/** The explanation column as stored (JSON), or null when it does not parse. */
-function explanationOf(text: string | null): MissExplanation | null {
-  if (!text) return null;
-  try {
-    return JSON.parse(text) as MissExplanation;
-  } catch {
-    return null;
-  }
-}
-
 function listed(r: Row): RecentListed {
-  return {
-    at: r.at,
-    tree_id: r.tree_id,
-    route: r.route,
-    outcome: r.outcome,
-    status: r.status,
-    latency_ms: r.latency_ms,
-    prompt_tokens: r.prompt_tokens,
-    completion_tokens: r.completion_tokens,
-    node: r.node_hash,
-    template_id: r.template_id,
-    reason: r.reason,
-    count: r.count,
-    request_id: r.request_id,
-    explanation: explanationOf(r.explanation),
-    error: r.error,
-    tenant: r.tenant,
-    namespace: r.namespace,
-    model: r.model,
-  };
+  const { id, namespace, model, ...stored } = r;
+  return { ...requestOf(stored), namespace, model };
 }

@@ -1,4 +1,5 @@
 import type { MissExplanation } from "../../core/explanation";
+import type { RecentRequestRecord } from "./schema";
 
 /** One request the cached routes answered, as the recent-requests view lists it. */
 export interface RecentRequest {
@@ -41,6 +42,10 @@ export const RECENT_KEPT = 5000;
  * tenant's few trees, cannot push every other tenant's history out (a page of `GET /api/requests` is 200).
  */
 export const RECENT_KEPT_PER_TREE = 200;
+
+/** The stored columns of a RecentRequest: every column of its row but the row id. */
+export type RecentColumns = Omit<RecentRequestRecord, "id" | "outcome"> & Pick<RecentRequest, "outcome">;
+
 const COLUMNS = [
   "at",
   "tree_id",
@@ -58,27 +63,29 @@ const COLUMNS = [
   "explanation",
   "error",
   "tenant",
-] as const;
+] as const satisfies readonly (keyof RecentColumns)[];
 
-function asJson(r: RecentRequest): Record<(typeof COLUMNS)[number], unknown> {
-  return {
-    at: r.at,
-    tree_id: r.tree_id,
-    route: r.route,
-    outcome: r.outcome,
-    status: r.status,
-    latency_ms: r.latency_ms,
-    prompt_tokens: r.prompt_tokens,
-    completion_tokens: r.completion_tokens,
-    node_hash: r.node,
-    template_id: r.template_id,
-    reason: r.reason,
-    count: r.count,
-    request_id: r.request_id,
-    explanation: r.explanation ? JSON.stringify(r.explanation) : null,
-    error: r.error,
-    tenant: r.tenant,
-  };
+/**
+ * The one mapping between a request and its row, both ways: every field is stored under its own name but `node`
+ * (column `node_hash`) and the explanation (JSON; a column that does not parse reads as null).
+ */
+function columnsOf(r: RecentRequest): RecentColumns {
+  const { node, explanation, ...same } = r;
+  return { ...same, node_hash: node, explanation: explanation ? JSON.stringify(explanation) : null };
+}
+
+export function requestOf(row: RecentColumns): RecentRequest {
+  const { node_hash, explanation, ...same } = row;
+  return { ...same, node: node_hash, explanation: explanationOf(explanation) };
+}
+
+function explanationOf(text: string | null): MissExplanation | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as MissExplanation;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -93,7 +100,7 @@ export function recentStatements(db: D1Database, rows: readonly RecentRequest[])
   const picks = COLUMNS.map((c) => `json_extract(value, '$.${c}')`).join(", ");
   const trees = [...new Set(rows.map((r) => r.tree_id))];
   return [
-    db.prepare(`INSERT INTO recent_requests (${cols}) SELECT ${picks} FROM json_each(?1)`).bind(JSON.stringify(rows.map(asJson))),
+    db.prepare(`INSERT INTO recent_requests (${cols}) SELECT ${picks} FROM json_each(?1)`).bind(JSON.stringify(rows.map(columnsOf))),
     ...trees.map((tree) =>
       db
         .prepare(

@@ -166,6 +166,11 @@ export const recentRequests = sqliteTable(
 );
 
 export type TemplateRow = typeof templates.$inferSelect;
+/** A recent_requests row as D1's own statements read it (database column names). */
+export type RecentRequestRecord = InferSelectModel<typeof recentRequests, { dbColumnNames: true }>;
+
+/** The columns of a LEFT JOIN's right side: each may be null (no matching row). */
+export type LeftJoined<T> = { [K in keyof T]: T[K] | null };
 
 /**
  * The tree directory (src/store/shards/directory.ts), kept in the first shard (`DB`)

@@ -1,4 +1,5 @@
 import { previewColumns, previewOf } from "./node-preview";
+import type { NodeRecord, PreviewColumns } from "./schema";
 
 /** A node whose message contains the search text, with the path that leads to it. */
 export interface SearchMatch {
@@ -10,14 +11,7 @@ export interface SearchMatch {
   path: string[];
 }
 
-interface MatchRow {
-  hash: string;
-  depth: number;
-  role: string;
-  content: string | null;
-  tool_calls: string | null;
-  tool_call_id: string | null;
-}
+type MatchRow = Pick<NodeRecord, "hash" | "depth" | "role"> & PreviewColumns;
 
 /**
  * The first `limit` nodes of a tree (shallowest first) whose stored message

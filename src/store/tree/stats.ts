@@ -1,4 +1,5 @@
 import { costSaved, type PriceTable } from "./prices";
+import type { TreeRecord } from "./schema";
 import { tenantParam, type Scope } from "./scope";
 
 /** Savings and hit rate of a set of trees. */
@@ -27,24 +28,13 @@ export interface TreeStats extends Stats {
   last_hit_at: number | null;
 }
 
-interface Row {
-  id: string;
-  namespace: string;
-  model: string;
-  trees: number;
-  nodes: number;
-  hits: number;
-  misses: number;
-  bypasses: number;
-  prompt: number;
-  completion: number;
-  latency: number;
-  last_hit_at: number | null;
-}
+/** The summed columns of SUMS, each under its own column's name. */
+const SUMMED = ["node_count", "hits", "misses", "bypasses", "prompt_tokens_saved", "completion_tokens_saved", "latency_saved_ms"] as const;
 
-const SUMS = `count(*) AS trees, coalesce(sum(node_count), 0) AS nodes, coalesce(sum(hits), 0) AS hits, coalesce(sum(misses), 0) AS misses,
-  coalesce(sum(bypasses), 0) AS bypasses, coalesce(sum(prompt_tokens_saved), 0) AS prompt, coalesce(sum(completion_tokens_saved), 0) AS completion,
-  coalesce(sum(latency_saved_ms), 0) AS latency`;
+const SUMS = `count(*) AS trees, ${SUMMED.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(", ")}`;
+
+/** A row of SUMS over some trees (by model, or one tree with its id, namespace and last hit). */
+type Row = Pick<TreeRecord, "id" | "namespace" | "model" | "last_hit_at" | (typeof SUMMED)[number]> & { trees: number };
 
 function statsOf(rows: Row[], prices: PriceTable): Stats {
   const total: Stats = {
@@ -63,17 +53,17 @@ function statsOf(rows: Row[], prices: PriceTable): Stats {
   };
   for (const r of rows) {
     total.trees += r.trees;
-    total.nodes += r.nodes;
+    total.nodes += r.node_count;
     total.hits += r.hits;
     total.misses += r.misses;
     total.bypasses += r.bypasses;
-    total.prompt_tokens_saved += r.prompt;
-    total.completion_tokens_saved += r.completion;
-    total.latency_saved_ms += r.latency;
-    const cost = costSaved(prices, r.model, r.prompt, r.completion);
+    total.prompt_tokens_saved += r.prompt_tokens_saved;
+    total.completion_tokens_saved += r.completion_tokens_saved;
+    total.latency_saved_ms += r.latency_saved_ms;
+    const cost = costSaved(prices, r.model, r.prompt_tokens_saved, r.completion_tokens_saved);
     if (cost === null) {
       total.priced = false;
-      if (r.prompt + r.completion > 0 && !total.unpriced_models.includes(r.model)) total.unpriced_models.push(r.model);
+      if (r.prompt_tokens_saved + r.completion_tokens_saved > 0 && !total.unpriced_models.includes(r.model)) total.unpriced_models.push(r.model);
     } else total.cost_saved_usd += cost;
   }
   const decided = total.hits + total.misses;
