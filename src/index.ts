@@ -1,5 +1,5 @@
 import { newApp } from "./http/app";
-import { configOf } from "./config";
+import { servicesOf } from "./engine/services";
 import { withLogContext } from "./observability/log-event";
 import { scheduledPrune } from "./store/prune/runner";
 
@@ -13,7 +13,7 @@ export default {
   fetch: app.fetch,
   /** The cron trigger: the directory backfill, and arming each tree's stale-prune alarm (PRUNE_TTL_MS), a bounded number of trees a run. */
   scheduled: (_controller, env, ctx) => {
-    const config = configOf(env);
+    const { config } = servicesOf(env);
     ctx.waitUntil(withLogContext({ level: config.logLevel }, () => scheduledPrune(env, config.pruneTtlMs)));
   },
 } satisfies ExportedHandler<Env>;

@@ -3,6 +3,7 @@ import type { Config } from "../config";
 import type { ApiError } from "../core/errors";
 import type { PathNode, RecordInput } from "../core/recording";
 import type { StoredAnswer } from "../core/answer";
+import type { TemplateSettings } from "./templates/settings";
 
 /**
  * The seam between the one cached flow (src/engine/cached-completion.ts) and each provider
@@ -126,8 +127,11 @@ export interface TemplatePlan<K extends ProviderKey> {
 }
 
 export interface TemplateHook<K extends ProviderKey> {
-  /** May throw an ApiError (a malformed bindings header); the flow answers it in the API's envelope. */
-  plan(key: K, headers: Headers, env: Env): TemplatePlan<K>;
+  /**
+   * May throw an ApiError (a malformed bindings header); the flow answers it in the API's envelope.
+   * `settings` are the config's template vars, handed in by the flow.
+   */
+  plan(key: K, headers: Headers, env: Env, settings: TemplateSettings): TemplatePlan<K>;
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { Context } from "hono";
-import { configOf } from "../config";
 import { ApiError } from "../core/errors";
 import { forward, queryOf, relayResponse } from "../upstream/forward";
 import { CACHE_HEADER } from "../core/protocol";
 import { countBypass } from "./counting/count-hit";
+import type { WorkerEnv } from "./services";
 
-type Ctx = Context<{ Bindings: Env }>;
+type Ctx = Context<WorkerEnv>;
 
 /**
  * Sends a request to the model without the cache (chat and Messages routes):
@@ -32,7 +32,7 @@ export async function bypassTo(
       headers: c.req.raw.headers,
       body: raw,
       signal: c.req.raw.signal,
-      timeoutMs: configOf(c.env).upstreamTimeoutMs,
+      timeoutMs: c.var.services.config.upstreamTimeoutMs,
     });
   } catch (error) {
     if (error instanceof ApiError) return errorResponse(error, { [CACHE_HEADER]: "bypass" });

@@ -2,9 +2,8 @@ import type { Context } from "hono";
 import type { StoredAnswer } from "../core/answer";
 import { overBytes } from "../core/limits";
 import type { ProviderAdapter, ProviderKey, ProviderRequest, TemplatePlan } from "../cache/provider";
-import { configOf, type Config } from "../config";
+import type { Config } from "../config";
 import { ApiError } from "../core/errors";
-import { isolate } from "./isolate";
 import { missed, note, phase } from "../observability/report";
 import { askedMiss, explainAfterResponse, missBefore, missHeader, type MissBefore } from "./explain/miss";
 import { CACHE_HEADER, NODE_HEADER, SINGLE_FLIGHT_HEADER, TEMPLATE_HEADER, TEMPLATE_MISS_HEADER } from "../core/protocol";
@@ -23,11 +22,12 @@ import { serveRendered } from "./serve";
 import { trackWrite } from "./pending-writes";
 import { keyAccepted, noteAccepted, type CheckTarget } from "./key-freshness";
 import { tenantOf } from "../core/hash";
+import type { WorkerEnv } from "./services";
 
 /** The tenant of requests without a credential (CACHE_ANONYMOUS): no key to check with a provider. */
 const ANONYMOUS = tenantOf(null);
 
-type Ctx = Context<{ Bindings: Env }>;
+type Ctx = Context<WorkerEnv>;
 
 /** One request on its way through the flow: what every step reads. */
 interface Walk<B, K extends ProviderKey, A> {
@@ -62,7 +62,7 @@ export function cachedCompletion<B, K extends ProviderKey, A>(adapter: ProviderA
 }
 
 async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter<B, K, A>): Promise<Response> {
-  const config = configOf(c.env);
+  const { config } = c.var.services;
   const headers = c.req.raw.headers;
   const controls = readControls(headers);
   const { request, keyed } = await keyedRequest(c, adapter, config, controls);
@@ -73,10 +73,10 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     return uncached(walk, keyed.bypass);
   }
   note(c, { tree: keyed.key.treeId, tenant: keyed.key.tenant });
-  const plan = adapter.templates?.plan(keyed.key, headers, c.env) ?? identityPlan(keyed.key);
+  const plan = adapter.templates?.plan(keyed.key, headers, c.env, config.templates) ?? identityPlan(keyed.key);
   const treeId = plan.key.treeId;
   if (controls.noStore) return bypass(walk, treeId, "no-store");
-  const source = await lookupSource(c.env, treeId, headers, (work) => c.executionCtx.waitUntil(work));
+  const source = await lookupSource(c.env, config, treeId, headers, (work) => c.executionCtx.waitUntil(work));
   if (!source) return bypass(walk, treeId, "store unavailable");
   if (controls.noCache) {
     missed(c, { header: "no-cache", explain: async () => askedMiss(plan.key) });
@@ -100,7 +100,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
       return plan.key.path.map((p) => p.hash);
     },
   };
-  const found = await lookupAnswer(source, isolate(config).hot, plan.key.key, config.policy, config.lookupTimeoutMs, far);
+  const found = await lookupAnswer(source, c.var.services.isolate.hot, plan.key.key, config.policy, config.lookupTimeoutMs, far);
   phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
   const store = { db: source.shard.db, timeoutMs: config.lookupTimeoutMs, ttlMs: config.hotCacheTtlMs };
   // Only a credential its provider accepted within KEY_FRESH_MS is served (./key-freshness.ts), asked only when there is something to serve.
@@ -211,7 +211,7 @@ function generation<B, K extends ProviderKey, A>(
       treeId: key.treeId,
       key: key.key,
       token,
-      hot: isolate(config).hot,
+      hot: c.var.services.isolate.hot,
       colo: coloCache(config.coloCacheTtlMs),
       recording: storable(recording, config.maxCacheableMessageBytes),
       afterRecord: after && ((recorded) => after(recorded, db)),

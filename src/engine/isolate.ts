@@ -1,4 +1,4 @@
-import { configOf, type Config } from "../config";
+import type { Config } from "../config";
 import { HitLines, writeHitLines } from "../observability/hit-lines";
 import { logEvent } from "../observability/log-event";
 import { coloCache, forgetInColo } from "./lookup/colo-cache";
@@ -40,8 +40,7 @@ export async function forgetAnswers(config: Config, keys: Iterable<string>): Pro
  * HitTally object off the response path, at most once per flush interval; the
  * objects write D1. The gathered `hits` log lines are written at the same time.
  */
-export function scheduleFlush(env: Env, ctx: Pick<ExecutionContext, "waitUntil">): void {
-  const config = configOf(env);
+export function scheduleFlush(env: Env, config: Config, ctx: Pick<ExecutionContext, "waitUntil">): void {
   const { counters, hitLines } = isolate(config);
   if (!counters.due() && !hitLines.due()) return;
   counters.markScheduled();

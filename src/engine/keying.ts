@@ -8,6 +8,7 @@ import { parseJsonText, readJsonText } from "../core/body";
 import type { CacheControls } from "./controls";
 import { withTimeout } from "./lookup/read-through";
 import { recordingHeaders, RequestMemo, requestMemoKey } from "./request-memo";
+import type { WorkerEnv } from "./services";
 
 /** A request read, validated and keyed (no credential: a bypass). */
 export interface KeyedRequest<B, K extends ProviderKey> {
@@ -23,7 +24,7 @@ export interface KeyedRequest<B, K extends ProviderKey> {
  * completes requests from the store (`resolve`) is never memoised.
  */
 export async function keyedRequest<B, K extends ProviderKey, A>(
-  c: Context<{ Bindings: Env }>,
+  c: Context<WorkerEnv>,
   adapter: ProviderAdapter<B, K, A>,
   config: Config,
   controls: CacheControls,

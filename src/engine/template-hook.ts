@@ -1,13 +1,12 @@
 import type { RequestKey } from "../cache/request-key";
 import type { TemplateHook } from "../cache/provider";
-import { configOf } from "../config";
 import { treeLearnerOf } from "../store/objects/tree-objects";
 import { forgetTemplatePresence, planTemplates, readBindings } from "./templates";
 
 /** Declared variables (`muscle-mem-bindings`, a malformed header is a 400) and learned templates. */
 export const chatTemplates: TemplateHook<RequestKey> = {
-  plan(concrete, headers, env) {
-    const plan = planTemplates(concrete, readBindings(headers), headers, configOf(env).templates);
+  plan(concrete, headers, env, settings) {
+    const plan = planTemplates(concrete, readBindings(headers), headers, settings);
     const treeId = plan.key.treeId;
     return {
       key: plan.key,

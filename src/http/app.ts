@@ -8,10 +8,14 @@ import { passThrough } from "./passthrough";
 import { mountCachedRoutes, mountPassThroughs } from "./routes/providers";
 import { accessGate } from "./auth/access";
 import { noteWorkerOrigin } from "../engine/lookup/colo-cache";
+import type { WorkerEnv } from "../engine/services";
+import { provideServices } from "./services";
 
 /** The Worker's routes: each registered provider's cached call and pass-through, the rest of `/v1/*` to the upstream, the API and a health check. */
-export function newApp(): Hono<{ Bindings: Env }> {
-  const app = new Hono<{ Bindings: Env }>();
+export function newApp(): Hono<WorkerEnv> {
+  const app = new Hono<WorkerEnv>();
+  // Config and the isolate's caches, built once per isolate and handed to every request (`c.var.services`).
+  app.use("*", provideServices());
   app.use("*", observe());
   // The colo layer keys its Cache API entries on the Worker's own host (src/engine/lookup/colo-cache.ts).
   app.use("*", async (c, next) => {

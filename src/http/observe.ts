@@ -1,16 +1,16 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { writeRequestPoint } from "../observability/analytics";
-import { configOf } from "../config";
 import { lineDisposition, requestLine } from "../observability/log";
 import { withLogContext } from "../observability/log-event";
 import { gatherHitLine, rememberRequest } from "../engine/counting/recent-row";
 import { newReport } from "../observability/report";
 import { CACHE_HEADER, MISS_HEADER, REQUEST_ID_HEADER, SINGLE_FLIGHT_HEADER } from "../core/protocol";
 import { requestIdOf } from "../observability/request-id";
+import type { WorkerEnv } from "../engine/services";
 import { meteredEnv, newStoreCost, runMetered, storeTimingEntries, type StoreCost } from "../observability/store-meter";
 
-type Ctx = Context<{ Bindings: Env }>;
+type Ctx = Context<WorkerEnv>;
 
 /**
  * The request-observability middleware: gives each request an id (the
@@ -21,7 +21,7 @@ type Ctx = Context<{ Bindings: Env }>;
  *
  * @example app.use("*", observe())
  */
-export function observe(): MiddlewareHandler<{ Bindings: Env }> {
+export function observe(): MiddlewareHandler<WorkerEnv> {
   return async function observability(c, next) {
     const requestId = requestIdOf(c.req.raw.headers);
     c.set("requestId", requestId);
@@ -31,7 +31,7 @@ export function observe(): MiddlewareHandler<{ Bindings: Env }> {
     const cost = newStoreCost();
     const place = (c.req.raw.cf as { colo?: unknown } | undefined)?.colo;
     if (typeof place === "string") cost.place = place;
-    const level = configOf(c.env).logLevel;
+    const level = c.var.services.config.logLevel;
     // Every logEvent of the request (waitUntil work included) carries its id and respects LOG_LEVEL.
     await withLogContext({ requestId, level }, () => runMetered(cost, next));
     const end = Date.now();

@@ -1,10 +1,10 @@
 import type { Context } from "hono";
-import { configOf } from "../config";
 import { ApiError } from "../core/errors";
 import { forward, relayResponse } from "../upstream/forward";
 import { CACHE_HEADER } from "../core/protocol";
+import type { WorkerEnv } from "../engine/services";
 
-type Ctx = Context<{ Bindings: Env }>;
+type Ctx = Context<WorkerEnv>;
 
 /** The Worker's own error in one API's envelope (default: OpenAI's). */
 export type ErrorEnvelope = (error: ApiError, headers?: Record<string, string>) => Response;
@@ -28,7 +28,7 @@ export async function relayTo(c: Ctx, base: string, baseVar = "UPSTREAM_BASE_URL
       headers: c.req.raw.headers,
       body: method === "GET" || method === "HEAD" ? null : c.req.raw.body,
       signal: c.req.raw.signal,
-      timeoutMs: configOf(c.env).upstreamTimeoutMs,
+      timeoutMs: c.var.services.config.upstreamTimeoutMs,
       baseVar,
     });
   } catch (error) {
@@ -41,5 +41,5 @@ export async function relayTo(c: Ctx, base: string, baseVar = "UPSTREAM_BASE_URL
 
 /** Any other `/v1/*` route goes to the upstream unchanged, streaming included. */
 export function passThrough(c: Ctx): Promise<Response> {
-  return relayTo(c, configOf(c.env).upstreamBaseUrl);
+  return relayTo(c, c.var.services.config.upstreamBaseUrl);
 }

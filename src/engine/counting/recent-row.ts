@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { configOf } from "../../config";
-import { isolate, scheduleFlush } from "../isolate";
+import { scheduleFlush } from "../isolate";
+import type { WorkerEnv } from "../services";
 import { TEMPLATE_HEADER } from "../../core/protocol";
 import type { RecentRequest } from "../../store/tree/recent-requests";
 import { errorMessageOf } from "../../observability/error-message";
@@ -48,7 +48,7 @@ const TEMPLATE_MISS_HEADER = "muscle-mem-template-miss";
  * for its explanation (one D1 query: src/engine/explain/miss.ts); a failed
  * explanation leaves the row without one. Never breaks a request.
  */
-export function rememberRequest(c: Context<{ Bindings: Env }>, line: RequestLogLine): void {
+export function rememberRequest(c: Context<WorkerEnv>, line: RequestLogLine): void {
   try {
     const row = recentRowOf(line, c.get("mm"), c.res.headers.get(TEMPLATE_HEADER));
     if (!row) return;
@@ -69,10 +69,11 @@ export function rememberRequest(c: Context<{ Bindings: Env }>, line: RequestLogL
   }
 }
 
-function buffer(c: Context<{ Bindings: Env }>, row: RecentRequest): void {
+function buffer(c: Context<WorkerEnv>, row: RecentRequest): void {
   try {
-    isolate(configOf(c.env)).counters.request(row);
-    scheduleFlush(c.env, c.executionCtx);
+    const { config, isolate } = c.var.services;
+    isolate.counters.request(row);
+    scheduleFlush(c.env, config, c.executionCtx);
   } catch {
     // As above: statistics.
   }
@@ -82,11 +83,12 @@ function buffer(c: Context<{ Bindings: Env }>, row: RecentRequest): void {
  * Counts a hit's request line into this isolate's `hits` lines (written with
  * the next counter flush, src/observability/hit-lines.ts). Never breaks a request.
  */
-export function gatherHitLine(c: Context<{ Bindings: Env }>, line: RequestLogLine): void {
+export function gatherHitLine(c: Context<WorkerEnv>, line: RequestLogLine): void {
   try {
-    const early = isolate(configOf(c.env)).hitLines.add(line, c.res.headers.get(TEMPLATE_HEADER) !== null);
+    const { config, isolate } = c.var.services;
+    const early = isolate.hitLines.add(line, c.res.headers.get(TEMPLATE_HEADER) !== null);
     if (early) writeHitLines([early]);
-    scheduleFlush(c.env, c.executionCtx);
+    scheduleFlush(c.env, config, c.executionCtx);
   } catch {
     // Logs are observability, never correctness.
   }

@@ -1,6 +1,6 @@
 import type { StoredAnswer } from "../../core/answer";
 import { choose, type ServePolicy } from "../../cache/policy";
-import { configOf } from "../../config";
+import type { Config } from "../../config";
 import { queryAnswers, readAnswers, servedAnswers } from "../../store/tree/answers";
 import { probedAnswersStatement, probedFrom, type PathProbe } from "../../store/tree/divergence";
 import { BOOKMARK_HEADER, bookmarkFor, bookmarkHeader, readYourWrites, type Shard } from "../../store/shards/shards";
@@ -44,10 +44,15 @@ export interface LookupSource {
  * The tree's shard and the client's bookmark for it; null (and an error log)
  * when D1_SHARDS names a binding this Worker lacks, so the caller fails open.
  */
-export async function lookupSource(env: Env, treeId: string, headers: Headers, defer?: (work: Promise<unknown>) => void): Promise<LookupSource | null> {
+export async function lookupSource(
+  env: Env,
+  config: Config,
+  treeId: string,
+  headers: Headers,
+  defer?: (work: Promise<unknown>) => void,
+): Promise<LookupSource | null> {
   try {
     const shard = await shardFor(env, treeId, Date.now(), defer);
-    const config = configOf(env);
     const replicas = config.readReplication;
     // A client that sends a bookmark asks for reads at least that fresh: the colo layer cannot promise it.
     const bookmark = replicas ? bookmarkFor(headers.get(BOOKMARK_HEADER), shard.name) : null;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { configOf, listed } from "../../config";
+import { listed } from "../../config";
 import { ApiError } from "../../core/errors";
 import { forgetAnswers } from "../../engine/isolate";
 import { overBytes } from "../../core/limits";
@@ -35,7 +35,7 @@ function importTenant(c: ApiCtx): string {
   const caller = c.var.caller;
   if (!caller.admin) {
     if (q.tenant !== undefined) throw new ApiError("invalid_request", "Only the admin token may name a tenant; a key imports into its own.", "tenant");
-    if (!listed(configOf(c.env).access.importTenants, caller.tenant)) {
+    if (!listed(c.var.services.config.access.importTenants, caller.tenant)) {
       throw new ApiError("forbidden", `Importing needs the admin token, or a grant for this key's tenant (${caller.tenant}) in IMPORT_TENANTS.`);
     }
     return caller.tenant;
@@ -125,10 +125,11 @@ function rpcBatches(nodes: ImportNode[]): ImportNode[][] {
 export async function postImport(c: ApiCtx): Promise<Response> {
   const tenant = importTenant(c);
   const { namespace } = readControls(c.req.raw.headers);
-  const { lines, trees } = await keyLines(bodyText(c.req.raw, configOf(c.env).maxBodyBytes), {
+  const { config } = c.var.services;
+  const { lines, trees } = await keyLines(bodyText(c.req.raw, config.maxBodyBytes), {
     tenant,
     namespace,
-    maxMessageBytes: configOf(c.env).maxCacheableMessageBytes,
+    maxMessageBytes: config.maxCacheableMessageBytes,
   });
   let inserted = 0;
   let answers = 0;
@@ -144,7 +145,6 @@ export async function postImport(c: ApiCtx): Promise<Response> {
       inserted += outcome.nodesInserted;
     }
   }
-  const config = configOf(c.env);
   await forgetAnswers(config, changedKeys);
   return c.json({ lines, trees: trees.size, nodes_inserted: inserted, answers, tenant, namespace });
 }

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { configOf } from "../../config";
 import { forgetAnswers } from "../../engine/isolate";
 import { HEX32 } from "../../core/protocol";
 import { nodeOwner } from "../../store/tree/node-read";
@@ -12,7 +11,7 @@ import type { Shard } from "../../store/shards/shards";
 
 /** What this isolate and colo forget after a prune: the changed keys' answer sets. */
 function forgetFor(c: ApiCtx): (keys: string[]) => Promise<void> {
-  const config = configOf(c.env);
+  const { config } = c.var.services;
   return (keys) => forgetAnswers(config, keys);
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { configOf } from "../../config";
+import type { Config } from "../../config";
 import { ApiError } from "../../core/errors";
 import {
   DATASET_NAME,
@@ -44,8 +44,8 @@ interface AnalyticsSource {
 }
 
 /** The configured source, or a 501 naming what the operator must set. */
-export function sourceOf(env: Env): AnalyticsSource {
-  const { accountId: account, apiToken: token, dataset: datasetVar, sqlUrl, timeoutMs } = configOf(env).analytics;
+export function sourceOf(analytics: Config["analytics"]): AnalyticsSource {
+  const { accountId: account, apiToken: token, dataset: datasetVar, sqlUrl, timeoutMs } = analytics;
   const missing = [account ? null : "the var ANALYTICS_ACCOUNT_ID", token ? null : "the secret ANALYTICS_API_TOKEN (Account Analytics: Read)"].filter(
     (m) => m !== null,
   );
@@ -106,7 +106,7 @@ export async function getSeries(c: ApiCtx): Promise<Response> {
   if (!c.var.caller.admin)
     throw new ApiError("forbidden", "Traffic series cover every tenant: they need the admin token. A tenant key can read GET /api/stats.");
   const q = parseWith(seriesQuery, c.req.query());
-  const source = sourceOf(c.env);
+  const source = sourceOf(c.var.services.config.analytics);
   const window = seriesWindow(q.minutes, q.step ?? defaultStep(q.minutes), Date.now());
   const json = await runQuery(source, seriesSql(source.dataset, window));
   const answer = sqlAnswer.safeParse(json);

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { HEX32 } from "../../core/protocol";
-import { configOf } from "../../config";
 import { shardFor } from "../../store/shards/directory";
 import { shardsToRead } from "../../store/shards/directory-backfill";
 import { readStats } from "../../store/tree/stats";
@@ -14,7 +13,7 @@ const statsQuery = z.object({
 /** `GET /api/stats`: hit rate, tokens, estimated cost and latency saved; overall and per tree. */
 export async function getStats(c: ApiCtx): Promise<Response> {
   const q = parseWith(statsQuery, c.req.query());
-  const prices = configOf(c.env).prices;
+  const prices = c.var.services.config.prices;
   // One tree: its shard. Else the shards the tree directory names for the caller (every shard until its backfill is done).
   const from = q.tree_id ? [await shardFor(c.env, q.tree_id)] : await shardsToRead(c.env, scopeOf(c));
   const stats = await readStats(

@@ -1,7 +1,6 @@
 import { isConfirmed, unconfirmedReason, type Ref } from "../../cache/templates/learned";
 import { isDerived } from "../../cache/templates/transforms";
 import type { LearnedTemplate } from "../../cache/templates/induce";
-import { configOf } from "../../config";
 import { listTemplates, templateHits } from "../../store/templates/learned";
 import type { TreeCtx } from "./tree-access";
 
@@ -28,7 +27,7 @@ function summary(t: LearnedTemplate, minBindings: number, hits: number) {
 export async function getTemplates(c: TreeCtx): Promise<Response> {
   const treeId = c.var.tree.id;
   const db = c.var.shard.db;
-  const { minBindings } = configOf(c.env).templates;
+  const { minBindings } = c.var.services.config.templates;
   const [templates, hits] = await Promise.all([listTemplates(db, treeId), templateHits(db, treeId)]);
   return c.json({ tree_id: treeId, min_bindings: minBindings, data: templates.map((t) => summary(t, minBindings, hits.get(t.id) ?? 0)) });
 }

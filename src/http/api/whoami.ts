@@ -2,12 +2,13 @@ import { ApiError } from "../../core/errors";
 import { countTrees } from "../../store/tree/tenant-trees";
 import { allShards } from "../../store/shards/shards";
 import { scopeOf, type ApiCtx } from "./params";
+import type { Config } from "../../config";
 import { sourceOf } from "./series";
 
 /** Whether GET /api/series can answer, and if not what to set (the dashboard shows it without a failing call). */
-function seriesSetup(env: Env): { configured: boolean; setup: string | null } {
+function seriesSetup(analytics: Config["analytics"]): { configured: boolean; setup: string | null } {
   try {
-    sourceOf(env);
+    sourceOf(analytics);
     return { configured: true, setup: null };
   } catch (error) {
     if (error instanceof ApiError) return { configured: false, setup: error.message };
@@ -34,7 +35,7 @@ export async function getWhoami(c: ApiCtx): Promise<Response> {
       trees,
       tenants: tenants.length,
       by_tenant: tenants.map((t) => ({ ...t, short: shortTenant(t.tenant) })),
-      series: seriesSetup(c.env),
+      series: seriesSetup(c.var.services.config.analytics),
     });
   }
   return c.json({ role: "tenant", tenant: scope.tenant, short: shortTenant(scope.tenant), trees });

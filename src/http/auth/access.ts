@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { configOf, listed, type AccessSettings } from "../../config";
+import { listed, type AccessSettings } from "../../config";
+import type { WorkerEnv } from "../../engine/services";
 import { tenantOfRequest } from "../../core/credential";
 import { ApiError } from "../../core/errors";
 import { geminiErrorBody } from "../../providers/gemini/errors";
@@ -37,9 +38,9 @@ export function refusal(access: AccessSettings, headers: Headers, tenant: () => 
  * strangers are refused before anything is read, parsed or forwarded (401/403 in the route's envelope).
  * Unset, every request passes, as before.
  */
-export function accessGate(): MiddlewareHandler<{ Bindings: Env }> {
+export function accessGate(): MiddlewareHandler<WorkerEnv> {
   return async (c, next) => {
-    const access = configOf(c.env).access;
+    const access = c.var.services.config.access;
     if (access.workerToken === "" && access.allowedTenants === "*") return next();
     const error = refusal(access, c.req.raw.headers, () => tenantOfRequest(c.req.raw.headers, new URL(c.req.url), false));
     if (!error) return next();

@@ -1,12 +1,12 @@
 import type { MiddlewareHandler } from "hono";
-import { configOf } from "../../config";
 import { ApiError } from "../../core/errors";
 import { keyAccepted } from "../../engine/key-freshness";
+import type { ServiceVariables } from "../../engine/services";
 import { refusal } from "./access";
 import { callerOf, type Caller } from "./caller";
 
-/** Hono variables set by `requireCaller`. */
-export interface AuthVariables {
+/** Hono variables set by `requireCaller`, beside the services every request carries (src/http/services.ts). */
+export interface AuthVariables extends ServiceVariables {
   caller: Caller;
 }
 
@@ -26,7 +26,7 @@ export function requireCaller(): MiddlewareHandler<{ Bindings: Env; Variables: A
     // No Authorization header, another scheme, or an empty token
     if (!caller) throw new ApiError("unauthorized", "Send Authorization: Bearer <ADMIN_TOKEN or your upstream API key>.");
     if (!caller.admin) {
-      const config = configOf(c.env);
+      const { config } = c.var.services;
       const refused = refusal(config.access, c.req.raw.headers, () => caller.tenant);
       if (refused) throw refused;
       const target = {

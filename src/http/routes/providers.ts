@@ -1,13 +1,13 @@
 import type { Context, Hono, Next } from "hono";
-import { configOf } from "../../config";
 import { ApiError } from "../../core/errors";
 import { cachedCompletion } from "../../engine/cached-completion";
 import { chatTemplates } from "../../engine/template-hook";
+import type { WorkerEnv } from "../../engine/services";
 import type { ProviderModule } from "../../providers";
 import { relayTo, type ErrorEnvelope } from "../passthrough";
 
-type App = Hono<{ Bindings: Env }>;
-type Ctx = Context<{ Bindings: Env }>;
+type App = Hono<WorkerEnv>;
+type Ctx = Context<WorkerEnv>;
 
 /** The provider's cached flow, with the engine's templates where the API is keyed as chat is. */
 /** The provider's own error envelope (Anthropic's, Gemini's, OpenAI's) for the Worker's errors on its routes. */
@@ -32,7 +32,7 @@ export function mountCachedRoutes(app: App, providers: readonly ProviderModule[]
         if (c.req.method === "POST" && (!isCached || isCached(url))) return cached(c);
         if (methodNotAllowed) return envelope(new ApiError("method_not_allowed", `Use POST for ${path}.`));
         if (passThrough && (!passThrough.claims || passThrough.claims(c.req.raw.headers, url)))
-          return relayTo(c, passThrough.base(configOf(c.env)), passThrough.baseVar, envelope);
+          return relayTo(c, passThrough.base(c.var.services.config), passThrough.baseVar, envelope);
         return next();
       });
     }
@@ -48,7 +48,7 @@ export function mountPassThroughs(app: App, providers: readonly ProviderModule[]
     for (const path of passThrough.paths) {
       app.use(path, async (c, next) => {
         if (passThrough.claims && !passThrough.claims(c.req.raw.headers, new URL(c.req.url))) return next();
-        return relayTo(c, passThrough.base(configOf(c.env)), passThrough.baseVar, envelope);
+        return relayTo(c, passThrough.base(c.var.services.config), passThrough.baseVar, envelope);
       });
     }
   }

@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { SerialQueue } from "./serial-queue";
 import { logEvent } from "../../observability/log-event";
 import { loggedStoreWork, meteredEnv } from "../../observability/store-meter";
-import { configOf } from "../../config";
+import { configOf, type Config } from "../../config";
 import type { SwitchResult } from "../shards/move";
 import type { RecordInput } from "../tree/record";
 import { learnFrom, type LearnReport } from "../templates/learn";
@@ -17,6 +17,8 @@ import { relocateTree, TreeHome } from "./move-rpc";
  * object's queue too (`relocate`), since learning writes the tree.
  */
 export class TreeLearner extends DurableObject<Env> {
+  /** The object's config, parsed once when it starts. */
+  private readonly config: Config = configOf(this.env);
   private readonly queue = new SerialQueue();
   /** The tree's shard by the directory, read again after a move (metered bindings: `learn` reports its D1 work). */
   private readonly home = new TreeHome(meteredEnv(this.env));
@@ -25,7 +27,7 @@ export class TreeLearner extends DurableObject<Env> {
   async learn(input: RecordInput): Promise<LearnReport | null> {
     const learning = () => this.serialised(async () => learnFrom(await this.home.db(input.treeId), input));
     // After the response: its D1 work shows only in a debug `store_work` line (bench/recording-cost.ts).
-    return loggedStoreWork(configOf(this.env).logLevel, "learner", "learn", learning).catch((error) => {
+    return loggedStoreWork(this.config.logLevel, "learner", "learn", learning).catch((error) => {
       logEvent("error", "template_learn_failed", { tree: input.treeId, error: String(error) });
       return null;
     });

@@ -6,7 +6,7 @@ import { runPrune, type PruneRequest, type PruneResult } from "../prune/prune";
 import { PruneAlarm } from "../prune/alarm";
 import { queuedAccess } from "../prune/pages";
 import { choose } from "../../cache/policy";
-import { configOf } from "../../config";
+import { configOf, type Config } from "../../config";
 import { readAnswers } from "../tree/answers";
 import { lookUpOrJoin, readAnswersInObject, type LookedUp, type LookupOrJoinRequest, type ReadAnswersRequest } from "./lookup-or-join";
 import { recordGeneration, recordGenerations, type RecordInput, type RecordOutcome, type Recorded } from "../tree/record";
@@ -24,7 +24,9 @@ import { loggedStoreWork, meteredEnv } from "../../observability/store-meter";
  * learning runs in the tree's own TreeLearner (src/store/objects/tree-learner.ts).
  */
 export class TreeWriter extends DurableObject<Env> {
-  private readonly flights = new SingleFlight(configOf(this.env).singleFlightWaitMs);
+  /** The object's config, parsed once when it starts (first: the fields below read it). */
+  private readonly config: Config = configOf(this.env);
+  private readonly flights = new SingleFlight(this.config.singleFlightWaitMs);
   private readonly queue = new SerialQueue();
   /** Recordings waiting for the writer: whatever queued while it wrote goes to D1 in one batch (with the read of each `key`'s answers). */
   private pending: Array<{ input: RecordInput; key?: string; done: (outcome: Promise<Recorded>) => void }> = [];
@@ -32,7 +34,7 @@ export class TreeWriter extends DurableObject<Env> {
   private readonly home = new TreeHome(meteredEnv(this.env));
   private readonly mover = new TreeMover(this.env, this.home, (work) => this.serialised(work));
   /** The tree's stale prune on this object's alarm (src/store/prune/alarm.ts). */
-  private readonly pruneAlarm = new PruneAlarm(this.ctx.storage, this.env, (request) => this.prune(request));
+  private readonly pruneAlarm = new PruneAlarm(this.ctx.storage, this.config, (request) => this.prune(request));
 
   /**
    * A cold exact lookup in one call: the answers at h_n from D1 and the
@@ -69,7 +71,7 @@ export class TreeWriter extends DurableObject<Env> {
    */
   async record(input: RecordInput, key?: string, token?: string): Promise<RecordOutcome> {
     // After the response: its D1 work shows only in a debug `store_work` line (bench/recording-cost.ts).
-    return loggedStoreWork(configOf(this.env).logLevel, "writer", "record", () => this.recordNow(input, key, token));
+    return loggedStoreWork(this.config.logLevel, "writer", "record", () => this.recordNow(input, key, token));
   }
 
   private async recordNow(input: RecordInput, key?: string, token?: string): Promise<RecordOutcome> {
@@ -84,7 +86,7 @@ export class TreeWriter extends DurableObject<Env> {
     if (key) {
       // The answers at `key` as the recording's own batch left them (read in it: no D1 call of its own).
       const answers = recorded.answers ?? (await readAnswers(await this.db(input.treeId), key).catch(() => []));
-      const chosen = choose(answers, configOf(this.env).policy);
+      const chosen = choose(answers, this.config.policy);
       this.flights.complete(key, token, this.answerOf(input), chosen === null ? null : answers[chosen]);
     }
     await this.pruneAlarm.arm(input.treeId);

@@ -1,4 +1,4 @@
-import { configOf } from "../../config";
+import type { Config } from "../../config";
 import { logEvent } from "../../observability/log-event";
 import { coloCache, forgetInColo } from "../../engine/lookup/colo-cache";
 import type { PruneRequest, PruneResult } from "./prune";
@@ -42,7 +42,8 @@ export class PruneAlarm {
 
   constructor(
     private readonly storage: DurableObjectStorage,
-    private readonly env: Env,
+    /** The writer object's config (PRUNE_TTL_MS, COLO_CACHE_TTL_MS), parsed once in its constructor. */
+    private readonly config: Pick<Config, "pruneTtlMs" | "coloCacheTtlMs">,
     private readonly prune: (request: PruneRequest) => Promise<PruneResult>,
   ) {}
 
@@ -54,7 +55,7 @@ export class PruneAlarm {
    * Returns whether an alarm is set.
    */
   async arm(treeId: string, within?: number): Promise<boolean> {
-    const ttl = configOf(this.env).pruneTtlMs;
+    const ttl = this.config.pruneTtlMs;
     if (ttl <= 0) return false;
     // A write checks once per lifetime; the sweep's call always reads the alarm (one per tree and pass).
     if (this.checked && within === undefined) return true;
@@ -73,7 +74,7 @@ export class PruneAlarm {
 
   /** The alarm: prunes the tree's stale paths and arms the next run; PRUNE_TTL_MS 0 leaves it unarmed (a write arms it again). */
   async fire(now = Date.now()): Promise<void> {
-    const config = configOf(this.env);
+    const config = this.config;
     const treeId = await this.storage.get<string>(TREE_KEY);
     if (!treeId || config.pruneTtlMs <= 0) {
       this.checked = false;
