@@ -106,3 +106,25 @@ describe("the layers (http -> engine -> store -> providers -> cache -> core)", (
     expect(cycles).toEqual([]);
   });
 });
+
+/**
+ * Config is handed in, not looked up (docs/architecture.md, "Services"): the vars are parsed where the
+ * isolate's services are built (src/engine/services.ts: the fetch handler's middleware and the cron) and in
+ * each Durable Object's constructor; everything else takes `config` (or `c.var.services`) as given.
+ */
+describe("config handed in", () => {
+  const callers = Object.entries(sources)
+    .filter(([path]) => path !== "config.ts")
+    .flatMap(([path, text]) => [...text.matchAll(/\bconfigOf\(/g)].map(() => path))
+    .sort();
+
+  it("Should call configOf only where services are built: the services builder and each object's constructor, once each", () => {
+    expect(callers).toEqual(["engine/services.ts", "store/objects/tree-learner.ts", "store/objects/tree-writer.ts"]);
+  });
+
+  it("Should parse an object's config in its constructor (a field initialiser), never in a method", () => {
+    for (const path of ["store/objects/tree-learner.ts", "store/objects/tree-writer.ts"]) {
+      expect(sources[path]).toMatch(/^ {2}private readonly config: Config = configOf\(this\.env\);$/m);
+    }
+  });
+});
