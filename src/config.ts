@@ -4,7 +4,7 @@ import type { ServePolicy } from "./cache/policy";
 import { DEFAULT_DECLARED_MIN_BINDINGS, DEFAULT_MIN_BINDINGS, type TemplateSettings } from "./cache/templates/settings";
 import type { LogLevel } from "./observability/log";
 import { logEvent } from "./observability/log-event";
-import { pricesOf, type PriceTable } from "./store/tree/prices";
+import { pricesOf, type PriceTable } from "./core/prices";
 
 /**
  * A whole number var from `min` to `max`; unset or blank is `fallback`.
@@ -55,7 +55,10 @@ function url(fallback: string) {
 }
 
 /** `PRICES_JSON` merged over the built-in table; a malformed one is logged (`prices_json_invalid`) and ignored. */
-const prices = z.string().optional().transform(pricesOf);
+const prices = z
+  .string()
+  .optional()
+  .transform((json) => pricesOf(json, (error) => logEvent("error", "prices_json_invalid", { error })));
 
 /** An optional text var (trimmed; blank is unset). */
 const text = z

@@ -79,6 +79,12 @@ describe("the layers (http -> engine -> store -> providers -> cache -> core)", (
     expect(show(escaping("engine", ["core", "cache", "providers", "store", "upstream", "observability", "config.ts"]))).toEqual([]);
   });
 
+  it("Should keep config.ts below the store: it reads only core (the price table), cache's defaults and the log", () => {
+    const bad = edges.filter((e) => e.from === "config.ts" && !["core", "cache", "observability"].some((dir) => under(dir)(e.to)));
+    expect(show(bad)).toEqual([]);
+    expect(edges).toContainEqual({ from: "config.ts", to: "core/prices.ts", typeOnly: false });
+  });
+
   it("Should keep upstream a service: only core and the log", () => {
     expect(show(escaping("upstream", ["core", "observability"]))).toEqual([]);
   });

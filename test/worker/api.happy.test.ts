@@ -265,7 +265,7 @@ describe("trajectory API: pruning", () => {
 
 describe("stats price table", () => {
   it("Should price models exactly, by their longest priced prefix, and from PRICES_JSON", async () => {
-    const { costSaved, priceOf, pricesOf, DEFAULT_PRICES } = await import("../../src/store/tree/prices");
+    const { costSaved, priceOf, pricesOf, DEFAULT_PRICES } = await import("../../src/core/prices");
     expect(priceOf(DEFAULT_PRICES, "gpt-4o")).toEqual({ prompt: 2.5, completion: 10 });
     expect(priceOf(DEFAULT_PRICES, "gpt-4o-mini-2024-07-18")).toEqual(DEFAULT_PRICES["gpt-4o-mini"]);
     expect(priceOf(DEFAULT_PRICES, "ft:gpt-4.1-2025-04-14:org:x:y")).toEqual(DEFAULT_PRICES["gpt-4.1"]);

@@ -1,4 +1,4 @@
-import { costSaved, type PriceTable } from "./prices";
+import { costSaved, type PriceTable } from "../../core/prices";
 import type { TreeRecord } from "./schema";
 import { tenantParam, type Scope } from "./scope";
 

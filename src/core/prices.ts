@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { logEvent } from "../../observability/log-event";
 
 /** USD per one million tokens. */
 export interface Price {
@@ -29,13 +28,18 @@ export const DEFAULT_PRICES: PriceTable = {
 
 const priceTable = z.record(z.string(), z.object({ prompt: z.number().nonnegative(), completion: z.number().nonnegative() }));
 
-/** The defaults merged with PRICES_JSON; a malformed PRICES_JSON is ignored (and logged), never fatal. */
-export function pricesOf(json: string | undefined): PriceTable {
+/**
+ * The defaults merged with PRICES_JSON; a malformed PRICES_JSON is ignored, never fatal, and what was wrong
+ * goes to `onInvalid` (src/config.ts logs it as `prices_json_invalid`). Pure.
+ *
+ * @example pricesOf('{"grok-3":{"prompt":3,"completion":15}}')["grok-3"] // { prompt: 3, completion: 15 }
+ */
+export function pricesOf(json: string | undefined, onInvalid: (error: string) => void = () => undefined): PriceTable {
   if (!json) return DEFAULT_PRICES;
   try {
     return { ...DEFAULT_PRICES, ...priceTable.parse(JSON.parse(json)) };
   } catch (error) {
-    logEvent("error", "prices_json_invalid", { error: String(error) });
+    onInvalid(String(error));
     return DEFAULT_PRICES;
   }
 }
