@@ -1,7 +1,7 @@
 // @ts-check
 import { api, ApiFailure, session } from "./api.js";
 import { BranchView } from "./branch.js";
-import { ago, compact, dollars, duration, el, percent, toast } from "./format.js";
+import { el, toast } from "./format.js";
 import { openRequest, pathTo } from "./open-request.js";
 import { readUrl, writeUrl } from "./url-state.js";
 import { showIdentity } from "./identity.js";
@@ -11,10 +11,10 @@ import { setupStalePrune } from "./stale.js";
 import { TemplatesPanel } from "./templates.js";
 import { TrafficPanel } from "./traffic.js";
 import { RequestsPanel } from "./requests.js";
+import { filterQuery, loadStats, treeCard } from "./tree-cards.js";
 
 /**
- * @typedef {{ id: string, tenant: string, model: string, namespace: string, tools: string[], node_count: number, hits: number, misses: number,
- *   hit_rate: number | null, prompt_tokens_saved: number, completion_tokens_saved: number, last_hit_at: number | null }} Tree
+ * @typedef {import("./tree-cards.js").Tree} Tree
  * @typedef {import("./identity.js").Identity} Identity
  */
 
@@ -22,7 +22,6 @@ const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.get
 
 /** @type {{ tree: string | null, current: Tree | null, view: BranchView | null, cursor: string | null, costs: Map<string, number | null>, identity: Identity | null }} */
 const state = { tree: null, current: null, view: null, cursor: null, costs: new Map(), identity: null };
-const NAMESPACE = /^[A-Za-z0-9._:\-/]{1,128}$/;
 const templates = new TemplatesPanel($("templates-pane"));
 const traffic = new TrafficPanel($("traffic-pane"));
 const requests = new RequestsPanel(
@@ -70,77 +69,16 @@ function fail(error) {
   toast(error instanceof Error ? error.message : String(error));
 }
 
-async function loadStats() {
-  const stats = await api("/stats?limit=200");
-  // A tree whose model has no price says so, rather than $0.0000.
-  state.costs = new Map(
-    stats.trees.map((/** @type {{ tree_id: string, cost_saved_usd: number, priced: boolean }} */ t) => [
-      t.tree_id,
-      t.priced === false ? null : t.cost_saved_usd,
-    ]),
-  );
-  const o = stats.overall;
-  const stat = (/** @type {string} */ label, /** @type {string} */ value) => el("span", { class: "stat" }, [el("b", {}, [value]), ` ${label}`]);
-  $("overall").replaceChildren(
-    stat("hit rate", percent(o.hit_rate)),
-    stat("hits", compact(o.hits)),
-    stat("tokens saved", compact(o.prompt_tokens_saved + o.completion_tokens_saved)),
-    stat("saved", o.cost_saved_usd === 0 && o.priced === false ? "no price" : dollars(o.cost_saved_usd)),
-    stat("faster", duration(o.latency_saved_ms)),
-  );
-}
-
 /** Says who the token is (identity.js). */
 async function loadIdentity() {
   state.identity = await showIdentity();
-}
-
-/** The admin's tenant and namespace filters as query parameters. */
-function filterQuery() {
-  if (state.identity?.role !== "admin") return "";
-  const tenant = /** @type {HTMLSelectElement} */ ($("filter-tenant")).value;
-  const namespace = /** @type {HTMLInputElement} */ ($("filter-namespace")).value.trim();
-  return `${tenant ? `&tenant=${tenant}` : ""}${namespace && NAMESPACE.test(namespace) ? `&namespace=${encodeURIComponent(namespace)}` : ""}`;
-}
-
-/** @param {number | null | undefined} usd */
-function costText(usd) {
-  return usd === null ? "no price" : dollars(usd ?? 0);
-}
-
-/** @param {Tree} t */
-function treeCard(t) {
-  const tenant =
-    state.identity?.role === "admin" ? [el("span", { class: "chip tenant", title: `tenant ${t.tenant}` }, [`tenant ${t.tenant.slice(0, 8)}…`])] : [];
-  const button = el("button", { class: `tree-card${t.id === state.tree ? " active" : ""}`, "data-tree": t.id, title: `${t.model} · ${t.namespace}` }, [
-    el("div", { class: "tree-title" }, [el("strong", {}, [t.model]), el("span", { class: "ns" }, [t.namespace])]),
-    ...(tenant.length ? [el("div", { class: "chips" }, tenant)] : []),
-    el(
-      "div",
-      { class: "chips" },
-      t.tools
-        .slice(0, 6)
-        .map((/** @type {string} */ name) => el("span", { class: "chip" }, [name]))
-        .concat(t.tools.length > 6 ? [el("span", { class: "chip" }, [`+${t.tools.length - 6}`])] : []),
-    ),
-    el("div", { class: "tree-stats" }, [
-      el("span", {}, [el("b", {}, [compact(t.node_count)]), " nodes"]),
-      el("span", {}, [el("b", {}, [percent(t.hit_rate)]), " hit rate"]),
-      el("span", {}, [el("b", {}, [compact(t.hits)]), ` hits · ${compact(t.misses)} misses`]),
-      el("span", {}, [el("b", {}, [compact(t.prompt_tokens_saved + t.completion_tokens_saved)]), " tokens saved"]),
-      el("span", {}, [el("b", {}, [costText(state.costs.get(t.id))]), " saved"]),
-      el("span", {}, ["last hit ", el("b", {}, [ago(t.last_hit_at)])]),
-    ]),
-  ]);
-  button.addEventListener("click", () => void selectTree(t).catch(fail));
-  return el("li", {}, [button]);
 }
 
 /** @param {boolean} more */
 async function loadTrees(more = false) {
   if (!more) {
     state.cursor = null;
-    await Promise.all([loadStats(), loadIdentity()]);
+    await Promise.all([loadStats().then((costs) => (state.costs = costs)), loadIdentity()]);
     // The series span every tenant: only the admin asks for them, and only when the Worker can answer.
     if (state.identity?.role === "admin") {
       traffic.series = state.identity.series ?? null;
@@ -148,11 +86,19 @@ async function loadTrees(more = false) {
     } else $("traffic-pane").hidden = true;
     void requests.load(true).catch(fail);
   }
-  const page = await api(`/trees?limit=50${filterQuery()}${state.cursor ? `&cursor=${encodeURIComponent(state.cursor)}` : ""}`);
+  const filters = filterQuery(state.identity);
+  const page = await api(`/trees?limit=50${filters}${state.cursor ? `&cursor=${encodeURIComponent(state.cursor)}` : ""}`);
   // The first page replaces the list in one step (a live refresh never shows an empty list).
-  const cards = page.data.map(treeCard);
+  const cards = page.data.map((/** @type {Tree} */ t) =>
+    treeCard(t, {
+      active: t.id === state.tree,
+      admin: state.identity?.role === "admin",
+      cost: state.costs.get(t.id),
+      onSelect: () => void selectTree(t).catch(fail),
+    }),
+  );
   if (!more && page.data.length === 0) {
-    const filtered = filterQuery() !== "";
+    const filtered = filters !== "";
     const noKeyTrees = state.identity?.role === "tenant" && state.identity.trees === 0;
     if (!noKeyTrees)
       cards.push(

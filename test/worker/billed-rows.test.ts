@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { emptyTally, tallyStatements } from "../../src/store/tree/tally-batch";
+import { freshId, NODE_INSERT, seedTree } from "./tally.support";
 
 /**
  * What D1 bills for the writes this branch adds or reshapes, read from D1's own `meta.rows_written` /
@@ -9,26 +10,13 @@ import { emptyTally, tallyStatements } from "../../src/store/tree/tally-batch";
  * a schema change makes them grow.
  */
 
-async function seed(): Promise<{ treeId: string; node: string }> {
-  const treeId = crypto.randomUUID().replaceAll("-", "");
-  const node = crypto.randomUUID().replaceAll("-", "");
-  await env.DB.batch([
-    env.DB.prepare("INSERT INTO trees (id, tenant, namespace, frame, model, created_at) VALUES (?1, 't', 'default', '{}', 'm', 0)").bind(treeId),
-    env.DB.prepare("INSERT INTO nodes (hash, parent, tree_id, depth, role, message) VALUES (?1, 'p', ?2, 1, 'assistant', '{}')").bind(node, treeId),
-  ]);
-  return { treeId, node };
-}
-
 describe("billed rows, from D1's own meta", () => {
   it("Should bill a node insert for each of its index entries, and a tally's node update as one row", async () => {
-    const treeId = crypto.randomUUID().replaceAll("-", "");
-    const insert = await env.DB.prepare("INSERT INTO nodes (hash, parent, tree_id, depth, role, message) VALUES (?1, 'p', ?2, 1, 'assistant', '{}')")
-      .bind(crypto.randomUUID().replaceAll("-", ""), treeId)
-      .run();
+    const insert = await env.DB.prepare(NODE_INSERT).bind(freshId(), freshId()).run();
     // The row, its primary key, nodes_parent_idx and nodes_tree_idx.
     expect(insert.meta.rows_written).toBe(4);
 
-    const { treeId: tree, node } = await seed();
+    const { treeId: tree, node } = await seedTree();
     const tally = emptyTally(tree);
     tally.tree = { hits: 3, bypasses: 0, promptTokens: 1, completionTokens: 1, latencyMs: 1, lastHitAt: 5 };
     tally.nodes[node] = { hits: 3, lastHitAt: 5 };
@@ -46,7 +34,7 @@ describe("billed rows, from D1's own meta", () => {
   });
 
   it("Should bill a key's acceptance as one row written, and its check as one row read", async () => {
-    const tenant = crypto.randomUUID().replaceAll("-", "");
+    const tenant = freshId();
     const upsert =
       "INSERT INTO credential_checks (tenant, accepted_at) VALUES (?1, ?2) ON CONFLICT (tenant) DO UPDATE SET accepted_at = max(accepted_at, excluded.accepted_at)";
     const first = await env.DB.prepare(upsert).bind(tenant, 1).run();

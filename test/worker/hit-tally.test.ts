@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { Counters } from "../../src/engine/counting/isolate-counters";
 import { emptyTally, type TallyBatch } from "../../src/store/tree/tally-batch";
 import { eventually } from "./helpers";
+import { seedNodes, seedTree } from "./tally.support";
 import { HitTally, MAX_PENDING_NODES, PAGE_ROWS } from "../../src/store/objects/hit-tally";
 import { tallyPages } from "../../src/store/tree/tally-pages";
 import { tallyRows } from "../../src/store/tree/tally-batch";
@@ -16,17 +17,6 @@ async function nodeHits(hash: string): Promise<number> {
 async function treeHits(id: string): Promise<number> {
   const row = await env.DB.prepare("SELECT hits FROM trees WHERE id = ?1").bind(id).first<{ hits: number }>();
   return row?.hits ?? -1;
-}
-
-/** A tree row and one answer node, so that the tally's UPDATEs have rows to land on. */
-async function seed(): Promise<{ treeId: string; node: string }> {
-  const treeId = crypto.randomUUID().replaceAll("-", "");
-  const node = crypto.randomUUID().replaceAll("-", "");
-  await env.DB.batch([
-    env.DB.prepare("INSERT INTO trees (id, tenant, namespace, frame, model, created_at) VALUES (?1, 't', 'default', '{}', 'm', 0)").bind(treeId),
-    env.DB.prepare("INSERT INTO nodes (hash, parent, tree_id, depth, role, message) VALUES (?1, 'p', ?2, 1, 'assistant', '{}')").bind(node, treeId),
-  ]);
-  return { treeId, node };
 }
 
 /** What one isolate's flush sends for `hits` hits on `node`. */
@@ -59,7 +49,7 @@ function isolateFlush(treeId: string, node: string, hits: number, at: number): T
 
 describe("hit tally: hit counts reach D1 through each tree's object", () => {
   it("Should write the counts of many isolates' flushes in one D1 write per interval, summed", async () => {
-    const { treeId, node } = await seed();
+    const { treeId, node } = await seedTree();
     const tally = env.HIT_TALLY.get(env.HIT_TALLY.idFromName(treeId));
     // Three isolates flush within one interval: nothing reaches D1 until the object's alarm.
     await tally.add(isolateFlush(treeId, node, 2, 1000), 600);
@@ -79,7 +69,7 @@ describe("hit tally: hit counts reach D1 through each tree's object", () => {
   });
 
   it("Should write at once with interval 0, and count template hits and bypasses", async () => {
-    const { treeId, node } = await seed();
+    const { treeId, node } = await seedTree();
     const batch = emptyTally(treeId);
     batch.tree = { hits: 1, bypasses: 4, promptTokens: 1, completionTokens: 1, latencyMs: 1, lastHitAt: 5 };
     batch.nodes[node] = { hits: 1, lastHitAt: 5 };
@@ -105,20 +95,9 @@ describe("hit tally: hit counts reach D1 through each tree's object", () => {
   });
 });
 
-/** A tree row and `n` answer nodes in D1. */
-async function seedNodes(n: number): Promise<{ treeId: string; nodes: string[] }> {
-  const treeId = crypto.randomUUID().replaceAll("-", "");
-  const nodes = Array.from({ length: n }, () => crypto.randomUUID().replaceAll("-", ""));
-  const rows = [env.DB.prepare("INSERT INTO trees (id, tenant, namespace, frame, model, created_at) VALUES (?1, 't', 'default', '{}', 'm', 0)").bind(treeId)];
-  for (const node of nodes)
-    rows.push(env.DB.prepare("INSERT INTO nodes (hash, parent, tree_id, depth, role, message) VALUES (?1, 'p', ?2, 1, 'assistant', '{}')").bind(node, treeId));
-  for (let i = 0; i < rows.length; i += 200) await env.DB.batch(rows.slice(i, i + 200));
-  return { treeId, nodes };
-}
-
 describe("hit tally: bounded, paged, and sparing with its own storage", () => {
   it("Should keep what is pending in memory: many adds in an interval write its storage once (the alarm), never the tally", async () => {
-    const { treeId, node } = await seed();
+    const { treeId, node } = await seedTree();
     const stub = env.HIT_TALLY.get(env.HIT_TALLY.idFromName(treeId));
     await runInDurableObject(stub, async (instance: HitTally, state) => {
       const writes = { put: 0, get: 0, alarm: 0 };
@@ -137,7 +116,7 @@ describe("hit tally: bounded, paged, and sparing with its own storage", () => {
   });
 
   it("Should keep at most MAX_PENDING_NODES nodes per tree, and the tree's row and recent rows beside them", async () => {
-    const { treeId, node } = await seed();
+    const { treeId, node } = await seedTree();
     const stub = env.HIT_TALLY.get(env.HIT_TALLY.idFromName(treeId));
     await runInDurableObject(stub, async (instance: HitTally, state) => {
       const batch = isolateFlush(treeId, node, 1, 5);

@@ -1,18 +1,17 @@
-import { env, exports } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
 import codex from "../fixtures/agents/codex.request.json";
 import { eventually } from "./helpers";
 import { eventsOf } from "./responses.support";
+import { scriptedResponses } from "../support/responses-upstream";
 
 type Item = Record<string, unknown>;
 type Body = Record<string, unknown> & { input: Item[]; tools: Item[] };
 
-/** What the stubbed upstream was asked, and how many times. */
-let asked: Body[] = [];
 const PATCH = "*** Begin Patch\n*** Update File: desk.py\n@@\n-refunded = False\n+refunded = True\n*** End Patch\n";
 
 /** The model's answer: a reasoning item and an apply_patch call, then, once the patch result is back, a message. */
-function answerTo(body: Body): Item[] {
+function answerTo(body: Body, n: number): Item[] {
   const last = body.input[body.input.length - 1];
   if (last.type === "custom_tool_call_output")
     return [
@@ -26,39 +25,11 @@ function answerTo(body: Body): Item[] {
     ];
   return [
     { id: "rs_up1", type: "reasoning", summary: [], encrypted_content: "gAAAA-sealed" },
-    { id: "ctc_up1", type: "custom_tool_call", status: "completed", call_id: `call_up${asked.length}`, name: "apply_patch", input: PATCH },
+    { id: "ctc_up1", type: "custom_tool_call", status: "completed", call_id: `call_up${n}`, name: "apply_patch", input: PATCH },
   ];
 }
 
-beforeEach(() => {
-  asked = [];
-  const upstream = new URL((env as unknown as { UPSTREAM_BASE_URL: string }).UPSTREAM_BASE_URL).origin;
-  const real = globalThis.fetch;
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).origin !== upstream || !request.url.endsWith("/responses")) return real(input, init);
-    const body = (await request.json()) as Body;
-    asked.push(body);
-    const response = {
-      id: `resp_up${asked.length}`,
-      object: "response",
-      status: "completed",
-      model: body.model,
-      output: answerTo(body),
-      client_metadata: body.client_metadata,
-      usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
-    };
-    if (!body.stream) return Response.json(response);
-    const events = [
-      { type: "response.created", response: { ...response, status: "in_progress", output: [] } },
-      { type: "response.completed", response },
-    ];
-    return new Response(events.map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`).join(""), {
-      headers: { "content-type": "text/event-stream" },
-    });
-  });
-});
-afterEach(() => vi.restoreAllMocks());
+const upstream = scriptedResponses<Body>(answerTo, (body, n) => ({ id: `resp_up${n}`, client_metadata: body.client_metadata }));
 
 /** Codex's request for one run (`_run1`/`_run2`: the ids and timestamp a new run changes), with `patch` over the body. */
 function send(key: string, run: "_run1" | "_run2", patch: Partial<Body> = {}, headers: Record<string, string> = {}): Promise<Response> {
@@ -99,7 +70,7 @@ describe("Codex's request shape (test/fixtures/agents/codex.request.json)", () =
     // The hit echoes this run's telemetry, never the recording's.
     expect(completed.client_metadata).toEqual(codex._run2.client_metadata);
     expect(completed.prompt_cache_key).toBe(codex._run2.prompt_cache_key);
-    expect(asked).toHaveLength(1);
+    expect(upstream.asked).toHaveLength(1);
 
     // Turn 2: the served call and its output sent back are keyed; a repeat of turn 2 hits too.
     const turn2 = { input: [...(codex.body.input as Item[]), ...output, { type: "custom_tool_call_output", call_id: output[1].call_id, output: "Done!" }] };
@@ -110,7 +81,7 @@ describe("Codex's request shape (test/fixtures/agents/codex.request.json)", () =
     const hit = await send(key, "_run2", turn2);
     expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
     await hit.text();
-    expect(asked).toHaveLength(2);
+    expect(upstream.asked).toHaveLength(2);
   });
 
   it("Should key the additional_tools item, the namespace and custom tools: another tool list is another path", async () => {

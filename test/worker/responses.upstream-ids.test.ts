@@ -1,26 +1,23 @@
-import { env, exports } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
 import { NODE_HEADER } from "../../src/core/protocol";
 import { eventsOf, recordedResponse } from "./responses.support";
+import { scriptedResponses } from "../support/responses-upstream";
 
 type Item = Record<string, unknown>;
 type Body = Record<string, unknown> & { model: string; input: string | Item[] };
-
-/** What the stubbed upstream was asked, in order. */
-let asked: Body[] = [];
 
 /**
  * A refund desk that issues its own response and call ids, as OpenAI does: it looks the order up, refunds
  * it, then says so. It answers 400, as the API would, to an output whose call it was not sent, and to a
  * `previous_response_id` (it keeps no state: a resolved request must reach it whole).
  */
-function answerTo(body: Body): Item[] | string {
+function answerTo(body: Body, n: number): Item[] | string {
   if (body.previous_response_id !== undefined) return "previous_response_id reached the upstream";
   const items: Item[] = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
   const calls = new Set(items.filter((i) => i.type === "function_call").map((i) => i.call_id));
   const outputs = items.filter((i) => i.type === "function_call_output");
   if (outputs.some((o) => !calls.has(o.call_id))) return `No tool call found for function call output with call_id ${String(outputs.at(-1)?.call_id)}`;
-  const n = asked.length;
   const call = (name: string, args: unknown) => ({
     id: `fc_up${n}`,
     type: "function_call",
@@ -44,38 +41,7 @@ function answerTo(body: Body): Item[] | string {
   ];
 }
 
-beforeEach(() => {
-  asked = [];
-  const upstream = new URL((env as unknown as { UPSTREAM_BASE_URL: string }).UPSTREAM_BASE_URL).origin;
-  const real = globalThis.fetch;
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).origin !== upstream || !request.url.endsWith("/responses")) return real(input, init);
-    const body = (await request.json()) as Body;
-    asked.push(body);
-    const output = answerTo(body);
-    if (typeof output === "string")
-      return Response.json({ error: { message: output, type: "invalid_request_error", param: null, code: null } }, { status: 400 });
-    const response = {
-      id: `resp_up${crypto.randomUUID().replaceAll("-", "")}`,
-      object: "response",
-      created_at: 1,
-      status: "completed",
-      model: body.model,
-      output,
-      usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
-    };
-    if (!body.stream) return Response.json(response);
-    const events = [
-      { type: "response.created", response: { ...response, status: "in_progress", output: [] } },
-      { type: "response.completed", response },
-    ];
-    return new Response(events.map((e, i) => `event: ${e.type}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`).join(""), {
-      headers: { "content-type": "text/event-stream" },
-    });
-  });
-});
-afterEach(() => vi.restoreAllMocks());
+const upstream = scriptedResponses<Body>(answerTo, () => ({ id: `resp_up${crypto.randomUUID().replaceAll("-", "")}`, created_at: 1 }));
 
 const tools = [
   { type: "function", name: "get_order", parameters: { type: "object", properties: { order_id: { type: "string" } } } },
@@ -138,22 +104,22 @@ describe("Responses chained by the upstream's own previous_response_id", () => {
       expect(first.outcomes).toEqual(["miss", "miss", "miss"]);
       expect(first.text).toBe("Order A-1 was refunded.");
       // Each chained turn reached the upstream whole: the conversation so far, with the upstream's own call ids, and no id.
-      expect(asked).toHaveLength(3);
-      expect(asked[2].previous_response_id).toBeUndefined();
-      expect((asked[2].input as Item[]).map((i) => i.type ?? i.role)).toEqual([
+      expect(upstream.asked).toHaveLength(3);
+      expect(upstream.asked[2].previous_response_id).toBeUndefined();
+      expect((upstream.asked[2].input as Item[]).map((i) => i.type ?? i.role)).toEqual([
         "user",
         "function_call",
         "function_call_output",
         "function_call",
         "function_call_output",
       ]);
-      expect((asked[2].input as Item[])[1]).toMatchObject({ type: "function_call", name: "get_order" });
+      expect((upstream.asked[2].input as Item[])[1]).toMatchObject({ type: "function_call", name: "get_order" });
 
       await recordedRun(first.sent, key);
       const second = await chainedRun(model, key, stream);
       expect(second.outcomes).toEqual(["hit", "hit", "hit"]);
       expect(second.text).toBe("Order A-1 was refunded.");
-      expect(asked).toHaveLength(3);
+      expect(upstream.asked).toHaveLength(3);
     });
   }
 
@@ -176,7 +142,7 @@ describe("Responses chained by the upstream's own previous_response_id", () => {
     const stranger = await send(next(first.id), `sk-upid-stranger-${crypto.randomUUID().slice(0, 8)}`);
     expect(stranger.headers.get("muscle-mem-cache")).toBe("bypass");
     await stranger.arrayBuffer();
-    expect(asked.at(-1)?.previous_response_id).toBe(first.id);
+    expect(upstream.asked.at(-1)?.previous_response_id).toBe(first.id);
 
     // The owner's own id resolves; once its tree is pruned it no longer does.
     const own = await send(next(first.id), owner);

@@ -1,4 +1,5 @@
 import type { ChatBody, ScriptedMessage } from "../scripted-model";
+import { LIMIT_CENTS, lookedUpAmount, orderAmount, orderRange, orderStatus, type RefundOrder } from "./refund-common";
 import { between, FIRST, firstUser, LAST, lastToolResult, pick, say, toolCall, type Workflow } from "./types";
 
 /**
@@ -15,11 +16,10 @@ export interface RefundMailCase {
   last: string;
   email: string;
   orderId: string;
-  order: { status: string; amountCents: number } | null;
+  order: RefundOrder;
   refundId: string;
 }
 
-const LIMIT_CENTS = 50_000;
 export const REFUNDABLE = ["Delivered", "Returned", "Damaged", "Lost"];
 
 const TOOLS = [
@@ -50,12 +50,6 @@ function customer(body: ChatBody): { name: string; email: string; orderId: strin
   };
 }
 
-/** The amount the order lookup returned, in cents. */
-function orderAmount(body: ChatBody): number {
-  const order = body.messages.map((m) => String(m.content ?? "")).find((c) => c.includes("amount_cents"));
-  return order ? Number((JSON.parse(order) as { amount_cents: number }).amount_cents) : 0;
-}
-
 function script(body: ChatBody): ScriptedMessage {
   const c = customer(body);
   const tool = lastToolResult(body);
@@ -80,7 +74,7 @@ function script(body: ChatBody): ScriptedMessage {
   }
   if (tool.name === "send_email")
     return say(
-      `Refund approved for order ${c.orderId} (${String((JSON.parse(String(body.messages.find((m) => String(m.content ?? "").includes("refund_id"))?.content ?? "{}")) as { refund_id?: string }).refund_id)}): ${(orderAmount(body) / 100).toFixed(2)} USD back to ${c.name} <${c.email}>.`,
+      `Refund approved for order ${c.orderId} (${String((JSON.parse(String(body.messages.find((m) => String(m.content ?? "").includes("refund_id"))?.content ?? "{}")) as { refund_id?: string }).refund_id)}): ${(lookedUpAmount(body) / 100).toFixed(2)} USD back to ${c.name} <${c.email}>.`,
     );
   return say(`Order ${c.orderId} needs a supervisor, ${c.name}: ticket ${String(r.ticket)} is open.`);
 }
@@ -100,13 +94,8 @@ export const refundMail: Workflow<RefundMailCase> = {
   traps: ["Cancelled", "above-warm-range", "above-limit", "missing"],
   makeCase(rng, kind) {
     const first = pick(rng, FIRST);
-    const status = kind === "above-warm-range" || kind === "above-limit" ? "Delivered" : kind;
-    const amountCents =
-      kind === "above-warm-range"
-        ? between(rng, 30_001, LIMIT_CENTS)
-        : kind === "above-limit"
-          ? between(rng, LIMIT_CENTS + 1, 99_999)
-          : between(rng, 1_000, 30_000);
+    const status = orderStatus(kind, "Delivered");
+    const amountCents = orderAmount(rng, kind);
     return {
       first,
       last: pick(rng, LAST),
@@ -127,6 +116,6 @@ export const refundMail: Workflow<RefundMailCase> = {
     return { ticket: `T-${c.orderId.slice(2)}` };
   },
   script,
-  rangeOf: (c) => ({ cls: c.order ? c.order.status : "missing", ranged: c.order ? [c.order.amountCents] : [] }),
+  rangeOf: orderRange,
   bindingsOf: (c) => ({ name: `${c.first} ${c.last}`, email: c.email, order_id: c.orderId }),
 };

@@ -1,4 +1,5 @@
 import type { ChatBody, ScriptedMessage } from "../scripted-model";
+import { LIMIT_CENTS, lookedUpAmount, orderAmount, orderRange, orderStatus, type RefundOrder } from "./refund-common";
 import { between, FIRST, firstUser, LAST, lastToolResult, pick, say, toolCall, type Workflow } from "./types";
 
 /** One refund request and the world behind it. */
@@ -8,12 +9,10 @@ export interface RefundCase {
   email: string;
   orderId: string;
   /** null: the order does not exist. */
-  order: { status: string; amountCents: number } | null;
+  order: RefundOrder;
   refundId: string;
   ticket: string;
 }
-
-const LIMIT_CENTS = 50_000;
 
 const TOOLS = [
   {
@@ -74,8 +73,7 @@ function script(body: ChatBody): ScriptedMessage {
   }
   if (tool.name === "refund") return say(`Refund ${String(r.refund_id)} issued: ${String(tool.args.amount_cents)} cents back to ${String(tool.args.email)}.`);
   // A derivation (cents -> EUR with two decimals): never a verbatim copy.
-  const order = body.messages.map((m) => String(m.content ?? "")).find((c) => c.includes("amount_cents"));
-  const cents = order ? Number(JSON.parse(order).amount_cents) : 0;
+  const cents = lookedUpAmount(body);
   return say(`Order ${String(tool.args.order_id)} (${(cents / 100).toFixed(2)} EUR) needs a supervisor: ticket ${String(r.ticket)} is open.`);
 }
 
@@ -95,13 +93,8 @@ export const refundDesk: Workflow<RefundCase> = {
     const first = pick(rng, FIRST);
     const last = pick(rng, LAST);
     const n = between(rng, 1, 999);
-    const status = kind === "unseen-status" ? "lost" : kind === "above-warm-range" || kind === "above-limit" ? "delivered" : kind;
-    const amountCents =
-      kind === "above-warm-range"
-        ? between(rng, 30_001, LIMIT_CENTS)
-        : kind === "above-limit"
-          ? between(rng, LIMIT_CENTS + 1, 99_999)
-          : between(rng, 1_000, 30_000);
+    const status = kind === "unseen-status" ? "lost" : orderStatus(kind, "delivered");
+    const amountCents = orderAmount(rng, kind);
     return {
       first,
       last,
@@ -122,6 +115,6 @@ export const refundDesk: Workflow<RefundCase> = {
     return { ok: true, ticket: c.ticket };
   },
   script,
-  rangeOf: (c) => ({ cls: c.order ? c.order.status : "missing", ranged: c.order ? [c.order.amountCents] : [] }),
+  rangeOf: orderRange,
   bindingsOf: (c) => ({ first: c.first, last: c.last, email: c.email, order_id: c.orderId }),
 };

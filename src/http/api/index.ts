@@ -14,13 +14,34 @@ import { childrenQuery, getChildren, getSearch, getTree, getTrees, searchQuery }
 import { getWhoami } from "./whoami";
 import { apiHeaders } from "./headers";
 import { getRequest, getRequests } from "./requests";
+import type { ApiCtx } from "./params";
+
+/**
+ * The routes that need only the caller (each handler scopes what it reads or writes itself): method, path, handler.
+ * Registered in this order, after the tree routes.
+ */
+const CALLER_ROUTES: readonly (readonly [method: "GET" | "POST" | "DELETE", path: string, handler: (c: ApiCtx) => Promise<Response>])[] = [
+  ["GET", "/trees", getTrees],
+  // Admin only (move.ts); a tree's other routes pass treeAccess below.
+  ["POST", "/trees/:treeId/move", postMove],
+  ["GET", "/nodes/:hash", getNode],
+  ["GET", "/nodes/:hash/path", getPath],
+  ["GET", "/nodes/:hash/prune", getNodePrune],
+  ["DELETE", "/nodes/:hash", deleteNode],
+  ["POST", "/import", postImport],
+  ["POST", "/prune", postPrune],
+  ["GET", "/stats", getStats],
+  ["GET", "/series", getSeries],
+  ["GET", "/whoami", getWhoami],
+  ["GET", "/requests", getRequests],
+  ["GET", "/requests/:id{.+}", getRequest],
+];
 
 /** The trajectory API (docs/api.md), mounted under /api. Every route needs a bearer credential; every response carries API_HEADERS. */
 export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   const api = new Hono<{ Bindings: Env; Variables: AuthVariables }>();
   api.use("*", apiHeaders());
   api.use("*", requireCaller());
-  api.get("/trees", getTrees);
   // Every :treeId route but the admin-only move passes the one tree check (tree-access.ts), after its query.
   api.get("/trees/:treeId", treeAccess(), getTree);
   api.get("/trees/:treeId/children", childrenQuery, treeAccess(), getChildren);
@@ -28,17 +49,6 @@ export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   api.get("/trees/:treeId/export", exportQuery, treeAccess(), getExport);
   api.get("/trees/:treeId/templates", treeAccess(), getTemplates);
   api.get("/trees/:treeId/search", searchQuery, treeAccess(), getSearch);
-  api.post("/trees/:treeId/move", postMove);
-  api.get("/nodes/:hash", getNode);
-  api.get("/nodes/:hash/path", getPath);
-  api.get("/nodes/:hash/prune", getNodePrune);
-  api.delete("/nodes/:hash", deleteNode);
-  api.post("/import", postImport);
-  api.post("/prune", postPrune);
-  api.get("/stats", getStats);
-  api.get("/series", getSeries);
-  api.get("/whoami", getWhoami);
-  api.get("/requests", getRequests);
-  api.get("/requests/:id{.+}", getRequest);
+  for (const [method, path, handler] of CALLER_ROUTES) api.on(method, path, handler);
   return api;
 }
