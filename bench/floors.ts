@@ -54,8 +54,10 @@ const sum = (segments: Measure["segments"]): StoreCounts =>
       d1Queries: a.d1Queries + s.store.d1Queries,
       doCalls: a.doCalls + s.store.doCalls,
       colo: { hit: a.colo.hit + s.store.colo.hit, miss: a.colo.miss + s.store.colo.miss, none: a.colo.none + s.store.colo.none },
+      rowsRead: (a.rowsRead ?? 0) + (s.store.rowsRead ?? 0),
+      rowsWritten: (a.rowsWritten ?? 0) + (s.store.rowsWritten ?? 0),
     }),
-    { responses: 0, d1Queries: 0, doCalls: 0, colo: { hit: 0, miss: 0, none: 0 } },
+    { responses: 0, d1Queries: 0, doCalls: 0, colo: { hit: 0, miss: 0, none: 0 }, rowsRead: 0, rowsWritten: 0 },
   );
 
 /** The hit classes, in a Worker of their own when this one's memory TTL leaves no colo hit to see. */
@@ -181,15 +183,27 @@ export async function floorRows(ctx: FloorContext): Promise<{ rows: Row[]; resul
       });
     }
     const allMiss = Object.values(misses).reduce(
-      (a, m) => ({ responses: a.responses + m.store.responses, d1: a.d1 + m.store.d1Queries, do: a.do + m.store.doCalls }),
-      { responses: 0, d1: 0, do: 0 },
+      (a, m) => ({
+        responses: a.responses + m.store.responses,
+        d1: a.d1 + m.store.d1Queries,
+        do: a.do + m.store.doCalls,
+        read: a.read + (m.store.rowsRead ?? 0),
+        written: a.written + (m.store.rowsWritten ?? 0),
+      }),
+      { responses: 0, d1: 0, do: 0, read: 0, written: 0 },
     );
     const capacity = {
       hitWarm: perRequest(classes.warm),
       hitColo: perRequest(classes.colo),
       hitCold: perRequest(classes.cold),
       hitUnderLoad: { ...perHit, coloHitShare: warm.colo.hit / warm.responses, memoryShare: warm.colo.none / warm.responses, distinctBodies: hot.length },
-      miss: { responses: allMiss.responses, d1Queries: allMiss.d1 / allMiss.responses, doCalls: allMiss.do / allMiss.responses },
+      miss: {
+        responses: allMiss.responses,
+        d1Queries: allMiss.d1 / allMiss.responses,
+        doCalls: allMiss.do / allMiss.responses,
+        rowsRead: allMiss.read / allMiss.responses,
+        rowsWritten: allMiss.written / allMiss.responses,
+      },
       recording: {
         misses: missCount,
         nodesWrittenPerMiss: (rowsAfter.nodes - rowsBefore.nodes) / missCount,

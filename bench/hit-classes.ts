@@ -39,7 +39,21 @@ export async function hitClasses(url: string, bodies: Body[], ttl: { hotMs: numb
 }
 
 /** Per-request means of a class (null in JSON when no response fell in it). */
-export function perRequest(c: StoreCounts): { responses: number; d1Queries: number; doCalls: number; coloReads: number } {
+export function perRequest(c: StoreCounts): {
+  responses: number;
+  d1Queries: number;
+  doCalls: number;
+  coloReads: number;
+  rowsRead: number;
+  rowsWritten: number;
+} {
   const n = c.responses;
-  return { responses: n, d1Queries: c.d1Queries / n, doCalls: c.doCalls / n, coloReads: (c.colo.hit + c.colo.miss) / n };
+  return {
+    responses: n,
+    d1Queries: c.d1Queries / n,
+    doCalls: c.doCalls / n,
+    coloReads: (c.colo.hit + c.colo.miss) / n,
+    rowsRead: (c.rowsRead ?? 0) / n,
+    rowsWritten: (c.rowsWritten ?? 0) / n,
+  };
 }

@@ -12,15 +12,18 @@ export interface Segment {
   store: StoreCounts;
 }
 
-/** D1 queries, Durable Object calls and per-colo reads summed over responses. */
+/** D1 queries (and the rows D1 billed for them), Durable Object calls and per-colo reads summed over responses. */
 export interface StoreCounts {
   responses: number;
   d1Queries: number;
   doCalls: number;
   colo: { hit: number; miss: number; none: number };
+  /** From `d1rows;desc="r=<read> w=<written>"` (D1's own meta; absent from older builds: 0). */
+  rowsRead?: number;
+  rowsWritten?: number;
 }
 
-export const noStoreCounts = (): StoreCounts => ({ responses: 0, d1Queries: 0, doCalls: 0, colo: { hit: 0, miss: 0, none: 0 } });
+export const noStoreCounts = (): StoreCounts => ({ responses: 0, d1Queries: 0, doCalls: 0, colo: { hit: 0, miss: 0, none: 0 }, rowsRead: 0, rowsWritten: 0 });
 
 /** Adds one response's `server-timing` store entries (`d1;…;desc=<queries>`, `do;…;desc=<calls>`, `colo;…;desc=hit|miss`) to `into`. */
 export function addStoreCounts(into: StoreCounts, serverTiming: string | null | undefined): void {
@@ -35,6 +38,9 @@ export function addStoreCounts(into: StoreCounts, serverTiming: string | null | 
   into.doCalls += Number(entries.do ?? 0);
   const colo = entries.colo === "hit" || entries.colo === "miss" ? entries.colo : "none";
   into.colo[colo]++;
+  const rows = /d1rows;desc="r=(\d+) w=(\d+)"/.exec(serverTiming ?? "");
+  into.rowsRead = (into.rowsRead ?? 0) + Number(rows?.[1] ?? 0);
+  into.rowsWritten = (into.rowsWritten ?? 0) + Number(rows?.[2] ?? 0);
 }
 
 /** What a row reports: the median of its segments' numbers, and the segments. */

@@ -3,25 +3,47 @@ import { shardNames } from "../store/shards/shards";
 import type { LogLevel } from "./log";
 import { logEvent, withLogContext } from "./log-event";
 
-/** What one request asked of the store: D1 queries and Durable Object calls, with their wall time. */
+/** What one request asked of the store: D1 queries (with the rows D1 bills for them) and Durable Object calls, with their wall time. */
 export interface StoreCost {
-  d1: { queries: number; ms: number };
+  d1: D1Cost;
   do: { calls: number; ms: number };
   /** The per-colo layer's read, when the lookup asked it (src/engine/lookup/colo-cache.ts). */
   colo?: { outcome: "hit" | "miss"; ms: number };
   /** The Cloudflare colo serving the request (`request.cf.colo`), named in the `colo` entry. */
   place?: string;
+  /** Set once the response's `server-timing` is built: D1 work after it is logged as `store_work` lines (debug). */
+  sealed?: boolean;
 }
 
-/** What some work did to D1: queries and their wall time. Plain data: a tree's object returns it over RPC. */
+/**
+ * What some work did to D1: queries, their wall time, and the rows D1 bills for them, summed from each
+ * result's own `meta.rows_read` / `meta.rows_written` (every index entry a write touches is a row written;
+ * a batch's results each carry theirs). Plain data: a tree's object returns it over RPC.
+ */
 export interface D1Cost {
   queries: number;
   ms: number;
+  rowsRead: number;
+  rowsWritten: number;
 }
 
 /** A zero cost, started for one request. */
 export function newStoreCost(): StoreCost {
-  return { d1: { queries: 0, ms: 0 }, do: { calls: 0, ms: 0 } };
+  return { d1: zeroD1(), do: { calls: 0, ms: 0 } };
+}
+
+const zeroD1 = (): D1Cost => ({ queries: 0, ms: 0, rowsRead: 0, rowsWritten: 0 });
+
+/** The billed rows of one D1 result (`run`, `all`) or of a batch's results; 0 for anything without `meta` (`exec`). */
+export function billedRows(result: unknown): { read: number; written: number } {
+  const out = { read: 0, written: 0 };
+  for (const r of Array.isArray(result) ? result : [result]) {
+    const meta = (r as { meta?: { rows_read?: unknown; rows_written?: unknown } } | null)?.meta;
+    if (!meta) continue;
+    if (typeof meta.rows_read === "number") out.read += meta.rows_read;
+    if (typeof meta.rows_written === "number") out.written += meta.rows_written;
+  }
+  return out;
 }
 
 /** The cost of the request whose async context is running (none outside a request: cron, alarms). */
@@ -42,19 +64,36 @@ async function timed<T>(kind: "d1" | "do", count: number, work: () => Promise<T>
   const cost = current.getStore();
   if (!cost) return work();
   const started = Date.now();
+  let result: unknown;
   try {
-    return await work();
+    result = await work();
+    return result as T;
   } finally {
     const ms = Date.now() - started;
+    const d1: D1Cost = { ...zeroD1(), queries: kind === "d1" ? count : 0, ms: kind === "d1" ? ms : 0 };
     if (kind === "d1") {
-      cost.d1.queries += count;
-      cost.d1.ms += ms;
+      const rows = billedRows(result);
+      d1.rowsRead = rows.read;
+      d1.rowsWritten = rows.written;
+      addInto(cost.d1, d1);
     } else {
       cost.do.calls += count;
       cost.do.ms += ms;
     }
+    // Work the request left for after its response (waitUntil: a miss's explanation, a key's renewal, the counters' flush).
+    if (cost.sealed) logEvent("debug", "store_work", { object: "worker", call: "after_response", ...workFields(d1), do_calls: kind === "do" ? count : 0 });
   }
 }
+
+function addInto(into: D1Cost, more: Partial<D1Cost>): void {
+  into.queries += more.queries ?? 0;
+  into.ms += more.ms ?? 0;
+  into.rowsRead += more.rowsRead ?? 0;
+  into.rowsWritten += more.rowsWritten ?? 0;
+}
+
+/** A `store_work` line's D1 fields. */
+const workFields = (d1: D1Cost) => ({ d1_queries: d1.queries, d1_ms: d1.ms, d1_rows_read: d1.rowsRead, d1_rows_written: d1.rowsWritten });
 
 /**
  * Runs `work` with a meter of its own and returns what it did to D1 beside
@@ -65,13 +104,13 @@ async function timed<T>(kind: "d1" | "do", count: number, work: () => Promise<T>
 export async function meterD1<T>(work: () => Promise<T>): Promise<{ value: T; d1: D1Cost }> {
   const cost = newStoreCost();
   const value = await runMetered(cost, work);
-  return { value, d1: { queries: cost.d1.queries, ms: cost.d1.ms } };
+  return { value, d1: { ...cost.d1 } };
 }
 
 /**
  * Runs a tree object's call (`object`.`call`) with a meter of its own and, at
- * LOG_LEVEL `debug`, logs what it did to D1 as one `store_work` line
- * (`{object, call, d1_queries, d1_ms}`): how the bench counts the D1 work a
+ * LOG_LEVEL `debug`, logs what it did to D1 and to other objects as one `store_work` line
+ * (`{object, call, d1_queries, d1_ms, d1_rows_read, d1_rows_written, do_calls}`): how the bench counts the D1 work a
  * recording causes after the response, which no `server-timing` can show
  * (bench/recording-cost.ts). Returns what `work` returns, throws what it throws.
  */
@@ -80,7 +119,7 @@ export async function loggedStoreWork<T>(level: LogLevel, object: string, call: 
   try {
     return await runMetered(cost, work);
   } finally {
-    withLogContext({ level }, () => logEvent("debug", "store_work", { object, call, d1_queries: cost.d1.queries, d1_ms: cost.d1.ms }));
+    withLogContext({ level }, () => logEvent("debug", "store_work", { object, call, ...workFields(cost.d1), do_calls: cost.do.calls }));
   }
 }
 
@@ -92,8 +131,7 @@ export async function loggedStoreWork<T>(level: LogLevel, object: string, call: 
 export function addD1(d1: D1Cost): void {
   const cost = current.getStore();
   if (!cost) return;
-  cost.d1.queries += d1.queries;
-  cost.d1.ms += d1.ms;
+  addInto(cost.d1, d1);
 }
 
 /** Books a read of the per-colo layer to the running request (the last read wins). */
@@ -105,7 +143,7 @@ export function noteColo(outcome: "hit" | "miss", ms: number): void {
 /** Metered statements, to the real ones (D1's batch needs the real statements). */
 const realStatement = new WeakMap<object, D1PreparedStatement>();
 
-const RUNS = new Set<PropertyKey>(["first", "run", "all", "raw"]);
+const RUNS = new Set<PropertyKey>(["run", "all", "raw"]);
 
 function meteredStatement(statement: D1PreparedStatement): D1PreparedStatement {
   const proxy = new Proxy(statement, {
@@ -113,6 +151,13 @@ function meteredStatement(statement: D1PreparedStatement): D1PreparedStatement {
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
       if (property === "bind") return (...values: unknown[]) => meteredStatement(target.bind(...values));
+      // `first()` returns no meta: the same one query through `all()`, whose result carries the billed rows.
+      if (property === "first") {
+        return (...args: unknown[]) =>
+          args.length === 0 || args[0] === undefined
+            ? timed("d1", 1, () => target.all()).then((r) => (r as D1Result<unknown>).results[0] ?? null)
+            : timed("d1", 1, () => Reflect.apply(value, target, args) as Promise<unknown>);
+      }
       if (RUNS.has(property)) return (...args: unknown[]) => timed("d1", 1, () => Reflect.apply(value, target, args) as Promise<unknown>);
       return (...args: unknown[]) => Reflect.apply(value, target, args) as unknown;
     },
@@ -194,10 +239,17 @@ export function meteredEnv(env: Env): Env {
  * The cost as `Server-Timing` entries: `d1;dur=<ms>;desc=<queries>, do;dur=<ms>;desc=<calls>`,
  * and `colo;dur=<ms>;desc=hit|miss[-<colo>]` when the per-colo layer was read (`hit-SJC`). `d1` counts
  * the Worker's own queries and those a tree's object made for the request
- * (`addD1`); the object's share of `d1`'s dur lies inside `do`'s.
+ * (`addD1`); the object's share of `d1`'s dur lies inside `do`'s. `d1rows;desc="r=<read> w=<written>"`
+ * (no comma inside, so that a split on commas keeps it whole) sums the billed rows of those queries (D1's own `meta`). Building the entries seals the cost: D1 work
+ * the request does after it (waitUntil) is logged as `store_work` lines at LOG_LEVEL debug instead.
  */
 export function storeTimingEntries(cost: StoreCost): string[] {
-  const entries = [`d1;dur=${cost.d1.ms};desc=${cost.d1.queries}`, `do;dur=${cost.do.ms};desc=${cost.do.calls}`];
+  cost.sealed = true;
+  const entries = [
+    `d1;dur=${cost.d1.ms};desc=${cost.d1.queries}`,
+    `do;dur=${cost.do.ms};desc=${cost.do.calls}`,
+    `d1rows;desc="r=${cost.d1.rowsRead} w=${cost.d1.rowsWritten}"`,
+  ];
   // `desc=hit-SJC`: the outcome, then the colo whose Cache API answered (a token: no quotes needed).
   if (cost.colo) entries.push(`colo;dur=${cost.colo.ms};desc=${cost.colo.outcome}${cost.place && /^[A-Za-z0-9]+$/.test(cost.place) ? `-${cost.place}` : ""}`);
   return entries;

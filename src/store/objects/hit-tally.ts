@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
+import { configOf } from "../../config";
 import { logEvent } from "../../observability/log-event";
+import { loggedStoreWork, meteredEnv } from "../../observability/store-meter";
 import { homeShard } from "../shards/directory";
 import { emptyTally, mergeTally, tallyRows, writeTallies, type TallyBatch } from "../tree/tally-batch";
 import { tallyPages } from "../tree/tally-pages";
@@ -26,31 +28,44 @@ export const MAX_PAGES_PER_WRITE = 40;
  *
  * Its own storage is written once per interval (the alarm), never per add: what is pending lives in memory
  * and is lost if the object is evicted before its alarm (counts, never correctness). Memory is bounded
- * (MAX_PENDING_NODES per tree) and a write goes in pages of PAGE_ROWS updates, MAX_PAGES_PER_WRITE at a time.
+ * (MAX_PENDING_NODES per tree) and a write goes in pages of PAGE_ROWS updates, MAX_PAGES_PER_WRITE at a time;
+ * pages left for later (`carry`) go first, and what arrived meanwhile waits a whole interval after the
+ * last page written, so that no node's row is written twice within one interval.
  */
 export class HitTally extends DurableObject<Env> {
   private pending: TallyBatch | null = null;
-  private armed = false;
+  /** Pages of an earlier write still to go (beyond MAX_PAGES_PER_WRITE, or a failed write), and when. */
+  private carry: TallyBatch[] = [];
+  private carryAt = 0;
+  /** When `pending` is due: an interval after its first add, and never within an interval of the last page written. */
+  private dueAt = 0;
+  private lastWriteAt = Number.NEGATIVE_INFINITY;
+  private flushMs = 0;
+  private alarmAt: number | null = null;
   private dropped = 0;
 
   /** Adds counts; the first addition after a write sets the alarm that writes them. */
   async add(batch: TallyBatch, flushMs: number): Promise<void> {
+    if (!this.pending) this.dueAt = Date.now() + Math.max(0, flushMs);
     this.pending = this.merge(this.pending ?? emptyTally(batch.treeId), batch);
-    if (flushMs <= 0) return this.write();
-    if (!this.armed) {
-      this.armed = true;
-      await this.ctx.storage.setAlarm(Date.now() + flushMs);
-    }
+    this.flushMs = Math.max(0, flushMs);
+    if (flushMs <= 0) return this.flush(true);
+    await this.arm();
   }
 
   /** How many rows wait for the next write (for tests and the dashboard's delay note). */
   async pendingRows(): Promise<number> {
-    return this.pending ? tallyRows(this.pending) : 0;
+    return (this.pending ? tallyRows(this.pending) : 0) + this.carry.reduce((n, page) => n + tallyRows(page), 0);
   }
 
   override async alarm(): Promise<void> {
-    this.armed = false;
-    await this.write();
+    this.alarmAt = null;
+    // An alarm with no carried pages was armed for `pending`, at its due time (`arm` moves it when that moves).
+    await this.flush(this.carry.length === 0 || Date.now() >= this.due());
+  }
+
+  private due(): number {
+    return Math.max(this.dueAt, this.lastWriteAt + this.flushMs);
   }
 
   /** `more` merged into `into`, keeping at most MAX_PENDING_NODES distinct nodes. */
@@ -68,35 +83,50 @@ export class HitTally extends DurableObject<Env> {
   }
 
   /**
-   * Writes what is pending, in pages. The pending counts are taken out of memory before D1 is awaited (an
-   * `add` may run meanwhile); a page that fails is merged back with what is left and written on a later alarm.
+   * Writes the carried pages and, when `withPending`, what is pending (merged with them: one update per
+   * row), in pages. Everything is taken out of memory before D1 is awaited (an `add` may run meanwhile);
+   * pages not written (a failure, or beyond MAX_PAGES_PER_WRITE) are carried to a later alarm.
    */
-  private async write(): Promise<void> {
-    const pending = this.pending;
-    this.pending = null;
+  private async flush(withPending: boolean): Promise<void> {
+    let pages = this.carry;
+    this.carry = [];
+    if (withPending && this.pending) {
+      const all = pages.reduce((into, page) => mergeTally(into, page), this.pending);
+      this.pending = null;
+      pages = tallyPages(all, PAGE_ROWS);
+    }
     if (this.dropped > 0) {
-      logEvent("warn", "tally_nodes_dropped", { tree: pending?.treeId ?? null, hits: this.dropped, max_nodes: MAX_PENDING_NODES });
+      logEvent("warn", "tally_nodes_dropped", { tree: pages[0]?.treeId ?? null, hits: this.dropped, max_nodes: MAX_PENDING_NODES });
       this.dropped = 0;
     }
-    if (!pending || tallyRows(pending) === 0) return;
-    const pages = tallyPages(pending, PAGE_ROWS);
-    let written = 0;
-    try {
-      const db = (await homeShard(this.env, pending.treeId)).db;
-      for (; written < pages.length && written < MAX_PAGES_PER_WRITE; written++) await writeTallies(db, [pages[written]]);
-    } catch (error) {
-      logEvent("error", "tally_write_failed", { tree: pending.treeId, error: String(error) });
-      return this.later(pages.slice(written), RETRY_MS);
-    }
-    if (written < pages.length) await this.later(pages.slice(written), NEXT_PAGE_MS);
+    pages = pages.filter((page) => tallyRows(page) > 0);
+    if (pages.length > 0) await loggedStoreWork(configOf(this.env).logLevel, "tally", "flush", () => this.writePages(pages));
+    await this.arm();
   }
 
-  /** Puts unwritten pages back before what arrived meanwhile, and arms the alarm that writes them. */
-  private async later(pages: TallyBatch[], inMs: number): Promise<void> {
-    if (pages.length === 0) return;
-    const back = pages.reduce((into, page) => mergeTally(into, page), emptyTally(pages[0].treeId));
-    this.pending = this.pending ? mergeTally(back, this.pending) : back;
-    this.armed = true;
-    await this.ctx.storage.setAlarm(Date.now() + inMs);
+  private async writePages(pages: TallyBatch[]): Promise<void> {
+    let written = 0;
+    try {
+      const db = (await homeShard(meteredEnv(this.env), pages[0].treeId)).db;
+      for (; written < pages.length && written < MAX_PAGES_PER_WRITE; written++) {
+        await writeTallies(db, [pages[written]]);
+        this.lastWriteAt = Date.now();
+      }
+    } catch (error) {
+      logEvent("error", "tally_write_failed", { tree: pages[0].treeId, error: String(error) });
+      this.carry = pages.slice(written);
+      this.carryAt = Date.now() + RETRY_MS;
+      return;
+    }
+    this.carry = pages.slice(written);
+    this.carryAt = Date.now() + NEXT_PAGE_MS;
+  }
+
+  /** Sets the alarm for what comes next (carried pages, else the pending tally), moving it only when that moved. */
+  private async arm(): Promise<void> {
+    const next = this.carry.length > 0 ? this.carryAt : this.pending ? this.due() : null;
+    if (next === null || next === this.alarmAt) return;
+    this.alarmAt = next;
+    await this.ctx.storage.setAlarm(next);
   }
 }
