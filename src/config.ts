@@ -111,6 +111,7 @@ export const varsSchema = z.object({
   MAX_BODY_BYTES: wholeNumber(32 * 1024 * 1024, 1),
   MAX_CACHEABLE_MESSAGE_BYTES: wholeNumber(DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, 1),
   LOOKUP_TIMEOUT_MS: wholeNumber(1500, 1),
+  DIRECTORY_TIMEOUT_MS: wholeNumber(500, 1),
   SINGLE_FLIGHT_WAIT_MS: wholeNumber(120_000, 1),
   UPSTREAM_TIMEOUT_MS: wholeNumber(600_000),
   COUNTER_FLUSH_MS: wholeNumber(1000),
@@ -155,6 +156,8 @@ export interface Config {
   /** The largest message or frame the cache stores (`MAX_CACHEABLE_MESSAGE_BYTES`): a larger one is a bypass. */
   maxCacheableMessageBytes: number;
   lookupTimeoutMs: number;
+  /** How long a request waits for the tree directory before it reads the tree's last known shard, or fails open (`DIRECTORY_TIMEOUT_MS`, at least 1). */
+  directoryTimeoutMs: number;
   /** How long a follower of single flight waits for its leader's answer (`SINGLE_FLIGHT_WAIT_MS`, at least 1). */
   singleFlightWaitMs: number;
   /** How long the upstream may take to send its status and headers (`UPSTREAM_TIMEOUT_MS`; 0 waits forever). */
@@ -231,6 +234,7 @@ function configFrom(v: Vars): Config {
     maxBodyBytes: v.MAX_BODY_BYTES,
     maxCacheableMessageBytes: v.MAX_CACHEABLE_MESSAGE_BYTES,
     lookupTimeoutMs: v.LOOKUP_TIMEOUT_MS,
+    directoryTimeoutMs: v.DIRECTORY_TIMEOUT_MS,
     singleFlightWaitMs: v.SINGLE_FLIGHT_WAIT_MS,
     upstreamTimeoutMs: v.UPSTREAM_TIMEOUT_MS,
     counterFlushMs: v.COUNTER_FLUSH_MS,

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { forgetShard, lapseShardMemory } from "../../src/store/shards/directory";
-import { newKey } from "../worker/api-helpers";
+import { forgetShard, lapseShardMemory, shardFor } from "../../src/store/shards/directory";
+import { api, newKey, ok, type Tree } from "../worker/api-helpers";
 import { chat, recorded, uniqueModel } from "../worker/helpers";
 
 /** Makes every read of the tree directory (in DB) fail, as an overloaded or unreachable directory would. */
@@ -62,3 +62,48 @@ async function treeIds(): Promise<string[]> {
   const rows = await env.DB.prepare("SELECT tree_id FROM tree_directory").all<{ tree_id: string }>();
   return rows.results.map((r) => r.tree_id);
 }
+
+/** Makes every read of the tree directory hang, as a directory too slow to answer would. */
+function directorySlow(): void {
+  const real = env.DB.prepare.bind(env.DB);
+  vi.spyOn(env.DB, "prepare").mockImplementation((sql: string) => {
+    if (!sql.includes("tree_directory")) return real(sql);
+    const never = new Promise<never>(() => undefined);
+    const statement = { bind: () => statement, first: () => never, all: () => never, run: () => never, raw: () => never };
+    return statement as unknown as D1PreparedStatement;
+  });
+}
+
+describe("a slow directory (DIRECTORY_TIMEOUT_MS)", () => {
+  it("Should read a known tree's last known shard once DIRECTORY_TIMEOUT_MS passes, and fail a tree it never read, on a set clock", async () => {
+    const key = newKey();
+    const body = { model: uniqueModel("dir-timeout"), messages: [{ role: "user", content: `slow ${crypto.randomUUID()}` }] };
+    await (await chat(body, { key })).arrayBuffer();
+    await recorded(body, { key });
+    const listed = await ok<{ data: Tree[] }>(api("/trees", { token: key }));
+    const tree = listed.data[0]?.id ?? "";
+    expect(listed.data).toHaveLength(1);
+    const home = await shardFor(env, tree);
+    lapseShardMemory();
+    const slowEnv = { ...env, DIRECTORY_TIMEOUT_MS: "40" } as Env;
+    directorySlow();
+    vi.useFakeTimers();
+    try {
+      let known: string | undefined;
+      void shardFor(slowEnv, tree).then((s) => (known = s.name));
+      let cold: unknown;
+      void shardFor(slowEnv, "c".repeat(32)).catch((error: unknown) => (cold = error));
+      await vi.advanceTimersByTimeAsync(39);
+      expect([known, cold]).toEqual([undefined, undefined]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(known).toBe(home.name);
+      expect(String(cold)).toMatch(/directory read timed out after 40 ms/);
+    } finally {
+      vi.useRealTimers();
+    }
+    // The hit path never waits: the expired entry is read again after the response, the hit served now.
+    const hit = await chat(body, { key });
+    expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
+    await hit.arrayBuffer();
+  });
+});

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { backfillDirectory } from "../../src/store/shards/directory-backfill";
-import { leastFull } from "../../src/store/shards/directory";
+import { leastFull } from "../../src/store/shards/placement";
 import { shardOf } from "../../src/store/shards/shards";
 import { api, learn, newKey, ok, type Tree } from "../worker/api-helpers";
 import { uniqueModel } from "../worker/helpers";

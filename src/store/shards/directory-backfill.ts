@@ -1,5 +1,6 @@
 import { directoryDb } from "./directory";
 import { shards, type Shard } from "./shards";
+import type { DirectoryBackfillRecord, DirectoryRecord, TreeRecord } from "../tree/schema";
 import type { Scope } from "../tree/scope";
 
 /**
@@ -20,12 +21,7 @@ import type { Scope } from "../tree/scope";
 const PAGE = 100;
 const ROWS_PER_INSERT = 20;
 
-interface TreeRow {
-  id: string;
-  tenant: string;
-  namespace: string;
-  created_at: number;
-}
+type TreeRow = Pick<TreeRecord, "id" | "tenant" | "namespace" | "created_at">;
 
 function insertRows(dir: D1Database, shard: string, rows: readonly TreeRow[]): D1PreparedStatement[] {
   const out: D1PreparedStatement[] = [];
@@ -33,7 +29,10 @@ function insertRows(dir: D1Database, shard: string, rows: readonly TreeRow[]): D
     const chunk = rows.slice(i, i + ROWS_PER_INSERT);
     const values = chunk.map((_, r) => `(?${r * 5 + 1}, ?${r * 5 + 2}, ?${r * 5 + 3}, ?${r * 5 + 4}, ?${r * 5 + 5})`).join(", ");
     const params = chunk.flatMap((t) => [t.id, t.tenant, t.namespace, shard, t.created_at]);
-    out.push(dir.prepare(`INSERT OR IGNORE INTO tree_directory (tree_id, tenant, namespace, shard, created_at) VALUES ${values}`).bind(...params));
+    // RETURNING: the rows really inserted (D1's `changes` also counts the writes of shard_trees' trigger).
+    out.push(
+      dir.prepare(`INSERT OR IGNORE INTO tree_directory (tree_id, tenant, namespace, shard, created_at) VALUES ${values} RETURNING tree_id`).bind(...params),
+    );
   }
   return out;
 }
@@ -50,7 +49,7 @@ export async function backfillDirectory(env: Env, pages = 50): Promise<{ inserte
     const state = await dir
       .prepare(`SELECT after, done_at FROM directory_backfill WHERE shard = ?1`)
       .bind(shard.name)
-      .first<{ after: string; done_at: number | null }>();
+      .first<Pick<DirectoryBackfillRecord, "after" | "done_at">>();
     if (state?.done_at) continue;
     let after = state?.after ?? "";
     let finished = false;
@@ -69,7 +68,7 @@ export async function backfillDirectory(env: Env, pages = 50): Promise<{ inserte
           .prepare(`INSERT INTO directory_backfill (shard, after, done_at) VALUES (?1, ?2, ?3) ON CONFLICT (shard) DO UPDATE SET after = ?2, done_at = ?3`)
           .bind(shard.name, after, finished ? Date.now() : null),
       ]);
-      inserted += results.slice(0, -1).reduce((sum, r) => sum + (r.meta.changes ?? 0), 0);
+      inserted += results.slice(0, -1).reduce((sum, r) => sum + r.results.length, 0);
     }
     if (!finished) done = false;
   }
@@ -88,7 +87,7 @@ export async function shardsToRead(env: Env, scope: Scope): Promise<Shard[]> {
   // Every tenant's trees (the admin): every shard; a DISTINCT over the whole directory would read all of it.
   if (!("tenant" in scope)) return all;
   const { tenant } = scope;
-  const [finished, named] = await dir.batch<{ shard: string }>([
+  const [finished, named] = await dir.batch<Pick<DirectoryRecord, "shard">>([
     dir.prepare(`SELECT shard FROM directory_backfill WHERE done_at IS NOT NULL`),
     dir.prepare(`SELECT DISTINCT shard FROM tree_directory WHERE tenant = ?1`).bind(tenant),
   ]);
@@ -107,7 +106,7 @@ export async function ownersOf(env: Env, treeIds: readonly string[]): Promise<Ma
     const rows = await dir
       .prepare(`SELECT tree_id, shard FROM tree_directory WHERE tree_id IN (${chunk.map((_, j) => `?${j + 1}`).join(", ")})`)
       .bind(...chunk)
-      .all<{ tree_id: string; shard: string }>();
+      .all<Pick<DirectoryRecord, "tree_id" | "shard">>();
     for (const r of rows.results) out.set(r.tree_id, r.shard);
   }
   return out;

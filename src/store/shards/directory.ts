@@ -1,13 +1,17 @@
+import { configOf } from "../../config";
 import { withTimeout } from "../../core/deadline";
 import { ExpiringMap } from "../../core/expiring-map";
+import type { DirectoryRecord, TreeRecord } from "../tree/schema";
+import { leastFull, placed, treesPerShard } from "./placement";
 import { shardOf, shards, type Shard } from "./shards";
 
 /**
  * The tree directory: which shard holds each tree (table `tree_directory`,
  * read and written in the first shard, binding `DB`, only).
  *
- * - **New trees** go to the least-full shard, by the number of trees the
- *   directory gives each shard (`treesPerShard`, `leastFull`), ties broken by the hash rule.
+ * - **New trees** go to the least-full shard, by the trees per shard that the
+ *   directory's triggers keep in `shard_trees` (src/store/shards/placement.ts:
+ *   one row per shard is read, never the whole directory), ties broken by the hash rule.
  * - **Trees recorded before the directory** have no row: they are where the
  *   hash rule over D1_SHARDS put them. Their writer (or their hit tally) looks
  *   for the tree's row in every shard once and records the directory row
@@ -20,17 +24,8 @@ import { shardOf, shards, type Shard } from "./shards";
  *   the rows of the switch, whole sibling sets of them, or none.
  */
 
-/** A directory row as stored. */
-export interface DirectoryRow {
-  tree_id: string;
-  tenant: string;
-  namespace: string;
-  shard: string;
-  moving_to: string | null;
-  draining_from: string | null;
-  created_at: number;
-  moved_at: number | null;
-}
+/** A directory row as stored (its columns by their database names, from the schema). */
+export type DirectoryRow = DirectoryRecord;
 
 /** How long an isolate trusts a tree's shard after reading it (a moved tree misses at most this long there). */
 export const DIRECTORY_TTL_MS = 10_000;
@@ -50,7 +45,7 @@ export function shardNamed(env: Env, name: string): Shard {
 }
 
 export async function readEntry(env: Env, treeId: string): Promise<DirectoryRow | null> {
-  return directoryDb(env).prepare(`SELECT * FROM tree_directory WHERE tree_id = ?1`).bind(treeId).first<DirectoryRow>();
+  return directoryDb(env).prepare(`SELECT * FROM tree_directory WHERE tree_id = ?1`).bind(treeId).first<DirectoryRecord>();
 }
 
 /** This isolate's tree -> shard memory: DIRECTORY_TTL_MS per entry, at most DIRECTORY_CACHE_MAX trees. */
@@ -66,9 +61,6 @@ const lastKnown = new ExpiringMap<string>(DIRECTORY_CACHE_MAX);
 const LAST_KNOWN_MS = 24 * 3_600_000;
 /** Background re-reads in flight, by tree (one per tree per isolate). */
 const refreshing = new Set<string>();
-
-/** How long a request waits for the directory before it reads the last known shard, or fails open. */
-export const DIRECTORY_TIMEOUT_MS = 500;
 
 /** How many trees this isolate remembers (for tests of the bound). */
 export function rememberedTrees(): number {
@@ -86,9 +78,9 @@ export function forgetShard(treeId: string): void {
   lastKnown.delete(treeId);
 }
 
-/** Reads the tree's row within DIRECTORY_TIMEOUT_MS and remembers it; null when it has none. */
+/** Reads the tree's row within DIRECTORY_TIMEOUT_MS (a var, 500 ms by default) and remembers it; null when it has none. */
 async function readShard(env: Env, treeId: string, now: number): Promise<string | null> {
-  const row = await withTimeout(readEntry(env, treeId), DIRECTORY_TIMEOUT_MS, "directory read");
+  const row = await withTimeout(readEntry(env, treeId), configOf(env).directoryTimeoutMs, "directory read");
   if (!row) return null;
   memo.set(treeId, row.shard, now + DIRECTORY_TTL_MS);
   lastKnown.set(treeId, row.shard, now + LAST_KNOWN_MS);
@@ -143,39 +135,10 @@ export async function shardFor(env: Env, treeId: string, now = Date.now(), defer
   );
 }
 
-/** How long an isolate places new trees by the counts it read (a count reads the directory's shard index). */
-export const PLACEMENT_COUNTS_TTL_MS = 60_000;
-let placement: { counts: Map<string, number>; until: number } | null = null;
-
-/**
- * Trees per shard by the directory (shards with none count 0), read at most
- * once per PLACEMENT_COUNTS_TTL_MS per isolate and counted up locally as this
- * isolate places trees in between.
- */
-export async function treesPerShard(env: Env, now = Date.now()): Promise<Map<string, number>> {
-  if (placement && placement.until > now && shards(env).every((s) => placement?.counts.has(s.name))) return placement.counts;
-  const counts = new Map(shards(env).map((s) => [s.name, 0]));
-  const rows = await directoryDb(env).prepare(`SELECT shard, count(*) AS n FROM tree_directory GROUP BY shard`).all<{ shard: string; n: number }>();
-  for (const r of rows.results) if (counts.has(r.shard)) counts.set(r.shard, r.n);
-  placement = { counts, until: now + PLACEMENT_COUNTS_TTL_MS };
-  return counts;
-}
-
-/** Counts a tree this isolate just placed on `shard`. */
-function placed(shard: string): void {
-  placement?.counts.set(shard, (placement.counts.get(shard) ?? 0) + 1);
-}
-
-/** The least-full shard (fewest trees), ties broken by the hash rule's order for this tree. Pure. */
-export function leastFull(counts: ReadonlyMap<string, number>, treeId: string): string {
-  const names = [...counts.keys()];
-  const fewest = Math.min(...counts.values());
-  const candidates = names.filter((n) => counts.get(n) === fewest);
-  return shardOf(candidates, treeId);
-}
-
 /** Where a tree lives now, by its `trees` row: the hash rule's shard first, then every other one; null when none has it. */
-async function findTreeRow(env: Env, treeId: string): Promise<{ shard: Shard; tenant: string; namespace: string; created_at: number } | null> {
+type TreeIdentity = Pick<TreeRecord, "tenant" | "namespace" | "created_at">;
+
+async function findTreeRow(env: Env, treeId: string): Promise<({ shard: Shard } & TreeIdentity) | null> {
   const all = shards(env);
   const first = shardOf(
     all.map((s) => s.name),
@@ -183,10 +146,7 @@ async function findTreeRow(env: Env, treeId: string): Promise<{ shard: Shard; te
   );
   const ordered = [...all].sort((a, b) => Number(b.name === first) - Number(a.name === first));
   for (const shard of ordered) {
-    const row = await shard.db
-      .prepare(`SELECT tenant, namespace, created_at FROM trees WHERE id = ?1`)
-      .bind(treeId)
-      .first<{ tenant: string; namespace: string; created_at: number }>();
+    const row = await shard.db.prepare(`SELECT tenant, namespace, created_at FROM trees WHERE id = ?1`).bind(treeId).first<TreeIdentity>();
     if (row) return { shard, ...row };
   }
   return null;
@@ -205,7 +165,8 @@ export async function resolveHome(env: Env, treeId: string, identity: { tenant: 
   if (existing) return existing;
   const found = await findTreeRow(env, treeId);
   if (!found && !identity) return null;
-  const shard = found ? found.shard.name : leastFull(await treesPerShard(env), treeId);
+  const names = shards(env).map((s) => s.name);
+  const shard = found ? found.shard.name : leastFull(await treesPerShard(directoryDb(env), names, Date.now()), treeId);
   const tenant = found?.tenant ?? identity?.tenant ?? "";
   const namespace = found?.namespace ?? identity?.namespace ?? "";
   const insert = await directoryDb(env)

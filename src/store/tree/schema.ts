@@ -195,6 +195,22 @@ export const treeDirectory = sqliteTable(
 );
 
 /**
+ * Trees per shard by the directory (in DB only): what new-tree placement reads instead of counting the
+ * whole directory (src/store/shards/placement.ts). Kept by triggers on `tree_directory` (migration 0011):
+ * a row inserted counts +1 on its shard, a row deleted -1, a switch of `shard` (a move) -1 and +1, in
+ * the statement's own transaction, so the counts never drift from the rows. A shard with no row has none.
+ */
+export const shardTrees = sqliteTable("shard_trees", {
+  shard: text("shard").primaryKey(),
+  trees: integer("trees").notNull().default(0),
+});
+
+/** Rows as D1's own statements read them (db.prepare(…).first()): each column by its database name. */
+export type DirectoryRecord = InferSelectModel<typeof treeDirectory, { dbColumnNames: true }>;
+export type DirectoryBackfillRecord = InferSelectModel<typeof directoryBackfill, { dbColumnNames: true }>;
+export type ShardTreesRecord = InferSelectModel<typeof shardTrees, { dbColumnNames: true }>;
+
+/**
  * The directory backfill per shard (in DB only): how far it has listed the
  * shard's trees (`after`, a tree id) and when every tree of the shard had a
  * directory row (`done_at`). Once every shard is done, lists and stats read
@@ -227,6 +243,8 @@ export const pruneSweep = sqliteTable("prune_sweep", {
 export const credentialChecks = sqliteTable("credential_checks", {
   tenant: text("tenant").primaryKey(),
   acceptedAt: integer("accepted_at").notNull(),
+  /** Whose credential it is (`openai`, `anthropic`, `gemini`): the provider that last accepted it, which a stale key's re-check asks. */
+  provider: text("provider"),
 });
 
 /**
