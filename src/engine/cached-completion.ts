@@ -20,7 +20,7 @@ import { countHit } from "./counting/count-hit";
 import { generate, type Recording } from "./generation";
 import { serveRendered } from "./serve";
 import { trackWrite } from "./pending-writes";
-import { keyAccepted, noteAccepted, type CheckTarget } from "./key-freshness";
+import { keyAccepted, noteAccepted, providerOfBase, type CheckTarget } from "./key-freshness";
 import { tenantOf } from "../core/hash";
 import type { WorkerEnv } from "./services";
 
@@ -205,7 +205,7 @@ function generation<B, K extends ProviderKey, A>(
   const onSettled = async (recording: Recording) => {
     // A complete answer from the upstream: its provider accepted this credential just now (this isolate knows
     // it before the recording lands; D1 is told beside it, never ahead of the recording).
-    const noted = recording ? noteAccepted(c.env.DB, config.access, key.tenant === ANONYMOUS ? null : key.tenant) : undefined;
+    const noted = recording ? noteAccepted(c.env.DB, config.access, key.tenant === ANONYMOUS ? null : key.tenant, providerOfBase(target.baseVar)) : undefined;
     await settleGeneration({
       writer,
       treeId: key.treeId,

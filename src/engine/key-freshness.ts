@@ -1,4 +1,4 @@
-import type { AccessSettings } from "../config";
+import type { AccessSettings, Config } from "../config";
 import { withTimeout } from "../core/deadline";
 import { logEvent } from "../observability/log-event";
 import { forward } from "../upstream/forward";
@@ -9,7 +9,8 @@ import { forward } from "../upstream/forward";
  * only while its provider accepted it within KEY_FRESH_MS: its last successful upstream call through the
  * Worker, kept per tenant in this isolate and in D1 (`credential_checks`, by the credential's hash). When that
  * is older, a cheap upstream call (`GET …/models` with the request's own credential headers, which no
- * provider bills) re-checks it; anything but a 2xx (a revoked key's 401, an upstream without the route, a
+ * provider bills) re-checks it at the provider the credential belongs to (an `/api` caller's bare key: the
+ * provider that last accepted it, kept beside its time, else its shape: `keyCheckTarget`); anything but a 2xx (a revoked key's 401, an upstream without the route, a
  * timeout) sends the request to the model, whose own answer then decides.
  *
  * A key revoked at time R is served at most until R + KEY_FRESH_MS (+ KEY_CHECK_TIMEOUT_MS).
@@ -18,10 +19,21 @@ import { forward } from "../upstream/forward";
 /** The clock every freshness decision reads; tests replace `now` (never wall-clock waits). */
 export const keyClock = { now: (): number => Date.now() };
 
-/** What this isolate knows per tenant: when the provider last accepted its key, and when D1 was last told. */
+/** The providers a credential may belong to: whose model list re-checks it. */
+export type KeyProvider = "openai" | "anthropic" | "gemini";
+
+/** The provider of an upstream, by the var that names its base. */
+export function providerOfBase(baseVar: string | undefined): KeyProvider {
+  if (baseVar === "ANTHROPIC_BASE_URL") return "anthropic";
+  if (baseVar === "GEMINI_BASE_URL") return "gemini";
+  return "openai";
+}
+
+/** What this isolate knows per tenant: when the provider last accepted its key (and which), and when D1 was last told. */
 interface Known {
   acceptedAt: number;
   writtenAt: number;
+  provider?: KeyProvider;
 }
 
 /** Tenants this isolate knows (bounded; the oldest go first). */
@@ -54,6 +66,9 @@ export interface CheckTarget {
   baseVar?: string;
 }
 
+/** The provider that last accepted a tenant's credential, when known (this isolate, else D1): a stale key's check asks it. */
+type StoredProvider = KeyProvider | undefined;
+
 /** The model-list path of the API `pathname` belongs to: Gemini's `/v1beta/models`, else `/v1/models`. */
 export function checkPath(pathname: string): string {
   const version = /^\/(v1beta|v1alpha|v1)\//.exec(pathname)?.[1] ?? "v1";
@@ -69,53 +84,106 @@ export async function keyAccepted(
   db: D1Database,
   access: AccessSettings,
   tenant: string | null,
-  target: CheckTarget | (() => CheckTarget) | null,
+  target: CheckTarget | ((provider: StoredProvider) => CheckTarget) | null,
 ): Promise<boolean> {
   if (access.keyFreshMs === 0 || tenant === null) return true;
   const now = keyClock.now();
-  if (fresh(known.get(tenant)?.acceptedAt, access, now)) return true;
+  const mine = known.get(tenant);
+  if (fresh(mine?.acceptedAt, access, now)) return true;
   const stored = await readAccepted(db, tenant, access.keyCheckTimeoutMs);
-  if (fresh(stored, access, now)) {
-    remember(tenant, { acceptedAt: stored as number, writtenAt: stored as number });
+  const provider = stored?.provider ?? mine?.provider;
+  if (stored && fresh(stored.at, access, now)) {
+    remember(tenant, { acceptedAt: stored.at, writtenAt: stored.at, provider });
     return true;
   }
   if (!target) return false;
-  const ok = await checkUpstream(typeof target === "function" ? target() : target, access.keyCheckTimeoutMs);
-  if (ok) await noteAccepted(db, access, tenant);
+  const asked = typeof target === "function" ? target(provider) : target;
+  const ok = await checkUpstream(asked, access.keyCheckTimeoutMs);
+  if (ok) await noteAccepted(db, access, tenant, providerOfBase(asked.baseVar));
   return ok;
+}
+
+/** Anthropic's API version header that its model list requires (any version lists models). */
+const ANTHROPIC_VERSION = "2023-06-01";
+
+/**
+ * Whose credential a bare key (an `/api` caller's `Authorization: Bearer <key>`) is: the provider that last
+ * accepted it through the Worker when known, else its shape (`sk-ant-…`: Anthropic; `AIza…`: Gemini), else
+ * OpenAI (UPSTREAM_BASE_URL).
+ */
+export function keyProvider(key: string, stored: StoredProvider): KeyProvider {
+  if (stored) return stored;
+  if (key.startsWith("sk-ant-")) return "anthropic";
+  if (key.startsWith("AIza")) return "gemini";
+  return "openai";
+}
+
+/**
+ * The check of a bare key at its own provider, sent the way that provider takes it: OpenAI's `GET /v1/models`
+ * with `Authorization: Bearer`, Anthropic's `GET /v1/models` with `x-api-key` and `anthropic-version`,
+ * Gemini's `GET /v1beta/models` with `x-goog-api-key`. A key is never sent to another provider than its own.
+ */
+export function keyCheckTarget(
+  config: Pick<Config, "upstreamBaseUrl" | "anthropicBaseUrl" | "geminiBaseUrl">,
+  key: string,
+  stored: StoredProvider,
+): CheckTarget {
+  const url = "http://api.invalid/";
+  switch (keyProvider(key, stored)) {
+    case "anthropic":
+      return {
+        base: config.anthropicBaseUrl,
+        pathname: "/v1/models",
+        headers: new Headers({ "x-api-key": key, "anthropic-version": ANTHROPIC_VERSION }),
+        url,
+        baseVar: "ANTHROPIC_BASE_URL",
+      };
+    case "gemini":
+      return { base: config.geminiBaseUrl, pathname: "/v1beta/models", headers: new Headers({ "x-goog-api-key": key }), url, baseVar: "GEMINI_BASE_URL" };
+    default:
+      return {
+        base: config.upstreamBaseUrl,
+        pathname: "/v1/models",
+        headers: new Headers({ authorization: `Bearer ${key}` }),
+        url,
+        baseVar: "UPSTREAM_BASE_URL",
+      };
+  }
 }
 
 /**
  * Records that the provider just accepted the tenant's credential (a 2xx from its upstream). D1 is told at
  * most once per quarter of KEY_FRESH_MS per tenant and isolate; a failing write is logged, never thrown.
  */
-export async function noteAccepted(db: D1Database, access: AccessSettings, tenant: string | null): Promise<void> {
+export async function noteAccepted(db: D1Database, access: AccessSettings, tenant: string | null, provider?: KeyProvider): Promise<void> {
   if (access.keyFreshMs === 0 || tenant === null) return;
   const now = keyClock.now();
   const prior = known.get(tenant);
-  const due = !prior || now - prior.writtenAt >= access.keyFreshMs / 4;
-  remember(tenant, { acceptedAt: now, writtenAt: due ? now : (prior?.writtenAt ?? now) });
+  const due = !prior || now - prior.writtenAt >= access.keyFreshMs / 4 || (provider !== undefined && prior.provider !== provider);
+  remember(tenant, { acceptedAt: now, writtenAt: due ? now : (prior?.writtenAt ?? now), provider: provider ?? prior?.provider });
   if (!due) return;
   try {
     await db
       .prepare(
-        "INSERT INTO credential_checks (tenant, accepted_at) VALUES (?1, ?2) ON CONFLICT (tenant) DO UPDATE SET accepted_at = max(accepted_at, excluded.accepted_at)",
+        "INSERT INTO credential_checks (tenant, accepted_at, provider) VALUES (?1, ?2, ?3) ON CONFLICT (tenant) DO UPDATE SET accepted_at = max(accepted_at, excluded.accepted_at), provider = coalesce(excluded.provider, provider)",
       )
-      .bind(tenant, now)
+      .bind(tenant, now, provider ?? null)
       .run();
   } catch (error) {
     logEvent("warn", "credential_check_write_failed", { error: String(error) });
   }
 }
 
-async function readAccepted(db: D1Database, tenant: string, timeoutMs: number): Promise<number | undefined> {
+async function readAccepted(db: D1Database, tenant: string, timeoutMs: number): Promise<{ at: number; provider: StoredProvider } | undefined> {
   try {
     const row = await withTimeout(
-      db.prepare("SELECT accepted_at AS at FROM credential_checks WHERE tenant = ?1").bind(tenant).first<{ at: number }>(),
+      db.prepare("SELECT accepted_at AS at, provider FROM credential_checks WHERE tenant = ?1").bind(tenant).first<{ at: number; provider: string | null }>(),
       timeoutMs,
       "credential check read",
     );
-    return row?.at ?? undefined;
+    if (!row) return undefined;
+    const provider = row.provider === "openai" || row.provider === "anthropic" || row.provider === "gemini" ? row.provider : undefined;
+    return { at: row.at, provider };
   } catch (error) {
     logEvent("warn", "credential_check_read_failed", { error: String(error) });
     return undefined;

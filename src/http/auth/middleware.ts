@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../../core/errors";
-import { keyAccepted } from "../../engine/key-freshness";
+import { keyAccepted, keyCheckTarget } from "../../engine/key-freshness";
 import type { ServiceVariables } from "../../engine/services";
 import { refusal } from "./access";
 import { callerOf, type Caller } from "./caller";
@@ -16,8 +16,8 @@ export interface AuthVariables extends ServiceVariables {
  * it is. A tenant key passes the Worker's access rules (WORKER_TOKEN,
  * ALLOWED_TENANTS: src/http/auth/access.ts), and only while its provider
  * accepted it within KEY_FRESH_MS (src/engine/key-freshness.ts: its last
- * successful call through the Worker, else one `GET /v1/models` at
- * UPSTREAM_BASE_URL with this request's Authorization), so that a revoked key
+ * successful call through the Worker, else one model-list call at the
+ * provider the key belongs to, `keyCheckTarget`), so that a revoked key
  * stops reading its tenant's recordings.
  */
 export function requireCaller(): MiddlewareHandler<{ Bindings: Env; Variables: AuthVariables }> {
@@ -29,14 +29,11 @@ export function requireCaller(): MiddlewareHandler<{ Bindings: Env; Variables: A
       const { config } = c.var.services;
       const refused = refusal(config.access, c.req.raw.headers, () => caller.tenant);
       if (refused) throw refused;
-      const target = {
-        base: config.upstreamBaseUrl,
-        pathname: "/v1/models",
-        headers: new Headers({ authorization: c.req.header("authorization") ?? "" }),
-        url: "http://api.invalid/",
-        baseVar: "UPSTREAM_BASE_URL",
-      };
-      if (!(await keyAccepted(c.env.DB, config.access, caller.tenant, target))) {
+      const key = (c.req.header("authorization") ?? "")
+        .trim()
+        .replace(/^Bearer[ ]+/i, "")
+        .trim();
+      if (!(await keyAccepted(c.env.DB, config.access, caller.tenant, (provider) => keyCheckTarget(config, key, provider)))) {
         throw new ApiError(
           "unauthorized",
           `The provider has not accepted this key within KEY_FRESH_MS (${config.access.keyFreshMs} ms): send one model request with it through the Worker, or use the admin token.`,
