@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { chat, recorded, uniqueModel } from "./helpers";
-import { chunks, completion, withUpstream } from "./upstream-stub";
+import { chat, eventually, recorded, uniqueModel } from "./helpers";
+import { followersWaiting, settled } from "./settled";
+import { chunks, completion, withUpstream, type StubReply } from "./upstream-stub";
 
 /**
  * Nothing incomplete is recorded from a chat miss, whatever the upstream streams, and a single-flight
@@ -10,9 +11,16 @@ import { chunks, completion, withUpstream } from "./upstream-stub";
 
 const ask = (model: string) => ({ model, messages: [{ role: "user", content: "Refund order A-1." }] });
 
-/** Whether an answer was recorded for `body`: only-if-cached, after the recording had time to land. */
+/** Sends `body` as a miss the upstream answers `reply`, reads it whole, and waits until what it left behind (a recording or none) is done. */
+async function missed(reply: StubReply, body: Record<string, unknown>): Promise<{ cache: string | null; text: string }> {
+  return settled(async () => {
+    const res = await withUpstream(reply, () => chat(body));
+    return { cache: res.headers.get("muscle-mem-cache"), text: await res.text() };
+  });
+}
+
+/** Whether an answer was recorded for `body`: only-if-cached, once its miss settled (`missed`). */
 async function isRecorded(body: Record<string, unknown>): Promise<boolean> {
-  await new Promise((r) => setTimeout(r, 150));
   const res = await chat(body, { headers: { "cache-control": "only-if-cached" } });
   await res.arrayBuffer();
   return res.status === 200;
@@ -55,9 +63,9 @@ describe("chat stream integrity: what a streamed miss records", () => {
   for (const [what, sse] of unrecordable) {
     it(`Should relay and not record a stream with ${what}`, async () => {
       const body = ask(uniqueModel("integrity"));
-      const res = await withUpstream({ text: sse, contentType: "text/event-stream" }, () => chat({ ...body, stream: true }));
-      expect(res.headers.get("muscle-mem-cache")).toBe("miss");
-      expect(await res.text()).toBe(sse);
+      const res = await missed({ text: sse, contentType: "text/event-stream" }, { ...body, stream: true });
+      expect(res.cache).toBe("miss");
+      expect(res.text).toBe(sse);
       expect(await isRecorded(body)).toBe(false);
     });
   }
@@ -75,17 +83,15 @@ describe("chat stream integrity: what a streamed miss records", () => {
   it("Should not record a JSON answer with a second choice, or a tool call cut by length; and record one whose call is whole", async () => {
     const two = ask(uniqueModel("integrity-n"));
     const both = completion({ role: "assistant", content: "Refunded." }) as { choices: object[] };
-    await (
-      await withUpstream(
-        {
-          json: {
-            ...both,
-            choices: [...both.choices, { index: 1, message: { role: "assistant", content: "Denied." }, logprobs: null, finish_reason: "stop" }],
-          },
+    await missed(
+      {
+        json: {
+          ...both,
+          choices: [...both.choices, { index: 1, message: { role: "assistant", content: "Denied." }, logprobs: null, finish_reason: "stop" }],
         },
-        () => chat(two),
-      )
-    ).arrayBuffer();
+      },
+      two,
+    );
     expect(await isRecorded(two)).toBe(false);
     const cut = ask(uniqueModel("integrity-cut"));
     const call = (args: string) => ({
@@ -93,10 +99,10 @@ describe("chat stream integrity: what a streamed miss records", () => {
       content: null,
       tool_calls: [{ id: "call_1", type: "function", function: { name: "refund", arguments: args } }],
     });
-    await (await withUpstream({ json: completion(call('{"order":'), "length") }, () => chat(cut))).arrayBuffer();
+    await missed({ json: completion(call('{"order":'), "length") }, cut);
     expect(await isRecorded(cut)).toBe(false);
     const whole = ask(uniqueModel("integrity-whole"));
-    await (await withUpstream({ json: completion(call('{"order":"A-1"}'), "length") }, () => chat(whole))).arrayBuffer();
+    await missed({ json: completion(call('{"order":"A-1"}'), "length") }, whole);
     expect(await isRecorded(whole)).toBe(true);
   });
 });
@@ -109,18 +115,23 @@ describe("chat stream integrity: single-flight followers of an unrecordable miss
     const real = globalThis.fetch;
     const origin = new URL(String(env.UPSTREAM_BASE_URL)).origin;
     let calls = 0;
+    let open = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
     const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
       if (url.origin !== origin || url.pathname.startsWith("/__")) return real(input, init);
       const sse = calls++ === 0 ? bad : good;
-      // The leader's upstream takes a while, so that the follower joins its flight.
-      await new Promise((r) => setTimeout(r, calls === 1 ? 400 : 0));
+      // The leader's upstream call waits at the gate until the follower joined its flight.
+      if (calls === 1) await gate;
       return new Response(sse, { headers: { "content-type": "text/event-stream" } });
     });
     try {
+      const waitingBefore = await followersWaiting();
       const leader = chat({ ...body, stream: true });
-      await new Promise((r) => setTimeout(r, 100));
+      await eventually(() => calls === 1);
       const follower = chat({ ...body, stream: true });
+      await eventually(async () => (await followersWaiting()) === waitingBefore + 1);
+      open();
       const [l, f] = await Promise.all([leader, follower]);
       expect(await l.text()).toBe(bad);
       expect(l.headers.get("muscle-mem-cache")).toBe("miss");

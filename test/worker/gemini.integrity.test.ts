@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chunkOf, gemini, recordedGemini, sseChunks, withGeminiUpstream, type GeminiStubReply } from "./gemini.support";
-import { uniqueModel } from "./helpers";
+import { eventually, uniqueModel } from "./helpers";
+import { followersWaiting, settled } from "./settled";
 
 /**
  * Nothing incomplete is recorded from a Gemini stream: cut before its finish reason, an error mid-stream,
@@ -16,17 +17,54 @@ const good = [
   chunkOf([{ text: "A-1 now." }]),
   chunkOf([{ functionCall: { name: "refund", args: { id: "A-1" } }, thoughtSignature: "c2ln" }], { finishReason: "STOP" }, usage),
 ];
-const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One request read the way a client reads it: its cache outcome, single-flight role and body. */
+interface Read {
+  cache: string | null;
+  role: string | null;
+  text: string;
+}
+
+/**
+ * A leader and two followers, in that order by construction: the leader's upstream call is held at a gate,
+ * the followers start only once it reached the upstream (the leader holds the flight), and the gate opens only
+ * once both wait on the flight. `replies(n)` answers the n-th upstream call (the leader's is the first).
+ */
+async function leaderThenFollowers(replies: (n: number) => GeminiStubReply, followers: Array<{ stream: boolean }>) {
+  const model = uniqueModel("gem-flight");
+  let open = () => undefined as void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let n = 0;
+  const read = async (stream: boolean): Promise<Read> => {
+    const r = await gemini(model, body, { stream });
+    return { cache: r.headers.get("muscle-mem-cache"), role: r.headers.get("muscle-mem-single-flight"), text: await r.text().catch(() => "cut") };
+  };
+  const waitingBefore = await followersWaiting();
+  const { result, calls } = await withGeminiUpstream(
+    () => (n++ === 0 ? { ...replies(0), gate } : replies(n - 1)),
+    async (calls) => {
+      const leader = read(true);
+      await eventually(() => calls.length === 1);
+      const rest = followers.map((f) => read(f.stream));
+      await eventually(async () => (await followersWaiting()) === waitingBefore + followers.length);
+      open();
+      return { leader: await leader, followers: await Promise.all(rest) };
+    },
+  );
+  return { ...result, calls: calls.length };
+}
 
 /** Sends `reply` as the answer to one streamed (or JSON) request, then checks the same request is not served from the tree. */
 async function notRecorded(reply: GeminiStubReply, stream = true): Promise<string> {
   const model = uniqueModel("gem-cut");
   let text = "";
   const { calls } = await withGeminiUpstream(reply, async () => {
-    const first = await gemini(model, body, { stream });
-    expect(first.headers.get("muscle-mem-cache")).toBe("miss");
-    text = await first.text().catch((error: unknown) => `cut: ${String(error)}`);
-    await wait(300);
+    // Settled: the miss and whatever it left behind (a recording, or none) have finished.
+    await settled(async () => {
+      const first = await gemini(model, body, { stream });
+      expect(first.headers.get("muscle-mem-cache")).toBe("miss");
+      text = await first.text().catch((error: unknown) => `cut: ${String(error)}`);
+    });
     const again = await gemini(model, body, { headers: { "cache-control": "only-if-cached" } });
     expect(again.status).toBe(504);
     await again.arrayBuffer();
@@ -79,11 +117,12 @@ describe("Gemini stream integrity", () => {
   it("Should record nothing when the client goes away mid-stream", async () => {
     const model = uniqueModel("gem-abort");
     const { calls } = await withGeminiUpstream({ sse: good, cut: false }, async () => {
-      const first = await gemini(model, body, { stream: true });
-      const reader = first.body!.getReader();
-      await reader.read();
-      await reader.cancel("client gone");
-      await wait(300);
+      await settled(async () => {
+        const first = await gemini(model, body, { stream: true });
+        const reader = first.body!.getReader();
+        await reader.read();
+        await reader.cancel("client gone");
+      });
       // The whole answer may have been read before the cancel: if anything was recorded, it is the whole stream.
       const again = await gemini(model, body, { stream: true, headers: { "cache-control": "only-if-cached" } });
       if (again.status === 200) expect(await again.text()).toContain('"finishReason":"STOP"');
@@ -94,23 +133,10 @@ describe("Gemini stream integrity", () => {
 });
 
 describe("Gemini single flight around an incomplete stream", () => {
-  /** Three identical streamed requests at once; the first upstream call answers `leader` after 300 ms, later ones `good`. */
+  /** A leader answered `leader` and two streamed followers that joined its flight; later upstream calls answer `good`. */
   async function concurrently(leader: GeminiStubReply) {
-    const model = uniqueModel("slow-gem");
-    let n = 0;
-    const { result, calls } = await withGeminiUpstream(
-      () => (n++ === 0 ? { ...leader, delayMs: 300 } : { sse: good }),
-      async () => {
-        // Each body read as it comes: the leader's stream settles the flight only once it is read.
-        return Promise.all(
-          [0, 1, 2].map(async () => {
-            const r = await gemini(model, body, { stream: true });
-            return { cache: r.headers.get("muscle-mem-cache"), role: r.headers.get("muscle-mem-single-flight"), text: await r.text().catch(() => "cut") };
-          }),
-        );
-      },
-    );
-    return { result, calls: calls.length };
+    const { leader: first, followers, calls } = await leaderThenFollowers((n) => (n === 0 ? leader : { sse: good }), [{ stream: true }, { stream: true }]);
+    return { result: [first, ...followers], calls };
   }
 
   const leaders: Array<[string, GeminiStubReply]> = [
@@ -131,21 +157,13 @@ describe("Gemini single flight around an incomplete stream", () => {
   }
 
   it("Should serve the followers of a complete leader its chunks, streamed, and its parts as JSON", async () => {
-    const model = uniqueModel("slow-gem");
-    const { result, calls } = await withGeminiUpstream({ sse: good, delayMs: 1000 }, async () => {
-      const read = async (stream: boolean) => {
-        const r = await gemini(model, body, { stream });
-        return { cache: r.headers.get("muscle-mem-cache"), text: await r.text() };
-      };
-      return Promise.all([read(true), read(true), read(false)]);
-    });
-    expect(result.map((r) => r.cache).sort()).toEqual(["hit", "hit", "miss"]);
-    expect(calls).toHaveLength(1);
-    const leader = result.findIndex((r) => r.cache === "miss");
-    const streamed = result[leader === 0 ? 1 : 0];
+    const { leader, followers, calls } = await leaderThenFollowers(() => ({ sse: good }), [{ stream: true }, { stream: false }]);
+    expect([leader.cache, ...followers.map((f) => f.cache)]).toEqual(["miss", "hit", "hit"]);
+    expect(followers.map((f) => f.role)).toEqual(["follower", "follower"]);
+    expect(calls).toBe(1);
     const parts = (text: string) => sseChunks<{ candidates: Array<{ content: unknown }> }>(text).map((c) => c.candidates[0].content);
-    expect(parts(streamed.text)).toEqual(good.map((c) => (c.candidates as Array<{ content: unknown }>)[0].content));
-    expect((JSON.parse(result[2].text) as { candidates: Array<{ content: unknown }> }).candidates[0].content).toEqual({
+    expect(parts(followers[0].text)).toEqual(good.map((c) => (c.candidates as Array<{ content: unknown }>)[0].content));
+    expect((JSON.parse(followers[1].text) as { candidates: Array<{ content: unknown }> }).candidates[0].content).toEqual({
       role: "model",
       parts: [{ text: "Refunding A-1 now." }, { functionCall: { name: "refund", args: { id: "A-1" } }, thoughtSignature: "c2ln" }],
     });

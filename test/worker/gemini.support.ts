@@ -48,6 +48,8 @@ export async function recordedGemini(model: string, body: unknown, init: GeminiI
 /** What the stubbed Gemini upstream answers: a JSON body, SSE chunks (`data:` payloads, each an object or raw text; `cut`: the connection breaks after them), or raw bytes. */
 export type GeminiStubReply = ({ json: unknown; status?: number } | { sse: unknown[]; cut?: boolean } | { text: string; contentType?: string }) & {
   delayMs?: number;
+  /** The reply waits for this (a test's gate: the request is provably in flight until the test opens it). */
+  gate?: Promise<unknown>;
 };
 
 /**
@@ -71,6 +73,7 @@ export async function withGeminiUpstream<T>(
     calls.push(body);
     const r = typeof reply === "function" ? reply(body, url) : reply;
     if (r.delayMs) await new Promise((resolve) => setTimeout(resolve, r.delayMs));
+    if (r.gate) await r.gate;
     if ("json" in r) return Response.json(r.json, { status: r.status ?? 200 });
     if ("sse" in r) {
       const bytes = new TextEncoder().encode(r.sse.map((d) => `data: ${typeof d === "string" ? d : JSON.stringify(d)}\r\n\r\n`).join(""));

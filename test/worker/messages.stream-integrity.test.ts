@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { postMessages } from "./messages.support";
+import { settled } from "./settled";
 import { withUpstream } from "./upstream-stub";
 
 /**
@@ -49,11 +50,12 @@ async function recorded(reply: { sse: string } | { json: unknown }, stream: bool
   const k = key();
   const body = { ...ask(), stream };
   const upstream = "sse" in reply ? { text: reply.sse, contentType: "text/event-stream" } : reply;
-  const miss = await withUpstream(upstream, () => postMessages(body, { key: k }));
-  expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
-  await miss.text();
-  // The recording lands after the response: give it time, then ask only-if-cached.
-  await new Promise((r) => setTimeout(r, 300));
+  // The recording lands after the response: wait until the miss settled (a recording or none), then ask only-if-cached.
+  await settled(async () => {
+    const miss = await withUpstream(upstream, () => postMessages(body, { key: k }));
+    expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
+    await miss.text();
+  });
   const again = await postMessages({ ...body, stream: false }, { key: k, headers: { "cache-control": "only-if-cached" } });
   await again.arrayBuffer();
   return again.status === 200;
