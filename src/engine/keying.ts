@@ -40,7 +40,7 @@ export async function keyedRequest<B, K extends ProviderKey, A>(
 
   const { body, lossy } = parseJsonText(raw, adapter.schema);
   let request: ProviderRequest<B> = { body, raw, url, headers };
-  if (tenant !== null && !lossy) request = await resolved(adapter, request, c.env, tenant, config.lookupTimeoutMs);
+  if (tenant !== null && !lossy) request = await resolved(adapter, request, c.env, tenant, config);
   const scope = { tenant: tenant ?? "", namespace: controls.namespace, maxMessageBytes: config.maxCacheableMessageBytes };
   const reads = new Map<string, string | null>();
   const all = { read: false };
@@ -57,11 +57,11 @@ async function resolved<B, K extends ProviderKey, A>(
   request: ProviderRequest<B>,
   env: Env,
   tenant: string,
-  timeoutMs: number,
+  config: Pick<Config, "lookupTimeoutMs" | "directoryTimeoutMs">,
 ): Promise<ProviderRequest<B>> {
   if (!adapter.resolve) return request;
   try {
-    return await withTimeout(adapter.resolve(request, recordedPaths(env, tenant)), timeoutMs, "resolve");
+    return await withTimeout(adapter.resolve(request, recordedPaths(env, tenant, config.directoryTimeoutMs)), config.lookupTimeoutMs, "resolve");
   } catch (error) {
     logEvent("error", "resolve_failed", { api: adapter.name, error: String(error) });
     return request;

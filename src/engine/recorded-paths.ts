@@ -9,10 +9,10 @@ import { writesSettled } from "./pending-writes";
  * The store as a provider's `resolve` reads it: a recorded path only when its answer sits in the caller's
  * own tree (`tenant`); another tenant's answer, a pruned or unknown node read as null.
  */
-export function recordedPaths(env: Env, tenant: string): RecordedPaths {
+export function recordedPaths(env: Env, tenant: string, directoryTimeoutMs: number): RecordedPaths {
   return {
     async pathTo(treeId, answerHash) {
-      const db = (await shardFor(env, treeId)).db;
+      const db = (await shardFor(env, treeId, { timeoutMs: directoryTimeoutMs })).db;
       const owner = await nodeOwner(db, answerHash);
       if (!owner || owner.tenant !== tenant || owner.treeId !== treeId) return null;
       return readPathRows(db, answerHash);

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { parseConfig } from "../../src/config";
 import { forgetShard, lapseShardMemory, shardFor } from "../../src/store/shards/directory";
 import { api, newKey, ok, type Tree } from "../worker/api-helpers";
 import { chat, recorded, uniqueModel } from "../worker/helpers";
@@ -83,16 +84,17 @@ describe("a slow directory (DIRECTORY_TIMEOUT_MS)", () => {
     const listed = await ok<{ data: Tree[] }>(api("/trees", { token: key }));
     const tree = listed.data[0]?.id ?? "";
     expect(listed.data).toHaveLength(1);
-    const home = await shardFor(env, tree);
+    const home = await shardFor(env, tree, { timeoutMs: 500 });
+    // The var's bound, as the config hands it to every directory read (500 ms unless set).
+    expect([parseConfig({}).config.directoryTimeoutMs, parseConfig({ DIRECTORY_TIMEOUT_MS: "40" }).config.directoryTimeoutMs]).toEqual([500, 40]);
     lapseShardMemory();
-    const slowEnv = { ...env, DIRECTORY_TIMEOUT_MS: "40" } as Env;
     directorySlow();
     vi.useFakeTimers();
     try {
       let known: string | undefined;
-      void shardFor(slowEnv, tree).then((s) => (known = s.name));
+      void shardFor(env, tree, { timeoutMs: 40 }).then((s) => (known = s.name));
       let cold: unknown;
-      void shardFor(slowEnv, "c".repeat(32)).catch((error: unknown) => (cold = error));
+      void shardFor(env, "c".repeat(32), { timeoutMs: 40 }).catch((error: unknown) => (cold = error));
       await vi.advanceTimersByTimeAsync(39);
       expect([known, cold]).toEqual([undefined, undefined]);
       await vi.advanceTimersByTimeAsync(1);

@@ -52,7 +52,7 @@ export async function lookupSource(
   defer?: (work: Promise<unknown>) => void,
 ): Promise<LookupSource | null> {
   try {
-    const shard = await shardFor(env, treeId, Date.now(), defer);
+    const shard = await shardFor(env, treeId, { timeoutMs: config.directoryTimeoutMs, defer });
     const replicas = config.readReplication;
     // A client that sends a bookmark asks for reads at least that fresh: the colo layer cannot promise it.
     const bookmark = replicas ? bookmarkFor(headers.get(BOOKMARK_HEADER), shard.name) : null;

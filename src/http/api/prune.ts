@@ -60,6 +60,10 @@ export async function postPrune(c: ApiCtx): Promise<Response> {
   const scope = scopeOf(c);
   if (body.tree_id) await ownedTree(c, body.tree_id);
   const criteria = { cutoff: body.older_than_ms === undefined ? null : Date.now() - body.older_than_ms, minHits: body.min_hits ?? null };
-  const outcome = await pruneStaleTrees(c.env, { scope, treeId: body.tree_id, criteria, dryRun: body.dry_run }, forgetFor(c));
+  const outcome = await pruneStaleTrees(
+    c.env,
+    { scope, treeId: body.tree_id, criteria, dryRun: body.dry_run, directoryTimeoutMs: c.var.services.config.directoryTimeoutMs },
+    forgetFor(c),
+  );
   return c.json({ dry_run: body.dry_run, ...outcome });
 }

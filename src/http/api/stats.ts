@@ -15,7 +15,7 @@ export async function getStats(c: ApiCtx): Promise<Response> {
   const q = parseWith(statsQuery, c.req.query());
   const prices = c.var.services.config.prices;
   // One tree: its shard. Else the shards the tree directory names for the caller (every shard until its backfill is done).
-  const from = q.tree_id ? [await shardFor(c.env, q.tree_id)] : await shardsToRead(c.env, scopeOf(c));
+  const from = q.tree_id ? [await shardFor(c.env, q.tree_id, { timeoutMs: c.var.services.config.directoryTimeoutMs })] : await shardsToRead(c.env, scopeOf(c));
   const stats = await readStats(
     from.map((s) => s.db),
     { scope: scopeOf(c), treeId: q.tree_id, limit: q.limit, prices },

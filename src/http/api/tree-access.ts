@@ -37,7 +37,7 @@ type CallerCtx = { env: Env; var: AuthVariables };
 
 /** The tree and its shard if the caller may see it, else null (unknown and foreign alike). */
 export async function findOwnedTree(c: CallerCtx, treeId: string): Promise<TreeVariables | null> {
-  const shard = await shardFor(c.env, treeId);
+  const shard = await shardFor(c.env, treeId, { timeoutMs: c.var.services.config.directoryTimeoutMs });
   const tree = await readTree(shard.db, treeId, scopeOf(c));
   return tree ? { tree, shard } : null;
 }

@@ -32,11 +32,11 @@ export async function pruneThroughWriter(env: Env, request: PruneRequest, forget
  */
 export async function pruneStaleTrees(
   env: Env,
-  q: { scope: Scope; treeId?: string; criteria: StaleCriteria; dryRun: boolean },
+  q: { scope: Scope; treeId?: string; criteria: StaleCriteria; dryRun: boolean; directoryTimeoutMs: number },
   forget: ForgetAnswers,
 ): Promise<PruneOutcome> {
   let total: PruneOutcome = { trees: 0, nodes: 0, answers: 0, templates: 0, roots: [] };
-  const from = q.treeId ? [await shardFor(env, q.treeId)] : await shardsToRead(env, q.scope);
+  const from = q.treeId ? [await shardFor(env, q.treeId, { timeoutMs: q.directoryTimeoutMs })] : await shardsToRead(env, q.scope);
   for (const { name, db } of from) {
     let after = "";
     for (;;) {

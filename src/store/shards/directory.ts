@@ -1,4 +1,3 @@
-import { configOf } from "../../config";
 import { withTimeout } from "../../core/deadline";
 import { ExpiringMap } from "../../core/expiring-map";
 import type { DirectoryRecord, TreeRecord } from "../tree/schema";
@@ -78,9 +77,17 @@ export function forgetShard(treeId: string): void {
   lastKnown.delete(treeId);
 }
 
-/** Reads the tree's row within DIRECTORY_TIMEOUT_MS (a var, 500 ms by default) and remembers it; null when it has none. */
-async function readShard(env: Env, treeId: string, now: number): Promise<string | null> {
-  const row = await withTimeout(readEntry(env, treeId), configOf(env).directoryTimeoutMs, "directory read");
+/** How a request reads the directory: its bound (`DIRECTORY_TIMEOUT_MS`, handed in from the config), its clock, and where deferred work goes. */
+export interface DirectoryRead {
+  timeoutMs: number;
+  now?: number;
+  /** Runs work after the response (ctx.waitUntil): a warm tree's expired entry is then read in the background. */
+  defer?: (work: Promise<unknown>) => void;
+}
+
+/** Reads the tree's row within `timeoutMs` (DIRECTORY_TIMEOUT_MS) and remembers it; null when it has none. */
+async function readShard(env: Env, treeId: string, now: number, timeoutMs: number): Promise<string | null> {
+  const row = await withTimeout(readEntry(env, treeId), timeoutMs, "directory read");
   if (!row) return null;
   memo.set(treeId, row.shard, now + DIRECTORY_TTL_MS);
   lastKnown.set(treeId, row.shard, now + LAST_KNOWN_MS);
@@ -101,7 +108,8 @@ async function readShard(env: Env, treeId: string, now: number): Promise<string 
  * read waits for the directory (bounded by the timeout; a failure throws and
  * the caller fails open to the model).
  */
-export async function shardFor(env: Env, treeId: string, now = Date.now(), defer?: (work: Promise<unknown>) => void): Promise<Shard> {
+export async function shardFor(env: Env, treeId: string, read: DirectoryRead): Promise<Shard> {
+  const { timeoutMs, now = Date.now(), defer } = read;
   const all = shards(env);
   if (all.length === 1) return all[0];
   const known = memo.get(treeId, now);
@@ -111,7 +119,7 @@ export async function shardFor(env: Env, treeId: string, now = Date.now(), defer
     if (!refreshing.has(treeId)) {
       refreshing.add(treeId);
       defer(
-        readShard(env, treeId, now)
+        readShard(env, treeId, now, timeoutMs)
           .catch(() => undefined)
           .finally(() => refreshing.delete(treeId)),
       );
@@ -120,7 +128,7 @@ export async function shardFor(env: Env, treeId: string, now = Date.now(), defer
   }
   let shard: string | null;
   try {
-    shard = await readShard(env, treeId, now);
+    shard = await readShard(env, treeId, now, timeoutMs);
   } catch (error) {
     if (last) return shardNamed(env, last);
     throw error;
