@@ -3,6 +3,8 @@ import { ApiError } from "../core/errors";
 import { forward, relayResponse } from "../upstream/forward";
 import { CACHE_HEADER } from "../core/protocol";
 import type { WorkerEnv } from "../engine/services";
+import { OPENAI_UPSTREAM } from "../providers/openai";
+import { upstreamBase } from "../providers/upstream";
 
 type Ctx = Context<WorkerEnv>;
 
@@ -39,7 +41,8 @@ export async function relayTo(c: Ctx, base: string, baseVar = "UPSTREAM_BASE_URL
   return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
 }
 
-/** Any other `/v1/*` route goes to the upstream unchanged, streaming included. */
+/** Any other `/v1/*` route goes to OpenAI's upstream (`UPSTREAM_BASE_URL`) unchanged, streaming included. */
 export function passThrough(c: Ctx): Promise<Response> {
-  return relayTo(c, c.var.services.config.upstreamBaseUrl);
+  const { base, baseVar } = upstreamBase(c.var.services.config, OPENAI_UPSTREAM);
+  return relayTo(c, base, baseVar);
 }

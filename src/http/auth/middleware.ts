@@ -2,6 +2,8 @@ import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../../core/errors";
 import { keyAccepted } from "../../engine/key-freshness";
 import type { ServiceVariables } from "../../engine/services";
+import { OPENAI_UPSTREAM } from "../../providers/openai";
+import { upstreamBase } from "../../providers/upstream";
 import { refusal } from "./access";
 import { callerOf, type Caller } from "./caller";
 
@@ -30,11 +32,10 @@ export function requireCaller(): MiddlewareHandler<{ Bindings: Env; Variables: A
       const refused = refusal(config.access, c.req.raw.headers, () => caller.tenant);
       if (refused) throw refused;
       const target = {
-        base: config.upstreamBaseUrl,
+        ...upstreamBase(config, OPENAI_UPSTREAM),
         pathname: "/v1/models",
         headers: new Headers({ authorization: c.req.header("authorization") ?? "" }),
         url: "http://api.invalid/",
-        baseVar: "UPSTREAM_BASE_URL",
       };
       if (!(await keyAccepted(c.env.DB, config.access, caller.tenant, target))) {
         throw new ApiError(
