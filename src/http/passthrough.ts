@@ -17,7 +17,7 @@ const openAiEnvelope: ErrorEnvelope = (error, headers) => error.toResponse(heade
  * Relays the request to `base` unchanged (method, headers, body, streaming), marked `bypass`; an unreachable
  * or slow upstream is answered in `envelope` (the API's own error shape).
  */
-export async function relayTo(c: Ctx, base: string, baseVar = "UPSTREAM_BASE_URL", envelope: ErrorEnvelope = openAiEnvelope): Promise<Response> {
+export async function relayTo(c: Ctx, base: string, baseVar: string = OPENAI_UPSTREAM.name, envelope: ErrorEnvelope = openAiEnvelope): Promise<Response> {
   const url = new URL(c.req.url);
   const method = c.req.method;
   let upstream: Response;

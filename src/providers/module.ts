@@ -1,6 +1,7 @@
 import type { ProviderAdapter, ProviderKey } from "../cache/provider";
 import type { RequestKey } from "../cache/request-key";
 import type { CredentialSources } from "../core/credential";
+import type { NodeView, PreviewReader } from "./node-view";
 import type { TrajectoryFormat } from "./trajectory/formats";
 import type { UpstreamVar } from "./upstream";
 
@@ -38,6 +39,10 @@ export interface ProviderModule {
   readonly credentials: CredentialSources;
   /** The var that sets its upstream's base URL, and its default. */
   readonly upstream: UpstreamVar;
+  /** A stored node (its message column) as the node API's provider-neutral `view`, which the dashboard shows. */
+  nodeView(json: string): NodeView;
+  /** How its stored messages are previewed in lists (src/store/tree/node-preview.ts). */
+  readonly preview: PreviewReader;
   /** Hands the adapter, whatever its request, key and answer types, to `use`. */
   withAdapter<R>(use: <B, K extends ProviderKey, A>(adapter: ProviderAdapter<B, K, A>) => R): R;
   /** Set when the API keys its requests as chat's RequestKey: the engine's declared and learned templates then apply. */
@@ -50,6 +55,9 @@ export interface ProviderParts {
   readonly routes: ProviderRoutes;
   readonly credentials: CredentialSources;
   readonly upstream: UpstreamVar;
+  /** The view of a node in the API's shape (`format.nodeMessage`'s output): ProviderModule's `nodeView` reads it. */
+  view(message: Record<string, unknown>): NodeView;
+  readonly preview: PreviewReader;
 }
 
 /**
@@ -58,7 +66,8 @@ export interface ProviderParts {
  * @example export const anthropic = providerModule(messagesAdapter, { format, routes, credentials, upstream: ANTHROPIC_UPSTREAM })
  */
 export function providerModule<B, K extends ProviderKey, A>(adapter: ProviderAdapter<B, K, A>, parts: ProviderParts): ProviderModule {
-  return { name: adapter.name, ...parts, withAdapter: (use) => use(adapter) };
+  const { view, ...rest } = parts;
+  return { name: adapter.name, ...rest, nodeView: (json) => view(parts.format.nodeMessage(json)), withAdapter: (use) => use(adapter) };
 }
 
 /** A registry entry for an API keyed as chat is: declared and learned templates serve it too. */

@@ -1,6 +1,7 @@
 import { providerModule } from "../module";
 import { ANTHROPIC_UPSTREAM, messagesAdapter } from "./adapter";
 import { anthropicTrajectory } from "./trajectory-format";
+import { anthropicView, anthropicPreview } from "./view";
 
 /**
  * Anthropic Messages (`POST /v1/messages`). The Anthropic SDK's other calls (`/v1/messages/count_tokens`,
@@ -19,4 +20,6 @@ export const anthropic = providerModule(messagesAdapter, {
   // Anthropic's SDKs send the key in x-api-key.
   credentials: { bareKeys: ["x-api-key"] },
   upstream: ANTHROPIC_UPSTREAM,
+  view: anthropicView,
+  preview: anthropicPreview,
 });

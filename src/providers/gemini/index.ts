@@ -1,6 +1,7 @@
 import { providerModule } from "../module";
 import { GEMINI_UPSTREAM, geminiAction, geminiAdapter } from "./adapter";
 import { geminiTrajectory } from "./trajectory-line";
+import { geminiView, geminiPreview } from "./view";
 
 /**
  * Gemini: `POST models/{model}:generateContent` and `:streamGenerateContent` under `/v1beta/` and `/v1/`
@@ -20,6 +21,8 @@ export const gemini = providerModule(geminiAdapter, {
   // Google's SDKs send the key in x-goog-api-key; REST examples put it in ?key=.
   credentials: { bareKeys: ["x-goog-api-key"], queryKeys: ["key"] },
   upstream: GEMINI_UPSTREAM,
+  view: geminiView,
+  preview: geminiPreview,
 });
 
 /** A Gemini method on a path (`models/{model}:generateContent`, `:countTokens`, `files/{id}:download`): no other API names its methods after a colon. */

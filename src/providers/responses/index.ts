@@ -2,6 +2,7 @@ import { providerModule } from "../module";
 import { OPENAI_CREDENTIALS, OPENAI_UPSTREAM } from "../openai";
 import { responsesAdapter } from "./adapter";
 import { responsesTrajectory } from "./trajectory-line";
+import { responsesView, responsesPreview } from "./view";
 
 /** OpenAI Responses (`POST /v1/responses`); its other calls (`GET /v1/responses/{id}`, …) take the general pass-through. */
 export const responses = providerModule(responsesAdapter, {
@@ -9,4 +10,6 @@ export const responses = providerModule(responsesAdapter, {
   routes: { paths: ["/v1/responses"] },
   credentials: OPENAI_CREDENTIALS,
   upstream: OPENAI_UPSTREAM,
+  view: responsesView,
+  preview: responsesPreview,
 });
