@@ -43,15 +43,12 @@ function oneOf<T extends string>(values: readonly T[], fallback: T) {
 }
 
 /**
- * An upstream URL var as set; unset or blank is `fallback`. Never replaced
- * by the default when malformed: a typo must fail at the upstream (502
- * naming the var), not send the caller's key to another provider.
+ * The upstream URL vars (`*_BASE_URL`) as set, blank ones left out: each provider's registry entry declares
+ * its var and default and reads it (src/providers/upstream.ts). Never replaced by the default when
+ * malformed: a typo must fail at the upstream (502 naming the var), not send the caller's key to another provider.
  */
-function url(fallback: string) {
-  return z
-    .string()
-    .optional()
-    .transform((value) => value || fallback);
+function upstreamBasesOf(env: Readonly<Record<string, unknown>>): Readonly<Record<string, string>> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[0].endsWith("_BASE_URL") && typeof e[1] === "string" && e[1] !== ""));
 }
 
 /** `PRICES_JSON` merged over the built-in table; a malformed one is logged (`prices_json_invalid`) and ignored. */
@@ -101,9 +98,6 @@ export function listed(list: TenantList, tenant: string): boolean {
  * `D1_SHARDS` is parsed by src/store/shards/shards.ts.
  */
 export const varsSchema = z.object({
-  UPSTREAM_BASE_URL: url("https://api.openai.com/v1"),
-  ANTHROPIC_BASE_URL: url("https://api.anthropic.com/v1"),
-  GEMINI_BASE_URL: url("https://generativelanguage.googleapis.com"),
   SERVE_POLICY: oneOf(["unanimous", "majority"], "unanimous"),
   SERVE_MIN_OBSERVATIONS: wholeNumber(1, 1),
   HOT_CACHE_TTL_MS: wholeNumber(5000),
@@ -143,11 +137,8 @@ type Vars = z.output<typeof varsSchema>;
 
 /** The Worker's settings, parsed once per isolate from its vars. */
 export interface Config {
-  upstreamBaseUrl: string;
-  /** The Anthropic upstream for `/v1/messages` (`ANTHROPIC_BASE_URL`). */
-  anthropicBaseUrl: string;
-  /** The Gemini upstream for `/v1beta/models/{model}:generateContent` (`GEMINI_BASE_URL`). */
-  geminiBaseUrl: string;
+  /** Every `*_BASE_URL` var as set (blank ones left out), read through the var a provider declares (src/providers/upstream.ts). */
+  upstreamBases: Readonly<Record<string, string>>;
   policy: ServePolicy;
   hotCacheTtlMs: number;
   /** How long the per-colo layer (Cache API) serves an answer set read from D1 (`COLO_CACHE_TTL_MS`; 0 turns it off). */
@@ -220,14 +211,11 @@ export function parseConfig(env: Readonly<Record<string, unknown>>): { config: C
     }
   }
   // SAFETY: every key of the schema's shape was parsed above with its own schema.
-  return { config: configFrom(raw as Vars), invalid };
+  return { config: { ...configFrom(raw as Vars), upstreamBases: upstreamBasesOf(env) }, invalid };
 }
 
-function configFrom(v: Vars): Config {
+function configFrom(v: Vars): Omit<Config, "upstreamBases"> {
   return {
-    upstreamBaseUrl: v.UPSTREAM_BASE_URL,
-    anthropicBaseUrl: v.ANTHROPIC_BASE_URL,
-    geminiBaseUrl: v.GEMINI_BASE_URL,
     policy: { name: v.SERVE_POLICY, minObservations: v.SERVE_MIN_OBSERVATIONS },
     hotCacheTtlMs: v.HOT_CACHE_TTL_MS,
     coloCacheTtlMs: v.COLO_CACHE_TTL_MS,

@@ -7,9 +7,9 @@ import { messageView } from "./message-view.js";
 const CONTEXT = 40;
 const SHOWN = 160;
 
-/** A message as one line of text: its results, text, refusals and calls with their arguments. @param {Record<string, unknown>} message */
-export function flatText(message) {
-  const v = messageView(message);
+/** A node's message as one line of text: its results, text, refusals and calls with their arguments. @param {{ view?: unknown }} node */
+export function flatText(node) {
+  const v = messageView(node);
   return [...v.results.map((r) => `[${r.id}] ${r.text}`), ...v.texts, ...v.refusals, ...v.calls.map((c) => `${c.name}(${c.args})`)]
     .join(" ")
     .replace(/\s+/g, " ")
@@ -48,9 +48,9 @@ export function differingParts(texts) {
 export async function showCompare(into, treeId, hash, onPick) {
   const page = await api(`/trees/${treeId}/children?parent=${hash}&limit=20`);
   if (page.data.length < 2) return;
-  /** @type {Array<{ hash: string, role: string, message: Record<string, unknown> }>} */
+  /** @type {Array<{ hash: string, role: string, view: unknown }>} */
   const kids = await Promise.all(page.data.map((/** @type {{ hash: string }} */ c) => api(`/nodes/${c.hash}`)));
-  const parts = differingParts(kids.map((k) => flatText(k.message)));
+  const parts = differingParts(kids.map((k) => flatText(k)));
   const list = el("ol", { class: "compare-list" });
   kids.forEach((k, i) => {
     const p = parts[i];

@@ -14,4 +14,4 @@ export interface MessageView {
   results: Result[];
   refusals: string[];
 }
-export function messageView(m: Record<string, unknown>): MessageView;
+export function messageView(node: { view?: unknown }): MessageView;

@@ -40,7 +40,7 @@ export async function openNode(panel, hash, hooks) {
   }
   // A later click owns the panel now: this (late) answer is no longer wanted, whatever its order of arrival.
   if (selections.get(panel) !== ticket) return;
-  const view = messageView(node.message);
+  const view = messageView(node);
   const close = el("button", { class: "icon", "aria-label": "Close" }, ["×"]);
   close.addEventListener("click", hooks.onClose);
   const answer = node.role === "assistant" && node.observations > 0;
@@ -62,7 +62,7 @@ export async function openNode(panel, hash, hooks) {
       el("dt", {}, ["finish"]),
       el("dd", {}, [node.finish_reason ?? "—"]),
     );
-  // Text, calls and results of any API's message (chat, Anthropic blocks, Responses items, Gemini parts).
+  // Text, calls and results of the message, as its provider viewed it (the node API's `view`).
   const body = el("section", { class: "message" });
   for (const result of view.results)
     body.append(el("p", { class: "muted" }, [`result of ${result.id}`]), el("pre", { class: "content json" }, [prettyJson(result.text)]));

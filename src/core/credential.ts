@@ -3,13 +3,45 @@ import { tenantOf } from "./hash";
 import { BoundedMemo } from "./memo";
 
 /**
- * Headers that carry a credential as sent (scheme and token): the provider's own, an HTTP proxy's, and
- * Cloudflare AI Gateway's (which, with stored provider keys, is the only credential a request carries).
+ * Where clients send a credential: headers whose value counts as sent (scheme and token: `Authorization`),
+ * headers that carry a bare API key (`x-api-key`), and query parameters that carry one (`?key=`). Each
+ * provider declares its own (src/providers/<api>/index.ts); the registry hands their union, with
+ * GENERAL_CREDENTIALS, to credentialOf, so a request's tenant never depends on which route it took.
  */
-const AUTHORIZATION_HEADERS = ["authorization", "proxy-authorization", "cf-aig-authorization"] as const;
+export interface CredentialSources {
+  readonly asSent?: readonly string[];
+  readonly bareKeys?: readonly string[];
+  readonly queryKeys?: readonly string[];
+}
 
-/** Headers that carry a bare API key, as their readers take it: Azure OpenAI, Anthropic, Gemini, Azure API Management. */
-const KEY_HEADERS = ["api-key", "x-api-key", "x-goog-api-key", "ocp-apim-subscription-key"] as const;
+/** The union of some CredentialSources, lowercase and deduplicated: what credentialOf reads. */
+export interface CredentialReader {
+  readonly asSent: readonly string[];
+  readonly bareKeys: readonly string[];
+  readonly queryKeys: readonly string[];
+}
+
+/**
+ * The credentials no provider owns: `Authorization` (also the `/api`'s bearer key), an HTTP proxy's, Cloudflare
+ * AI Gateway's (which, with stored provider keys, is the only credential a request carries) and Azure API
+ * Management's subscription key.
+ */
+export const GENERAL_CREDENTIALS: CredentialSources = {
+  asSent: ["authorization", "proxy-authorization", "cf-aig-authorization"],
+  bareKeys: ["ocp-apim-subscription-key"],
+};
+
+/**
+ * The union of `sources`, each name once, lowercase (the order is irrelevant: credentialOf sorts what it finds).
+ *
+ * @example credentialReader([GENERAL_CREDENTIALS, { bareKeys: ["x-api-key"] }]).bareKeys // ["ocp-apim-subscription-key", "x-api-key"]
+ */
+export function credentialReader(sources: readonly CredentialSources[]): CredentialReader {
+  const union = (pick: (s: CredentialSources) => readonly string[] | undefined) => [
+    ...new Set(sources.flatMap((s) => (pick(s) ?? []).map((n) => n.toLowerCase()))),
+  ];
+  return { asSent: union((s) => s.asSent), bareKeys: union((s) => s.bareKeys), queryKeys: union((s) => s.queryKeys) };
+}
 
 /**
  * An authorization value that is a scheme and nothing else (`Bearer `, `Basic`: what a client with an unset
@@ -20,18 +52,15 @@ const SCHEME_ONLY = /^(?:bearer|basic|token|key|apikey)$/i;
 /** Characters no header value can carry (CR, LF, NUL): a `?key=` holding one is no credential (never cached). */
 const UNHEADERABLE = /[\r\n\0]/;
 
-/** The query parameter Gemini reads a key from (`?key=…`). */
-const KEY_PARAM = "key";
-
 /**
  * The upstream credential of a request, the one string its tenant is hashed
  * from; null when it carries none. Every credential the Worker forwards
  * counts, a gateway's or proxy's too: the upstream behind it may answer each
- * key from another account or deployment. `Authorization`,
- * `Proxy-Authorization` and `cf-aig-authorization` count as sent (so the
- * tenant of `Authorization: Bearer sk-x` never changes); a bare key from
- * `api-key`, `x-api-key`, `x-goog-api-key`, `ocp-apim-subscription-key` or
- * `?key=` counts as `Bearer <key>`; a gateway's credential header (Portkey's, Helicone's, LiteLLM's:
+ * key from another account or deployment. The `asSent` headers of `reader`
+ * (`Authorization`, `Proxy-Authorization`, `cf-aig-authorization`) count as sent (so the
+ * tenant of `Authorization: Bearer sk-x` never changes); a bare key from a
+ * `bareKeys` header (`api-key`, `x-api-key`, `x-goog-api-key`, `ocp-apim-subscription-key`) or a
+ * `queryKeys` parameter (`?key=`) counts as `Bearer <key>`; a gateway's credential header (Portkey's, Helicone's, LiteLLM's:
  * src/core/gateways.ts) counts as `name: value`,
  * so a key presented to `/api` as a bearer token sees the trees its traffic
  * built whichever header it used. Several different credentials are all kept
@@ -39,15 +68,15 @@ const KEY_PARAM = "key";
  * sent twice counts once. Empty values, and a scheme with no token (`Bearer `), are no credential; a
  * `?key=` with a line break or NUL makes the whole request carry none (so one value never spells several).
  *
- * @example credentialOf(new Headers({ "api-key": "k" }), url) // "Bearer k"
+ * @example credentialOf(new Headers({ "api-key": "k" }), url, CREDENTIALS) // "Bearer k"
  */
-export function credentialOf(headers: Headers, url?: URL): string | null {
+export function credentialOf(headers: Headers, url: URL | undefined, reader: CredentialReader): string | null {
   const found = new Set<string>();
-  for (const name of AUTHORIZATION_HEADERS) {
+  for (const name of reader.asSent) {
     const value = headers.get(name);
     if (value && value.trim() !== "" && !SCHEME_ONLY.test(value.trim())) found.add(value);
   }
-  for (const name of KEY_HEADERS) {
+  for (const name of reader.bareKeys) {
     const key = headers.get(name)?.trim();
     if (key) found.add(`Bearer ${key}`);
   }
@@ -57,10 +86,12 @@ export function credentialOf(headers: Headers, url?: URL): string | null {
     if (value) found.add(`${name}: ${value}`);
   }
   if (url?.search) {
-    for (const key of url.searchParams.getAll(KEY_PARAM)) {
-      // Credentials are joined by line breaks, which no header value holds: a query key with one could spell several.
-      if (UNHEADERABLE.test(key)) return null;
-      if (key.trim()) found.add(`Bearer ${key.trim()}`);
+    for (const param of reader.queryKeys) {
+      for (const key of url.searchParams.getAll(param)) {
+        // Credentials are joined by line breaks, which no header value holds: a query key with one could spell several.
+        if (UNHEADERABLE.test(key)) return null;
+        if (key.trim()) found.add(`Bearer ${key.trim()}`);
+      }
     }
   }
   if (found.size === 0) return null;
@@ -74,10 +105,10 @@ export function credentialOf(headers: Headers, url?: URL): string | null {
  * (`CACHE_ANONYMOUS = "on"`), such requests share the anonymous tenant,
  * which no credential hashes to and only the admin sees through `/api`.
  *
- * @example tenantOfRequest(c.req.raw.headers, new URL(c.req.url), config.cacheAnonymous)
+ * @example tenantOfRequest(c.req.raw.headers, new URL(c.req.url), config.cacheAnonymous, CREDENTIALS)
  */
-export function tenantOfRequest(headers: Headers, url: URL, anonymous: boolean): string | null {
-  const credential = credentialOf(headers, url);
+export function tenantOfRequest(headers: Headers, url: URL, anonymous: boolean, reader: CredentialReader): string | null {
+  const credential = credentialOf(headers, url, reader);
   if (credential !== null) return knownTenant(credential);
   return anonymous ? tenantOf(null) : null;
 }

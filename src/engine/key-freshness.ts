@@ -1,6 +1,10 @@
 import type { AccessSettings, Config } from "../config";
 import { withTimeout } from "../core/deadline";
 import { logEvent } from "../observability/log-event";
+import { ANTHROPIC_UPSTREAM } from "../providers/anthropic/adapter";
+import { GEMINI_UPSTREAM } from "../providers/gemini/adapter";
+import { OPENAI_UPSTREAM } from "../providers/openai";
+import { upstreamBase } from "../providers/upstream";
 import { forward } from "../upstream/forward";
 
 /**
@@ -123,31 +127,20 @@ export function keyProvider(key: string, stored: StoredProvider): KeyProvider {
  * with `Authorization: Bearer`, Anthropic's `GET /v1/models` with `x-api-key` and `anthropic-version`,
  * Gemini's `GET /v1beta/models` with `x-goog-api-key`. A key is never sent to another provider than its own.
  */
-export function keyCheckTarget(
-  config: Pick<Config, "upstreamBaseUrl" | "anthropicBaseUrl" | "geminiBaseUrl">,
-  key: string,
-  stored: StoredProvider,
-): CheckTarget {
+export function keyCheckTarget(config: Config, key: string, stored: StoredProvider): CheckTarget {
   const url = "http://api.invalid/";
   switch (keyProvider(key, stored)) {
     case "anthropic":
       return {
-        base: config.anthropicBaseUrl,
+        ...upstreamBase(config, ANTHROPIC_UPSTREAM),
         pathname: "/v1/models",
         headers: new Headers({ "x-api-key": key, "anthropic-version": ANTHROPIC_VERSION }),
         url,
-        baseVar: "ANTHROPIC_BASE_URL",
       };
     case "gemini":
-      return { base: config.geminiBaseUrl, pathname: "/v1beta/models", headers: new Headers({ "x-goog-api-key": key }), url, baseVar: "GEMINI_BASE_URL" };
+      return { ...upstreamBase(config, GEMINI_UPSTREAM), pathname: "/v1beta/models", headers: new Headers({ "x-goog-api-key": key }), url };
     default:
-      return {
-        base: config.upstreamBaseUrl,
-        pathname: "/v1/models",
-        headers: new Headers({ authorization: `Bearer ${key}` }),
-        url,
-        baseVar: "UPSTREAM_BASE_URL",
-      };
+      return { ...upstreamBase(config, OPENAI_UPSTREAM), pathname: "/v1/models", headers: new Headers({ authorization: `Bearer ${key}` }), url };
   }
 }
 

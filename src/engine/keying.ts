@@ -1,6 +1,7 @@
 import { recordedPaths } from "./recorded-paths";
 import type { Context } from "hono";
 import { tenantOfRequest, unlessAnonymous } from "../core/credential";
+import { CREDENTIALS } from "../providers";
 import type { KeyOutcome, ProviderAdapter, ProviderKey, ProviderRequest } from "../cache/provider";
 import type { Config } from "../config";
 import { logEvent } from "../observability/log-event";
@@ -32,7 +33,7 @@ export async function keyedRequest<B, K extends ProviderKey, A>(
   const headers = c.req.raw.headers;
   const raw = await readJsonText(c.req.raw, config.maxBodyBytes);
   const url = new URL(c.req.url);
-  const tenant = tenantOfRequest(headers, url, config.cacheAnonymous);
+  const tenant = tenantOfRequest(headers, url, config.cacheAnonymous, CREDENTIALS);
   const memoKey = tenant !== null && !adapter.resolve ? requestMemoKey(tenant, controls.namespace, url, raw) : null;
   const memo = memoKey && RequestMemo.of(config, adapter);
   const known = memo && memoKey && memo.get(memoKey, headers);

@@ -3,6 +3,8 @@ import { ApiError } from "../core/errors";
 import { forward, relayResponse } from "../upstream/forward";
 import { CACHE_HEADER } from "../core/protocol";
 import type { WorkerEnv } from "../engine/services";
+import { OPENAI_UPSTREAM } from "../providers/openai";
+import { upstreamBase } from "../providers/upstream";
 
 type Ctx = Context<WorkerEnv>;
 
@@ -15,7 +17,7 @@ const openAiEnvelope: ErrorEnvelope = (error, headers) => error.toResponse(heade
  * Relays the request to `base` unchanged (method, headers, body, streaming), marked `bypass`; an unreachable
  * or slow upstream is answered in `envelope` (the API's own error shape).
  */
-export async function relayTo(c: Ctx, base: string, baseVar = "UPSTREAM_BASE_URL", envelope: ErrorEnvelope = openAiEnvelope): Promise<Response> {
+export async function relayTo(c: Ctx, base: string, baseVar: string = OPENAI_UPSTREAM.name, envelope: ErrorEnvelope = openAiEnvelope): Promise<Response> {
   const url = new URL(c.req.url);
   const method = c.req.method;
   let upstream: Response;
@@ -39,7 +41,8 @@ export async function relayTo(c: Ctx, base: string, baseVar = "UPSTREAM_BASE_URL
   return relayResponse(upstream, upstream.body, { [CACHE_HEADER]: "bypass" });
 }
 
-/** Any other `/v1/*` route goes to the upstream unchanged, streaming included. */
+/** Any other `/v1/*` route goes to OpenAI's upstream (`UPSTREAM_BASE_URL`) unchanged, streaming included. */
 export function passThrough(c: Ctx): Promise<Response> {
-  return relayTo(c, c.var.services.config.upstreamBaseUrl);
+  const { base, baseVar } = upstreamBase(c.var.services.config, OPENAI_UPSTREAM);
+  return relayTo(c, base, baseVar);
 }

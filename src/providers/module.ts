@@ -1,12 +1,14 @@
-import type { Config } from "../config";
 import type { ProviderAdapter, ProviderKey } from "../cache/provider";
 import type { RequestKey } from "../cache/request-key";
+import type { CredentialSources } from "../core/credential";
+import type { NodeView, PreviewReader } from "./node-view";
 import type { TrajectoryFormat } from "./trajectory/formats";
+import type { UpstreamVar } from "./upstream";
 
 /**
  * Where an API is served. A POST to one of `paths` that `isCached` accepts goes through the cached flow;
- * any other request there goes to `passThrough` when the API has one, else is a 405 when
- * `methodNotAllowed`, else continues to the general `/v1/*` pass-through.
+ * any other request there goes to `passThrough` (relayed to the provider's `upstream`) when the API has
+ * one, else is a 405 when `methodNotAllowed`, else continues to the general `/v1/*` pass-through.
  */
 export interface ProviderRoutes {
   /** hono paths (`/v1/chat/completions`, `/v1beta/*`). */
@@ -20,38 +22,55 @@ export interface ProviderRoutes {
     /** hono paths it claims requests on (besides `paths`), only those `claims` accepts. */
     readonly paths: readonly string[];
     claims?(headers: Headers, url: URL): boolean;
-    base(config: Config): string;
-    /** The var that sets `base`, named in the envelope when the upstream cannot be reached. */
-    readonly baseVar: string;
   };
 }
 
 /**
  * Everything the Worker knows of one provider API, as the registry (./index.ts) lists it: its adapter over
- * the cached flow, its routes, and how its trees are exported, imported and shown (`format`, whose `api`
- * is the frame's `muscle-mem:api`).
+ * the cached flow, its routes, how its trees are exported, imported and shown (`format`, whose `api`
+ * is the frame's `muscle-mem:api`), the credentials its clients send and the var of its upstream.
  */
 export interface ProviderModule {
   /** A short name for logs and docs (`chat`, `anthropic`, `responses`, `gemini`). */
   readonly name: string;
   readonly format: TrajectoryFormat;
   readonly routes: ProviderRoutes;
+  /** The headers (and query parameters) its clients send a key in: every one counts toward every request's tenant. */
+  readonly credentials: CredentialSources;
+  /** The var that sets its upstream's base URL, and its default. */
+  readonly upstream: UpstreamVar;
+  /** A stored node (its message column) as the node API's provider-neutral `view`, which the dashboard shows. */
+  nodeView(json: string): NodeView;
+  /** How its stored messages are previewed in lists (src/store/tree/node-preview.ts). */
+  readonly preview: PreviewReader;
   /** Hands the adapter, whatever its request, key and answer types, to `use`. */
   withAdapter<R>(use: <B, K extends ProviderKey, A>(adapter: ProviderAdapter<B, K, A>) => R): R;
   /** Set when the API keys its requests as chat's RequestKey: the engine's declared and learned templates then apply. */
   withTemplatedAdapter?<R>(use: <B, A>(adapter: ProviderAdapter<B, RequestKey, A>) => R): R;
 }
 
-/** A registry entry for `adapter`, served at `routes`, its trees in `format`. */
-export function providerModule<B, K extends ProviderKey, A>(
-  adapter: ProviderAdapter<B, K, A>,
-  format: TrajectoryFormat,
-  routes: ProviderRoutes,
-): ProviderModule {
-  return { name: adapter.name, format, routes, withAdapter: (use) => use(adapter) };
+/** What a provider's folder declares beside its adapter (ProviderModule's fields of the same names). */
+export interface ProviderParts {
+  readonly format: TrajectoryFormat;
+  readonly routes: ProviderRoutes;
+  readonly credentials: CredentialSources;
+  readonly upstream: UpstreamVar;
+  /** The view of a node in the API's shape (`format.nodeMessage`'s output): ProviderModule's `nodeView` reads it. */
+  view(message: Record<string, unknown>): NodeView;
+  readonly preview: PreviewReader;
+}
+
+/**
+ * A registry entry for `adapter` and what its folder declares.
+ *
+ * @example export const anthropic = providerModule(messagesAdapter, { format, routes, credentials, upstream: ANTHROPIC_UPSTREAM })
+ */
+export function providerModule<B, K extends ProviderKey, A>(adapter: ProviderAdapter<B, K, A>, parts: ProviderParts): ProviderModule {
+  const { view, ...rest } = parts;
+  return { name: adapter.name, ...rest, nodeView: (json) => view(parts.format.nodeMessage(json)), withAdapter: (use) => use(adapter) };
 }
 
 /** A registry entry for an API keyed as chat is: declared and learned templates serve it too. */
-export function templatedProviderModule<B, A>(adapter: ProviderAdapter<B, RequestKey, A>, format: TrajectoryFormat, routes: ProviderRoutes): ProviderModule {
-  return { ...providerModule(adapter, format, routes), withTemplatedAdapter: (use) => use(adapter) };
+export function templatedProviderModule<B, A>(adapter: ProviderAdapter<B, RequestKey, A>, parts: ProviderParts): ProviderModule {
+  return { ...providerModule(adapter, parts), withTemplatedAdapter: (use) => use(adapter) };
 }

@@ -125,11 +125,11 @@ describe("config handed in", () => {
     .sort();
 
   it("Should call configOf only where services are built: the services builder and each object's constructor, once each", () => {
-    expect(callers).toEqual(["engine/services.ts", "store/objects/tree-learner.ts", "store/objects/tree-writer.ts"]);
+    expect(callers).toEqual(["engine/services.ts", "store/objects/hit-tally.ts", "store/objects/tree-learner.ts", "store/objects/tree-writer.ts"]);
   });
 
   it("Should parse an object's config in its constructor (a field initialiser), never in a method", () => {
-    for (const path of ["store/objects/tree-learner.ts", "store/objects/tree-writer.ts"]) {
+    for (const path of ["store/objects/hit-tally.ts", "store/objects/tree-learner.ts", "store/objects/tree-writer.ts"]) {
       expect(sources[path]).toMatch(/^ {2}private readonly config: Config = configOf\(this\.env\);$/m);
     }
   });

@@ -10,7 +10,7 @@ describe("parseConfig", () => {
     const { config, invalid } = parseConfig({});
     expect(invalid).toEqual([]);
     expect(config).toMatchObject({
-      upstreamBaseUrl: "https://api.openai.com/v1",
+      upstreamBases: {},
       policy: { name: "unanimous", minObservations: 1 },
       hotCacheTtlMs: 5000,
       maxCacheableMessageBytes: 900_000,

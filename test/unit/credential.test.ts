@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { credentialOf, tenantOfRequest } from "../../src/core/credential";
+import { credentialOf, credentialReader, GENERAL_CREDENTIALS, tenantOfRequest } from "../../src/core/credential";
 import { tenantOf } from "../../src/core/hash";
+import { CREDENTIALS } from "../../src/providers";
 
 const url = (search = "") => new URL(`http://mm.test/v1/chat/completions${search}`);
-const tenant = (headers: Record<string, string>, search = "", anonymous = false) => tenantOfRequest(new Headers(headers), url(search), anonymous);
+const tenant = (headers: Record<string, string>, search = "", anonymous = false) => tenantOfRequest(new Headers(headers), url(search), anonymous, CREDENTIALS);
 
 describe("credentialOf / tenantOfRequest", () => {
   it("Should keep the tenant of Authorization: Bearer sk-x exactly as it always was", () => {
@@ -53,9 +54,24 @@ describe("credentialOf / tenantOfRequest", () => {
   });
 
   it("Should find no credential in no header, empty headers or an empty key parameter", () => {
-    expect(credentialOf(new Headers(), url())).toBeNull();
-    expect(credentialOf(new Headers({ authorization: "", "api-key": " ", "x-api-key": "" }), url("?key="))).toBeNull();
+    expect(credentialOf(new Headers(), url(), CREDENTIALS)).toBeNull();
+    expect(credentialOf(new Headers({ authorization: "", "api-key": " ", "x-api-key": "" }), url("?key="), CREDENTIALS)).toBeNull();
     expect(tenant({})).toBeNull();
+  });
+
+  it("Should read exactly the credentials it always read, now gathered from the providers' registry entries", () => {
+    // Written out here, not imported: a tenant is keyed by these, so a provider that stops declaring one (or a
+    // new one that adds a header) must be seen in review. Order is irrelevant (credentialOf sorts what it finds).
+    expect(new Set(CREDENTIALS.asSent)).toEqual(new Set(["authorization", "proxy-authorization", "cf-aig-authorization"]));
+    expect(new Set(CREDENTIALS.bareKeys)).toEqual(new Set(["api-key", "x-api-key", "x-goog-api-key", "ocp-apim-subscription-key"]));
+    expect(CREDENTIALS.queryKeys).toEqual(["key"]);
+  });
+
+  it("Should read only the credentials it is handed", () => {
+    const headers = new Headers({ "x-api-key": "k1", "x-goog-api-key": "k2" });
+    expect(credentialOf(headers, url("?key=k3"), credentialReader([{ bareKeys: ["X-Api-Key"] }]))).toBe("Bearer k1");
+    expect(credentialOf(headers, url("?key=k3"), credentialReader([{ queryKeys: ["key"] }]))).toBe("Bearer k3");
+    expect(credentialOf(headers, url(), credentialReader([GENERAL_CREDENTIALS]))).toBeNull();
   });
 
   it("Should give anonymous traffic a tenant of its own only when asked to", () => {

@@ -16,6 +16,10 @@ describe("the trajectory API on Anthropic Messages trees", () => {
     const user = await ok<{ message: unknown }>(api(`/nodes/${level.data[0].hash}`, { token: key }));
     expect(user.message).toEqual({ role: "user", content: [{ type: "text", text: "Refund order #A-1 please" }] });
     const answers = await ok<{ data: NodeSummary[] }>(api(`/trees/${tree.id}/children?parent=${level.data[0].hash}`, { token: key }));
+    // The view the dashboard shows, built by the Anthropic provider: its tool_use block as a call with its arguments.
+    const answer = await ok<{ view: { calls: unknown[]; results: unknown[] } }>(api(`/nodes/${answers.data[0].hash}`, { token: key }));
+    expect(answer.view.calls).toEqual([{ name: "get_order", id: "toolu_0", args: '{"order_id":"A-1"}' }]);
+    expect(answer.view.results).toEqual([]);
     const path = await ok<{ messages: Array<{ role: string; content: Array<Record<string, unknown>> }> }>(
       api(`/nodes/${answers.data[0].hash}/path`, { token: key }),
     );

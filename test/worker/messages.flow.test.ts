@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { tenantOfRequest } from "../../src/core/credential";
+import { CREDENTIALS } from "../../src/providers";
 import { keyMessagesRequest } from "../../src/providers/anthropic/key";
 import { childHash } from "../../src/core/hash";
 import { generations, uniqueModel } from "./helpers";
@@ -29,7 +30,7 @@ describe("POST /v1/messages on the one cached flow", () => {
     const body = ask(model, "render me");
     const key = "sk-ant-unrenderable";
     const headers = new Headers({ "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" });
-    const tenant = tenantOfRequest(headers, new URL("http://mm.test/v1/messages"), false) ?? "";
+    const tenant = tenantOfRequest(headers, new URL("http://mm.test/v1/messages"), false, CREDENTIALS) ?? "";
     const keyed = keyMessagesRequest(body as Parameters<typeof keyMessagesRequest>[0], headers, tenant, "default");
     if (!keyed.ok) throw new Error("the request should be keyed");
     // A node whose message is not an Anthropic message (chat-shaped content): recorded, and remembered by single flight.

@@ -3,6 +3,7 @@ import { listed, type AccessSettings } from "../../config";
 import type { WorkerEnv } from "../../engine/services";
 import { tenantOfRequest } from "../../core/credential";
 import { ApiError } from "../../core/errors";
+import { CREDENTIALS } from "../../providers";
 import { geminiErrorBody } from "../../providers/gemini/errors";
 import { sameSecret } from "./caller";
 
@@ -42,7 +43,7 @@ export function accessGate(): MiddlewareHandler<WorkerEnv> {
   return async (c, next) => {
     const access = c.var.services.config.access;
     if (access.workerToken === "" && access.allowedTenants === "*") return next();
-    const error = refusal(access, c.req.raw.headers, () => tenantOfRequest(c.req.raw.headers, new URL(c.req.url), false));
+    const error = refusal(access, c.req.raw.headers, () => tenantOfRequest(c.req.raw.headers, new URL(c.req.url), false, CREDENTIALS));
     if (!error) return next();
     if (new URL(c.req.url).pathname.startsWith("/v1beta/")) return Response.json(geminiErrorBody(error.status, error.message), { status: error.status });
     return error.toResponse();

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { digest, tenantOf } from "../../core/hash";
 import { credentialOf } from "../../core/credential";
+import { CREDENTIALS } from "../../providers";
 
 /** Who is calling the trajectory API: the admin (every tenant) or one tenant (its own trees). */
 export type Caller = { admin: true; tenant: string } | { admin: false; tenant: string };
@@ -34,7 +35,7 @@ export function callerOf(authorization: string | undefined | null, adminToken: s
   if (!match) return null;
   const token = match[1].trim();
   if (token === "") return null;
-  const tenant = tenantOf(credentialOf(new Headers({ authorization })));
+  const tenant = tenantOf(credentialOf(new Headers({ authorization }), undefined, CREDENTIALS));
   if (adminToken && sameSecret(token, adminToken)) return { admin: true, tenant };
   return { admin: false, tenant };
 }

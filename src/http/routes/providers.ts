@@ -4,6 +4,7 @@ import { cachedCompletion } from "../../engine/cached-completion";
 import { chatTemplates } from "../../engine/template-hook";
 import type { WorkerEnv } from "../../engine/services";
 import type { ProviderModule } from "../../providers";
+import { upstreamBase } from "../../providers/upstream";
 import { relayTo, type ErrorEnvelope } from "../passthrough";
 
 type App = Hono<WorkerEnv>;
@@ -20,6 +21,12 @@ function handlerOf(provider: ProviderModule): (c: Ctx) => Promise<Response> {
   return provider.withAdapter((adapter) => cachedCompletion(adapter));
 }
 
+/** One of the provider's other calls, relayed unchanged to its upstream (the var its entry declares). */
+function relayOther(c: Ctx, provider: ProviderModule, envelope: ErrorEnvelope): Promise<Response> {
+  const { base, baseVar } = upstreamBase(c.var.services.config, provider.upstream);
+  return relayTo(c, base, baseVar, envelope);
+}
+
 /** Mounts each provider's cached call on its paths (a POST it accepts), 405s for its other methods, or its other calls there. */
 export function mountCachedRoutes(app: App, providers: readonly ProviderModule[]): void {
   for (const provider of providers) {
@@ -31,8 +38,7 @@ export function mountCachedRoutes(app: App, providers: readonly ProviderModule[]
         const url = new URL(c.req.url);
         if (c.req.method === "POST" && (!isCached || isCached(url))) return cached(c);
         if (methodNotAllowed) return envelope(new ApiError("method_not_allowed", `Use POST for ${path}.`));
-        if (passThrough && (!passThrough.claims || passThrough.claims(c.req.raw.headers, url)))
-          return relayTo(c, passThrough.base(c.var.services.config), passThrough.baseVar, envelope);
+        if (passThrough && (!passThrough.claims || passThrough.claims(c.req.raw.headers, url))) return relayOther(c, provider, envelope);
         return next();
       });
     }
@@ -48,7 +54,7 @@ export function mountPassThroughs(app: App, providers: readonly ProviderModule[]
     for (const path of passThrough.paths) {
       app.use(path, async (c, next) => {
         if (passThrough.claims && !passThrough.claims(c.req.raw.headers, new URL(c.req.url))) return next();
-        return relayTo(c, passThrough.base(c.var.services.config), passThrough.baseVar, envelope);
+        return relayOther(c, provider, envelope);
       });
     }
   }

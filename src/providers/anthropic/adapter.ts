@@ -4,6 +4,10 @@ import { messagesRequest, type MessagesRequest } from "./schema";
 import type { ProviderAdapter } from "../../cache/provider";
 import { messagesAnswerReader } from "./answer-reader";
 import { anthropicErrorResponse } from "./errors";
+import { upstreamBase, type UpstreamVar } from "../upstream";
+
+/** Anthropic's upstream: `/v1/messages` and the calls that carry `anthropic-version` go there. */
+export const ANTHROPIC_UPSTREAM: UpstreamVar = { name: "ANTHROPIC_BASE_URL", fallback: "https://api.anthropic.com/v1" };
 
 /**
  * Anthropic Messages (`POST /v1/messages`) over the cached flow: Anthropic
@@ -16,7 +20,7 @@ export const messagesAdapter: ProviderAdapter<MessagesRequest, AnthropicKey, Ant
   schema: messagesRequest,
   isStream: ({ body }) => body.stream === true,
   key: ({ body, headers, url, raw }, scope) => keyMessagesRequest(body, headers, scope.tenant, scope.namespace, scope.maxMessageBytes, { url, raw }),
-  upstream: (config) => ({ base: config.anthropicBaseUrl, pathname: "/v1/messages", baseVar: "ANTHROPIC_BASE_URL" }),
+  upstream: (config) => ({ ...upstreamBase(config, ANTHROPIC_UPSTREAM), pathname: "/v1/messages" }),
   answerOf: anthropicAnswerOf,
   render(answer, { body }, stream) {
     const ctx = { id: `msg_mm${crypto.randomUUID().replaceAll("-", "")}`, model: body.model };

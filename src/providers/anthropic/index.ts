@@ -1,18 +1,25 @@
 import { providerModule } from "../module";
-import { messagesAdapter } from "./adapter";
+import { ANTHROPIC_UPSTREAM, messagesAdapter } from "./adapter";
 import { anthropicTrajectory } from "./trajectory-format";
+import { anthropicView, anthropicPreview } from "./view";
 
 /**
  * Anthropic Messages (`POST /v1/messages`). The Anthropic SDK's other calls (`/v1/messages/count_tokens`,
  * `/v1/messages/batches`, `/v1/models`, …) carry `anthropic-version` and go to `ANTHROPIC_BASE_URL` unchanged.
  */
-export const anthropic = providerModule(messagesAdapter, anthropicTrajectory, {
-  paths: ["/v1/messages"],
-  methodNotAllowed: true,
-  passThrough: {
-    paths: ["/v1/*"],
-    claims: (headers) => headers.has("anthropic-version"),
-    base: (config) => config.anthropicBaseUrl,
-    baseVar: "ANTHROPIC_BASE_URL",
+export const anthropic = providerModule(messagesAdapter, {
+  format: anthropicTrajectory,
+  routes: {
+    paths: ["/v1/messages"],
+    methodNotAllowed: true,
+    passThrough: {
+      paths: ["/v1/*"],
+      claims: (headers) => headers.has("anthropic-version"),
+    },
   },
+  // Anthropic's SDKs send the key in x-api-key.
+  credentials: { bareKeys: ["x-api-key"] },
+  upstream: ANTHROPIC_UPSTREAM,
+  view: anthropicView,
+  preview: anthropicPreview,
 });

@@ -4,6 +4,8 @@ import { chatRequest, type ChatRequest } from "../../core/messages";
 import type { ProviderAdapter } from "../../cache/provider";
 import { renderChunkStream, renderCompletion } from "./render";
 import { chatAnswerReader } from "./answer-reader";
+import { OPENAI_UPSTREAM } from "../openai";
+import { upstreamBase } from "../upstream";
 
 /**
  * OpenAI Chat Completions (`POST /v1/chat/completions`) over the cached flow:
@@ -15,7 +17,7 @@ export const chatAdapter: ProviderAdapter<ChatRequest, RequestKey, StoredAnswer>
   schema: chatRequest,
   isStream: ({ body }) => body.stream === true,
   key: ({ body, url, headers, raw }, scope) => keyRequest(body, scope.tenant, scope.namespace, scope.maxMessageBytes, { url, headers, raw }),
-  upstream: (config) => ({ base: config.upstreamBaseUrl, pathname: "/v1/chat/completions" }),
+  upstream: (config) => ({ ...upstreamBase(config, OPENAI_UPSTREAM), pathname: "/v1/chat/completions" }),
   answerOf: (stored) => stored,
   render(answer, { body }, stream) {
     const ctx = { id: `chatcmpl-mm${crypto.randomUUID().replaceAll("-", "")}`, model: body.model, created: Math.floor(Date.now() / 1000) };

@@ -7,6 +7,10 @@ import { generateContentRequest, type Content, type GenerateContentRequest } fro
 import { assembledOf, GeminiStreamReader, type GeminiAssembled, type GeminiChunk } from "./stream";
 import type { ProviderAdapter, ProviderRecording, UpstreamReader } from "../../cache/provider";
 import { recordInputOf } from "../../core/recording";
+import { upstreamBase, type UpstreamVar } from "../upstream";
+
+/** Google's upstream, whose base names no API version: the path keeps its own (`/v1beta/`, `/v1/`). */
+export const GEMINI_UPSTREAM: UpstreamVar = { name: "GEMINI_BASE_URL", fallback: "https://generativelanguage.googleapis.com" };
 
 /**
  * `/v1beta/models/{model}:{action}` or `/v1/models/{model}:{action}` (the stable API version): the model, the
@@ -62,7 +66,7 @@ export const geminiAdapter: ProviderAdapter<GenerateContentRequest, GeminiKey, G
     if (action.stream && url.searchParams.get("alt") !== "sse") return { ok: false, bypass: "stream without alt=sse" };
     return keyGeminiRequest(body, action.model, scope, url, headers);
   },
-  upstream: (config, { url }) => ({ base: config.geminiBaseUrl, pathname: url.pathname, search: url.search, baseVar: "GEMINI_BASE_URL" }),
+  upstream: (config, { url }) => ({ ...upstreamBase(config, GEMINI_UPSTREAM), pathname: url.pathname, search: url.search }),
   answerOf: geminiAnswerOf,
   render(answer, { url }, stream) {
     const ctx = { model: geminiAction(url)?.model ?? "", responseId: `mm${crypto.randomUUID().replaceAll("-", "")}` };

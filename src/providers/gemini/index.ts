@@ -1,21 +1,28 @@
 import { providerModule } from "../module";
-import { geminiAction, geminiAdapter } from "./adapter";
+import { GEMINI_UPSTREAM, geminiAction, geminiAdapter } from "./adapter";
 import { geminiTrajectory } from "./trajectory-line";
+import { geminiView, geminiPreview } from "./view";
 
 /**
  * Gemini: `POST models/{model}:generateContent` and `:streamGenerateContent` under `/v1beta/` and `/v1/`
  * (the stable version) through the cached flow; every other call there (`countTokens`, `embedContent`, model lists, files) to
- * `GEMINI_BASE_URL` unchanged.
+ * `GEMINI_BASE_URL` unchanged (its `upstream`).
  */
-export const gemini = providerModule(geminiAdapter, geminiTrajectory, {
-  paths: ["/v1beta/*", "/v1/models/*"],
-  isCached: (url) => geminiAction(url) !== null,
-  passThrough: {
-    paths: ["/v1/*"],
-    claims: (headers, url) => url.pathname.startsWith("/v1beta/") || isGeminiV1(url, headers),
-    base: (config) => config.geminiBaseUrl,
-    baseVar: "GEMINI_BASE_URL",
+export const gemini = providerModule(geminiAdapter, {
+  format: geminiTrajectory,
+  routes: {
+    paths: ["/v1beta/*", "/v1/models/*"],
+    isCached: (url) => geminiAction(url) !== null,
+    passThrough: {
+      paths: ["/v1/*"],
+      claims: (headers, url) => url.pathname.startsWith("/v1beta/") || isGeminiV1(url, headers),
+    },
   },
+  // Google's SDKs send the key in x-goog-api-key; REST examples put it in ?key=.
+  credentials: { bareKeys: ["x-goog-api-key"], queryKeys: ["key"] },
+  upstream: GEMINI_UPSTREAM,
+  view: geminiView,
+  preview: geminiPreview,
 });
 
 /** A Gemini method on a path (`models/{model}:generateContent`, `:countTokens`, `files/{id}:download`): no other API names its methods after a colon. */

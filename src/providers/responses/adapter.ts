@@ -9,6 +9,8 @@ import { responsesUpstreamBody } from "./upstream-body";
 import { servedResponseId, upstreamResponseId } from "./previous";
 import { previousResponseIdOf, resolvePreviousResponse } from "./resolve";
 import { recordInputOf } from "../../core/recording";
+import { OPENAI_UPSTREAM } from "../openai";
+import { upstreamBase } from "../upstream";
 
 interface UpstreamResponse {
   id?: unknown;
@@ -69,7 +71,7 @@ export const responsesAdapter: ProviderAdapter<ResponsesRequest, ResponsesKey, R
   isStream: ({ body }) => body.stream === true,
   resolve: resolvePreviousResponse,
   key: ({ body, url, headers, raw }, scope) => keyResponsesRequest(body, scope, { url, headers, raw }),
-  upstream: (config) => ({ base: config.upstreamBaseUrl, pathname: "/v1/responses" }),
+  upstream: (config) => ({ ...upstreamBase(config, OPENAI_UPSTREAM), pathname: "/v1/responses" }),
   upstreamBody: ({ raw, body }) => responsesUpstreamBody(raw, body.input),
   answerOf: responsesAnswerOf,
   render(answer, { body }, stream, key) {

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { configOf } from "../../config";
+import { configOf, type Config } from "../../config";
 import { logEvent } from "../../observability/log-event";
 import { loggedStoreWork, meteredEnv } from "../../observability/store-meter";
 import { homeShard } from "../shards/directory";
@@ -33,6 +33,7 @@ export const MAX_PAGES_PER_WRITE = 40;
  * last page written, so that no node's row is written twice within one interval.
  */
 export class HitTally extends DurableObject<Env> {
+  private readonly config: Config = configOf(this.env);
   private pending: TallyBatch | null = null;
   /** Pages of an earlier write still to go (beyond MAX_PAGES_PER_WRITE, or a failed write), and when. */
   private carry: TallyBatch[] = [];
@@ -100,7 +101,7 @@ export class HitTally extends DurableObject<Env> {
       this.dropped = 0;
     }
     pages = pages.filter((page) => tallyRows(page) > 0);
-    if (pages.length > 0) await loggedStoreWork(configOf(this.env).logLevel, "tally", "flush", () => this.writePages(pages));
+    if (pages.length > 0) await loggedStoreWork(this.config.logLevel, "tally", "flush", () => this.writePages(pages));
     await this.arm();
   }
 

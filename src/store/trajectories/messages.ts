@@ -1,6 +1,7 @@
 import { providerOfApi } from "../../providers";
 import type { OpenAIMessage } from "../../providers/chat/message-view";
 import type { AnthropicStoredMessage } from "../../providers/anthropic/message-view";
+import type { NodeView } from "../../providers/node-view";
 import type { TrajectoryFormat } from "../../providers/trajectory/formats";
 
 export type { AnthropicStoredMessage, OpenAIMessage };
@@ -23,6 +24,11 @@ export function formatOfApi(api: unknown): TrajectoryFormat {
  */
 export function nodeMessageOf(json: string, api: string | null): TrajectoryMessage {
   return formatOfApi(api).nodeMessage(json);
+}
+
+/** A stored node as its tree's provider views it (`nodeView` of its registry entry): texts, calls, results, refusals. */
+export function nodeViewOf(json: string, api: string | null): NodeView {
+  return (providerOfApi(api) ?? providerOfApi(null))!.nodeView(json);
 }
 
 /** A path's stored nodes, root first, as the list a client of the tree's API sends: what the export writes (Responses `input`, Gemini `contents`, chat or Anthropic `messages`). */

@@ -1,36 +1,42 @@
+import { PROVIDERS } from "../../providers";
+import { isObject, type PreviewPiece as Piece } from "../../providers/node-view";
+
 /**
  * One-line previews of stored nodes, for lists (children, search, prune
  * roots): the leading text, the names of the calls a node makes, and the id
  * of the call a result answers, whatever API the tree was recorded through.
  * Lists read bounded slices of the message (previewColumns), never the whole
  * message, so a slice may be cut mid-JSON: then the text literals it holds
- * still show.
+ * still show. A list row does not name its tree's API: every provider's
+ * PreviewReader (`preview` of its registry entry) says which fields it reads and
+ * which pieces are its own, and none of them is named here.
  */
+
+/** The fields of one kind every provider's previews read, each once, in registry order. */
+const fieldsOf = (kind: "text" | "calls" | "callId") => [...new Set(PROVIDERS.flatMap((p) => p.preview.fields[kind] ?? []))];
+
+/** Field names become SQL: only plain names (the registry's own, never a request's). */
+const PLAIN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * The columns previewOf reads from a node's stored message, each bounded:
- * `content` (chat text or parts, Anthropic blocks, Responses message parts,
- * a Responses function output), `tool_calls` (chat tool calls, a Responses
- * answer's items, Gemini parts) and `tool_call_id` (chat or Responses).
+ * `content` (the first text field a provider declares that the message has),
+ * `tool_calls` (the first list of calls, items or parts) and `tool_call_id`.
  * `table`: the nodes table's alias with its dot (`n.`), or "".
  */
 export function previewColumns(table = ""): string {
-  const field = (path: string) => `json_extract(${table}message, '$.${path}')`;
-  return `substr(coalesce(${field("content")}, ${field("output")}), 1, 400) AS content,
-    substr(coalesce(${field("tool_calls")}, ${field("items")}, ${field("parts")}), 1, 2000) AS tool_calls,
-    coalesce(${field("tool_call_id")}, ${field("call_id")}) AS tool_call_id`;
+  const coalesce = (kind: "text" | "calls" | "callId") => {
+    const fields = fieldsOf(kind).filter((f) => PLAIN.test(f));
+    if (fields.length === 0) return "NULL";
+    const sql = fields.map((f) => `json_extract(${table}message, '$.${f}')`);
+    return sql.length === 1 ? sql[0] : `coalesce(${sql.join(", ")})`;
+  };
+  return `substr(${coalesce("text")}, 1, 400) AS content,
+    substr(${coalesce("calls")}, 1, 2000) AS tool_calls,
+    ${coalesce("callId")} AS tool_call_id`;
 }
 
 type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** What one part, block, item or call of any API contributes: its text, or the name of a call it makes, or the result it carries. */
-interface Piece {
-  text?: string;
-  call?: string;
-  result?: { id: string; text: string };
-}
 
 const compactJson = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 
@@ -44,31 +50,27 @@ function textOf(content: unknown): string {
   return compactJson(content ?? "");
 }
 
-/** A chat tool call, Anthropic block, Responses item or part, or Gemini part, read for its preview. */
+/** A part, block, item or call of any API, read for its preview: by the provider whose shape it is, else by what every API shares. */
 function pieceOf(p: unknown): Piece {
   if (typeof p === "string") return { text: p };
   if (!isObject(p)) return { text: compactJson(p) };
-  if (isObject(p.function) && typeof p.function.name === "string") return { call: p.function.name };
-  if (isObject(p.functionCall) && typeof p.functionCall.name === "string") return { call: p.functionCall.name };
-  if (isObject(p.functionResponse)) {
-    const { id, name, response } = p.functionResponse;
-    return { result: { id: String(id ?? name), text: compactJson(response) } };
+  for (const provider of PROVIDERS) {
+    const own = provider.preview.piece(p as Json, textOf);
+    if (own) return own;
   }
-  if ((p.type === "tool_use" || p.type === "function_call") && typeof p.name === "string") return { call: p.name };
-  if (p.type === "tool_result") return { result: { id: String(p.tool_use_id), text: textOf(p.content) } };
   if (typeof p.text === "string") return { text: p.text };
   if (typeof p.refusal === "string") return { text: p.refusal };
   if (Array.isArray(p.content)) return { text: textOf(p.content) };
   return { text: compactJson(p) };
 }
 
-/** Roles whose slices name calls (`"name"` fields); other roles' names belong to results (Gemini's functionResponse). */
-const CALLERS = ["assistant", "model"];
+/** Roles whose slices name calls (`"name"` fields); other roles' names belong to results (a tool result's tool name). */
+const CALLERS = new Set(PROVIDERS.flatMap((p) => p.preview.callerRoles));
 
 /** The complete `"text"` literals of a slice of JSON cut before its end, and for a caller the `"name"` literals (the names of its calls). */
 function piecesOfSlice(slice: string, role: string): Piece[] {
   const literals = (field: string) => [...slice.matchAll(new RegExp(`"${field}":("(?:[^"\\\\]|\\\\.)*")`, "g"))].map((m) => JSON.parse(m[1]) as string);
-  return [...literals("text").map((text) => ({ text })), ...(CALLERS.includes(role) ? literals("name").map((call) => ({ call })) : [])];
+  return [...literals("text").map((text) => ({ text })), ...(CALLERS.has(role) ? literals("name").map((call) => ({ call })) : [])];
 }
 
 /**

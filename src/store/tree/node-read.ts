@@ -1,4 +1,5 @@
-import { nodeMessageOf, pathMessagesOf, type TrajectoryMessage } from "../trajectories/messages";
+import type { NodeView } from "../../providers/node-view";
+import { nodeMessageOf, nodeViewOf, pathMessagesOf, type TrajectoryMessage } from "../trajectories/messages";
 import { inScope, tenantParam, type Scope } from "./scope";
 
 /** One node in full. */
@@ -10,6 +11,8 @@ export interface NodeDetail {
   role: string;
   /** The message in its tree's API's shape (nodeMessageOf): an OpenAI or Anthropic message, a Responses node's items, a Gemini content; call ids as ordinals. */
   message: TrajectoryMessage;
+  /** What the message says, whatever its API (its provider's `nodeView`): what the dashboard shows. */
+  view: NodeView;
   observations: number;
   hits: number;
   prompt_tokens: number;
@@ -21,7 +24,7 @@ export interface NodeDetail {
 }
 
 /** A node row as D1 returns it: the detail's fields, with the message still as stored JSON. */
-type NodeRowRaw = Omit<NodeDetail, "message"> & { message: string };
+type NodeRowRaw = Omit<NodeDetail, "message" | "view"> & { message: string };
 
 /** The API a tree was recorded through (`muscle-mem:api` of its frame, `t`), null for chat. */
 const TREE_API = `json_extract(t.frame, '$."muscle-mem:api"')`;
@@ -46,7 +49,7 @@ export async function readNode(db: D1Database, hash: string, scope: Scope): Prom
     .first<NodeRowRaw & { api: string | null }>();
   if (!row) return null;
   const { message, api, ...rest } = row;
-  return { ...rest, message: nodeMessageOf(message, api) };
+  return { ...rest, message: nodeMessageOf(message, api), view: nodeViewOf(message, api) };
 }
 
 /**
