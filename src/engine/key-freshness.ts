@@ -1,10 +1,8 @@
 import type { AccessSettings, Config } from "../config";
 import { withTimeout } from "../core/deadline";
 import { logEvent } from "../observability/log-event";
-import { ANTHROPIC_UPSTREAM } from "../providers/anthropic/adapter";
-import { GEMINI_UPSTREAM } from "../providers/gemini/adapter";
-import { OPENAI_UPSTREAM } from "../providers/openai";
-import { upstreamBase } from "../providers/upstream";
+import { DEFAULT_UPSTREAM, UPSTREAMS } from "../providers/index";
+import { upstreamBase, type UpstreamVar } from "../providers/upstream";
 import { forward } from "../upstream/forward";
 
 /**
@@ -23,14 +21,17 @@ import { forward } from "../upstream/forward";
 /** The clock every freshness decision reads; tests replace `now` (never wall-clock waits). */
 export const keyClock = { now: (): number => Date.now() };
 
-/** The providers a credential may belong to: whose model list re-checks it. */
-export type KeyProvider = "openai" | "anthropic" | "gemini";
+/** The provider a credential belongs to, by its upstream's key check id (`openai`, `anthropic`): whose model list re-checks it. */
+export type KeyProvider = string;
 
-/** The provider of an upstream, by the var that names its base. */
+/** The upstream whose key check is `id`, if a provider declares it. */
+function upstreamOfId(id: string | null | undefined): UpstreamVar | undefined {
+  return UPSTREAMS.find((u) => u.keyCheck.id === id);
+}
+
+/** The provider of an upstream, by the var that names its base (an unknown var: the default upstream's). */
 export function providerOfBase(baseVar: string | undefined): KeyProvider {
-  if (baseVar === "ANTHROPIC_BASE_URL") return "anthropic";
-  if (baseVar === "GEMINI_BASE_URL") return "gemini";
-  return "openai";
+  return (UPSTREAMS.find((u) => u.name === baseVar) ?? DEFAULT_UPSTREAM).keyCheck.id;
 }
 
 /** What this isolate knows per tenant: when the provider last accepted its key (and which), and when D1 was last told. */
@@ -107,41 +108,24 @@ export async function keyAccepted(
   return ok;
 }
 
-/** Anthropic's API version header that its model list requires (any version lists models). */
-const ANTHROPIC_VERSION = "2023-06-01";
-
 /**
  * Whose credential a bare key (an `/api` caller's `Authorization: Bearer <key>`) is: the provider that last
- * accepted it through the Worker when known, else its shape (`sk-ant-…`: Anthropic; `AIza…`: Gemini), else
- * OpenAI (UPSTREAM_BASE_URL).
+ * accepted it through the Worker when known, else the upstream whose keys have its prefix (`sk-ant-…`,
+ * `AIza…`), else the default upstream (UPSTREAM_BASE_URL).
  */
-export function keyProvider(key: string, stored: StoredProvider): KeyProvider {
-  if (stored) return stored;
-  if (key.startsWith("sk-ant-")) return "anthropic";
-  if (key.startsWith("AIza")) return "gemini";
-  return "openai";
+export function keyUpstream(key: string, stored: StoredProvider): UpstreamVar {
+  return upstreamOfId(stored) ?? UPSTREAMS.find((u) => u.keyCheck.keyPrefix !== undefined && key.startsWith(u.keyCheck.keyPrefix)) ?? DEFAULT_UPSTREAM;
 }
 
 /**
- * The check of a bare key at its own provider, sent the way that provider takes it: OpenAI's `GET /v1/models`
- * with `Authorization: Bearer`, Anthropic's `GET /v1/models` with `x-api-key` and `anthropic-version`,
- * Gemini's `GET /v1beta/models` with `x-goog-api-key`. A key is never sent to another provider than its own.
+ * The check of a bare key at its own provider, sent the way that provider takes it (each upstream's
+ * `keyCheck`: OpenAI's `GET /v1/models` with `Authorization: Bearer`, Anthropic's with `x-api-key` and
+ * `anthropic-version`, Gemini's `GET /v1beta/models` with `x-goog-api-key`). A key is never sent to another
+ * provider than its own.
  */
 export function keyCheckTarget(config: Config, key: string, stored: StoredProvider): CheckTarget {
-  const url = "http://api.invalid/";
-  switch (keyProvider(key, stored)) {
-    case "anthropic":
-      return {
-        ...upstreamBase(config, ANTHROPIC_UPSTREAM),
-        pathname: "/v1/models",
-        headers: new Headers({ "x-api-key": key, "anthropic-version": ANTHROPIC_VERSION }),
-        url,
-      };
-    case "gemini":
-      return { ...upstreamBase(config, GEMINI_UPSTREAM), pathname: "/v1beta/models", headers: new Headers({ "x-goog-api-key": key }), url };
-    default:
-      return { ...upstreamBase(config, OPENAI_UPSTREAM), pathname: "/v1/models", headers: new Headers({ authorization: `Bearer ${key}` }), url };
-  }
+  const upstream = keyUpstream(key, stored);
+  return { ...upstreamBase(config, upstream), pathname: upstream.keyCheck.pathname, headers: upstream.keyCheck.headers(key), url: "http://api.invalid/" };
 }
 
 /**
@@ -175,7 +159,7 @@ async function readAccepted(db: D1Database, tenant: string, timeoutMs: number): 
       "credential check read",
     );
     if (!row) return undefined;
-    const provider = row.provider === "openai" || row.provider === "anthropic" || row.provider === "gemini" ? row.provider : undefined;
+    const provider = upstreamOfId(row.provider)?.keyCheck.id;
     return { at: row.at, provider };
   } catch (error) {
     logEvent("warn", "credential_check_read_failed", { error: String(error) });

@@ -3,7 +3,9 @@ import { anthropic } from "./anthropic";
 import { chat } from "./chat";
 import { gemini } from "./gemini";
 import type { ProviderModule } from "./module";
+import { OPENAI_UPSTREAM } from "./openai";
 import { responses } from "./responses";
+import type { UpstreamVar } from "./upstream";
 
 export type { ProviderModule };
 
@@ -25,3 +27,9 @@ export function providerOfApi(api: unknown): ProviderModule | undefined {
   if (api === null || api === undefined) return chat;
   return typeof api === "string" ? PROVIDERS.find((p) => p.format.api === api) : undefined;
 }
+
+/** Every upstream a provider declares, once each (chat and responses share OpenAI's). */
+export const UPSTREAMS: readonly UpstreamVar[] = [...new Map(PROVIDERS.map((p) => [p.upstream.name, p.upstream])).values()];
+
+/** The upstream a credential of unknown provider goes to: the general `/v1/*` pass-through's (OpenAI's). */
+export const DEFAULT_UPSTREAM: UpstreamVar = OPENAI_UPSTREAM;

@@ -10,6 +10,23 @@ export interface UpstreamVar {
   readonly name: `${string}_BASE_URL`;
   /** Its value when unset or blank. */
   readonly fallback: string;
+  /** How a bare key for this upstream (an `/api` caller's `Authorization: Bearer <key>`) is re-checked (KEY_FRESH_MS). */
+  readonly keyCheck: KeyCheck;
+}
+
+/**
+ * A cheap call the upstream answers 2xx only for a key it accepts, and which it does not bill: its model list,
+ * with the key sent the way its own clients send it (src/engine/key-freshness.ts).
+ */
+export interface KeyCheck {
+  /** The name `credential_checks.provider` keeps for the upstream that last accepted a key (`openai`, `anthropic`). */
+  readonly id: string;
+  /** The model list's path (`/v1/models`). */
+  readonly pathname: string;
+  /** The prefix this upstream's keys have, when they have one (`sk-ant-`): a key of unknown provider is checked where its prefix says. */
+  readonly keyPrefix?: string;
+  /** The headers that carry `key` as the upstream's clients send it. */
+  headers(key: string): Headers;
 }
 
 /**

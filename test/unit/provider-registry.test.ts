@@ -42,6 +42,24 @@ describe("the provider registry: a fifth provider is one folder and one line", (
     });
   });
 
+  it("Should check a bare key at its own upstream, sent as that upstream's clients send it (KEY_FRESH_MS for /api reads)", () => {
+    const checks = Object.fromEntries(
+      PROVIDERS.map((p) => {
+        const { id, pathname, keyPrefix } = p.upstream.keyCheck;
+        return [p.name, `${id} ${pathname} ${keyPrefix ?? "-"} ${[...p.upstream.keyCheck.headers("K").entries()].map(([k, v]) => `${k}=${v}`).join(",")}`];
+      }),
+    );
+    expect(checks).toEqual({
+      chat: "openai /v1/models - authorization=Bearer K",
+      messages: "anthropic /v1/models sk-ant- anthropic-version=2023-06-01,x-api-key=K",
+      responses: "openai /v1/models - authorization=Bearer K",
+      gemini: "gemini /v1beta/models AIza x-goog-api-key=K",
+    });
+    // One id per upstream: credential_checks.provider names the upstream that accepted a key.
+    const ids = new Map(PROVIDERS.map((p) => [p.upstream.keyCheck.id, p.upstream.name]));
+    expect(ids.size).toBe(new Set(PROVIDERS.map((p) => p.upstream.name)).size);
+  });
+
   it("Should view a stored node through its own provider, in the one shape the dashboard reads", () => {
     const chat = PROVIDERS.find((p) => p.format.api === null);
     const gemini = PROVIDERS.find((p) => p.format.api === "gemini");

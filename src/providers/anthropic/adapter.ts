@@ -7,7 +7,17 @@ import { anthropicErrorResponse } from "./errors";
 import { upstreamBase, type UpstreamVar } from "../upstream";
 
 /** Anthropic's upstream: `/v1/messages` and the calls that carry `anthropic-version` go there. */
-export const ANTHROPIC_UPSTREAM: UpstreamVar = { name: "ANTHROPIC_BASE_URL", fallback: "https://api.anthropic.com/v1" };
+export const ANTHROPIC_UPSTREAM: UpstreamVar = {
+  name: "ANTHROPIC_BASE_URL",
+  fallback: "https://api.anthropic.com/v1",
+  // Its model list needs an `anthropic-version`; any version lists models.
+  keyCheck: {
+    id: "anthropic",
+    pathname: "/v1/models",
+    keyPrefix: "sk-ant-",
+    headers: (key) => new Headers({ "x-api-key": key, "anthropic-version": "2023-06-01" }),
+  },
+};
 
 /**
  * Anthropic Messages (`POST /v1/messages`) over the cached flow: Anthropic

@@ -10,7 +10,11 @@ import { recordInputOf } from "../../core/recording";
 import { upstreamBase, type UpstreamVar } from "../upstream";
 
 /** Google's upstream, whose base names no API version: the path keeps its own (`/v1beta/`, `/v1/`). */
-export const GEMINI_UPSTREAM: UpstreamVar = { name: "GEMINI_BASE_URL", fallback: "https://generativelanguage.googleapis.com" };
+export const GEMINI_UPSTREAM: UpstreamVar = {
+  name: "GEMINI_BASE_URL",
+  fallback: "https://generativelanguage.googleapis.com",
+  keyCheck: { id: "gemini", pathname: "/v1beta/models", keyPrefix: "AIza", headers: (key) => new Headers({ "x-goog-api-key": key }) },
+};
 
 /**
  * `/v1beta/models/{model}:{action}` or `/v1/models/{model}:{action}` (the stable API version): the model, the
