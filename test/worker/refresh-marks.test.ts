@@ -28,6 +28,22 @@ describe("refresh marks: one refresh per key per colo per interval", () => {
     expect(await marks.claim([k1], t0 + 60_001)).toEqual([]);
   });
 
+  it("Should let every key through when the Cache API fails (a refresh is always safe)", async () => {
+    const failing = {
+      match: async () => {
+        throw new Error("cache down");
+      },
+      put: async () => {
+        throw new Error("cache down");
+      },
+    };
+    // SAFETY: claim uses match and put alone; the rest of Cache is never called.
+    const marks = refreshMarks(60_000, failing as unknown as Cache)!;
+    const keys = [unique("down-a"), unique("down-b")];
+    expect(await marks.claim(keys, 1_000)).toEqual(keys);
+    expect(await marks.claim(keys, 1_001)).toEqual(keys);
+  });
+
   it("Should be off with an interval of 0", () => {
     expect(refreshMarks(0)).toBeNull();
   });

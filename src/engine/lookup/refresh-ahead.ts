@@ -21,9 +21,9 @@ import type { RefreshMarks } from "./refresh-marks";
  * cold once (docs/performance.md, floors). At most one read per key per
  * isolate per half bound (2.5 s with the defaults).
  *
- * Refreshes are batched per tree: the keys of one tree that fall due within
- * BATCH_WINDOW of the bound of each other are read in one call (one far
- * call, one D1 batch), at most MAX_BATCH_KEYS at a time. Keys read in one
+ * Refreshes are batched per shard: the keys of one shard (and bookmark) that
+ * fall due within BATCH_WINDOW of the bound of each other are read in one
+ * call (one D1 batch), at most MAX_BATCH_KEYS at a time. Keys read in one
  * batch share their read time, so they fall due together again: a tree hit
  * steadily on 240 paths costs about one refresh call per half bound, not 240.
  *
@@ -52,7 +52,7 @@ export interface RefreshTarget {
   colo: ColoCache | null;
   /** The staleness bound (COLO_CACHE_TTL_MS, or HOT_CACHE_TTL_MS without the colo layer): it sets the batch window. */
   boundMs: number;
-  /** Which batch a key joins: the keys of one tree read the same way (one call reads them all). */
+  /** Which batch a key joins: the keys read the same way (one shard, one bookmark: one call reads them all). */
   batch: string;
   /** Reads the answers at several keys from D1 in one call (one batch, or replica sessions side by side). */
   read: (keys: string[]) => Promise<Map<string, StoredAnswer[]>>;

@@ -24,7 +24,7 @@ export interface LookupOrJoinRequest {
 }
 
 /**
- * The answer of one far call on a cold lookup: a `hit` (the answers at h_n and
+ * The answer of the object call of a cold lookup the Worker's own read could not serve: a `hit` (a replica behind, or a record landed since; the answers at h_n and
  * the one the policy serves, which the Worker keeps in its isolate and colo
  * layers), or a `miss` with the request's single-flight claim taken in the
  * same call (lead, a recent answer, or wait). `templates` says whether the
