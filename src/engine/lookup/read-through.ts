@@ -95,7 +95,7 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
       try {
         // With `far`, the object reads the probed query on a miss; the Worker's read is the plain one, on a replica alone.
         const read = await withTimeout(far ? readNear(source, key) : readFrom(source, key), timeoutMs, "D1 lookup");
-        if (far && choose(read.rows, policy) === null) return lookupFar(source, hot, key, policy, timeoutMs, far);
+        if (far && choose(read.rows, policy) === null) return lookupFar(source, hot, key, policy, timeoutMs, far, read.bookmark);
         answers = read.rows;
         bookmark = read.bookmark;
       } catch (error) {
@@ -123,7 +123,16 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
  * replica behind, or a record that landed between the two reads) is kept in
  * the isolate and the colo layer as a D1 read would be; a miss is not.
  */
-async function lookupFar(source: LookupSource, hot: HotCache, key: string, policy: ServePolicy, timeoutMs: number, far: FarLookup): Promise<Lookup> {
+async function lookupFar(
+  source: LookupSource,
+  hot: HotCache,
+  key: string,
+  policy: ServePolicy,
+  timeoutMs: number,
+  far: FarLookup,
+  /** The Worker's own read's bookmark (a replica session), handed back on a miss. */
+  bookmark: string | null,
+): Promise<Lookup> {
   try {
     const readAt = Date.now();
     const found = await lookUpFar(far, { key, policy, timeoutMs });
@@ -131,7 +140,7 @@ async function lookupFar(source: LookupSource, hot: HotCache, key: string, polic
       const probe = found.probe !== undefined ? { probe: found.probe } : {};
       return {
         status: "miss",
-        bookmark: null,
+        bookmark,
         templates: found.templates,
         recorded: found.answers.length,
         ...probe,
