@@ -14,6 +14,8 @@ declare module "autocannon" {
     headers?: Record<string, string>;
     body?: string | Buffer;
     onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string>) => void;
+    /** Changes the request before each send (a fresh body per request). */
+    setupRequest?: (request: Request, context: unknown) => Request;
   }
   export interface Options {
     url: string;
@@ -25,6 +27,8 @@ declare module "autocannon" {
     body?: string | Buffer;
     requests?: Request[];
     timeout?: number;
+    /** Requests per second from all connections together (open loop up to `connections` in flight). */
+    overallRate?: number;
     /** Called with each connection's client before it starts. */
     setupClient?: (client: Client) => void;
   }

@@ -2,6 +2,8 @@
  * `npm run bench [-- --seconds 3 --rounds 3 --connections 10 --replay-limit N | --full-replay | --skip-replay]`
  * `npm run bench -- --only templates [--templates 1000 --miss-samples 40]` (sections: core, templates, replay, floors):
  * `npm run bench -- --only scale [--scale-rows tally,move --tally-seconds 95 --tally-contrast-seconds 20 --move-conversations 2500]`: bench/scale.ts.
+ * `npm run bench -- --only hot-tree [--hot-rates 200,400,800,1600 --hot-miss-rates 50,100,200,400 --hot-seconds 4 --hot-before REF]`:
+ * one tree's cold hits and misses at rising rates, before and after (bench/hot-tree.ts; not in the default run).
  * `npm run bench -- --only floors [--hot 240 --miss-samples 40]`: hits and misses against bare Hono floors
  * (bench/floors/), and the store counts the capacity model reads (writes bench/capacity/measured.json).
  * runs the Worker under `wrangler dev` with a scripted upstream, measures
@@ -19,6 +21,7 @@ import { startScriptedModel } from "../tools/scripted-model";
 import { hitRequests, shortAndLong } from "./bodies";
 import { coreRows } from "./core";
 import { floorRows, hotSet } from "./floors";
+import { hotTreeArgs, hotTreeOptions, hotTreeRows } from "./hot-tree";
 import { recordingCost } from "./recording-cost";
 import { log } from "./http";
 import { benchReplay } from "./replay";
@@ -29,6 +32,8 @@ import { templateScript } from "./template-trees";
 import { templateRows } from "./templates";
 
 const SECTIONS = ["core", "templates", "replay", "floors", "scale"];
+/** Sections run only when --only names them. */
+const OPT_IN = ["hot-tree"];
 const { values: args } = parseArgs({
   options: {
     seconds: { type: "string", default: "3" },
@@ -52,11 +57,13 @@ const { values: args } = parseArgs({
     "tally-seconds": { type: "string", default: "95" },
     "tally-contrast-seconds": { type: "string", default: "20" },
     "move-conversations": { type: "string", default: "2500" },
+    ...hotTreeArgs,
   },
 });
 const sections = new Set(args.only ? args.only.split(",").map((s) => s.trim()) : SECTIONS);
 if (args["skip-replay"]) sections.delete("replay");
-for (const s of sections) if (!SECTIONS.includes(s)) throw new Error(`--only: unknown section ${s} (known: ${SECTIONS.join(", ")})`);
+for (const s of sections)
+  if (![...SECTIONS, ...OPT_IN].includes(s)) throw new Error(`--only: unknown section ${s} (known: ${[...SECTIONS, ...OPT_IN].join(", ")})`);
 const load = { seconds: Number(args.seconds), rounds: Number(args.rounds), connections: Number(args.connections) };
 const SLOW_MARK = "(single-flight probe)";
 
@@ -140,6 +147,13 @@ if (dev) {
   }
 }
 await model.close();
+
+if (sections.has("hot-tree")) {
+  log("hot tree: cold hits and misses of one tree at rising rates, before and after (own wrangler devs)");
+  const hot = await hotTreeRows(snapshot, hotTreeOptions(args));
+  rows.push(...hot.rows);
+  results.hotTree = hot.results;
+}
 
 if (sections.has("scale")) {
   const scale = await scaleRows(snapshot, {

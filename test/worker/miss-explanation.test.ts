@@ -184,8 +184,9 @@ describe("why it missed", () => {
     await learn(conversation(model, 1999, "delivered"), key);
     const res = await send(conversation(model, 1999, "lost"), key, `why-cost-${model}`);
     expect(res.headers.get("muscle-mem-miss")).toBe("new-branch; depth=3");
-    // A cold miss: one call to the tree's object, whose D1 batch reads the answers (with the probe in the same
-    // statement) and the live templates: two statements, as before the explanation existed (measured on de2c928).
-    expect(storeCost(res)).toEqual({ d1: 2, do: 1 });
+    // A cold miss: the Worker's own read of the answers, then one call to the tree's object, whose D1 batch reads
+    // them again (with the probe in the same statement) and the live templates: three statements, as before the
+    // explanation existed (two on de2c928, before cold hits stopped going to the object).
+    expect(storeCost(res)).toEqual({ d1: 3, do: 1 });
   });
 });

@@ -24,7 +24,7 @@ describe("refresh ahead: a due hit is served from memory and renewed after the r
     expect(res.headers.get("muscle-mem-cache")).toBe("hit");
     expect(storeCost(res)).toEqual({ d1: 0, do: 0 });
     await res.arrayBuffer();
-    // After the response, the refresh reads the tree's object and renews the isolate's memory and the colo's entry
+    // After the response, the refresh reads D1 from the Worker and renews the isolate's memory and the colo's entry
     // (both waited for: the colo put of recordedPath's own read may land after the delete above).
     await eventually(async () => (hot().entry(parent)?.readAt ?? 0) > readAt && ((await colo.get(parent))?.readAt ?? 0) > readAt, 2_000);
     const shared = await colo.get(parent);
@@ -52,7 +52,7 @@ describe("refresh ahead: a due hit is served from memory and renewed after the r
 });
 
 describe("refresh ahead: batched per tree", () => {
-  it("Should renew several due paths of one tree, read through the tree's object together", async () => {
+  it("Should renew several due paths of one tree, read from D1 together", async () => {
     const key = newKey();
     const model = uniqueModel("refresh-batch");
     const bodies = [0, 1, 2].map((i) => ({ model, messages: [{ role: "user", content: `refresh batch ${i} ${crypto.randomUUID()}` }] }));

@@ -49,9 +49,9 @@ export function noteWorkerOrigin(url: string): void {
   if (origin !== workerOrigin && /^https?:\/\/[^/?#]+$/.test(origin)) workerOrigin = origin;
 }
 
-/** The URL an entry is kept under. */
-export function coloUrl(key: string): string {
-  return `${workerOrigin || FALLBACK_ORIGIN}${PATH}${encodeURIComponent(key)}`;
+/** The URL an entry is kept under (`under`: another path of the Worker's host, for the refresh marks of src/engine/lookup/refresh-marks.ts). */
+export function coloUrl(key: string, under = PATH): string {
+  return `${workerOrigin || FALLBACK_ORIGIN}${under}${encodeURIComponent(key)}`;
 }
 
 function requestFor(key: string): Request {

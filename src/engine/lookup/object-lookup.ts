@@ -3,7 +3,7 @@ import type { TreeWriter } from "../../store/objects/tree-writer";
 import { withTimeout } from "../../core/deadline";
 import { addD1 } from "../../observability/store-meter";
 
-/** What a cold lookup needs to go to the tree's object instead of D1: its stub and what to ask. */
+/** What a cold lookup needs to go on to the tree's object when the Worker's own D1 read found nothing to serve: its stub and what to ask. */
 export interface FarLookup {
   writer: DurableObjectStub<TreeWriter>;
   treeId: string;
@@ -18,7 +18,7 @@ export interface FarLookup {
 }
 
 /**
- * The one far call of a cold lookup: TreeWriter.lookupOrJoin, bounded by
+ * The object call of a cold lookup that found nothing to serve: TreeWriter.lookupOrJoin, bounded by
  * LOOKUP_TIMEOUT_MS. The D1 queries the object made for it are booked to the
  * request (`server-timing` d1). Throws on a failure or timeout (the caller fails open).
  * When the Worker stopped waiting but the object made it the leader after all,

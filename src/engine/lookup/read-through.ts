@@ -1,9 +1,9 @@
 import type { StoredAnswer } from "../../core/answer";
 import { choose, type ServePolicy } from "../../cache/policy";
 import type { Config } from "../../config";
-import { queryAnswers, readAnswers, servedAnswers } from "../../store/tree/answers";
-import { probedAnswersStatement, probedFrom, type PathProbe } from "../../store/tree/divergence";
-import { BOOKMARK_HEADER, bookmarkFor, bookmarkHeader, readYourWrites, type Shard } from "../../store/shards/shards";
+import { queryAnswers, readAnswers, readAnswersAt } from "../../store/tree/answers";
+import type { PathProbe } from "../../store/tree/divergence";
+import { BOOKMARK_HEADER, bookmarkFor, bookmarkHeader, readSession, readYourWrites, type Shard } from "../../store/shards/shards";
 import { shardFor } from "../../store/shards/directory";
 import type { HotCache } from "./isolate-cache";
 import { coloCache, type ColoCache, type ColoEntry } from "./colo-cache";
@@ -13,7 +13,8 @@ import { withTimeout } from "../../core/deadline";
 import type { Joined } from "../../store/objects/single-flight";
 import { lookUpFar, type FarLookup } from "./object-lookup";
 import { keepRead } from "./remember-read";
-import { readThroughObject, refreshAhead, refreshDue } from "./refresh-ahead";
+import { REFRESH_AT, refreshAhead, refreshDue } from "./refresh-ahead";
+import { refreshMarks } from "./refresh-marks";
 
 /**
  * A lookup's outcome. A miss that went to the tree's object carries the
@@ -65,36 +66,38 @@ export async function lookupSource(
 
 /**
  * The exact lookup: the answers at h_n from isolate memory, this colo's Cache
- * API layer, or, cold, one far call. Without read replication (and with `far`)
- * that call is the tree's object (TreeWriter.lookupOrJoin), which reads D1 next
- * to the primary and, on a miss, joins single flight in the same call; with
- * read replication it is one indexed D1 query through a session of the tree's
- * shard (a near replica, confirmed on the primary when it has nothing), and the
- * caller claims after. Then the serving policy. Never throws: a failing store
- * is reported as `failed`, and the caller fails open. A D1 session read
- * returns its bookmark, for the client to send back.
+ * API layer, or, cold, one indexed D1 query from the Worker itself (through a
+ * session of the tree's shard with read replication: a near replica). Then
+ * the serving policy. With `far`, a cold read that finds nothing to serve goes
+ * on to the tree's object (TreeWriter.lookupOrJoin), which reads the primary
+ * again and joins single flight in the same call: the writer sees a tree's
+ * misses, never its hits (docs/performance.md, "A hot tree"). A stale replica
+ * can only make a miss (the object's read on the primary then finds the
+ * answer): the answers are read at `key` and served for `key` alone. Without
+ * `far`, a replica read that has nothing is confirmed on the primary and the
+ * caller claims after. Never throws: a failing store is reported as `failed`,
+ * and the caller fails open. A D1 session read returns its bookmark, for the
+ * client to send back.
  */
 export async function lookupAnswer(source: LookupSource, hot: HotCache, key: string, policy: ServePolicy, timeoutMs: number, far?: FarLookup): Promise<Lookup> {
   const inMemory = hot.entry(key);
   let answers = inMemory?.answers;
   let bookmark: string | null = null;
   let cachedReadAt = inMemory?.readAt;
-  let probe: PathProbe | null | undefined;
   if (!answers) {
     const fromColo = await readColo(source.colo, key, timeoutMs);
     if (fromColo) {
       answers = fromColo.answers;
       cachedReadAt = fromColo.readAt;
       hot.set(key, answers, Date.now(), fromColo.expiresAt, fromColo.readAt);
-    } else if (far && !source.replicas) {
-      return lookupFar(source, hot, key, policy, timeoutMs, far);
     } else {
       const readAt = Date.now();
       try {
-        const read = await withTimeout(readFrom(source, key, far?.path ? { treeId: far.treeId, path: far.path } : null), timeoutMs, "D1 lookup");
+        // With `far`, the object reads the probed query on a miss; the Worker's read is the plain one, on a replica alone.
+        const read = await withTimeout(far ? readNear(source, key) : readFrom(source, key), timeoutMs, "D1 lookup");
+        if (far && choose(read.rows, policy) === null) return lookupFar(source, hot, key, policy, timeoutMs, far, read.bookmark);
         answers = read.rows;
         bookmark = read.bookmark;
-        probe = read.probe;
       } catch (error) {
         return { status: "failed", error };
       }
@@ -102,25 +105,34 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
     }
   }
   const chosen = choose(answers, policy);
-  if (chosen === null) return { status: "miss", bookmark, recorded: answers.length, ...(probe !== undefined ? { probe } : {}) };
+  if (chosen === null) return { status: "miss", bookmark, recorded: answers.length };
   // A hit from memory or the colo whose answers near the staleness bound: read them again after the response.
   const boundMs = source.colo?.ttlMs ?? hot.ttlMs;
   if (cachedReadAt !== undefined && source.defer && refreshDue(cachedReadAt, boundMs)) {
-    const viaObject = far !== undefined && !source.replicas;
-    const read = viaObject ? readThroughObject(far.writer, far.treeId, timeoutMs) : (keys: string[]) => readEach(source, keys, timeoutMs);
-    // A batch is read one way: one tree's keys through its object, or a shard's keys read with the same bookmark.
-    const batch = viaObject ? `object:${far.treeId}` : `d1:${source.shard.name}:${source.bookmark ?? ""}`;
-    refreshAhead({ hot, colo: source.colo, boundMs, batch, read, defer: source.defer }, key);
+    // A refresh reads D1 from the Worker too, never the tree's object: one batch per shard (and bookmark).
+    const read = (keys: string[]) => readEach(source, keys, timeoutMs);
+    const marks = source.colo ? refreshMarks(Math.ceil(boundMs * REFRESH_AT)) : null;
+    refreshAhead({ hot, colo: source.colo, boundMs, batch: `d1:${source.shard.name}:${source.bookmark ?? ""}`, read, defer: source.defer, marks }, key);
   }
   return { status: "hit", answer: answers[chosen], bookmark };
 }
 
 /**
- * The cold lookup through the tree's object. A hit is kept in the isolate and
- * the colo layer as a D1 read would be; a miss is not (the next request asks
- * the object again, one call either way, and reads what was recorded meanwhile).
+ * A cold lookup that found nothing to serve in D1, through the tree's object:
+ * its read on the primary and the single-flight join in one call. A hit (a
+ * replica behind, or a record that landed between the two reads) is kept in
+ * the isolate and the colo layer as a D1 read would be; a miss is not.
  */
-async function lookupFar(source: LookupSource, hot: HotCache, key: string, policy: ServePolicy, timeoutMs: number, far: FarLookup): Promise<Lookup> {
+async function lookupFar(
+  source: LookupSource,
+  hot: HotCache,
+  key: string,
+  policy: ServePolicy,
+  timeoutMs: number,
+  far: FarLookup,
+  /** The Worker's own read's bookmark (a replica session), handed back on a miss. */
+  bookmark: string | null,
+): Promise<Lookup> {
   try {
     const readAt = Date.now();
     const found = await lookUpFar(far, { key, policy, timeoutMs });
@@ -128,7 +140,7 @@ async function lookupFar(source: LookupSource, hot: HotCache, key: string, polic
       const probe = found.probe !== undefined ? { probe: found.probe } : {};
       return {
         status: "miss",
-        bookmark: null,
+        bookmark,
         templates: found.templates,
         recorded: found.answers.length,
         ...probe,
@@ -156,37 +168,32 @@ async function readColo(colo: ColoCache | null, key: string, timeoutMs: number):
   }
 }
 
-/**
- * One indexed read of the answers at `key`: from the shard itself, or through a replica session with
- * read-your-writes. With `probed` it is the probed query (src/store/tree/divergence.ts): still one statement.
- */
-async function readFrom(
-  source: LookupSource,
-  key: string,
-  probed: { treeId: string; path: string[] } | null = null,
-): Promise<{ rows: StoredAnswer[]; bookmark: string | null; probe?: PathProbe | null }> {
-  if (!probed) {
-    if (!source.replicas) return readAnswers(source.shard.db, key).then((rows) => ({ rows, bookmark: null }));
-    return readYourWrites(source.shard, source.bookmark, async (db) => {
-      const r = await queryAnswers(db, key);
-      return { rows: r.answers, servedByPrimary: r.servedByPrimary };
-    });
-  }
-  // The probe of the last read made (read-your-writes confirms an empty replica read on the primary).
-  let probe: PathProbe | null = null;
-  const probedRead = async (db: D1Database | D1DatabaseSession) => {
-    const result = await probedAnswersStatement(db, key, probed.treeId, probed.path).all<Parameters<typeof probedFrom>[0]["results"][number]>();
-    const read = probedFrom(result);
-    probe = read.probe;
-    return { rows: servedAnswers(read.rows), servedByPrimary: result.meta.served_by_primary };
-  };
-  if (!source.replicas) return { rows: (await probedRead(source.shard.db)).rows, bookmark: null, probe };
-  const read = await readYourWrites(source.shard, source.bookmark, probedRead);
-  return { rows: read.rows, bookmark: read.bookmark, probe };
+/** One indexed read of the answers at `key`: from the shard itself, or through a replica session with read-your-writes. */
+async function readFrom(source: LookupSource, key: string): Promise<{ rows: StoredAnswer[]; bookmark: string | null }> {
+  if (!source.replicas) return readAnswers(source.shard.db, key).then((rows) => ({ rows, bookmark: null }));
+  return readYourWrites(source.shard, source.bookmark, async (db) => {
+    const r = await queryAnswers(db, key);
+    return { rows: r.answers, servedByPrimary: r.servedByPrimary };
+  });
 }
 
-/** A refresh's read without the tree's object (read replication): each key's indexed read through a replica session, side by side. */
+/**
+ * The Worker's cold read when the tree's object stands behind it: one indexed read of the answers at `key`,
+ * from the shard or one replica session (no confirmation on the primary: a miss goes to the object, which reads there).
+ */
+async function readNear(source: LookupSource, key: string): Promise<{ rows: StoredAnswer[]; bookmark: string | null }> {
+  if (!source.replicas) return { rows: await readAnswers(source.shard.db, key), bookmark: null };
+  const session = readSession(source.shard, source.bookmark);
+  const rows = await readAnswers(session, key);
+  return { rows, bookmark: session.getBookmark() };
+}
+
+/**
+ * A refresh's read: without read replication, every key in one D1 batch on the shard (readAnswersAt);
+ * with it, each key's indexed read through a replica session, side by side.
+ */
 async function readEach(source: LookupSource, keys: string[], timeoutMs: number): Promise<Map<string, StoredAnswer[]>> {
+  if (!source.replicas) return withTimeout(readAnswersAt(source.shard.db, keys), timeoutMs, "D1 refresh");
   const reads = await Promise.all(keys.map(async (key) => [key, (await withTimeout(readFrom(source, key), timeoutMs, "D1 refresh")).rows] as const));
   return new Map(reads);
 }

@@ -1,10 +1,9 @@
 import type { StoredAnswer } from "../../core/answer";
 import type { ColoCache } from "./colo-cache";
 import type { HotCache } from "./isolate-cache";
-import type { TreeWriter } from "../../store/objects/tree-writer";
-import { withTimeout } from "../../core/deadline";
 import { logEvent } from "../../observability/log-event";
 import { keepRead } from "./remember-read";
+import type { RefreshMarks } from "./refresh-marks";
 
 /**
  * Refresh ahead: a hit served from isolate memory or the colo layer whose
@@ -22,11 +21,17 @@ import { keepRead } from "./remember-read";
  * cold once (docs/performance.md, floors). At most one read per key per
  * isolate per half bound (2.5 s with the defaults).
  *
- * Refreshes are batched per tree: the keys of one tree that fall due within
- * BATCH_WINDOW of the bound of each other are read in one call (one far
- * call, one D1 batch), at most MAX_BATCH_KEYS at a time. Keys read in one
+ * Refreshes are batched per shard: the keys of one shard (and bookmark) that
+ * fall due within BATCH_WINDOW of the bound of each other are read in one
+ * call (one D1 batch), at most MAX_BATCH_KEYS at a time. Keys read in one
  * batch share their read time, so they fall due together again: a tree hit
  * steadily on 240 paths costs about one refresh call per half bound, not 240.
+ *
+ * Refreshes are deduplicated per colo: a key whose colo entry another isolate
+ * renewed is taken from there, and a key another isolate of the colo is
+ * reading now (its mark, src/engine/lookup/refresh-marks.ts) is skipped. Reads
+ * go to D1 from the Worker, never to the tree's object: a hot tree's writer
+ * sees its misses only.
  */
 export const REFRESH_AT = 0.5;
 /** How long a batch gathers keys before it reads them, as a share of the bound (250 ms of 5 s by default)… */
@@ -47,12 +52,14 @@ export interface RefreshTarget {
   colo: ColoCache | null;
   /** The staleness bound (COLO_CACHE_TTL_MS, or HOT_CACHE_TTL_MS without the colo layer): it sets the batch window. */
   boundMs: number;
-  /** Which batch a key joins: the keys of one tree read the same way (one call reads them all). */
+  /** Which batch a key joins: the keys read the same way (one shard, one bookmark: one call reads them all). */
   batch: string;
-  /** Reads the answers at several keys from the store in one call: the tree's object, or D1 itself (with read replication). */
+  /** Reads the answers at several keys from D1 in one call (one batch, or replica sessions side by side). */
   read: (keys: string[]) => Promise<Map<string, StoredAnswer[]>>;
   /** Runs the refresh after the response (ctx.waitUntil). */
   defer: (work: Promise<unknown>) => void;
+  /** This colo's refresh marks (null without the colo layer: then each isolate refreshes on its own). */
+  marks?: RefreshMarks | null;
 }
 
 /** Keys this isolate is refreshing now: one refresh of a key at a time, however many hits arrive meanwhile. */
@@ -91,7 +98,8 @@ export function refreshAhead(target: RefreshTarget, key: string): void {
   target.defer(work);
 }
 
-async function refresh({ hot, colo, read }: RefreshTarget, keys: string[]): Promise<void> {
+/** Reads `keys` again now (a batch's turn), unless this colo's layer or another isolate's mark makes that needless. */
+export async function refresh({ hot, colo, read, marks }: RefreshTarget, keys: string[]): Promise<void> {
   // Another isolate of this colo may have refreshed a key already: take its entry instead of reading again.
   const shared = colo ? await Promise.all(keys.map((key) => colo.get(key).catch(() => undefined))) : [];
   const toRead: string[] = [];
@@ -100,11 +108,13 @@ async function refresh({ hot, colo, read }: RefreshTarget, keys: string[]): Prom
     if (colo && entry && !refreshDue(entry.readAt, colo.ttlMs)) hot.set(key, entry.answers, Date.now(), entry.expiresAt, entry.readAt);
     else toRead.push(key);
   });
-  if (toRead.length === 0) return;
+  // Another isolate of this colo is reading some of them: its answers reach the colo layer, where the next due hit takes them.
+  const mine = marks && toRead.length > 0 ? await marks.claim(toRead) : toRead;
+  if (mine.length === 0) return;
   const readAt = Date.now();
-  const answersAt = await read(toRead);
+  const answersAt = await read(mine);
   await Promise.all(
-    toRead.map(async (key) => {
+    mine.map(async (key) => {
       // A record, prune or import of this isolate forgot the key while the read ran: what it read may be stale, keep or forget nothing.
       if (hot.staleRead(key, readAt)) return;
       const answers = answersAt.get(key) ?? [];
@@ -117,15 +127,4 @@ async function refresh({ hot, colo, read }: RefreshTarget, keys: string[]): Prom
       await keepRead(hot, colo, key, answers, readAt);
     }),
   );
-}
-
-/** The read of a refresh batch through the tree's object: one call for every key, no single-flight join and no template check. */
-export function readThroughObject(
-  writer: DurableObjectStub<TreeWriter>,
-  treeId: string,
-  timeoutMs: number,
-): (keys: string[]) => Promise<Map<string, StoredAnswer[]>> {
-  return async (keys) => {
-    return withTimeout(writer.readAnswersAt({ treeId, keys, timeoutMs }), timeoutMs, "refresh in the tree's object");
-  };
 }

@@ -1,6 +1,6 @@
 import type { StoredAnswer } from "../../core/answer";
 import { choose, type ServePolicy } from "../../cache/policy";
-import { answersStatement, readAnswersAt, servedAnswers, type AnswerRow } from "../tree/answers";
+import { answersStatement, servedAnswers, type AnswerRow } from "../tree/answers";
 import { probedAnswersStatement, probedFrom, type PathProbe } from "../tree/divergence";
 import { withTimeout } from "../../core/deadline";
 import type { Joined, SingleFlight } from "./single-flight";
@@ -24,7 +24,7 @@ export interface LookupOrJoinRequest {
 }
 
 /**
- * The answer of one far call on a cold lookup: a `hit` (the answers at h_n and
+ * The answer of the object call of a cold lookup the Worker's own read could not serve: a `hit` (a replica behind, or a record landed since; the answers at h_n and
  * the one the policy serves, which the Worker keeps in its isolate and colo
  * layers), or a `miss` with the request's single-flight claim taken in the
  * same call (lead, a recent answer, or wait). `templates` says whether the
@@ -99,17 +99,4 @@ async function readAnswersAndPresence(
   // SAFETY: the first statement is ANSWERS_SQL or PROBED_ANSWERS_SQL, whose rows are AnswerRows (and the probe's); batch types every result alike.
   const read = probed ? probedFrom(answers as Parameters<typeof probedFrom>[0]) : { rows: (answers as D1Result<AnswerRow>).results, probe: null };
   return [servedAnswers(read.rows), live !== undefined && live.results.length > 0, read.probe];
-}
-
-/** What a refresh ahead asks the tree's object (TreeWriter.readAnswersAt): the answers at several paths of one tree. */
-export interface ReadAnswersRequest {
-  treeId: string;
-  keys: string[];
-  /** LOOKUP_TIMEOUT_MS: the D1 read's bound. */
-  timeoutMs: number;
-}
-
-/** Reads the answers at several keys of the tree's shard in one D1 call (src/store/tree/answers.ts readAnswersAt), bounded by `timeoutMs`. */
-export async function readAnswersInObject(db: () => Promise<D1Database>, request: ReadAnswersRequest): Promise<Map<string, StoredAnswer[]>> {
-  return withTimeout(readAnswersAt(await db(), request.keys), request.timeoutMs, "D1 refresh in the tree's object");
 }

@@ -8,7 +8,7 @@ import { queuedAccess } from "../prune/pages";
 import { choose } from "../../cache/policy";
 import { configOf, type Config } from "../../config";
 import { readAnswers } from "../tree/answers";
-import { lookUpOrJoin, readAnswersInObject, type LookedUp, type LookupOrJoinRequest, type ReadAnswersRequest } from "./lookup-or-join";
+import { lookUpOrJoin, type LookedUp, type LookupOrJoinRequest } from "./lookup-or-join";
 import { recordGeneration, recordGenerations, type RecordInput, type RecordOutcome, type Recorded } from "../tree/record";
 import type { MoveResult } from "../shards/move";
 import { TreeHome, TreeMover } from "./move-rpc";
@@ -19,8 +19,8 @@ import { loggedStoreWork, meteredEnv } from "../../observability/store-meter";
  * One Durable Object per tree (tenant, namespace, frame), reached with
  * `idFromName(treeId)`, placed next to its shard's primary (D1_SHARD_LOCATIONS).
  * It serialises the tree's writes to D1 and runs single flight for its misses.
- * A cold lookup (neither the isolate nor the colo holds the answers) reads D1
- * here and joins in the same call; warm hits never come here. Template
+ * A cold lookup that found nothing to serve in D1 reads the primary again here
+ * and joins in the same call; hits, warm or cold, never come here. Template
  * learning runs in the tree's own TreeLearner (src/store/objects/tree-learner.ts).
  */
 export class TreeWriter extends DurableObject<Env> {
@@ -37,22 +37,13 @@ export class TreeWriter extends DurableObject<Env> {
   private readonly pruneAlarm = new PruneAlarm(this.ctx.storage, this.config, (request) => this.prune(request));
 
   /**
-   * A cold exact lookup in one call: the answers at h_n from D1 and the
-   * serving policy; on a miss, the single-flight join (src/store/objects/lookup-or-join.ts).
+   * A cold exact lookup the Worker's own D1 read could not serve, in one call:
+   * the answers at h_n from D1 and the serving policy; on a miss, the single-flight join (src/store/objects/lookup-or-join.ts).
    * Not queued behind writes: a request that reads D1 just before a leader's
    * record lands still finds its flight, or the answer it left for `recentMs`.
    */
   async lookupOrJoin(request: LookupOrJoinRequest): Promise<LookedUp> {
     return lookUpOrJoin(() => this.db(request.treeId), this.flights, request);
-  }
-
-  /**
-   * The answers at several paths of the tree in one D1 call: a batch of
-   * refreshes ahead (src/engine/lookup/refresh-ahead.ts). A read only, not
-   * queued behind writes, and no single-flight join.
-   */
-  async readAnswersAt(request: ReadAnswersRequest): Promise<Map<string, StoredAnswer[]>> {
-    return readAnswersInObject(() => this.db(request.treeId), request);
   }
 
   /** Asks to generate the answer for path hash `key`, at once: lead, a recent answer, or `waiting` (then `follow`). */
