@@ -103,7 +103,9 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   const lookupAt = Date.now();
   const found = await lookupAnswer(source, c.var.services.isolate.hot, plan.key.key, config.policy, config.lookupTimeoutMs, far);
   phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
+  // What the tree's object said of its learned templates: a fast miss on a template route needs "none" (./lookup/childless.ts).
   if (found.status === "miss" && found.templates === false) childless.noteNoTemplates(treeId, lookupAt);
+  else if (found.status === "miss" && found.templates === true) childless.forgetTemplates(treeId);
   const store = { db: source.shard.db, timeoutMs: config.lookupTimeoutMs, ttlMs: config.hotCacheTtlMs };
   // Only a credential its provider accepted within KEY_FRESH_MS is served (./key-freshness.ts), asked only when there is something to serve.
   const accepted = servable(c, config, keyed.key.tenant, () => ({ ...adapter.upstream(config, request), headers, url: c.req.url }));

@@ -148,6 +148,24 @@ describe("fast miss", () => {
     expect(await generations(model)).toBe(2);
   });
 
+  it("Should look up, never fast-miss, a leaf of a tree with live learned templates: a template could answer what the path cannot", async () => {
+    const key = newKey();
+    const model = uniqueModel("echo-fast-templates");
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    const user = { role: "user", content: `look up order ${crypto.randomUUID()}` };
+    // A live template of this tree under a lookup key no request has: the tree has templates, none of which fits.
+    await env.DB.prepare(
+      "INSERT INTO templates (id, tree_id, lookup_key, anchor_depth, pattern, state, created_at, updated_at) VALUES (?1, ?2, ?3, 0, '{}', '{}', ?4, ?4)",
+    )
+      .bind(`t-${crypto.randomUUID()}`, keyed({ model, messages: [user] }, key).treeId, `nothing-${crypto.randomUUID()}`, Date.now())
+      .run();
+    const first = await call({ model, messages: [user] }, key);
+    const next = await call({ model, messages: [user, first.message, { role: "user", content: "and then?" }] }, key);
+    expect(next.res.headers.get("muscle-mem-cache")).toBe("miss");
+    expect(next.cost.d1).toBeGreaterThan(0);
+    expect(next.timing).toMatch(/(^|, )lookup;/);
+  });
+
   it("Should never fast-miss an only-if-cached request: it looks up and answers 504", async () => {
     const key = newKey();
     const model = uniqueModel("echo-fast-oic");

@@ -103,6 +103,11 @@ export function childlessMemory(boundMs: number): ChildlessMemory {
   return memory;
 }
 
+/** Forgets that `treeId` had no learned templates (this isolate just learned one). */
+export function forgetTemplateFree(treeId: string): void {
+  memory?.forgetTemplates(treeId);
+}
+
 /** Forgets what this isolate knew to be childless (after a prune or an import here). */
 export function forgetChildless(): void {
   memory?.clear();
