@@ -10,9 +10,13 @@
  * Each row is followed by the object floor's (bench/floors/relay-object.ts:
  * the relay plus body parse, hash, a colo Cache API read and one Durable
  * Object call running one D1 read), the same probe with that bare Worker in the proxy's place.
+ * Then the fast-miss row: one conversation that grows by a turn per sample (the model's
+ * answer echoed, then a new user message), so that each request extends the answer the
+ * previous one recorded (a leaf this isolate knows to be childless: src/engine/lookup/childless.ts);
+ * `fast k/n` says how many made no lookup.
  */
 import { startScriptedModel } from "../tools/scripted-model";
-import { uniqueMiss } from "./bodies";
+import { uniqueMiss, type Body } from "./bodies";
 import { hotSet, startFloor } from "./floors";
 import { HEADERS, log } from "./http";
 import { missProbe } from "./miss-probe";
@@ -24,13 +28,20 @@ const logLevel = process.argv[3];
 /** More vars for the Worker, `MM_VARS=TEMPLATE_INDUCTION=off,COLO_CACHE_TTL_MS=0`: what a part of the miss costs. */
 const extraVars = varsOf(process.env.MM_VARS);
 const hot = hotSet(40);
-const model = await startScriptedModel({ chunkChars: 64, script: () => ({ role: "assistant", content: "Let me check that reservation for you." }) });
+/** What the scripted model always answers: a client echoes it in its next request. */
+const ANSWER = "Let me check that reservation for you.";
+const model = await startScriptedModel({ chunkChars: 64, script: () => ({ role: "assistant", content: ANSWER }) });
 /** `MM_INSPECTOR=off`: the Worker and the relay floor both run without wrangler's DevTools inspector (test/support/dev-without-inspector.ts). */
 const more = process.env.MM_INSPECTOR === "off" ? { inspector: false as const } : {};
 const snapshot = await snapshotWorker();
 const dev = await startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url, ...(logLevel ? { LOG_LEVEL: logLevel } : {}), ...extraVars }, more);
 const relay = await startFloor("relay", { UPSTREAM_BASE_URL: model.url }, more);
 const objectFloor = await startFloor("relay-object", { UPSTREAM_BASE_URL: model.url }, more);
+/** The conversation one turn on: the model's answer as a client echoes it, then a new user message. */
+function extend(body: Body, i: number): Body {
+  return { ...body, messages: [...body.messages, { role: "assistant", content: ANSWER }, { role: "user", content: `And then? (${i})` }] };
+}
+let i0 = 11;
 try {
   for (const stream of [false, true]) {
     for (const gapMs of [50, 0]) {
@@ -64,7 +75,24 @@ try {
         expect: null,
       });
       log(
-        `${"  object floor".padEnd(22)} over relay ${(o.proxy.p50 - o.relay.p50).toFixed(2)} ms | object floor ${o.proxy.p50.toFixed(2)} / ${o.proxy.p99.toFixed(2)}, relay ${o.relay.p50.toFixed(2)} / ${o.relay.p99.toFixed(2)}, direct ${o.direct.p50.toFixed(2)}`,
+        `${"  object floor".padEnd(22)} over relay ${(o.proxy.p50 - o.relay.p50).toFixed(2)} ms | object floor ${o.proxy.p50.toFixed(2)} / ${o.proxy.p99.toFixed(2)}, relay ${o.relay.p50.toFixed(2)} / ${o.relay.p99.toFixed(2)}, direct ${o.direct.p50.toFixed(2)} | looked-up miss over object floor ${(m.proxy.p50 - o.proxy.p50).toFixed(2)} ms`,
+      );
+      let chain: Body = uniqueMiss(hot[(i0 += 7) % hot.length], `chain ${name} ${Date.now()}`);
+      const fastCpu = { dev: cpuOf(dev.pid), relay: cpuOf(relay.pid) };
+      const f = await missProbe({
+        proxyUrl: dev.url,
+        relayUrl: relay.url,
+        upstreamUrl: model.url,
+        makeBody: (i) => (i === -3 ? chain : (chain = extend(chain, i))),
+        headers: HEADERS,
+        samples,
+        gapMs,
+        stream,
+      });
+      await new Promise((r) => setTimeout(r, 500));
+      const q = f.phases;
+      log(
+        `${"  fast miss".padEnd(22)} over relay ${(f.proxy.p50 - f.relay.p50).toFixed(2)} ms | fast ${f.fast}/${samples} | proxy ${f.proxy.p50.toFixed(2)} / ${f.proxy.p99.toFixed(2)}, relay ${f.relay.p50.toFixed(2)} / ${f.relay.p99.toFixed(2)}, direct ${f.direct.p50.toFixed(2)} | st: d1 ${q.d1 ?? 0} do ${q.do ?? 0} total ${q.total ?? 0} | CPU ms per miss: worker ${cpuPerRequest(fastCpu.dev, cpuOf(dev.pid), n)}; relay ${cpuPerRequest(fastCpu.relay, cpuOf(relay.pid), n)}`,
       );
     }
   }

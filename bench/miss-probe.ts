@@ -18,6 +18,8 @@ export interface MissProbeResult {
   /** What the store did for the proxied misses (server-timing counts). */
   store: StoreCounts;
   outcomes: Record<string, number>;
+  /** Proxied misses that made no lookup (no `lookup` phase in server-timing): fast misses (src/engine/lookup/childless.ts). */
+  fast: number;
 }
 
 const stats = (xs: number[]): Stats => {
@@ -76,6 +78,7 @@ export async function missProbe(opts: {
   const timings: Array<Record<string, number>> = [];
   const store = noStoreCounts();
   const outcomes: Record<string, number> = {};
+  let fast = 0;
   const pause = () => (opts.gapMs ? new Promise((r) => setTimeout(r, opts.gapMs)) : Promise.resolve());
   for (let i = -3; i < opts.samples; i++) {
     const body = opts.makeBody(i);
@@ -93,10 +96,12 @@ export async function missProbe(opts: {
     proxy.push(p.ms);
     relay.push(r.ms);
     direct.push(d.ms);
-    timings.push(phasesOf(p.res.headers.get("server-timing")));
+    const phases = phasesOf(p.res.headers.get("server-timing"));
+    if (phases.lookup === undefined) fast++;
+    timings.push(phases);
     addStoreCounts(store, p.res.headers.get("server-timing"));
   }
-  return { proxy: stats(proxy), relay: stats(relay), direct: stats(direct), phases: medianOf(timings), store, outcomes };
+  return { proxy: stats(proxy), relay: stats(relay), direct: stats(direct), phases: medianOf(timings), store, outcomes, fast };
 }
 
 function medianOf(timings: Array<Record<string, number>>): Record<string, number> {

@@ -1,7 +1,5 @@
-import type { Context } from "hono";
 import type { StoredAnswer } from "../core/answer";
-import { overBytes } from "../core/limits";
-import type { ProviderAdapter, ProviderKey, ProviderRequest, TemplatePlan } from "../cache/provider";
+import type { ProviderAdapter, ProviderKey, TemplatePlan } from "../cache/provider";
 import type { Config } from "../config";
 import { ApiError } from "../core/errors";
 import { missed, note, phase } from "../observability/report";
@@ -11,33 +9,20 @@ import type { Claim } from "../store/objects/single-flight";
 import { treeWriterOf } from "../store/objects/tree-objects";
 import type { TreeWriter } from "../store/objects/tree-writer";
 import { bypassTo } from "./bypass";
-import { notCached, readControls, type CacheControls } from "./controls";
+import { notCached, readControls } from "./controls";
 import { keyedRequest } from "./keying";
 import { bookmarkHeaders, lookupAnswer, lookupSource } from "./lookup/read-through";
-import { claimFrom, claimOf, settleGeneration } from "./claim";
-import { coloCache } from "./lookup/colo-cache";
+import { claimFrom, claimOf } from "./claim";
 import { countHit } from "./counting/count-hit";
-import { generate, type Recording } from "./generation";
+import { childlessMemory } from "./lookup/childless";
+import { fastMiss } from "./fast-miss";
+import { generation, type Ctx, type Walk } from "./miss-generation";
 import { serveRendered } from "./serve";
-import { trackWrite } from "./pending-writes";
-import { keyAccepted, noteAccepted, providerOfBase, type CheckTarget } from "./key-freshness";
+import { keyAccepted, type CheckTarget } from "./key-freshness";
 import { tenantOf } from "../core/hash";
-import type { WorkerEnv } from "./services";
 
 /** The tenant of requests without a credential (CACHE_ANONYMOUS): no key to check with a provider. */
 const ANONYMOUS = tenantOf(null);
-
-type Ctx = Context<WorkerEnv>;
-
-/** One request on its way through the flow: what every step reads. */
-interface Walk<B, K extends ProviderKey, A> {
-  c: Ctx;
-  adapter: ProviderAdapter<B, K, A>;
-  config: Config;
-  controls: CacheControls;
-  request: ProviderRequest<B>;
-  stream: boolean;
-}
 
 /**
  * The one cached-completion flow, for any provider API: parse → key → lookup
@@ -81,11 +66,21 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   if (controls.noCache) {
     missed(c, { header: "no-cache", explain: async () => askedMiss(plan.key) });
     if (controls.onlyIfCached) throw notCached();
-    return generation(walk, plan, source.shard.db, treeWriterOf(c.env, treeId), { role: "alone", reason: "leader-failed" });
+    return generation(walk, plan, source.shard.db, treeWriterOf(c.env, treeId), async () => undefined);
   }
   // The tree's object stub, made only when a step needs it (a warm hit never does).
   let stub: DurableObjectStub<TreeWriter> | undefined;
   const writerOf = () => (stub ??= treeWriterOf(c.env, treeId, source.shard.name));
+  // A path through a leaf this isolate knows to be childless cannot hit: forward at once (./lookup/childless.ts).
+  const childless = childlessMemory(config.hotCacheTtlMs);
+  if (!controls.onlyIfCached && !c.var.services.isolate.hot.get(plan.key.key)) {
+    const depth = childless.knownLeaf(
+      plan.key.path.map((p) => p.hash),
+      treeId,
+      adapter.templates !== undefined,
+    );
+    if (depth !== null && childless.begin(plan.key.key, config.singleFlightWaitMs)) return fastMiss(walk, plan, source.shard.db, writerOf(), depth);
+  }
   // Cold, the lookup is one call to the tree's object, which on a miss also joins single flight (docs/capacity.md).
   const far = {
     get writer() {
@@ -100,8 +95,12 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
       return plan.key.path.map((p) => p.hash);
     },
   };
+  const lookupAt = Date.now();
   const found = await lookupAnswer(source, c.var.services.isolate.hot, plan.key.key, config.policy, config.lookupTimeoutMs, far);
   phase(c, "lookup", { reason: found.status === "failed" ? "lookup_failed" : undefined });
+  // What the tree's object said of its learned templates: a fast miss on a template route needs "none" (./lookup/childless.ts).
+  if (found.status === "miss" && found.templates === false) childless.noteNoTemplates(treeId, lookupAt);
+  else if (found.status === "miss" && found.templates === true) childless.forgetTemplates(treeId);
   const store = { db: source.shard.db, timeoutMs: config.lookupTimeoutMs, ttlMs: config.hotCacheTtlMs };
   // Only a credential its provider accepted within KEY_FRESH_MS is served (./key-freshness.ts), asked only when there is something to serve.
   const accepted = servable(c, config, keyed.key.tenant, () => ({ ...adapter.upstream(config, request), headers, url: c.req.url }));
@@ -149,7 +148,8 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     // The leader's answer cannot be served to this request: generate again.
     claim = { role: "alone", reason: "leader-failed" };
   }
-  return withTemplateMiss(await generation(walk, plan, source.shard.db, writerOf(), claim), plan.templateMiss?.() ?? null);
+  const token = claim.role === "leader" ? claim.token : undefined;
+  return withTemplateMiss(await generation(walk, plan, source.shard.db, writerOf(), async () => token), plan.templateMiss?.() ?? null);
 }
 
 /** The miss response with `muscle-mem-template-miss: <reason>` when a template could have served and did not. */
@@ -185,65 +185,6 @@ function serve<B, K extends ProviderKey, A>(
   if (!stored || !answer) return null;
   countHit(walk.c, plan.key.treeId, stored, template);
   return serveRendered(walk.adapter.render(answer, walk.request, walk.stream, plan.key), walk.stream, { [NODE_HEADER]: stored.hash, ...headers });
-}
-
-/**
- * Sends a miss to the model and records its answer through the tree's object (which serves the followers):
- * the stub that claimed, so that a record never reaches an object that did not see the claim (after a reset).
- */
-function generation<B, K extends ProviderKey, A>(
-  walk: Walk<B, K, A>,
-  plan: TemplatePlan<K>,
-  db: D1Database,
-  writer: DurableObjectStub<TreeWriter>,
-  claim: Exclude<Claim, { role: "follower" }>,
-): Promise<Response> {
-  const { c, adapter, config, request } = walk;
-  const key = plan.key;
-  const token = claim.role === "leader" ? claim.token : undefined;
-  const after = plan.afterRecord;
-  const onSettled = async (recording: Recording) => {
-    // A complete answer from the upstream: its provider accepted this credential just now (this isolate knows
-    // it before the recording lands; D1 is told beside it, never ahead of the recording).
-    const noted = recording ? noteAccepted(c.env.DB, config.access, key.tenant === ANONYMOUS ? null : key.tenant, providerOfBase(target.baseVar)) : undefined;
-    await settleGeneration({
-      writer,
-      treeId: key.treeId,
-      key: key.key,
-      token,
-      hot: c.var.services.isolate.hot,
-      colo: coloCache(config.coloCacheTtlMs),
-      recording: storable(recording, config.maxCacheableMessageBytes),
-      afterRecord: after && ((recorded) => after(recorded, db)),
-    });
-    await noted;
-  };
-  const target = adapter.upstream(config, request);
-  return generate({
-    request: c.req.raw,
-    raw: adapter.upstreamBody?.(request) ?? request.raw,
-    base: target.base,
-    pathname: target.pathname,
-    search: target.search,
-    baseVar: target.baseVar,
-    errorResponse: (error, headers) => adapter.errorResponse(error, headers),
-    timeoutMs: config.upstreamTimeoutMs,
-    stream: walk.stream,
-    outcome: "miss",
-    reader: adapter.reader(key, request),
-    onSettled,
-    settling: (settled) => trackWrite(key.tenant, settled),
-    waitUntil: (p) => c.executionCtx.waitUntil(p.catch(() => undefined)),
-  });
-}
-
-/**
- * The recording, or null when its answer's stored form is over MAX_CACHEABLE_MESSAGE_BYTES: the key bounds
- * the path's messages, but an answer also stores what the upstream sent around it (its envelope: vLLM's
- * `prompt_logprobs`, …), and D1 rejects a row over 1 MB, so such a record would fail on every repeat.
- */
-function storable(recording: Recording, maxBytes: number): Recording {
-  return recording && overBytes(recording.answer.json, maxBytes) ? null : recording;
 }
 
 /** A request the cache does not key: `only-if-cached` is a 504, anything else goes to the model. */

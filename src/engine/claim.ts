@@ -3,6 +3,7 @@ import { logEvent } from "../observability/log-event";
 import type { RecordInput } from "../store/tree/record";
 import type { HotCache } from "./lookup/isolate-cache";
 import type { ColoCache } from "./lookup/colo-cache";
+import type { ChildlessMemory } from "./lookup/childless";
 import type { Claim, Joined } from "../store/objects/single-flight";
 import type { TreeWriter } from "../store/objects/tree-writer";
 import { withTimeout } from "./lookup/read-through";
@@ -44,13 +45,18 @@ export async function settleGeneration(opts: {
   hot: HotCache;
   /** This colo's Cache API layer, when on: a recording forgets its entry at once, like the isolate's memory. */
   colo?: ColoCache | null;
+  /** This isolate's childless leaves: the recording's path is forgotten, its answer remembered when the batch inserted it. */
+  childless?: ChildlessMemory;
   recording: RecordInput | null;
   afterRecord?: (recording: RecordInput) => Promise<void>;
 }): Promise<void> {
   try {
     if (opts.recording) {
-      await opts.writer.record(opts.recording, opts.key, opts.token);
+      const sentAt = Date.now();
+      const outcome = await opts.writer.record(opts.recording, opts.key, opts.token);
       opts.hot.delete(opts.key);
+      const path = opts.recording.path.map((p) => p.hash);
+      opts.childless?.recorded(path, opts.recording.answer.hash, outcome.answerIsNew === true, sentAt);
       await opts.colo?.delete(opts.key).catch(() => undefined);
       await opts.afterRecord?.(opts.recording);
     } else if (opts.token) {

@@ -4,6 +4,7 @@ import { logEvent } from "../observability/log-event";
 import { coloCache, forgetInColo } from "./lookup/colo-cache";
 import { Counters } from "./counting/isolate-counters";
 import { HotCache } from "./lookup/isolate-cache";
+import { forgetChildless } from "./lookup/childless";
 import { sendTallies } from "./counting/send-tallies";
 
 /** State one isolate keeps between requests: the hot answer cache, the buffered counters and hit lines. */
@@ -27,11 +28,12 @@ export function isolate(config: Config): IsolateState {
 /**
  * Forgets the answer sets a write changed (a prune, an import): this
  * isolate's memory at once (all of it: cheap, and refilled from the colo or
- * D1), and this colo's Cache API entries for `keys`. Other isolates and colos
+ * D1; with what it knew to be childless), and this colo's Cache API entries for `keys`. Other isolates and colos
  * see the change within HOT_CACHE_TTL_MS and COLO_CACHE_TTL_MS.
  */
 export async function forgetAnswers(config: Config, keys: Iterable<string>): Promise<void> {
   isolate(config).hot.clear();
+  forgetChildless();
   await forgetInColo(coloCache(config.coloCacheTtlMs), keys);
 }
 

@@ -2,6 +2,7 @@ import type { RequestKey } from "../cache/request-key";
 import type { TemplateHook } from "../cache/provider";
 import { treeLearnerOf } from "../store/objects/tree-objects";
 import { forgetTemplatePresence, planTemplates, readBindings } from "./templates";
+import { forgetTemplateFree } from "./lookup/childless";
 
 /** Declared variables (`muscle-mem-bindings`, a malformed header is a 400) and learned templates. */
 export const chatTemplates: TemplateHook<RequestKey> = {
@@ -21,7 +22,10 @@ export const chatTemplates: TemplateHook<RequestKey> = {
         // Learning runs in its own object per tree, so that joins and records never queue behind it.
         const learned = await treeLearnerOf(env, treeId).learn(recorded);
         // Only a new template can turn "this tree has none" into "it has some"; otherwise keep the memo.
-        if (learned && learned.induced > 0) forgetTemplatePresence(treeId);
+        if (learned && learned.induced > 0) {
+          forgetTemplatePresence(treeId);
+          forgetTemplateFree(treeId);
+        }
       },
     };
   },
