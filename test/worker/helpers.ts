@@ -43,7 +43,8 @@ export async function recorded(body: unknown, init: ChatInit = {}): Promise<void
   await eventually(async () => {
     const res = await chat(body, { ...init, headers: { ...init.headers, "cache-control": "only-if-cached" } });
     await res.arrayBuffer();
-    return res.status === 200;
+    // A 200 is not enough: with the store unavailable, only-if-cached fails open to the model (`bypass`).
+    return res.status === 200 && res.headers.get("muscle-mem-cache") === "hit";
   });
 }
 
