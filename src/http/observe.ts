@@ -60,7 +60,8 @@ export function observe(): MiddlewareHandler<WorkerEnv> {
     if (disposition === "write") console.log(JSON.stringify(line));
     else if (disposition === "gather") gatherHitLine(c, line);
     writeRequestPoint(c.env.ANALYTICS, line);
-    rememberRequest(c, line);
+    // In the request's contexts: the D1 work it leaves for after the response (a miss's explanation) is metered and logged (store_work, debug).
+    withLogContext({ requestId, level }, () => runMetered(cost, () => rememberRequest(c, line)));
   };
 }
 

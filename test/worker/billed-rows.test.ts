@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { loggedStoreWork, meteredEnv, newStoreCost, runMetered } from "../../src/observability/store-meter";
+import { withLogContext } from "../../src/observability/log-event";
+import { loggedStoreWork, meteredEnv, newStoreCost, runMetered, storeTimingEntries } from "../../src/observability/store-meter";
 import { RECENT_KEPT_PER_TREE, recentStatements, type RecentRequest } from "../../src/store/tree/recent-requests";
 import { emptyTally, tallyStatements } from "../../src/store/tree/tally-batch";
 import { chat, recorded, uniqueModel } from "./helpers";
@@ -90,6 +91,24 @@ describe("the store meter sums D1's own meta (server-timing d1rows, store_work l
     expect(await runMetered(cost, () => db.prepare("SELECT hits FROM nodes WHERE hash = ?1").bind("absent").first())).toBeNull();
     expect(cost.d1.queries - before.queries).toBe(2);
     expect(cost.d1.rowsRead - before.rowsRead).toBe(1);
+  });
+
+  it("Should log D1 work after the response's server-timing was built as a worker.after_response store_work line, with its rows", async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+    const db = meteredEnv(env).DB;
+    const { node } = await seed();
+    const cost = newStoreCost();
+    await withLogContext({ requestId: "r-after", level: "debug" }, () =>
+      runMetered(cost, async () => {
+        await db.prepare("SELECT hits FROM nodes WHERE hash = ?1").bind(node).all();
+        expect(storeTimingEntries(cost)).toContain(`d1rows;desc="r=1 w=0"`);
+        // After the header: a waitUntil's update.
+        await db.prepare("UPDATE nodes SET hits = hits + 1 WHERE hash = ?1").bind(node).run();
+      }),
+    );
+    const work = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.event === "store_work");
+    expect(work).toEqual([expect.objectContaining({ object: "worker", call: "after_response", request_id: "r-after", d1_queries: 1, d1_rows_written: 1 })]);
   });
 
   it("Should say a request's billed rows in server-timing: a miss writes nothing before its response, a warm hit reads and writes nothing", async () => {
