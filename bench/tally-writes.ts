@@ -19,10 +19,10 @@
  */
 import { readFileSync } from "node:fs";
 import { parse } from "smol-toml";
-import type { WranglerDev } from "../test/support/wrangler-dev";
+import { startWranglerDev, type WranglerDev } from "../test/support/wrangler-dev";
 import { log } from "./http";
+import { storeWorkLines } from "./recording-cost";
 import { ask, importLines, judge, seedTree, type Probe } from "./scale-seed";
-import { startSnapshotDev } from "./snapshot";
 import type { Row } from "./table";
 import { bursts, countByTable, maxInWindow, maxPerRow, WRITE_LOG_SQL, type Write } from "./write-log";
 
@@ -53,6 +53,8 @@ interface TallyRun {
   bursts: number;
   busiestMinute: { all: number; counters: number; nodes: number };
   maxWritesOfOneNodePerMinute: number;
+  /** The rows D1 billed for the HitTally writes (their `tally.flush` store_work lines at LOG_LEVEL debug: D1's own meta). */
+  billed: { writes: number; rowsWritten: number; rowsRead: number; maxWrittenPerWrite: number };
 }
 
 /** The production TALLY_FLUSH_MS, from the repo's wrangler.toml. */
@@ -82,7 +84,8 @@ async function oneRun(
   opts: TallyOptions,
   waitForFlush: boolean,
 ): Promise<TallyRun> {
-  const dev = await startSnapshotDev(snapshot, vars);
+  // wrangler's "log" level: the Worker's debug lines (the tally writes' store_work) reach dev.output().
+  const dev = await startWranglerDev({ config: snapshot.config, vars: { IMPORT_TENANTS: "*", ...vars }, logLevel: "log" });
   try {
     const probes: Array<Probe & { namespace: string }> = [];
     for (let t = 0; t < opts.trees; t++) {
@@ -125,6 +128,7 @@ async function oneRun(
       key: String(r.key),
     })) as Write[];
     const counters = (w: Write) => w.tbl === "nodes" || w.tbl === "trees" || w.tbl === "templates";
+    const flushes = storeWorkLines(dev.output()).filter((w) => w.object === "tally");
     return {
       vars,
       loadSeconds,
@@ -139,6 +143,12 @@ async function oneRun(
         nodes: maxInWindow(writes, MINUTE, (w) => w.tbl === "nodes"),
       },
       maxWritesOfOneNodePerMinute: maxPerRow(writes, "nodes", MINUTE),
+      billed: {
+        writes: flushes.length,
+        rowsWritten: flushes.reduce((a, w) => a + (w.d1_rows_written ?? 0), 0),
+        rowsRead: flushes.reduce((a, w) => a + (w.d1_rows_read ?? 0), 0),
+        maxWrittenPerWrite: Math.max(0, ...flushes.map((w) => w.d1_rows_written ?? 0)),
+      },
     };
   } finally {
     await dev.stop();
@@ -150,7 +160,9 @@ const perMin = (n: number, seconds: number) => Math.round((n * 60) / seconds);
 /** The rows: hit-caused D1 rows per minute against the distinct nodes hit, and the contrast without aggregation. */
 export async function tallyRows(snapshot: { dir: string; config: string }, opts: TallyOptions): Promise<{ rows: Row[]; results: Record<string, unknown> }> {
   const tallyFlushMs = opts.tallyFlushMs ?? productionTallyFlushMs();
-  const base = { COUNTER_FLUSH_MS: String(1000 / ISOLATES), LOG_LEVEL: "warn" };
+  // debug: each HitTally write logs its billed rows (a `tally.flush` store_work line); it also logs every request line.
+  // KEY_FRESH_MS 0: the bench's made-up keys never reach a provider, and its trees are imported with them.
+  const base = { COUNTER_FLUSH_MS: String(1000 / ISOLATES), LOG_LEVEL: "debug", KEY_FRESH_MS: "0" };
   log(
     `tally: ${opts.trees} trees × ${opts.nodesPerTree} nodes, ${ISOLATES} generators, ${opts.seconds} s, TALLY_FLUSH_MS=${tallyFlushMs}, COUNTER_FLUSH_MS=${base.COUNTER_FLUSH_MS}`,
   );
@@ -187,6 +199,14 @@ export async function tallyRows(snapshot: { dir: string; config: string }, opts:
       detail: `busiest 60 s window, from the D1 write log`,
     },
   ];
+  const billed = main.billed;
+  rows.push({
+    row: `${label}: rows D1 billed for the hit counters' writes (D1's own meta, tally.flush lines), the largest one tree's write, vs distinct nodes hit + 2 per tree + its recent-requests rows`,
+    target: "report",
+    value: `${billed.maxWrittenPerWrite} written (largest write) vs ${n} nodes`,
+    met: null,
+    detail: `${billed.writes} writes (one per tree per TALLY_FLUSH_MS): ${billed.rowsWritten} rows written, ${billed.rowsRead} read in all; a write is at most one interval's counts of its tree`,
+  });
   if (contrast) {
     const c = contrast.byTable;
     const all = Object.values(c).reduce((a, b) => a + b, 0);
