@@ -97,7 +97,7 @@ describe("the store meter sums D1's own meta (server-timing d1rows, store_work l
     const lines: string[] = [];
     vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
     const db = meteredEnv(env).DB;
-    const { node } = await seed();
+    const { node } = await seedTree();
     const cost = newStoreCost();
     await withLogContext({ requestId: "r-after", level: "debug" }, () =>
       runMetered(cost, async () => {
