@@ -148,7 +148,9 @@ export function model(counts: MeasuredCounts, p: Platform, workload: Platform["w
   const treeCalls = hits * hit("do") + misses * (miss("do") + rec.do);
   const tallyAdds = hits * a.hitTallyCallsPerHit;
   const doRequests = treeCalls + tallyAdds + flushes;
-  const doGBs = ((treeCalls * a.doWallMs.treeCall + (tallyAdds + flushes) * a.doWallMs.tallyAdd) / 1000) * p.prices.doMemoryGB;
+  // Duration: the calls' wall time, and each active tree's HitTally held in memory while counts wait for its write.
+  const tallyHeld = c.activeTreesPerMinute * (c.heldSecondsPerMinute / 60);
+  const doGBs = ((treeCalls * a.doWallMs.treeCall + (tallyAdds + flushes) * a.doWallMs.tallyAdd) / 1000 + tallyHeld) * p.prices.doMemoryGB;
   const doStorageWritten = flushes; // each tally write arms its next alarm: one setAlarm, one row written
   const aePoints = rps * a.analyticsPointsPerRequest;
   const perTreeMissCap = Math.min(p.limits.doRequestsPerSecond / Math.max(1, miss("do") + 1), 1000 / a.recordRoundTripMs);

@@ -51,7 +51,7 @@ export function report(counts: MeasuredCounts, p: Platform): string {
     `| D1 rows read (${fmt(m.hit("r"))} a hit, ${fmt(m.perMiss.read)} a miss; counters ${fmt(m.counters.read * 60)} a minute) | ${fmt(m.rowsRead)} | ${perMonth(m.rowsRead)} |`,
     `| D1 queries on the primaries (before the responses ${fmt(m.queriesBefore)}, after ${fmt(m.queriesAfter)}, counters ${fmt(m.counters.statements)}) | ${fmt(m.primaryLoad)} | |`,
     `| Durable Object requests (tree objects ${fmt(m.treeCalls)}, HitTally adds ${fmt(m.tallyAdds)}, tally alarms ${fmt(c.activeTreesPerMinute / 60)}) | ${fmt(m.doRequests)} | ${perMonth(m.doRequests)} |`,
-    `| Durable Object duration, GB-s (${a.doWallMs.treeCall} ms a tree call, ${a.doWallMs.tallyAdd} ms an add, at ${p.prices.doMemoryGB * 1000} MB) | ${fmt(m.doGBs)} | ${perMonth(m.doGBs)} |`,
+    `| Durable Object duration, GB-s (${a.doWallMs.treeCall} ms a tree call, ${a.doWallMs.tallyAdd} ms an add, each active tree's HitTally held ${c.heldSecondsPerMinute} s a minute, at ${p.prices.doMemoryGB * 1000} MB) | ${fmt(m.doGBs)} | ${perMonth(m.doGBs)} |`,
     `| Durable Object storage rows written (one setAlarm per tally write) | ${fmt(m.doStorageWritten)} | ${perMonth(m.doStorageWritten)} |`,
     `| Analytics Engine data points (${a.analyticsPointsPerRequest} a request) | ${fmt(m.aePoints)} | ${perMonth(m.aePoints)} |`,
     `| Workers requests (CPU ${a.cpuMsPerRequest} ms each) | ${fmt(p.workload.requestsPerSecond)} | ${perMonth(p.workload.requestsPerSecond)} |`,

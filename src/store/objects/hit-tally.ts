@@ -8,6 +8,8 @@ import { tallyPages } from "../tree/tally-pages";
 
 /** When a D1 write failed, the next try. */
 const RETRY_MS = 10_000;
+/** How long past its alarm time the object holds itself in memory (an alarm may fire a little late). */
+const KEEP_MARGIN_MS = 5_000;
 /** When a write left pages for later (MAX_PAGES_PER_WRITE), the next one. */
 const NEXT_PAGE_MS = 1_000;
 /**
@@ -26,8 +28,9 @@ export const MAX_PAGES_PER_WRITE = 40;
  * per `flushMs` (TALLY_FLUSH_MS): D1 writes caused by hits are at most one per node per interval for the
  * whole deployment, whatever the number of isolates. `flushMs` 0 writes at once.
  *
- * Its own storage is written once per interval (the alarm), never per add: what is pending lives in memory
- * and is lost if the object is evicted before its alarm (counts, never correctness). Memory is bounded
+ * Its own storage is written once per interval (the alarm), never per add: what is pending lives in memory,
+ * held there by a timer until the write (`keepUntil`); lost only if the object is evicted anyway (a deploy:
+ * counts, never correctness). Memory is bounded
  * (MAX_PENDING_NODES per tree) and a write goes in pages of PAGE_ROWS updates, MAX_PAGES_PER_WRITE at a time;
  * pages left for later (`carry`) go first, and what arrived meanwhile waits a whole interval after the
  * last page written, so that no node's row is written twice within one interval.
@@ -44,6 +47,7 @@ export class HitTally extends DurableObject<Env> {
   private flushMs = 0;
   private alarmAt: number | null = null;
   private dropped = 0;
+  private keep: ReturnType<typeof setTimeout> | undefined;
 
   /** Adds counts; the first addition after a write sets the alarm that writes them. */
   async add(batch: TallyBatch, flushMs: number): Promise<void> {
@@ -126,8 +130,20 @@ export class HitTally extends DurableObject<Env> {
   /** Sets the alarm for what comes next (carried pages, else the pending tally), moving it only when that moved. */
   private async arm(): Promise<void> {
     const next = this.carry.length > 0 ? this.carryAt : this.pending ? this.due() : null;
+    this.keepUntil(next);
     if (next === null || next === this.alarmAt) return;
     this.alarmAt = next;
     await this.ctx.storage.setAlarm(next);
+  }
+
+  /**
+   * Holds the object in memory until its next write while counts are pending: an idle object that could
+   * hibernate is evicted with its memory before its alarm (measured under `wrangler dev`: a tree whose hits
+   * stopped lost its last interval's counts). A pending timer makes it non-hibernatable: Durable Object
+   * duration for up to TALLY_FLUSH_MS per interval (docs/capacity.md), instead of a storage write per add.
+   */
+  private keepUntil(next: number | null): void {
+    clearTimeout(this.keep);
+    this.keep = next === null ? undefined : setTimeout(() => undefined, Math.max(0, next - Date.now()) + KEEP_MARGIN_MS);
   }
 }
