@@ -5,6 +5,8 @@ import { HotCache } from "../../src/engine/lookup/isolate-cache";
 import { lookupAnswer, type LookupSource } from "../../src/engine/lookup/read-through";
 import { meteredEnv, newStoreCost, runMetered } from "../../src/observability/store-meter";
 import { treeWriterOf } from "../../src/store/objects/tree-objects";
+import { recordGeneration } from "../../src/store/tree/record";
+import { recording } from "../worker/recordings";
 import { recordedPath } from "../worker/refresh-support";
 import { dbNamed, homeOf, NAMES } from "./shard-helpers";
 
@@ -65,5 +67,19 @@ describe("a cold lookup from the Worker, over a replica that is behind", () => {
     const missed = await runMetered(cost, () => lookupAnswer(source, new HotCache(0), absent, configOf(env).policy, 5_000, far));
     expect(missed.status).toBe("miss");
     expect(cost.do.calls).toBe(1);
+  });
+
+  it("Should read again in the object, and serve, when the Worker read another shard's primary than the tree's (a directory entry behind a move)", async () => {
+    // Written to DB_1 straight, not through the tree's object: the object has written nothing, so only the shard tells it to read again.
+    const treeId = `other-primary-${crypto.randomUUID()}`;
+    const input = recording(treeId, ["hi", "where is parcel 3?"], "on its way");
+    await recordGeneration(dbNamed("DB_1"), input);
+    const metered = meteredEnv(env);
+    const source: LookupSource = { shard: { name: "DB_2", db: dbNamed("DB_2") }, bookmark: null, replicas: false, colo: null };
+    const far = { writer: treeWriterOf(metered, treeId), treeId, templates: false, join: false, path: input.path.map((p) => p.hash) };
+    const found = await lookupAnswer(source, new HotCache(0), input.answer.parent, configOf(env).policy, 5_000, far);
+    expect(found.status).toBe("hit");
+    if (found.status === "hit") expect(found.answer.hash).toBe(input.answer.hash);
+    expect(await homeOf(treeId)).toBe("DB_1");
   });
 });

@@ -13,9 +13,9 @@ describe("server-timing: what the store did for a request", () => {
     expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
     const missCost = storeCost(miss);
     await miss.arrayBuffer();
-    // The Worker reads the answers; then the tree's object reads D1 (the answers, and template presence alongside)
-    // and joins single flight in one call (test/worker/miss-round-trip.test.ts).
-    expect(missCost).toEqual({ d1: 3, do: 1 });
+    // The Worker reads the answers on the tree's primary; then the tree's object reads template presence (not the
+    // answers again: nothing was recorded there since) and joins single flight in one call (test/worker/miss-round-trip.test.ts).
+    expect(missCost).toEqual({ d1: 2, do: 1 });
     await recorded(body, { key });
 
     // The clock stands still from here (vi.useFakeTimers fakes Date alone): the warm hit comes within the hot

@@ -19,13 +19,20 @@ export interface FarLookup {
 
 /**
  * The object call of a cold lookup that found nothing to serve: TreeWriter.lookupOrJoin, bounded by
- * LOOKUP_TIMEOUT_MS. The D1 queries the object made for it are booked to the
+ * LOOKUP_TIMEOUT_MS. With `primary`, the object may join without reading the answers again (its checks:
+ * src/store/objects/lookup-or-join.ts); its `reread` says which it did. The D1 queries the object made for it are booked to the
  * request (`server-timing` d1). Throws on a failure or timeout (the caller fails open).
  * When the Worker stopped waiting but the object made it the leader after all,
  * the claim is released once the late answer arrives, so that no one waits
  * out a lease for a generation that never comes.
  */
-export async function lookUpFar(far: FarLookup, request: Omit<LookupOrJoinRequest, "treeId" | "templates" | "join" | "path">): Promise<LookedUp> {
+export async function lookUpFar(
+  far: FarLookup,
+  request: Omit<LookupOrJoinRequest, "treeId" | "templates" | "join" | "path" | "seen">,
+  /** The Worker's own read went to the primary of this shard, at `readAt` (its clock): the object may take it as its own. */
+  primary?: { shard: string; readAt: number },
+): Promise<LookedUp> {
+  const seen = primary ? { seen: { shard: primary.shard, agoMs: Math.max(0, Date.now() - primary.readAt) } } : {};
   // SAFETY: RPC types a union result as a stub; LookedUp is plain data (structured clone), so the cast only unwraps that type.
   const call = far.writer.lookupOrJoin({
     ...request,
@@ -33,6 +40,7 @@ export async function lookUpFar(far: FarLookup, request: Omit<LookupOrJoinReques
     templates: far.templates,
     join: far.join,
     ...(far.path ? { path: far.path } : {}),
+    ...seen,
   }) as unknown as Promise<LookedUp>;
   try {
     const found = await withTimeout(call, request.timeoutMs, "lookup in the tree's object");

@@ -1,8 +1,8 @@
 import type { StoredAnswer } from "../../core/answer";
 import { choose, type ServePolicy } from "../../cache/policy";
 import type { Config } from "../../config";
-import { queryAnswers, readAnswers, readAnswersAt } from "../../store/tree/answers";
-import type { PathProbe } from "../../store/tree/divergence";
+import { queryAnswers, readAnswers, readAnswersAt, servedAnswers } from "../../store/tree/answers";
+import { probedAnswersStatement, probedFrom, type PathProbe } from "../../store/tree/divergence";
 import { BOOKMARK_HEADER, bookmarkFor, bookmarkHeader, readSession, readYourWrites, type Shard } from "../../store/shards/shards";
 import { shardFor } from "../../store/shards/directory";
 import type { HotCache } from "./isolate-cache";
@@ -69,11 +69,14 @@ export async function lookupSource(
  * API layer, or, cold, one indexed D1 query from the Worker itself (through a
  * session of the tree's shard with read replication: a near replica). Then
  * the serving policy. With `far`, a cold read that finds nothing to serve goes
- * on to the tree's object (TreeWriter.lookupOrJoin), which reads the primary
- * again and joins single flight in the same call: the writer sees a tree's
- * misses, never its hits (docs/performance.md, "A hot tree"). A stale replica
- * can only make a miss (the object's read on the primary then finds the
- * answer): the answers are read at `key` and served for `key` alone. Without
+ * on to the tree's object (TreeWriter.lookupOrJoin), which joins single flight
+ * in the same call: the writer sees a tree's misses, never its hits
+ * (docs/performance.md, "A hot tree"). When the Worker read the primary (no
+ * read replication) the object takes that read as its own unless the shard
+ * is not the tree's home or it recorded at `key` since; otherwise it reads
+ * the primary again. A stale replica can only make a miss (the object's read
+ * on the primary then finds the answer): the answers are read at `key` and
+ * served for `key` alone. Without
  * `far`, a replica read that has nothing is confirmed on the primary and the
  * caller claims after. Never throws: a failing store is reported as `failed`,
  * and the caller fails open. A D1 session read returns its bookmark, for the
@@ -94,8 +97,8 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
       const readAt = Date.now();
       try {
         // With `far`, the object reads the probed query on a miss; the Worker's read is the plain one, on a replica alone.
-        const read = await withTimeout(far ? readNear(source, key) : readFrom(source, key), timeoutMs, "D1 lookup");
-        if (far && choose(read.rows, policy) === null) return lookupFar(source, hot, key, policy, timeoutMs, far, read.bookmark);
+        const read = await withTimeout(far ? readNear(source, key, far) : readFrom(source, key), timeoutMs, "D1 lookup");
+        if (far && choose(read.rows, policy) === null) return lookupFar(source, hot, key, policy, timeoutMs, far, { ...read, readAt });
         answers = read.rows;
         bookmark = read.bookmark;
       } catch (error) {
@@ -119,8 +122,9 @@ export async function lookupAnswer(source: LookupSource, hot: HotCache, key: str
 
 /**
  * A cold lookup that found nothing to serve in D1, through the tree's object:
- * its read on the primary and the single-flight join in one call. A hit (a
- * replica behind, or a record that landed between the two reads) is kept in
+ * its read on the primary (or, after the Worker's own read there, none) and
+ * the single-flight join in one call. A hit (a replica behind, another shard,
+ * or a record that landed since the Worker's read) is kept in
  * the isolate and the colo layer as a D1 read would be; a miss is not.
  */
 async function lookupFar(
@@ -130,19 +134,22 @@ async function lookupFar(
   policy: ServePolicy,
   timeoutMs: number,
   far: FarLookup,
-  /** The Worker's own read's bookmark (a replica session), handed back on a miss. */
-  bookmark: string | null,
+  /** The Worker's own read: its answers, its probe (on the primary), its bookmark (a replica session, handed back on a miss), when it began. */
+  own: NearRead & { readAt: number },
 ): Promise<Lookup> {
   try {
     const readAt = Date.now();
-    const found = await lookUpFar(far, { key, policy, timeoutMs });
+    // A read on the tree's primary (no read replication): the object may join without reading again (lookup-or-join.ts).
+    const primary = source.replicas ? undefined : { shard: source.shard.name, readAt: own.readAt };
+    const found = await lookUpFar(far, { key, policy, timeoutMs }, primary);
     if (found.status === "miss") {
-      const probe = found.probe !== undefined ? { probe: found.probe } : {};
+      const seen = found.reread ? { answers: found.answers, probe: found.probe } : { answers: own.rows, probe: own.probe };
+      const probe = seen.probe !== undefined ? { probe: seen.probe } : {};
       return {
         status: "miss",
-        bookmark,
+        bookmark: own.bookmark,
         templates: found.templates,
-        recorded: found.answers.length,
+        recorded: seen.answers.length,
         ...probe,
         ...(found.joined ? { joined: found.joined } : {}),
       };
@@ -177,12 +184,26 @@ async function readFrom(source: LookupSource, key: string): Promise<{ rows: Stor
   });
 }
 
+/** The Worker's cold read when the tree's object stands behind it; `probe` only from a probed read of the primary. */
+interface NearRead {
+  rows: StoredAnswer[];
+  bookmark: string | null;
+  probe?: PathProbe | null;
+}
+
 /**
  * The Worker's cold read when the tree's object stands behind it: one indexed read of the answers at `key`,
  * from the shard or one replica session (no confirmation on the primary: a miss goes to the object, which reads there).
+ * On the shard itself with the request's path, the probed query (the same statement: on a miss it also says how
+ * deep the path is recorded), since the object may then take this read as its own.
  */
-async function readNear(source: LookupSource, key: string): Promise<{ rows: StoredAnswer[]; bookmark: string | null }> {
-  if (!source.replicas) return { rows: await readAnswers(source.shard.db, key), bookmark: null };
+async function readNear(source: LookupSource, key: string, far: FarLookup): Promise<NearRead> {
+  if (!source.replicas) {
+    const path = far.path;
+    if (!path) return { rows: await readAnswers(source.shard.db, key), bookmark: null };
+    const read = probedFrom(await probedAnswersStatement(source.shard.db, key, far.treeId, path).all());
+    return { rows: servedAnswers(read.rows), bookmark: null, probe: read.probe };
+  }
   const session = readSession(source.shard, source.bookmark);
   const rows = await readAnswers(session, key);
   return { rows, bookmark: session.getBookmark() };

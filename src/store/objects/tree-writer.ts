@@ -13,14 +13,23 @@ import { recordGeneration, recordGenerations, type RecordInput, type RecordOutco
 import type { MoveResult } from "../shards/move";
 import { TreeHome, TreeMover } from "./move-rpc";
 import { SingleFlight, type Claim, type Joined } from "./single-flight";
+import { RecentWrites } from "./recent-writes";
 import { loggedStoreWork, meteredEnv } from "../../observability/store-meter";
+
+/** A recording waiting for the writer, and how to hand back its outcome. */
+interface QueuedRecording {
+  input: RecordInput;
+  key?: string;
+  done: (outcome: Promise<Recorded>) => void;
+}
 
 /**
  * One Durable Object per tree (tenant, namespace, frame), reached with
  * `idFromName(treeId)`, placed next to its shard's primary (D1_SHARD_LOCATIONS).
  * It serialises the tree's writes to D1 and runs single flight for its misses.
- * A cold lookup that found nothing to serve in D1 reads the primary again here
- * and joins in the same call; hits, warm or cold, never come here. Template
+ * A cold lookup that found nothing to serve in D1 joins here in the same call,
+ * reading the primary again unless the Worker's read was of it and nothing was
+ * recorded at that key since; hits, warm or cold, never come here. Template
  * learning runs in the tree's own TreeLearner (src/store/objects/tree-learner.ts).
  */
 export class TreeWriter extends DurableObject<Env> {
@@ -28,8 +37,10 @@ export class TreeWriter extends DurableObject<Env> {
   private readonly config: Config = configOf(this.env);
   private readonly flights = new SingleFlight(this.config.singleFlightWaitMs);
   private readonly queue = new SerialQueue();
+  /** What this object wrote lately, by answer key: whether a cold lookup may trust the Worker's read of the primary (lookupOrJoin). */
+  private readonly writes = new RecentWrites(Math.max(10_000, 3 * this.config.lookupTimeoutMs));
   /** Recordings waiting for the writer: whatever queued while it wrote goes to D1 in one batch (with the read of each `key`'s answers). */
-  private pending: Array<{ input: RecordInput; key?: string; done: (outcome: Promise<Recorded>) => void }> = [];
+  private pending: QueuedRecording[] = [];
   /** The tree's shard by the directory (metered bindings: a lookup reports its D1 work), and its moves (src/store/objects/move-rpc.ts). */
   private readonly home = new TreeHome(meteredEnv(this.env));
   private readonly mover = new TreeMover(this.env, this.home, (work) => this.serialised(work));
@@ -39,11 +50,16 @@ export class TreeWriter extends DurableObject<Env> {
   /**
    * A cold exact lookup the Worker's own D1 read could not serve, in one call:
    * the answers at h_n from D1 and the serving policy; on a miss, the single-flight join (src/store/objects/lookup-or-join.ts).
+   * When the Worker read this tree's primary and nothing written here since could
+   * change the answers at h_n (`writes`), the answers are not read again.
    * Not queued behind writes: a request that reads D1 just before a leader's
    * record lands still finds its flight, or the answer it left for `recentMs`.
    */
   async lookupOrJoin(request: LookupOrJoinRequest): Promise<LookedUp> {
-    return lookUpOrJoin(() => this.db(request.treeId), this.flights, request);
+    return lookUpOrJoin(() => this.db(request.treeId), this.flights, request, Date.now, {
+      home: () => this.home.name(request.treeId),
+      quiet: (key, withinMs) => this.writes.quiet(key, withinMs),
+    });
   }
 
   /** Asks to generate the answer for path hash `key`, at once: lead, a recent answer, or `waiting` (then `follow`). */
@@ -139,7 +155,7 @@ export class TreeWriter extends DurableObject<Env> {
   private queueRecord(input: RecordInput, key?: string): Promise<Recorded> {
     return new Promise<Recorded>((resolve, reject) => {
       this.pending.push({ input, key, done: (outcome) => void outcome.then(resolve, reject) });
-      if (this.pending.length === 1) void this.serialised(() => this.writePending());
+      if (this.pending.length === 1) void this.queue.run(() => this.writePending());
     });
   }
 
@@ -151,6 +167,14 @@ export class TreeWriter extends DurableObject<Env> {
   private async writePending(): Promise<void> {
     const group = this.pending.splice(0);
     if (group.length === 0) return;
+    // A recording adds an observation at its answer's parent alone (path nodes are stored unobserved): marked there.
+    await this.writes.during(
+      group.map((g) => g.input.answer.parent),
+      () => this.writeGroup(group),
+    );
+  }
+
+  private async writeGroup(group: QueuedRecording[]): Promise<void> {
     const first = group[0].input;
     if (group.length > 1 && group.every((g) => g.input.treeId === first.treeId)) {
       try {
@@ -173,9 +197,9 @@ export class TreeWriter extends DurableObject<Env> {
     }
   }
 
-  /** Runs `work` after every write queued before it, whatever their outcome. */
+  /** Runs `work` (a prune page, an import, a move: any key may change) after every write queued before it, whatever their outcome. */
   private serialised<T>(work: () => Promise<T>): Promise<T> {
-    return this.queue.run(work);
+    return this.queue.run(() => this.writes.during("tree", work));
   }
 
   private answerOf(input: RecordInput): StoredAnswer {

@@ -85,21 +85,23 @@ export class TreeHome {
 
   /** The tree's shard; `identity` places a new tree (a recording, an import) when it has no row yet. */
   async db(treeId: string, identity: { tenant: string; namespace: string } | null = null): Promise<D1Database> {
+    return shardNamed(this.env, await this.name(treeId, identity)).db;
+  }
+
+  /** The name of the tree's shard (as `db` resolves it). */
+  async name(treeId: string, identity: { tenant: string; namespace: string } | null = null): Promise<string> {
     const all = shards(this.env);
-    if (all.length === 1) return all[0].db;
-    if (this.known?.treeId === treeId) return shardNamed(this.env, this.known.shard).db;
+    if (all.length === 1) return all[0].name;
+    if (this.known?.treeId === treeId) return this.known.shard;
     const found = await resolveHome(this.env, treeId, identity);
     if (!found)
-      return shardNamed(
-        this.env,
-        shardOf(
-          all.map((s) => s.name),
-          treeId,
-        ),
-      ).db;
+      return shardOf(
+        all.map((s) => s.name),
+        treeId,
+      );
     const row = await settle(this.env, found);
     this.known = { treeId, shard: row.shard };
-    return shardNamed(this.env, row.shard).db;
+    return row.shard;
   }
 
   /** After a failed move: read the directory again (and finish what it left) on the next write. */
