@@ -56,8 +56,11 @@ export class TreeWriter extends DurableObject<Env> {
    * record lands still finds its flight, or the answer it left for `recentMs`.
    */
   async lookupOrJoin(request: LookupOrJoinRequest): Promise<LookedUp> {
-    return lookUpOrJoin(() => this.db(request.treeId), this.flights, request, Date.now, {
-      home: () => this.home.name(request.treeId),
+    // The tree's shard resolved once for the call (a tree with no directory row yet is looked up each time).
+    let resolved: Promise<string> | undefined;
+    const home = () => (resolved ??= this.home.name(request.treeId));
+    return lookUpOrJoin(async () => this.home.dbNamed(await home()), this.flights, request, Date.now, {
+      home,
       quiet: (key, withinMs) => this.writes.quiet(key, withinMs),
     });
   }

@@ -104,6 +104,11 @@ export class TreeHome {
     return row.shard;
   }
 
+  /** The database of shard `name`, as `db` hands it out. */
+  dbNamed(name: string): D1Database {
+    return shardNamed(this.env, name).db;
+  }
+
   /** After a failed move: read the directory again (and finish what it left) on the next write. */
   forget(): void {
     this.known = null;
