@@ -27,6 +27,47 @@ describe("a miss's D1 calls", () => {
     expect(d1.calls()).toBe(1);
   });
 
+  it("Should read template presence alone, and join, when the Worker read the tree's primary and nothing was written at the key since", async () => {
+    const treeId = `trusted-${crypto.randomUUID()}`;
+    const input = recording(treeId, ["hi", "where is my parcel?"], "on its way");
+    await recordGeneration(env.DB, input);
+    const request = { treeId, key: input.answer.parent, policy, timeoutMs: 5000, join: true, seen: { shard: "DB", agoMs: 3 } };
+    // The Worker's read (a stand-in here: it found nothing) is trusted: the recorded answer is not read again, so this is a miss.
+    const quietSince: number[] = [];
+    const check = {
+      home: async () => "DB",
+      quiet: (_key: string, withinMs: number) => {
+        quietSince.push(withinMs);
+        return true;
+      },
+    };
+    const d1 = counted(env.DB);
+    const found = await lookUpOrJoin(async () => d1.db, new SingleFlight(1000), { ...request, templates: true }, Date.now, check);
+    expect(found).toMatchObject({ status: "miss", templates: false, joined: { role: "leader" }, reread: false });
+    expect(d1.calls()).toBe(1);
+    // The window asked about covers the Worker's read and the call's bound: 3 ms ago plus LOOKUP_TIMEOUT_MS at least.
+    expect(quietSince[0]).toBeGreaterThanOrEqual(5003);
+    const none = counted(env.DB);
+    await lookUpOrJoin(async () => none.db, new SingleFlight(1000), { ...request, templates: false }, Date.now, check);
+    expect(none.calls()).toBe(0);
+  });
+
+  it("Should read the answers again when the object wrote at the key since the Worker's read, or the Worker read another shard", async () => {
+    const treeId = `untrusted-${crypto.randomUUID()}`;
+    const input = recording(treeId, ["hi", "where is my invoice?"], "sent");
+    await recordGeneration(env.DB, input);
+    const request = { treeId, key: input.answer.parent, policy, timeoutMs: 5000, templates: true, join: true, seen: { shard: "DB", agoMs: 3 } };
+    const written = counted(env.DB);
+    const fresh = await lookUpOrJoin(async () => written.db, new SingleFlight(1000), request, Date.now, { home: async () => "DB", quiet: () => false });
+    expect(fresh).toMatchObject({ status: "hit", answers: [{ hash: input.answer.hash }] });
+    // Template presence read before the write was known to matter, then the answers with it again.
+    expect(written.calls()).toBe(2);
+    const elsewhere = counted(env.DB);
+    const moved = await lookUpOrJoin(async () => elsewhere.db, new SingleFlight(1000), request, Date.now, { home: async () => "DB_1", quiet: () => true });
+    expect(moved).toMatchObject({ status: "hit", answers: [{ hash: input.answer.hash }] });
+    expect(elsewhere.calls()).toBe(1);
+  });
+
   it("Should read back the answers a recording leaves at its key in the recording's own batch", async () => {
     const treeId = `read-back-${crypto.randomUUID()}`;
     const first = recording(treeId, ["hi", "refund A-1"], "done");
