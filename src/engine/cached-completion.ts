@@ -81,7 +81,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     );
     if (depth !== null && childless.begin(plan.key.key, config.singleFlightWaitMs)) return fastMiss(walk, plan, source.shard.db, writerOf(), depth);
   }
-  // Cold, the Worker reads D1 itself; only a read with nothing to serve calls the tree's object, which reads the primary again and on a miss joins single flight (docs/capacity.md).
+  // Cold, the Worker reads D1 itself; only a read with nothing to serve calls the tree's object, which joins single flight on a miss (reading the primary again unless the Worker's read was the tree's primary and nothing touched the key since: docs/reliability.md).
   const far = {
     get writer() {
       return writerOf();
