@@ -1,4 +1,5 @@
 import { DECLARED_ANCHOR } from "../templates/declared";
+import type { NodeRecord } from "../tree/schema";
 import { batchesOf, type PlanNode, type PrunePlan, type StaleCriteria } from "./plan";
 
 /**
@@ -73,12 +74,8 @@ export function list(n: number, from = 1): string {
   return Array.from({ length: n }, (_, i) => `?${i + from}`).join(", ");
 }
 
-interface RemovedRow {
-  hash: string;
-  parent: string;
-  role: string;
-  observations: number;
-}
+/** A node a page's DELETE … RETURNING gave back. */
+type RemovedRow = Pick<NodeRecord, "hash" | "parent" | "role" | "observations">;
 
 /** The statements of one page: its nodes deepest first (one depth per statement), each kept when it gained a child or came alive; then the learning observations and upstream response ids of the nodes that went. */
 function pageStatements(db: D1Database, treeId: string, page: readonly PlanNode[], criteria: StaleCriteria | null): D1PreparedStatement[] {

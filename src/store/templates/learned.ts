@@ -1,12 +1,13 @@
 import type { LearnedTemplate } from "../../cache/templates/induce";
 import type { TemplatePattern, TemplateState } from "../../cache/templates/learned";
 import type { NodeMeta } from "../../cache/templates/turns";
+import type { NodeRecord, TemplateRecord } from "../tree/schema";
 
 /** D1 allows 100 bound parameters per statement. */
 const IN_CHUNK = 90;
 
 /** A template row as the queries below select it (TEMPLATE_COLUMNS). */
-type TemplateRowRead = { id: string; tree_id: string; lookup_key: string; pattern: string; state: string };
+type TemplateRowRead = Pick<TemplateRecord, "id" | "tree_id" | "lookup_key" | "pattern" | "state">;
 
 const TEMPLATE_COLUMNS = "id, tree_id, lookup_key, pattern, state";
 
@@ -185,17 +186,11 @@ export interface PathTo {
   answer: { message: string; finishReason: string | null; promptTokens: number; completionTokens: number; latencyMs: number };
 }
 
-type ChainRow = {
-  hash: string;
-  parent: string;
-  message: string;
-  depth: number;
-  finish_reason: string | null;
-  prompt_tokens: number;
-  completion_tokens: number;
-  latency_ms: number;
-  observations: number;
-};
+/** A row of PATH_SQL's chain (its columns, as nodes holds them). */
+type ChainRow = Pick<
+  NodeRecord,
+  "hash" | "parent" | "message" | "depth" | "finish_reason" | "prompt_tokens" | "completion_tokens" | "latency_ms" | "observations"
+>;
 
 /** The path to one answer (?1), root first, in one recursive query. */
 const PATH_SQL = `
@@ -252,7 +247,7 @@ function pathOf(rows: ChainRow[], answerHash: string): PathTo | null {
 
 /** How often each of a tree's templates has served (template id -> hits). */
 export async function templateHits(db: D1Database, treeId: string): Promise<Map<string, number>> {
-  const { results } = await db.prepare("SELECT id, hits FROM templates WHERE tree_id = ?1").bind(treeId).all<{ id: string; hits: number }>();
+  const { results } = await db.prepare("SELECT id, hits FROM templates WHERE tree_id = ?1").bind(treeId).all<Pick<TemplateRecord, "id" | "hits">>();
   return new Map(results.map((r) => [r.id, r.hits]));
 }
 

@@ -1,4 +1,5 @@
 import type { AnswerRow } from "./answers";
+import type { LeftJoined, NodeRecord, TreeRecord } from "./schema";
 
 /**
  * The reads behind "why did this miss": a probe that rides in the exact
@@ -53,16 +54,12 @@ export function probedFrom(result: D1Result<ProbedRow>): { rows: AnswerRow[]; pr
   return { rows, probe };
 }
 
-/** One row of the divergence read. */
-interface DivergenceRow {
-  kind: "tree" | "deepest" | "child" | "frame";
-  hash: string;
-  depth: number | null;
-  role: string | null;
-  message: string | null;
-  observations: number | null;
-  model: string | null;
-}
+/**
+ * One row of the divergence read: a node's or a tree's columns, the ones its kind does not select null
+ * (`hash` is the tree's id for `tree` and `frame`, `message` the tree's frame for `frame`).
+ */
+type DivergenceRow = { kind: "tree" | "deepest" | "child" | "frame" } & Pick<NodeRecord, "hash"> &
+  LeftJoined<Pick<NodeRecord, "depth" | "role" | "message" | "observations"> & Pick<TreeRecord, "model">>;
 
 /** What the divergence read found (see src/engine/explain/explanation.ts DivergenceFacts). */
 export interface DivergenceRead {

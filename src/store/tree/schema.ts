@@ -166,6 +166,8 @@ export const recentRequests = sqliteTable(
 );
 
 export type TemplateRow = typeof templates.$inferSelect;
+/** A templates row as D1's own statements read it (database column names). */
+export type TemplateRecord = InferSelectModel<typeof templates, { dbColumnNames: true }>;
 /** A recent_requests row as D1's own statements read it (database column names). */
 export type RecentRequestRecord = InferSelectModel<typeof recentRequests, { dbColumnNames: true }>;
 
