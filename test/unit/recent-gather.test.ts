@@ -1,27 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { RecentRequest } from "../../src/store/tree/recent-requests";
 import { addRecent, RECENT_BUFFERED } from "../../src/store/tree/recent-gather";
 import { emptyTally, mergeTally } from "../../src/store/tree/tally-batch";
+import { recentRequest } from "../support/recent-request";
 
-const row = (over: Partial<RecentRequest>): RecentRequest => ({
-  at: 1,
-  tree_id: "t1",
-  route: "/v1/chat/completions",
-  outcome: "hit",
-  status: 200,
-  latency_ms: 10,
-  prompt_tokens: 100,
-  completion_tokens: 20,
-  node: "n1",
-  template_id: null,
-  reason: null,
-  count: 1,
-  request_id: null,
-  explanation: null,
-  error: null,
-  tenant: null,
-  ...over,
-});
+const row = recentRequest;
 
 describe("recent-requests rows gathered between writes", () => {
   it("Should gather a tree's hits into one row: the count, the latest time and node, the tokens summed, the latency averaged", () => {

@@ -5,6 +5,7 @@ import { Counters } from "../../src/engine/counting/isolate-counters";
 import { emptyTally, type TallyBatch } from "../../src/store/tree/tally-batch";
 import { eventually } from "./helpers";
 import { seedNodes, seedTree } from "./tally.support";
+import { recentRequest } from "../support/recent-request";
 import { HitTally, MAX_PENDING_NODES, PAGE_ROWS } from "../../src/store/objects/hit-tally";
 import { tallyPages } from "../../src/store/tree/tally-pages";
 import { tallyRows } from "../../src/store/tree/tally-batch";
@@ -24,24 +25,7 @@ function isolateFlush(treeId: string, node: string, hits: number, at: number): T
   const counters = new Counters();
   for (let i = 0; i < hits; i++) {
     counters.hit(treeId, node, { promptTokens: 10, completionTokens: 5, latencyMs: 100 }, at);
-    counters.request({
-      at,
-      tree_id: treeId,
-      route: "/v1/chat/completions",
-      outcome: "hit",
-      status: 200,
-      latency_ms: 2,
-      prompt_tokens: 10,
-      completion_tokens: 5,
-      node,
-      template_id: null,
-      reason: null,
-      count: 1,
-      request_id: null,
-      explanation: null,
-      error: null,
-      tenant: null,
-    });
+    counters.request(recentRequest({ at, tree_id: treeId, latency_ms: 2, prompt_tokens: 10, completion_tokens: 5, node }));
   }
   const [tally] = counters.drain();
   return tally;

@@ -4,6 +4,7 @@ import { RECENT_KEPT, RECENT_KEPT_PER_TREE, recentStatements, type RecentRequest
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { api, learn, newKey, ok, onlyTree } from "./api-helpers";
 import { chat, eventually, uniqueModel } from "./helpers";
+import { recentRequest } from "../support/recent-request";
 
 interface Recent {
   at: number;
@@ -99,24 +100,8 @@ describe("GET /api/requests", () => {
     });
   });
 
-  const recentRow = (i: number, tree: string | null): RecentRequest => ({
-    at: i,
-    tree_id: tree,
-    route: "/v1/chat/completions",
-    outcome: "miss",
-    status: 200,
-    latency_ms: 1,
-    prompt_tokens: null,
-    completion_tokens: null,
-    node: null,
-    template_id: null,
-    reason: null,
-    count: 1,
-    request_id: null,
-    explanation: null,
-    error: null,
-    tenant: null,
-  });
+  const recentRow = (i: number, tree: string | null): RecentRequest =>
+    recentRequest({ at: i, tree_id: tree, outcome: "miss", latency_ms: 1, prompt_tokens: null, completion_tokens: null, node: null });
 
   it("Should keep only the newest RECENT_KEPT rows, whatever one flush writes", async () => {
     // Spread over enough trees that no tree passes its own cap: the database's cap is what trims.
