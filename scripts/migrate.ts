@@ -82,7 +82,7 @@ function wranglerJson(args: string[]): unknown {
 export function createArgs(name: string, binding: string | undefined, locations: string | undefined): string[] {
   const parsed = parseShardLocations(locations);
   if (!parsed.ok) {
-    console.warn(`migrate: ${parsed.message}; creating ${name} without --location`);
+    console.warn(`migrate: D1_SHARD_LOCATIONS ${parsed.message}; creating ${name} without --location`);
     return ["d1", "create", name];
   }
   const hint = binding ? parsed.hints.get(binding) : undefined;

@@ -5,6 +5,7 @@ import { DEFAULT_DECLARED_MIN_BINDINGS, DEFAULT_MIN_BINDINGS, type TemplateSetti
 import type { LogLevel } from "./observability/log";
 import { logEvent } from "./observability/log-event";
 import { pricesOf, type PriceTable } from "./core/prices";
+import { parseShardLocations, readShardNames, type LocationHint, type ShardNames } from "./core/shard-vars";
 
 /**
  * A whole number var from `min` to `max`; unset or blank is `fallback`.
@@ -93,10 +94,14 @@ export function listed(list: TenantList, tenant: string): boolean {
   return list === "*" || list.has(tenant);
 }
 
-/**
- * The Worker's vars, each with its rule and default (docs/configuration.md).
- * `D1_SHARDS` is parsed by src/store/shards/shards.ts.
- */
+/** `D1_SHARD_LOCATIONS`: each shard's location hint (src/core/shard-vars.ts); an invalid value places objects without hints. */
+function locationHints(value: string | undefined, ctx: z.RefinementCtx): ReadonlyMap<string, LocationHint> {
+  const parsed = parseShardLocations(value);
+  if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.message });
+  return parsed.ok ? parsed.hints : z.NEVER;
+}
+
+/** The Worker's vars, each with its rule and default (docs/configuration.md). */
 export const varsSchema = z.object({
   SERVE_POLICY: oneOf(["unanimous", "majority"], "unanimous"),
   SERVE_MIN_OBSERVATIONS: wholeNumber(1, 1),
@@ -131,6 +136,9 @@ export const varsSchema = z.object({
   IMPORT_TENANTS: tenantList,
   KEY_FRESH_MS: wholeNumber(900_000),
   KEY_CHECK_TIMEOUT_MS: wholeNumber(2_000, 1),
+  /** A malformed item is left out, not the whole var (parseConfig lists it): the other shards keep their trees' hits. */
+  D1_SHARDS: z.string().optional().transform(readShardNames),
+  D1_SHARD_LOCATIONS: z.string().optional().transform(locationHints),
 });
 
 type Vars = z.output<typeof varsSchema>;
@@ -170,6 +178,10 @@ export interface Config {
   /** `ANALYTICS_*` as set (blank when unset); src/http/api/series.ts checks them. */
   analytics: { accountId: string; apiToken: string; dataset: string; sqlUrl: string; timeoutMs: number };
   access: AccessSettings;
+  /** `D1_SHARDS`: the D1 bindings that hold trees (default `DB`), bound once per isolate as `Services.shards`. */
+  shardNames: readonly string[];
+  /** `D1_SHARD_LOCATIONS`: where each shard's primary is, so that its trees' objects are created next to it (none when unset or invalid). */
+  shardLocations: ReadonlyMap<string, LocationHint>;
 }
 
 /** Who may use the Worker and for how long a credential's hits stay served (docs/configuration.md, docs/deploy.md "Who may use the Worker"). */
@@ -186,10 +198,11 @@ export interface AccessSettings {
   keyCheckTimeoutMs: number;
 }
 
-/** A var that did not parse: its name and what it must be. Its default is used. */
+/** A var that did not parse: its name and what it must be. Its default is used, or what `instead` says. */
 export interface InvalidVar {
   name: string;
   message: string;
+  instead?: string;
 }
 
 /**
@@ -210,6 +223,9 @@ export function parseConfig(env: Readonly<Record<string, unknown>>): { config: C
       raw[name] = schema.parse(undefined);
     }
   }
+  // SAFETY: D1_SHARDS' schema reads any string (readShardNames).
+  for (const item of (raw.D1_SHARDS as ShardNames).dropped)
+    invalid.push({ name: "D1_SHARDS", message: `names '${item.slice(0, 80)}', which is not a binding name or a range FIRST..LAST`, instead: "it is left out" });
   // SAFETY: every key of the schema's shape was parsed above with its own schema.
   return { config: { ...configFrom(raw as Vars), upstreamBases: upstreamBasesOf(env) }, invalid };
 }
@@ -247,6 +263,8 @@ function configFrom(v: Vars): Omit<Config, "upstreamBases"> {
       keyFreshMs: v.KEY_FRESH_MS,
       keyCheckTimeoutMs: v.KEY_CHECK_TIMEOUT_MS,
     },
+    shardNames: v.D1_SHARDS.names,
+    shardLocations: v.D1_SHARD_LOCATIONS,
   };
 }
 
@@ -263,7 +281,8 @@ export function configOf(env: Env): Config {
   const known = parsed.get(env);
   if (known) return known;
   const { config, invalid } = parseConfig(env as unknown as Record<string, unknown>);
-  for (const bad of invalid) logEvent("error", "config_invalid", { var: bad.name, error: `${bad.name} ${bad.message}; its default is used` });
+  for (const bad of invalid)
+    logEvent("error", "config_invalid", { var: bad.name, error: `${bad.name} ${bad.message}; ${bad.instead ?? "its default is used"}` });
   parsed.set(env, config);
   return config;
 }

@@ -66,6 +66,38 @@ describe("parseConfig", () => {
   });
 });
 
+describe("the shard vars (D1_SHARDS, D1_SHARD_LOCATIONS)", () => {
+  it("Should name DB alone and place no object when neither is set", () => {
+    const { config, invalid } = parseConfig({});
+    expect(invalid).toEqual([]);
+    expect(config.shardNames).toEqual(["DB"]);
+    expect([...config.shardLocations]).toEqual([]);
+  });
+
+  it("Should read the shards with their ranges and each shard's location hint", () => {
+    const { config, invalid } = parseConfig({ D1_SHARDS: "DB, DB_1..DB_3", D1_SHARD_LOCATIONS: "DB=weur,DB_1..DB_3=enam" });
+    expect(invalid).toEqual([]);
+    expect(config.shardNames).toEqual(["DB", "DB_1", "DB_2", "DB_3"]);
+    expect(Object.fromEntries(config.shardLocations)).toEqual({ DB: "weur", DB_1: "enam", DB_2: "enam", DB_3: "enam" });
+  });
+
+  it("Should leave a malformed D1_SHARDS item out, keep the others, and name each item left out", () => {
+    const { config, invalid } = parseConfig({ D1_SHARDS: "DB,DB_1,db-2,DB_5..DB_3" });
+    expect(config.shardNames).toEqual(["DB", "DB_1"]);
+    expect(invalid).toEqual([
+      { name: "D1_SHARDS", message: "names 'db-2', which is not a binding name or a range FIRST..LAST", instead: "it is left out" },
+      { name: "D1_SHARDS", message: "names 'DB_5..DB_3', which is not a binding name or a range FIRST..LAST", instead: "it is left out" },
+    ]);
+    expect(parseConfig({ D1_SHARDS: "nope" }).config.shardNames).toEqual(["DB"]);
+  });
+
+  it("Should place objects without hints when D1_SHARD_LOCATIONS is invalid, and say why", () => {
+    const { config, invalid } = parseConfig({ D1_SHARD_LOCATIONS: "DB=weur,DB_1=europe" });
+    expect([...config.shardLocations]).toEqual([]);
+    expect(invalid).toEqual([{ name: "D1_SHARD_LOCATIONS", message: expect.stringContaining("'europe' is not a location hint") }]);
+  });
+});
+
 describe("configOf", () => {
   it("Should parse an env once and log each bad var once, by name", () => {
     const lines: string[] = [];
@@ -76,6 +108,20 @@ describe("configOf", () => {
     expect(first.lookupTimeoutMs).toBe(1500);
     expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
       { event: "config_invalid", level: "error", var: "LOOKUP_TIMEOUT_MS", error: "LOOKUP_TIMEOUT_MS must be a whole number, at least 1; its default is used" },
+    ]);
+  });
+
+  it("Should log a D1_SHARDS item left out as left out, not as a default used", () => {
+    const lines: string[] = [];
+    vi.spyOn(console, "error").mockImplementation((text: unknown) => void lines.push(String(text)));
+    expect(configOf({ D1_SHARDS: "DB,DB 1" } as unknown as Env).shardNames).toEqual(["DB"]);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      {
+        event: "config_invalid",
+        level: "error",
+        var: "D1_SHARDS",
+        error: "D1_SHARDS names 'DB 1', which is not a binding name or a range FIRST..LAST; it is left out",
+      },
     ]);
   });
 });

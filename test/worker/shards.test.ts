@@ -1,6 +1,10 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bookmarkFor, bookmarkHeader, dbFor, readYourWrites, shardNames, shardOf, shards } from "../../src/store/shards/shards";
+import { servicesOf } from "../../src/engine/services";
+import { newApp } from "../../src/http/app";
+import { ADMIN } from "./api-helpers";
+import { bookmarkFor, bookmarkHeader, dbFor, findInShards, readYourWrites, shardNames, shardOf, shards } from "../../src/store/shards/shards";
 
 /** Deterministic 64-hex tree ids. */
 async function treeIds(n: number): Promise<string[]> {
@@ -58,6 +62,44 @@ describe("shard bindings", () => {
   it("Should fail loudly when D1_SHARDS names a binding that does not exist", () => {
     const broken = { ...env, D1_SHARDS: "DB,DB_9" } as unknown as Env;
     expect(() => shards(broken)).toThrow(/DB_9/);
+  });
+});
+
+describe("the shard set in the isolate's services", () => {
+  it("Should bind the configured shards once, the same set the store's own lookups read", () => {
+    const two = { ...env, D1_SHARDS: "DB,DB_1", DB_1: env.DB } as unknown as Env;
+    const services = servicesOf(two);
+    expect(services.shards.map((s) => s.name)).toEqual(["DB", "DB_1"]);
+    expect(services.shards).toBe(services.shards);
+    expect(shards(two)).toBe(services.shards);
+  });
+
+  it("Should throw on each read while a binding is missing (each request fails open), and not before it is read", () => {
+    const broken = { ...env, D1_SHARDS: "DB,DB_9" } as unknown as Env;
+    const services = servicesOf(broken);
+    expect(services.config.shardNames).toEqual(["DB", "DB_9"]);
+    expect(() => services.shards).toThrow(/DB_9/);
+    expect(() => services.shards).toThrow(/DB_9/);
+  });
+
+  it("Should answer each API request that reads the shards with a 500 while a binding is missing, and the next ones the same", async () => {
+    const broken = { ...env, D1_SHARDS: "DB,DB_9" } as unknown as Env;
+    const app = newApp();
+    for (const path of ["/api/requests", "/api/requests"]) {
+      const ctx = createExecutionContext();
+      const res = await app.fetch(new Request(`https://mm.test${path}`, { headers: { authorization: `Bearer ${ADMIN}` } }), broken, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(res.status).toBe(500);
+    }
+  });
+
+  it("Should find a row in whichever shard holds it, from the shard set handed in", async () => {
+    await env.DB.exec("CREATE TABLE IF NOT EXISTS shard_find (k TEXT PRIMARY KEY)");
+    await env.DB.prepare("INSERT OR IGNORE INTO shard_find (k) VALUES ('here')").run();
+    const set = servicesOf({ ...env, D1_SHARDS: "DB" } as unknown as Env).shards;
+    const read = (key: string) => (db: D1Database) => db.prepare("SELECT k FROM shard_find WHERE k = ?1").bind(key).first<{ k: string }>();
+    expect(await findInShards(set, read("here"))).toEqual({ shard: { name: "DB", db: env.DB }, value: { k: "here" } });
+    expect(await findInShards(set, read("elsewhere"))).toBeNull();
   });
 });
 

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { ApiError } from "../../core/errors";
 import { forgetShard } from "../../store/shards/directory";
 import type { MoveResult } from "../../store/shards/move";
-import { shards } from "../../store/shards/shards";
 import { treeWriterOf } from "../../store/objects/tree-objects";
 import { hashParam, notFound, parseBody, type ApiCtx } from "./params";
 
@@ -22,7 +21,7 @@ export async function postMove(c: ApiCtx): Promise<Response> {
   if (!c.var.caller.admin) throw new ApiError("forbidden", "Moving a tree between shards needs the admin token.");
   const treeId = hashParam(c, "treeId");
   const body = await parseBody(c, moveBody, 'a JSON object: {"to": "<binding>"}');
-  if (!shards(c.env).some((s) => s.name === body.to)) throw new ApiError("invalid_request", `to: '${body.to}' is not one of D1_SHARDS.`, "to");
+  if (!c.var.services.shards.some((s) => s.name === body.to)) throw new ApiError("invalid_request", `to: '${body.to}' is not one of D1_SHARDS.`, "to");
   // SAFETY: RPC types the result as a stub; MoveResult is plain data (names and counts).
   const result = (await treeWriterOf(c.env, treeId).move(treeId, body.to)) as MoveResult;
   forgetShard(treeId);

@@ -18,7 +18,7 @@ function forgetFor(c: ApiCtx): (keys: string[]) => Promise<void> {
 /** The tree of a node the caller may see (through the one tree check), or a 404 for the node. */
 async function ownedNode(c: ApiCtx): Promise<{ hash: string; treeId: string; shard: Shard }> {
   const hash = hashParam(c, "hash");
-  const owner = (await findInShards(c.env, (db) => nodeOwner(db, hash)))?.value;
+  const owner = (await findInShards(c.var.services.shards, (db) => nodeOwner(db, hash)))?.value;
   const owned = owner ? await findOwnedTree(c, owner.treeId) : null;
   if (!owned) throw notFound("node");
   return { hash, treeId: owned.tree.id, shard: owned.shard };

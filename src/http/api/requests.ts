@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { readRecentPage, readRequest, type RecentCursor } from "../../store/tree/recent-read";
 import { encodeCursor } from "../../store/tree/cursor";
-import { allShards } from "../../store/shards/shards";
+import { databasesOf } from "../../store/shards/shards";
 import { decodeCursor, limitSchema, notFound, parseWith, scopeOf, type ApiCtx } from "./params";
 
 const HEX32 = /^[0-9a-f]{32}$/;
@@ -29,7 +29,7 @@ export async function getRequests(c: ApiCtx): Promise<Response> {
   const q = parseWith(requestsQuery, c.req.query());
   const after: RecentCursor | null = q.cursor ? decodeCursor(q.cursor, ["number", "number", "number"] as const) : null;
   const filters = { outcome: q.outcome, tree: q.tree, model: q.model, since: q.since, until: q.until, requestId: q.q };
-  const page = await readRecentPage(allShards(c.env), scopeOf(c), filters, q.limit, after);
+  const page = await readRecentPage(databasesOf(c.var.services.shards), scopeOf(c), filters, q.limit, after);
   c.header("cache-control", "no-store");
   return c.json({ data: page.rows, next_cursor: page.next ? encodeCursor(page.next) : null });
 }
@@ -42,7 +42,7 @@ export async function getRequests(c: ApiCtx): Promise<Response> {
 export async function getRequest(c: ApiCtx): Promise<Response> {
   const id = c.req.param("id") ?? "";
   if (!REQUEST_ID.test(id)) throw notFound("request");
-  const rows = await readRequest(allShards(c.env), scopeOf(c), id);
+  const rows = await readRequest(databasesOf(c.var.services.shards), scopeOf(c), id);
   if (rows.length === 0) throw notFound("request (rows are written within COUNTER_FLUSH_MS + TALLY_FLUSH_MS of the request)");
   c.header("cache-control", "no-store");
   return c.json({ data: rows[0], others: rows.slice(1) });

@@ -1,6 +1,6 @@
 import { ApiError } from "../../core/errors";
 import { countTrees } from "../../store/tree/tenant-trees";
-import { allShards } from "../../store/shards/shards";
+import { databasesOf } from "../../store/shards/shards";
 import { scopeOf, type ApiCtx } from "./params";
 import type { Config } from "../../config";
 import { sourceOf } from "./series";
@@ -28,7 +28,7 @@ export function shortTenant(tenant: string): string {
  */
 export async function getWhoami(c: ApiCtx): Promise<Response> {
   const scope = scopeOf(c);
-  const { trees, tenants } = await countTrees(allShards(c.env), scope);
+  const { trees, tenants } = await countTrees(databasesOf(c.var.services.shards), scope);
   if (!("tenant" in scope)) {
     return c.json({
       role: "admin",

@@ -1,4 +1,3 @@
-import { logEvent } from "../../observability/log-event";
 import { parseShardLocations, type LocationHint } from "../shards/locations";
 import { dbFor } from "../shards/shards";
 
@@ -30,12 +29,14 @@ export function hitTallyOf(env: Env, treeId: string): ReturnType<Env["HIT_TALLY"
 
 let parsed: { value: string | undefined; hints: ReadonlyMap<string, LocationHint> } | undefined;
 
-/** The hint per shard, parsed once per isolate; an invalid value is logged and places objects without hints. */
+/**
+ * The hint per shard, read once per isolate by `Config.shardLocations`' rule (src/core/shard-vars.ts); an
+ * invalid value places objects without hints (src/config.ts logs it: `config_invalid`).
+ */
 function hintsOf(env: Env): ReadonlyMap<string, LocationHint> {
   const value = env.D1_SHARD_LOCATIONS;
   if (parsed?.value === value) return parsed.hints;
   const result = parseShardLocations(value);
-  if (!result.ok) logEvent("error", "shard_config_error", { error: result.message });
   parsed = { value, hints: result.ok ? result.hints : new Map() };
   return parsed.hints;
 }

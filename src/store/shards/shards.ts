@@ -2,7 +2,8 @@
  * Trees spread over several D1 databases, and D1 read replicas for hits.
  *
  * - **Shards.** `D1_SHARDS` lists the D1 bindings that hold trees
- *   (`"DB,DB_1,DB_2"`, default `"DB"`). A tree lives in exactly one of them.
+ *   (`"DB,DB_1,DB_2"`, default `"DB"`; parsed in src/config.ts by src/core/shard-vars.ts' rule, bound
+ *   once per isolate as `Services.shards`). A tree lives in exactly one of them.
  *   Which one is the tree directory's answer (src/store/shards/directory.ts:
  *   `shardFor` for reads, the writer's TreeHome for writes); new trees go to
  *   the least-full shard and trees can move. The hash rule here (`shardOf`,
@@ -15,6 +16,8 @@
  *   agent never misses an answer that has been recorded (read-your-writes).
  */
 
+import { readShardNames } from "../../core/shard-vars";
+
 /** The response/request header that carries a D1 bookmark: `<binding>:<bookmark>`. */
 export { BOOKMARK_HEADER } from "../../core/protocol";
 
@@ -24,35 +27,15 @@ export interface Shard {
   db: D1Database;
 }
 
-const BINDING_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
-
-/** A range of numbered bindings, `DB_1..DB_400`: same prefix, numbers from..to. */
-const RANGE = /^([A-Z_][A-Z0-9_]*?)(\d+)\.\.([A-Z_][A-Z0-9_]*?)(\d+)$/;
-/** Bindings one range may name (a Worker has far fewer D1 bindings than this). */
-export const MAX_RANGE = 5000;
-
-/** The bindings one D1_SHARDS item names: itself, or every binding of a range `DB_1..DB_400` (none when malformed). */
-export function expand(item: string): string[] {
-  const range = RANGE.exec(item);
-  if (!range || range[1] !== range[3]) return BINDING_NAME.test(item) ? [item] : [];
-  const from = Number(range[2]);
-  const to = Number(range[4]);
-  if (to < from || to - from >= MAX_RANGE) return [];
-  return Array.from({ length: to - from + 1 }, (_, i) => `${range[1]}${from + i}`).filter((n) => BINDING_NAME.test(n));
-}
+/** D1_SHARDS' rule lives in core (src/core/shard-vars.ts), where src/config.ts reads it too. */
+export { expand, MAX_RANGE } from "../../core/shard-vars";
 
 /**
- * The shard binding names from `D1_SHARDS` (comma separated, deduplicated),
- * or `["DB"]`. An item `PREFIX<m>..PREFIX<n>` names every binding from m to
- * n, so hundreds of shards fit in a few bytes of the var (5 KB at most):
- * `"DB,DB_1..DB_400"`.
+ * The shard binding names from `D1_SHARDS` (comma separated, deduplicated, ranges `DB_1..DB_400` expanded),
+ * or `["DB"]`; a malformed item is left out (src/config.ts logs it). The same rule as `Config.shardNames`.
  */
 export function shardNames(value: string | undefined): string[] {
-  const names = (value ?? "")
-    .split(",")
-    .map((n) => n.trim())
-    .flatMap(expand);
-  return names.length > 0 ? [...new Set(names)] : ["DB"];
+  return readShardNames(value).names;
 }
 
 /** 32-bit FNV-1a of a string: cheap, stable across isolates and releases. */
@@ -94,21 +77,33 @@ function isD1(value: unknown): value is D1Database {
   return typeof value === "object" && value !== null && typeof (value as { prepare?: unknown }).prepare === "function";
 }
 
-/** The shard list per env object (one per isolate): parsed once, off the hot path. */
+/** The shard list per env object (one per isolate): bound once, off the hot path. */
 const resolved = new WeakMap<object, Shard[]>();
 
-/** Every configured shard that is bound; throws when `D1_SHARDS` names a binding that does not exist. */
-export function shards(env: Env): Shard[] {
+/**
+ * The shards `names` lists (`Config.shardNames`), each with its D1 binding in `env`: bound once per env
+ * (`Services.shards`, src/engine/services.ts). Throws, each time it is asked, while a name is not a D1
+ * binding of this Worker, so that each request fails open rather than the isolate failing for good.
+ */
+export function bindShards(env: Env, names: readonly string[]): Shard[] {
   const known = resolved.get(env);
   if (known) return known;
   const vars = env as unknown as Bindings;
-  const all = shardNames(vars.D1_SHARDS as string | undefined).map((name) => {
+  const all = names.map((name) => {
     const db = vars[name];
     if (!isD1(db)) throw new Error(`D1_SHARDS names '${name}', which is not a D1 binding of this Worker`);
     return { name, db };
   });
   resolved.set(env, all);
   return all;
+}
+
+/**
+ * Every configured shard that is bound, for the store's reads that start from `env` alone (the directory,
+ * the Durable Objects): `D1_SHARDS` read by the same rule as the config's; throws as `bindShards` does.
+ */
+export function shards(env: Env): Shard[] {
+  return resolved.get(env) ?? bindShards(env, shardNames((env as unknown as Bindings).D1_SHARDS as string | undefined));
 }
 
 /**
@@ -126,8 +121,8 @@ export function dbFor(env: Env, treeId: string): Shard {
 }
 
 /** Every shard's database, for reads that span trees (lists, stats, the scheduled prune). */
-export function allShards(env: Env): D1Database[] {
-  return shards(env).map((s) => s.db);
+export function databasesOf(all: readonly Shard[]): D1Database[] {
+  return all.map((s) => s.db);
 }
 
 /**
@@ -135,8 +130,7 @@ export function allShards(env: Env): D1Database[] {
  * with its shard. For the few reads that start from a node hash, which does not
  * name its tree (the node and path API, pruning a node).
  */
-export async function findInShards<T>(env: Env, read: (db: D1Database) => Promise<T | null>): Promise<{ shard: Shard; value: T } | null> {
-  const all = shards(env);
+export async function findInShards<T>(all: readonly Shard[], read: (db: D1Database) => Promise<T | null>): Promise<{ shard: Shard; value: T } | null> {
   const found = await Promise.all(all.map(async (shard) => ({ shard, value: await read(shard.db) })));
   for (const f of found) if (f.value !== null) return { shard: f.shard, value: f.value };
   return null;
