@@ -15,6 +15,7 @@
  * local Worker from answering anything until the move ended.
  */
 import { breathe } from "../../core/timer-turn";
+import type { NodeRecord } from "../tree/schema";
 
 /** Rows one page reads (and writes). */
 export const PAGE_ROWS = 100;
@@ -75,7 +76,8 @@ async function rowsWhereIn(db: D1Database, table: string, column: string, keys: 
 /** Parents whose children one walk step reads (in pages of at most PAGE_ROWS rows). */
 const PARENTS_PER_STEP = 50;
 
-type NodeRow = Row & { hash: string; parent: string };
+/** A node row as a page reads it: any of its columns, the walk's `hash` and `parent` among them. */
+type NodeRow = Row & Pick<NodeRecord, "hash" | "parent">;
 
 /** The children of `parents`, `columns` of each, in pages of at most PAGE_ROWS rows (by rowid, through the `parent` index). */
 async function childrenOf(
