@@ -82,7 +82,8 @@ const resolved = new WeakMap<object, Shard[]>();
 
 /**
  * The shards `names` lists (`Config.shardNames`), each with its D1 binding in `env`: bound once per env
- * (`Services.shards`, src/engine/services.ts). Throws, each time it is asked, while a name is not a D1
+ * (`Services.shards`, src/engine/services.ts). `names` must be env's own D1_SHARDS read by the config's rule:
+ * the first set bound for an env is the one `shards(env)` answers after. Throws, each time it is asked, while a name is not a D1
  * binding of this Worker, so that each request fails open rather than the isolate failing for good.
  */
 export function bindShards(env: Env, names: readonly string[]): Shard[] {
