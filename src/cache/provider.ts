@@ -116,8 +116,11 @@ export interface TemplatePlan<K extends ProviderKey> {
   key: K;
   /** A stored answer with the request's values in it; null when it cannot (or may not yet) be served: then a miss. */
   render(answer: StoredAnswer, store: TemplateStore): StoredAnswer | null | Promise<StoredAnswer | null>;
-  /** A learned-template answer for an exact miss, or null. Never throws. */
-  learned(db: D1Database, timeoutMs: number, presenceTtlMs: number): Promise<{ answer: StoredAnswer; template: string } | null>;
+  /**
+   * A learned-template answer for an exact miss, or null. Never throws. `hasTemplates`: what the tree's object
+   * just read of the tree's live templates, when it was asked (it refreshes the isolate's memo of that).
+   */
+  learned(db: D1Database, timeoutMs: number, presenceTtlMs: number, hasTemplates?: boolean): Promise<{ answer: StoredAnswer; template: string } | null>;
   /** Headers of an exact hit (e.g. `muscle-mem-template: declared`). */
   hitHeaders: Record<string, string>;
   /** After render and learned: why a template that could have served this request did not (one line), or null. */

@@ -110,7 +110,8 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   }
   // The tree's object, asked cold, says whether the tree has live templates: none, nothing learned to serve.
   if (found.status !== "failed" && !(found.status === "miss" && found.templates === false)) {
-    const learned = await plan.learned(source.shard.db, config.lookupTimeoutMs, config.hotCacheTtlMs);
+    const read = found.status === "miss" ? found.templates : undefined;
+    const learned = await plan.learned(source.shard.db, config.lookupTimeoutMs, config.hotCacheTtlMs, read);
     const hit =
       learned &&
       (await accepted()) &&

@@ -33,9 +33,10 @@ export interface TemplatePlan {
   confirm(db: D1Database, recorded: RecordInput): Promise<void>;
   /**
    * The learned-template answer for an exact miss, or null. Never throws.
-   * A tree known (within `presenceTtlMs`) to have no live templates costs no query.
+   * A tree known (within `presenceTtlMs`) to have no live templates costs no query. `hasTemplates`, what the
+   * tree's object just read, is believed over that memo and refreshes it (learning is deferred: docs/templates.md).
    */
-  learned(db: D1Database, timeoutMs: number, presenceTtlMs?: number): Promise<{ answer: StoredAnswer; template: string } | null>;
+  learned(db: D1Database, timeoutMs: number, presenceTtlMs?: number, hasTemplates?: boolean): Promise<{ answer: StoredAnswer; template: string } | null>;
   /** Whether the model's answer to this request may teach templates. */
   induction: boolean;
   /** Headers of an exact hit: `muscle-mem-template: declared` in a declared tree. */
@@ -92,9 +93,10 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
     induction,
     hitHeaders: key.declared ? { [TEMPLATE_HEADER]: "declared" } : {},
     templateMiss: () => miss,
-    learned: async (db, timeoutMs, presenceTtlMs = 0) => {
+    learned: async (db, timeoutMs, presenceTtlMs = 0, hasTemplates?: boolean) => {
       if (!induction) return null;
       try {
+        if (hasTemplates !== undefined) notePresence(key.treeId, hasTemplates, presenceTtlMs);
         if (!(await withTimeout(treeHasTemplates(db, key.treeId, presenceTtlMs), timeoutMs, "template presence"))) return null;
         const outcome = await withTimeout(readLearned(db, key, settings), timeoutMs, "template lookup");
         if (!("answer" in outcome)) {
@@ -142,16 +144,41 @@ async function treeHasTemplates(db: D1Database, treeId: string, ttlMs: number, n
   const known = presence.get(treeId);
   if (known && known.until > now) return known.has;
   const has = await hasLiveTemplates(db, treeId);
-  if (ttlMs > 0) {
-    if (presence.size >= PRESENCE_MAX) presence.clear();
-    presence.set(treeId, { has, until: now + ttlMs });
-  }
+  notePresence(treeId, has, ttlMs, now);
   return has;
 }
 
-/** Forgets what this isolate believed about a tree's templates (after it learned some). */
+/** Remembers for `ttlMs` what was just read of a tree's live templates (by this isolate or by the tree's object). */
+function notePresence(treeId: string, has: boolean, ttlMs: number, now = Date.now()): void {
+  if (ttlMs <= 0) {
+    presence.delete(treeId);
+    return;
+  }
+  if (presence.size >= PRESENCE_MAX) presence.clear();
+  presence.set(treeId, { has, until: now + ttlMs });
+}
+
+/** Forgets what this isolate believed about a tree's templates (its learner induced some). */
 export function forgetTemplatePresence(treeId: string): void {
   presence.delete(treeId);
+}
+
+/** Per isolate: what each tree's learner last said it had learned (TreeLearner.learnSoon's reply). */
+const learnerSeen = new Map<string, { epoch: string; induced: number }>();
+
+/**
+ * Notes what a tree's learner said it learned so far; true when that may be news to this isolate (a new
+ * object run, or templates induced since this isolate last asked, or an isolate that never asked and sees
+ * some): then what the isolate believed about the tree's templates is stale. Learning runs in the learner's
+ * alarm, after the recording that taught it, so this isolate hears of it on its next recording at the latest;
+ * a request in between is a miss, never a wrong answer.
+ */
+export function learnerNews(treeId: string, soFar: { epoch: string; induced: number }): boolean {
+  const seen = learnerSeen.get(treeId);
+  if (learnerSeen.size >= PRESENCE_MAX && !seen) learnerSeen.clear();
+  learnerSeen.set(treeId, { epoch: soFar.epoch, induced: soFar.induced });
+  if (!seen) return soFar.induced > 0;
+  return seen.epoch !== soFar.epoch || soFar.induced > seen.induced;
 }
 
 /**

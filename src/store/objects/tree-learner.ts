@@ -8,6 +8,21 @@ import type { RecordInput } from "../tree/record";
 import { learnFrom, type LearnReport } from "../templates/learn";
 import { relocateTree, TreeHome } from "./move-rpc";
 
+/** How long a queued recording waits for others before the alarm learns them (docs/templates.md, "When learning happens"). */
+export const LEARN_DELAY_MS = 100;
+/** Recordings one object holds for its alarm; beyond them the oldest is dropped (and logged): learning is an optimisation. */
+export const MAX_QUEUED = 256;
+
+/**
+ * What this object has learned since it started, for the isolates that queue recordings: `epoch` names the
+ * object's run (a new one after an eviction), `induced` counts the templates its learning induced in it.
+ * An isolate that sees either change forgets that the tree had no templates (src/engine/template-hook.ts).
+ */
+export interface LearnedSoFar {
+  epoch: string;
+  induced: number;
+}
+
 /**
  * One Durable Object per tree (TREE_LEARNER, `idFromName(treeId)`, placed
  * like the tree's writer): it learns the tree's templates from recorded
@@ -15,6 +30,13 @@ import { relocateTree, TreeHome } from "./move-rpc";
  * itself and the writer's joins and records never queue behind it. It holds
  * no single flight. A move of the tree (TreeWriter.move) runs inside this
  * object's queue too (`relocate`), since learning writes the tree.
+ *
+ * A recorded miss only queues its recording here (`learnSoon`, no D1 work);
+ * the object's alarm, LEARN_DELAY_MS after the first queued one, learns the
+ * whole batch in one call of the queue. The queue lives in memory: an object
+ * evicted before its alarm loses at most the learning queued in it (a
+ * template learned later, never a wrong answer). Its own storage is written
+ * once per batch (the alarm).
  */
 export class TreeLearner extends DurableObject<Env> {
   /** The object's config, parsed once when it starts. */
@@ -22,20 +44,62 @@ export class TreeLearner extends DurableObject<Env> {
   private readonly queue = new SerialQueue();
   /** The tree's shard by the directory, read again after a move (metered bindings: `learn` reports its D1 work). */
   private readonly home = new TreeHome(meteredEnv(this.env));
+  /** Recordings waiting for the alarm, oldest first. */
+  private pending: RecordInput[] = [];
+  private armed = false;
+  /** How long the first queued recording waits for the alarm (a test sets it long, then runs the alarm itself). */
+  protected delayMs = LEARN_DELAY_MS;
+  private readonly soFar: LearnedSoFar = { epoch: crypto.randomUUID(), induced: 0 };
 
-  /** Learns templates from a recorded answer, after every earlier learning of this tree. Never throws: learning is an optimisation. */
-  async learn(input: RecordInput): Promise<LearnReport | null> {
-    const learning = () => this.serialised(async () => learnFrom(await this.home.db(input.treeId), input));
-    // After the response: its D1 work shows only in a debug `store_work` line (bench/recording-cost.ts).
-    return loggedStoreWork(this.config.logLevel, "learner", "learn", learning).catch((error) => {
-      logEvent("error", "template_learn_failed", { tree: input.treeId, error: String(error) });
-      return null;
+  /**
+   * Queues a recorded answer for the alarm's batch (no D1 work on the caller's path) and says what this
+   * object learned so far (LearnedSoFar). Never throws.
+   */
+  async learnSoon(input: RecordInput): Promise<LearnedSoFar> {
+    if (this.pending.length >= MAX_QUEUED) {
+      const dropped = this.pending.shift();
+      logEvent("warn", "template_learn_dropped", { tree: dropped?.treeId ?? null, max_queued: MAX_QUEUED });
+    }
+    this.pending.push(input);
+    if (!this.armed) {
+      this.armed = true;
+      await this.ctx.storage.setAlarm(Date.now() + this.delayMs).catch((error: unknown) => {
+        this.armed = false;
+        logEvent("error", "template_learn_failed", { tree: input.treeId, error: String(error) });
+      });
+    }
+    return { ...this.soFar };
+  }
+
+  /** Learns every queued recording, in the order recorded, as one call of the queue. */
+  override async alarm(): Promise<void> {
+    this.armed = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    await loggedStoreWork(this.config.logLevel, "learner", "learn_batch", async () => {
+      for (const input of batch) await this.learnOne(input);
     });
   }
 
   /** Called by the tree's writer (TreeWriter.move): copies the tree and switches the directory inside this object's queue. */
   async relocate(treeId: string, to: string): Promise<SwitchResult> {
     return relocateTree(this.env, this.home, (work) => this.serialised(work), treeId, to);
+  }
+
+  /** One recording learned in the queue, after every earlier learning of this tree. Never throws: a failure is logged and gives null. */
+  private learnOne(input: RecordInput): Promise<LearnReport | null> {
+    const learning = this.serialised(async () => learnFrom(await this.home.db(input.treeId), input));
+    return learning.then(
+      (report) => {
+        this.soFar.induced += report.induced;
+        return report;
+      },
+      (error: unknown) => {
+        logEvent("error", "template_learn_failed", { tree: input.treeId, error: String(error) });
+        return null;
+      },
+    );
   }
 
   /** Runs `work` after everything queued before it, whatever its outcome. */
