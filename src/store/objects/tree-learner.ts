@@ -33,10 +33,13 @@ export interface LearnedSoFar {
  *
  * A recorded miss only queues its recording here (`learnSoon`, no D1 work);
  * the object's alarm, LEARN_DELAY_MS after the first queued one, learns the
- * whole batch in one call of the queue. The queue lives in memory: an object
- * evicted before its alarm loses at most the learning queued in it (a
- * template learned later, never a wrong answer). Its own storage is written
- * once per batch (the alarm).
+ * whole batch, one recording after another. The queue lives in memory, and
+ * nothing holds the object there meanwhile (no timer, unlike HitTally's 60 s:
+ * an idle object is evicted after seconds, not 100 ms, and a held one bills
+ * duration); an object evicted before its alarm (a deploy) loses at most the
+ * learning queued in it: a template learned later, never a wrong answer. Per
+ * batch: one storage write (`setAlarm`) and one alarm invocation (billed as a
+ * request).
  */
 export class TreeLearner extends DurableObject<Env> {
   /** The object's config, parsed once when it starts. */
@@ -71,7 +74,7 @@ export class TreeLearner extends DurableObject<Env> {
     return { ...this.soFar };
   }
 
-  /** Learns every queued recording, in the order recorded, as one call of the queue. */
+  /** Learns every queued recording, one after another in the order recorded (each after all earlier learning of the tree). */
   override async alarm(): Promise<void> {
     this.armed = false;
     const batch = this.pending;
