@@ -1,8 +1,9 @@
 /**
  * What the tree's objects spend per recorded miss, after the response (which no `server-timing` shows):
- * `npx tsx bench/miss-objects.ts [misses]` runs the Worker (a snapshot) at LOG_LEVEL debug, where the
- * writer and the learner log each `record` and `learn` call with its D1 queries and their wall time
- * (`store_work`, src/observability/store-meter.ts). Two kinds of recorded miss, spaced 100 ms:
+ * `npx tsx bench/miss-objects.ts [misses] [spacing ms, 100]` runs the Worker (a snapshot) at LOG_LEVEL debug,
+ * where the writer logs each `record` call and the learner each `learn_soon` call and each alarm's batch (`learn_batch`) with its D1
+ * queries and their wall time (`store_work`, src/observability/store-meter.ts). Two kinds of recorded miss,
+ * spaced 100 ms (or `spacing`; 0 is back to back, where the learner's alarm gathers several recordings):
  * looked-up misses (a new turn of a recorded conversation each) and fast misses (one conversation that
  * grows a turn per request, each extending the answer the previous one recorded). Prints, per kind and per
  * recorded miss, the object calls and their D1 queries and milliseconds by call, and the Worker's
@@ -16,6 +17,7 @@ import { snapshotWorker } from "./snapshot";
 import { startWranglerDev } from "../test/support/wrangler-dev";
 
 const misses = Number(process.argv[2] ?? 30);
+const spacingMs = Number(process.argv[3] ?? 100);
 const ANSWER = "Let me check that reservation for you.";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -68,7 +70,7 @@ try {
       const t = serverTimingOf(res);
       if (t.lookup === undefined) fast++;
       timings.push(t);
-      await sleep(100);
+      if (spacingMs > 0) await sleep(spacingMs);
     }
     await sleep(2000); // the last recordings and learners finish
     const byCall = new Map<string, { calls: number; queries: number; ms: number }>();
@@ -84,7 +86,7 @@ try {
     );
     const p = medianPhases(timings);
     log(
-      `${kind.padEnd(15)} per recorded miss: ${calls.join("; ")} | fast ${fast}/${misses} | st medians: d1 ${p.d1 ?? 0} ms, do ${p.do ?? 0} ms, total ${p.total ?? 0} ms`,
+      `${kind.padEnd(15)} spaced ${spacingMs} ms, per recorded miss: ${calls.join("; ")} | fast ${fast}/${misses} | st medians: d1 ${p.d1 ?? 0} ms, do ${p.do ?? 0} ms, total ${p.total ?? 0} ms`,
     );
   }
 } finally {

@@ -4,7 +4,7 @@ import { HEADERS, post, prime } from "./http";
 
 /**
  * What one call did to D1 (and to other objects), from its `store_work` line (src/observability/store-meter.ts):
- * a tree object's call (`writer.record`, `learner.learn`), a HitTally write (`tally.flush`), or D1 work a
+ * a tree object's call (`writer.record`, `learner.learn_soon`, the learner's alarm `learner.learn_batch`), a HitTally write (`tally.flush`), or D1 work a
  * request did after its response (`worker.after_response`: a miss's explanation, a key's renewal, the record call).
  */
 interface StoreWork {
@@ -22,7 +22,7 @@ type CallCost = { calls: number; d1QueriesPerCall: number; rowsReadPerCall: numb
 /** Per miss: the calls a recording makes to the tree's objects after the response, their D1 queries and billed rows, by call. */
 export interface RecordingCost {
   misses: number;
-  /** `record` (the writer) and `learn` (the learner, with TEMPLATE_INDUCTION on) calls per miss. */
+  /** `record` (the writer), `learn_soon` and the alarm's `learn_batch` (the learner, with TEMPLATE_INDUCTION on) per miss: object requests. */
   doCallsPerMiss: number;
   /** D1 queries (statements; a batch counts each of its statements) the objects made per miss. */
   d1QueriesPerMiss: number;

@@ -59,6 +59,11 @@ export class TreeLearner extends DurableObject<Env> {
    * object learned so far (LearnedSoFar). Never throws.
    */
   async learnSoon(input: RecordInput): Promise<LearnedSoFar> {
+    // Logged (debug) like every call, with no D1 work: the bench counts it as the object request it is.
+    return loggedStoreWork(this.config.logLevel, "learner", "learn_soon", () => this.enqueue(input));
+  }
+
+  private async enqueue(input: RecordInput): Promise<LearnedSoFar> {
     if (this.pending.length >= MAX_QUEUED) {
       const dropped = this.pending.shift();
       logEvent("warn", "template_learn_dropped", { tree: dropped?.treeId ?? null, max_queued: MAX_QUEUED });
