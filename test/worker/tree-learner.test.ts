@@ -16,11 +16,12 @@ describe("TreeLearner: learning deferred to the alarm", () => {
     const inputs = ["A-1", "B-22", "C-333", "D-4"].map((order) => recording(treeId, [`refund order ${order}`], `refunding order ${order}`));
     for (const input of inputs) await recordGeneration(env.DB, input);
     const stub = env.TREE_LEARNER.get(env.TREE_LEARNER.idFromName(treeId));
+    const d1 = counted(env.DB);
     const queued = await runInDurableObject(stub, async (instance: TreeLearner, state) => {
       // The alarm waits long here: this test runs it itself (runDurableObjectAlarm), whatever the machine's speed.
       (instance as unknown as { delayMs: number }).delayMs = 600_000;
-      const d1 = counted((instance as unknown as { env: Env }).env.DB);
-      (instance as unknown as { env: Env }).env.DB = d1.db;
+      // Every D1 call the learner makes, queuing or learning, goes through this counter (the tree's home database).
+      (instance as unknown as { home: { db: () => Promise<D1Database> } }).home.db = async () => d1.db;
       let alarms = 0;
       const realAlarm = state.storage.setAlarm.bind(state.storage);
       state.storage.setAlarm = ((...args: Parameters<typeof realAlarm>) => (alarms++, realAlarm(...args))) as typeof realAlarm;
@@ -33,6 +34,8 @@ describe("TreeLearner: learning deferred to the alarm", () => {
     expect(queued.replies.map((r) => r.induced)).toEqual([0, 0, 0, 0]);
     expect(await count("template_observations", treeId)).toBe(0);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
+    // The alarm's learning went through the same counter: two D1 calls a recording (its reads, its writes).
+    expect(d1.calls()).toBe(2 * inputs.length);
     // Every queued answer was learned, in the order recorded: each observed once, and templates induced.
     expect(await count("template_observations", treeId)).toBe(inputs.length);
     expect(await count("templates", treeId)).toBeGreaterThan(0);
