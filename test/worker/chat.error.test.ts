@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { chat, generations, uniqueModel } from "./helpers";
+import { settled } from "./settled";
 import { completion, withUpstream } from "./upstream-stub";
 
 async function expectError(res: Response, status: number, code: string): Promise<void> {
@@ -85,10 +86,12 @@ describe("upstream failures", () => {
     it(`Should pass an upstream ${status} through faithfully and record nothing`, async () => {
       const model = uniqueModel(`error-${status}`);
       const body = { model, messages: [{ role: "user", content: "x" }] };
-      const res = await chat(body);
-      expect(res.status).toBe(status);
-      expect(await res.json()).toEqual({ error: { message: `scripted ${status}`, type: "server_error", code: `upstream_${status}` } });
-      await new Promise((r) => setTimeout(r, 50));
+      // settled: the decision not to record has been made before only-if-cached asks.
+      await settled(async () => {
+        const res = await chat(body);
+        expect(res.status).toBe(status);
+        expect(await res.json()).toEqual({ error: { message: `scripted ${status}`, type: "server_error", code: `upstream_${status}` } });
+      });
       const again = await chat(body, { headers: { "cache-control": "only-if-cached" } });
       expect(again.status).toBe(504);
     });
@@ -97,10 +100,11 @@ describe("upstream failures", () => {
   it("Should never record a stream that was cut before [DONE]", async () => {
     const model = uniqueModel("truncate");
     const body = { model, stream: true, messages: [{ role: "user", content: "x" }] };
-    const res = await chat(body);
-    expect(res.headers.get("muscle-mem-cache")).toBe("miss");
-    await res.text().catch(() => "");
-    await new Promise((r) => setTimeout(r, 100));
+    await settled(async () => {
+      const res = await chat(body);
+      expect(res.headers.get("muscle-mem-cache")).toBe("miss");
+      await res.text().catch(() => "");
+    });
     expect((await chat(body, { headers: { "cache-control": "only-if-cached" } })).status).toBe(504);
     await (await chat(body)).text().catch(() => "");
     expect(await generations(model)).toBe(2);
@@ -109,26 +113,25 @@ describe("upstream failures", () => {
   it("Should never record a JSON answer that was cut short", async () => {
     const model = uniqueModel("truncate");
     const body = { model, messages: [{ role: "user", content: "x" }] };
-    await (await chat(body)).text();
-    await new Promise((r) => setTimeout(r, 100));
+    await settled(async () => (await chat(body)).text());
     expect((await chat(body, { headers: { "cache-control": "only-if-cached" } })).status).toBe(504);
   });
 
   it("Should relay but never record a 200 that carries both an error and choices", async () => {
     const body = { model: uniqueModel("dirty"), messages: [{ role: "user", content: "x" }] };
     const dirty = { ...(completion({ role: "assistant", content: "partial" }) as object), error: { message: "overloaded mid-answer" } };
-    const res = await withUpstream({ json: dirty }, () => chat(body));
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as { error?: unknown }).error).toBeDefined();
-    await new Promise((r) => setTimeout(r, 100));
+    await settled(async () => {
+      const res = await withUpstream({ json: dirty }, () => chat(body));
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { error?: unknown }).error).toBeDefined();
+    });
     expect((await chat(body, { headers: { "cache-control": "only-if-cached" } })).status).toBe(504);
   });
 
   it("Should never record a JSON answer whose numbers JSON.parse cannot hold exactly", async () => {
     const body = { model: uniqueModel("inexact"), messages: [{ role: "user", content: "x" }] };
     const text = JSON.stringify(completion({ role: "assistant", content: "ok", score: 1 })).replace('"score":1', '"score":12345678901234567893');
-    await (await withUpstream({ text }, () => chat(body))).arrayBuffer();
-    await new Promise((r) => setTimeout(r, 100));
+    await settled(async () => (await withUpstream({ text }, () => chat(body))).arrayBuffer());
     expect((await chat(body, { headers: { "cache-control": "only-if-cached" } })).status).toBe(504);
   });
 });

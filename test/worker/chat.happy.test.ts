@@ -4,6 +4,7 @@ import { tenantOf } from "../../src/core/hash";
 import { describe, expect, it } from "vitest";
 import { SseAssembler } from "../../src/providers/chat/sse-assembler";
 import { chat, generations, recorded, uniqueModel } from "./helpers";
+import { settled } from "./settled";
 import { chunks, completion, withUpstream } from "./upstream-stub";
 
 const tools = [{ type: "function", function: { name: "get_order", parameters: { type: "object", properties: { order_id: { type: "string" } } } } }];
@@ -113,14 +114,15 @@ describe("POST /v1/chat/completions", () => {
 
   it("Should count hits and tokens saved per tree", async () => {
     const model = uniqueModel();
-    await (await chat(ask(model))).arrayBuffer();
-    await recorded(ask(model));
-    for (let i = 0; i < 3; i++) await (await chat(ask(model))).arrayBuffer();
-    let row: { hits: number; misses: number; prompt_tokens_saved: number } | null = null;
-    for (let i = 0; i < 100 && (row?.hits ?? 0) < 4; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      row = await env.DB.prepare("SELECT hits, misses, prompt_tokens_saved FROM trees WHERE model = ?").bind(model).first();
-    }
+    // Each request's counter flush runs in its waitUntil (COUNTER_FLUSH_MS and TALLY_FLUSH_MS are 0 in tests): once settled, the counts are in D1.
+    await settled(async () => {
+      await (await chat(ask(model))).arrayBuffer();
+      await recorded(ask(model));
+      for (let i = 0; i < 3; i++) await (await chat(ask(model))).arrayBuffer();
+    });
+    const row = await env.DB.prepare("SELECT hits, misses, prompt_tokens_saved FROM trees WHERE model = ?")
+      .bind(model)
+      .first<{ hits: number; misses: number; prompt_tokens_saved: number }>();
     // 3 hits plus the one `recorded` made with only-if-cached.
     expect(row?.hits).toBe(4);
     expect(row?.misses).toBe(1);

@@ -2,6 +2,7 @@ import { exports } from "cloudflare:workers";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { generations, uniqueModel } from "./helpers";
+import { settled } from "./settled";
 
 /** The openai package, talking to the Worker in this isolate; records each response's cache outcome. */
 function client(key: string, outcomes: string[]): OpenAI {
@@ -53,20 +54,9 @@ describe("openai's .stream() helper (issue 27, item 1)", () => {
     const model = uniqueModel("helper");
     const key = `sk-helper-${crypto.randomUUID().slice(0, 8)}`;
     const recorded: string[] = [];
-    const first = await run(client(key, recorded), model, false);
+    // The recordings land after the answers (in their waitUntil): settled, every turn is recorded.
+    const first = await settled(() => run(client(key, recorded), model, false));
     expect(recorded).toEqual(["miss", "miss", "miss"]);
-    // The recordings land after the answers: wait until the last turn is served from the cache.
-    const probe = client(key, []);
-    for (let i = 0; i < 100; i++) {
-      const ok = await probe.chat.completions
-        .create({ model, messages: first.sent.slice(0, -1), tools }, { headers: { "cache-control": "only-if-cached" } })
-        .then(
-          () => true,
-          () => false,
-        );
-      if (ok) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
     const outcomes: string[] = [];
     const repeat = await run(client(key, outcomes), model, true);
     // The helper's assistant messages carry `index: 0` on their tool calls: not part of the key.
@@ -81,17 +71,12 @@ describe("openai's .stream() helper (issue 27, item 1)", () => {
     const model = uniqueModel("helper");
     const key = `sk-helper-${crypto.randomUUID().slice(0, 8)}`;
     const outcomes: string[] = [];
-    const first = await run(client(key, outcomes), model, false);
+    // settled: every turn is recorded before the probes.
+    const first = await settled(() => run(client(key, outcomes), model, false));
     const probe = client(key, []);
     const turn2 = first.sent.slice(0, 3);
-    for (let i = 0; i < 100; i++) {
-      const ok = await probe.chat.completions.create({ model, messages: turn2, tools }, { headers: { "cache-control": "only-if-cached" } }).then(
-        () => true,
-        () => false,
-      );
-      if (ok) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // The second turn as sent is recorded: only the moved index below can make it miss.
+    await probe.chat.completions.create({ model, messages: turn2, tools }, { headers: { "cache-control": "only-if-cached" } });
     const moved = turn2.map((m) => (m.role === "assistant" && m.tool_calls ? { ...m, tool_calls: m.tool_calls.map((c) => ({ ...c, index: 3 })) } : m));
     const err = await probe.chat.completions
       .create({ model, messages: moved as OpenAI.ChatCompletionMessageParam[], tools }, { headers: { "cache-control": "only-if-cached" } })

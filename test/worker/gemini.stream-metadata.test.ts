@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chunkOf, gemini, recordedGemini, sseChunks, withGeminiUpstream } from "./gemini.support";
 import { uniqueModel } from "./helpers";
+import { settled } from "./settled";
 
 /**
  * Streams whose per-chunk metadata changes, as real ones do: `usageMetadata` grows on every chunk
@@ -107,8 +108,8 @@ describe("Gemini streams whose metadata changes from chunk to chunk", () => {
       chunkOf([{ text: "after the return." }], { finishReason: "STOP", citationMetadata: { citations: [{ uri: "https://example.com/b" }] } }),
     ];
     const { calls } = await withGeminiUpstream({ sse: chunks }, async () => {
-      await (await gemini(model, body, { stream: true })).arrayBuffer();
-      await new Promise((r) => setTimeout(r, 300));
+      // settled: the decision not to record has been made before the same request is sent again.
+      await settled(async () => (await gemini(model, body, { stream: true })).arrayBuffer());
       const again = await gemini(model, body, { stream: true });
       expect(again.headers.get("muscle-mem-cache")).toBe("miss");
       await again.arrayBuffer();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { api, learn, newKey, ok, onlyTree } from "./api-helpers";
 import { chat, uniqueModel } from "./helpers";
+import { settled } from "./settled";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 
 interface TemplateSummary {
@@ -18,13 +19,12 @@ describe("GET /api/trees/:treeId/templates", () => {
   it("Should list the templates a tree learned, with their slots and confirmation", async () => {
     const key = newKey();
     const model = uniqueModel();
-    for (const order of ["A-1", "B-22", "C-333"]) await learn(ask(model, order), key);
+    // settled: learning runs after each recording, in the request's waitUntil; it is done before the templates are read.
+    await settled(async () => {
+      for (const order of ["A-1", "B-22", "C-333"]) await learn(ask(model, order), key);
+    });
     const tree = await onlyTree(key);
-    let page: { min_bindings: number; data: TemplateSummary[] } = { min_bindings: 0, data: [] };
-    for (let i = 0; i < 100 && !page.data.some((t) => t.confirmed); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      page = await ok(api(`/trees/${tree.id}/templates`, { token: key }));
-    }
+    const page = await ok<{ min_bindings: number; data: TemplateSummary[] }>(api(`/trees/${tree.id}/templates`, { token: key }));
     const template = page.data.find((t) => t.confirmed);
     expect(template, JSON.stringify(page)).toBeDefined();
     expect(template?.bindings).toBeGreaterThanOrEqual(page.min_bindings);
@@ -32,18 +32,17 @@ describe("GET /api/trees/:treeId/templates", () => {
     const slot = template?.slots.find((s) => s.copied);
     expect(slot?.values).toEqual(expect.arrayContaining(["A-1", "B-22", "C-333"]));
     // The listed template is the one that serves a fourth order.
-    const fourth = await chat(ask(model, "D-4444"), { key });
+    // settled: the hit's counter flush runs in its waitUntil (COUNTER_FLUSH_MS and TALLY_FLUSH_MS are 0 in tests).
+    const fourth = await settled(async () => {
+      const res = await chat(ask(model, "D-4444"), { key });
+      await res.arrayBuffer();
+      return res;
+    });
     expect(fourth.headers.get("muscle-mem-cache")).toBe("hit");
     expect(fourth.headers.get("muscle-mem-template")).toBe(template?.id);
-    await fourth.arrayBuffer();
     // Its hit is counted on the template.
-    let hits = 0;
-    for (let i = 0; i < 100 && hits < 1; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      const after = await ok<{ data: TemplateSummary[] }>(api(`/trees/${tree.id}/templates`, { token: key }));
-      hits = after.data.find((t) => t.id === template?.id)?.hits ?? 0;
-    }
-    expect(hits).toBe(1);
+    const after = await ok<{ data: TemplateSummary[] }>(api(`/trees/${tree.id}/templates`, { token: key }));
+    expect(after.data.find((t) => t.id === template?.id)?.hits).toBe(1);
   });
 
   it("Should answer 404 for another tenant's tree and 400 for a malformed id", async () => {

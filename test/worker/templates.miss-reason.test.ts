@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { api, learn, newKey, ok, onlyTree } from "./api-helpers";
 import { chat, recorded, uniqueModel } from "./helpers";
+import { settled } from "./settled";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 
 const ask = (model: string, order: string) => ({ model, tools: REFUND_TOOLS, messages: [{ role: "user", content: `Refund order #${order} please` }] });
@@ -15,13 +16,12 @@ describe("muscle-mem-template-miss", () => {
   it("Should say that a learned template is not yet confirmed, on the miss and on the templates API", async () => {
     const key = newKey();
     const model = uniqueModel();
-    for (const order of ["A-1", "B-22"]) await learn(ask(model, order), key);
+    // settled: learning runs after each recording, in the request's waitUntil; it is done before the templates are read.
+    await settled(async () => {
+      for (const order of ["A-1", "B-22"]) await learn(ask(model, order), key);
+    });
     const tree = await onlyTree(key);
-    let page: { data: Summary[] } = { data: [] };
-    for (let i = 0; i < 100 && page.data.length === 0; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      page = await ok(api(`/trees/${tree.id}/templates`, { token: key }));
-    }
+    const page = await ok<{ data: Summary[] }>(api(`/trees/${tree.id}/templates`, { token: key }));
     expect(page.data[0]?.not_serving).toBe("not yet confirmed: 2 of 3 bindings");
     const third = await chat(ask(model, "C-333"), { key });
     expect(third.headers.get("muscle-mem-cache")).toBe("miss");
@@ -37,9 +37,13 @@ describe("muscle-mem-template-miss", () => {
     expect(first.headers.get("muscle-mem-template-miss")).toBeNull();
     await first.arrayBuffer();
     await recorded(ask(model, "A-1"), bindings("A-1"));
-    const second = await chat(ask(model, "B-72"), bindings("B-72"));
+    // settled: its recording ends within the test, not while the file's environment is torn down.
+    const second = await settled(async () => {
+      const res = await chat(ask(model, "B-72"), bindings("B-72"));
+      await res.arrayBuffer();
+      return res;
+    });
     expect(second.headers.get("muscle-mem-cache")).toBe("miss");
     expect(second.headers.get("muscle-mem-template-miss")).toBe("declared answer not yet confirmed: 1 of 2 bindings");
-    await second.arrayBuffer();
   });
 });
