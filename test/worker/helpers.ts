@@ -1,5 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { env } from "cloudflare:workers";
+import { vi } from "vitest";
 
 export interface ChatInit {
   key?: string;
@@ -61,4 +62,19 @@ export function storeCost(res: Response): { d1: number; do: number } {
     return Number(desc[1]);
   };
   return { d1: count("d1"), do: count("do") };
+}
+
+/**
+ * Runs `work` with the clock (`Date`, what the Worker's hot and colo caches read) standing still `ms` after
+ * now: a bound such as HOT_CACHE_TTL_MS has passed, however fast or slow the machine, and no more time passes
+ * while `work` runs. Only `Date` is faked: timers and I/O run as usual. Not for `eventually` (its deadline is
+ * `Date` too): read once, after `settled()`.
+ */
+export async function later<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + ms });
+  try {
+    return await work();
+  } finally {
+    vi.useRealTimers();
+  }
 }
