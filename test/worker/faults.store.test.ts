@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { keyRequest } from "../../src/providers/chat/key";
 import { chatRequest as chatBody } from "../../src/core/messages";
 import { tenantOf } from "../../src/core/hash";
-import { eventually, generations, uniqueModel } from "./helpers";
+import { eventually, gatedUpstream, generations, uniqueModel } from "./helpers";
 import { callWorker, chatRequest, nodesContaining, storedFor } from "./faults.support";
+import { followersWaiting } from "./settled";
 
 const ask = (model: string, text: string) => ({ model, messages: [{ role: "user", content: text }] });
 
@@ -75,19 +76,23 @@ describe("the Durable Object failing", () => {
   it("Should answer a follower from the model when the object is reset mid-flight, and serve the next request from a fresh object", {
     timeout: 15_000,
   }, async () => {
-    const model = uniqueModel("slow-1500-echo");
+    const model = uniqueModel("echo");
     const body = ask(model, "reset me");
     // An object that stops answering holds a follower at most SINGLE_FLIGHT_WAIT_MS.
     const vars = { SINGLE_FLIGHT_WAIT_MS: "3000" };
-    const leader = callWorker(chatRequest(body), vars);
-    await eventually(
-      async () => (await fetch(`${env.UPSTREAM_TEST_URL}/__count?model=${model}`).then((r) => r.json() as Promise<{ requests: number }>)).requests === 1,
-    );
-    const follower = callWorker(chatRequest(body), vars);
-    // Give the follower's claim time to reach the object, then reset every object (an in-flight RPC now fails).
-    await new Promise((r) => setTimeout(r, 100));
-    await abortAllDurableObjects();
-    const [a, b] = await Promise.all([leader, follower]);
+    // The leader's generation is held at a gate until the follower waits on its flight and the objects are reset.
+    const upstream = gatedUpstream();
+    const [a, b] = await upstream.during(async () => {
+      const leader = callWorker(chatRequest(body), vars);
+      await eventually(() => upstream.asked() === 1);
+      const waiting = await followersWaiting();
+      const follower = callWorker(chatRequest(body), vars);
+      // The follower's claim has reached the object: reset every object (its in-flight RPC now fails), then let the model answer.
+      await eventually(async () => (await followersWaiting()) === waiting + 1);
+      await abortAllDurableObjects();
+      upstream.open();
+      return Promise.all([leader, follower]);
+    });
     const answers: string[] = [];
     for (const call of [a, b]) {
       expect(call.res.status).toBe(200);
@@ -106,17 +111,20 @@ describe("the Durable Object failing", () => {
   });
 
   it("Should step aside when a follower's wait for its leader exceeds SINGLE_FLIGHT_WAIT_MS", async () => {
-    const model = uniqueModel("slow-1500-echo");
+    const model = uniqueModel("echo");
     const body = ask(model, "wait for me");
     const vars = { SINGLE_FLIGHT_WAIT_MS: "100" };
-    const leader = callWorker(chatRequest(body), vars);
-    await eventually(
-      async () => (await fetch(`${env.UPSTREAM_TEST_URL}/__count?model=${model}`).then((r) => r.json() as Promise<{ requests: number }>)).requests === 1,
-    );
-    const follower = await callWorker(chatRequest(body), vars);
+    // The leader's generation is held until the follower has given up waiting for it and asked the model itself.
+    const upstream = gatedUpstream(1);
+    const { follower, followerText, first } = await upstream.during(async () => {
+      const leader = callWorker(chatRequest(body), vars);
+      await eventually(() => upstream.asked() === 1);
+      const follower = await callWorker(chatRequest(body), vars);
+      const followerText = said((await follower.res.json()) as Completion);
+      upstream.open();
+      return { follower, followerText, first: await leader };
+    });
     expect(follower.res.headers.get("muscle-mem-cache")).toBe("bypass");
-    const followerText = said((await follower.res.json()) as Completion);
-    const first = await leader;
     expect(first.res.headers.get("muscle-mem-cache")).toBe("miss");
     expect(said((await first.res.json()) as Completion)).toBe(followerText);
     await Promise.all([first.settled(), follower.settled()]);

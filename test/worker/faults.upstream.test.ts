@@ -251,9 +251,20 @@ describe("an upstream answer cut after its headers", () => {
     const { base, tag } = faultBase("stall-json");
     const model = uniqueModel("stall-json");
     const controller = new AbortController();
+    // The abort comes once the upstream's headers have reached the Worker: its body is still arriving (it stalls after the first bytes).
+    const real = globalThis.fetch;
+    let answered = false;
+    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const res = await real(input, init);
+      if ((input instanceof Request ? input.url : String(input)).startsWith(base)) answered = true;
+      return res;
+    });
     const pending = callWorker(chatRequest(ask(model, tag), { signal: controller.signal }), vars(base));
-    await eventually(async () => (await faultStats(tag)).requests === 1);
-    await new Promise((r) => setTimeout(r, 50));
+    try {
+      await eventually(() => answered);
+    } finally {
+      spy.mockRestore();
+    }
     controller.abort();
     const first = await pending;
     await first.res.arrayBuffer().catch(() => undefined);

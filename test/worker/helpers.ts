@@ -78,3 +78,39 @@ export async function later<T>(ms: number, work: () => Promise<T>): Promise<T> {
     vi.useRealTimers();
   }
 }
+
+/**
+ * Holds the first `held` generation requests to the chat or Anthropic upstream at a gate while `during` runs,
+ * until `open()` (then they go on to the scripted model; later ones go at once): a test lets requests join a flight
+ * whose leader is still waiting for the model, for as long as it takes, instead of relying on a `slow-<ms>` model
+ * outlasting them. GETs (a key's check) and the scripted upstream's `/__` routes are never held. A gate still
+ * shut when `during` ends is opened.
+ */
+export function gatedUpstream(held = Number.POSITIVE_INFINITY): { asked: () => number; open: () => void; during: <T>(work: () => Promise<T>) => Promise<T> } {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let asked = 0;
+  return {
+    asked: () => asked,
+    open: () => open(),
+    async during(work) {
+      const real = globalThis.fetch;
+      const bases = [env.UPSTREAM_BASE_URL, env.ANTHROPIC_BASE_URL].map((b) => new URL(String(b)).origin);
+      const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        const method = (input instanceof Request ? input.method : init?.method) ?? "GET";
+        if (!bases.includes(url.origin) || url.pathname.startsWith("/__") || method === "GET") return real(input, init);
+        if (++asked <= held) await gate;
+        return real(input, init);
+      });
+      try {
+        return await work();
+      } finally {
+        open();
+        spy.mockRestore();
+      }
+    },
+  };
+}
