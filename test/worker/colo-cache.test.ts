@@ -5,7 +5,8 @@ import { configOf } from "../../src/config";
 import { isolate } from "../../src/engine/isolate";
 import { coloCache } from "../../src/engine/lookup/colo-cache";
 import { api, newKey, ok, importFor } from "./api-helpers";
-import { chat, eventually, recorded, uniqueModel } from "./helpers";
+import { chat, eventually, later, recorded, uniqueModel } from "./helpers";
+import { settled } from "./settled";
 
 /** COLO_CACHE_TTL_MS of the test Worker (vitest.config.ts): the bound on another colo serving a stale node. */
 const COLO_TTL_MS = Number((env as unknown as Record<string, string>).COLO_CACHE_TTL_MS);
@@ -64,21 +65,26 @@ describe("colo cache: the Cache API layer shared by a colo's isolates", () => {
     const body = { model: uniqueModel("colo"), messages: [{ role: "user", content: `colo ${crypto.randomUUID()}` }] };
     await (await chat(body, { key })).arrayBuffer();
     await recorded(body, { key });
-    // Wait out every layer, then read once from D1 (the Worker's own read, no call to the tree's object): it fills the isolate's memory and the colo.
-    await new Promise((r) => setTimeout(r, COLO_TTL_MS + 50));
-    const fromD1 = await chat(body, { key });
-    expect(fromD1.headers.get("muscle-mem-cache")).toBe("hit");
-    expect(timing(fromD1, "colo")).toContain("desc=miss");
-    expect(timing(fromD1, "do")).toContain("desc=0");
-    expect(timing(fromD1, "d1")).toContain("desc=1");
-    const node = fromD1.headers.get("muscle-mem-node")!;
-    await fromD1.arrayBuffer();
-    // The colo write runs after the response: wait for it.
-    const [{ parent }] = (await env.DB.prepare("SELECT parent FROM nodes WHERE hash = ?").bind(node).all<{ parent: string }>()).results;
-    let put: StoredAnswer[] | undefined;
-    await eventually(async () => (put = (await coloCache(COLO_TTL_MS)!.get(parent))?.answers) !== undefined, 2_000);
+    // The clock set past every layer's bound, standing still: the hit reads D1 once (the Worker's own read, no call to the
+    // tree's object) and fills the isolate's memory and the colo (after the response: settled waits for it), read back here.
+    const put = await later(COLO_TTL_MS + 50, async () => {
+      const fromD1 = await settled(async () => {
+        const res = await chat(body, { key });
+        await res.arrayBuffer();
+        return res;
+      });
+      expect(fromD1.headers.get("muscle-mem-cache")).toBe("hit");
+      expect(timing(fromD1, "colo")).toContain("desc=miss");
+      expect(timing(fromD1, "do")).toContain("desc=0");
+      expect(timing(fromD1, "d1")).toContain("desc=1");
+      const node = fromD1.headers.get("muscle-mem-node")!;
+      const [{ parent }] = (await env.DB.prepare("SELECT parent FROM nodes WHERE hash = ?").bind(node).all<{ parent: string }>()).results;
+      const entry = await coloCache(COLO_TTL_MS)!.get(parent);
+      expect(entry?.answers.length).toBeGreaterThan(0);
+      return { parent, answers: entry!.answers };
+    });
     // The same entry, given a minute's deadline so that a slow machine cannot let it lapse before the next request.
-    await coloCache(60_000)!.put(parent, put!);
+    await coloCache(60_000)!.put(put.parent, put.answers);
     // Another isolate of the colo has nothing in memory: stand for it by emptying this one's.
     isolate(configOf(env)).hot.clear();
     const fromColo = await chat(body, { key });

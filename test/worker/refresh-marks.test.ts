@@ -56,6 +56,8 @@ describe("refresh marks: one refresh per key per colo per interval", () => {
     const reads: string[][] = [];
     let release: () => void = () => undefined;
     const held = new Promise<void>((r) => (release = r));
+    let readStarted: () => void = () => undefined;
+    const reading = new Promise<void>((r) => (readStarted = r));
     const isolate = (): RefreshTarget & { hot: HotCache } => {
       const hot = new HotCache(60_000);
       hot.set(key, [answer("old")], Date.now(), Infinity, due);
@@ -68,6 +70,7 @@ describe("refresh marks: one refresh per key per colo per interval", () => {
         defer: () => undefined,
         read: async (keys) => {
           reads.push([...keys]);
+          readStarted();
           await held;
           return new Map(keys.map((k) => [k, [answer("new")]]));
         },
@@ -78,7 +81,7 @@ describe("refresh marks: one refresh per key per colo per interval", () => {
     await colo.put(key, [answer("old")], due);
     const first = refresh(a, [key]);
     // Wait for a's claim (its read has started and is held), then b refreshes the same key.
-    for (let i = 0; i < 200 && reads.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await reading;
     expect(reads).toHaveLength(1);
     await refresh(b, [key]);
     expect(reads).toHaveLength(1);
