@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import { tenantOf } from "../../src/core/hash";
 import { describe, expect, it } from "vitest";
 import { SseAssembler } from "../../src/providers/chat/sse-assembler";
-import { chat, generations, recorded, uniqueModel } from "./helpers";
+import { chat, generations, oneFlight, recorded, uniqueModel } from "./helpers";
 import { settled } from "./settled";
 import { chunks, completion, withUpstream } from "./upstream-stub";
 
@@ -98,9 +98,9 @@ describe("POST /v1/chat/completions", () => {
   });
 
   it("Should make one generation for many identical concurrent misses (single flight)", async () => {
-    const model = uniqueModel("slow-300");
+    const model = uniqueModel("flight");
     const body = ask(model);
-    const responses = await Promise.all(Array.from({ length: 20 }, () => chat(body)));
+    const responses = await oneFlight(20, () => chat(body));
     const outcomes = responses.map((r) => r.headers.get("muscle-mem-cache"));
     const payloads = (await Promise.all(responses.map((r) => r.json()))) as OpenAI.ChatCompletion[];
     expect(await generations(model)).toBe(1);

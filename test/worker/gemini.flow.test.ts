@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { gemini, geminiGenerations, recordedGemini } from "./gemini.support";
-import { eventually } from "./helpers";
+import { eventually, oneFlight } from "./helpers";
 import { settled } from "./settled";
 
 /**
@@ -16,9 +16,9 @@ afterEach(async () => {
 
 describe("the cached flow, through the Gemini adapter", () => {
   it("Should generate once for identical concurrent misses and serve the others as single-flight followers", async () => {
-    const model = `slow-300-gem-${crypto.randomUUID().slice(0, 8)}`;
+    const model = `flight-gem-${crypto.randomUUID().slice(0, 8)}`;
     const body = ask("Refund order #A-7.");
-    const responses = await Promise.all([0, 1, 2].map(() => gemini(model, body)));
+    const responses = await oneFlight(3, () => gemini(model, body));
     const outcomes = responses.map((r) => r.headers.get("muscle-mem-cache")).sort();
     expect(outcomes).toEqual(["hit", "hit", "miss"]);
     const followers = responses.filter((r) => r.headers.get("muscle-mem-single-flight") === "follower");

@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
+import { followersWaiting } from "./settled";
 
 export interface ChatInit {
   key?: string;
@@ -80,7 +81,7 @@ export async function later<T>(ms: number, work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Holds the first `held` generation requests to the chat or Anthropic upstream at a gate while `during` runs,
+ * Holds the first `held` generation requests to the chat, Anthropic or Gemini upstream at a gate while `during` runs,
  * until `open()` (then they go on to the scripted model; later ones go at once): a test lets requests join a flight
  * whose leader is still waiting for the model, for as long as it takes, instead of relying on a `slow-<ms>` model
  * outlasting them. GETs (a key's check) and the scripted upstream's `/__` routes are never held. A gate still
@@ -97,7 +98,9 @@ export function gatedUpstream(held = Number.POSITIVE_INFINITY): { asked: () => n
     open: () => open(),
     async during(work) {
       const real = globalThis.fetch;
-      const bases = [env.UPSTREAM_BASE_URL, env.ANTHROPIC_BASE_URL].map((b) => new URL(String(b)).origin);
+      const bases = [env.UPSTREAM_BASE_URL, env.ANTHROPIC_BASE_URL, (env as unknown as { GEMINI_BASE_URL: string }).GEMINI_BASE_URL].map(
+        (b) => new URL(String(b)).origin,
+      );
       const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
         const url = new URL(input instanceof Request ? input.url : String(input));
         const method = (input instanceof Request ? input.method : init?.method) ?? "GET";
@@ -113,4 +116,22 @@ export function gatedUpstream(held = Number.POSITIVE_INFINITY): { asked: () => n
       }
     },
   };
+}
+
+/**
+ * Sends `n` identical requests as one single flight, by construction: the first leads and its generation is held
+ * at a gate (gatedUpstream) until the other `n - 1` wait on its flight in the tree's object (followersWaiting),
+ * however long they take to get there; then the model answers. Returns the responses, the leader's first.
+ */
+export async function oneFlight(n: number, send: () => Promise<Response>): Promise<Response[]> {
+  const upstream = gatedUpstream(1);
+  return upstream.during(async () => {
+    const before = await followersWaiting();
+    const leader = send();
+    await eventually(() => upstream.asked() === 1, 20_000);
+    const followers = Array.from({ length: n - 1 }, () => send());
+    await eventually(async () => (await followersWaiting()) === before + n - 1, 20_000);
+    upstream.open();
+    return Promise.all([leader, ...followers]);
+  });
 }

@@ -4,7 +4,7 @@ import { tenantOf } from "../../src/core/hash";
 import { keyRequest } from "../../src/providers/chat/key";
 import { chatRequest } from "../../src/core/messages";
 import { newKey } from "./api-helpers";
-import { chat, generations, later, recorded, storeCost, uniqueModel } from "./helpers";
+import { chat, generations, later, oneFlight, recorded, storeCost, uniqueModel } from "./helpers";
 
 /** Runs `work` with the clock past HOT_CACHE_TTL_MS and COLO_CACHE_TTL_MS (200 ms each in tests): neither the isolate nor the colo holds the answers. */
 const cool = (work: () => Promise<void>) => later(450, work);
@@ -57,9 +57,9 @@ describe("one far round trip on a miss, none on a hit", () => {
 
   it("Should make one generation for N concurrent identical cold misses, each counting the D1 reads of its one lookup in the tree's object", async () => {
     const key = newKey();
-    const model = uniqueModel("slow-300-far");
+    const model = uniqueModel("far-flight");
     const body = ask(model, "together");
-    const responses = await Promise.all(Array.from({ length: 5 }, () => chat(body, { key })));
+    const responses = await oneFlight(5, () => chat(body, { key }));
     const outcomes: string[] = [];
     const texts = new Set<string>();
     for (const res of responses) {
