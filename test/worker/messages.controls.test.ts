@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { generations, uniqueModel } from "./helpers";
+import { generations, oneFlight, uniqueModel } from "./helpers";
 import { messageRecorded, postMessages, refundTools } from "./messages.support";
 
 const ask = (model: string) => ({ model, max_tokens: 64, tools: refundTools, messages: [{ role: "user", content: "Refund order #A-4 please" }] });
 
 describe("POST /v1/messages controls and single flight", () => {
   it("Should make one generation for identical concurrent misses and serve the others from it", async () => {
-    const model = uniqueModel("slow-300");
-    const responses = await Promise.all(Array.from({ length: 5 }, () => postMessages(ask(model), { key: "sk-ant-flight" })));
+    const model = uniqueModel("flight");
+    const responses = await oneFlight(5, () => postMessages(ask(model), { key: "sk-ant-flight" }));
     const outcomes = responses.map((r) => r.headers.get("muscle-mem-cache")).sort();
     expect(outcomes).toEqual(["hit", "hit", "hit", "hit", "miss"]);
     const bodies = (await Promise.all(responses.map((r) => r.json()))) as Array<{ content: Array<{ type: string; name?: string; input?: unknown }> }>;
