@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { chat, generations, uniqueModel } from "./helpers";
+import { env } from "cloudflare:workers";
+import { chat, eventually, gatedUpstream, generations, uniqueModel } from "./helpers";
+import { followersWaiting } from "./settled";
+
+/** LOOKUP_TIMEOUT_MS of the test Worker (wrangler.toml): how long a lookup may take before the request steps aside. */
+const LOOKUP_TIMEOUT_MS = Number((env as unknown as Record<string, string>).LOOKUP_TIMEOUT_MS);
 
 interface Completion {
   choices: Array<{ message: { content: string | null; tool_calls?: Array<{ function: unknown }> } }>;
@@ -9,11 +14,25 @@ interface Completion {
 const said = (c: Completion) => JSON.stringify([c.choices[0].message.content, c.choices[0].message.tool_calls?.map((t) => t.function) ?? null]);
 
 describe("single flight under load", () => {
-  it("Should make one upstream generation for 50 concurrent identical misses to a slow model, and answer all 50 correctly", { timeout: 30_000 }, async () => {
-    // A model slower than LOOKUP_TIMEOUT_MS (1.5 s): followers must wait for the leader, not step aside.
-    const model = uniqueModel("slow-2000-x");
+  it("Should make one upstream generation for 50 concurrent identical misses whose model answers after LOOKUP_TIMEOUT_MS, and answer all 50 correctly", {
+    timeout: 30_000,
+  }, async () => {
+    const model = uniqueModel("load");
     const body = { model, messages: [{ role: "user", content: "What is the refund policy?" }] };
-    const responses = await Promise.all(Array.from({ length: 50 }, () => chat(body, { key: "sk-load" })));
+    // The leader's generation is held until all 49 others wait on its flight (however long they take to arrive),
+    // then longer than LOOKUP_TIMEOUT_MS (1.5 s): followers must wait for the leader, not step aside.
+    const upstream = gatedUpstream(1);
+    const responses = await upstream.during(async () => {
+      const before = await followersWaiting();
+      const leader = chat(body, { key: "sk-load" });
+      await eventually(() => upstream.asked() === 1, 20_000);
+      const followers = Array.from({ length: 49 }, () => chat(body, { key: "sk-load" }));
+      await eventually(async () => (await followersWaiting()) === before + 49, 20_000);
+      // A lower bound, not a race: a slower machine only holds them longer.
+      await new Promise((r) => setTimeout(r, LOOKUP_TIMEOUT_MS + 100));
+      upstream.open();
+      return Promise.all([leader, ...followers]);
+    });
     const outcomes = responses.map((r) => r.headers.get("muscle-mem-cache"));
     const texts = await Promise.all(responses.map(async (r) => said((await r.json()) as Completion)));
     expect(responses.every((r) => r.status === 200)).toBe(true);
