@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { BOOKMARK_HEADER, shards } from "../../src/store/shards/shards";
 import { dbNamed, homeOf, NAMES } from "./shard-helpers";
 import { api, newKey, ok, type NodeSummary, type Tree, importFor } from "../worker/api-helpers";
-import { chat, eventually, recorded, uniqueModel } from "../worker/helpers";
+import { chat, eventually, later, recorded, uniqueModel } from "../worker/helpers";
 
 /**
  * The Worker over four D1 shards (vitest.config.ts, project "sharded"):
@@ -84,9 +84,12 @@ describe("a Worker over four shards", () => {
     const fresh = conversation(model, 99);
     await (await chat(fresh, { key, headers: desk(99) })).arrayBuffer();
     await recorded(fresh, { key, headers: desk(99) });
-    await new Promise((r) => setTimeout(r, 250)); // past HOT_CACHE_TTL_MS = 200, so the next hit reads D1
-    const hit = await chat(fresh, { key, headers: desk(99) });
-    await hit.arrayBuffer();
+    // The clock past HOT_CACHE_TTL_MS = 200, so the next hit reads D1.
+    const hit = await later(250, async () => {
+      const res = await chat(fresh, { key, headers: desk(99) });
+      await res.arrayBuffer();
+      return res;
+    });
     expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
     const bookmark = hit.headers.get(BOOKMARK_HEADER) ?? "";
     const page = await ok<{ data: Tree[] }>(api("/trees?limit=200", { token: key }));
@@ -181,9 +184,13 @@ describe("a Worker over four shards", () => {
     const pruned = await ok<{ tree_id: string; nodes: number }>(api(`/nodes/${level.data[0].hash}`, { token: key, method: "DELETE" }));
     expect(pruned).toMatchObject({ tree_id: id, nodes: 3 });
     expect((await rowsPerShard("nodes", "tree_id", id))[(await homeOf(id)) ?? ""]).toBe(0);
-    await new Promise((r) => setTimeout(r, 250));
-    const res = await chat(conversation(model, 7), { key, headers: { ...desk(7), "cache-control": "only-if-cached" } });
-    expect(res.status).toBe(504);
+    // The clock past HOT_CACHE_TTL_MS = 200: nothing read before the prune may serve it.
+    const status = await later(250, async () => {
+      const res = await chat(conversation(model, 7), { key, headers: { ...desk(7), "cache-control": "only-if-cached" } });
+      await res.arrayBuffer();
+      return res.status;
+    });
+    expect(status).toBe(504);
   });
 
   it("Should preview and run a stale prune over every shard", async () => {

@@ -69,7 +69,8 @@ export function storeCost(res: Response): { d1: number; do: number } {
  * Runs `work` with the clock (`Date`, what the Worker's hot and colo caches read) standing still `ms` after
  * now: a bound such as HOT_CACHE_TTL_MS has passed, however fast or slow the machine, and no more time passes
  * while `work` runs. Only `Date` is faked: timers and I/O run as usual. Not for `eventually` (its deadline is
- * `Date` too): read once, after `settled()`.
+ * `Date` too): read once, after `settled()`. The real clock comes back after, up to `ms` behind: what `work`
+ * put in memory may outlive the next call's jump, so one `later` per bound a test waits out.
  */
 export async function later<T>(ms: number, work: () => Promise<T>): Promise<T> {
   vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + ms });
