@@ -1,4 +1,4 @@
-import { createExecutionContext, listDurableObjectIds, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { vi } from "vitest";
 import worker from "../../src/index";
@@ -39,4 +39,21 @@ export async function followersWaiting(): Promise<number> {
     });
   }
   return n;
+}
+
+/**
+ * Runs now the learning every tree learner of this test file has queued (a recorded miss only queues its
+ * recording; the learner's alarm learns it LEARN_DELAY_MS later, src/store/objects/tree-learner.ts), and waits
+ * for learning already under way. Call it after `settled()`: then every recording has reached its learner.
+ * An alarm the runtime fired just before may still have recordings of its batch to learn after this returns:
+ * read what learning writes with `eventually`, not once.
+ */
+export async function learningRan(): Promise<void> {
+  for (const id of await listDurableObjectIds(env.TREE_LEARNER)) {
+    const learner = env.TREE_LEARNER.get(id);
+    await runDurableObjectAlarm(learner);
+    await runInDurableObject(learner, (instance) =>
+      (instance as unknown as { serialised: (work: () => Promise<void>) => Promise<void> }).serialised(async () => undefined),
+    );
+  }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { api, learn, newKey, ok, onlyTree } from "./api-helpers";
-import { chat, uniqueModel } from "./helpers";
-import { settled } from "./settled";
+import { chat, eventually, uniqueModel } from "./helpers";
+import { learningRan, settled } from "./settled";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 
 interface TemplateSummary {
@@ -19,12 +19,17 @@ describe("GET /api/trees/:treeId/templates", () => {
   it("Should list the templates a tree learned, with their slots and confirmation", async () => {
     const key = newKey();
     const model = uniqueModel();
-    // settled: learning runs after each recording, in the request's waitUntil; it is done before the templates are read.
+    // settled: every recording has reached the tree's learner; learningRan: its queued learning ran now.
     await settled(async () => {
       for (const order of ["A-1", "B-22", "C-333"]) await learn(ask(model, order), key);
     });
+    await learningRan();
     const tree = await onlyTree(key);
-    const page = await ok<{ min_bindings: number; data: TemplateSummary[] }>(api(`/trees/${tree.id}/templates`, { token: key }));
+    let page: { min_bindings: number; data: TemplateSummary[] } = { min_bindings: 0, data: [] };
+    await eventually(async () => {
+      page = await ok(api(`/trees/${tree.id}/templates`, { token: key }));
+      return page.data.some((t) => t.confirmed);
+    }, 20_000).catch(() => undefined);
     const template = page.data.find((t) => t.confirmed);
     expect(template, JSON.stringify(page)).toBeDefined();
     expect(template?.bindings).toBeGreaterThanOrEqual(page.min_bindings);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { api, learn, newKey, ok, onlyTree } from "./api-helpers";
-import { chat, recorded, uniqueModel } from "./helpers";
-import { settled } from "./settled";
+import { chat, eventually, recorded, uniqueModel } from "./helpers";
+import { learningRan, settled } from "./settled";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 
 const ask = (model: string, order: string) => ({ model, tools: REFUND_TOOLS, messages: [{ role: "user", content: `Refund order #${order} please` }] });
@@ -16,12 +16,17 @@ describe("muscle-mem-template-miss", () => {
   it("Should say that a learned template is not yet confirmed, on the miss and on the templates API", async () => {
     const key = newKey();
     const model = uniqueModel();
-    // settled: learning runs after each recording, in the request's waitUntil; it is done before the templates are read.
+    // settled: every recording has reached the tree's learner; learningRan: its queued learning ran now.
     await settled(async () => {
       for (const order of ["A-1", "B-22"]) await learn(ask(model, order), key);
     });
+    await learningRan();
     const tree = await onlyTree(key);
-    const page = await ok<{ data: Summary[] }>(api(`/trees/${tree.id}/templates`, { token: key }));
+    let page: { data: Summary[] } = { data: [] };
+    await eventually(async () => {
+      page = await ok(api(`/trees/${tree.id}/templates`, { token: key }));
+      return page.data.length > 0;
+    }, 20_000).catch(() => undefined);
     expect(page.data[0]?.not_serving).toBe("not yet confirmed: 2 of 3 bindings");
     const third = await chat(ask(model, "C-333"), { key });
     expect(third.headers.get("muscle-mem-cache")).toBe("miss");

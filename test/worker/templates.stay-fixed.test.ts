@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runCase, type Chat } from "../../tools/eval-workflows/run";
 import { DESKS, screenDesk, VIP, type ScreenCase } from "../../tools/eval-workflows/screen";
-import { settled } from "./settled";
+import { learningRan, settled } from "./settled";
 
 // Generated screening workflows (tools/eval-workflows/screen.ts) through the Worker, learned templates on.
 
@@ -69,10 +69,12 @@ describe("learned templates stay fixed through the Worker", () => {
           expect(result.mismatches).toEqual([]);
           served += result.served.exact + result.served.learned;
         };
-        // Learning runs after each response (in its waitUntil): settled, so the traps meet whatever it learned.
+        // Learning is queued after each response and runs in the tree learner's alarm: settled, then run it now,
+        // so the traps meet whatever it learned.
         await settled(async () => {
           for (const c of warm) await run(c);
         });
+        await learningRan();
         // The traps, then the first warm case again (an exact repeat must replay too).
         for (const c of [...traps, warm[0]]) await run(c);
       }),
