@@ -107,8 +107,9 @@ describe("one far round trip on a miss, none on a hit", () => {
       .run();
     const miss = await chat(ask(model, "with templates"), { key });
     expect(miss.headers.get("muscle-mem-cache")).toBe("miss");
-    // The Worker's read and the object's (template presence); then the Worker's template presence (its own, per isolate) and learned-template reads; then the join.
-    expect(storeCost(miss)).toEqual({ d1: WORKER_READ + OBJECT_READS + 2, do: 2 });
+    // The Worker's read and the object's (template presence, which the Worker's template memo now takes from the
+    // object's answer instead of reading it again); then the learned-template read; then the join.
+    expect(storeCost(miss)).toEqual({ d1: WORKER_READ + OBJECT_READS + 1, do: 2 });
     await miss.arrayBuffer();
   });
 });
