@@ -6,6 +6,7 @@
  * bench/miss-probe.ts JSON and streamed, spaced 50 ms and back to back. Prints
  * one line per row: proxy, relay and direct p50, the overhead over the relay,
  * the server-timing medians and the CPU per miss of each `wrangler dev` process tree.
+ * `MM_ROOT=/tmp/base` bundles the Worker from another worktree instead (the probe and the floors stay this checkout's).
  * `MM_INSPECTOR=off` runs both Workers without wrangler's DevTools inspector.
  * Each row is followed by the object floor's (bench/floors/relay-object.ts:
  * the relay plus body parse, hash, a colo Cache API read and one Durable
@@ -33,7 +34,8 @@ const ANSWER = "Let me check that reservation for you.";
 const model = await startScriptedModel({ chunkChars: 64, script: () => ({ role: "assistant", content: ANSWER }) });
 /** `MM_INSPECTOR=off`: the Worker and the relay floor both run without wrangler's DevTools inspector (test/support/dev-without-inspector.ts). */
 const more = process.env.MM_INSPECTOR === "off" ? { inspector: false as const } : {};
-const snapshot = await snapshotWorker();
+/** `MM_ROOT=/tmp/base`: the Worker bundled from another worktree (a before/after of the miss path; the probe and floors stay this checkout's). */
+const snapshot = await snapshotWorker(undefined, process.env.MM_ROOT || undefined);
 const dev = await startSnapshotDev(snapshot, { UPSTREAM_BASE_URL: model.url, ...(logLevel ? { LOG_LEVEL: logLevel } : {}), ...extraVars }, more);
 const relay = await startFloor("relay", { UPSTREAM_BASE_URL: model.url }, more);
 const objectFloor = await startFloor("relay-object", { UPSTREAM_BASE_URL: model.url }, more);
