@@ -11,6 +11,7 @@
  * `wrangler dev` process tree per request (which also holds local D1's SQLite and workerd's I/O threads).
  * A profile sample lasts until the next one: on a loaded machine it counts time the thread was runnable
  * but not running, so compare the classes' shares and the kinds within one run.
+ * `MM_VARS=TEMPLATE_INDUCTION=off`: more vars for the Worker (what a part of the miss costs).
  */
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -19,7 +20,7 @@ import { startScriptedModel } from "../tools/scripted-model";
 import { uniqueMiss, type Body } from "./bodies";
 import { hotSet } from "./floors";
 import { HEADERS, log } from "./http";
-import { cpuOf } from "./proc-cpu";
+import { cpuOf, varsOf } from "./proc-cpu";
 import { CLASSES, devtools, moduleIndex, splitProfile, type Class, type ModuleIndex, type Profile, type Send } from "./profile-classes";
 
 const ROUNDS = Number(process.argv[2] ?? 4);
@@ -109,7 +110,7 @@ async function profiled(kind: string, target: Target, url: string, bodies: (i: n
 const model = await startScriptedModel({ script: () => ({ role: "assistant", content: ANSWER }) });
 // The repo's wrangler.toml, not a snapshot: wrangler dev re-bundles a snapshot's dist/index.js as one module,
 // which drops the `// src/…` module comments the attribution reads (this clone is not edited during a run).
-const worker = await start(undefined, { IMPORT_TENANTS: "*", UPSTREAM_BASE_URL: model.url });
+const worker = await start(undefined, { IMPORT_TENANTS: "*", UPSTREAM_BASE_URL: model.url, ...varsOf(process.env.MM_VARS) });
 const relay = await start(resolve(import.meta.dirname, "floors/wrangler.relay.toml"), { UPSTREAM_BASE_URL: model.url }, []);
 try {
   const stamp = Date.now();
