@@ -7,7 +7,6 @@
  */
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import WebSocket from "ws";
 import { freePort, startWranglerDev } from "../test/support/wrangler-dev";
 import { startScriptedModel } from "../tools/scripted-model";
 import { hotSet } from "./floors";
@@ -15,6 +14,7 @@ import { chatSpec, FLOOR, log, prime } from "./http";
 import { runSegment, type LoadSpec } from "./load";
 import { uniqueMiss } from "./bodies";
 import { varsOf } from "./proc-cpu";
+import { devtools } from "./profile-classes";
 
 interface ProfileNode {
   id: number;
@@ -31,25 +31,6 @@ interface Profile {
 const load = (process.argv[2] ?? "hit") as "hit" | "miss" | "static";
 const SECONDS = Number(process.argv[3] ?? 8);
 const CONNECTIONS = 10;
-
-/** A DevTools protocol session on the Worker's inspector (the first target wrangler lists). */
-async function devtools(port: number): Promise<(method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>> {
-  const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
-  const ws = new WebSocket(targets[0].webSocketDebuggerUrl);
-  await new Promise((ok, fail) => ws.once("open", ok).once("error", fail));
-  const pending = new Map<number, (result: Record<string, unknown>) => void>();
-  ws.on("message", (data) => {
-    const msg = JSON.parse(String(data)) as { id?: number; result?: Record<string, unknown> };
-    if (msg.id !== undefined) pending.get(msg.id)?.(msg.result ?? {});
-  });
-  let next = 0;
-  return (method, params = {}) =>
-    new Promise((ok) => {
-      const id = ++next;
-      pending.set(id, ok);
-      ws.send(JSON.stringify({ id, method, params }));
-    });
-}
 
 /** Self time by function (ms, share of all samples), the top `count`. */
 function selfTimes(profile: Profile, count: number): Array<{ fn: string; ms: number; share: number }> {
@@ -97,7 +78,7 @@ try {
   }
   await runSegment(dev.url, load === "miss" ? misses("warm-up") : spec, 2, CONNECTIONS);
   if (load === "miss") spec = misses("profiled");
-  const send = await devtools(inspectorPort);
+  const { send } = await devtools(inspectorPort);
   await send("Profiler.enable");
   await send("Profiler.setSamplingInterval", { interval: 100 });
   await send("Profiler.start");

@@ -2,16 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { StoredAnswer } from "../../src/core/answer";
 import { HotCache } from "../../src/engine/lookup/isolate-cache";
 import { MAX_BATCH_KEYS, refreshAhead, type RefreshTarget } from "../../src/engine/lookup/refresh-ahead";
+import { storedAnswer } from "../support/stored-answer";
 
-const answer = (hash: string): StoredAnswer => ({
-  hash,
-  message: { role: "assistant", content: hash },
-  observations: 1,
-  finishReason: "stop",
-  promptTokens: 1,
-  completionTokens: 1,
-  latencyMs: 1,
-});
+const answer = storedAnswer;
 
 /** A refresh target over a real HotCache whose store read is `answersOf` (a key it returns nothing for is gone from the store). */
 function harness(answersOf: (key: string) => StoredAnswer[] | "fail" = (key) => [answer(`new-${key}`)]) {

@@ -1,16 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/core/answer";
 import { SingleFlight } from "../../src/store/objects/single-flight";
+import { storedAnswer } from "../support/stored-answer";
 
-const answer = (hash: string): StoredAnswer => ({
-  hash,
-  message: { role: "assistant", content: hash },
-  observations: 1,
-  finishReason: "stop",
-  promptTokens: 1,
-  completionTokens: 1,
-  latencyMs: 1,
-});
+const answer = storedAnswer;
 
 describe("single flight", () => {
   it("Should let the first claim lead and serve its answer to the others", async () => {

@@ -1,19 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/core/answer";
 import { coloCache } from "../../src/engine/lookup/colo-cache";
 import { HotCache } from "../../src/engine/lookup/isolate-cache";
 import { refresh, type RefreshTarget } from "../../src/engine/lookup/refresh-ahead";
 import { refreshMarks } from "../../src/engine/lookup/refresh-marks";
+import { storedAnswer } from "../support/stored-answer";
 
-const answer = (hash: string): StoredAnswer => ({
-  hash,
-  message: { role: "assistant", content: hash },
-  observations: 1,
-  finishReason: "stop",
-  promptTokens: 1,
-  completionTokens: 1,
-  latencyMs: 1,
-});
+const answer = storedAnswer;
 const unique = (name: string) => `${name}-${crypto.randomUUID()}`;
 
 describe("refresh marks: one refresh per key per colo per interval", () => {
