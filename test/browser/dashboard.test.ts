@@ -1,32 +1,21 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { startTestUpstream } from "../../tools/test-upstream";
 import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
+import { browserSkip, launchChromium, requireChromium } from "./chromium";
 
 /**
  * The dashboard in real headless Chromium against `wrangler dev` and the
  * scripted refund-desk model: real traffic, then browse, open, prune, and
  * check that the pruned request misses. Screenshots go to test-output/dashboard/.
  */
-const CHROMIUM = "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "../..");
 const OUT = resolve(ROOT, "test-output/dashboard");
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const KEY = "sk-dashboard-test";
-const skip = !existsSync(CHROMIUM) && process.env.MM_SKIP_BROWSER === "1";
-if (skip) console.warn(`[browser] ${CHROMIUM} is missing and MM_SKIP_BROWSER=1: skipping the dashboard browser tests.`);
+const skip = browserSkip("the dashboard browser tests");
 
 type Msg = { role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
 
@@ -97,7 +86,7 @@ async function clickNode(page: Page, text: string, tap = false): Promise<void> {
 
 describe.skipIf(skip)("dashboard in headless Chromium", () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (or set MM_SKIP_BROWSER=1 to skip on purpose)`);
+    requireChromium();
     mkdirSync(OUT, { recursive: true });
     upstream = await startTestUpstream(0);
     // Trees are seeded through tenant keys: the operator grants it (IMPORT_TENANTS).
@@ -109,7 +98,7 @@ describe.skipIf(skip)("dashboard in headless Chromium", () => {
     await new Promise((r) => setTimeout(r, 1500));
     const aged = Date.now() - 20 * 86_400_000;
     await dev.sql(`UPDATE nodes SET created_at = ${aged}, last_hit_at = CASE WHEN last_hit_at IS NULL THEN NULL ELSE ${aged} END WHERE message LIKE '%B-2%'`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

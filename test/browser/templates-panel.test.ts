@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { startTestUpstream } from "../../tools/test-upstream";
 import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
+import { browserSkip, launchChromium, requireChromium } from "./chromium";
 
 /**
  * The dashboard's Templates panel in headless Chromium against `wrangler dev`
@@ -14,21 +15,9 @@ import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
  * one order the empty state, a declared tree its variables. Screenshots go to
  * test-output/dashboard/.
  */
-const CHROMIUM = "/usr/bin/chromium";
 const OUT = resolve(import.meta.dirname, "../../test-output/dashboard");
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const KEY = "sk-templates-panel-test";
-const skip = !existsSync(CHROMIUM) && process.env.MM_SKIP_BROWSER === "1";
-if (skip) console.warn(`[browser] ${CHROMIUM} is missing and MM_SKIP_BROWSER=1: skipping the templates panel browser tests.`);
+const skip = browserSkip("the templates panel browser tests");
 
 type Msg = { role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
 interface Slot {
@@ -134,7 +123,7 @@ async function openTree(page: Page, namespace: string, tap = false): Promise<voi
 
 describe.skipIf(skip)("dashboard Templates panel in headless Chromium", () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (or set MM_SKIP_BROWSER=1 to skip on purpose)`);
+    requireChromium();
     mkdirSync(OUT, { recursive: true });
     upstream = await startTestUpstream(0);
     dev = await startWranglerDev({
@@ -156,7 +145,7 @@ describe.skipIf(skip)("dashboard Templates panel in headless Chromium", () => {
     const listed = await api<{ data: Array<{ id: string; namespace: string; node_count: number }> }>("/trees");
     for (const t of listed.data) if (t.node_count > 0) trees.set(t.namespace, t.id);
     expect([...trees.keys()].sort()).toEqual(["declared", "learned", "learning", "solo"]);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -1,11 +1,12 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { analyticsRoutes, ERROR_TEXT, SCRIPTED_ROWS, type SeenQuery } from "../../tools/analytics-upstream";
 import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
+import { browserSkip, launchChromium, requireChromium } from "./chromium";
 
 /**
  * The dashboard's Traffic panel in headless Chromium against two `wrangler dev`
@@ -14,22 +15,10 @@ import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
  * switched by the test), one without the analytics vars. Screenshots go to
  * test-output/dashboard/.
  */
-const CHROMIUM = "/usr/bin/chromium";
 const OUT = resolve(import.meta.dirname, "../../test-output/dashboard");
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const ADMIN = "traffic-admin-token";
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
-const skip = !existsSync(CHROMIUM) && process.env.MM_SKIP_BROWSER === "1";
-if (skip) console.warn(`[browser] ${CHROMIUM} is missing and MM_SKIP_BROWSER=1: skipping the traffic panel browser tests.`);
+const skip = browserSkip("the traffic panel browser tests");
 
 let configured: WranglerDev;
 let bare: WranglerDev;
@@ -81,7 +70,7 @@ async function open(page: Page, dev: WranglerDev, token: string): Promise<void> 
 
 describe.skipIf(skip)("dashboard Traffic panel in headless Chromium", () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (or set MM_SKIP_BROWSER=1 to skip on purpose)`);
+    requireChromium();
     mkdirSync(OUT, { recursive: true });
     await startStandIn();
     configured = await startWranglerDev({
@@ -95,7 +84,7 @@ describe.skipIf(skip)("dashboard Traffic panel in headless Chromium", () => {
       },
     });
     bare = await startWranglerDev({ vars: { ADMIN_TOKEN: ADMIN } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -1,32 +1,21 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { REFUND_TOOLS } from "../../tools/refund-desk";
 import { startTestUpstream } from "../../tools/test-upstream";
 import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
+import { browserSkip, launchChromium, requireChromium } from "./chromium";
 
 /**
  * What the dashboard-usable-*.test.ts files share: `wrangler dev` behind the scripted refund desk,
  * headless Chromium at 390, 1024 and 1400 px, and the helpers that drive them. Each file seeds its
  * own traffic (`useUsableDesk`). Screenshots go to test-output/dashboard/.
  */
-const CHROMIUM = "/usr/bin/chromium";
 export const OUT = resolve(import.meta.dirname, "../../test-output/dashboard");
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const KEY = "sk-usable-test";
 export const ADMIN = "dev-admin-token";
-export const skip = !existsSync(CHROMIUM) && process.env.MM_SKIP_BROWSER === "1";
-if (skip) console.warn(`[browser] ${CHROMIUM} is missing and MM_SKIP_BROWSER=1: skipping the dashboard browser tests.`);
+export const skip = browserSkip("the dashboard browser tests");
 
 type Msg = { role: string; content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
 export interface Template {
@@ -113,7 +102,7 @@ export async function importOtherTenant(): Promise<void> {
  */
 export function useUsableDesk(seed: () => Promise<void>): void {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (or set MM_SKIP_BROWSER=1 to skip on purpose)`);
+    requireChromium();
     mkdirSync(OUT, { recursive: true });
     upstream = await startTestUpstream(0);
     // Another tenant is seeded through its own key: the operator grants it (IMPORT_TENANTS).
@@ -122,7 +111,7 @@ export function useUsableDesk(seed: () => Promise<void>): void {
     const trees = await api<{ data: Array<{ id: string }> }>("/trees");
     if (trees.data.length !== 1) throw new Error("the test tenant should have one tree");
     treeId = trees.data[0].id;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchChromium();
   }, 240_000);
 
   afterAll(async () => {
