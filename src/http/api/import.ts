@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { listed } from "../../config";
+import { listed } from "../../core/var-rules";
 import { ApiError } from "../../core/errors";
 import { forgetAnswers } from "../../engine/isolate";
 import { overBytes } from "../../core/limits";

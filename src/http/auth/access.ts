@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { listed, type AccessSettings } from "../../config";
+import type { AccessSettings } from "../../config";
+import { listed } from "../../core/var-rules";
 import type { WorkerEnv } from "../../engine/services";
 import { tenantOfRequest } from "../../core/credential";
 import { ApiError } from "../../core/errors";
