@@ -38,12 +38,34 @@ interface Finished {
   seconds: number;
 }
 
+/** The lines that name a failed test or file, kept per lane and printed again at the end (CI shows a log's tail). */
+const failures = new Map<string, string[]>();
+// biome-ignore lint/suspicious/noControlCharactersInRegex: vitest colours its output with ANSI escapes
+const ANSI = /\u001b\[[0-9;]*m/g;
+const FAILURE = /^\s*(FAIL\s|×\s|❯ .*\(\d+ tests? \|\s*\d+ failed|Vitest caught \d+ unhandled|(Test Files|Tests)\s+.*failed)|Unhandled (Rejection|Error)/;
+
+function keepFailure(lane: string, line: string): void {
+  const plain = line.replace(ANSI, "");
+  if (!FAILURE.test(plain)) return;
+  const kept = failures.get(lane) ?? [];
+  if (kept.length < 40 && !kept.includes(plain.trim())) kept.push(plain.trim());
+  failures.set(lane, kept);
+}
+
 /** Starts one vitest run and copies its output line by line, so the two lanes' lines never mix mid-line. */
-function start(args: string[]): { child: ChildProcess; done: Promise<number> } {
+function start(args: string[], lane: string): { child: ChildProcess; done: Promise<number> } {
   const env = { ...process.env, ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}) };
   const child = spawn(VITEST, ["run", "--passWithNoTests", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  if (child.stdout) createInterface({ input: child.stdout }).on("line", (line) => process.stdout.write(`${line}\n`));
-  if (child.stderr) createInterface({ input: child.stderr }).on("line", (line) => process.stderr.write(`${line}\n`));
+  if (child.stdout)
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      keepFailure(lane, line);
+      process.stdout.write(`${line}\n`);
+    });
+  if (child.stderr)
+    createInterface({ input: child.stderr }).on("line", (line) => {
+      keepFailure(lane, line);
+      process.stderr.write(`${line}\n`);
+    });
   const done = new Promise<number>((resolveDone) => {
     child.on("error", (error) => {
       process.stderr.write(`vitest ${args.join(" ")} did not start: ${String(error)}\n`);
@@ -69,7 +91,7 @@ async function lane(name: string, runs: string[][]): Promise<Finished> {
   let code = 0;
   for (const args of runs) {
     if (stopping) return { name, code: 1, seconds: (Date.now() - began) / 1000 };
-    const { child, done } = start(args);
+    const { child, done } = start(args, name);
     running.add(child);
     const exit = await done;
     running.delete(child);
@@ -79,5 +101,8 @@ async function lane(name: string, runs: string[][]): Promise<Finished> {
 }
 
 const finished = await Promise.all(LANES.map((l) => lane(l.name, l.runs)));
-for (const f of finished) console.log(`vitest lane ${f.name}: ${f.code === 0 ? "passed" : `FAILED (exit ${f.code})`} in ${f.seconds.toFixed(0)} s`);
+for (const f of finished) {
+  console.log(`vitest lane ${f.name}: ${f.code === 0 ? "passed" : `FAILED (exit ${f.code})`} in ${f.seconds.toFixed(0)} s`);
+  for (const line of f.code === 0 ? [] : (failures.get(f.name) ?? [])) console.log(`  ${line}`);
+}
 process.exit(finished.every((f) => f.code === 0) ? 0 : 1);
