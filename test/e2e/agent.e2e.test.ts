@@ -22,8 +22,26 @@ afterAll(async () => {
   await model?.close();
 });
 
-/** The second run of an agent may start before the first run's last recording lands. */
-const settle = () => new Promise((r) => setTimeout(r, 300));
+/**
+ * The second run of an agent may start before the first run's last recording lands (it is written after the
+ * response): waits until the same run is served whole from the tree, asking with `only-if-cached` (a turn not
+ * recorded yet is a 504, never a model call), so no wait depends on how busy the machine is.
+ */
+async function settle(key: string, namespace: string, status = "delivered", stream = false): Promise<void> {
+  const onlyCached = new OpenAI({
+    apiKey: key,
+    baseURL: `${dev.url}/v1`,
+    maxRetries: 0,
+    defaultHeaders: { "muscle-mem-namespace": namespace, "cache-control": "only-if-cached" },
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const run = await runRefundAgent(onlyCached, "A-1", world(status), { stream }).catch(() => null);
+    if (run?.outcomes.every((o) => o === "hit")) return;
+    if (Date.now() > deadline) throw new Error(`${namespace}: the first run's turns were not all recorded within 60 s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 describe("a tool-calling agent with the official openai client, through wrangler dev", () => {
   for (const stream of [false, true]) {
@@ -35,7 +53,7 @@ describe("a tool-calling agent with the official openai client, through wrangler
       expect(first.effects).toEqual(["get_order A-1", "refund A-1 42.5"]);
       const generated = model.generations() - before;
       expect(generated).toBe(3);
-      await settle();
+      await settle("sk-alice", ns, "delivered", stream);
       const second = await runRefundAgent(client("sk-alice", ns), "A-1", world(), { stream });
       expect(second.outcomes).toEqual(["hit", "hit", "hit"]);
       expect(second.effects).toEqual(first.effects);
@@ -46,26 +64,26 @@ describe("a tool-calling agent with the official openai client, through wrangler
 
   it("Should serve a streamed run from what a non-streamed run recorded", async () => {
     await runRefundAgent(client("sk-alice", "mixed"), "A-1", world(), { stream: false });
-    await settle();
+    await settle("sk-alice", "mixed");
     const streamed = await runRefundAgent(client("sk-alice", "mixed"), "A-1", world(), { stream: true });
     expect(streamed.outcomes).toEqual(["hit", "hit", "hit"]);
   });
 
   it("Should branch when a tool result changes, and then serve both branches", async () => {
     await runRefundAgent(client("sk-alice", "branch"), "A-1", world("delivered"));
-    await settle();
+    await settle("sk-alice", "branch");
     const shipped = await runRefundAgent(client("sk-alice", "branch"), "A-1", world("shipped"));
     expect(shipped.outcomes).toEqual(["hit", "miss"]);
     expect(shipped.effects).toEqual(["get_order A-1"]);
     expect(shipped.final).toContain("shipped");
-    await settle();
+    await settle("sk-alice", "branch", "shipped");
     expect((await runRefundAgent(client("sk-alice", "branch"), "A-1", world("shipped"))).outcomes).toEqual(["hit", "hit"]);
     expect((await runRefundAgent(client("sk-alice", "branch"), "A-1", world("delivered"))).outcomes).toEqual(["hit", "hit", "hit"]);
   });
 
   it("Should never answer one key's request from another key's tree", async () => {
     await runRefundAgent(client("sk-alice", "tenants"), "A-1", world());
-    await settle();
+    await settle("sk-alice", "tenants");
     const bob = await runRefundAgent(client("sk-bob", "tenants"), "A-1", world());
     expect(bob.outcomes).toEqual(["miss", "miss", "miss"]);
   });
