@@ -2,9 +2,9 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { writeRequestPoint } from "../observability/analytics";
 import { lineDisposition, requestLine } from "../observability/log";
-import { withLogContext } from "../observability/log-event";
+import { inRequestContext } from "../observability/request-context";
 import { gatherHitLine, rememberRequest } from "../engine/counting/recent-row";
-import { newReport } from "../observability/report";
+import { newReport, type Phase, type RequestReport } from "../observability/report";
 import { CACHE_HEADER, MISS_HEADER, REQUEST_ID_HEADER, SINGLE_FLIGHT_HEADER } from "../core/protocol";
 import { requestIdOf } from "../observability/request-id";
 import type { WorkerEnv } from "../engine/services";
@@ -25,33 +25,27 @@ export function observe(): MiddlewareHandler<WorkerEnv> {
   return async function observability(c, next) {
     const requestId = requestIdOf(c.req.raw.headers);
     c.set("requestId", requestId);
-    c.set("mm", newReport());
+    const report = newReport();
+    c.set("mm", report);
     // Every D1 query and Durable Object call the request makes is counted (server-timing d1 and do).
     c.env = meteredEnv(c.env);
     const cost = newStoreCost();
-    const place = (c.req.raw.cf as { colo?: unknown } | undefined)?.colo;
-    if (typeof place === "string") cost.place = place;
+    const colo = (c.req.raw.cf as { colo?: unknown } | undefined)?.colo;
+    if (typeof colo === "string") cost.place = colo;
     const level = c.var.services.config.logLevel;
-    // Every logEvent of the request (waitUntil work included) carries its id and respects LOG_LEVEL.
-    await withLogContext({ requestId, level }, () => runMetered(cost, next));
+    // One context for the request's log lines and its store meter: every logEvent of the request (waitUntil work
+    // included) carries its id and respects LOG_LEVEL, and every store call is metered.
+    const context = { requestId, level, cost };
+    await inRequestContext(context, next);
     const end = Date.now();
     setResponseHeader(c, REQUEST_ID_HEADER, requestId);
-    const miss = c.get("mm").miss;
-    if (miss && c.res.headers.get(CACHE_HEADER) === "miss") setResponseHeader(c, MISS_HEADER, miss.header);
-    const timing = serverTiming(c.get("mm"), cost, end);
-    if (timing) setResponseHeader(c, "server-timing", timing);
-    const line = requestLine({
-      requestId,
-      method: c.req.method,
-      route: routeOf(c),
-      status: c.res.status,
-      outcome: c.res.headers.get(CACHE_HEADER),
-      follower: c.res.headers.get(SINGLE_FLIGHT_HEADER) === "follower",
-      report: c.get("mm"),
-      end,
-    });
+    const headers = c.res.headers;
+    const outcome = headers.get(CACHE_HEADER);
+    const follower = headers.get(SINGLE_FLIGHT_HEADER) === "follower";
+    if (report.miss && outcome === "miss") setResponseHeader(c, MISS_HEADER, report.miss.header);
+    setResponseHeader(c, "server-timing", serverTiming(report, cost, end));
+    const line = requestLine({ requestId, method: c.req.method, route: routeOf(c), status: c.res.status, outcome, follower, report, end });
     if (level === "debug") {
-      const colo = (c.req.raw.cf as { colo?: unknown } | undefined)?.colo;
       if (typeof colo === "string") line.colo = colo;
       const length = Number(c.req.header("content-length"));
       if (Number.isFinite(length)) line.bytes_in = length;
@@ -60,8 +54,8 @@ export function observe(): MiddlewareHandler<WorkerEnv> {
     if (disposition === "write") console.log(JSON.stringify(line));
     else if (disposition === "gather") gatherHitLine(c, line);
     writeRequestPoint(c.env.ANALYTICS, line);
-    // In the request's contexts: the D1 work it leaves for after the response (a miss's explanation) is metered and logged (store_work, debug).
-    withLogContext({ requestId, level }, () => runMetered(cost, () => rememberRequest(c, line)));
+    // In the request's context: the D1 work it leaves for after the response (a miss's explanation) is metered and logged (store_work, debug).
+    inRequestContext(context, () => rememberRequest(c, line));
   };
 }
 
@@ -70,10 +64,10 @@ export function observe(): MiddlewareHandler<WorkerEnv> {
  * (names, milliseconds and counts only): `parse;dur=0, lookup;dur=2,
  * d1;dur=2;desc=1, do;dur=0;desc=0, total;dur=3`.
  */
-function serverTiming(report: { phases: Partial<Record<string, number>>; startedAt: number } | undefined, cost: StoreCost, end: number): string | null {
-  if (!report) return null;
-  const phases = Object.entries(report.phases).map(([name, ms]) => `${name};dur=${ms}`);
-  return [...phases, ...storeTimingEntries(cost), `total;dur=${end - report.startedAt}`].join(", ");
+function serverTiming(report: RequestReport, cost: StoreCost, end: number): string {
+  let value = "";
+  for (const name in report.phases) value += `${name};dur=${report.phases[name as Phase]}, `;
+  return `${value}${storeTimingEntries(cost).join(", ")}, total;dur=${end - report.startedAt}`;
 }
 
 /** The pattern of the route that answered, never the raw URL (no query strings in logs). */

@@ -1,14 +1,11 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { LogLevel } from "./log";
+import { inRequestContext, requestContext } from "./request-context";
 
 /** What every event line of one request carries: its id, and the `LOG_LEVEL` it runs at. */
 export interface LogContext {
   requestId?: string;
   level: LogLevel;
 }
-
-/** The context of the request (or cron run) whose async work is running; none in a Durable Object. */
-const current = new AsyncLocalStorage<LogContext>();
 
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, off: 4 };
 
@@ -20,7 +17,8 @@ const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, o
  * @example await withLogContext({ requestId, level: "info" }, next)
  */
 export function withLogContext<T>(context: LogContext, fn: () => T): T {
-  return current.run(context, fn);
+  // The running store meter (./store-meter.ts) carries on inside: the context holds both (./request-context.ts).
+  return inRequestContext({ requestId: context.requestId, level: context.level, cost: requestContext()?.cost }, fn);
 }
 
 /**
@@ -31,7 +29,7 @@ export function withLogContext<T>(context: LogContext, fn: () => T): T {
  * @example logEvent("error", "record_failed", { tree: treeId, error: String(error) })
  */
 export function logEvent(level: Exclude<LogLevel, "off">, event: string, fields: Record<string, unknown> = {}): void {
-  const context = current.getStore();
+  const context = requestContext();
   if (RANK[level] < RANK[context?.level ?? "info"]) return;
   const text = JSON.stringify({ event, level, ...(context?.requestId ? { request_id: context.requestId } : {}), ...fields });
   if (level === "error") console.error(text);

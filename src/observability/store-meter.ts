@@ -1,38 +1,11 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { shardNames } from "../store/shards/shards";
 import type { LogLevel } from "./log";
 import { logEvent, withLogContext } from "./log-event";
+import { inRequestContext, requestContext } from "./request-context";
+import { type D1Cost, newStoreCost, type StoreCost, zeroD1 } from "./store-cost";
 
-/** What one request asked of the store: D1 queries (with the rows D1 bills for them) and Durable Object calls, with their wall time. */
-export interface StoreCost {
-  d1: D1Cost;
-  do: { calls: number; ms: number };
-  /** The per-colo layer's read, when the lookup asked it (src/engine/lookup/colo-cache.ts). */
-  colo?: { outcome: "hit" | "miss"; ms: number };
-  /** The Cloudflare colo serving the request (`request.cf.colo`), named in the `colo` entry. */
-  place?: string;
-  /** Set once the response's `server-timing` is built: D1 work after it is logged as `store_work` lines (debug). */
-  sealed?: boolean;
-}
-
-/**
- * What some work did to D1: queries, their wall time, and the rows D1 bills for them, summed from each
- * result's own `meta.rows_read` / `meta.rows_written` (every index entry a write touches is a row written;
- * a batch's results each carry theirs). Plain data: a tree's object returns it over RPC.
- */
-export interface D1Cost {
-  queries: number;
-  ms: number;
-  rowsRead: number;
-  rowsWritten: number;
-}
-
-/** A zero cost, started for one request. */
-export function newStoreCost(): StoreCost {
-  return { d1: zeroD1(), do: { calls: 0, ms: 0 } };
-}
-
-const zeroD1 = (): D1Cost => ({ queries: 0, ms: 0, rowsRead: 0, rowsWritten: 0 });
+export type { D1Cost, StoreCost };
+export { newStoreCost };
 
 /** The billed rows of one D1 result (`run`, `all`) or of a batch's results; 0 for anything without `meta` (`exec`). */
 export function billedRows(result: unknown): { read: number; written: number } {
@@ -47,7 +20,7 @@ export function billedRows(result: unknown): { read: number; written: number } {
 }
 
 /** The cost of the request whose async context is running (none outside a request: cron, alarms). */
-const current = new AsyncLocalStorage<StoreCost>();
+const currentCost = (): StoreCost | undefined => requestContext()?.cost;
 
 /**
  * Runs `fn` with `cost` as the request's meter: every D1 query and Durable
@@ -57,11 +30,12 @@ const current = new AsyncLocalStorage<StoreCost>();
  * @example await runMetered(cost, next)
  */
 export function runMetered<T>(cost: StoreCost, fn: () => T): T {
-  return current.run(cost, fn);
+  // The running log context (request id, level) carries on inside.
+  return inRequestContext({ ...requestContext(), cost }, fn);
 }
 
 async function timed<T>(kind: "d1" | "do", count: number, work: () => Promise<T>): Promise<T> {
-  const cost = current.getStore();
+  const cost = currentCost();
   if (!cost) return work();
   const started = Date.now();
   let result: unknown;
@@ -119,7 +93,8 @@ export async function loggedStoreWork<T>(level: LogLevel, object: string, call: 
   try {
     return await runMetered(cost, work);
   } finally {
-    withLogContext({ level }, () => logEvent("debug", "store_work", { object, call, ...workFields(cost.d1), do_calls: cost.do.calls }));
+    // The line is debug: at any other level, no context is entered and no fields are built.
+    if (level === "debug") withLogContext({ level }, () => logEvent("debug", "store_work", { object, call, ...workFields(cost.d1), do_calls: cost.do.calls }));
   }
 }
 
@@ -129,14 +104,14 @@ export async function loggedStoreWork<T>(level: LogLevel, object: string, call: 
  * every D1 query the request caused, wherever it ran.
  */
 export function addD1(d1: D1Cost): void {
-  const cost = current.getStore();
+  const cost = currentCost();
   if (!cost) return;
   addInto(cost.d1, d1);
 }
 
 /** Books a read of the per-colo layer to the running request (the last read wins). */
 export function noteColo(outcome: "hit" | "miss", ms: number): void {
-  const cost = current.getStore();
+  const cost = currentCost();
   if (cost) cost.colo = { outcome, ms };
 }
 
