@@ -118,16 +118,22 @@ export function hostOf(base: string): string | null {
  */
 export async function forward(options: ForwardOptions): Promise<Response> {
   const limit = options.timeoutMs ?? 0;
+  const client = options.signal;
   const timer = limit > 0 ? new AbortController() : undefined;
-  const signals = [options.signal, timer?.signal].filter((s): s is AbortSignal => s !== undefined);
   const timeout = timer ? setTimeout(() => timer.abort(), limit) : undefined;
+  // The client's abort reaches the upstream through the timer's signal (one listener costs less than AbortSignal.any);
+  // it stays after the headers, so that an abort still cancels the body.
+  if (timer && client) {
+    if (client.aborted) timer.abort(client.reason);
+    else client.addEventListener("abort", () => timer.abort(client.reason), { once: true });
+  }
   const baseVar = options.baseVar ?? "UPSTREAM_BASE_URL";
   try {
     return await fetch(upstreamUrl(options.base, options.pathname, options.search, baseVar === GEMINI_BASE_VAR), {
       method: options.method,
       headers: forwardedHeaders(options.headers, typeof options.body === "string", baseVar),
       body: options.body,
-      signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+      signal: timer ? timer.signal : client,
     });
   } catch (error) {
     if (timer?.signal.aborted && !options.signal?.aborted) {
