@@ -13,7 +13,10 @@ import { cpuOf } from "./proc-cpu";
 const ROUNDS = Number(process.argv[2] ?? 3);
 const PER_REQUEST = Number(process.argv[3] ?? 2000);
 const REQUESTS = 20;
-const OPS = ["none", "context-two", "context-one", "signal-any", "signal-listener", "timer", "headers-copy", "request-id", "request-line", "console-line"];
+/** `MM_OPS=none,headers-copy`: only these ops. */
+const OPS = (
+  process.env.MM_OPS ?? "none,context-two,context-one,signal-any,signal-listener,timer,headers-copy,headers-copy-delete,request-id,request-line,console-line"
+).split(",");
 const config = resolve(import.meta.dirname, "floors/wrangler.ops.toml");
 
 async function measure(inspector: boolean): Promise<Record<string, number[]>> {

@@ -57,6 +57,12 @@ const OPS: Record<string, (headers: Headers, client: AbortSignal) => unknown> = 
     });
     return out;
   },
+  // The same copy as one native copy, then deletes of the names found to drop.
+  "headers-copy-delete": (headers) => {
+    const out = new Headers(headers);
+    for (const key of headers.keys()) if (DROP.has(key) || key.startsWith("muscle-mem-") || key === "cache-control") out.delete(key);
+    return out;
+  },
   "request-id": () => crypto.randomUUID(),
   "request-line": () => JSON.stringify(JSON.parse(LINE)),
   "console-line": () => console.log(LINE),
