@@ -13,9 +13,27 @@ export function tenantOf(credential: string | null | undefined): string {
   return digest(`tenant\u0000${credential ?? ""}`);
 }
 
+/** (tenant, namespace) pairs kept per frame in `knownTrees`: past it the frame's map starts again. */
+const MAX_TREE_SCOPES = 64;
+
+/**
+ * Tree ids this isolate has computed, by canonical frame JSON, then tenant and namespace. The frame's
+ * text comes from canonicalJsonMemo as the same string each time, whose hash the runtime keeps with it,
+ * so a known tree costs a map lookup where the digest would hash the frame (a 14-tool schema is ~8 KB).
+ */
+const knownTrees = new BoundedMemo<Map<string, string>>(4 * 1024 * 1024, () => MAX_TREE_SCOPES * 128);
+
 /** h0: the root of a tree, from tenant, namespace and the canonical frame. */
 export function treeIdOf(tenant: string, namespace: string, frameJson: string): string {
-  return digest(`tree\u0000${tenant}\u0000${namespace}\u0000${frameJson}`);
+  const scope = `${tenant}\u0000${namespace}`;
+  let byScope = knownTrees.get(frameJson);
+  const known = byScope?.get(scope);
+  if (known !== undefined) return known;
+  const treeId = digest(`tree\u0000${scope}\u0000${frameJson}`);
+  if (!byScope) knownTrees.set(frameJson, (byScope = new Map()));
+  else if (byScope.size >= MAX_TREE_SCOPES) byScope.clear();
+  byScope.set(scope, treeId);
+  return treeId;
 }
 
 /** h_i = H(h_{i-1}, canonical(m_i)). */
@@ -40,7 +58,7 @@ interface KnownStep {
 
 /**
  * Steps this isolate has hashed, keyed by `h_{i-1}` and the canonical message
- * as JSON.stringify writes it. Equal stringify output means an equal value,
+ * as JSON.stringify writes them (`[parent, message]`). Equal stringify output means an equal value,
  * hence the same canonical JSON and the same h_i, so a hit is always right;
  * the key is 4x cheaper to build than RFC 8785 and skips the SHA-256. A
  * conversation that grows by one message hashes one new message.
@@ -49,7 +67,8 @@ const knownSteps = new BoundedMemo<KnownStep>(16 * 1024 * 1024, (step) => step.h
 
 /** h_i and canonical(m_i) for one step, from the isolate's memo or computed. */
 function stepOf(parent: string, message: CanonicalMessage): KnownStep {
-  const memoKey = `${parent}\u0000${JSON.stringify(message)}`;
+  // One stringify (the parent is 32 hex digits): a joined key would copy the message's text again to hash it.
+  const memoKey = JSON.stringify([parent, message]);
   const known = knownSteps.get(memoKey);
   if (known) return known;
   const canonical = canonicalJson(message);
