@@ -35,10 +35,11 @@ const escapeToken = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "
  * MAX_JSON_DEPTH deep) written otherwise than JSON.stringify writes their
  * value, split between the items of the top-level array `listKey` and the
  * rest; null when there are none (the common case, found by one regex test).
+ * With `items` false the list is skipped, not read (its `items` map stays empty).
  *
  * @example bodySpellings('{"t":1.0,"messages":[{"n":2},{"n":3.50}]}', "messages") // { top: [["/t","1.0"]], items: Map { 1 => [["/n","3.50"]] } }
  */
-export function bodySpellings(raw: string, listKey: string): BodySpellings | null {
+export function bodySpellings(raw: string, listKey: string, items = true): BodySpellings | null {
   if (!CANDIDATE.test(raw)) return null;
   const out: BodySpellings = { top: [], items: new Map() };
   const reader = new SpellingReader(raw);
@@ -46,11 +47,13 @@ export function bodySpellings(raw: string, listKey: string): BodySpellings | nul
   if (raw.charCodeAt(reader.i) !== 0x7b) return null;
   reader.members((key) => {
     if (key === listKey && raw.charCodeAt(reader.i) === 0x5b) {
-      reader.elements((index) => {
-        const found: Spelling[] = [];
-        reader.value("", found);
-        if (found.length > 0) out.items.set(index, found);
-      });
+      if (!items) reader.skipValue();
+      else
+        reader.elements((index) => {
+          const found: Spelling[] = [];
+          reader.value("", found);
+          if (found.length > 0) out.items.set(index, found);
+        });
     } else reader.value(`/${escapeToken(key)}`, out.top);
   });
   return out.top.length > 0 || out.items.size > 0 ? out : null;
@@ -75,7 +78,7 @@ class SpellingReader {
     const c = this.text.charCodeAt(this.i);
     if (c === 0x7b) this.members((key) => this.value(`${pointer}/${escapeToken(key)}`, found));
     else if (c === 0x5b) this.elements((index) => this.value(`${pointer}/${index}`, found));
-    else if (c === 0x22) this.string();
+    else if (c === 0x22) this.skipString();
     else {
       const start = this.i;
       while (this.i < this.text.length && TOKEN_CHAR.test(this.text[this.i])) this.i++;
@@ -88,9 +91,16 @@ class SpellingReader {
 
   /** The string at the cursor (cursor after its closing quote). */
   string(): string {
-    const t = this.text;
     const start = this.i;
-    let j = start + 1;
+    this.skipString();
+    const inner = this.text.slice(start + 1, this.i - 1);
+    return inner.includes("\\") ? (JSON.parse(this.text.slice(start, this.i)) as string) : inner;
+  }
+
+  /** Moves the cursor past the string at it, without reading it (a value's text is never a number). */
+  skipString(): void {
+    const t = this.text;
+    let j = this.i + 1;
     for (;;) {
       j = t.indexOf('"', j);
       let slashes = 0;
@@ -99,8 +109,25 @@ class SpellingReader {
       j++;
     }
     this.i = j + 1;
-    const inner = t.slice(start + 1, j);
-    return inner.includes("\\") ? (JSON.parse(t.slice(start, j + 1)) as string) : inner;
+  }
+
+  /** Moves the cursor past the value at it, nested or not, without reading its numbers. */
+  skipValue(): void {
+    this.skip();
+    for (let depth = 0; ; ) {
+      const c = this.text.charCodeAt(this.i);
+      if (c === 0x22) this.skipString();
+      else {
+        if (depth === 0 && c !== 0x7b && c !== 0x5b) {
+          while (this.i < this.text.length && TOKEN_CHAR.test(this.text[this.i])) this.i++;
+          return;
+        }
+        this.i++;
+        if (c === 0x7b || c === 0x5b) depth++;
+        else if (c === 0x7d || c === 0x5d) depth--;
+      }
+      if (depth === 0) return;
+    }
   }
 
   /** Walks the object at the cursor: `each(key)` with the cursor on the member's value, which it must read. */
@@ -149,7 +176,7 @@ export const NUMBERS_KEY = "muscle-mem:numbers";
  * conversation list `listKey` is keyed per item elsewhere.
  */
 export function addBodySpellings(frame: Record<string, unknown>, raw: string | undefined, listKey: string): void {
-  const spelled = raw === undefined ? null : bodySpellings(raw, listKey);
+  const spelled = raw === undefined ? null : bodySpellings(raw, listKey, false);
   if (spelled) addFrameSpellings(frame, spelled.top);
 }
 
