@@ -1,7 +1,8 @@
 /**
  * What parsing and keying a chat miss costs, in node, stage by stage, on the shipped workloads' bodies
- * (test/fixtures/workloads): JSON.parse, the exact-JSON scan, zod, the adapter's key (frame, canonical
- * messages, path hashes), and the recording built from the model's answer. Each request is a miss (a
+ * (test/fixtures/workloads): reading the body (JSON.parse, the exact-JSON scan, the schema: parseJsonText),
+ * the adapter's key (frame, canonical messages, path hashes), the request memo's lookup and entry, and the
+ * recording built from the model's answer. Each request is a miss (a
  * unique last user message, so the request memo never has it), its conversation's earlier messages already
  * seen by the isolate (the per-step memo warm), as a Worker serving an agent sees them.
  *
@@ -20,8 +21,8 @@ import { readWorkload, requestsOf, SHIPPED_WORKLOADS } from "../tools/workloads"
 // the bench does the same (zod's config is one object on globalThis, shared with a baseline's copy).
 if (process.env.MM_ZOD_JIT !== "on") z.config({ jitless: true });
 
-type Stage = "parse" | "scan" | "zod" | "key" | "memo" | "recording";
-const STAGES: Stage[] = ["parse", "scan", "zod", "key", "memo", "recording"];
+type Stage = "read" | "key" | "memo" | "recording";
+const STAGES: Stage[] = ["read", "key", "memo", "recording"];
 
 interface Impl {
   name: string;
@@ -38,8 +39,7 @@ function cpu<T>(fn: () => T): [T, number] {
 
 async function load(root: string, name: string): Promise<Impl> {
   const mod = async <T>(path: string): Promise<T> => (await import(pathToFileURL(resolve(root, path)).href)) as T;
-  const { parseExactJson } = await mod<typeof import("../src/core/body")>("src/core/body.ts");
-  const { scanJson } = await mod<typeof import("../src/core/exact-json")>("src/core/exact-json.ts");
+  const { parseJsonText } = await mod<typeof import("../src/core/body")>("src/core/body.ts");
   const { chatAdapter } = await mod<typeof import("../src/providers/chat/adapter")>("src/providers/chat/adapter.ts");
   const { RequestMemo, recordingHeaders, requestMemoKey } = await mod<typeof import("../src/engine/request-memo")>("src/engine/request-memo.ts");
   const config = {} as Parameters<typeof RequestMemo.of>[0];
@@ -49,15 +49,11 @@ async function load(root: string, name: string): Promise<Impl> {
   return {
     name,
     run(raw, answer) {
-      const times = { parse: 0, scan: 0, zod: 0, key: 0, memo: 0, recording: 0 } satisfies Record<Stage, number>;
-      let json: unknown;
-      [json, times.parse] = cpu(() => JSON.parse(raw) as unknown);
-      [, times.scan] = cpu(() => scanJson(raw));
-      const [parsed, zod] = cpu(() => chatAdapter.schema.safeParse(json));
-      times.zod = zod;
-      if (!parsed.success) throw new Error(`${name}: schema refused a workload body`);
-      // parseExactJson as the Worker calls it, outside the stage times: checks it agrees.
-      parseExactJson(raw);
+      const times = { read: 0, key: 0, memo: 0, recording: 0 } satisfies Record<Stage, number>;
+      // As src/engine/keying.ts reads a body: JSON.parse, the exact-JSON scan, the schema.
+      const [parsed, read] = cpu(() => parseJsonText(raw, chatAdapter.schema));
+      times.read = read;
+      if (parsed.lossy !== null) throw new Error(`${name}: a workload body is lossy (${parsed.lossy})`);
       // The request memo as src/engine/keying.ts uses it on a miss: look up, key through recorded headers, keep.
       const memo = RequestMemo.of(config, chatAdapter);
       const memoKey = requestMemoKey(scope.tenant, scope.namespace, url, raw);
@@ -67,12 +63,12 @@ async function load(root: string, name: string): Promise<Impl> {
         if (memo.get(memoKey, headers)) throw new Error(`${name}: a unique request was found in the memo`);
         return recordingHeaders(headers, reads, all);
       });
-      const [keyed, keyTime] = cpu(() => chatAdapter.key({ body: parsed.data, raw, url, headers: seenHeaders }, scope));
+      const [keyed, keyTime] = cpu(() => chatAdapter.key({ body: parsed.body, raw, url, headers: seenHeaders }, scope));
       times.key = keyTime;
-      [, times.memo] = cpu(() => memo.set(memoKey, { body: parsed.data, keyed, reads: [...reads] }, all.read));
+      [, times.memo] = cpu(() => memo.set(memoKey, { body: parsed.body, keyed, reads: [...reads] }, all.read));
       times.memo += lookup;
       if (!keyed.ok) return { times, key: `bypass:${"bypass" in keyed ? keyed.bypass : "invalid"}` };
-      const [recording, recTime] = cpu(() => chatAdapter.reader(keyed.key, { body: parsed.data, raw, url, headers }).fromJson(answer, 1));
+      const [recording, recTime] = cpu(() => chatAdapter.reader(keyed.key, { body: parsed.body, raw, url, headers }).fromJson(answer, 1));
       times.recording = recTime;
       const k = keyed.key;
       return {

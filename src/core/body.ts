@@ -110,13 +110,29 @@ export async function readJsonText(request: Request, maxBytes: number): Promise<
   return readBoundedText(request, maxBytes);
 }
 
+/** Shallow checks of schemas (withShallowCheck): true only for a value the schema accepts as it is. */
+const shallowChecks = new WeakMap<z.ZodType, (json: unknown) => boolean>();
+
+/**
+ * `schema`, with a check that parseJsonText runs first: a value it passes is used as parsed, without
+ * zod's walk and copy. It must pass only values `schema` accepts and would output unchanged but for key
+ * order (which no key depends on: canonical JSON sorts keys); any other value goes to zod, errors included.
+ */
+export function withShallowCheck<S extends z.ZodType>(schema: S, accepts: (json: unknown) => boolean): S {
+  shallowChecks.set(schema, accepts);
+  return schema;
+}
+
 /**
  * Parses JSON text (parseExactJson) and validates it with `schema`: every failure is a 400 ApiError.
  * `lossy` is why the body cannot be keyed exactly, null when it can. The cached flow reads, then parses
- * (src/engine/keying.ts), so that it can skip parsing a request it has seen.
+ * (src/engine/keying.ts), so that it can skip parsing a request it has seen. An exact body that the
+ * schema's shallow check passes (withShallowCheck) is not walked by zod.
  */
 export function parseJsonText<S extends z.ZodType>(raw: string, schema: S): { body: z.infer<S>; lossy: string | null } {
   const { json, lossy } = parseExactJson(raw);
+  // SAFETY: the check passes only values the schema accepts unchanged (withShallowCheck).
+  if (lossy === null && shallowChecks.get(schema)?.(json)) return { body: json as z.infer<S>, lossy };
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { withShallowCheck } from "./body";
+import { isPlainChatRequest } from "./messages-check";
 
 /** A content part as OpenAI accepts it. Only text (and assistant refusal) parts are cacheable. */
 const contentPart = z.looseObject({ type: z.string() });
@@ -48,21 +50,27 @@ export type ChatMessage = z.infer<typeof chatMessage>;
 export type ToolCall = z.infer<typeof toolCall>;
 export type FunctionCall = z.infer<typeof functionCall>;
 
-/** The body of `POST /v1/chat/completions`, as far as the cache needs to know it. */
-export const chatRequest = z.looseObject({
-  model: z.string().min(1, "model must be a non-empty string"),
-  messages: z.array(chatMessage).min(1, "messages must contain at least one message"),
-  stream: z.boolean().nullable().optional(),
-  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
-  n: z.number().int().positive().nullable().optional(),
-  logprobs: z.boolean().nullable().optional(),
-  top_logprobs: z.number().int().nullable().optional(),
-  modalities: z.array(z.string()).nullable().optional(),
-  tools: z
-    .array(z.looseObject({ type: z.string() }))
-    .nullable()
-    .optional(),
-});
+/**
+ * The body of `POST /v1/chat/completions`, as far as the cache needs to know it. A body in the common
+ * shapes is checked shallowly, not walked by zod (src/core/messages-check.ts).
+ */
+export const chatRequest = withShallowCheck(
+  z.looseObject({
+    model: z.string().min(1, "model must be a non-empty string"),
+    messages: z.array(chatMessage).min(1, "messages must contain at least one message"),
+    stream: z.boolean().nullable().optional(),
+    stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
+    n: z.number().int().positive().nullable().optional(),
+    logprobs: z.boolean().nullable().optional(),
+    top_logprobs: z.number().int().nullable().optional(),
+    modalities: z.array(z.string()).nullable().optional(),
+    tools: z
+      .array(z.looseObject({ type: z.string() }))
+      .nullable()
+      .optional(),
+  }),
+  isPlainChatRequest,
+);
 
 export type ChatRequest = z.infer<typeof chatRequest>;
 
