@@ -41,6 +41,21 @@ describe("walk", () => {
   });
 });
 
+describe("walk's stored forms", () => {
+  it("keep the canonical JSON of the stored form (arguments as sent) when it is not the hash form, memoised or not", () => {
+    const call = (args: string) => ({ id: "call_0", type: "function" as const, function: { name: "f", arguments: args } });
+    const hashed = [{ role: "assistant", tool_calls: [call('{"a":1}')] }];
+    const stored = [{ role: "assistant", tool_calls: [call('{"a": 1}')] }];
+    for (let round = 0; round < 2; round++) {
+      const [step] = walk("root", hashed, stored);
+      expect(step.json).toBe(canonicalJson(stored[0]));
+      expect(step.json).toContain('"arguments":"{\\"a\\": 1}"');
+      expect(step.hash).toBe(digest(`root\u0000${canonicalJson(hashed[0])}`));
+      expect(step.message).toBe(stored[0]);
+    }
+  });
+});
+
 describe("hasLoneSurrogate", () => {
   it("finds a lone high or low surrogate in values and keys, and passes pairs and plain text", () => {
     expect(hasLoneSurrogate("plain text")).toBe(false);
