@@ -2,7 +2,7 @@ import { canonicalJson } from "../../core/canonical";
 import { splitEnvelope } from "../../core/envelope";
 import type { CanonicalMessage } from "../../core/messages";
 import type { Trajectory, LearnedTemplate } from "./induce";
-import { decompose, type Decomposed } from "./leaves";
+import { decomposeOnce, type Decomposed } from "./leaves";
 import { bind, bindingDigest, isWordSlot, MAX_BINDINGS, MAX_VALUES, refusal, renderAnswer, type Binding, type Slot, type TemplateState } from "./learned";
 import { tiedWords } from "./name-ties";
 import { noteOrders } from "./orders";
@@ -73,7 +73,7 @@ function fenceSlot(slot: Slot, value: string): boolean {
 export function weigh(template: LearnedTemplate, t: Trajectory, suffix?: readonly Decomposed[]): { outcome: Outcome; state: TemplateState } {
   const { pattern } = template;
   const state: TemplateState = structuredClone(template.state);
-  const parts = suffix ?? t.messages.slice(pattern.anchorDepth).map(decompose);
+  const parts = suffix ?? t.messages.slice(pattern.anchorDepth).map(decomposeOnce);
   const binding = bind(pattern, parts, state.slots.length);
   if (!binding || state.refuted) return { outcome: "unrelated", state };
   const same = pattern.answer.finishReason === t.meta.finishReason && sameAnswer(renderAnswer(pattern, binding.values), t.answer);

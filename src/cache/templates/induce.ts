@@ -2,7 +2,7 @@ import { canonicalJson } from "../../core/canonical";
 import { envelopeOf, keptEnvelope, withEnvelope } from "../../core/envelope";
 import { digest } from "../../core/hash";
 import type { CanonicalMessage } from "../../core/messages";
-import { decompose, type Decomposed } from "./leaves";
+import { decomposeOnce, type Decomposed } from "./leaves";
 import {
   bindingDigest,
   lookupKeys,
@@ -56,9 +56,9 @@ export interface LearnedTemplate {
  *
  * `parts`: the messages already decomposed (a caller that has them saves doing it again).
  */
-export function shapeKeyOf(t: Trajectory, parts: readonly Decomposed[] = t.messages.map(decompose)): string {
+export function shapeKeyOf(t: Trajectory, parts: readonly Decomposed[] = t.messages.map(decomposeOnce)): string {
   const skeletons = parts.map((p) => p.skeleton);
-  const answer = decompose(t.answer);
+  const answer = decomposeOnce(t.answer);
   const tied = tiedWords(t.messages);
   const words = [...parts, answer].map((p) => p.leaves.filter((l) => l.kind === "text" && isWordValue(l.value) && !tied.has(l.value)).map((l) => l.value));
   return digest(`shape\u0000${t.root}\u0000${canonicalJson([skeletons, answer.skeleton, t.meta.finishReason, words])}`);
@@ -168,9 +168,9 @@ export function explainInduce(a: Trajectory, b: Trajectory, later: LaterAnswers 
   if (n - k > MAX_SUFFIX) return { reason: `the runs part ${n - k} messages back (at most ${MAX_SUFFIX})` };
   const table = new SlotTable(tiedWords(a.messages), tiedWords(b.messages));
   try {
-    const all = a.messages.map((m, i) => (i < k ? { skeleton: "", leaves: [] } : decompose(m)));
-    const suffix = all.slice(k).map((da, i) => alignMessage(da, decompose(b.messages[k + i]), table));
-    const answer = alignAnswer(decompose(a.answer), decompose(b.answer), table);
+    const all = a.messages.map((m, i) => (i < k ? { skeleton: "", leaves: [] } : decomposeOnce(m)));
+    const suffix = all.slice(k).map((da, i) => alignMessage(da, decomposeOnce(b.messages[k + i]), table));
+    const answer = alignAnswer(decomposeOnce(a.answer), decomposeOnce(b.answer), table);
     const roles = [...a.messages.slice(k).map((m) => m.role), "assistant"];
     const uncopied = firstUncopied(roles, [...suffix, answer], table.slots, later);
     if (uncopied !== -1) {

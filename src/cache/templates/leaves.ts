@@ -121,6 +121,25 @@ export function decompose(message: CanonicalMessage): Decomposed {
   return { skeleton: canonicalJson(sk), leaves };
 }
 
+/** decomposeOnce's memo: one decomposition per message object. */
+const decomposed = new WeakMap<CanonicalMessage, Decomposed>();
+
+/**
+ * `decompose`, once per message object (learning decomposes the same messages again and again: a
+ * trajectory's suffix per template weighed, per partner paired, per earlier turn; its skeleton's RFC 8785
+ * JSON is the costly part). The result is shared, so it is frozen: a caller never changes it, and a
+ * message is never changed once parsed, so the memo never changes the result.
+ */
+export function decomposeOnce(message: CanonicalMessage): Decomposed {
+  let parts = decomposed.get(message);
+  if (!parts) {
+    parts = decompose(message);
+    Object.freeze(parts.leaves);
+    decomposed.set(message, Object.freeze(parts));
+  }
+  return parts;
+}
+
 /** Thrown inside compose when a value cannot stand where it is asked to. */
 class ComposeError extends Error {}
 

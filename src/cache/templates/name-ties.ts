@@ -38,16 +38,44 @@ export function isWordValue(value: string): boolean {
   return /^\p{L}+(?:[-.'][\p{L}]+)*$/u.test(value);
 }
 
-/** The case-folded letter runs of the local parts of the emails in some texts. */
-function localRuns(texts: readonly string[]): Set<string> {
+/** What one message holds for tiedWords: its emails' letter runs, its word tokens, its runs of capitalised words. */
+interface MessageTies {
+  /** The case-folded letter runs (at least MIN_TIE letters) of the local parts of its emails. */
+  runs: string[];
+  /** Its distinct tokens that are words (isWordValue), each with its case-folded form. */
+  words: Array<[word: string, folded: string]>;
+  /** Its runs of capitalised words of more than one word, each word with its case-folded form. */
+  names: Array<Array<[word: string, folded: string]>>;
+}
+
+/**
+ * Each message's MessageTies, once per message object: learning asks for the ties of the same messages
+ * again and again (a trajectory's, each partner's, each earlier turn's: shared message objects), and the
+ * regexes over a long system prompt cost more than the rest of a pairing. A message is never changed
+ * once parsed, so the memo never changes the result.
+ */
+const perMessage = new WeakMap<CanonicalMessage, MessageTies>();
+
+function tiesOf(message: CanonicalMessage): MessageTies {
+  const known = perMessage.get(message);
+  if (known) return known;
   const runs = new Set<string>();
-  for (const text of texts) {
+  const words = new Map<string, string>();
+  const names: MessageTies["names"] = [];
+  for (const text of textsOf(message)) {
     for (const match of text.matchAll(EMAIL)) {
       const local = match[0].slice(0, match[0].indexOf("@")).toLowerCase();
       for (const run of local.match(/\p{L}+/gu) ?? []) if ([...run].length >= MIN_TIE) runs.add(run);
     }
+    for (const token of text.match(TOKEN) ?? []) if (!words.has(token) && isWordValue(token)) words.set(token, token.toLowerCase());
+    for (const match of text.matchAll(CAPITALISED_RUN)) {
+      const run = match[0].split(" ");
+      if (run.length > 1) names.push(run.map((w) => [w, w.toLowerCase()]));
+    }
   }
-  return runs;
+  const ties = { runs: [...runs], words: [...words], names };
+  perMessage.set(message, ties);
+  return ties;
 }
 
 /**
@@ -56,18 +84,17 @@ function localRuns(texts: readonly string[]): Set<string> {
  * @example tiedWords([{ role: "user", content: "I'm Ada Lovelace, ada42@example.com, order Delivered" }]) // => Set { "Ada", "Lovelace" }
  */
 export function tiedWords(messages: readonly CanonicalMessage[]): Set<string> {
-  const texts = messages.flatMap(textsOf);
-  const runs = localRuns(texts);
+  const ties = messages.map(tiesOf);
+  const runs = new Set(ties.flatMap((t) => t.runs));
   const tied = new Set<string>();
   if (runs.size === 0) return tied;
-  for (const text of texts) {
-    for (const token of text.match(TOKEN) ?? []) if (isWordValue(token) && runs.has(token.toLowerCase())) tied.add(token);
-    for (const match of text.matchAll(CAPITALISED_RUN)) {
+  for (const { words, names } of ties) {
+    for (const [word, folded] of words) if (runs.has(folded)) tied.add(word);
+    for (const run of names) {
       // From the first tied word on, at most MAX_NAME_WORDS: the rest of a full name follows its first name
       // (`Dear Ada Lovelace` ties `Ada` and `Lovelace`, never `Dear`; `Delivered Ada Lovelace` never `Delivered`).
-      const words = match[0].split(" ");
-      const first = words.findIndex((w) => runs.has(w.toLowerCase()));
-      if (words.length > 1 && first !== -1) for (const w of words.slice(first, first + MAX_NAME_WORDS)) tied.add(w);
+      const first = run.findIndex(([, folded]) => runs.has(folded));
+      if (first !== -1) for (const [w] of run.slice(first, first + MAX_NAME_WORDS)) tied.add(w);
     }
   }
   return tied;

@@ -1,6 +1,6 @@
 import type { CanonicalMessage } from "../../core/messages";
 import { explainInduce, type LaterAnswers, type LearnedTemplate, type Trajectory } from "./induce";
-import { decompose } from "./leaves";
+import { decomposeOnce } from "./leaves";
 
 /**
  * Earlier turns learned from later copies (docs/templates.md "Later copies
@@ -74,7 +74,7 @@ export function induceEarlierTurns(
     const ta = turnOf(a, i, metaA[i]);
     const tb = turnOf(b, i, metaB[i]);
     if (!ta || !tb) continue;
-    const later: LaterAnswers = { a: answersAfter(a, i).map(decompose), b: answersAfter(b, i).map(decompose) };
+    const later: LaterAnswers = { a: answersAfter(a, i).map(decomposeOnce), b: answersAfter(b, i).map(decomposeOnce) };
     const induced = explainInduce(ta, tb, later);
     if ("template" in induced) out.push({ turn: i, template: induced.template, answers: [a.hashes[i], b.hashes[i]] });
   }

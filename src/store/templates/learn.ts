@@ -3,7 +3,7 @@ import { hashForm } from "../../cache/templates/declared";
 import type { Outcome } from "../../cache/templates/evidence";
 import { shapeKeyOf, type Trajectory } from "../../cache/templates/induce";
 import { learnStep, type Partner } from "../../cache/templates/learn-step";
-import { decompose } from "../../cache/templates/leaves";
+import { decomposeOnce } from "../../cache/templates/leaves";
 import { lookupKeys, skeletonDigests } from "../../cache/templates/learned";
 import type { RecordInput } from "../tree/record";
 import { readLearning, saveTemplates, type PathTo } from "./learned";
@@ -68,7 +68,7 @@ function partnerOf(read: PathTo | null, root: string, answerHash: string, known:
  */
 export async function learnFrom(db: D1Database, input: RecordInput): Promise<LearnReport> {
   const t = trajectoryOf(input);
-  const parts = t.messages.map(decompose);
+  const parts = t.messages.map(decomposeOnce);
   const keys = lookupKeys(t.root, t.hashes, skeletonDigests(parts));
   const shapeKey = shapeKeyOf(t, parts);
   const read = await readLearning(
