@@ -47,6 +47,55 @@ export interface Partner {
   path: PathTo | null;
 }
 
+/** What learning reads for one recording (readLearning). */
+export interface LearningRead {
+  templates: LearnedTemplate[];
+  partners: Partner[];
+  own: PathTo | null;
+}
+
+/**
+ * readLearning's statements for one recording: the live templates under `keys` (none without keys), its own
+ * path, its partners and their paths; `learningOf` reads their results. A batch of recordings puts every
+ * recording's statements in one D1 call (learn-batch.ts).
+ */
+export function learningStatements(
+  db: D1Database,
+  keys: readonly string[],
+  limit: number,
+  shape: { shapeKey: string; answerHash: string; limit: number },
+): D1PreparedStatement[] {
+  const shapeParams = [shape.shapeKey, shape.answerHash, shape.limit];
+  return [
+    ...(keys.length > 0 ? [templatesStatement(db, keys, limit)] : []),
+    db.prepare(PATH_SQL).bind(shape.answerHash),
+    db.prepare(PARTNERS_SQL).bind(...shapeParams),
+    db.prepare(PARTNER_PATHS_SQL).bind(...shapeParams),
+  ];
+}
+
+/** What learningStatements' results say (`results`: theirs, in order; `answerHash`: the recording's answer). */
+export function learningOf(results: ReadonlyArray<D1Result<Record<string, unknown>>>, answerHash: string): LearningRead {
+  // SAFETY: each result's rows are its statement's columns: templatesStatement's (when there), PATH_SQL's, PARTNERS_SQL's, PARTNER_PATHS_SQL's.
+  const [ownRows, partnerRows, chainRows] = results.slice(-3).map((r) => r.results) as [
+    ChainRow[],
+    Array<{ hash: string }>,
+    Array<ChainRow & { origin: string }>,
+  ];
+  const templateRows = (results.length === 4 ? results[0].results : []) as TemplateRowRead[];
+  return {
+    templates: templateRows.map(toTemplate),
+    partners: partnerRows.map(({ hash }) => ({
+      hash,
+      path: pathOf(
+        chainRows.filter((r) => r.origin === hash),
+        hash,
+      ),
+    })),
+    own: pathOf(ownRows, answerHash),
+  };
+}
+
 /**
  * Everything learning reads, in one D1 call (a batch): the live templates
  * under `keys` (readTemplates), the new answer's own path with what each node
@@ -60,33 +109,8 @@ export async function readLearning(
   keys: readonly string[],
   limit: number,
   shape: { shapeKey: string; answerHash: string; limit: number },
-): Promise<{ templates: LearnedTemplate[]; partners: Partner[]; own: PathTo | null }> {
-  const shapeParams = [shape.shapeKey, shape.answerHash, shape.limit];
-  const reads = [
-    db.prepare(PATH_SQL).bind(shape.answerHash),
-    db.prepare(PARTNERS_SQL).bind(...shapeParams),
-    db.prepare(PARTNER_PATHS_SQL).bind(...shapeParams),
-  ];
-  const query = keys.length > 0 ? templatesStatement(db, keys, limit) : null;
-  const results = await db.batch<Record<string, unknown>>(query ? [query, ...reads] : reads);
-  // SAFETY: each result's rows are its statement's columns: templatesStatement's, PATH_SQL's, PARTNERS_SQL's, PARTNER_PATHS_SQL's.
-  const [ownRows, partnerRows, chainRows] = results.slice(-3).map((r) => r.results) as [
-    ChainRow[],
-    Array<{ hash: string }>,
-    Array<ChainRow & { origin: string }>,
-  ];
-  const templateRows = (query ? results[0].results : []) as TemplateRowRead[];
-  return {
-    templates: templateRows.map(toTemplate),
-    partners: partnerRows.map(({ hash }) => ({
-      hash,
-      path: pathOf(
-        chainRows.filter((r) => r.origin === hash),
-        hash,
-      ),
-    })),
-    own: pathOf(ownRows, shape.answerHash),
-  };
+): Promise<LearningRead> {
+  return learningOf(await db.batch<Record<string, unknown>>(learningStatements(db, keys, limit, shape)), shape.answerHash);
 }
 
 /** Whether the tree has any template that is not refuted: one indexed probe (templates_tree_idx). */
@@ -100,79 +124,6 @@ const LIVE_TEMPLATES_SQL = `SELECT id FROM templates WHERE tree_id = ?1 AND refu
 /** hasLiveTemplates's probe as a statement, to run in a D1 batch with others: the tree has live templates when its result has a row. */
 export function liveTemplatesStatement(db: D1Database, treeId: string): D1PreparedStatement {
   return db.prepare(LIVE_TEMPLATES_SQL).bind(treeId);
-}
-
-/** A recorded answer that induced or confirmed a template (what a prune of that answer takes along). */
-export interface Evidence {
-  templateId: string;
-  answerHash: string;
-}
-
-/** An answer to remember as a future partner for its shape class (see observe). */
-export interface Observation {
-  treeId: string;
-  shapeKey: string;
-  answerHash: string;
-}
-
-/**
- * Inserts new templates, stores new states of known ones and their new
- * evidence, in one batch; with `observation`, the same batch ends with
- * observe's insert (one D1 call for all that learning writes).
- */
-export async function saveTemplates(
-  db: D1Database,
-  fresh: readonly LearnedTemplate[],
-  updated: readonly LearnedTemplate[],
-  now = Date.now(),
-  evidence: readonly Evidence[] = [],
-  observation?: Observation,
-): Promise<void> {
-  const statements = [
-    ...fresh.map((t) =>
-      db
-        .prepare(
-          `INSERT INTO templates (id, tree_id, lookup_key, anchor_depth, pattern, state, bindings, refuted, created_at, updated_at)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9) ON CONFLICT DO NOTHING`,
-        )
-        .bind(
-          t.id,
-          t.treeId,
-          t.lookupKey,
-          t.pattern.anchorDepth,
-          JSON.stringify(t.pattern),
-          JSON.stringify(t.state),
-          t.state.bindings.length,
-          t.state.refuted ? 1 : 0,
-          now,
-        ),
-    ),
-    ...updated.map((t) =>
-      db
-        .prepare("UPDATE templates SET state = ?2, bindings = ?3, refuted = ?4, updated_at = ?5 WHERE id = ?1")
-        .bind(t.id, JSON.stringify(t.state), t.state.bindings.length, t.state.refuted ? 1 : 0, now),
-    ),
-    ...evidence.map((e) => {
-      const treeId = [...fresh, ...updated].find((t) => t.id === e.templateId)?.treeId ?? "";
-      return db
-        .prepare("INSERT INTO template_evidence (template_id, answer_hash, tree_id, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING")
-        .bind(e.templateId, e.answerHash, treeId, now);
-    }),
-    ...(observation ? [observeStatement(db, observation, now)] : []),
-  ];
-  if (statements.length === 0) return;
-  await db.batch(statements);
-}
-
-/** Remembers an answer as a future partner for its shape class (idempotent). */
-export async function observe(db: D1Database, treeId: string, shapeKey: string, answerHash: string, now = Date.now()): Promise<void> {
-  await observeStatement(db, { treeId, shapeKey, answerHash }, now).run();
-}
-
-function observeStatement(db: D1Database, { treeId, shapeKey, answerHash }: Observation, now: number): D1PreparedStatement {
-  return db
-    .prepare("INSERT INTO template_observations (answer_hash, tree_id, shape_key, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING")
-    .bind(answerHash, treeId, shapeKey, now);
 }
 
 /** The most recent other answers of a shape class, at most `limit`. */
