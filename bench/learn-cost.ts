@@ -13,16 +13,13 @@
  */
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
-import { keyAnswer, keyRequest } from "../src/providers/chat/key";
-import { chatRequest, type CanonicalMessage, type ChatMessage } from "../src/core/messages";
+import type { CanonicalMessage } from "../src/core/messages";
 import type { RecordInput } from "../src/core/recording";
 import type { Decomposed } from "../src/cache/templates/leaves";
 import type { LearnedTemplate, Trajectory } from "../src/cache/templates/induce";
 import type { Partner } from "../src/cache/templates/learn-step";
 import type { NodeMeta } from "../src/cache/templates/turns";
-import { simulatedWorker } from "../tools/eval-workflows/simulate";
-import { experiment, WORKFLOWS, type Chat } from "../tools/eval-workflows/run";
-import type { ChatBody } from "../tools/scripted-model";
+import { evalRecordings, recordOf } from "../test/support/eval-recordings";
 import { uniqueMiss, type Body } from "./bodies";
 import { hotSet } from "./floors";
 
@@ -46,27 +43,28 @@ interface Learning {
   ) => { updated: LearnedTemplate[]; fresh: LearnedTemplate[]; evidence: Array<{ templateId: string; answerHash: string }> };
 }
 
-async function learningOf(root: string): Promise<Learning> {
-  const mod = (p: string) => import(pathToFileURL(`${root}/src/cache/templates/${p}.ts`).href);
-  const [declared, leaves, learned, induce, step] = await Promise.all(["declared", "leaves", "learned", "induce", "learn-step"].map(mod));
-  return { ...declared, ...leaves, ...learned, ...induce, ...step } as Learning;
-}
-
-/** A recorded miss as the learner gets it: the request's path and the model's answer (null: not keyed). */
-function recordOf(raw: unknown, headers: Record<string, string>, message: ChatMessage, finishReason: string): RecordInput | null {
-  const keyed = keyRequest(chatRequest.parse(raw), headers.authorization ?? "", headers["muscle-mem-namespace"] ?? "");
-  if (!keyed.ok) return null;
-  const key = keyed.key;
-  const answer = keyAnswer(key, message);
-  if (!answer) return null;
+/**
+ * A checkout's learning functions, and how its learner parses a stored message's JSON (`stored`) and its
+ * hash form (`hashFormOf`): src/store/templates/learn.ts's storedMessage and hashFormMessage where it has
+ * them (an isolate memo), else JSON.parse each time, as before.
+ */
+async function learningOf(
+  root: string,
+): Promise<Learning & { stored: (json: string) => CanonicalMessage; hashFormOf: (json: string) => CanonicalMessage; forget: () => void }> {
+  const mod = (p: string) => import(pathToFileURL(`${root}/src/${p}.ts`).href);
+  const names = ["declared", "leaves", "learned", "induce", "learn-step"].map((n) => `cache/templates/${n}`);
+  const [declared, leaves, learned, induce, step, store] = await Promise.all([...names, "store/templates/learn"].map(mod));
+  const l = { ...declared, ...leaves, ...learned, ...induce, ...step } as Learning;
+  const parsing = store as {
+    storedMessage?: (json: string) => CanonicalMessage;
+    hashFormMessage?: (json: string) => CanonicalMessage;
+    forgetParsed?: () => void;
+  };
   return {
-    treeId: key.treeId,
-    tenant: key.tenant,
-    namespace: key.namespace,
-    model: key.model,
-    frameJson: key.frameJson,
-    path: key.path.map((s) => ({ hash: s.hash, parent: s.parent, role: s.role, json: s.json })),
-    answer: { hash: answer.hash, parent: key.key, role: "assistant", json: answer.json, finishReason, promptTokens: 10, completionTokens: 5, latencyMs: 50 },
+    ...l,
+    forget: parsing.forgetParsed ?? (() => {}),
+    stored: parsing.storedMessage ?? ((json) => JSON.parse(json) as CanonicalMessage),
+    hashFormOf: parsing.hashFormMessage ?? ((json) => l.hashForm(JSON.parse(json) as CanonicalMessage)),
   };
 }
 
@@ -94,24 +92,6 @@ function tauRecordings(rounds: number, perRound: number): RecordInput[] {
   return out;
 }
 
-/** Every recorded miss of the five workflows, in order. */
-async function evalRecordings(): Promise<RecordInput[]> {
-  const out: RecordInput[] = [];
-  for (const [prefix, wf] of Object.entries(WORKFLOWS)) {
-    const sim = simulatedWorker((body: ChatBody) => wf.script(body));
-    const chat: Chat = async (raw, headers) => {
-      const res = await sim.chat(raw, headers);
-      if (res.headers.get("muscle-mem-cache") !== "miss") return res;
-      const choice = ((await res.clone().json()) as { choices: Array<{ message: ChatMessage; finish_reason: string }> }).choices[0];
-      const r = recordOf(raw, headers, choice.message, choice.finish_reason);
-      if (r) out.push(r);
-      return res;
-    };
-    await experiment(wf, prefix, chat, { warm: 8, fresh: 80, trapsPerKind: 5, seed: 42, mode: "learned", tag: `lc${prefix}` });
-  }
-  return out;
-}
-
 interface TemplateRow {
   id: string;
   lookupKey: string;
@@ -124,7 +104,7 @@ interface TemplateRow {
 }
 
 /** The tables learning reads and writes, as D1 holds them (JSON text), and learnFrom over them. */
-function learner(l: Learning) {
+function learner(l: Awaited<ReturnType<typeof learningOf>>) {
   const nodes = new Map<string, { parent: string; json: string; depth: number; meta: NodeMeta }>();
   const templates = new Map<string, TemplateRow>();
   const byKey = new Map<string, Set<string>>();
@@ -172,7 +152,7 @@ function learner(l: Learning) {
     const t: Trajectory = {
       root: input.treeId,
       hashes: input.path.map((p) => p.hash),
-      messages: input.path.map((p) => l.hashForm(JSON.parse(p.json) as CanonicalMessage)),
+      messages: input.path.map((p) => l.hashFormOf(p.json)),
       answer: JSON.parse(input.answer.json) as CanonicalMessage,
       meta: {
         finishReason: input.answer.finishReason,
@@ -202,15 +182,15 @@ function learner(l: Learning) {
           nodes: path.map((p) => p.meta),
           root: t.root,
           hashes: path.map((p) => p.hash),
-          messages: path.map((p) => shared.get(p.hash) ?? l.hashForm(JSON.parse(p.json) as CanonicalMessage)),
-          stored: path.map((p) => JSON.parse(p.json) as CanonicalMessage),
-          answer: JSON.parse(answer.json) as CanonicalMessage,
+          messages: path.map((p) => shared.get(p.hash) ?? l.hashFormOf(p.json)),
+          stored: path.map((p) => l.stored(p.json)),
+          answer: l.stored(answer.json),
           meta: { finishReason: answer.meta.finishReason ?? "stop", promptTokens: 0, completionTokens: 0, latencyMs: 0 },
         };
       });
     const own = pathTo(input.answer.hash);
     own.pop();
-    t.stored = own.map((p) => JSON.parse(p.json) as CanonicalMessage);
+    t.stored = own.map((p) => l.stored(p.json));
     const step = l.learnStep(
       t,
       parts,
@@ -242,10 +222,16 @@ function learner(l: Learning) {
     }
   }
 
-  return { record, learn, rows: () => JSON.stringify([[...templates.values()].sort((a, b) => a.id.localeCompare(b.id)), [...evidence].sort()]) };
+  return {
+    record,
+    learn,
+    count: () => templates.size,
+    rows: () => JSON.stringify([[...templates.values()].sort((a, b) => a.id.localeCompare(b.id)), [...evidence].sort()]),
+  };
 }
 
-function round(l: Learning, inputs: readonly RecordInput[]): { cpuMs: number; rows: string } {
+function round(l: Awaited<ReturnType<typeof learningOf>>, inputs: readonly RecordInput[]): { cpuMs: number; rows: string } {
+  l.forget(); // each round starts cold: the memo of parsed messages only keeps what this round learned
   const store = learner(l);
   let cpu = 0;
   for (const input of inputs) {
@@ -255,6 +241,7 @@ function round(l: Learning, inputs: readonly RecordInput[]): { cpuMs: number; ro
     const used = process.cpuUsage(start);
     cpu += (used.user + used.system) / 1000;
   }
+  if (process.env.MM_DEBUG) console.log("templates", store.count());
   return { cpuMs: cpu, rows: store.rows() };
 }
 
@@ -265,7 +252,7 @@ console.log(`CPU ms per recording learned (median of ${rounds} rounds; the round
 console.log(`| workload | recordings | baseline | this checkout | ratio |`);
 console.log(`| --- | --- | --- | --- | --- |`);
 for (const [name, inputs] of [
-  ["eval workflows (learned mode)", await evalRecordings()],
+  ["eval workflows (learned mode)", await evalRecordings(process.env.MM_ONLY ? { only: process.env.MM_ONLY.split(","), fresh: 30, traps: 3 } : {})],
   ["profile-split's misses (tau-bench, 2 x 60)", tauRecordings(2, 60)],
 ] as const) {
   round(mine, inputs); // warm-up (JIT) of both

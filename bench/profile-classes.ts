@@ -88,7 +88,7 @@ const OBJECT_MODULES: Array<[RegExp, Class]> = [
   [/src\/store\/objects\/hit-tally\.ts$/, "tally"],
   [/src\/store\/objects\/(lookup-or-join|single-flight|recent-writes|seed)\.ts$/, "writer"],
   [/src\/store\/tree\/(record|tally-batch|tally-pages)\.ts$/, "writer"],
-  [/src\/store\/templates\/learn\.ts$/, "learner"],
+  [/src\/store\/templates\/(learn|learn-batch|save)\.ts$/, "learner"],
   [/src\/store\/objects\/.*\.ts$/, "objects (other)"],
 ];
 

@@ -5,7 +5,7 @@ import { loggedStoreWork, meteredEnv } from "../../observability/store-meter";
 import { configOf, type Config } from "../../config";
 import type { SwitchResult } from "../shards/move";
 import type { RecordInput } from "../tree/record";
-import { learnFrom, type LearnReport } from "../templates/learn";
+import { learnBatch } from "../templates/learn-batch";
 import { relocateTree, TreeHome } from "./move-rpc";
 
 /** How long a queued recording waits for others before the alarm learns them (docs/templates.md, "When learning happens"). */
@@ -33,7 +33,9 @@ export interface LearnedSoFar {
  *
  * A recorded miss only queues its recording here (`learnSoon`, no D1 work);
  * the object's alarm, LEARN_DELAY_MS after the first queued one, learns the
- * whole batch, one recording after another. The queue lives in memory, and
+ * whole batch in the order recorded, in passes of up to 16 recordings: one D1
+ * call of reads and one of writes per pass, the same rows as learning them one
+ * after another (src/store/templates/learn-batch.ts). The queue lives in memory, and
  * nothing holds the object there meanwhile (no timer, unlike HitTally's 60 s:
  * an idle object is evicted after seconds, not 100 ms, and a held one bills
  * duration); an object evicted before its alarm (a deploy) loses at most the
@@ -53,6 +55,8 @@ export class TreeLearner extends DurableObject<Env> {
   /** How long the first queued recording waits for the alarm (a test sets it long, then runs the alarm itself). */
   protected delayMs = LEARN_DELAY_MS;
   private readonly soFar: LearnedSoFar = { epoch: crypto.randomUUID(), induced: 0 };
+  /** The last time a recording's learning was stamped with: each later one a later time (the order of partners). */
+  private lastStamp = 0;
 
   /**
    * Queues a recorded answer for the alarm's batch (no D1 work on the caller's path) and says what this
@@ -79,15 +83,27 @@ export class TreeLearner extends DurableObject<Env> {
     return { ...this.soFar };
   }
 
-  /** Learns every queued recording, one after another in the order recorded (each after all earlier learning of the tree). */
+  /** Learns every queued recording in the order recorded, each pass after all earlier learning of the tree. */
   override async alarm(): Promise<void> {
     this.armed = false;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
     await loggedStoreWork(this.config.logLevel, "learner", "learn_batch", async () => {
-      for (const input of batch) await this.learnOne(input);
+      // One object per tree: one run of one tree id (a run per tree id all the same, should inputs ever mix).
+      for (const run of runsByTree(batch)) await this.learnRun(run);
     });
+  }
+
+  /** One tree's recordings learned in passes (learnBatch), each pass in the queue. Never throws: a failure is logged. */
+  private async learnRun(run: RecordInput[]): Promise<void> {
+    const treeId = run[0].treeId;
+    const failed = (input: RecordInput, error: unknown) => logEvent("error", "template_learn_failed", { tree: input.treeId, error: String(error) });
+    const stamp = () => (this.lastStamp = Math.max(Date.now(), this.lastStamp + 1));
+    const reports = await learnBatch(run, (work) => this.serialised(async () => work(await this.home.db(treeId))), stamp, failed).catch(
+      (error: unknown) => (failed(run[0], error), []),
+    );
+    for (const report of reports) this.soFar.induced += report?.induced ?? 0;
   }
 
   /** Called by the tree's writer (TreeWriter.move): copies the tree and switches the directory inside this object's queue. */
@@ -95,23 +111,19 @@ export class TreeLearner extends DurableObject<Env> {
     return relocateTree(this.env, this.home, (work) => this.serialised(work), treeId, to);
   }
 
-  /** One recording learned in the queue, after every earlier learning of this tree. Never throws: a failure is logged and gives null. */
-  private learnOne(input: RecordInput): Promise<LearnReport | null> {
-    const learning = this.serialised(async () => learnFrom(await this.home.db(input.treeId), input));
-    return learning.then(
-      (report) => {
-        this.soFar.induced += report.induced;
-        return report;
-      },
-      (error: unknown) => {
-        logEvent("error", "template_learn_failed", { tree: input.treeId, error: String(error) });
-        return null;
-      },
-    );
-  }
-
   /** Runs `work` after everything queued before it, whatever its outcome. */
   private serialised<T>(work: () => Promise<T>): Promise<T> {
     return this.queue.run(work);
   }
+}
+
+/** Consecutive recordings of one tree, in order. */
+function runsByTree(batch: readonly RecordInput[]): RecordInput[][] {
+  const runs: RecordInput[][] = [];
+  for (const input of batch) {
+    const last = runs.at(-1);
+    if (last && last[0].treeId === input.treeId) last.push(input);
+    else runs.push([input]);
+  }
+  return runs;
 }
