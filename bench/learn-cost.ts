@@ -226,7 +226,7 @@ function learner(l: Awaited<ReturnType<typeof learningOf>>) {
     record,
     learn,
     count: () => templates.size,
-    rows: () => JSON.stringify([[...templates.values()].sort((a, b) => a.id.localeCompare(b.id)), [...evidence].sort()]),
+    rows: () => JSON.stringify([[...templates.values()].sort((a, b) => a.id.localeCompare(b.id)), [...evidence].sort(), [...observed].sort()]),
   };
 }
 
@@ -278,4 +278,4 @@ for (const [name, inputs] of [
     process.exitCode = 1;
   }
 }
-if (base && process.exitCode !== 1) console.log("stored template rows and evidence: identical to the baseline's in every workload");
+if (base && process.exitCode !== 1) console.log("stored template rows, evidence and observations (shape keys): identical to the baseline's in every workload");

@@ -57,11 +57,35 @@ export interface LearnedTemplate {
  * `parts`: the messages already decomposed (a caller that has them saves doing it again).
  */
 export function shapeKeyOf(t: Trajectory, parts: readonly Decomposed[] = t.messages.map(decomposeOnce)): string {
-  const skeletons = parts.map((p) => p.skeleton);
   const answer = decomposeOnce(t.answer);
   const tied = tiedWords(t.messages);
-  const words = [...parts, answer].map((p) => p.leaves.filter((l) => l.kind === "text" && isWordValue(l.value) && !tied.has(l.value)).map((l) => l.value));
-  return digest(`shape\u0000${t.root}\u0000${canonicalJson([skeletons, answer.skeleton, t.meta.finishReason, words])}`);
+  // canonicalJson([skeletons, answer.skeleton, finishReason, words]) from each message's memoized JSON (RFC 8785 of an array is its items' joined).
+  const skeletons = `[${parts.map((p) => shapePartOf(p).skeleton).join(",")}]`;
+  const words = `[${[...parts, answer].map((p) => wordsJson(shapePartOf(p), tied)).join(",")}]`;
+  return digest(`shape\u0000${t.root}\u0000[${skeletons},${canonicalJson([answer.skeleton, t.meta.finishReason]).slice(1, -1)},${words}]`);
+}
+
+/** Per decomposed message (shared: decomposeOnce), its skeleton's canonical JSON, its text leaves that are words and their JSON. */
+interface ShapePart {
+  skeleton: string;
+  words: string[];
+  json: string;
+}
+const shapeParts = new WeakMap<Decomposed, ShapePart>();
+
+function shapePartOf(p: Decomposed): ShapePart {
+  let part = shapeParts.get(p);
+  if (!part) {
+    const words = p.leaves.filter((l) => l.kind === "text" && isWordValue(l.value)).map((l) => l.value);
+    part = { skeleton: canonicalJson(p.skeleton), words, json: canonicalJson(words) };
+    shapeParts.set(p, part);
+  }
+  return part;
+}
+
+/** The JSON of a message's words that the trajectory does not tie (the memoized JSON when it ties none of them). */
+function wordsJson(part: ShapePart, tied: ReadonlySet<string>): string {
+  return part.words.some((w) => tied.has(w)) ? canonicalJson(part.words.filter((w) => !tied.has(w))) : part.json;
 }
 
 function alignMessage(a: Decomposed, b: Decomposed, table: SlotTable): MessagePattern {

@@ -65,7 +65,16 @@ export const MAX_SUFFIX = 64;
 
 /** Skeleton digests of messages, for lookup keys. */
 export function skeletonDigests(parts: readonly Decomposed[]): string[] {
-  return parts.map((p) => digest(p.skeleton));
+  return parts.map(skeletonDigest);
+}
+
+/** Each decomposed message's skeleton digest, once per Decomposed object (a shared one, decomposeOnce, is digested once). */
+const digests = new WeakMap<Decomposed, string>();
+
+function skeletonDigest(p: Decomposed): string {
+  let d = digests.get(p);
+  if (d === undefined) digests.set(p, (d = digest(p.skeleton)));
+  return d;
 }
 
 /**
