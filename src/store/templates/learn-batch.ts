@@ -89,11 +89,12 @@ async function learnPass(
   const results = await db.batch<Record<string, unknown>>([...statements.flat(), ...observedRead]);
   // SAFETY: OBSERVED_SQL's rows are answer hashes; each recording's results are its learningStatements'.
   const observed = new Set(observedRead.length > 0 ? ((results.at(-1)?.results ?? []) as Array<{ answer_hash: string }>).map((r) => r.answer_hash) : []);
+  // Each recording's reads parsed once (its templates' JSON included): its own path is also a later recording's partner.
   const reads = readsOf(
     results,
     statements.map((s) => s.length),
-  );
-  const ownPaths = new Map(live.map((p, i) => [p.input.answer.hash, learningOf(reads[i], p.input.answer.hash).own]));
+  ).map((r, i) => learningOf(r, live[i].input.answer.hash));
+  const ownPaths = new Map(live.map((p, i) => [p.input.answer.hash, reads[i].own]));
   const pass = new PassMemory(observed, ownPaths);
   const writes: Writes = { fresh: [], updated: new Map(), evidence: new Map(), observations: [] };
   const reports: Array<LearnReport | null> = [];
@@ -103,7 +104,7 @@ async function learnPass(
       reports.push(null);
       continue;
     }
-    const read = learningOf(reads[readAt++], p.input.answer.hash);
+    const read = reads[readAt++];
     const first = reports.length === 0;
     if (!first && (read.templates.length > MAX_WEIGHED || p.keys.some((k) => pass.freshKeys.has(k)))) break;
     let step: LearnStep;
