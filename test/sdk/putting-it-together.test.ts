@@ -13,8 +13,10 @@ describe("putting it all together", () => {
     const store = new MemoryStore();
     const engine = new Engine({ store });
 
+    // The test's clock: set, never waited for, so a busy machine cannot expire the TTL early.
+    let now = 1_700_000_000_000;
     // our capture implementation, taking the tool's arguments and returning T
-    const capture = (name: string): T => ({ name, time: Date.now() });
+    const capture = (name: string): T => ({ name, time: now });
     // our compare implementation: the cache is valid if it was recorded within the last second
     const compare = (current: T, candidate: T): boolean => current.time - candidate.time <= 1000;
 
@@ -40,8 +42,8 @@ describe("putting it all together", () => {
     expect(agentRuns).toBe(1);
     expect(greeted.slice(9)).toEqual(greeted.slice(0, 9));
 
-    // Break the cache by waiting past the TTL, then run again: miss
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // Break the cache by moving past the TTL, then run again: miss
+    now += 1100;
     expect(await engine("erik")).toBe(false);
     expect(agentRuns).toBe(2);
 
