@@ -102,6 +102,9 @@ describe("numbers keep their exact text", () => {
     expect(scanJson('{"a":1,"a":1}').lossy).toBe("duplicate JSON key");
     expect(scanJson('{"a":1,"\\u0061":1}').lossy).toBe("duplicate JSON key");
     expect(scanJson('{"x":{"__proto__":{}}}').lossy).toBe("__proto__ key");
+    expect(scanJson('{"a":1,"\\"":2}').lossy).toBe("quote in a JSON key");
+    expect(scanJson('{"a":1,"x\\"y":2}').lossy).toBe("quote in a JSON key");
+    expect(scanJson('{"a":1,"\\\\":2,"b":"\\""}').lossy).toBeNull();
     expect(scanJson('{"t":0.1,"u":1.0,"v":1e2,"w":-2.5E-3,"s":"1e400 \\" 99999999999999999999"}').lossy).toBeNull();
     expect(scanJson("[".repeat(3000) + "]".repeat(3000)).depth).toBe(3000);
   });

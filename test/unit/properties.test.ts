@@ -18,11 +18,17 @@ const conversation = fc
   })
   .map((turns) => {
     const messages: unknown[] = [];
+    // Each call's arguments as generated: the disguise re-serialises these, never JSON.parse's reading of the
+    // text (workerd's JSON.parse can misread a key with an escaped quote: test/worker/json-parse-keys.test.ts).
+    const argsOf: Record<string, Record<string, unknown>> = {};
     let n = 0;
     for (const turn of turns) {
       messages.push({ role: "user", content: turn.user });
       if (turn.calls.length === 0) continue;
       const ids = turn.calls.map(() => `id${n++}`);
+      turn.calls.forEach(([, a], i) => {
+        argsOf[ids[i]] = a;
+      });
       messages.push({
         role: "assistant",
         content: null,
@@ -30,7 +36,7 @@ const conversation = fc
       });
       turn.calls.forEach(([, , result], i) => messages.push({ role: "tool", tool_call_id: ids[i], content: result }));
     }
-    return { messages, count: n };
+    return { messages, count: n, argsOf };
   });
 
 const parse = (body: unknown): ChatRequest => chatRequest.parse(body);
@@ -41,7 +47,7 @@ const hashes = (body: unknown, tenant = tenantOf("Bearer k"), ns = "default") =>
 };
 
 /** Renames every id `idN` through a random injective map, and re-serialises arguments with reordered keys and spaces. */
-function disguise(messages: unknown[], names: string[]): unknown[] {
+function disguise(messages: unknown[], names: string[], argsOf: Record<string, Record<string, unknown>>): unknown[] {
   const rename = (id: string) => names[Number(id.slice(2))];
   return messages.map((m) => {
     const msg = m as { role: string; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
@@ -49,8 +55,7 @@ function disguise(messages: unknown[], names: string[]): unknown[] {
       return {
         ...msg,
         tool_calls: msg.tool_calls.map((c) => {
-          const parsed = JSON.parse(c.function.arguments) as Record<string, unknown>;
-          const reordered = Object.fromEntries(Object.entries(parsed).reverse());
+          const reordered = Object.fromEntries(Object.entries(argsOf[c.id]).reverse());
           return { ...c, id: rename(c.id), function: { ...c.function, arguments: JSON.stringify(reordered, null, 1) } };
         }),
       };
@@ -62,8 +67,8 @@ function disguise(messages: unknown[], names: string[]): unknown[] {
 describe("properties of the canonical form and hashing", () => {
   it("Should key a conversation the same under any renaming of tool-call ids and any argument key order or spacing", () => {
     fc.assert(
-      fc.property(conversation, fc.uniqueArray(callId, { minLength: 12, maxLength: 12 }), ({ messages }, names) => {
-        expect(hashes({ model: "m", messages: disguise(messages, names) })).toEqual(hashes({ model: "m", messages }));
+      fc.property(conversation, fc.uniqueArray(callId, { minLength: 12, maxLength: 12 }), ({ messages, argsOf }, names) => {
+        expect(hashes({ model: "m", messages: disguise(messages, names, argsOf) })).toEqual(hashes({ model: "m", messages }));
       }),
     );
   });

@@ -205,6 +205,7 @@ describe("bodies whose parsed value is not exactly their text (docs/limits.md)",
     ["a non-finite number", '"temperature":1e400', "non-finite number"],
     ["a duplicate key", '"temperature":0,"temperature":1', "duplicate JSON key"],
     ["a __proto__ parameter", '"__proto__":{"temperature":1}', "__proto__ key"],
+    ["a quote in a key", '"metadata":{"\\"":1}', "quote in a JSON key"],
   ];
   for (const [name, param, reason] of lossy) {
     it(`Should bypass, never 500 or collapse, a body with ${name}`, async () => {
