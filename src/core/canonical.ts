@@ -51,22 +51,25 @@ export function canonicalJson(value: unknown): string {
   return canonicalize(value) ?? "null";
 }
 
-/** Canonical JSON of large values seen again and again (the frame: model and a 14-tool schema). */
-const knownCanonical = new BoundedMemo<string>(4 * 1024 * 1024, (json) => json.length);
-
 /**
- * `canonicalJson` through an isolate memo keyed by JSON.stringify (about 4x
- * cheaper than RFC 8785 on a tool schema). Equal stringify output means an
- * equal value, so the memo never changes the result.
+ * `canonicalJson` through an isolate memo of its own, bounded at `maxChars`, keyed by JSON.stringify
+ * (about 4x cheaper than RFC 8785 on a tool schema). Equal stringify output means an equal value, so the
+ * memo never changes the result.
  */
-export function canonicalJsonMemo(value: unknown): string {
-  const key = JSON.stringify(value) ?? "undefined";
-  const known = knownCanonical.get(key);
-  if (known !== undefined) return known;
-  const json = canonicalJson(value);
-  knownCanonical.set(key, json);
-  return json;
+export function memoisedCanonicalJson(maxChars: number): (value: unknown) => string {
+  const known = new BoundedMemo<string>(maxChars, (json) => json.length);
+  return (value) => {
+    const key = JSON.stringify(value) ?? "undefined";
+    const hit = known.get(key);
+    if (hit !== undefined) return hit;
+    const json = canonicalJson(value);
+    known.set(key, json);
+    return json;
+  };
 }
+
+/** Canonical JSON of large values seen again and again (the frame: model and a 14-tool schema). */
+export const canonicalJsonMemo = memoisedCanonicalJson(4 * 1024 * 1024);
 
 const knownArguments = new BoundedMemo<string>(4 * 1024 * 1024, (text) => text.length);
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { canonicalJson } from "./canonical";
+import { canonicalJson, memoisedCanonicalJson } from "./canonical";
 import type { CanonicalMessage } from "./messages";
 import { BoundedMemo } from "./memo";
 
@@ -80,18 +80,10 @@ function stepOf(parent: string, message: CanonicalMessage): KnownStep {
 /**
  * Stored forms that are not the hash form (an assistant message whose arguments were not sent as canonical
  * text, e.g. `{"a": 1}` with a space: 11% of the workloads' messages), as canonical JSON, keyed by their
- * JSON.stringify text as `knownSteps` is: without it each was canonicalised again on every request.
+ * JSON.stringify text as `knownSteps` is: without it each was canonicalised again on every request. A memo
+ * of its own, so that many stored forms never push the frame out of canonicalJsonMemo's.
  */
-const knownStored = new BoundedMemo<string>(4 * 1024 * 1024, (json) => json.length);
-
-function storedJsonOf(message: CanonicalMessage): string {
-  const key = JSON.stringify(message);
-  const known = knownStored.get(key);
-  if (known !== undefined) return known;
-  const json = canonicalJson(message);
-  knownStored.set(key, json);
-  return json;
-}
+const storedJsonOf = memoisedCanonicalJson(4 * 1024 * 1024);
 
 /**
  * The path from the root to h_n, one step per message. Hashes come from the

@@ -8,7 +8,7 @@ import { newReport, type Phase, type RequestReport } from "../observability/repo
 import { CACHE_HEADER, MISS_HEADER, REQUEST_ID_HEADER, SINGLE_FLIGHT_HEADER } from "../core/protocol";
 import { requestIdOf } from "../observability/request-id";
 import type { WorkerEnv } from "../engine/services";
-import { meteredEnv, newStoreCost, runMetered, storeTimingEntries, type StoreCost } from "../observability/store-meter";
+import { meteredEnv, newStoreCost, storeTimingEntries, type StoreCost } from "../observability/store-meter";
 
 type Ctx = Context<WorkerEnv>;
 
