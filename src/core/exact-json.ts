@@ -62,13 +62,23 @@ export function inexactNumber(text: string): string | null {
   return a.digits === b.digits && a.exponent === b.exponent ? null : "inexact number";
 }
 
+/** What a scan checks: object keys always; numbers unless `numbers` is false. */
+export interface ScanOptions {
+  /**
+   * Whether a number a double cannot hold makes the text lossy (default true). A reader whose producer
+   * writes only doubles (Gemini's `args` is a protobuf Struct) turns it off: its numbers parse to what was meant.
+   */
+  numbers?: boolean;
+}
+
 /**
  * Scans JSON text once: its nesting depth, and the first reason its parsed
  * value would not be exactly the text: a duplicate key in an object (parsers
- * disagree on which one wins), a `__proto__` key (validation drops it), or a
- * number a double cannot hold.
+ * disagree on which one wins), a `__proto__` key (validation drops it), a
+ * quote in a key (workerd misreads some), or a number a double cannot hold.
  */
-export function scanJson(text: string): JsonScan {
+export function scanJson(text: string, options: ScanOptions = {}): JsonScan {
+  const numbers = options.numbers ?? true;
   const keys: Array<Set<string> | null> = [];
   let depth = 0;
   let lossy: string | null = null;
@@ -104,7 +114,7 @@ export function scanJson(text: string): JsonScan {
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let j = i + 1;
       while (j < n && isNumberChar(text.charCodeAt(j))) j++;
-      if (lossy === null) lossy = inexactNumber(text.slice(i, j));
+      if (lossy === null && numbers) lossy = inexactNumber(text.slice(i, j));
       i = j;
     } else {
       i++;

@@ -33,11 +33,12 @@ export abstract class JsonEventStream<E> {
   }
 
   /**
-   * Whether each event's data must parse to exactly its text (no number a double
-   * cannot hold, no repeated key), else the stream fails: set by an assembler
-   * that records fields as sent. Off by default.
+   * What of each event's data must parse to exactly its text, else the stream
+   * fails: `all` (no number a double cannot hold, no repeated key or other key
+   * workerd or validation would change) for an assembler that records fields
+   * as sent; `keys` for one whose producer writes only doubles. Keys by default.
    */
-  protected readonly exact: boolean = false;
+  protected readonly exact: "all" | "keys" = "keys";
 
   /** One parsed event of a stream that is neither done nor failed. */
   protected abstract onEvent(event: E): void;
@@ -59,7 +60,7 @@ export abstract class JsonEventStream<E> {
       this.failed = true;
       return;
     }
-    if (this.exact && scanJson(data).lossy !== null) {
+    if (scanJson(data, { numbers: this.exact === "all" }).lossy !== null) {
       this.failed = true;
       return;
     }

@@ -106,6 +106,10 @@ describe("numbers keep their exact text", () => {
     expect(scanJson('{"a":1,"x\\"y":2}').lossy).toBe("quote in a JSON key");
     expect(scanJson('{"a":1,"\\\\":2,"b":"\\""}').lossy).toBeNull();
     expect(scanJson('{"t":0.1,"u":1.0,"v":1e2,"w":-2.5E-3,"s":"1e400 \\" 99999999999999999999"}').lossy).toBeNull();
+    // A producer that writes only doubles (Gemini): numbers are not checked, keys still are.
+    expect(scanJson('{"seed":12345678901234567893,"t":1e400}', { numbers: false }).lossy).toBeNull();
+    expect(scanJson('{"seed":1,"\\"":2}', { numbers: false }).lossy).toBe("quote in a JSON key");
+    expect(scanJson('{"a":1,"a":1}', { numbers: false }).lossy).toBe("duplicate JSON key");
     expect(scanJson("[".repeat(3000) + "]".repeat(3000)).depth).toBe(3000);
   });
 });

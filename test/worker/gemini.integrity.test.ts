@@ -114,6 +114,25 @@ describe("Gemini stream integrity", () => {
     expect(await notRecorded({ json: blocked }, false)).toContain("PROHIBITED_CONTENT");
   });
 
+  it("Should not record an answer whose call args hold a key with a quote (workerd's JSON.parse can misread it), streamed or JSON", async () => {
+    // Primes the misread: after an object with the keys "a" then backslash, {"a":1,"\"":2} parses with the key backslash.
+    const primer = chunkOf([{ functionCall: { name: "set", args: { a: 1, "\\": 2 } } }], { finishReason: "STOP" }, usage);
+    const quoted = chunkOf([{ functionCall: { name: "set", args: { a: 1, '"': 2 } } }], { finishReason: "STOP" }, usage);
+    JSON.parse(JSON.stringify(primer));
+    expect(await notRecorded({ sse: [quoted] })).toContain('{"a":1,"\\"":2}');
+    expect(await notRecorded({ json: quoted }, false)).toContain('{"a":1,"\\"":2}');
+  });
+
+  it("Should record an answer whose args hold a backslash key or a number past 2^53 (Gemini writes doubles)", async () => {
+    const model = uniqueModel("gem-args");
+    const args = '{"a":1,"\\\\":2,"n":12345678901234567890}';
+    const text = `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"set","args":${args}}}]},"finishReason":"STOP","index":0}]}`;
+    await withGeminiUpstream({ text, contentType: "application/json" }, async () => {
+      await (await gemini(model, body)).arrayBuffer();
+      await recordedGemini(model, body);
+    });
+  });
+
   it("Should record nothing when the client goes away mid-stream", async () => {
     const model = uniqueModel("gem-abort");
     const { calls } = await withGeminiUpstream({ sse: good, cut: false }, async () => {

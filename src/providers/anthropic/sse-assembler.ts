@@ -82,7 +82,7 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   private inputTokens: number | null = null;
   private outputTokens: number | null = null;
   private readonly envelope: AnthropicEnvelope = { message: {}, delta: { top: {}, delta: {}, usage: {} } };
-  protected override readonly exact = true;
+  protected override readonly exact = "all";
 
   protected onEvent(event: StreamEvent): void {
     switch (event.type) {

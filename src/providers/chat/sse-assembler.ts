@@ -67,7 +67,7 @@ export class SseAssembler extends JsonEventStream<Chunk> {
   private readonly envelope = new StreamEnvelope();
 
   /** Fields of the chunks are recorded as sent (src/core/envelope.ts): a number or key JSON.parse would change fails the stream. */
-  protected override readonly exact = true;
+  protected override readonly exact = "all";
 
   protected override isEndMarker(data: string): boolean {
     return data.trim() === "[DONE]";

@@ -6,6 +6,7 @@ import { geminiAnswerOf, renderGenerateContent, renderGenerateContentStream, typ
 import { generateContentRequest, type Content, type GenerateContentRequest } from "./schema";
 import { assembledOf, GeminiStreamReader, type GeminiAssembled, type GeminiChunk } from "./stream";
 import type { ProviderAdapter, ProviderRecording, UpstreamReader } from "../../cache/provider";
+import { scanJson } from "../../core/exact-json";
 import { recordInputOf } from "../../core/recording";
 import { upstreamBase, type UpstreamVar } from "../upstream";
 
@@ -41,6 +42,9 @@ function recordingOf(key: GeminiKey, assembled: GeminiAssembled | null, rawLengt
 function geminiReader(key: GeminiKey, rawLength: number): UpstreamReader {
   return {
     fromJson(text, latencyMs) {
+      // Keys as written (a quote in one, a repeat): else what was parsed is not what the model sent. Numbers are
+      // doubles on Gemini's side (its `args` is a protobuf Struct), so parsing keeps what they mean.
+      if (scanJson(text, { numbers: false }).lossy !== null) return null;
       try {
         return recordingOf(key, assembledOf(JSON.parse(text) as GeminiChunk), rawLength, latencyMs);
       } catch {

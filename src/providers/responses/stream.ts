@@ -14,7 +14,7 @@ interface StreamEvent {
 export class ResponsesStreamReader extends JsonEventStream<StreamEvent> {
   private response: unknown = null;
   /** The completed response's fields are recorded as sent (src/providers/responses/envelope.ts). */
-  protected override readonly exact = true;
+  protected override readonly exact = "all";
 
   protected onEvent(event: StreamEvent): void {
     if (event.type === "response.completed") {
