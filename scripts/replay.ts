@@ -16,8 +16,13 @@ const { values } = parseArgs({
     concurrency: { type: "string" },
     induction: { type: "boolean" },
     workloads: { type: "string" },
+    help: { type: "boolean", short: "h" },
   },
 });
+if (values.help) {
+  console.log("npm run replay [-- --limit N] [--files tau_bench.jsonl,tau2_bench.jsonl] [--concurrency N] [--induction] [--workloads DIR]");
+  process.exit(0);
+}
 const files = (values.files ?? "tau_bench.jsonl,tau2_bench.jsonl").split(",");
 const report = await runReplay(
   files,

@@ -21,8 +21,13 @@ const { values } = parseArgs({
     url: { type: "string", default: "http://localhost:8787" },
     seed: { type: "string", default: "1" },
     "delay-ms": { type: "string", default: "150" },
+    help: { type: "boolean", short: "h" },
   },
 });
+if (values.help) {
+  console.log("npm run traffic [-- --url http://localhost:8787] [--seed N] [--delay-ms MS]   (against a running npm run start:demo)");
+  process.exit(0);
+}
 const workerUrl = values.url.replace(/\/+$/, "").replace(/\/v1$/, "");
 
 function portFree(port: number): Promise<boolean> {
