@@ -101,7 +101,20 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
     settle(() => readSafely(() => opts.reader.fromJson(text, latencyMs)));
     return relayResponse(upstream, text, headers);
   }
-  return relayResponse(upstream, teeStream(upstream.body, opts.reader, settle, started), headers);
+  // The request stays open until the stream settles: when a client hangs up mid-stream over HTTP and the
+  // request has no pending work, workerd drops the stream without calling its cancel, so nothing settled and
+  // the single-flight claim was held until its lease ran out (test/e2e/clients-openai-faults.test.ts).
+  let ended = () => {};
+  opts.waitUntil(
+    new Promise<void>((resolve) => {
+      ended = resolve;
+    }),
+  );
+  const settleAndEnd = (recording: Recording) => {
+    settle(recording);
+    ended();
+  };
+  return relayResponse(upstream, teeStream(upstream.body, opts.reader, settleAndEnd, started), headers);
 }
 
 /** A reader that throws has nothing to record: the answer is still relayed, the claim still released. */

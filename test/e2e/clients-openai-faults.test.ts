@@ -1,0 +1,168 @@
+import OpenAI, { APIConnectionTimeoutError, APIError } from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
+import { startClientsUpstream, type ClientsUpstream } from "./clients-upstream";
+
+/**
+ * The openai npm client's own machinery through `wrangler dev`: retries of an upstream 5xx (the error is
+ * never recorded, the retry is), a client timeout (the answer lands and is recorded) and an abort mid-stream
+ * (nothing recorded, the upstream stream cancelled, the next call goes to the model), its `x-stainless-*` and `Idempotency-Key` headers (relayed,
+ * not keyed) and a default query (Azure's `api-version`: relayed and keyed).
+ */
+let upstream: ClientsUpstream;
+let dev: WranglerDev;
+beforeAll(async () => {
+  upstream = await startClientsUpstream();
+  dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url } });
+});
+afterAll(async () => {
+  await dev?.stop();
+  await upstream?.close();
+});
+
+const freshKey = () => `sk-clients-${crypto.randomUUID().slice(0, 12)}`;
+const client = (key: string, options: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}) =>
+  new OpenAI({ apiKey: key, baseURL: `${dev.url}/v1`, maxRetries: 0, ...options });
+const ask = (text: string): OpenAI.ChatCompletionMessageParam[] => [{ role: "user", content: text }];
+const callsTo = (model: string) => upstream.calls.filter((c) => c.model === model);
+
+/** Whether the Worker holds an answer for this request: it re-asks with only-if-cached (200 only from the tree). */
+async function recorded(key: string, body: unknown, search = ""): Promise<boolean> {
+  const res = await fetch(`${dev.url}/v1/chat/completions${search}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "cache-control": "only-if-cached" },
+    body: JSON.stringify(body),
+  });
+  await res.arrayBuffer();
+  return res.status === 200;
+}
+
+async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Sends `body` with the openai client and returns the cache outcome and the answer's text. */
+async function chat(openai: OpenAI, body: OpenAI.ChatCompletionCreateParamsNonStreaming, options?: OpenAI.RequestOptions) {
+  const { data, response } = await openai.chat.completions.create(body, options).withResponse();
+  return { outcome: response.headers.get("muscle-mem-cache"), content: data.choices[0].message.content };
+}
+
+describe("the openai npm client's retries, timeouts, aborts and headers, through wrangler dev", () => {
+  it("an upstream 5xx is relayed and never recorded; the client's retry is a miss that is recorded, then hits", async () => {
+    const key = freshKey();
+    const body = { model: "gpt-retry", messages: ask("retry me") };
+    upstream.failNext(1, 503);
+    const error = await client(key)
+      .chat.completions.create(body)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).status).toBe(503);
+    expect(await recorded(key, body)).toBe(false);
+
+    upstream.failNext(1, 500);
+    const retried = await chat(client(key, { maxRetries: 2 }), body);
+    expect(retried.outcome).toBe("miss");
+    const calls = callsTo("gpt-retry");
+    expect(calls.map((c) => c.end)).toEqual(["failed", "failed", "answered"]);
+    // The retry carried the client's retry count to the model: relayed, not keyed.
+    expect(calls.map((c) => c.headers["x-stainless-retry-count"])).toEqual(["0", "0", "1"]);
+    await eventually(() => recorded(key, body), "the retried answer to be recorded");
+
+    const hit = await chat(client(key), body);
+    expect(hit).toEqual({ outcome: "hit", content: retried.content });
+    expect(callsTo("gpt-retry")).toHaveLength(3);
+  });
+
+  it("a client timeout before the answer: the Worker, never told, records the model's whole answer, which the next call hits", async () => {
+    // Under wrangler dev a client that hangs up before any byte of the answer is not seen by the Worker (no
+    // request signal reaches it, and it writes nothing to fail on): the upstream answers in full and the
+    // answer is recorded. That answer is the model's own to exactly this request, so a hit on it is right;
+    // docs/reliability.md says so. (A client that aborts once bytes flow is the next test.)
+    const key = freshKey();
+    const body = { model: "late-timeout", messages: ask("answer late") };
+    const error = await client(key)
+      .chat.completions.create(body, { timeout: 200 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(callsTo("late-timeout").map((c) => c.end)).toEqual(["pending"]);
+    upstream.release("late-timeout");
+    await eventually(() => callsTo("late-timeout")[0].end === "answered", "the held answer to be sent");
+    await eventually(() => recorded(key, body), "the answer to be recorded");
+
+    const next = await chat(client(key), body);
+    expect(next).toEqual({ outcome: "hit", content: expect.stringContaining("Echo: answer late") });
+    expect(callsTo("late-timeout")).toHaveLength(1);
+  });
+
+  it("an AbortController mid-stream: the upstream stream cancelled, nothing recorded, the next call goes to the model", async () => {
+    const key = freshKey();
+    const body = { model: "slow-abort", messages: ask("stream slowly"), stream: true as const };
+    const controller = new AbortController();
+    const stream = await client(key).chat.completions.create(body, { signal: controller.signal });
+    let first = "";
+    for await (const chunk of stream) {
+      first += chunk.choices[0]?.delta.content ?? "";
+      if (!first) continue;
+      controller.abort();
+      break;
+    }
+    expect(controller.signal.aborted).toBe(true);
+    expect(first.length).toBeGreaterThan(0);
+    // The model goes on; the Worker's next write finds the client gone and cancels the upstream stream.
+    upstream.release("slow-abort");
+    await eventually(() => callsTo("slow-abort")[0]?.end === "cancelled", "the Worker to cancel the upstream stream");
+    expect(await recorded(key, body)).toBe(false);
+
+    const read = async () => {
+      const { data, response } = await client(key).chat.completions.create(body).withResponse();
+      let text = "";
+      for await (const chunk of data) text += chunk.choices[0]?.delta.content ?? "";
+      return { outcome: response.headers.get("muscle-mem-cache"), text };
+    };
+    const next = await read();
+    expect(next.outcome).toBe("miss");
+    expect(next.text.startsWith(first)).toBe(true);
+    await eventually(() => recorded(key, body), "the whole stream to be recorded");
+    expect(await read()).toEqual({ outcome: "hit", text: next.text });
+    expect(callsTo("slow-abort").map((c) => c.end)).toEqual(["cancelled", "answered"]);
+  });
+
+  it("x-stainless-* and Idempotency-Key reach the model on a miss and are not keyed: another value hits", async () => {
+    const key = freshKey();
+    const body = { model: "gpt-headers", messages: ask("which headers?") };
+    const miss = await chat(client(key), body, { headers: { "Idempotency-Key": "idem-1" } });
+    expect(miss.outcome).toBe("miss");
+    const [sent] = callsTo("gpt-headers");
+    expect(sent.headers["idempotency-key"]).toBe("idem-1");
+    expect(sent.headers["x-stainless-lang"]).toBe("js");
+    expect(sent.headers["x-stainless-package-version"]).toMatch(/^\d+\.\d+\.\d+/);
+    expect(sent.headers["x-stainless-retry-count"]).toBe("0");
+    await eventually(() => recorded(key, body), "the answer to be recorded");
+
+    const other = client(key, { defaultHeaders: { "X-Stainless-OS": "Plan9", "X-Stainless-Runtime-Version": "v0.0.1" } });
+    const hit = await chat(other, body, { headers: { "Idempotency-Key": "idem-2" } });
+    expect(hit).toEqual({ outcome: "hit", content: miss.content });
+    expect(callsTo("gpt-headers")).toHaveLength(1);
+  });
+
+  it("defaultQuery (Azure's api-version) reaches the model and is keyed: the same version hits, another misses", async () => {
+    const key = freshKey();
+    const body = { model: "gpt-azure-query", messages: ask("which api version?") };
+    const azure = (version: string) => client(key, { defaultQuery: { "api-version": version } });
+    const first = await chat(azure("2024-10-21"), body);
+    expect(first.outcome).toBe("miss");
+    expect(callsTo("gpt-azure-query").map((c) => c.search)).toEqual(["?api-version=2024-10-21"]);
+    await eventually(() => recorded(key, body, "?api-version=2024-10-21"), "the answer to be recorded");
+    expect(await recorded(key, body)).toBe(false);
+
+    expect(await chat(azure("2024-10-21"), body)).toEqual({ outcome: "hit", content: first.content });
+    const other = await chat(azure("2025-04-01-preview"), body);
+    expect(other.outcome).toBe("miss");
+    expect(callsTo("gpt-azure-query").map((c) => c.search)).toEqual(["?api-version=2024-10-21", "?api-version=2025-04-01-preview"]);
+  });
+});
