@@ -183,15 +183,26 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   try {
     log(`soak: ${options.agents} agents, ${options.tenants} tenants, ${options.seconds} s against ${dev.url}`);
     await Promise.all([...Array.from({ length: options.agents }, (_, a) => agent(a)), pruner()]);
-    // Let the last recordings and counter flushes land.
-    await new Promise((r) => setTimeout(r, 2000));
+    // Let the last recordings and counter flushes land: until the counters reach what was served, or 20 s
+    // (a fixed 2 s wait lost the last few hits' flushes on a loaded machine, and the audit below failed).
+    const sumsOf = async () => (await dev.sql("SELECT sum(hits) AS hits, sum(misses) AS misses, sum(bypasses) AS bypasses FROM trees"))[0] ?? {};
+    const landBy = Date.now() + 20_000;
+    let sums = await sumsOf();
+    while (
+      Date.now() < landBy &&
+      (Number(sums.hits ?? 0) < report.hits || Number(sums.misses ?? 0) < report.misses || Number(sums.bypasses ?? 0) < report.bypasses)
+    ) {
+      await new Promise((r) => setTimeout(r, 250));
+      sums = await sumsOf();
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    sums = await sumsOf();
     const num = (rows: Array<Record<string, unknown>>, field = "n") => Number(rows[0]?.[field] ?? 0);
     report.duplicatePathHashes = (await dev.sql("SELECT hash FROM nodes GROUP BY hash HAVING count(*) > 1")).length;
     report.orphanNodes = num(
       await dev.sql("SELECT count(*) AS n FROM nodes WHERE parent NOT IN (SELECT hash FROM nodes) AND parent NOT IN (SELECT id FROM trees)"),
     );
     report.nodeCountMismatches = num(await dev.sql("SELECT count(*) AS n FROM trees t WHERE node_count != (SELECT count(*) FROM nodes WHERE tree_id = t.id)"));
-    const sums = (await dev.sql("SELECT sum(hits) AS hits, sum(misses) AS misses, sum(bypasses) AS bypasses FROM trees"))[0] ?? {};
     report.counters = {
       hitsServed: report.hits,
       hitsCounted: Number(sums.hits ?? 0),
