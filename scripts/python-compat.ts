@@ -3,8 +3,10 @@
  * google-genai at the versions pinned in scripts/python-compat/requirements.txt, in a virtualenv this script
  * makes at .venv-compat), against `wrangler dev` with scripted upstreams on loopback. Per API: a first run
  * (every call a miss), a repeat (every call a hit) and the repeat through the streaming helpers (every call a
- * hit); and a Responses run chained by `previous_response_id`, twice. Prints one line per check and
- * `N passed, N failed`; exits 1 when a check fails.
+ * hit); and a Responses run chained by `previous_response_id`, twice. Then the client behaviours of
+ * scripts/python-compat/clients.py (raw and streaming responses, async clients, streaming helpers), each a miss
+ * then a hit with the same content. Prints one line per check and `N passed, N failed`; exits 1 when a check
+ * fails. `npm run test:python -- clients` runs only the latter (any comma-separated subset of the names).
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { promisify } from "node:util";
@@ -41,9 +43,30 @@ interface Run {
   final: string;
 }
 
+/** A client-behaviour check of clients.py: its outcomes in order, and whether the hit's content was the miss's. */
+interface Check {
+  name: string;
+  outcomes: string[];
+  expect: string[];
+  same: boolean;
+}
+
 /** What each run must show: every call a miss the first time, a hit on each repeat. */
 function expected(run: Run): string {
   return run.name.endsWith("first") ? "miss" : "hit";
+}
+
+/** One line's verdict: an agent run (agent.py) or a client-behaviour check (clients.py). */
+function judge(line: string): { ok: boolean; text: string } {
+  const parsed = JSON.parse(line) as Run | Check;
+  if ("expect" in parsed) {
+    const ok = parsed.same && parsed.outcomes.join() === parsed.expect.join();
+    const why = parsed.same ? `expected ${parsed.expect.join(", ")}` : "the hit's content differs from the miss's";
+    return { ok, text: `${parsed.name}: ${parsed.outcomes.join(", ")}${ok ? "" : ` (${why})`}` };
+  }
+  const want = expected(parsed);
+  const ok = parsed.outcomes.length > 0 && parsed.outcomes.every((o) => o === want) && parsed.final.includes("refunded");
+  return { ok, text: `${parsed.name}: ${parsed.outcomes.join(", ")}${ok ? "" : ` (expected every call ${want})`}` };
 }
 
 async function main(): Promise<void> {
@@ -58,21 +81,35 @@ async function main(): Promise<void> {
   let passed = 0;
   let failed = 0;
   try {
-    const apis = process.argv[2] ?? "chat,anthropic,gemini,responses-chained";
+    const apis = (process.argv[2] ?? "chat,anthropic,gemini,responses-chained,clients").split(",");
+    const prefix = `sk-py-${Date.now().toString(36)}`;
+    const env = { ...process.env, NO_PROXY: "127.0.0.1,localhost" };
     // Asynchronously: the scripted upstreams answer from this process's event loop.
-    const { stdout: out, stderr } = await promisify(execFile)(
-      PYTHON,
-      ["-u", join(HERE, "agent.py"), main.url, second.url, `sk-py-${Date.now().toString(36)}`, apis],
-      { encoding: "utf8", timeout: 240_000, env: { ...process.env, NO_PROXY: "127.0.0.1,localhost" } },
-    );
-    if (stderr.trim()) console.error(stderr.slice(-4000));
-    for (const line of out.split("\n").filter((l) => l.startsWith("{"))) {
-      const run = JSON.parse(line) as Run;
-      const want = expected(run);
-      const ok = run.outcomes.length > 0 && run.outcomes.every((o) => o === want) && run.final.includes("refunded");
-      console.log(`${ok ? "ok  " : "FAIL"} ${run.name}: ${run.outcomes.join(", ")}${ok ? "" : ` (expected every call ${want})`}`);
-      if (ok) passed++;
-      else failed++;
+    const runs = [];
+    const agentApis = apis.filter((a) => a !== "clients");
+    if (agentApis.length) runs.push([join(HERE, "agent.py"), main.url, second.url, prefix, agentApis.join(",")]);
+    if (apis.includes("clients")) runs.push([join(HERE, "clients.py"), main.url, second.url, prefix]);
+    for (const args of runs) {
+      const {
+        stdout: out,
+        stderr,
+        crashed,
+      } = await promisify(execFile)(PYTHON, ["-u", ...args], { encoding: "utf8", timeout: 240_000, env }).then(
+        (done) => ({ ...done, crashed: false }),
+        (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? "", stderr: error.stderr ?? String(error), crashed: true }),
+      );
+      if (stderr.trim()) console.error(stderr.slice(-4000));
+      // A script that dies fails, whatever it printed before (its later checks never ran).
+      if (crashed) {
+        console.log(`FAIL ${args[0].slice(HERE.length + 1)} exited with an error`);
+        failed++;
+      }
+      for (const line of out.split("\n").filter((l) => l.startsWith("{"))) {
+        const { ok, text } = judge(line);
+        console.log(`${ok ? "ok  " : "FAIL"} ${text}`);
+        if (ok) passed++;
+        else failed++;
+      }
     }
   } finally {
     await main.stop();
