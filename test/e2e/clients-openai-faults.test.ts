@@ -1,4 +1,4 @@
-import OpenAI, { APIConnectionTimeoutError, APIError } from "openai";
+import OpenAI, { APIConnectionTimeoutError, APIError, AzureOpenAI } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
 import { startClientsUpstream, type ClientsUpstream } from "./clients-upstream";
@@ -164,5 +164,15 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
     const other = await chat(azure("2025-04-01-preview"), body);
     expect(other.outcome).toBe("miss");
     expect(callsTo("gpt-azure-query").map((c) => c.search)).toEqual(["?api-version=2024-10-21", "?api-version=2025-04-01-preview"]);
+  });
+
+  it("the AzureOpenAI client's deployment path is passed through, never cached: both calls reach the model", async () => {
+    const azure = new AzureOpenAI({ apiKey: freshKey(), baseURL: `${dev.url}/v1`, apiVersion: "2024-10-21", maxRetries: 0 });
+    const body = { model: "gpt-azure-deployment", messages: ask("through a deployment") };
+    const outcomes: Array<string | null> = [];
+    for (let i = 0; i < 2; i++) outcomes.push((await azure.chat.completions.create(body).withResponse()).response.headers.get("muscle-mem-cache"));
+    expect(outcomes).toEqual(["bypass", "bypass"]);
+    const sent = callsTo("gpt-azure-deployment");
+    expect(sent.map((c) => `${c.path}${c.search}`)).toEqual(Array(2).fill("/v1/deployments/gpt-azure-deployment/chat/completions?api-version=2024-10-21"));
   });
 });
