@@ -1,3 +1,4 @@
+import Anthropic from "@anthropic-ai/sdk";
 import OpenAI, { APIConnectionTimeoutError, APIError, AzureOpenAI } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
@@ -13,7 +14,7 @@ let upstream: ClientsUpstream;
 let dev: WranglerDev;
 beforeAll(async () => {
   upstream = await startClientsUpstream();
-  dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url } });
+  dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, ANTHROPIC_BASE_URL: upstream.url } });
 });
 afterAll(async () => {
   await dev?.stop();
@@ -130,6 +131,36 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
     await eventually(() => recorded(key, body), "the whole stream to be recorded");
     expect(await read()).toEqual({ outcome: "hit", text: next.text });
     expect(callsTo("slow-abort").map((c) => c.end)).toEqual(["cancelled", "answered"]);
+  });
+
+  it("@anthropic-ai/sdk's stream.abort() mid-stream: the upstream stream cancelled, nothing recorded, the next call goes to the model", async () => {
+    const key = freshKey();
+    const params: Anthropic.MessageCreateParamsNonStreaming = {
+      model: "slow-claude-abort",
+      max_tokens: 64,
+      messages: [{ role: "user", content: "stream slowly" }],
+    };
+    const anthropic = new Anthropic({ apiKey: key, baseURL: dev.url, maxRetries: 0 });
+    const first = anthropic.messages.stream(params);
+    const firstText = await new Promise<string>((resolve) => first.on("text", (delta) => resolve(delta)));
+    first.abort();
+    await first.done().catch(() => undefined);
+    expect(firstText.length).toBeGreaterThan(0);
+    upstream.release("slow-claude-abort");
+    await eventually(() => callsTo("slow-claude-abort")[0]?.end === "cancelled", "the Worker to cancel the upstream stream");
+
+    const read = async () => {
+      const stream = anthropic.messages.stream(params);
+      const message = await stream.finalMessage();
+      const { response } = await stream.withResponse();
+      return { outcome: response.headers.get("muscle-mem-cache"), text: message.content.map((b) => (b.type === "text" ? b.text : "")).join("") };
+    };
+    const next = await read();
+    expect(next.outcome).toBe("miss");
+    expect(next.text.startsWith(firstText)).toBe(true);
+    expect(callsTo("slow-claude-abort").map((c) => c.end)).toEqual(["cancelled", "answered"]);
+    await eventually(async () => (await read()).outcome === "hit", "the whole stream to be recorded and served");
+    expect(callsTo("slow-claude-abort")).toHaveLength(2);
   });
 
   it("x-stainless-* and Idempotency-Key reach the model on a miss and are not keyed: another value hits", async () => {

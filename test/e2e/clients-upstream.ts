@@ -11,7 +11,8 @@ import { responsesRefundDesk, startScriptedResponsesModel, type ScriptedResponse
  * Chat models by name: `zod-…` answers a JSON object for a structured-output schema; `slow-…` streams its
  * first content chunk, then waits until the test calls `release(model)` and sends the rest one chunk every
  * `paceMs` (an abort mid-stream); `late-…` answers once released (a client timeout); any other answers
- * `Echo: <the last user message>` at once.
+ * `Echo: <the last user message>` at once. An Anthropic `/messages` stream of a `slow-…` model is held and
+ * released the same way.
  */
 export interface UpstreamCall {
   path: string;
@@ -129,6 +130,36 @@ async function writeChat(res: ServerResponse, body: ChatRequest, call: UpstreamC
   call.end = "answered";
 }
 
+/** An Anthropic Messages event stream of the echo answer, held after its first text delta like a `slow-…` chat stream. */
+async function writeMessagesStream(res: ServerResponse, body: ChatRequest, call: UpstreamCall, gates: Gates, paceMs: number): Promise<void> {
+  const text = answerOf(body);
+  const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const usage = { input_tokens: Math.ceil(JSON.stringify(body.messages).length / 4), output_tokens: 1 };
+  const message = {
+    id: `msg_clients_${nextId++}`,
+    type: "message",
+    role: "assistant",
+    model: body.model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage,
+  };
+  send("message_start", { message });
+  send("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+  for (let i = 0; i < text.length; i += 6) {
+    send("content_block_delta", { index: 0, delta: { type: "text_delta", text: text.slice(i, i + 6) } });
+    await (i === 0 ? gates.wait(body.model) : sleep(paceMs));
+    if (res.destroyed) return;
+  }
+  send("content_block_stop", { index: 0 });
+  send("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: Math.ceil(text.length / 4) } });
+  send("message_stop", {});
+  res.end();
+  call.end = "answered";
+}
+
 /** Copies the scripted Responses model's answer (JSON or its event stream) to `res`. */
 async function relayResponses(res: ServerResponse, responses: ScriptedResponsesModel, raw: string, call: UpstreamCall): Promise<void> {
   const upstream = await fetch(`${responses.url}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: raw });
@@ -161,6 +192,7 @@ export async function startClientsUpstream(options: { paceMs?: number } = {}): P
       if (call.end === "pending") call.end = "cancelled";
     });
     if (url.pathname.endsWith("/responses")) return relayResponses(res, responses, raw, call);
+    if (url.pathname.endsWith("/messages") && body.stream && body.model.startsWith("slow-")) return writeMessagesStream(res, body, call, gates, paceMs);
     if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `no route ${req.method} ${url.pathname}`, type: "invalid_request_error" } }));
