@@ -6,9 +6,10 @@ import { startClientsUpstream, type ClientsUpstream } from "./clients-upstream";
 
 /**
  * The openai npm client's own machinery through `wrangler dev`: retries of an upstream 5xx (the error is
- * never recorded, the retry is), a client timeout (the answer lands and is recorded) and an abort mid-stream
- * (nothing recorded, the upstream stream cancelled, the next call goes to the model), its `x-stainless-*` and `Idempotency-Key` headers (relayed,
- * not keyed) and a default query (Azure's `api-version`: relayed and keyed).
+ * never recorded, the retry is), a client timeout (the answer lands and is recorded), an abort mid-stream,
+ * also with @anthropic-ai/sdk (nothing recorded, the upstream stream cancelled, the next call goes to the
+ * model), its `x-stainless-*` and `Idempotency-Key` headers (relayed, not keyed), a default query (Azure's
+ * `api-version`: relayed and keyed) and the AzureOpenAI client's deployment path (passed through).
  */
 let upstream: ClientsUpstream;
 let dev: WranglerDev;
