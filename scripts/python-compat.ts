@@ -71,7 +71,15 @@ function judge(line: string): { ok: boolean; text: string } {
 
 async function main(): Promise<void> {
   ensureVenv();
-  const chat = await startScriptedModel({ script: refundDeskScript });
+  // clients.py's retry check: the first call of model gpt-py-retry answers 503 (the client retries it).
+  let retryFailures = 1;
+  const chat = await startScriptedModel({
+    script: (body) => {
+      if (body.model !== "gpt-py-retry" || retryFailures === 0) return refundDeskScript(body);
+      retryFailures--;
+      return { status: 503, body: { error: { message: "the scripted model is overloaded", type: "server_error", code: null, param: null } } };
+    },
+  });
   const anthropic = await startScriptedAnthropic({ script: anthropicRefundDesk });
   const gemini = await startScriptedGeminiModel({ script: geminiRefundDesk });
   const responses = await startScriptedResponsesModel({ script: responsesRefundDesk });

@@ -35,11 +35,13 @@ class Seen:
 
     def __init__(self):
         self.outcomes = []
+        self.statuses = []
         self.last = None
 
     def _keep(self, response):
         if response.request.method == "POST":
             self.outcomes.append(response.headers.get("muscle-mem-cache"))
+            self.statuses.append(response.status_code)
             request = response.request
             self.last = (str(request.url), {k: v for k, v in request.headers.items() if k.lower() not in ("content-length", "host")}, request.content)
 
@@ -82,6 +84,20 @@ def chat_raw_response():
             seen.wait_recorded()
     same = headers == seen.outcomes and len(calls[0]) == 1 and calls[0] == calls[1]
     report("openai with_raw_response (a tool call)", seen.outcomes, ["miss", "hit"], same)
+
+
+def chat_retry():
+    """The upstream answers the first call 503: the client's retry is a miss (the 503 was never recorded), then a hit."""
+    seen = Seen()
+    client = openai.OpenAI(api_key=f"{PREFIX}-retry", base_url=f"{CHAT_BASE}/v1", max_retries=2, http_client=openai.DefaultHttpxClient(event_hooks=seen.hooks()))
+    body = dict(model="gpt-py-retry", messages=shipped_history("T-5"))
+    contents = []
+    for run in range(2):
+        contents.append(client.chat.completions.create(**body).choices[0].message.content)
+        if run == 0:
+            seen.wait_recorded()
+    same = seen.statuses == [503, 200, 200] and "shipped" in contents[0] and contents[0] == contents[1]
+    report("openai max_retries over an upstream 503", seen.outcomes, ["miss", "miss", "hit"], same)
 
 
 def chat_streaming_response_usage():
@@ -171,6 +187,7 @@ def responses_stream_helper():
 
 
 chat_raw_response()
+chat_retry()
 chat_streaming_response_usage()
 asyncio.run(chat_async_stream_helper())
 asyncio.run(anthropic_async())
