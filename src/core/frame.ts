@@ -1,6 +1,7 @@
 import { canonicalJsonMemo } from "./canonical";
 import type { ChatRequest } from "./messages";
 import { addBodySpellings } from "./number-text";
+import { addPropertyOrders, propertyOrderBypass } from "./schema-order";
 import { OPENAI_FRAME_HEADERS, reservedFieldOf, upstreamFrameOf, type UpstreamContext } from "./upstream-frame";
 
 /** Parameters that change how the answer is delivered, not what it says. */
@@ -16,6 +17,10 @@ export const TRANSPORT_KEYS = new Set([
   "safety_identifier",
 ]);
 
+/** Frame fields whose property order is not keyed (src/core/schema-order.ts): the tool definitions. */
+const TOOL_FIELDS: ReadonlySet<string> = new Set(["tools", "functions"]);
+const UNORDERED: ReadonlySet<string> = new Set([...TRANSPORT_KEYS, ...TOOL_FIELDS]);
+
 /**
  * The frame: every request parameter that can change what the model answers
  * (model, tools, tool_choice, response_format, max_tokens, stop, …). Unknown
@@ -24,7 +29,8 @@ export const TRANSPORT_KEYS = new Set([
  * beta features (`OpenAI-Organization`, `OpenAI-Project`, `OpenAI-Beta`) and
  * the query string (`?api-version=`) join it (src/core/upstream-frame.ts),
  * and so do the texts of its numbers written otherwise than JSON.stringify
- * would (`"temperature": 1.0`, src/core/number-text.ts).
+ * would (`"temperature": 1.0`, src/core/number-text.ts), and the order of a structured output schema's
+ * properties when it is not sorted (src/core/schema-order.ts).
  */
 export function frameOf(body: ChatRequest, context?: UpstreamContext): Record<string, unknown> {
   const frame: Record<string, unknown> = upstreamFrameOf(context, OPENAI_FRAME_HEADERS);
@@ -33,6 +39,7 @@ export function frameOf(body: ChatRequest, context?: UpstreamContext): Record<st
     frame[key] = value;
   }
   addBodySpellings(frame, context?.raw, "messages");
+  addPropertyOrders(frame, TOOL_FIELDS);
   return frame;
 }
 
@@ -44,7 +51,8 @@ export function frameJsonOf(body: ChatRequest, context?: UpstreamContext): strin
  * Why a request must skip the cache entirely (null when it may use it):
  * several choices, logprobs, audio, `web_search_options` (the upstream
  * searches the live web before it answers, as the server-side tools the
- * other APIs bypass), and a body field spelled like a frame entry.
+ * other APIs bypass), a schema property named like an array index (its order is lost in parsing), and a
+ * body field spelled like a frame entry.
  */
 export function bypassReason(body: ChatRequest, context?: UpstreamContext): string | null {
   if (typeof body.n === "number" && body.n > 1) return "n > 1";
@@ -52,7 +60,7 @@ export function bypassReason(body: ChatRequest, context?: UpstreamContext): stri
   if (body.modalities?.includes("audio") || (body as { audio?: unknown }).audio) return "audio output";
   const webSearch = (body as { web_search_options?: unknown }).web_search_options;
   if (webSearch !== null && webSearch !== undefined) return "web search";
-  return reservedFieldOf(body, context, OPENAI_FRAME_HEADERS) ?? reservedMessageField(body, context);
+  return propertyOrderBypass(body, UNORDERED) ?? reservedFieldOf(body, context, OPENAI_FRAME_HEADERS) ?? reservedMessageField(body, context);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { canonicalJson } from "../../core/canonical";
 import { addFrameSpellings, type Spelling } from "../../core/number-text";
 import { reservedFieldOf, upstreamFrameOf } from "../../core/upstream-frame";
+import { addPropertyOrders, propertyOrderBypass } from "../../core/schema-order";
 import type { MessagesRequest } from "./schema";
 import { serverToolOf } from "./tools";
 import { API_FRAME_KEY } from "../../core/protocol";
@@ -19,6 +20,10 @@ export const TRANSPORT_KEYS = new Set(["messages", "stream", "metadata", "servic
  */
 export const FRAME_HEADERS = ["anthropic-beta", "anthropic-workspace-id", "anthropic-user-profile-id"] as const;
 
+/** Frame fields whose property order is not keyed (src/core/schema-order.ts): the tool definitions. */
+const TOOL_FIELDS: ReadonlySet<string> = new Set(["tools"]);
+const UNORDERED: ReadonlySet<string> = new Set([...TRANSPORT_KEYS, ...TOOL_FIELDS]);
+
 /** Drops `cache_control` (prompt-caching hints) from each item of a list: they never change the answer. */
 function withoutCacheControl(items: readonly Record<string, unknown>[]): Record<string, unknown>[] {
   return items.map(({ cache_control: _ignored, ...rest }) => rest);
@@ -35,7 +40,8 @@ function systemOf(system: MessagesRequest["system"]): unknown {
  * answer (model, system, tools, tool_choice, max_tokens, stop_sequences,
  * temperature, …), the answer-changing headers, the query string of a live
  * request's `url`, the texts of numbers written otherwise than JSON.stringify
- * would (`spelled`, src/core/number-text.ts) and the API name. Unknown
+ * would (`spelled`, src/core/number-text.ts), the order of a structured output
+ * schema's properties when it is not sorted (src/core/schema-order.ts) and the API name. Unknown
  * parameters are kept, so that they split trees rather than collide.
  */
 export function anthropicFrameOf(body: MessagesRequest, headers: Headers, url?: URL, spelled: readonly Spelling[] = []): Record<string, unknown> {
@@ -51,6 +57,7 @@ export function anthropicFrameOf(body: MessagesRequest, headers: Headers, url?: 
   // The frame headers and the query string, over any body field of the same name (a live request with one bypasses).
   Object.assign(frame, upstreamFrameOf({ url, headers }, FRAME_HEADERS));
   addFrameSpellings(frame, spelled);
+  addPropertyOrders(frame, TOOL_FIELDS);
   return frame;
 }
 
@@ -64,7 +71,8 @@ export function anthropicFrameJsonOf(body: MessagesRequest, headers: Headers, ur
  * `container`), where the request carries only part of the conversation and
  * a served answer's id would mean nothing to the upstream; `mcp_servers`,
  * whose tools the model reads from servers the request only names; tools the
- * upstream runs (web search, code execution, …: ./tools.ts); and, on a live
+ * upstream runs (web search, code execution, …: ./tools.ts); a schema property
+ * named like an array index (its order is lost in parsing); and, on a live
  * request (`url` given), a body field spelled like a frame entry.
  */
 export function anthropicBypassReason(body: MessagesRequest, url?: URL): string | null {
@@ -74,5 +82,5 @@ export function anthropicBypassReason(body: MessagesRequest, url?: URL): string 
   if (mcp !== undefined && mcp !== null && !(Array.isArray(mcp) && mcp.length === 0)) return "mcp servers";
   const server = serverToolOf(body.tools);
   if (server) return `server-side tool ${server}`;
-  return reservedFieldOf(body, url ? { url } : undefined, FRAME_HEADERS);
+  return propertyOrderBypass(body, UNORDERED) ?? reservedFieldOf(body, url ? { url } : undefined, FRAME_HEADERS);
 }

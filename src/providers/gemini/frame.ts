@@ -1,7 +1,12 @@
 import { canonicalJsonMemo } from "../../core/canonical";
 import { reservedFieldOf, upstreamFrameOf } from "../../core/upstream-frame";
+import { addPropertyOrders, propertyOrderBypass } from "../../core/schema-order";
 import type { GenerateContentRequest } from "./schema";
 import { API_FRAME_KEY } from "../../core/protocol";
+
+/** Frame fields whose property order is not keyed (src/core/schema-order.ts): the tool definitions. */
+const TOOL_FIELDS: ReadonlySet<string> = new Set(["tools"]);
+const UNORDERED: ReadonlySet<string> = new Set(["contents", ...TOOL_FIELDS]);
 
 /**
  * The frame of a Gemini request: the model (from the URL) and every body
@@ -10,7 +15,9 @@ import { API_FRAME_KEY } from "../../core/protocol";
  * puts no transport field in the body (streaming is the URL's action), so
  * nothing else is ignored. With a live request's `url`, its query string
  * joins it, but for `key` (the credential) and `alt` (`alt=sse`: how a stream
- * is framed). A `/v1/` request's frame also names its API version.
+ * is framed). A `/v1/` request's frame also names its API version, and the order
+ * of a structured output schema's properties (`responseJsonSchema`) joins it when
+ * it is not sorted (src/core/schema-order.ts).
  */
 export function geminiFrameOf(body: GenerateContentRequest, model: string, url?: URL, headers?: Headers): Record<string, unknown> {
   const frame: Record<string, unknown> = { ...upstreamFrameOf({ url, headers }, [], TRANSPORT_PARAMS), [API_FRAME_KEY]: "gemini", model };
@@ -20,6 +27,7 @@ export function geminiFrameOf(body: GenerateContentRequest, model: string, url?:
     if (key === "contents" || value === null || value === undefined) continue;
     frame[key] = value;
   }
+  addPropertyOrders(frame, TOOL_FIELDS);
   return frame;
 }
 
@@ -38,7 +46,8 @@ export function geminiFrameJsonOf(body: GenerateContentRequest, model: string, u
  * `cachedContent` (context stored upstream), tools the upstream runs
  * (`googleSearch`, `codeExecution`, `urlContext`, `fileSearch`, …: any tool
  * entry other than `functionDeclarations`), several candidates, logprobs,
- * and on a live request (`url` given) a body field spelled like a frame entry.
+ * a schema property named like an array index (its order is lost in parsing), and on a live request
+ * (`url` given) a body field spelled like a frame entry.
  */
 export function geminiBypassReason(body: GenerateContentRequest, url?: URL): string | null {
   if (body.cachedContent) return "cachedContent";
@@ -49,6 +58,8 @@ export function geminiBypassReason(body: GenerateContentRequest, url?: URL): str
   const config = body.generationConfig as Record<string, unknown> | null | undefined;
   if (typeof config?.candidateCount === "number" && config.candidateCount > 1) return "candidateCount > 1";
   if (config?.responseLogprobs === true) return "logprobs";
+  const unordered = propertyOrderBypass(body, UNORDERED);
+  if (unordered) return unordered;
   // `model` is the URL's: a body field of that name would take its place in the frame.
   return reservedFieldOf(body, url ? { url } : undefined, ["model"]);
 }

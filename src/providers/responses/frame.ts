@@ -1,6 +1,7 @@
 import { canonicalJsonMemo } from "../../core/canonical";
 import { OPENAI_FRAME_HEADERS, reservedFieldOf, upstreamFrameOf, type UpstreamContext } from "../../core/upstream-frame";
 import { addBodySpellings } from "../../core/number-text";
+import { addPropertyOrders, propertyOrderBypass } from "../../core/schema-order";
 import type { ResponsesRequest } from "./schema";
 import { API_FRAME_KEY } from "../../core/protocol";
 import { serverToolOf } from "./tools";
@@ -33,10 +34,15 @@ export const IGNORED = new Set([
   "conversation",
 ]);
 
+/** Frame fields whose property order is not keyed (src/core/schema-order.ts): the tool definitions. */
+const TOOL_FIELDS: ReadonlySet<string> = new Set(["tools"]);
+const UNORDERED: ReadonlySet<string> = new Set([...IGNORED, ...TOOL_FIELDS]);
+
 /**
  * The frame of a Responses request: model, instructions, tools, tool_choice, text, reasoning, temperature, …,
- * and with a live request's `context` the OpenAI account headers and the query string (src/core/upstream-frame.ts)
- * and the texts of numbers written otherwise than JSON.stringify would (src/core/number-text.ts).
+ * and with a live request's `context` the OpenAI account headers and the query string (src/core/upstream-frame.ts),
+ * the texts of numbers written otherwise than JSON.stringify would (src/core/number-text.ts) and the order of
+ * a structured output schema's properties (`text.format.schema`) when it is not sorted (src/core/schema-order.ts).
  */
 export function responsesFrameOf(body: ResponsesRequest, context?: UpstreamContext): Record<string, unknown> {
   const frame: Record<string, unknown> = { ...upstreamFrameOf(context, OPENAI_FRAME_HEADERS), [API_FRAME_KEY]: "openai-responses" };
@@ -46,6 +52,7 @@ export function responsesFrameOf(body: ResponsesRequest, context?: UpstreamConte
     frame[key] = value;
   }
   addBodySpellings(frame, context?.raw, "input");
+  addPropertyOrders(frame, TOOL_FIELDS);
   return frame;
 }
 
@@ -75,6 +82,7 @@ const RECORDED_INCLUDES: ReadonlySet<string> = new Set(["reasoning.encrypted_con
  * - a stored `prompt` template: its text lives upstream and may change.
  * - `include` of output the cache does not record (logprobs, server tools' results; not
  *   `reasoning.encrypted_content`, which it records) and `top_logprobs`.
+ * - a schema property named like an array index (`"1"`): its place in the text is lost in parsing.
  * - on a live request (`context` given), a body field spelled like a frame entry.
  */
 export function responsesBypassReason(body: ResponsesRequest, context?: UpstreamContext): string | null {
@@ -88,5 +96,5 @@ export function responsesBypassReason(body: ResponsesRequest, context?: Upstream
   if (server) return `server-side tool ${server}`;
   if (body.include && body.include.some((value) => !RECORDED_INCLUDES.has(value))) return "include";
   if (typeof body.top_logprobs === "number" && body.top_logprobs > 0) return "logprobs";
-  return reservedFieldOf(body, context, OPENAI_FRAME_HEADERS);
+  return propertyOrderBypass(body, UNORDERED) ?? reservedFieldOf(body, context, OPENAI_FRAME_HEADERS);
 }

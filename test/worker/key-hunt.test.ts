@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { chat, generations, recorded, uniqueModel } from "./helpers";
+import { gemini, geminiGenerations, recordedGemini } from "./gemini.support";
+import { messageRecorded, postMessages } from "./messages.support";
+import { recordedResponse, responses } from "./responses.support";
+
+/**
+ * Wrong replays hunted in what is keyed: request A is recorded, then B, which differs from A only in one
+ * thing the model reads, must not be served A's answer (only-if-cached: 504, or a bypass), and a plain B
+ * reaches the model. Each case failed (B was a hit) before its fix.
+ */
+
+/** A structured-output schema whose properties come in `order`: the model writes its JSON in that order. */
+const schemaIn = (order: string[]) => ({
+  type: "object",
+  properties: Object.fromEntries(order.map((name) => [name, { type: "string" }])),
+  required: ["answer", "reasoning"],
+  additionalProperties: false,
+});
+const answerFirst = schemaIn(["answer", "reasoning"]);
+const reasoningFirst = schemaIn(["reasoning", "answer"]);
+
+/** Whether a response is served from the cache (drains it). */
+async function served(res: Response): Promise<boolean> {
+  await res.arrayBuffer();
+  return res.status === 200 && res.headers.get("muscle-mem-cache") === "hit";
+}
+
+const onlyIfCached = { "cache-control": "only-if-cached" };
+
+describe("key hunt: a structured output schema's property order is keyed (the model writes its JSON in that order)", () => {
+  it("Should not serve a chat answer recorded for response_format properties in another order", async () => {
+    const model = uniqueModel("echo");
+    const init = { key: "sk-hunt-order-chat" };
+    const body = (schema: unknown) => ({
+      model,
+      messages: [{ role: "user", content: "Is 17 prime?" }],
+      response_format: { type: "json_schema", json_schema: { name: "verdict", strict: true, schema } },
+    });
+    await (await chat(body(answerFirst), init)).arrayBuffer();
+    await recorded(body(answerFirst), init);
+    expect(await served(await chat(body(reasoningFirst), { ...init, headers: onlyIfCached }))).toBe(false);
+    // The same order spelled with other whitespace and other key order elsewhere is still the same request.
+    const respelled = JSON.stringify(body(answerFirst), null, 2);
+    expect(await served(await chat(respelled, { ...init, headers: onlyIfCached }))).toBe(true);
+    const again = await chat(body(reasoningFirst), init);
+    await again.arrayBuffer();
+    expect(again.headers.get("muscle-mem-cache")).toBe("miss");
+    expect(await generations(model)).toBe(2);
+  });
+
+  it("Should not serve a Responses answer recorded for text.format properties in another order", async () => {
+    const model = uniqueModel("echo-resp");
+    const init = { key: "sk-hunt-order-resp" };
+    const body = (schema: unknown) => ({ model, input: "Is 17 prime?", text: { format: { type: "json_schema", name: "verdict", strict: true, schema } } });
+    await (await responses(body(answerFirst), init)).arrayBuffer();
+    await recordedResponse(body(answerFirst), init);
+    expect(await served(await responses(body(reasoningFirst), { ...init, headers: onlyIfCached }))).toBe(false);
+  });
+
+  it("Should not serve a Messages answer recorded for output_format properties in another order", async () => {
+    const init = { key: "sk-ant-hunt-order" };
+    const model = uniqueModel("echo");
+    const body = (schema: unknown) => ({
+      model,
+      max_tokens: 64,
+      messages: [{ role: "user", content: "Is 17 prime?" }],
+      output_format: { type: "json_schema", schema },
+    });
+    await (await postMessages(body(answerFirst), init)).arrayBuffer();
+    await messageRecorded(body(answerFirst), init);
+    expect(await served(await postMessages(body(reasoningFirst), { ...init, headers: onlyIfCached }))).toBe(false);
+  });
+
+  it("Should not serve a Gemini answer recorded for responseJsonSchema properties in another order", async () => {
+    const model = uniqueModel("gm-echo");
+    const init = { key: "gm-hunt-order" };
+    const body = (schema: unknown) => ({
+      contents: [{ role: "user", parts: [{ text: "Is 17 prime?" }] }],
+      generationConfig: { responseMimeType: "application/json", responseJsonSchema: schema },
+    });
+    await (await gemini(model, body(answerFirst), init)).arrayBuffer();
+    await recordedGemini(model, body(answerFirst), init);
+    expect(await served(await gemini(model, body(reasoningFirst), { ...init, headers: onlyIfCached }))).toBe(false);
+    expect(await geminiGenerations(model)).toBe(1);
+  });
+});
