@@ -1,3 +1,4 @@
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { chat, generations, recorded, uniqueModel } from "./helpers";
 import { gemini, geminiGenerations, recordedGemini } from "./gemini.support";
@@ -83,5 +84,38 @@ describe("key hunt: a structured output schema's property order is keyed (the mo
     await recordedGemini(model, body(answerFirst), init);
     expect(await served(await gemini(model, body(reasoningFirst), { ...init, headers: onlyIfCached }))).toBe(false);
     expect(await geminiGenerations(model)).toBe(1);
+  });
+});
+
+describe("key hunt: what a request asks of the upstream outside the conversation", () => {
+  it("Should not serve a Gemini JSON answer to a request that asks for another response format (?alt=proto, ?alt=sse on generateContent)", async () => {
+    const model = uniqueModel("gm-echo");
+    const init = { key: "gm-hunt-alt" };
+    const body = { contents: [{ role: "user", parts: [{ text: "which wire format?" }] }] };
+    await (await gemini(model, body, init)).arrayBuffer();
+    await recordedGemini(model, body, init);
+    const ask = (query: string) =>
+      exports.default.fetch(
+        new Request(`http://mm.test/v1beta/models/${model}:generateContent${query}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-goog-api-key": init.key, ...onlyIfCached },
+          body: JSON.stringify(body),
+        }),
+      );
+    // JSON is the default: asking for it is the same request.
+    expect(await served(await ask("?alt=json"))).toBe(true);
+    expect(await served(await ask("?alt=proto"))).toBe(false);
+    expect(await served(await ask("?alt=sse"))).toBe(false);
+    expect(await served(await ask("?alt=json&alt=proto"))).toBe(false);
+  });
+
+  it("Should not serve a Responses answer to a request with an empty previous_response_id (the upstream refuses it)", async () => {
+    const model = uniqueModel("echo-resp");
+    const init = { key: "sk-hunt-prev-empty" };
+    const body = { model, input: "first turn" };
+    await (await responses(body, init)).arrayBuffer();
+    await recordedResponse(body, init);
+    const res = await responses({ ...body, previous_response_id: "" }, { ...init, headers: onlyIfCached });
+    expect(await served(res)).toBe(false);
   });
 });

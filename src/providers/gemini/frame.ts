@@ -46,6 +46,7 @@ export function geminiFrameJsonOf(body: GenerateContentRequest, model: string, u
  * `cachedContent` (context stored upstream), tools the upstream runs
  * (`googleSearch`, `codeExecution`, `urlContext`, `fileSearch`, …: any tool
  * entry other than `functionDeclarations`), several candidates, logprobs,
+ * a response format other than the one a hit renders (`?alt=proto`, `?alt=sse` on generateContent),
  * a schema property named like an array index (its order is lost in parsing), and on a live request
  * (`url` given) a body field spelled like a frame entry.
  */
@@ -58,8 +59,24 @@ export function geminiBypassReason(body: GenerateContentRequest, url?: URL): str
   const config = body.generationConfig as Record<string, unknown> | null | undefined;
   if (typeof config?.candidateCount === "number" && config.candidateCount > 1) return "candidateCount > 1";
   if (config?.responseLogprobs === true) return "logprobs";
+  const format = url ? responseFormatBypass(url) : null;
+  if (format) return format;
   const unordered = propertyOrderBypass(body, UNORDERED);
   if (unordered) return unordered;
   // `model` is the URL's: a body field of that name would take its place in the frame.
   return reservedFieldOf(body, url ? { url } : undefined, ["model"]);
+}
+
+/**
+ * Why a request asks for a response format a hit does not render (null when it asks for the one it does):
+ * generateContent answers JSON (no `alt`, or `alt=json`), streamGenerateContent SSE (`alt=sse`; without it
+ * the adapter bypasses). `alt=proto`, `alt=sse` on generateContent, or `alt` given twice (which value the
+ * upstream takes is its own) would otherwise share the tree of the JSON request, as `alt` is not keyed.
+ */
+function responseFormatBypass(url: URL): string | null {
+  const alts = url.searchParams.getAll("alt");
+  if (alts.length === 0) return null;
+  const stream = url.pathname.endsWith(":streamGenerateContent");
+  if (alts.length > 1 || alts[0] !== (stream ? "sse" : "json")) return "response format (alt)";
+  return null;
 }
