@@ -87,7 +87,7 @@ describe("key hunt: a structured output schema's property order is keyed (the mo
   });
 });
 
-describe("key hunt: what a request asks of the upstream outside the conversation", () => {
+describe("key hunt: what a request asks of the upstream outside the body", () => {
   it("Should not serve a Gemini JSON answer to a request that asks for another response format (?alt=proto, ?alt=sse on generateContent)", async () => {
     const model = uniqueModel("gm-echo");
     const init = { key: "gm-hunt-alt" };
@@ -107,15 +107,5 @@ describe("key hunt: what a request asks of the upstream outside the conversation
     expect(await served(await ask("?alt=proto"))).toBe(false);
     expect(await served(await ask("?alt=sse"))).toBe(false);
     expect(await served(await ask("?alt=json&alt=proto"))).toBe(false);
-  });
-
-  it("Should not serve a Responses answer to a request with an empty previous_response_id (the upstream refuses it)", async () => {
-    const model = uniqueModel("echo-resp");
-    const init = { key: "sk-hunt-prev-empty" };
-    const body = { model, input: "first turn" };
-    await (await responses(body, init)).arrayBuffer();
-    await recordedResponse(body, init);
-    const res = await responses({ ...body, previous_response_id: "" }, { ...init, headers: onlyIfCached });
-    expect(await served(res)).toBe(false);
   });
 });

@@ -89,8 +89,7 @@ export function responsesBypassReason(body: ResponsesRequest, context?: Upstream
   if (!body.model) return "no model";
   if (body.store === true) return "store: true";
   if (body.background === true) return "background";
-  // Any id, an empty one too (the upstream refuses it, so no recording may answer it).
-  if (body.previous_response_id !== undefined && body.previous_response_id !== null) return "previous_response_id";
+  if (body.previous_response_id) return "previous_response_id";
   if (body.conversation !== undefined && body.conversation !== null) return "conversation";
   if (body.prompt !== undefined && body.prompt !== null) return "stored prompt";
   const server = serverToolOf(body.tools);
