@@ -109,3 +109,26 @@ describe("key hunt: what a request asks of the upstream outside the body", () =>
     expect(await served(await ask("?alt=json&alt=proto"))).toBe(false);
   });
 });
+
+describe("key hunt: numbers keep their text where the upstream may show it to the model", () => {
+  it("Should not serve a Responses answer recorded for an additional_tools schema whose number is written otherwise (10 vs 10.0)", async () => {
+    const model = uniqueModel("echo-resp");
+    const init = { key: "sk-hunt-numbers-resp" };
+    const raw = (maximum: string) =>
+      `{"model":"${model}","input":[{"role":"user","content":"how many?"},{"type":"additional_tools","tools":[{"type":"function","name":"count","parameters":{"type":"object","properties":{"n":{"type":"number","maximum":${maximum}}}}}]}]}`;
+    await (await responses(raw("10"), init)).arrayBuffer();
+    await recordedResponse(raw("10"), init);
+    expect(await served(await responses(raw("10.0"), { ...init, headers: onlyIfCached }))).toBe(false);
+  });
+
+  it("Should not serve a chat answer recorded for a message field whose number is written otherwise (1 vs 1.0)", async () => {
+    const model = uniqueModel("echo");
+    const init = { key: "sk-hunt-numbers-chat" };
+    const raw = (weight: string) => `{"model":"${model}","messages":[{"role":"user","content":"rank it","weight":${weight}}]}`;
+    await (await chat(raw("1"), init)).arrayBuffer();
+    await recorded(raw("1"), init);
+    expect(await served(await chat(raw("1.0"), { ...init, headers: onlyIfCached }))).toBe(false);
+    // The same text is the same request.
+    expect(await served(await chat(raw("1"), { ...init, headers: onlyIfCached }))).toBe(true);
+  });
+});

@@ -5,6 +5,7 @@ import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, oversized } from "../../core/limit
 import type { CanonicalMessage, ChatMessage, ChatRequest } from "../../core/messages";
 import type { RequestKey } from "../../cache/request-key";
 import { keyDeclaredAnswer } from "../../cache/templates/declared";
+import { bodySpellings, NUMBERS_KEY } from "../../core/number-text";
 import { hasLoneSurrogate } from "../../core/unicode";
 import type { UpstreamContext } from "../../core/upstream-frame";
 
@@ -14,6 +15,20 @@ export type KeyResult = { ok: true; key: RequestKey } | { ok: false; bypass: str
 
 function failure(error: CanonicalError): KeyResult {
   return error.kind === "invalid" ? { ok: false, invalid: { message: error.message, param: error.param } } : { ok: false, bypass: error.reason };
+}
+
+/**
+ * The hash forms of `messages`, each with the texts of its numbers written otherwise than JSON.stringify
+ * would (`"weight": 1.0` in a field the canonical form keeps as sent: src/core/number-text.ts), read from
+ * the live body's text `raw`; the messages themselves (stored as before) when there are none.
+ */
+function spelledMessages(messages: CanonicalMessage[], raw: string | undefined): CanonicalMessage[] {
+  const spelled = raw === undefined ? null : bodySpellings(raw, "messages");
+  if (!spelled || spelled.items.size === 0) return messages;
+  return messages.map((message, i) => {
+    const numbers = spelled.items.get(i);
+    return numbers ? { ...message, [NUMBERS_KEY]: numbers } : message;
+  });
 }
 
 /**
@@ -33,7 +48,7 @@ export function keyRequest(
   if (!canonical.ok) return failure(canonical.error);
   const frameJson = frameJsonOf(body, context);
   const treeId = treeIdOf(tenant, namespace, frameJson);
-  const path = walk(treeId, canonical.messages, canonical.stored);
+  const path = walk(treeId, spelledMessages(canonical.messages, context?.raw), canonical.stored);
   const tooLarge = oversized(frameJson, path, maxMessageBytes);
   if (tooLarge) return { ok: false, bypass: tooLarge };
   return {

@@ -96,7 +96,8 @@ export function outputItem(item: Record<string, unknown>, ids: CallIds, where: s
   return { hashed: message, stored: message };
 }
 
-function isAssistantItem(item: InputItem): boolean {
+/** Whether an input item is one a response produced (reasoning, a function or custom tool call, an assistant message): runs of them are one node. */
+export function isAssistantItem(item: InputItem): boolean {
   return (
     item.type === "function_call" ||
     item.type === "custom_tool_call" ||

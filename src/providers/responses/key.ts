@@ -3,7 +3,8 @@ import { childHash, treeIdOf } from "../../core/hash";
 import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, oversized } from "../../core/limits";
 import { hasLoneSurrogate } from "../../core/unicode";
 import type { KeyOutcome, KeyScope, ProviderKey } from "../../cache/provider";
-import { canonicalInput, canonicalOutput, type CallIds, type CanonicalNode } from "./canonical";
+import { bodySpellings, NUMBERS_KEY, type Spelling } from "../../core/number-text";
+import { canonicalInput, canonicalOutput, isAssistantItem, type CallIds, type CanonicalNode } from "./canonical";
 import { responsesBypassReason, responsesFrameJsonOf } from "./frame";
 import type { ResponsesRequest } from "./schema";
 import type { UpstreamContext } from "../../core/upstream-frame";
@@ -29,6 +30,34 @@ function walkNodes(root: string, nodes: readonly CanonicalNode[]): ProviderKey["
 }
 
 /**
+ * `nodes` with the texts of the numbers each was sent with written otherwise than JSON.stringify would
+ * (an `additional_tools` schema's `"maximum": 10.0`: src/core/number-text.ts) in its hash form, read from the
+ * live body's text `raw`; an assistant node (a run of items) reads each item's under its place in the run.
+ * The nodes themselves when there are none; the stored forms never hold them.
+ */
+function spelledNodes(nodes: CanonicalNode[], input: ResponsesRequest["input"], raw: string | undefined): CanonicalNode[] {
+  if (raw === undefined || typeof input === "string") return nodes;
+  const spelled = bodySpellings(raw, "input");
+  if (!spelled || spelled.items.size === 0) return nodes;
+  const byNode = new Map<number, Spelling[]>();
+  let node = -1;
+  let inRun = 0;
+  for (const [i, item] of input.entries()) {
+    const assistant = isAssistantItem(item);
+    if (!assistant || inRun === 0) node++;
+    const prefix = assistant ? `/${inRun}` : "";
+    inRun = assistant ? inRun + 1 : 0;
+    const numbers = spelled.items.get(i);
+    if (numbers) byNode.set(node, [...(byNode.get(node) ?? []), ...numbers.map(([pointer, text]): Spelling => [`${prefix}${pointer}`, text])]);
+  }
+  if (byNode.size === 0) return nodes;
+  return nodes.map((n, i) => {
+    const numbers = byNode.get(i);
+    return numbers ? { hashed: { ...n.hashed, [NUMBERS_KEY]: numbers }, stored: n.stored } : n;
+  });
+}
+
+/**
  * Keys a validated Responses request: frame (with the API name), tree id, canonical input, path hashes.
  * `context` is the live request's URL and headers (src/core/upstream-frame.ts); an imported line has none.
  */
@@ -43,7 +72,7 @@ export function keyResponsesRequest(
   if (!canonical.ok) return failure(canonical.error);
   const frameJson = responsesFrameJsonOf(body, context);
   const treeId = treeIdOf(scope.tenant, scope.namespace, frameJson);
-  const path = walkNodes(treeId, canonical.nodes);
+  const path = walkNodes(treeId, spelledNodes(canonical.nodes, body.input, context?.raw));
   const tooLarge = oversized(frameJson, path, scope.maxMessageBytes);
   if (tooLarge) return { ok: false, bypass: tooLarge };
   const key = path[path.length - 1].hash;
