@@ -1,5 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { api, importFor, ok, type Tree } from "./api-helpers";
 import { chat, generations, recorded, uniqueModel } from "./helpers";
 import { gemini, geminiGenerations, recordedGemini } from "./gemini.support";
 import { messageRecorded, postMessages } from "./messages.support";
@@ -130,5 +131,26 @@ describe("key hunt: numbers keep their text where the upstream may show it to th
     expect(await served(await chat(raw("1.0"), { ...init, headers: onlyIfCached }))).toBe(false);
     // The same text is the same request.
     expect(await served(await chat(raw("1"), { ...init, headers: onlyIfCached }))).toBe(true);
+  });
+});
+
+describe("key hunt: a keyed schema order survives an export and an import", () => {
+  it("Should seed another tenant from an export whose identical request hits, and whose other property order does not", async () => {
+    const model = uniqueModel("echo");
+    const [from, to] = [`sk-hunt-export-${crypto.randomUUID()}`, `sk-hunt-import-${crypto.randomUUID()}`];
+    const body = (schema: unknown) => ({
+      model,
+      messages: [{ role: "user", content: "Is 91 prime?" }],
+      response_format: { type: "json_schema", json_schema: { name: "verdict", strict: true, schema } },
+    });
+    await (await chat(body(reasoningFirst), { key: from })).arrayBuffer();
+    await recorded(body(reasoningFirst), { key: from });
+    const trees = await ok<{ data: Tree[] }>(api("/trees", { token: from }));
+    expect(trees.data).toHaveLength(1);
+    const lines = await (await api(`/trees/${trees.data[0].id}/export`, { token: from })).text();
+    await ok(importFor(to, { body: lines, headers: { "content-type": "application/x-ndjson" } }));
+    expect(await served(await chat(body(reasoningFirst), { key: to, headers: onlyIfCached }))).toBe(true);
+    expect(await served(await chat(body(answerFirst), { key: to, headers: onlyIfCached }))).toBe(false);
+    expect(await generations(model)).toBe(1);
   });
 });
