@@ -9,7 +9,7 @@ import { digest } from "./hash";
  * Headers that carry a gateway's credential: whose account (and so whose provider keys, configs and
  * deployments) answers. Each joins the tenant as `name: value`, so two users behind one gateway who send the
  * same placeholder `Authorization` never share a tenant. Portkey: its API key, a virtual key (a stored
- * provider key), AWS and Vertex secrets; Helicone: `Helicone-Auth`; LiteLLM proxy: `x-litellm-api-key`.
+ * provider key), AWS, Vertex, Azure Entra and Oracle secrets; Helicone: `Helicone-Auth`; LiteLLM proxy: `x-litellm-api-key`.
  * (OpenRouter reads `Authorization`; Cloudflare AI Gateway `cf-aig-authorization`: both counted as sent.)
  */
 export const GATEWAY_CREDENTIAL_HEADERS = [
@@ -19,6 +19,8 @@ export const GATEWAY_CREDENTIAL_HEADERS = [
   "x-portkey-aws-access-key-id",
   "x-portkey-aws-session-token",
   "x-portkey-vertex-service-account-json",
+  "x-portkey-azure-entra-client-secret",
+  "x-portkey-oracle-private-key",
   "helicone-auth",
   "x-litellm-api-key",
 ] as const;
@@ -27,8 +29,9 @@ export const GATEWAY_CREDENTIAL_HEADERS = [
  * Headers that route a request to a provider, a deployment or a model, or change what the provider reads:
  * two values may be answered by two models, so each is keyed (in the frame, as its name and a digest of the
  * value: a Portkey config may hold a provider key, and a raw key is never stored). Portkey: the config (an id
- * or inline JSON), the provider, a custom host, Azure, AWS and Vertex deployment settings, the OpenAI project
- * and organisation, the Anthropic beta and version, strict OpenAI compliance; Helicone: the target URL, the
+ * or inline JSON), the provider, a custom host, Azure, AWS, SageMaker, Vertex, Workers AI and Oracle deployment,
+ * account and identity settings, the OpenAI project and organisation, the Anthropic beta and version, strict
+ * OpenAI compliance, the client headers it forwards; Helicone: the target URL, the
  * OpenAI API base, the target provider and fallbacks; LiteLLM proxy: tag routing and the forwarded Anthropic
  * beta (`x-pass-…`).
  */
@@ -48,6 +51,37 @@ export const GATEWAY_ROUTING_HEADERS = [
   "x-portkey-anthropic-beta",
   "x-portkey-anthropic-version",
   "x-portkey-strict-open-ai-compliance",
+  // The rest of the Portkey gateway's own header list (PORTKEY_HEADER_KEYS) that picks a deployment, a model, an
+  // account or identity, or which client headers reach the provider.
+  "x-portkey-azure-deployment-name",
+  "x-portkey-azure-region",
+  "x-portkey-azure-endpoint-name",
+  "x-portkey-azure-deployment-type",
+  "x-portkey-azure-foundry-url",
+  "x-portkey-azure-auth-mode",
+  "x-portkey-azure-managed-client-id",
+  "x-portkey-azure-entra-tenant-id",
+  "x-portkey-azure-entra-client-id",
+  "x-portkey-aws-auth-type",
+  "x-portkey-aws-role-arn",
+  "x-portkey-aws-external-id",
+  "x-portkey-amzn-sagemaker-target-model",
+  "x-portkey-amzn-sagemaker-target-variant",
+  "x-portkey-amzn-sagemaker-target-container-hostname",
+  "x-portkey-amzn-sagemaker-inference-component",
+  "x-portkey-amzn-sagemaker-model-name",
+  "x-portkey-amzn-sagemaker-custom-attributes",
+  "x-portkey-amzn-sagemaker-enable-explanations",
+  "x-portkey-amzn-sagemaker-session-id",
+  "x-portkey-vertex-auth-type",
+  "x-portkey-workers-ai-account-id",
+  "x-portkey-oracle-region",
+  "x-portkey-oracle-version",
+  "x-portkey-oracle-compartment-id",
+  "x-portkey-oracle-tenancy",
+  "x-portkey-oracle-fingerprint",
+  "x-portkey-oracle-user",
+  "x-portkey-forward-headers",
   "helicone-target-url",
   "helicone-openai-api-base",
   "helicone-target-provider",

@@ -154,3 +154,34 @@ describe("key hunt: a keyed schema order survives an export and an import", () =
     expect(await generations(model)).toBe(1);
   });
 });
+
+describe("key hunt: a gateway header that routes to another model or account is keyed", () => {
+  /** Portkey headers (its gateway's own list) that pick the model, deployment, account or what the provider reads. */
+  const ROUTES: Array<[string, string, string]> = [
+    ["x-portkey-amzn-sagemaker-target-model", "model-a.tar.gz", "model-b.tar.gz"],
+    ["x-portkey-azure-foundry-url", "https://a.services.ai.azure.com/models", "https://b.services.ai.azure.com/models"],
+    ["x-portkey-azure-deployment-name", "gpt-4o", "gpt-4o-mini"],
+    ["x-portkey-workers-ai-account-id", "acct-a", "acct-b"],
+    ["x-portkey-forward-headers", "x-route", "x-other"],
+  ];
+  for (const [name, one, other] of ROUTES) {
+    it(`Should not serve an answer recorded through Portkey with another ${name}`, async () => {
+      const model = uniqueModel("echo");
+      const init = { key: `sk-hunt-gw-${crypto.randomUUID()}` };
+      const body = { model, messages: [{ role: "user", content: "which route answers?" }] };
+      await (await chat(body, { ...init, headers: { [name]: one } })).arrayBuffer();
+      await recorded(body, { ...init, headers: { [name]: one } });
+      expect(await served(await chat(body, { ...init, headers: { [name]: other, ...onlyIfCached } }))).toBe(false);
+    });
+  }
+
+  it("Should not serve an answer recorded with one Portkey Entra client secret to a request with another", async () => {
+    const model = uniqueModel("echo");
+    const body = { model, messages: [{ role: "user", content: "whose Azure answers?" }] };
+    const init = { key: "placeholder", headers: { "x-portkey-azure-entra-client-secret": `secret-a-${crypto.randomUUID()}` } };
+    await (await chat(body, init)).arrayBuffer();
+    await recorded(body, init);
+    const other = { "x-portkey-azure-entra-client-secret": `secret-b-${crypto.randomUUID()}`, ...onlyIfCached };
+    expect(await served(await chat(body, { key: "placeholder", headers: other }))).toBe(false);
+  });
+});
