@@ -185,3 +185,29 @@ describe("key hunt: a gateway header that routes to another model or account is 
     expect(await served(await chat(body, { key: "placeholder", headers: other }))).toBe(false);
   });
 });
+
+describe("key hunt: Gemini reads a field under its proto name too (snake_case)", () => {
+  it("Should pass cached_content through as cachedContent is: the prompt lives upstream, not in the body", async () => {
+    const model = uniqueModel("gm-echo");
+    const body = { contents: [{ role: "user", parts: [{ text: "summarise the cached file" }] }], cached_content: "cachedContents/abc123" };
+    for (let i = 0; i < 2; i++) {
+      const res = await gemini(model, body, { key: "gm-hunt-snake" });
+      await res.arrayBuffer();
+      expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
+    }
+    expect(await geminiGenerations(model)).toBe(2);
+  });
+
+  it("Should pass a part with file_data or inline_data through as fileData and inlineData are: what a URL holds can change", async () => {
+    const model = uniqueModel("gm-echo");
+    const parts = [
+      { text: "what is in the picture?", file_data: { file_uri: "https://example.com/today.png", mime_type: "image/png" } },
+      { text: "and here?", inline_data: { data: "aGk=", mime_type: "text/plain" } },
+    ];
+    for (const part of parts) {
+      const res = await gemini(model, { contents: [{ role: "user", parts: [part] }] }, { key: "gm-hunt-snake-media" });
+      await res.arrayBuffer();
+      expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
+    }
+  });
+});

@@ -14,7 +14,11 @@ const isFail = (value: unknown): value is Fail => typeof value === "object" && v
  * summary (`{text, thought: true}`, with `includeThoughts`) is a text part: its flag and signature are
  * keyed with its text, recorded and served as the model sent them.
  */
-const UNCACHEABLE = ["inlineData", "fileData", "executableCode", "codeExecutionResult", "videoMetadata", "toolCall", "toolResponse"];
+const UNCACHEABLE = ["inlineData", "fileData", "executableCode", "codeExecutionResult", "videoMetadata", "toolCall", "toolResponse"].flatMap((name) => [
+  name,
+  // The proto name, which Google reads too (`file_data`): a part that spells it so is not a text part.
+  name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+]);
 
 /** The fields of a content the node keeps. */
 const CONTENT_FIELDS: ReadonlySet<string> = new Set(["role", "parts"]);

@@ -43,7 +43,7 @@ export function geminiFrameJsonOf(body: GenerateContentRequest, model: string, u
 
 /**
  * Why a Gemini request must skip the cache (null when it may use it):
- * `cachedContent` (context stored upstream), tools the upstream runs
+ * `cachedContent` (context stored upstream; as `cached_content` too, the proto name Google also reads), tools the upstream runs
  * (`googleSearch`, `codeExecution`, `urlContext`, `fileSearch`, …: any tool
  * entry other than `functionDeclarations`), several candidates, logprobs,
  * a response format other than the one a hit renders (`?alt=proto`, `?alt=sse` on generateContent),
@@ -51,14 +51,18 @@ export function geminiFrameJsonOf(body: GenerateContentRequest, model: string, u
  * (`url` given) a body field spelled like a frame entry.
  */
 export function geminiBypassReason(body: GenerateContentRequest, url?: URL): string | null {
-  if (body.cachedContent) return "cachedContent";
+  // Google reads each field under its proto name too (`cached_content`, `generation_config.candidate_count`).
+  const fields = body as Record<string, unknown>;
+  if (fields.cachedContent || fields.cached_content) return "cachedContent";
   for (const tool of body.tools ?? []) {
     const server = Object.keys(tool).find((k) => k !== "functionDeclarations");
     if (server) return `server-side tool ${server}`;
   }
-  const config = body.generationConfig as Record<string, unknown> | null | undefined;
-  if (typeof config?.candidateCount === "number" && config.candidateCount > 1) return "candidateCount > 1";
-  if (config?.responseLogprobs === true) return "logprobs";
+  for (const config of [fields.generationConfig, fields.generation_config] as Array<Record<string, unknown> | null | undefined>) {
+    const count = config?.candidateCount ?? config?.candidate_count;
+    if (typeof count === "number" && count > 1) return "candidateCount > 1";
+    if (config?.responseLogprobs === true || config?.response_logprobs === true) return "logprobs";
+  }
   const format = url ? responseFormatBypass(url) : null;
   if (format) return format;
   const unordered = propertyOrderBypass(body, UNORDERED);
