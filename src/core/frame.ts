@@ -1,6 +1,6 @@
 import { canonicalJsonMemo } from "./canonical";
 import type { ChatRequest } from "./messages";
-import { addBodySpellings } from "./number-text";
+import { addBodySpellings, addFrameSpellings, type Spelling } from "./number-text";
 import { addPropertyOrders, propertyOrderBypass } from "./schema-order";
 import { OPENAI_FRAME_HEADERS, reservedFieldOf, upstreamFrameOf, type UpstreamContext } from "./upstream-frame";
 
@@ -32,19 +32,21 @@ const UNORDERED: ReadonlySet<string> = new Set([...TRANSPORT_KEYS, ...TOOL_FIELD
  * would (`"temperature": 1.0`, src/core/number-text.ts), and the order of a structured output schema's
  * properties when it is not sorted (src/core/schema-order.ts).
  */
-export function frameOf(body: ChatRequest, context?: UpstreamContext): Record<string, unknown> {
+export function frameOf(body: ChatRequest, context?: UpstreamContext, spelled?: readonly Spelling[]): Record<string, unknown> {
   const frame: Record<string, unknown> = upstreamFrameOf(context, OPENAI_FRAME_HEADERS);
   for (const [key, value] of Object.entries(body)) {
     if (TRANSPORT_KEYS.has(key) || value === null || value === undefined) continue;
     frame[key] = value;
   }
-  addBodySpellings(frame, context?.raw, "messages");
+  // The body's spellings outside `messages`, when the caller has read them (src/providers/chat/key.ts reads them once).
+  if (spelled) addFrameSpellings(frame, spelled);
+  else addBodySpellings(frame, context?.raw, "messages");
   addPropertyOrders(frame, TOOL_FIELDS);
   return frame;
 }
 
-export function frameJsonOf(body: ChatRequest, context?: UpstreamContext): string {
-  return canonicalJsonMemo(frameOf(body, context));
+export function frameJsonOf(body: ChatRequest, context?: UpstreamContext, spelled?: readonly Spelling[]): string {
+  return canonicalJsonMemo(frameOf(body, context, spelled));
 }
 
 /**

@@ -5,7 +5,7 @@ import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, oversized } from "../../core/limit
 import type { CanonicalMessage, ChatMessage, ChatRequest } from "../../core/messages";
 import type { RequestKey } from "../../cache/request-key";
 import { keyDeclaredAnswer } from "../../cache/templates/declared";
-import { bodySpellings, NUMBERS_KEY } from "../../core/number-text";
+import { bodySpellings, NUMBERS_KEY, type Spelling } from "../../core/number-text";
 import { hasLoneSurrogate } from "../../core/unicode";
 import type { UpstreamContext } from "../../core/upstream-frame";
 
@@ -19,14 +19,13 @@ function failure(error: CanonicalError): KeyResult {
 
 /**
  * The hash forms of `messages`, each with the texts of its numbers written otherwise than JSON.stringify
- * would (`"weight": 1.0` in a field the canonical form keeps as sent: src/core/number-text.ts), read from
- * the live body's text `raw`; the messages themselves (stored as before) when there are none.
+ * would (`"weight": 1.0` in a field the canonical form keeps as sent: src/core/number-text.ts), by message
+ * index (read from the live body's text); the messages themselves (stored as before) when there are none.
  */
-function spelledMessages(messages: CanonicalMessage[], raw: string | undefined): CanonicalMessage[] {
-  const spelled = raw === undefined ? null : bodySpellings(raw, "messages");
-  if (!spelled || spelled.items.size === 0) return messages;
+function spelledMessages(messages: CanonicalMessage[], items: ReadonlyMap<number, Spelling[]> | undefined): CanonicalMessage[] {
+  if (!items || items.size === 0) return messages;
   return messages.map((message, i) => {
-    const numbers = spelled.items.get(i);
+    const numbers = items.get(i);
     return numbers ? { ...message, [NUMBERS_KEY]: numbers } : message;
   });
 }
@@ -46,9 +45,11 @@ export function keyRequest(
   if (reason) return { ok: false, bypass: reason };
   const canonical = canonicalConversation(body.messages);
   if (!canonical.ok) return failure(canonical.error);
-  const frameJson = frameJsonOf(body, context);
+  // The body's numbers written otherwise than JSON.stringify would, read once for the frame and the messages.
+  const spelled = context?.raw === undefined ? undefined : (bodySpellings(context.raw, "messages") ?? { top: [], items: undefined });
+  const frameJson = frameJsonOf(body, context, spelled?.top);
   const treeId = treeIdOf(tenant, namespace, frameJson);
-  const path = walk(treeId, spelledMessages(canonical.messages, context?.raw), canonical.stored);
+  const path = walk(treeId, spelledMessages(canonical.messages, spelled?.items), canonical.stored);
   const tooLarge = oversized(frameJson, path, maxMessageBytes);
   if (tooLarge) return { ok: false, bypass: tooLarge };
   return {

@@ -1,6 +1,6 @@
 import { canonicalJsonMemo } from "../../core/canonical";
 import { OPENAI_FRAME_HEADERS, reservedFieldOf, upstreamFrameOf, type UpstreamContext } from "../../core/upstream-frame";
-import { addBodySpellings } from "../../core/number-text";
+import { addBodySpellings, addFrameSpellings, type Spelling } from "../../core/number-text";
 import { addPropertyOrders, propertyOrderBypass } from "../../core/schema-order";
 import type { ResponsesRequest } from "./schema";
 import { API_FRAME_KEY } from "../../core/protocol";
@@ -44,20 +44,22 @@ const UNORDERED: ReadonlySet<string> = new Set([...IGNORED, ...TOOL_FIELDS]);
  * the texts of numbers written otherwise than JSON.stringify would (src/core/number-text.ts) and the order of
  * a structured output schema's properties (`text.format.schema`) when it is not sorted (src/core/schema-order.ts).
  */
-export function responsesFrameOf(body: ResponsesRequest, context?: UpstreamContext): Record<string, unknown> {
+export function responsesFrameOf(body: ResponsesRequest, context?: UpstreamContext, spelled?: readonly Spelling[]): Record<string, unknown> {
   const frame: Record<string, unknown> = { ...upstreamFrameOf(context, OPENAI_FRAME_HEADERS), [API_FRAME_KEY]: "openai-responses" };
   for (const [key, value] of Object.entries(body)) {
     if (IGNORED.has(key) || value === null || value === undefined) continue;
     if (key === "include" && Array.isArray(value) && value.length === 0) continue;
     frame[key] = value;
   }
-  addBodySpellings(frame, context?.raw, "input");
+  // The body's spellings outside `input`, when the caller has read them (./key.ts reads them once).
+  if (spelled) addFrameSpellings(frame, spelled);
+  else addBodySpellings(frame, context?.raw, "input");
   addPropertyOrders(frame, TOOL_FIELDS);
   return frame;
 }
 
-export function responsesFrameJsonOf(body: ResponsesRequest, context?: UpstreamContext): string {
-  return canonicalJsonMemo(responsesFrameOf(body, context));
+export function responsesFrameJsonOf(body: ResponsesRequest, context?: UpstreamContext, spelled?: readonly Spelling[]): string {
+  return canonicalJsonMemo(responsesFrameOf(body, context, spelled));
 }
 
 /**

@@ -31,14 +31,12 @@ function walkNodes(root: string, nodes: readonly CanonicalNode[]): ProviderKey["
 
 /**
  * `nodes` with the texts of the numbers each was sent with written otherwise than JSON.stringify would
- * (an `additional_tools` schema's `"maximum": 10.0`: src/core/number-text.ts) in its hash form, read from the
- * live body's text `raw`; an assistant node (a run of items) reads each item's under its place in the run.
+ * (an `additional_tools` schema's `"maximum": 10.0`: src/core/number-text.ts) in its hash form, by input
+ * item (read from the live body's text); an assistant node (a run of items) reads each item's under its place in the run.
  * The nodes themselves when there are none; the stored forms never hold them.
  */
-function spelledNodes(nodes: CanonicalNode[], input: ResponsesRequest["input"], raw: string | undefined): CanonicalNode[] {
-  if (raw === undefined || typeof input === "string") return nodes;
-  const spelled = bodySpellings(raw, "input");
-  if (!spelled || spelled.items.size === 0) return nodes;
+function spelledNodes(nodes: CanonicalNode[], input: ResponsesRequest["input"], items: ReadonlyMap<number, Spelling[]> | undefined): CanonicalNode[] {
+  if (!items || items.size === 0 || typeof input === "string") return nodes;
   const byNode = new Map<number, Spelling[]>();
   let node = -1;
   let inRun = 0;
@@ -47,7 +45,7 @@ function spelledNodes(nodes: CanonicalNode[], input: ResponsesRequest["input"], 
     if (!assistant || inRun === 0) node++;
     const prefix = assistant ? `/${inRun}` : "";
     inRun = assistant ? inRun + 1 : 0;
-    const numbers = spelled.items.get(i);
+    const numbers = items.get(i);
     if (numbers) byNode.set(node, [...(byNode.get(node) ?? []), ...numbers.map(([pointer, text]): Spelling => [`${prefix}${pointer}`, text])]);
   }
   if (byNode.size === 0) return nodes;
@@ -70,9 +68,11 @@ export function keyResponsesRequest(
   if (reason) return { ok: false, bypass: reason };
   const canonical = canonicalInput(body.input);
   if (!canonical.ok) return failure(canonical.error);
-  const frameJson = responsesFrameJsonOf(body, context);
+  // The body's numbers written otherwise than JSON.stringify would, read once for the frame and the input.
+  const spelled = context?.raw === undefined ? undefined : (bodySpellings(context.raw, "input") ?? { top: [], items: undefined });
+  const frameJson = responsesFrameJsonOf(body, context, spelled?.top);
   const treeId = treeIdOf(scope.tenant, scope.namespace, frameJson);
-  const path = walkNodes(treeId, spelledNodes(canonical.nodes, body.input, context?.raw));
+  const path = walkNodes(treeId, spelledNodes(canonical.nodes, body.input, spelled?.items));
   const tooLarge = oversized(frameJson, path, scope.maxMessageBytes);
   if (tooLarge) return { ok: false, bypass: tooLarge };
   const key = path[path.length - 1].hash;
