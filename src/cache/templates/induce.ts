@@ -2,7 +2,7 @@ import { canonicalJson } from "../../core/canonical";
 import { envelopeOf, keptEnvelope, withEnvelope } from "../../core/envelope";
 import { digest } from "../../core/hash";
 import type { CanonicalMessage } from "../../core/messages";
-import { decomposeOnce, type Decomposed } from "./leaves";
+import { decomposeOnce, isGroupedLeaf, type Decomposed } from "./leaves";
 import {
   bindingDigest,
   lookupKeys,
@@ -93,7 +93,10 @@ function alignMessage(a: Decomposed, b: Decomposed, table: SlotTable): MessagePa
   const refs: Ref[] = a.leaves.map((leaf, i) => {
     const other = b.leaves[i];
     if (leaf.kind !== other.kind) throw new NoTemplate(`\`${leaf.value}\` / \`${other.value}\` differ in kind`);
-    return leaf.value === other.value ? leaf.value : table.slotFor(leaf.value, other.value, leaf.kind);
+    if (leaf.value === other.value) return leaf.value;
+    if (isGroupedLeaf(leaf) || isGroupedLeaf(other))
+      throw new NoTemplate(`\`${leaf.value}\` is one group of a number written in several tokens: it cannot be ranged`);
+    return table.slotFor(leaf.value, other.value, leaf.kind);
   });
   return { skeleton: a.skeleton, refs };
 }

@@ -1,7 +1,7 @@
 import { canonicalJson } from "../../core/canonical";
 import { digest } from "../../core/hash";
 import type { CanonicalMessage } from "../../core/messages";
-import { compose, type Decomposed } from "./leaves";
+import { compose, isGroupedLeaf, type Decomposed } from "./leaves";
 import { orderReason, type SlotOrder } from "./orders";
 import { isWordValue } from "./name-ties";
 import { inRange, isRanged, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
@@ -109,7 +109,8 @@ export interface Binding {
 /**
  * Matches request messages (the suffix, decomposed) against a pattern: same
  * skeletons, equal literals, one value per slot. Returns the slot values, or
- * null when the request does not fit.
+ * null when the request does not fit, or when a slot's value is one group of a
+ * number written in several tokens (`800` of `21,800`, leaves.ts isGroupedLeaf).
  */
 export function bind(pattern: TemplatePattern, suffix: readonly Decomposed[], slotCount: number): Binding | null {
   if (suffix.length !== pattern.suffix.length) return null;
@@ -124,7 +125,7 @@ export function bind(pattern: TemplatePattern, suffix: readonly Decomposed[], sl
       const leaf = got.leaves[j];
       if (typeof ref === "string") {
         if (ref !== leaf.value) return null;
-      } else if (typeof ref !== "number") return null;
+      } else if (typeof ref !== "number" || isGroupedLeaf(leaf)) return null;
       else if (values[ref] === undefined) {
         values[ref] = leaf.value;
         kinds[ref] = leaf.kind;

@@ -8,9 +8,12 @@
  * `date` is an ISO date or date-time, ordered in time; `local-date` a date
  * written in a local order (`03/05/2024`, `5.3.2024`, `2024-3-5`) that cannot
  * be ordered safely, so it never becomes a slot (an identifier would serve it
- * outside any range).
+ * outside any range). `quantity` is a number that is no JSON number and no plain decimal: a time of
+ * day (`17:30`), digit groups (`1.234.567`), a number with a unit glued to it (`25kg`, `3pm`, `1.5GB`).
+ * Typed an identifier, it would vary with no range (`25kg` served from `5kg`, `12kg`, `18kg` where
+ * the model decides on the weight); it cannot be ranged safely either, so it never becomes a slot.
  */
-export type SlotType = "identifier" | "email" | "number" | "date" | "local-date" | "name" | "word";
+export type SlotType = "identifier" | "email" | "number" | "date" | "local-date" | "quantity" | "name" | "word";
 
 const EMAIL = /^[\p{L}\p{N}_][\p{L}\p{N}_.+-]*@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+$/u;
 const NUMBER = /^\d+(?:\.\d+)?$/;
@@ -18,6 +21,8 @@ const NUMBER = /^\d+(?:\.\d+)?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
 /** Three digit groups joined by `/`, `.` or `-` that are not an ISO date: a date in a local order, or something date-like. */
 const LOCAL_DATE = /^\d{1,4}([-/.])\d{1,2}\1\d{1,4}$/;
+/** Digit groups joined by `.` `,` or `:` (a time, a grouped amount), or a number with letters glued after it (a unit). */
+const QUANTITY = /^\d+(?:[.,:]\d+)*(?:\p{L}+)?$/u;
 /** A capitalised word or hyphenated capitalised words: a proper noun such as a name or a city. */
 const NAME = /^\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)*$/u;
 
@@ -33,6 +38,7 @@ export function slotTypeOf(value: string, kind: "text" | "number" = "text"): Slo
   if (LOCAL_DATE.test(value)) return "local-date";
   if (NUMBER.test(value)) return "number";
   if (EMAIL.test(value)) return "email";
+  if (QUANTITY.test(value)) return "quantity";
   if (/\p{N}/u.test(value)) return "identifier";
   if (NAME.test(value)) return "name";
   return "word";
@@ -40,7 +46,7 @@ export function slotTypeOf(value: string, kind: "text" | "number" = "text"): Slo
 
 /** Whether values of this type may be abstracted at all. */
 export function isIdentityLike(type: SlotType): boolean {
-  return type !== "word" && type !== "local-date";
+  return type !== "word" && type !== "local-date" && type !== "quantity";
 }
 
 /** Whether values of this type are ordered, so that a template serves only inside the range seen. */

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { ask, learnAll, served } from "./templates.serve.support";
+
+/**
+ * Wrong replays hunted in learned templates: each workflow is recorded on some values and replayed on
+ * others; the scripted model decides, and the template must either render exactly its answer or miss.
+ */
+describe("learned templates never serve a number written in several tokens", () => {
+  const refund = (amount: string, id: string, cents: number, limit: number) =>
+    ask(
+      `Approve refunds up to ${limit}.`,
+      `Refund ${amount} for order ${id}`,
+      cents <= limit ? `Approved: refund of ${amount} for ${id}.` : `Escalated: ${amount} for ${id} is over the limit.`,
+    );
+
+  it("Should not serve 21,800 from a template confirmed on 12,900, 21,100 and 15,500 (thousands separators)", () => {
+    const us = (n: number, id: string) => refund(n.toLocaleString("en-US"), id, n, 21500);
+    const t = learnAll([us(12900, "A-101"), us(21100, "A-102"), us(15500, "A-103")]);
+    // Inside every part's range, yet above the whole amounts seen: the model escalates it.
+    expect(served(t, us(21800, "A-104"))).toBeNull();
+  });
+
+  it("Should not serve 21 800 (space-grouped) or 21.800,00 (European) above the amounts seen", () => {
+    const spaced = (n: number, id: string) => refund(n.toLocaleString("en-US").replace(",", " "), id, n, 21500);
+    expect(served(learnAll([spaced(12900, "A-101"), spaced(21100, "A-102"), spaced(15500, "A-103")]), spaced(21800, "A-104"))).toBeNull();
+    const euro = (n: number, id: string) => refund(`${n.toLocaleString("de-DE")},00`, id, n, 21500);
+    expect(served(learnAll([euro(12900, "A-101"), euro(21100, "A-102"), euro(15500, "A-103")]), euro(21800, "A-104"))).toBeNull();
+  });
+});
+
+describe("learned templates never serve a quantity written as an identifier outside what was seen", () => {
+  it("Should not book a pickup at 18:30 from bookings at 09:30, 12:15 and 16:45 (pickups end at 17:00)", () => {
+    const pickup = (time: string, id: string) =>
+      ask(
+        "Pickups run until 17:00.",
+        `Book a pickup at ${time} for order ${id}`,
+        time <= "17:00" ? `Pickup booked at ${time} for ${id}.` : `No pickups after 17:00: ${id} needs another time.`,
+      );
+    const t = learnAll([pickup("09:30", "A-101"), pickup("12:15", "A-102"), pickup("16:45", "A-103")]);
+    expect(served(t, pickup("18:30", "A-104"))).toBeNull();
+  });
+
+  it("Should not ship 25kg standard from parcels of 5kg, 12kg and 18kg (standard is up to 20kg)", () => {
+    const parcel = (kg: number, id: string) =>
+      ask(
+        "Standard shipping takes parcels up to 20kg.",
+        `Ship parcel ${id} weighing ${kg}kg`,
+        kg <= 20 ? `Parcel ${id} (${kg}kg) ships standard.` : `Parcel ${id} (${kg}kg) needs freight.`,
+      );
+    const t = learnAll([parcel(5, "A-101"), parcel(12, "A-102"), parcel(18, "A-103")]);
+    expect(served(t, parcel(25, "A-104"))).toBeNull();
+  });
+});
