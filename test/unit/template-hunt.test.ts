@@ -51,3 +51,37 @@ describe("learned templates never serve a quantity written as an identifier outs
     expect(served(t, parcel(25, "A-104"))).toBeNull();
   });
 });
+
+describe("learned templates keep a part every confirmed value shared", () => {
+  const refund = (order: string) =>
+    ask(
+      "Refund the order; subscriptions (SUB-) are never refunded.",
+      `Refund order ${order}`,
+      order.startsWith("SUB-") ? `Order ${order} is a subscription: no refund.` : `Refunded order ${order}.`,
+    );
+
+  it("Should not refund SUB-4004 from ORD-1001, ORD-2002 and ORD-3003 (the prefix decides)", () => {
+    const t = learnAll([refund("ORD-1001"), refund("ORD-2002"), refund("ORD-3003")]);
+    expect(served(t, refund("ORD-4004"))).toEqual({ role: "assistant", content: "Refunded order ORD-4004." });
+    expect(served(t, refund("SUB-4004"))).toBeNull();
+  });
+
+  it("Should keep refusing SUB- once the model held one, even after another prefix confirmed the template", () => {
+    const t = learnAll([refund("ORD-1001"), refund("ORD-2002"), refund("ORD-3003"), refund("SUB-3103"), refund("INV-5005")]);
+    // The prefixes varied among the confirmations (ORD, INV): a prefix is data now, but for the one the model refused.
+    expect(served(t, refund("INV-6006"))).toEqual({ role: "assistant", content: "Refunded order INV-6006." });
+    expect(served(t, refund("SUB-4004"))).toBeNull();
+  });
+
+  it("Should not welcome a free-mail address from sign-ups that all had the company's domain", () => {
+    const signup = (email: string) =>
+      ask(
+        "Sign up work emails only; refuse gmail.com.",
+        `Sign me up: ${email}`,
+        email.endsWith("@gmail.com") ? `Sorry, ${email} is not a work email.` : `Welcome aboard, ${email}!`,
+      );
+    const t = learnAll([signup("ada@acme.com"), signup("bob@acme.com"), signup("cyd@acme.com")]);
+    expect(served(t, signup("dan@acme.com"))).toEqual({ role: "assistant", content: "Welcome aboard, dan@acme.com!" });
+    expect(served(t, signup("dan@gmail.com"))).toBeNull();
+  });
+});

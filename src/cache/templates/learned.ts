@@ -4,7 +4,7 @@ import type { CanonicalMessage } from "../../core/messages";
 import { compose, isGroupedLeaf, type Decomposed } from "./leaves";
 import { orderReason, type SlotOrder } from "./orders";
 import { isWordValue } from "./name-ties";
-import { inRange, isRanged, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
+import { fixedPartOf, inRange, isRanged, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
 import { applyTransform, isDerived, type Derived } from "./transforms";
 
 /** A leaf of a pattern: a literal value, the index of a slot, or (answers only) a function of a slot (transforms.ts). */
@@ -46,6 +46,8 @@ export interface Slot {
   fenceHigh?: string;
   /** Shapes not seen when the model answered otherwise for a value of theirs: a confirmation never adds them. */
   fencedShapes?: string[];
+  /** Fixed parts (slot-types.ts fixedPartOf: letters of an identifier, an email's domain) of values the model answered otherwise for: never served. */
+  fencedParts?: string[];
 }
 
 /** The evidence a template carries. */
@@ -158,6 +160,8 @@ export function rejectReason(slots: readonly Slot[], binding: Binding, tied?: Re
     if (isWordSlot(slot) && !tied?.has(value))
       return `slot ${i}: \`${value}\` is a closed-class word (not tied to an email in the request); declare it if the model only copies it`;
     if (!slot.shapes.includes(shapeOf(value))) return `slot ${i}: \`${value}\` has the shape ${shapeOf(value)}, never confirmed (${slot.shapes.join(", ")})`;
+    const part = partReason(slot, value);
+    if (part) return `slot ${i}: ${part}`;
     if (isRanged(slot.type)) {
       if (slot.min === undefined || slot.max === undefined) return `slot ${i}: no confirmed range`;
       if (!Number.isFinite(rangedValue(slot.type, value))) return `slot ${i}: \`${value}\` is not a finite ${slot.type}`;
@@ -165,6 +169,19 @@ export function rejectReason(slots: readonly Slot[], binding: Binding, tied?: Re
     }
   }
   return null;
+}
+
+/**
+ * Why a value's fixed part (fixedPartOf: an identifier's letters, an email's domain) may not be served, or
+ * null: one the model answered otherwise for, or one that differs from the part every confirmed value
+ * shared (`SUB-4004` where every value was `ORD-…`). A part that varied among the confirmed values is data.
+ */
+export function partReason(slot: Slot, value: string): string | null {
+  const part = fixedPartOf(slot.type, value);
+  if (part === null) return null;
+  if (slot.fencedParts?.includes(part)) return `\`${value}\`: the model answered otherwise for \`${part}\``;
+  const seen = new Set(slot.values.map((v) => fixedPartOf(slot.type, v)));
+  return seen.size === 1 && !seen.has(part) ? `\`${value}\` has \`${part}\`, every confirmed value had \`${[...seen][0]}\`` : null;
 }
 
 /** Why bound values may not be served by a template: a slot's (rejectReason) or the order of two slots (orders.ts); null when they may. */

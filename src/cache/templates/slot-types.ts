@@ -67,6 +67,20 @@ export function shapeOf(value: string): string {
     .replace(/\p{N}+/gu, "9");
 }
 
+/**
+ * The part of a value that a template keeps fixed while every value confirmed in its slot shares it: an
+ * identifier's letters (`ORD` of `ORD-1001`: a prefix may be what the model decides on, `SUB-` never
+ * refunded), an email's domain, case aside (`acme.com`: a free-mail domain may be refused). Null for
+ * other types.
+ *
+ * @example fixedPartOf("identifier", "ORD-1001") // => "ORD"
+ */
+export function fixedPartOf(type: SlotType, value: string): string | null {
+  if (type === "identifier") return (value.match(/\p{L}+/gu) ?? []).join(" ");
+  if (type === "email") return value.slice(value.lastIndexOf("@") + 1).toLowerCase();
+  return null;
+}
+
 /** Where a value of a ranged type lies: a number's value, a date's time (NaN for one that is no date, such as `2024-13-45`). */
 export function rangedValue(type: SlotType, value: string): number {
   return type === "number" ? Number(value) : Date.parse(value);
