@@ -85,3 +85,18 @@ describe("learned templates keep a part every confirmed value shared", () => {
     expect(served(t, signup("dan@gmail.com"))).toBeNull();
   });
 });
+
+describe("learned templates keep whether two slots of a type were equal", () => {
+  const transfer = (from: string, to: string) =>
+    ask(
+      "Move money between the customer's accounts.",
+      `Transfer 50 from ${from} to ${to}`,
+      from === to ? `${from} and ${to} are the same account: nothing to move.` : `Moved 50 from ${from} to ${to}.`,
+    );
+
+  it("Should not serve a transfer from an account to itself from transfers between two accounts", () => {
+    const t = learnAll([transfer("AC-1001", "AC-2002"), transfer("AC-3003", "AC-4004"), transfer("AC-5005", "AC-6006")]);
+    expect(served(t, transfer("AC-7007", "AC-8008"))).toEqual({ role: "assistant", content: "Moved 50 from AC-7007 to AC-8008." });
+    expect(served(t, transfer("AC-7007", "AC-7007"))).toBeNull();
+  });
+});
