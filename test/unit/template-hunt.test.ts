@@ -99,4 +99,10 @@ describe("learned templates keep whether two slots of a type were equal", () => 
     expect(served(t, transfer("AC-7007", "AC-8008"))).toEqual({ role: "assistant", content: "Moved 50 from AC-7007 to AC-8008." });
     expect(served(t, transfer("AC-7007", "AC-7007"))).toBeNull();
   });
+
+  it("Should not serve a transfer into the savings account from itself when every confirmed source was another account", () => {
+    const t = learnAll([transfer("AC-1001", "AC-9999"), transfer("AC-3003", "AC-9999"), transfer("AC-5005", "AC-9999")]);
+    expect(served(t, transfer("AC-7007", "AC-9999"))).toEqual({ role: "assistant", content: "Moved 50 from AC-7007 to AC-9999." });
+    expect(served(t, transfer("AC-9999", "AC-9999"))).toBeNull();
+  });
 });

@@ -97,7 +97,7 @@ export function weigh(template: LearnedTemplate, t: Trajectory, suffix?: readonl
     if (!state.bindings.includes(digest) && state.bindings.length < MAX_BINDINGS) state.bindings.push(digest);
     return { outcome: "confirmed", state };
   }
-  if (fit && refusal(state, binding, tied()) === null) return { outcome: "refuted", state: { ...state, refuted: true } };
+  if (fit && refusal(state, binding, tied(), pattern) === null) return { outcome: "refuted", state: { ...state, refuted: true } };
   // Every slot is fenced (no short cut): the outcome is stored when any of them changed.
   const fenced =
     fit &&

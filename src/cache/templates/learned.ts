@@ -184,9 +184,32 @@ export function partReason(slot: Slot, value: string): string | null {
   return seen.size === 1 && !seen.has(part) ? `\`${value}\` has \`${part}\`, every confirmed value had \`${[...seen][0]}\`` : null;
 }
 
-/** Why bound values may not be served by a template: a slot's (rejectReason) or the order of two slots (orders.ts); null when they may. */
-export function refusal(state: TemplateState, binding: Binding, tied?: ReadonlySet<string>): string | null {
-  return rejectReason(state.slots, binding, tied) ?? orderReason(state.slots, state.orders, binding.values);
+/**
+ * Why bound values may not be served because one equals a literal of the pattern (a leaf every binding
+ * had, in the messages after the anchor or in the answer) that no confirmed value of its slot equalled,
+ * or null: the savings account `AC-9999` every transfer went to says nothing of a transfer from it to
+ * itself. Ranged slots are left to their ranges (a value equal to a literal inside the range was seen
+ * on both sides of it).
+ */
+export function literalReason(pattern: TemplatePattern, slots: readonly Slot[], values: readonly string[]): string | null {
+  const literals = new Set([...pattern.suffix, pattern.answer].flatMap((m) => m.refs.filter((r): r is string => typeof r === "string")));
+  for (let i = 0; i < slots.length; i++) {
+    if (!isRanged(slots[i].type) && literals.has(values[i]) && !slots[i].values.includes(values[i]))
+      return `slot ${i}: \`${values[i]}\` equals a fixed value of the template, never confirmed in this slot`;
+  }
+  return null;
+}
+
+/**
+ * Why bound values may not be served by a template: a slot's (rejectReason), the order of two slots
+ * (orders.ts) or a value equal to one of the pattern's literals (literalReason, given the pattern); null when they may.
+ */
+export function refusal(state: TemplateState, binding: Binding, tied?: ReadonlySet<string>, pattern?: TemplatePattern): string | null {
+  return (
+    rejectReason(state.slots, binding, tied) ??
+    orderReason(state.slots, state.orders, binding.values) ??
+    (pattern ? literalReason(pattern, state.slots, binding.values) : null)
+  );
 }
 
 /** Why a template may not serve yet (refuted, too few bindings or values), or null when it has the evidence to. */
