@@ -106,3 +106,36 @@ describe("learned templates keep whether two slots of a type were equal", () => 
     expect(served(t, transfer("AC-9999", "AC-9999"))).toBeNull();
   });
 });
+
+describe("learned templates range a year and month", () => {
+  it("Should not open a dispute for 2023-02 from disputes for 2024-07, 2024-09 and 2024-11 (a cut-off at 2024-06)", () => {
+    const dispute = (period: string, id: string) =>
+      ask(
+        "Invoices before 2024-06 cannot be disputed.",
+        `Dispute invoice ${id} for ${period}`,
+        period >= "2024-06" ? `Dispute opened for ${id} (${period}).` : `${id} (${period}) is too old to dispute.`,
+      );
+    const t = learnAll([dispute("2024-07", "INV-101"), dispute("2024-09", "INV-102"), dispute("2024-11", "INV-103")]);
+    expect(served(t, dispute("2024-08", "INV-104"))).toEqual({ role: "assistant", content: "Dispute opened for INV-104 (2024-08)." });
+    expect(served(t, dispute("2023-02", "INV-105"))).toBeNull();
+  });
+});
+
+describe("learned templates make nothing of a value the model computes (attacks that held)", () => {
+  it("Should learn no template for a date plus one day, a total of two amounts or a currency conversion", () => {
+    const plus = (d: string, next: string, id: string) =>
+      ask("Checkout is the day after check-in.", `Book ${id} checking in ${d}`, `Booked ${id}: check-out ${next}.`);
+    expect(learnAll([plus("2024-03-05", "2024-03-06", "B-1"), plus("2024-04-10", "2024-04-11", "B-2"), plus("2024-05-20", "2024-05-21", "B-3")])).toBeNull();
+    const total = (a: number, b: number, id: string) => ask("Sum the items.", `Order ${id}: items ${a} and ${b}`, `Order ${id} totals ${a + b}.`);
+    expect(learnAll([total(10, 20, "A-1"), total(5, 25, "A-2"), total(12, 18, "A-3")])).toBeNull();
+    const eur = (a: number, id: string) => ask("Convert to EUR at 0.9.", `Order ${id} is ${a} USD`, `Order ${id} is ${(a * 0.9).toFixed(2)} EUR.`);
+    expect(learnAll([eur(100, "A-1"), eur(250, "A-2"), eur(400, "A-3")])).toBeNull();
+  });
+
+  it("Should learn no template for an id with a prefix added or a digit dropped", () => {
+    const prefixed = (id: string) => ask("Look the order up.", `Where is ${id}?`, `Tracking ORD-${id}.`);
+    expect(learnAll([prefixed("A-1001"), prefixed("A-2002"), prefixed("A-3003")])).toBeNull();
+    const dropped = (id: string) => ask("Look the order up.", `Where is ${id}?`, `Tracking ${id.slice(0, -1)}.`);
+    expect(learnAll([dropped("A-1001"), dropped("A-2002"), dropped("A-3003")])).toBeNull();
+  });
+});

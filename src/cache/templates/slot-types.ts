@@ -5,7 +5,7 @@
  * status, a plan, a country code, a verb) and always stays structural.
  * `name` is only a shape (a capitalised word): capitalisation is no evidence
  * that a value is data rather than something the model decides on.
- * `date` is an ISO date or date-time, ordered in time; `local-date` a date
+ * `date` is an ISO date, date-time or year-month, ordered in time; `local-date` a date
  * written in a local order (`03/05/2024`, `5.3.2024`, `2024-3-5`) that cannot
  * be ordered safely, so it never becomes a slot (an identifier would serve it
  * outside any range). `quantity` is a number that is no JSON number and no plain decimal: a time of
@@ -17,8 +17,12 @@ export type SlotType = "identifier" | "email" | "number" | "date" | "local-date"
 
 const EMAIL = /^[\p{L}\p{N}_][\p{L}\p{N}_.+-]*@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+$/u;
 const NUMBER = /^\d+(?:\.\d+)?$/;
-/** An ISO 8601 date, or date-time (`2024-03-05T10:00:00Z`, `2024-03-05T10:00+02:00`). */
-const DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
+/**
+ * An ISO 8601 date, or date-time (`2024-03-05T10:00:00Z`, `2024-03-05T10:00+02:00`), or year and month
+ * (`2024-03`: typed an identifier, it varied with no range, so a billing period before a cut-off was served
+ * the answer for later ones).
+ */
+const DATE = /^\d{4}-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?)?$/;
 /** Three digit groups joined by `/`, `.` or `-` that are not an ISO date: a date in a local order, or something date-like. */
 const LOCAL_DATE = /^\d{1,4}([-/.])\d{1,2}\1\d{1,4}$/;
 /** Digit groups joined by `.` `,` or `:` (a time, a grouped amount), or a number with letters glued after it (a unit). */
