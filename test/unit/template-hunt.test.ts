@@ -37,7 +37,20 @@ describe("learned templates never serve a quantity written as an identifier outs
         time <= "17:00" ? `Pickup booked at ${time} for ${id}.` : `No pickups after 17:00: ${id} needs another time.`,
       );
     const t = learnAll([pickup("09:30", "A-101"), pickup("12:15", "A-102"), pickup("16:45", "A-103")]);
+    // A time of day is ranged: inside the times confirmed it serves, after them it does not.
+    expect(served(t, pickup("14:00", "A-104"))).toEqual({ role: "assistant", content: "Pickup booked at 14:00 for A-104." });
     expect(served(t, pickup("18:30", "A-104"))).toBeNull();
+  });
+
+  it("Should learn no template where a date and a time vary in tokens of their own (one moment: a deadline)", () => {
+    const submit = (date: string, time: string, id: string) =>
+      ask(
+        "Claims close on 2024-03-07 at 12:00.",
+        `File claim ${id} on ${date} ${time}`,
+        `${date}T${time}` <= "2024-03-07T12:00" ? `Claim ${id} filed on ${date} ${time}.` : `Claim ${id} is too late (${date} ${time}).`,
+      );
+    const t = learnAll([submit("2024-03-05", "23:00", "C-101"), submit("2024-03-06", "09:00", "C-102"), submit("2024-03-07", "10:00", "C-103")]);
+    expect(served(t, submit("2024-03-07", "23:00", "C-104"))).toBeNull();
   });
 
   it("Should not ship 25kg standard from parcels of 5kg, 12kg and 18kg (standard is up to 20kg)", () => {

@@ -123,7 +123,7 @@ export function keepArgumentText(abstracted: CanonicalMessage, original: Canonic
   return changed ? { ...abstracted, tool_calls: kept } : abstracted;
 }
 
-const DERIVABLE = new Set(["number", "identifier", "email", "date", "local-date", "quantity"]);
+const DERIVABLE = new Set(["number", "identifier", "email", "date", "time", "local-date", "quantity"]);
 const PLACEHOLDER_TEXT = /\{\{#?([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
 /** Consecutive parts of a value joined into one form (`ada` + `lovelace` = `adalovelace`), at most this many. */
 const MAX_JOINED_PARTS = 4;

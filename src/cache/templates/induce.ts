@@ -208,6 +208,10 @@ export function explainInduce(a: Trajectory, b: Trajectory, later: LaterAnswers 
     const pattern: TemplatePattern = { anchorDepth: k, suffix, answer: { ...answer, ...a.meta, ...(envelope ? { envelope } : {}) } };
     const lookupKey = lookupKeys(a.root, a.hashes, skeletonDigests(all)).find((x) => x.depth === k)?.key;
     if (!lookupKey || table.slots.length === 0) return { reason: "nothing varies" };
+    // A date and a time of day in tokens of their own are one moment: ranged part by part, `2024-03-07 23:00` lies
+    // inside ranges confirmed on `2024-03-05 23:00` and `2024-03-07 10:00` although it is after both.
+    if (table.slots.some((s) => s.type === "time") && table.slots.some((s) => s.type === "date"))
+      return { reason: "a date and a time of day vary in tokens of their own: one moment, which cannot be ranged part by part" };
     const bindingA = table.slots.map((s) => s.values[0]);
     const bindingB = table.slots.map((s) => s.values[1]);
     const state = {
