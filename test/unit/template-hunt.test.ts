@@ -120,6 +120,19 @@ describe("learned templates keep whether two slots of a type were equal", () => 
   });
 });
 
+describe("learned templates never vary a score", () => {
+  it("Should not thank a 1/5 rating from thanks for 3/5, 4/5 and 5/5", () => {
+    const review = (score: string, id: string) =>
+      ask(
+        "Thank good ratings (3/5 or more); apologise for the others.",
+        `Order ${id}: rated ${score}`,
+        Number(score[0]) >= 3 ? `Thanks for your ${score} on ${id}!` : `Sorry about ${id} (${score}).`,
+      );
+    const t = learnAll([review("3/5", "A-101"), review("4/5", "A-102"), review("5/5", "A-103")]);
+    expect(served(t, review("1/5", "A-104"))).toBeNull();
+  });
+});
+
 describe("learned templates range a year and month", () => {
   it("Should not open a dispute for 2023-02 from disputes for 2024-07, 2024-09 and 2024-11 (a cut-off at 2024-06)", () => {
     const dispute = (period: string, id: string) =>

@@ -9,7 +9,8 @@
  * written in a local order (`03/05/2024`, `5.3.2024`, `2024-3-5`) that cannot
  * be ordered safely, so it never becomes a slot (an identifier would serve it
  * outside any range). `time` is a time of day (`17:30`, `09:05:30`), ordered within the day. `quantity`
- * is a number that is no JSON number, plain decimal or time: digit groups (`1.234.567`), a number with a
+ * is a number that is no JSON number, plain decimal or time: digit groups (`1.234.567`), a score or
+ * ratio (`4/5`), a number with a
  * unit glued to it (`25kg`, `3pm`, `1.5GB`).
  * Typed an identifier, it would vary with no range (`25kg` served from `5kg`, `12kg`, `18kg` where
  * the model decides on the weight); it cannot be ranged safely either, so it never becomes a slot.
@@ -28,8 +29,8 @@ const DATE = /^\d{4}-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]
 const LOCAL_DATE = /^\d{1,4}([-/.])\d{1,2}\1\d{1,4}$/;
 /** A time of day, hours and minutes, maybe seconds. */
 const TIME = /^\d{1,2}:\d{2}(?::\d{2})?$/;
-/** Digit groups joined by `.` `,` or `:` (a time, a grouped amount), or a number with letters glued after it (a unit). */
-const QUANTITY = /^\d+(?:[.,:]\d+)*(?:\p{L}+)?$/u;
+/** Digit groups joined by `.` `,` `:` or `/` (a grouped amount, a ratio, a score `4/5`), or a number with letters glued after it (a unit). */
+const QUANTITY = /^\d+(?:[.,:/]\d+)*(?:\p{L}+)?$/u;
 /** A capitalised word or hyphenated capitalised words: a proper noun such as a name or a city. */
 const NAME = /^\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)*$/u;
 
