@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import type OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { chat, uniqueModel } from "./helpers";
-import { settled } from "./settled";
+import { learningRan, settled } from "./settled";
 
 type Body = { model: string; messages: Array<{ role: string; content: string }> };
 
@@ -13,10 +13,11 @@ function desk(body: Body): string {
   return order.startsWith("F-") ? `Order ${order} is held for review, ${name}: ticket 88${order.slice(-3)} is open.` : `Refunded order ${order} for ${name}.`;
 }
 
-/** Every chat completion to the upstream is answered by `desk`; `asked` counts them. */
-const upstream = { asked: 0 };
+/** Every chat completion to the upstream is answered by `script` (the refund desk unless a test sets another); `asked` counts them. */
+const upstream = { asked: 0, script: desk };
 beforeEach(() => {
   upstream.asked = 0;
+  upstream.script = desk;
   const origin = new URL((env as unknown as { UPSTREAM_BASE_URL: string }).UPSTREAM_BASE_URL).origin;
   const real = globalThis.fetch;
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -29,7 +30,7 @@ beforeEach(() => {
       object: "chat.completion",
       created: 1,
       model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content: desk(body) }, finish_reason: "stop" }],
+      choices: [{ index: 0, message: { role: "assistant", content: upstream.script(body) }, finish_reason: "stop" }],
       usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
     });
   });
@@ -70,5 +71,36 @@ describe("declared answers: an answer the model gave another way counts even whe
     expect((await ask(model, "Cyd Moss", "A-3003")).cache).toBe("miss");
     expect(await ask(model, "Eve Park", "A-5005")).toEqual({ cache: "hit", content: "Refunded order A-5005 for Eve Park." });
     expect(upstream.asked).toBe(2);
+  });
+});
+
+describe("learned templates through the Worker: a prefix every confirmed id shared stays fixed", () => {
+  const refund = (model: string, order: string) => ({
+    model,
+    messages: [
+      { role: "system", content: "Refund the order; subscriptions (SUB-) are never refunded." },
+      { role: "user", content: `Refund order ${order}` },
+    ],
+  });
+  const subscriptions = (body: Body): string => {
+    const order = /Refund order (\S+)/.exec(body.messages[1].content)?.[1] ?? "";
+    return order.startsWith("SUB-") ? `Order ${order} is a subscription: no refund.` : `Refunded order ${order}.`;
+  };
+  const send = async (model: string, order: string) => {
+    const res = await chat(refund(model, order));
+    const body = (await res.json()) as OpenAI.ChatCompletion;
+    return { cache: res.headers.get("muscle-mem-cache"), learned: res.headers.get("muscle-mem-template") !== null, content: body.choices[0].message.content };
+  };
+
+  it("Should answer SUB-4004 from the model after ORD-1001, ORD-2002 and ORD-3003 taught a template that serves ORD-4004", async () => {
+    upstream.script = subscriptions;
+    const model = uniqueModel("hunt-prefix");
+    await settled(async () => {
+      for (const order of ["ORD-1001", "ORD-2002", "ORD-3003"]) expect((await send(model, order)).cache).toBe("miss");
+    });
+    await learningRan();
+    expect(await send(model, "ORD-4004")).toEqual({ cache: "hit", learned: true, content: "Refunded order ORD-4004." });
+    expect(await send(model, "SUB-4004")).toEqual({ cache: "miss", learned: false, content: "Order SUB-4004 is a subscription: no refund." });
+    expect(upstream.asked).toBe(4);
   });
 });
