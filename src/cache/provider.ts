@@ -127,6 +127,8 @@ export interface TemplatePlan<K extends ProviderKey> {
   templateMiss?: () => string | null;
   /** Runs after a recording, with the tree's shard (template learning, confirming declared bindings). */
   afterRecord?: (recording: RecordInput, db: D1Database) => Promise<void>;
+  /** Runs after a generation that was not recorded, with the tree's shard (a declared answer that could not be stored is evidence). Never throws. */
+  afterUnrecorded?: (db: D1Database) => Promise<void>;
 }
 
 export interface TemplateHook<K extends ProviderKey> {

@@ -56,6 +56,7 @@ export function generation<B, K extends ProviderKey, A>(
     // A complete answer from the upstream: its provider accepted this credential just now (this isolate knows
     // it before the recording lands; D1 is told beside it, never ahead of the recording).
     const noted = recording ? noteAccepted(c.env.DB, config.access, key.tenant === ANONYMOUS ? null : key.tenant, providerOfBase(target.baseVar)) : undefined;
+    const kept = storable(recording, config.maxCacheableMessageBytes);
     await settleGeneration({
       writer,
       treeId: key.treeId,
@@ -64,9 +65,11 @@ export function generation<B, K extends ProviderKey, A>(
       hot: c.var.services.isolate.hot,
       childless: childlessMemory(config.hotCacheTtlMs),
       colo: coloCache(config.coloCacheTtlMs),
-      recording: storable(recording, config.maxCacheableMessageBytes),
+      recording: kept,
       afterRecord: after && ((recorded) => after(recorded, db)),
     });
+    // An answer that was not recorded is still evidence for templates (a declared answer that cannot be stored).
+    if (!kept) await plan.afterUnrecorded?.(db);
     await noted;
   };
   const target = adapter.upstream(config, request);

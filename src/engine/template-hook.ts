@@ -15,6 +15,7 @@ export const chatTemplates: TemplateHook<RequestKey> = {
       learned: (db, timeoutMs, presenceTtlMs, hasTemplates) => plan.learned(db, timeoutMs, presenceTtlMs, hasTemplates),
       hitHeaders: plan.hitHeaders,
       templateMiss: () => plan.templateMiss(),
+      afterUnrecorded: (db) => plan.unrecorded(db),
       async afterRecord(recorded, db) {
         // A declared answer notes the binding it was given for (a second distinct one lets it serve other values).
         await plan.confirm(db, recorded);

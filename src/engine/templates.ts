@@ -1,7 +1,7 @@
 import type { StoredAnswer } from "../core/answer";
 import type { RequestKey } from "../providers/chat/key";
 import { parseBindings, type Bindings } from "../cache/templates/bindings";
-import { bindingDigestOf, declaredRefusal, renderDeclared, withDeclared, type DeclaredConfirmation } from "../cache/templates/declared";
+import { bindingDigestOf, declaredRefusal, renderDeclared, unstoredAnswerOf, withDeclared, type DeclaredConfirmation } from "../cache/templates/declared";
 import { learnedLookup, learnedOutcome } from "../cache/templates/learned-answer";
 import { headerSafe } from "../cache/templates/miss-reason";
 import { inductionOffFor, type TemplateSettings } from "../cache/templates/settings";
@@ -31,6 +31,12 @@ export interface TemplatePlan {
   render(answer: StoredAnswer, store: EvidenceStore): Promise<StoredAnswer | null>;
   /** After the model's answer to this request was recorded: notes the binding it answered (declared trees). Never throws. */
   confirm(db: D1Database, recorded: RecordInput): Promise<void>;
+  /**
+   * After a generation that was not recorded: when the model answered this declared request with an answer
+   * that could not be stored (unstoredAnswerOf), notes it as the binding's answer, so that the node stops
+   * serving other values (the model answered it two ways). Never throws.
+   */
+  unrecorded(db: D1Database): Promise<void>;
   /**
    * The learned-template answer for an exact miss, or null. Never throws.
    * A tree known (within `presenceTtlMs`) to have no live templates costs no query. `hasTemplates`, what the
@@ -62,6 +68,15 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
   const declared = key.declared;
   const binding = declared ? bindingDigestOf(declared) : "";
   let miss: string | null = null;
+  const noteAnswer = async (db: D1Database, answer: string): Promise<void> => {
+    if (!declared) return;
+    try {
+      await recordDeclaredEvidence(db, { treeId: key.treeId, key: key.key, answer, binding });
+      declaredMemo.delete(key.key);
+    } catch (error) {
+      logEvent("error", "declared_evidence_write_failed", { tree: key.treeId, error: String(error) });
+    }
+  };
   const render = (answer: StoredAnswer): StoredAnswer | null => {
     if (!declared) return answer;
     const message = renderDeclared(answer.message, declared);
@@ -81,14 +96,10 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
         return null;
       }
     },
-    confirm: async (db, recorded) => {
-      if (!declared) return;
-      try {
-        await recordDeclaredEvidence(db, { treeId: key.treeId, key: key.key, answer: recorded.answer.hash, binding });
-        declaredMemo.delete(key.key);
-      } catch (error) {
-        logEvent("error", "declared_evidence_write_failed", { tree: key.treeId, error: String(error) });
-      }
+    confirm: (db, recorded) => noteAnswer(db, recorded.answer.hash),
+    unrecorded: async (db) => {
+      const answer = declared && unstoredAnswerOf(declared);
+      if (answer) await noteAnswer(db, answer);
     },
     induction,
     hitHeaders: key.declared ? { [TEMPLATE_HEADER]: "declared" } : {},

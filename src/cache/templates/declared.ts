@@ -64,6 +64,19 @@ export function withDeclared(key: RequestKey, bindings: Bindings): RequestKey | 
   return { ...key, treeId: keying.treeId, frameJson: keying.frameJson, path, key: path[path.length - 1].hash, declared: keying };
 }
 
+/** Per declared request: the id of an answer the model gave it that could not be stored (keyDeclaredAnswer). */
+const unstored = new WeakMap<DeclaredKeying, string>();
+
+/**
+ * The id of the answer the model gave this declared request, when that answer could not be stored in the
+ * declared tree (it holds a value the request does not, a derived form of a bound value, …): still an
+ * answer the model gave this binding at this node, so it counts as another answer there (declaredRefusal:
+ * the node then serves no new values), or undefined.
+ */
+export function unstoredAnswerOf(keying: DeclaredKeying): string | undefined {
+  return unstored.get(keying);
+}
+
 /**
  * The model's answer keyed in a declared tree (abstracted), or null when it
  * must not be stored there. `answer` holds the tool-call arguments as the
@@ -76,7 +89,10 @@ export function keyDeclaredAnswer(
   keying: DeclaredKeying,
 ): { hash: string; json: string; message: CanonicalMessage } | null {
   const abstracted = abstractAnswer(hashForm(answer), keying);
-  if (!abstracted) return null;
+  if (!abstracted) {
+    unstored.set(keying, digest(`declared-unstored\u0000${parent}\u0000${canonicalJson(hashForm(answer))}`));
+    return null;
+  }
   // What the model sent around the message (src/core/envelope.ts) is stored with it, never hashed, but for the fields that carry a bound value.
   const stored = keepEnvelope(keepArgumentText(abstracted, answer, keying.bindings), unboundEnvelope(answer, keying.bindings));
   return { hash: childHash(parent, canonicalJson(abstracted)), json: canonicalJson(stored), message: stored };
@@ -107,7 +123,7 @@ export function keepArgumentText(abstracted: CanonicalMessage, original: Canonic
   return changed ? { ...abstracted, tool_calls: kept } : abstracted;
 }
 
-const DERIVABLE = new Set(["number", "identifier", "email", "date", "local-date"]);
+const DERIVABLE = new Set(["number", "identifier", "email", "date", "time", "local-date", "quantity"]);
 const PLACEHOLDER_TEXT = /\{\{#?([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
 /** Consecutive parts of a value joined into one form (`ada` + `lovelace` = `adalovelace`), at most this many. */
 const MAX_JOINED_PARTS = 4;

@@ -6,7 +6,7 @@ import { decomposeOnce, type Decomposed } from "./leaves";
 import { bind, bindingDigest, isWordSlot, MAX_BINDINGS, MAX_VALUES, refusal, renderAnswer, type Binding, type Slot, type TemplateState } from "./learned";
 import { tiedWords } from "./name-ties";
 import { noteOrders } from "./orders";
-import { compareRanged, isRanged, shapeOf, slotTypeOf } from "./slot-types";
+import { compareRanged, fixedPartOf, isRanged, shapeOf, slotTypeOf } from "./slot-types";
 
 /**
  * What a new model answer says about a template:
@@ -52,6 +52,14 @@ function fenceShape(slot: Slot, value: string): boolean {
   return true;
 }
 
+/** Records the fixed part (fixedPartOf) of a counter-example that no value of the slot had: never served after. */
+function fencePart(slot: Slot, value: string): boolean {
+  const part = fixedPartOf(slot.type, value);
+  if (part === null || slot.fencedParts?.includes(part) || slot.values.some((v) => fixedPartOf(slot.type, v) === part)) return false;
+  slot.fencedParts = [...(slot.fencedParts ?? []), part];
+  return true;
+}
+
 /** Records a counter-example outside a range as the nearest fence on that side. */
 function fenceSlot(slot: Slot, value: string): boolean {
   if (!isRanged(slot.type) || slot.min === undefined || slot.max === undefined) return false;
@@ -89,8 +97,12 @@ export function weigh(template: LearnedTemplate, t: Trajectory, suffix?: readonl
     if (!state.bindings.includes(digest) && state.bindings.length < MAX_BINDINGS) state.bindings.push(digest);
     return { outcome: "confirmed", state };
   }
-  if (fit && refusal(state, binding, tied()) === null) return { outcome: "refuted", state: { ...state, refuted: true } };
+  if (fit && refusal(state, binding, tied(), pattern) === null) return { outcome: "refuted", state: { ...state, refuted: true } };
   // Every slot is fenced (no short cut): the outcome is stored when any of them changed.
-  const fenced = fit && state.slots.map((slot, i) => [fenceShape(slot, binding.values[i]), fenceSlot(slot, binding.values[i])].includes(true)).includes(true);
+  const fenced =
+    fit &&
+    state.slots
+      .map((slot, i) => [fenceShape(slot, binding.values[i]), fenceSlot(slot, binding.values[i]), fencePart(slot, binding.values[i])].includes(true))
+      .includes(true);
   return { outcome: fenced ? "fenced" : "unrelated", state };
 }

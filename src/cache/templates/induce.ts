@@ -2,7 +2,7 @@ import { canonicalJson } from "../../core/canonical";
 import { envelopeOf, keptEnvelope, withEnvelope } from "../../core/envelope";
 import { digest } from "../../core/hash";
 import type { CanonicalMessage } from "../../core/messages";
-import { decomposeOnce, type Decomposed } from "./leaves";
+import { decomposeOnce, isGroupedLeaf, type Decomposed } from "./leaves";
 import {
   bindingDigest,
   lookupKeys,
@@ -93,7 +93,10 @@ function alignMessage(a: Decomposed, b: Decomposed, table: SlotTable): MessagePa
   const refs: Ref[] = a.leaves.map((leaf, i) => {
     const other = b.leaves[i];
     if (leaf.kind !== other.kind) throw new NoTemplate(`\`${leaf.value}\` / \`${other.value}\` differ in kind`);
-    return leaf.value === other.value ? leaf.value : table.slotFor(leaf.value, other.value, leaf.kind);
+    if (leaf.value === other.value) return leaf.value;
+    if (isGroupedLeaf(leaf) || isGroupedLeaf(other))
+      throw new NoTemplate(`\`${leaf.value}\` is one group of a number written in several tokens: it cannot be ranged`);
+    return table.slotFor(leaf.value, other.value, leaf.kind);
   });
   return { skeleton: a.skeleton, refs };
 }
@@ -205,6 +208,10 @@ export function explainInduce(a: Trajectory, b: Trajectory, later: LaterAnswers 
     const pattern: TemplatePattern = { anchorDepth: k, suffix, answer: { ...answer, ...a.meta, ...(envelope ? { envelope } : {}) } };
     const lookupKey = lookupKeys(a.root, a.hashes, skeletonDigests(all)).find((x) => x.depth === k)?.key;
     if (!lookupKey || table.slots.length === 0) return { reason: "nothing varies" };
+    // A date and a time of day in tokens of their own are one moment: ranged part by part, `2024-03-07 23:00` lies
+    // inside ranges confirmed on `2024-03-05 23:00` and `2024-03-07 10:00` although it is after both.
+    if (table.slots.some((s) => s.type === "time") && table.slots.some((s) => s.type === "date"))
+      return { reason: "a date and a time of day vary in tokens of their own: one moment, which cannot be ranged part by part" };
     const bindingA = table.slots.map((s) => s.values[0]);
     const bindingB = table.slots.map((s) => s.values[1]);
     const state = {

@@ -1,10 +1,10 @@
 import { canonicalJson } from "../../core/canonical";
 import { digest } from "../../core/hash";
 import type { CanonicalMessage } from "../../core/messages";
-import { compose, type Decomposed } from "./leaves";
+import { compose, isGroupedLeaf, type Decomposed } from "./leaves";
 import { orderReason, type SlotOrder } from "./orders";
 import { isWordValue } from "./name-ties";
-import { inRange, isRanged, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
+import { fixedPartOf, inRange, isRanged, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
 import { applyTransform, isDerived, type Derived } from "./transforms";
 
 /** A leaf of a pattern: a literal value, the index of a slot, or (answers only) a function of a slot (transforms.ts). */
@@ -46,6 +46,8 @@ export interface Slot {
   fenceHigh?: string;
   /** Shapes not seen when the model answered otherwise for a value of theirs: a confirmation never adds them. */
   fencedShapes?: string[];
+  /** Fixed parts (slot-types.ts fixedPartOf: letters of an identifier, an email's domain) of values the model answered otherwise for: never served. */
+  fencedParts?: string[];
 }
 
 /** The evidence a template carries. */
@@ -109,7 +111,8 @@ export interface Binding {
 /**
  * Matches request messages (the suffix, decomposed) against a pattern: same
  * skeletons, equal literals, one value per slot. Returns the slot values, or
- * null when the request does not fit.
+ * null when the request does not fit, or when a slot's value is one group of a
+ * number written in several tokens (`800` of `21,800`, leaves.ts isGroupedLeaf).
  */
 export function bind(pattern: TemplatePattern, suffix: readonly Decomposed[], slotCount: number): Binding | null {
   if (suffix.length !== pattern.suffix.length) return null;
@@ -124,7 +127,7 @@ export function bind(pattern: TemplatePattern, suffix: readonly Decomposed[], sl
       const leaf = got.leaves[j];
       if (typeof ref === "string") {
         if (ref !== leaf.value) return null;
-      } else if (typeof ref !== "number") return null;
+      } else if (typeof ref !== "number" || isGroupedLeaf(leaf)) return null;
       else if (values[ref] === undefined) {
         values[ref] = leaf.value;
         kinds[ref] = leaf.kind;
@@ -157,6 +160,8 @@ export function rejectReason(slots: readonly Slot[], binding: Binding, tied?: Re
     if (isWordSlot(slot) && !tied?.has(value))
       return `slot ${i}: \`${value}\` is a closed-class word (not tied to an email in the request); declare it if the model only copies it`;
     if (!slot.shapes.includes(shapeOf(value))) return `slot ${i}: \`${value}\` has the shape ${shapeOf(value)}, never confirmed (${slot.shapes.join(", ")})`;
+    const part = partReason(slot, value);
+    if (part) return `slot ${i}: ${part}`;
     if (isRanged(slot.type)) {
       if (slot.min === undefined || slot.max === undefined) return `slot ${i}: no confirmed range`;
       if (!Number.isFinite(rangedValue(slot.type, value))) return `slot ${i}: \`${value}\` is not a finite ${slot.type}`;
@@ -166,9 +171,45 @@ export function rejectReason(slots: readonly Slot[], binding: Binding, tied?: Re
   return null;
 }
 
-/** Why bound values may not be served by a template: a slot's (rejectReason) or the order of two slots (orders.ts); null when they may. */
-export function refusal(state: TemplateState, binding: Binding, tied?: ReadonlySet<string>): string | null {
-  return rejectReason(state.slots, binding, tied) ?? orderReason(state.slots, state.orders, binding.values);
+/**
+ * Why a value's fixed part (fixedPartOf: an identifier's letters, an email's domain) may not be served, or
+ * null: one the model answered otherwise for, or one that differs from the part every confirmed value
+ * shared (`SUB-4004` where every value was `ORD-…`). A part that varied among the confirmed values is data.
+ */
+export function partReason(slot: Slot, value: string): string | null {
+  const part = fixedPartOf(slot.type, value);
+  if (part === null) return null;
+  if (slot.fencedParts?.includes(part)) return `\`${value}\`: the model answered otherwise for \`${part}\``;
+  const seen = new Set(slot.values.map((v) => fixedPartOf(slot.type, v)));
+  return seen.size === 1 && !seen.has(part) ? `\`${value}\` has \`${part}\`, every confirmed value had \`${[...seen][0]}\`` : null;
+}
+
+/**
+ * Why bound values may not be served because one equals a literal of the pattern (a leaf every binding
+ * had, in the messages after the anchor or in the answer) that no confirmed value of its slot equalled,
+ * or null: the savings account `AC-9999` every transfer went to says nothing of a transfer from it to
+ * itself. Ranged slots are left to their ranges (a value equal to a literal inside the range was seen
+ * on both sides of it).
+ */
+export function literalReason(pattern: TemplatePattern, slots: readonly Slot[], values: readonly string[]): string | null {
+  const literals = new Set([...pattern.suffix, pattern.answer].flatMap((m) => m.refs.filter((r): r is string => typeof r === "string")));
+  for (let i = 0; i < slots.length; i++) {
+    if (!isRanged(slots[i].type) && literals.has(values[i]) && !slots[i].values.includes(values[i]))
+      return `slot ${i}: \`${values[i]}\` equals a fixed value of the template, never confirmed in this slot`;
+  }
+  return null;
+}
+
+/**
+ * Why bound values may not be served by a template: a slot's (rejectReason), the order of two slots
+ * (orders.ts) or a value equal to one of the pattern's literals (literalReason, given the pattern); null when they may.
+ */
+export function refusal(state: TemplateState, binding: Binding, tied?: ReadonlySet<string>, pattern?: TemplatePattern): string | null {
+  return (
+    rejectReason(state.slots, binding, tied) ??
+    orderReason(state.slots, state.orders, binding.values) ??
+    (pattern ? literalReason(pattern, state.slots, binding.values) : null)
+  );
 }
 
 /** Why a template may not serve yet (refuted, too few bindings or values), or null when it has the evidence to. */

@@ -60,12 +60,41 @@ function splitText(text: string, leaves: Leaf[]): TextSk {
   return splitTagged("t", text, leaves) as TextSk;
 }
 
+/**
+ * Leaves that are one group of a number written in several tokens (`21,800`, `21 800`, `21.800,00`,
+ * `19,99`): the leaf is not the number, so neither its range nor its order with another slot says
+ * anything about the number's. Such a leaf never varies in a template (induce.ts, learned.ts bind).
+ */
+const groupedLeaves = new WeakSet<Leaf>();
+/** A mark that groups digits with no space: `21,800`, `19,99`, `21'800`. */
+const GROUP_MARK = /^[,'\u2019]$/;
+/** A space that groups thousands: `21 800` (also no-break and thin spaces). */
+const GROUP_SPACE = /^[ \u00a0\u2009\u202f]$/;
+
+function groupsDigits(before: string, separator: string, after: string): boolean {
+  if (!/^\d+(?:[.,]\d+)*$/.test(before) || !/^\d+$/.test(after)) return false;
+  return GROUP_MARK.test(separator) || (GROUP_SPACE.test(separator) && after.length === 3);
+}
+
+/** Whether a leaf is one group of a number written in several tokens (`800` of `21,800`): it may never vary. */
+export function isGroupedLeaf(leaf: Leaf): boolean {
+  return groupedLeaves.has(leaf);
+}
+
 function splitTagged(tag: "t" | "r", text: string, leaves: Leaf[]): TextSk | RawJsonSk {
   const sk: TextSk | RawJsonSk = [tag];
   let last = 0;
+  let previous: Leaf | undefined;
   for (const match of text.matchAll(TOKEN)) {
-    sk.push(text.slice(last, match.index));
-    leaves.push({ value: match[0], kind: "text" });
+    const separator = text.slice(last, match.index);
+    sk.push(separator);
+    const leaf: Leaf = { value: match[0], kind: "text" };
+    if (previous && groupsDigits(previous.value, separator, leaf.value)) {
+      groupedLeaves.add(previous);
+      groupedLeaves.add(leaf);
+    }
+    leaves.push(leaf);
+    previous = leaf;
     last = match.index + match[0].length;
   }
   sk.push(text.slice(last));

@@ -10,43 +10,61 @@ type Typed = { type: SlotType };
  * would serve an amount and a balance each inside its range but in an order
  * never seen (850 of a balance of 700, when every amount seen was at most its
  * balance): a decision on their order would be replayed wrong.
+ *
+ * Two slots of one type that is not ranged (two account ids, two emails) keep
+ * whether they were equal: 0 for equal values, 1 for different ones. A
+ * transfer between two accounts says nothing of a transfer from an account to
+ * itself (the model refuses it).
  */
 export interface SlotOrder {
   a: number;
   b: number;
-  /** Signs seen, among -1, 0 and 1. */
+  /** Signs seen, among -1, 0 and 1 (ranged), or 0 and 1 (equal, different). */
   signs: number[];
 }
 
-/** The pairs of slots whose order is kept: both ranged, of the same type. */
-function orderedPairs(slots: readonly Typed[]): Array<[number, number]> {
+/** The pairs of slots of one type: both ranged (their order is kept) or both not (whether they were equal is kept). */
+function typedPairs(slots: readonly Typed[], ranged: boolean): Array<[number, number]> {
   const pairs: Array<[number, number]> = [];
   for (let a = 0; a < slots.length; a++) {
-    for (let b = a + 1; b < slots.length; b++) if (isRanged(slots[a].type) && slots[a].type === slots[b].type) pairs.push([a, b]);
+    if (isRanged(slots[a].type) !== ranged) continue;
+    for (let b = a + 1; b < slots.length; b++) if (slots[a].type === slots[b].type) pairs.push([a, b]);
   }
   return pairs;
 }
 
 function signOf(slots: readonly Typed[], values: readonly string[], a: number, b: number): number {
+  if (!isRanged(slots[a].type)) return values[a] === values[b] ? 0 : 1;
   return Math.sign(compareRanged(slots[a].type, values[a], values[b]));
 }
 
 /** The orders of the bindings a template was induced from (each binding: its slot values). */
 export function ordersOf(slots: readonly Typed[], bindings: ReadonlyArray<readonly string[]>): SlotOrder[] {
-  return orderedPairs(slots).map(([a, b]) => ({ a, b, signs: [...new Set(bindings.map((values) => signOf(slots, values, a, b)))] }));
+  return [...typedPairs(slots, true), ...typedPairs(slots, false)].map(([a, b]) => ({
+    a,
+    b,
+    signs: [...new Set(bindings.map((values) => signOf(slots, values, a, b)))],
+  }));
 }
 
 /**
  * Why a binding may not be served for its slots' order, or null. A template
- * with ordered pairs but no orders recorded (learned before they were) serves nothing.
+ * with ranged pairs but no orders recorded (learned before they were) serves
+ * nothing; one with no equality recorded for a pair (learned before it was)
+ * serves that pair only different values (the pair it was induced from had
+ * some: equal in both would have made one slot).
  */
 export function orderReason(slots: readonly Typed[], orders: readonly SlotOrder[] | undefined, values: readonly string[]): string | null {
-  const pairs = orderedPairs(slots);
-  if (pairs.length === 0) return null;
-  if (!orders) return "no order recorded";
-  for (const [a, b] of pairs) {
-    const seen = orders.find((o) => o.a === a && o.b === b);
+  const ranged = typedPairs(slots, true);
+  if (ranged.length > 0 && !orders) return "no order recorded";
+  for (const [a, b] of ranged) {
+    const seen = orders?.find((o) => o.a === a && o.b === b);
     if (!seen || !seen.signs.includes(signOf(slots, values, a, b))) return `slots ${a}, ${b}: order`;
+  }
+  for (const [a, b] of typedPairs(slots, false)) {
+    const sign = signOf(slots, values, a, b);
+    const seen = orders?.find((o) => o.a === a && o.b === b);
+    if (seen ? !seen.signs.includes(sign) : sign === 0) return `slots ${a}, ${b}: ${sign === 0 ? "equal" : "different"} values never confirmed`;
   }
   return null;
 }

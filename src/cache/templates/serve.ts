@@ -28,7 +28,7 @@ export function explainLearned(
   for (const template of candidates) {
     const binding = bind(template.pattern, parts.slice(template.pattern.anchorDepth), template.state.slots.length);
     if (!binding) continue;
-    const why = unconfirmedReason(template.state, minBindings) ?? refusal(template.state, binding, tied());
+    const why = unconfirmedReason(template.state, minBindings) ?? refusal(template.state, binding, tied(), template.pattern);
     if (why !== null) {
       reasons.push(why);
       continue;

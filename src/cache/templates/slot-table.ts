@@ -30,6 +30,7 @@ export class SlotTable {
     const type = slotTypeOf(a, kind);
     if (type !== slotTypeOf(b, kind)) throw new NoTemplate(`\`${a}\` and \`${b}\` differ in type (${type}, ${slotTypeOf(b, kind)})`);
     if (type === "local-date") throw new NoTemplate(`\`${a}\` is a date in a local order: it cannot be ranged`);
+    if (type === "quantity") throw new NoTemplate(`\`${a}\` is a quantity (a time, grouped digits, a number with a unit): it cannot be ranged`);
     if (isWordValue(a) || isWordValue(b) || type === "word" || type === "name") {
       if (!isWordValue(a) || !isWordValue(b) || !this.tiedA.has(a) || !this.tiedB.has(b))
         throw new NoTemplate(`\`${a}\` / \`${b}\` is a closed-class word (not tied to an email in the request)`);

@@ -5,19 +5,32 @@
  * status, a plan, a country code, a verb) and always stays structural.
  * `name` is only a shape (a capitalised word): capitalisation is no evidence
  * that a value is data rather than something the model decides on.
- * `date` is an ISO date or date-time, ordered in time; `local-date` a date
+ * `date` is an ISO date, date-time or year-month, ordered in time; `local-date` a date
  * written in a local order (`03/05/2024`, `5.3.2024`, `2024-3-5`) that cannot
  * be ordered safely, so it never becomes a slot (an identifier would serve it
- * outside any range).
+ * outside any range). `time` is a time of day (`17:30`, `09:05:30`), ordered within the day. `quantity`
+ * is a number that is no JSON number, plain decimal or time: digit groups (`1.234.567`), a score or
+ * ratio (`4/5`), a number with a
+ * unit glued to it (`25kg`, `3pm`, `1.5GB`).
+ * Typed an identifier, it would vary with no range (`25kg` served from `5kg`, `12kg`, `18kg` where
+ * the model decides on the weight); it cannot be ranged safely either, so it never becomes a slot.
  */
-export type SlotType = "identifier" | "email" | "number" | "date" | "local-date" | "name" | "word";
+export type SlotType = "identifier" | "email" | "number" | "date" | "time" | "local-date" | "quantity" | "name" | "word";
 
 const EMAIL = /^[\p{L}\p{N}_][\p{L}\p{N}_.+-]*@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+$/u;
 const NUMBER = /^\d+(?:\.\d+)?$/;
-/** An ISO 8601 date, or date-time (`2024-03-05T10:00:00Z`, `2024-03-05T10:00+02:00`). */
-const DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
+/**
+ * An ISO 8601 date, or date-time (`2024-03-05T10:00:00Z`, `2024-03-05T10:00+02:00`), or year and month
+ * (`2024-03`: typed an identifier, it varied with no range, so a billing period before a cut-off was served
+ * the answer for later ones).
+ */
+const DATE = /^\d{4}-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?)?$/;
 /** Three digit groups joined by `/`, `.` or `-` that are not an ISO date: a date in a local order, or something date-like. */
 const LOCAL_DATE = /^\d{1,4}([-/.])\d{1,2}\1\d{1,4}$/;
+/** A time of day, hours and minutes, maybe seconds. */
+const TIME = /^\d{1,2}:\d{2}(?::\d{2})?$/;
+/** Digit groups joined by `.` `,` `:` or `/` (a grouped amount, a ratio, a score `4/5`), or a number with letters glued after it (a unit). */
+const QUANTITY = /^\d+(?:[.,:/]\d+)*(?:\p{L}+)?$/u;
 /** A capitalised word or hyphenated capitalised words: a proper noun such as a name or a city. */
 const NAME = /^\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)*$/u;
 
@@ -33,6 +46,8 @@ export function slotTypeOf(value: string, kind: "text" | "number" = "text"): Slo
   if (LOCAL_DATE.test(value)) return "local-date";
   if (NUMBER.test(value)) return "number";
   if (EMAIL.test(value)) return "email";
+  if (TIME.test(value)) return "time";
+  if (QUANTITY.test(value)) return "quantity";
   if (/\p{N}/u.test(value)) return "identifier";
   if (NAME.test(value)) return "name";
   return "word";
@@ -40,12 +55,12 @@ export function slotTypeOf(value: string, kind: "text" | "number" = "text"): Slo
 
 /** Whether values of this type may be abstracted at all. */
 export function isIdentityLike(type: SlotType): boolean {
-  return type !== "word" && type !== "local-date";
+  return type !== "word" && type !== "local-date" && type !== "quantity";
 }
 
 /** Whether values of this type are ordered, so that a template serves only inside the range seen. */
 export function isRanged(type: SlotType): boolean {
-  return type === "number" || type === "date";
+  return type === "number" || type === "date" || type === "time";
 }
 
 /**
@@ -61,8 +76,26 @@ export function shapeOf(value: string): string {
     .replace(/\p{N}+/gu, "9");
 }
 
-/** Where a value of a ranged type lies: a number's value, a date's time (NaN for one that is no date, such as `2024-13-45`). */
+/**
+ * The part of a value that a template keeps fixed while every value confirmed in its slot shares it: an
+ * identifier's letters (`ORD` of `ORD-1001`: a prefix may be what the model decides on, `SUB-` never
+ * refunded), an email's domain, case aside (`acme.com`: a free-mail domain may be refused). Null for
+ * other types.
+ *
+ * @example fixedPartOf("identifier", "ORD-1001") // => "ORD"
+ */
+export function fixedPartOf(type: SlotType, value: string): string | null {
+  if (type === "identifier") return (value.match(/\p{L}+/gu) ?? []).join(" ");
+  if (type === "email") return value.slice(value.lastIndexOf("@") + 1).toLowerCase();
+  return null;
+}
+
+/** Where a value of a ranged type lies: a number's value, a date's time, a time's seconds into the day (NaN for one that is none, such as `2024-13-45` or `25:00`). */
 export function rangedValue(type: SlotType, value: string): number {
+  if (type === "time") {
+    const [h, m, sec = 0] = value.split(":").map(Number);
+    return h < 24 && m < 60 && sec < 60 ? h * 3600 + m * 60 + sec : Number.NaN;
+  }
   return type === "number" ? Number(value) : Date.parse(value);
 }
 

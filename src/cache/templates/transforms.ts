@@ -72,7 +72,7 @@ export function isDerived(ref: unknown): ref is Derived {
 export function explainDerived(slots: ReadonlyArray<{ type: string; values: readonly string[] }>, outA: string, outB: string): Derived | { reason: string } {
   const found: Derived[] = [];
   slots.forEach((slot, i) => {
-    const fns = slot.type === "number" ? NUMERIC : slot.type === "date" ? [] : TEXTUAL;
+    const fns = slot.type === "number" ? NUMERIC : slot.type === "date" || slot.type === "time" ? [] : TEXTUAL;
     for (const fn of fns) if (applyTransform(fn, slot.values[0]) === outA && applyTransform(fn, slot.values[1]) === outB) found.push({ slot: i, fn });
   });
   if (found.length === 1) return found[0];

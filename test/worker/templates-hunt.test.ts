@@ -1,0 +1,106 @@
+import { env } from "cloudflare:workers";
+import type OpenAI from "openai";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { chat, uniqueModel } from "./helpers";
+import { learningRan, settled } from "./settled";
+
+type Body = { model: string; messages: Array<{ role: string; content: string }> };
+
+/** The refund desk the tests script: refunds an order, holds a flagged one (`F-…`) for review with a fresh ticket number. */
+function desk(body: Body): string {
+  const user = body.messages.find((m) => m.role === "user")?.content ?? "";
+  const [, name, order] = /I'm (\S+ \S+), please refund order (\S+)\./.exec(user) ?? [];
+  return order.startsWith("F-") ? `Order ${order} is held for review, ${name}: ticket 88${order.slice(-3)} is open.` : `Refunded order ${order} for ${name}.`;
+}
+
+/** Every chat completion to the upstream is answered by `script` (the refund desk unless a test sets another); `asked` counts them. */
+const upstream = { asked: 0, script: desk };
+beforeEach(() => {
+  upstream.asked = 0;
+  upstream.script = desk;
+  const origin = new URL((env as unknown as { UPSTREAM_BASE_URL: string }).UPSTREAM_BASE_URL).origin;
+  const real = globalThis.fetch;
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    if (new URL(request.url).origin !== origin || !request.url.endsWith("/chat/completions")) return real(input, init);
+    const body = (await request.json()) as Body;
+    upstream.asked++;
+    return Response.json({
+      id: `chatcmpl-${upstream.asked}`,
+      object: "chat.completion",
+      created: 1,
+      model: body.model,
+      choices: [{ index: 0, message: { role: "assistant", content: upstream.script(body) }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    });
+  });
+});
+afterEach(() => vi.restoreAllMocks());
+
+const request = (model: string, name: string, order: string) => ({
+  model,
+  messages: [
+    { role: "system", content: "You are the refund desk." },
+    { role: "user", content: `I'm ${name}, please refund order ${order}.` },
+  ],
+});
+
+async function ask(model: string, name: string, order: string): Promise<{ cache: string | null; content: string }> {
+  return settled(async () => {
+    const res = await chat(request(model, name, order), { headers: { "muscle-mem-bindings": JSON.stringify({ name, order_id: order }) } });
+    const body = (await res.json()) as OpenAI.ChatCompletion;
+    return { cache: res.headers.get("muscle-mem-cache"), content: body.choices[0].message.content ?? "" };
+  });
+}
+
+describe("declared answers: an answer the model gave another way counts even when it cannot be stored", () => {
+  it("Should not serve a refund to a flagged order after the model held one while the answer was being confirmed", async () => {
+    const model = uniqueModel("hunt-decl");
+    expect(await ask(model, "Ada Lovelace", "A-1001")).toEqual({ cache: "miss", content: "Refunded order A-1001 for Ada Lovelace." });
+    // The model holds this one with a ticket number the request does not hold: that answer is not stored.
+    expect(await ask(model, "Bob Stone", "F-2002")).toEqual({ cache: "miss", content: "Order F-2002 is held for review, Bob Stone: ticket 88002 is open." });
+    expect(await ask(model, "Cyd Moss", "A-3003")).toEqual({ cache: "miss", content: "Refunded order A-3003 for Cyd Moss." });
+    // The model answered this node two ways: a flagged order must not be served the refund.
+    expect(await ask(model, "Dan Roe", "F-4004")).toEqual({ cache: "miss", content: "Order F-4004 is held for review, Dan Roe: ticket 88004 is open." });
+    expect(upstream.asked).toBe(4);
+  });
+
+  it("Should still serve new values once two bindings got the same answer and none got another", async () => {
+    const model = uniqueModel("hunt-decl");
+    expect((await ask(model, "Ada Lovelace", "A-1001")).cache).toBe("miss");
+    expect((await ask(model, "Cyd Moss", "A-3003")).cache).toBe("miss");
+    expect(await ask(model, "Eve Park", "A-5005")).toEqual({ cache: "hit", content: "Refunded order A-5005 for Eve Park." });
+    expect(upstream.asked).toBe(2);
+  });
+});
+
+describe("learned templates through the Worker: a prefix every confirmed id shared stays fixed", () => {
+  const refund = (model: string, order: string) => ({
+    model,
+    messages: [
+      { role: "system", content: "Refund the order; subscriptions (SUB-) are never refunded." },
+      { role: "user", content: `Refund order ${order}` },
+    ],
+  });
+  const subscriptions = (body: Body): string => {
+    const order = /Refund order (\S+)/.exec(body.messages[1].content)?.[1] ?? "";
+    return order.startsWith("SUB-") ? `Order ${order} is a subscription: no refund.` : `Refunded order ${order}.`;
+  };
+  const send = async (model: string, order: string) => {
+    const res = await chat(refund(model, order));
+    const body = (await res.json()) as OpenAI.ChatCompletion;
+    return { cache: res.headers.get("muscle-mem-cache"), learned: res.headers.get("muscle-mem-template") !== null, content: body.choices[0].message.content };
+  };
+
+  it("Should answer SUB-4004 from the model after ORD-1001, ORD-2002 and ORD-3003 taught a template that serves ORD-4004", async () => {
+    upstream.script = subscriptions;
+    const model = uniqueModel("hunt-prefix");
+    await settled(async () => {
+      for (const order of ["ORD-1001", "ORD-2002", "ORD-3003"]) expect((await send(model, order)).cache).toBe("miss");
+    });
+    await learningRan();
+    expect(await send(model, "ORD-4004")).toEqual({ cache: "hit", learned: true, content: "Refunded order ORD-4004." });
+    expect(await send(model, "SUB-4004")).toEqual({ cache: "miss", learned: false, content: "Order SUB-4004 is a subscription: no refund." });
+    expect(upstream.asked).toBe(4);
+  });
+});
