@@ -1,4 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
 import OpenAI, { APIConnectionTimeoutError, APIError, AzureOpenAI } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
@@ -7,7 +8,7 @@ import { startClientsUpstream, type ClientsUpstream } from "./clients-upstream";
 /**
  * The openai npm client's own machinery through `wrangler dev`: retries of an upstream 5xx (the error is
  * never recorded, the retry is), a client timeout (the answer lands and is recorded), an abort mid-stream,
- * also with @anthropic-ai/sdk (nothing recorded, the upstream stream cancelled, the next call goes to the
+ * also with @anthropic-ai/sdk and @google/genai (nothing recorded, the upstream stream cancelled, the next call goes to the
  * model), its `x-stainless-*` and `Idempotency-Key` headers (relayed, not keyed), a default query (Azure's
  * `api-version`: relayed and keyed) and the AzureOpenAI client's deployment path (passed through).
  */
@@ -15,7 +16,9 @@ let upstream: ClientsUpstream;
 let dev: WranglerDev;
 beforeAll(async () => {
   upstream = await startClientsUpstream();
-  dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url, ANTHROPIC_BASE_URL: upstream.url } });
+  dev = await startWranglerDev({
+    vars: { UPSTREAM_BASE_URL: upstream.url, ANTHROPIC_BASE_URL: upstream.url, GEMINI_BASE_URL: upstream.url.replace(/\/v1$/, "") },
+  });
 });
 afterAll(async () => {
   await dev?.stop();
@@ -161,6 +164,33 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
     expect(callsTo("slow-claude-abort").map((c) => c.end)).toEqual(["cancelled", "answered"]);
     await eventually(async () => (await read()).outcome === "hit", "the whole stream to be recorded and served");
     expect(callsTo("slow-claude-abort")).toHaveLength(2);
+  });
+
+  it("@google/genai's abortSignal mid-stream: the upstream stream cancelled, nothing recorded, the next call goes to the model", async () => {
+    const model = "slow-gemini-abort";
+    const ai = new GoogleGenAI({ apiKey: freshKey(), httpOptions: { baseUrl: dev.url } });
+    const read = async (signal?: AbortSignal) => {
+      let text = "";
+      const stream = await ai.models.generateContentStream({ model, contents: "stream slowly", config: { abortSignal: signal } });
+      for await (const chunk of stream) {
+        text += chunk.text ?? "";
+        if (signal && text) break;
+      }
+      return text;
+    };
+    const controller = new AbortController();
+    const first = await read(controller.signal);
+    controller.abort();
+    expect(first.length).toBeGreaterThan(0);
+    upstream.release(model);
+    await eventually(() => callsTo(model)[0]?.end === "cancelled", "the Worker to cancel the upstream stream");
+
+    const next = await read();
+    expect(next.startsWith(first)).toBe(true);
+    expect(callsTo(model).map((c) => c.end)).toEqual(["cancelled", "answered"]);
+    // The whole answer is recorded: the same call again is served without the model.
+    await eventually(async () => (await read()) === next && callsTo(model).length === 2, "the stream to be served from the tree");
+    expect(callsTo(model)).toHaveLength(2);
   });
 
   it("x-stainless-* and Idempotency-Key reach the model on a miss and are not keyed: another value hits", async () => {

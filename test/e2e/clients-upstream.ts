@@ -11,8 +11,8 @@ import { responsesRefundDesk, startScriptedResponsesModel, type ScriptedResponse
  * Chat models by name: `zod-…` answers a JSON object for a structured-output schema; `slow-…` streams its
  * first content chunk, then waits until the test calls `release(model)` and sends the rest one chunk every
  * `paceMs` (an abort mid-stream); `late-…` answers once released (a client timeout); any other answers
- * `Echo: <the last user message>` at once. An Anthropic `/messages` stream of a `slow-…` model is held and
- * released the same way.
+ * `Echo: <the last user message>` at once. An Anthropic `/messages` stream and a Gemini `:streamGenerateContent`
+ * of a `slow-…` model are held and released the same way.
  */
 export interface UpstreamCall {
   path: string;
@@ -160,6 +160,23 @@ async function writeMessagesStream(res: ServerResponse, body: ChatRequest, call:
   call.end = "answered";
 }
 
+/** A Gemini `streamGenerateContent?alt=sse` stream of the echo answer, held after its first chunk like a `slow-…` chat stream. */
+async function writeGeminiStream(res: ServerResponse, model: string, call: UpstreamCall, gates: Gates, paceMs: number): Promise<void> {
+  const text = `Echo from ${model} (a model's answer, with "quotes", \\ and ünïcödé)`;
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  for (let i = 0; i < text.length; i += 6) {
+    const last = i + 6 >= text.length;
+    const candidate = { content: { role: "model", parts: [{ text: text.slice(i, i + 6) }] }, index: 0, ...(last ? { finishReason: "STOP" } : {}) };
+    const usage = last ? { usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 12, totalTokenCount: 16 } } : {};
+    res.write(`data: ${JSON.stringify({ candidates: [candidate], ...usage, modelVersion: model })}\r\n\r\n`);
+    if (last) break;
+    await (i === 0 ? gates.wait(model) : sleep(paceMs));
+    if (res.destroyed) return;
+  }
+  res.end();
+  call.end = "answered";
+}
+
 /** Copies the scripted Responses model's answer (JSON or its event stream) to `res`. */
 async function relayResponses(res: ServerResponse, responses: ScriptedResponsesModel, raw: string, call: UpstreamCall): Promise<void> {
   const upstream = await fetch(`${responses.url}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: raw });
@@ -183,7 +200,8 @@ export async function startClientsUpstream(options: { paceMs?: number } = {}): P
       path: url.pathname,
       search: url.search,
       headers: req.headers,
-      model: body.model ?? "",
+      // Gemini names the model in the path (`/v1beta/models/{model}:streamGenerateContent`).
+      model: body.model ?? /\/models\/([^/:]+):/.exec(url.pathname)?.[1] ?? "",
       stream: body.stream === true,
       end: "pending",
     };
@@ -192,6 +210,7 @@ export async function startClientsUpstream(options: { paceMs?: number } = {}): P
       if (call.end === "pending") call.end = "cancelled";
     });
     if (url.pathname.endsWith("/responses")) return relayResponses(res, responses, raw, call);
+    if (url.pathname.endsWith(":streamGenerateContent") && call.model.startsWith("slow-")) return writeGeminiStream(res, call.model, call, gates, paceMs);
     if (url.pathname.endsWith("/messages") && body.stream && body.model.startsWith("slow-")) return writeMessagesStream(res, body, call, gates, paceMs);
     if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) {
       res.writeHead(404, { "content-type": "application/json" });
