@@ -94,6 +94,8 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
       .chat.completions.create(body, { timeout: 200 })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    // The Worker goes on without the client: its call reaches the model (on a loaded machine, perhaps only now).
+    await eventually(() => callsTo("late-timeout").length === 1, "the call to reach the model");
     expect(callsTo("late-timeout").map((c) => c.end)).toEqual(["pending"]);
     upstream.release("late-timeout");
     await eventually(() => callsTo("late-timeout")[0].end === "answered", "the held answer to be sent");

@@ -185,9 +185,12 @@ async function relayResponses(res: ServerResponse, responses: ScriptedResponsesM
   call.end = upstream.ok ? "answered" : "failed";
 }
 
-/** Starts the steerable upstream on loopback; `paceMs` spaces a released `slow-…` stream's chunks (default 100). */
+/**
+ * Starts the steerable upstream on loopback; `paceMs` spaces a released `slow-…` stream's chunks (default 200:
+ * the Worker has that long per remaining chunk to notice a client gone, about 2 s in all, on a loaded machine).
+ */
 export async function startClientsUpstream(options: { paceMs?: number } = {}): Promise<ClientsUpstream> {
-  const paceMs = options.paceMs ?? 100;
+  const paceMs = options.paceMs ?? 200;
   const gates = new Gates();
   const responses = await startScriptedResponsesModel({ script: responsesRefundDesk });
   const calls: UpstreamCall[] = [];
