@@ -104,3 +104,35 @@ describe("learned templates through the Worker: a prefix every confirmed id shar
     expect(upstream.asked).toBe(4);
   });
 });
+
+describe("declared values that collide with the prompt's own text (an attack that held)", () => {
+  const SYSTEM = "Never refund Jordan Lee: the account is closed.";
+  const request = (model: string, name: string, order: string) => ({
+    model,
+    messages: [
+      { role: "system", content: SYSTEM },
+      { role: "user", content: `I'm ${name}, please refund order ${order}.` },
+    ],
+  });
+  /** The model refuses the customer the system prompt names, and refunds the others. */
+  const closed = (body: Body): string => {
+    const [, name, order] = /I'm (\S+ \S+), please refund order (\S+)\./.exec(body.messages[1].content) ?? [];
+    return body.messages[0].content.includes(name) ? `Sorry ${name}, order ${order} cannot be refunded.` : `Refunded order ${order} for ${name}.`;
+  };
+  const send = async (model: string, name: string, order: string) =>
+    settled(async () => {
+      const res = await chat(request(model, name, order), { headers: { "muscle-mem-bindings": JSON.stringify({ name, order_id: order }) } });
+      const body = (await res.json()) as OpenAI.ChatCompletion;
+      return { cache: res.headers.get("muscle-mem-cache"), content: body.choices[0].message.content };
+    });
+
+  it("Should send the customer the prompt names to the model: the prompt keyed with the value is a path of its own", async () => {
+    upstream.script = closed;
+    const model = uniqueModel("hunt-collide");
+    expect((await send(model, "Ada Lovelace", "A-1001")).cache).toBe("miss");
+    expect((await send(model, "Cyd Moss", "A-3003")).cache).toBe("miss");
+    expect(await send(model, "Eve Park", "A-5005")).toEqual({ cache: "hit", content: "Refunded order A-5005 for Eve Park." });
+    expect(await send(model, "Jordan Lee", "A-7007")).toEqual({ cache: "miss", content: "Sorry Jordan Lee, order A-7007 cannot be refunded." });
+    expect(upstream.asked).toBe(3);
+  });
+});
