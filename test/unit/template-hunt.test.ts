@@ -133,6 +133,19 @@ describe("learned templates never vary a score", () => {
   });
 });
 
+describe("learned templates never vary a day and month with no year", () => {
+  it("Should not confirm a delivery on 12-28 from deliveries on 11-05, 11-20 and 12-02 (none after 12-20)", () => {
+    const deliver = (day: string, id: string) =>
+      ask(
+        "We deliver until 12-20.",
+        `Deliver order ${id} on ${day}`,
+        day <= "12-20" ? `Order ${id} will arrive on ${day}.` : `No deliveries on ${day}: ${id} needs another day.`,
+      );
+    const t = learnAll([deliver("11-05", "A-101"), deliver("11-20", "A-102"), deliver("12-02", "A-103")]);
+    expect(served(t, deliver("12-28", "A-104"))).toBeNull();
+  });
+});
+
 describe("learned templates range a year and month", () => {
   it("Should not open a dispute for 2023-02 from disputes for 2024-07, 2024-09 and 2024-11 (a cut-off at 2024-06)", () => {
     const dispute = (period: string, id: string) =>

@@ -25,8 +25,8 @@ const NUMBER = /^\d+(?:\.\d+)?$/;
  * the answer for later ones).
  */
 const DATE = /^\d{4}-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?)?$/;
-/** Three digit groups joined by `/`, `.` or `-` that are not an ISO date: a date in a local order, or something date-like. */
-const LOCAL_DATE = /^\d{1,4}([-/.])\d{1,2}\1\d{1,4}$/;
+/** Three digit groups joined by `/`, `.` or `-` that are not an ISO date, or a day and month (`12-24`): a date in a local order, or something date-like. */
+const LOCAL_DATE = /^(?:\d{1,4}([-/.])\d{1,2}\1\d{1,4}|\d{1,2}-\d{1,2})$/;
 /** A time of day, hours and minutes, maybe seconds. */
 const TIME = /^\d{1,2}:\d{2}(?::\d{2})?$/;
 /** Digit groups joined by `.` `,` `:` or `/` (a grouped amount, a ratio, a score `4/5`), or a number with letters glued after it (a unit). */
