@@ -211,3 +211,23 @@ describe("key hunt: Gemini reads a field under its proto name too (snake_case)",
     }
   });
 });
+
+describe("key hunt: an answer the cache never records is never served in its place", () => {
+  it("Should pass a Gemini request for image or audio output through (only its text answers could be recorded)", async () => {
+    const model = uniqueModel("gm-echo");
+    const configs = [{ responseModalities: ["TEXT", "IMAGE"] }, { responseModalities: ["AUDIO"] }, { speechConfig: { voiceConfig: {} } }];
+    for (const generationConfig of configs) {
+      const body = { contents: [{ role: "user", parts: [{ text: "draw me a cat" }] }], generationConfig };
+      for (let i = 0; i < 2; i++) {
+        const res = await gemini(model, body, { key: "gm-hunt-modalities" });
+        await res.arrayBuffer();
+        expect(res.headers.get("muscle-mem-cache"), JSON.stringify(generationConfig)).toBe("bypass");
+      }
+    }
+    // A text-only request is cached as before.
+    const text = { contents: [{ role: "user", parts: [{ text: "name a cat" }] }], generationConfig: { responseModalities: ["TEXT"] } };
+    const res = await gemini(model, text, { key: "gm-hunt-modalities" });
+    await res.arrayBuffer();
+    expect(res.headers.get("muscle-mem-cache")).toBe("miss");
+  });
+});

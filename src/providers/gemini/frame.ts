@@ -45,7 +45,7 @@ export function geminiFrameJsonOf(body: GenerateContentRequest, model: string, u
  * Why a Gemini request must skip the cache (null when it may use it):
  * `cachedContent` (context stored upstream; as `cached_content` too, the proto name Google also reads), tools the upstream runs
  * (`googleSearch`, `codeExecution`, `urlContext`, `fileSearch`, …: any tool
- * entry other than `functionDeclarations`), several candidates, logprobs,
+ * entry other than `functionDeclarations`), several candidates, logprobs, image or audio output,
  * a response format other than the one a hit renders (`?alt=proto`, `?alt=sse` on generateContent),
  * a schema property named like an array index (its order is lost in parsing), and on a live request
  * (`url` given) a body field spelled like a frame entry.
@@ -62,6 +62,7 @@ export function geminiBypassReason(body: GenerateContentRequest, url?: URL): str
     const count = config?.candidateCount ?? config?.candidate_count;
     if (typeof count === "number" && count > 1) return "candidateCount > 1";
     if (config?.responseLogprobs === true || config?.response_logprobs === true) return "logprobs";
+    if (nonTextOutput(config)) return "non-text output";
   }
   const format = url ? responseFormatBypass(url) : null;
   if (format) return format;
@@ -83,4 +84,16 @@ function responseFormatBypass(url: URL): string | null {
   const stream = url.pathname.endsWith(":streamGenerateContent");
   if (alts.length > 1 || alts[0] !== (stream ? "sse" : "json")) return "response format (alt)";
   return null;
+}
+
+/**
+ * Whether a generation config asks for output other than text (`responseModalities` with `IMAGE` or `AUDIO`,
+ * a `speechConfig`): such answers are never recorded (a replay renders text and calls), so caching the request
+ * would keep and serve only its text answers, as chat's `audio output` would.
+ */
+function nonTextOutput(config: Record<string, unknown> | null | undefined): boolean {
+  const modalities = config?.responseModalities ?? config?.response_modalities;
+  if (Array.isArray(modalities) && modalities.some((m) => m !== "TEXT")) return true;
+  const speech = config?.speechConfig ?? config?.speech_config;
+  return speech !== undefined && speech !== null;
 }
