@@ -53,7 +53,8 @@ export function frameJsonOf(body: ChatRequest, context?: UpstreamContext, spelle
  * Why a request must skip the cache entirely (null when it may use it):
  * several choices, logprobs, audio, `web_search_options` (the upstream
  * searches the live web before it answers, as the server-side tools the
- * other APIs bypass), a schema property named like an array index (its order is lost in parsing), and a
+ * other APIs bypass), a custom (free-form) tool on offer (a call of it is never recorded, so the cache would keep
+ * only the answers that did not call it), a schema property named like an array index (its order is lost in parsing), and a
  * body field spelled like a frame entry.
  */
 export function bypassReason(body: ChatRequest, context?: UpstreamContext): string | null {
@@ -62,6 +63,8 @@ export function bypassReason(body: ChatRequest, context?: UpstreamContext): stri
   if (body.modalities?.includes("audio") || (body as { audio?: unknown }).audio) return "audio output";
   const webSearch = (body as { web_search_options?: unknown }).web_search_options;
   if (webSearch !== null && webSearch !== undefined) return "web search";
+  // A call of a custom (free-form) tool is never recorded (src/core/canonical.ts): a cache would keep only the other answers.
+  if (body.tools?.some((tool) => tool.type === "custom")) return "custom tool";
   return propertyOrderBypass(body, UNORDERED) ?? reservedFieldOf(body, context, OPENAI_FRAME_HEADERS) ?? reservedMessageField(body, context);
 }
 

@@ -230,4 +230,19 @@ describe("key hunt: an answer the cache never records is never served in its pla
     await res.arrayBuffer();
     expect(res.headers.get("muscle-mem-cache")).toBe("miss");
   });
+
+  it("Should pass a chat request offering a custom (free-form) tool through: a call of it is never recorded", async () => {
+    const model = uniqueModel("echo");
+    const body = {
+      model,
+      messages: [{ role: "user", content: "run the query" }],
+      tools: [{ type: "custom", custom: { name: "sql", description: "Runs SQL." } }],
+    };
+    for (let i = 0; i < 2; i++) {
+      const res = await chat(body, { key: "sk-hunt-custom-tool" });
+      await res.arrayBuffer();
+      expect(res.headers.get("muscle-mem-cache")).toBe("bypass");
+    }
+    expect(await generations(model)).toBe(2);
+  });
 });
