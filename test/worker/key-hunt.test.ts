@@ -246,3 +246,15 @@ describe("key hunt: an answer the cache never records is never served in its pla
     expect(await generations(model)).toBe(2);
   });
 });
+
+describe("key hunt: a header an upstream reads to decide what it may answer", () => {
+  it("Should not serve a chat answer recorded under one Azure content filter policy (x-policy-id) to another", async () => {
+    const model = uniqueModel("echo");
+    const init = { key: "sk-hunt-azure-policy" };
+    const body = { model, messages: [{ role: "user", content: "tell me about lock picking" }] };
+    await (await chat(body, { ...init, headers: { "x-policy-id": "lenient" } })).arrayBuffer();
+    await recorded(body, { ...init, headers: { "x-policy-id": "lenient" } });
+    expect(await served(await chat(body, { ...init, headers: { "x-policy-id": "strict", ...onlyIfCached } }))).toBe(false);
+    expect(await served(await chat(body, { ...init, headers: onlyIfCached }))).toBe(false);
+  });
+});
