@@ -25,11 +25,21 @@ export const QUERY_KEY = "muscle-mem:query";
 
 /**
  * Headers that choose whose account, project or beta features answer an
- * OpenAI request (chat and Responses), and Azure OpenAI's content filter
- * configuration chosen per request (`x-policy-id`: what the upstream may
- * answer). They join the frame under their own (lower-case) names.
+ * OpenAI request (chat and Responses), and Azure's that change what answers or
+ * what the model reads: Azure OpenAI's content filter configuration chosen per
+ * request (`x-policy-id`), the Azure AI model inference API's handling of body
+ * parameters it does not define (`extra-parameters`: passed to the model,
+ * dropped or refused) and an Azure ML endpoint's deployment
+ * (`azureml-model-deployment`). They join the frame under their own (lower-case) names.
  */
-export const OPENAI_FRAME_HEADERS = ["openai-organization", "openai-project", "openai-beta", "x-policy-id"] as const;
+export const OPENAI_FRAME_HEADERS = [
+  "openai-organization",
+  "openai-project",
+  "openai-beta",
+  "x-policy-id",
+  "extra-parameters",
+  "azureml-model-deployment",
+] as const;
 
 /** Query parameters never keyed: `key` is a credential, already the tenant (src/core/credential.ts). */
 const CREDENTIAL_PARAMS: ReadonlySet<string> = new Set(["key"]);

@@ -248,13 +248,21 @@ describe("key hunt: an answer the cache never records is never served in its pla
 });
 
 describe("key hunt: a header an upstream reads to decide what it may answer", () => {
-  it("Should not serve a chat answer recorded under one Azure content filter policy (x-policy-id) to another", async () => {
-    const model = uniqueModel("echo");
-    const init = { key: "sk-hunt-azure-policy" };
-    const body = { model, messages: [{ role: "user", content: "tell me about lock picking" }] };
-    await (await chat(body, { ...init, headers: { "x-policy-id": "lenient" } })).arrayBuffer();
-    await recorded(body, { ...init, headers: { "x-policy-id": "lenient" } });
-    expect(await served(await chat(body, { ...init, headers: { "x-policy-id": "strict", ...onlyIfCached } }))).toBe(false);
-    expect(await served(await chat(body, { ...init, headers: onlyIfCached }))).toBe(false);
-  });
+  /** Azure's: a content filter configuration per request, unknown body parameters passed or dropped, an ML endpoint's deployment. */
+  const AZURE: Array<[string, string, string]> = [
+    ["x-policy-id", "lenient", "strict"],
+    ["extra-parameters", "pass-through", "drop"],
+    ["azureml-model-deployment", "blue", "green"],
+  ];
+  for (const [name, one, other] of AZURE) {
+    it(`Should not serve a chat answer recorded with one ${name} to a request with another, or without it`, async () => {
+      const model = uniqueModel("echo");
+      const init = { key: `sk-hunt-azure-${name}` };
+      const body = { model, messages: [{ role: "user", content: "tell me about lock picking" }], top_k: 5 };
+      await (await chat(body, { ...init, headers: { [name]: one } })).arrayBuffer();
+      await recorded(body, { ...init, headers: { [name]: one } });
+      expect(await served(await chat(body, { ...init, headers: { [name]: other, ...onlyIfCached } }))).toBe(false);
+      expect(await served(await chat(body, { ...init, headers: onlyIfCached }))).toBe(false);
+    });
+  }
 });
