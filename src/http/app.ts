@@ -23,6 +23,7 @@ export function newApp(): Hono<WorkerEnv> {
     await next();
   });
   app.get("/healthz", (c) => c.json({ ok: true, service: "muscle-mem" }));
+  app.all("/healthz", (c) => new ApiError("method_not_allowed", `${c.req.method} is not allowed on /healthz: use GET.`).toResponse({ allow: "GET, HEAD" }));
   // WORKER_TOKEN and ALLOWED_TENANTS keep strangers off the model routes (the API checks them per caller).
   app.use("/v1/*", accessGate());
   app.use("/v1beta/*", accessGate());

@@ -71,9 +71,10 @@ describe("trajectory API: bad ids and bad parameters are 4xx in the error envelo
     expect(trees.data).toEqual([]);
   });
 
-  it("Should answer 405-free JSON 404 for unsupported methods on API paths", async () => {
+  it("Should answer a JSON 405 with Allow for unsupported methods on API paths (test/worker/sec-methods.test.ts)", async () => {
     const res = await api("/trees", { method: "PUT" });
-    expect(res.status).toBe(404);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("method_not_allowed");
   });
 });

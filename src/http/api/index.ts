@@ -15,6 +15,7 @@ import { getWhoami } from "./whoami";
 import { apiHeaders } from "./headers";
 import { getRequest, getRequests } from "./requests";
 import type { ApiCtx } from "./params";
+import { methodCheck, type RouteSpec } from "./methods";
 
 /**
  * The routes that need only the caller (each handler scopes what it reads or writes itself): method, path, handler.
@@ -37,10 +38,22 @@ const CALLER_ROUTES: readonly (readonly [method: "GET" | "POST" | "DELETE", path
   ["GET", "/requests/:id{.+}", getRequest],
 ];
 
+/** The routes that name a tree and pass treeAccess (registered first, all GET). */
+const TREE_ROUTES: readonly RouteSpec[] = [
+  ["GET", "/trees/:treeId"],
+  ["GET", "/trees/:treeId/children"],
+  ["GET", "/trees/:treeId/subtree"],
+  ["GET", "/trees/:treeId/export"],
+  ["GET", "/trees/:treeId/templates"],
+  ["GET", "/trees/:treeId/search"],
+];
+
 /** The trajectory API (docs/api.md), mounted under /api. Every route needs a bearer credential; every response carries API_HEADERS. */
 export function apiRoutes(): Hono<{ Bindings: Env; Variables: AuthVariables }> {
   const api = new Hono<{ Bindings: Env; Variables: AuthVariables }>();
   api.use("*", apiHeaders());
+  // A wrong method on a known path is a 405 with Allow (OPTIONS a 204), before any credential is read.
+  api.use("*", methodCheck([...TREE_ROUTES, ...CALLER_ROUTES.map(([method, path]) => [method, path] as const)], "/api"));
   api.use("*", requireCaller());
   // Every :treeId route but the admin-only move passes the one tree check (tree-access.ts), after its query.
   api.get("/trees/:treeId", treeAccess(), getTree);

@@ -37,7 +37,7 @@ export function mountCachedRoutes(app: App, providers: readonly ProviderModule[]
       app.all(path, async (c, next: Next) => {
         const url = new URL(c.req.url);
         if (c.req.method === "POST" && (!isCached || isCached(url))) return cached(c);
-        if (methodNotAllowed) return envelope(new ApiError("method_not_allowed", `Use POST for ${path}.`));
+        if (methodNotAllowed) return envelope(new ApiError("method_not_allowed", `Use POST for ${path}.`), { allow: "POST" });
         if (passThrough && (!passThrough.claims || passThrough.claims(c.req.raw.headers, url))) return relayOther(c, provider, envelope);
         return next();
       });
