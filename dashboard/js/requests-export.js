@@ -23,9 +23,15 @@ const COLUMNS = /** @type {const} */ ([
   "field",
 ]);
 
-/** @param {unknown} v */
-function cell(v) {
-  const text = v === null || v === undefined ? "" : String(v);
+/**
+ * One CSV cell. Recorded text (a model name, a miss's field, an error's reason) is a client's: a cell that
+ * starts with `=`, `+`, `-`, `@`, a tab or a carriage return is a formula to a spreadsheet (CSV injection),
+ * so it is prefixed with `'` and read as text. Numbers are written as they are (a negative one stays a number).
+ * @param {unknown} v
+ */
+export function cell(v) {
+  let text = v === null || v === undefined ? "" : String(v);
+  if (typeof v !== "number" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
