@@ -5,6 +5,7 @@ import { PROVIDERS } from "../providers";
 import { apiRoutes } from "./api";
 import { observe } from "./observe";
 import { passThrough } from "./passthrough";
+import { modelOptions } from "./preflight";
 import { mountCachedRoutes, mountPassThroughs } from "./routes/providers";
 import { accessGate } from "./auth/access";
 import { noteWorkerOrigin } from "../engine/lookup/colo-cache";
@@ -25,6 +26,9 @@ export function newApp(): Hono<WorkerEnv> {
   app.get("/healthz", (c) => c.json({ ok: true, service: "muscle-mem" }));
   app.all("/healthz", (c) => new ApiError("method_not_allowed", `${c.req.method} is not allowed on /healthz: use GET.`).toResponse({ allow: "GET, HEAD" }));
   // WORKER_TOKEN and ALLOWED_TENANTS keep strangers off the model routes (the API checks them per caller).
+  // OPTIONS (a browser's preflight) is the Worker's own answer on every model route, before the gate.
+  app.use("/v1/*", modelOptions(PROVIDERS));
+  app.use("/v1beta/*", modelOptions(PROVIDERS));
   app.use("/v1/*", accessGate());
   app.use("/v1beta/*", accessGate());
   mountCachedRoutes(app, PROVIDERS);
