@@ -5,11 +5,9 @@ import { CACHE_HEADER } from "../core/protocol";
 import type { WorkerEnv } from "../engine/services";
 import { OPENAI_UPSTREAM } from "../providers/openai";
 import { upstreamBase } from "../providers/upstream";
+import type { ErrorEnvelope } from "./routes/envelopes";
 
 type Ctx = Context<WorkerEnv>;
-
-/** The Worker's own error in one API's envelope (default: OpenAI's). */
-export type ErrorEnvelope = (error: ApiError, headers?: Record<string, string>) => Response;
 
 const openAiEnvelope: ErrorEnvelope = (error, headers) => error.toResponse(headers);
 

@@ -4,8 +4,8 @@ import { listed } from "../../core/var-rules";
 import type { WorkerEnv } from "../../engine/services";
 import { tenantOfRequest } from "../../core/credential";
 import { ApiError } from "../../core/errors";
-import { CREDENTIALS } from "../../providers";
-import { geminiErrorBody } from "../../providers/gemini/errors";
+import { CREDENTIALS, PROVIDERS } from "../../providers";
+import { envelopeOf, providerOfRequest } from "../routes/envelopes";
 import { sameSecret } from "./caller";
 
 /**
@@ -46,7 +46,8 @@ export function accessGate(): MiddlewareHandler<WorkerEnv> {
     if (access.workerToken === "" && access.allowedTenants === "*") return next();
     const error = refusal(access, c.req.raw.headers, () => tenantOfRequest(c.req.raw.headers, new URL(c.req.url), false, CREDENTIALS));
     if (!error) return next();
-    if (new URL(c.req.url).pathname.startsWith("/v1beta/")) return Response.json(geminiErrorBody(error.status, error.message), { status: error.status });
-    return error.toResponse();
+    // In the envelope of the API whose route it is (Anthropic's on /v1/messages, Gemini's on its /v1/ and /v1beta/ calls).
+    const provider = providerOfRequest(PROVIDERS, c.req.method, new URL(c.req.url), c.req.raw.headers);
+    return provider ? envelopeOf(provider)(error) : error.toResponse();
   };
 }

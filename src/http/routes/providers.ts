@@ -5,17 +5,13 @@ import { chatTemplates } from "../../engine/template-hook";
 import type { WorkerEnv } from "../../engine/services";
 import type { ProviderModule } from "../../providers";
 import { upstreamBase } from "../../providers/upstream";
-import { relayTo, type ErrorEnvelope } from "../passthrough";
+import { relayTo } from "../passthrough";
+import { envelopeOf, type ErrorEnvelope } from "./envelopes";
 
 type App = Hono<WorkerEnv>;
 type Ctx = Context<WorkerEnv>;
 
 /** The provider's cached flow, with the engine's templates where the API is keyed as chat is. */
-/** The provider's own error envelope (Anthropic's, Gemini's, OpenAI's) for the Worker's errors on its routes. */
-function envelopeOf(provider: ProviderModule): ErrorEnvelope {
-  return provider.withAdapter((adapter) => (error: ApiError, headers?: Record<string, string>) => adapter.errorResponse(error, headers));
-}
-
 function handlerOf(provider: ProviderModule): (c: Ctx) => Promise<Response> {
   if (provider.withTemplatedAdapter) return provider.withTemplatedAdapter((adapter) => cachedCompletion({ ...adapter, templates: chatTemplates }));
   return provider.withAdapter((adapter) => cachedCompletion(adapter));
