@@ -1,7 +1,7 @@
 // @ts-check
 import { hierarchy, tree as treeLayout } from "../vendor/d3-hierarchy.mjs";
 import { activityOf, edgeStyle, FILTERS, freshness, trafficOf } from "./branch-activity.js";
-import { ago } from "./format.js";
+import { ago, shown } from "./format.js";
 
 /**
  * @typedef {import("./branch-tree.js").Item} Item
@@ -133,12 +133,13 @@ function nodeElement(item, x, y, look) {
     group.setAttribute("opacity", String(0.35 + 0.65 * freshness(d)));
     if (!FILTERS[look.filter](d)) group.classList.add("dim");
     if (look.matches.has(item.id)) group.classList.add("match");
-    group.setAttribute("aria-label", `${d.role}: ${d.preview}`);
+    group.setAttribute("aria-label", shown(`${d.role}: ${d.preview}`));
     glyph.textContent = ROLE_GLYPH[/** @type {keyof typeof ROLE_GLYPH} */ (d.role)] ?? "?";
     const text = d.preview.length > 27 ? `${d.preview.slice(0, 26)}…` : d.preview;
     const traffic = trafficOf(d);
-    label.textContent = traffic > 0 ? `${text}  ·${traffic}` : text;
-    title.textContent = `${d.role}: ${d.preview}\nhits ${traffic} · last ${ago(activityOf(d))} · ${d.child_count}${d.child_count >= 1000 ? "+" : ""} children`;
+    label.textContent = shown(traffic > 0 ? `${text}  ·${traffic}` : text);
+    title.textContent =
+      shown(`${d.role}: ${d.preview}`) + `\nhits ${traffic} · last ${ago(activityOf(d))} · ${d.child_count}${d.child_count >= 1000 ? "+" : ""} children`;
   }
   group.append(title, hit, circle, glyph, label);
   const activate = () => look.activate(item);

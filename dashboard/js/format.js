@@ -41,14 +41,28 @@ export function duration(ms) {
   return `${(ms / 3_600_000).toFixed(1)} h`;
 }
 
+/** Unicode's invisible direction controls (embeddings, overrides, isolates, marks): they reorder what is shown. */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
 /**
- * Creates an element with attributes and children.
+ * Recorded text as shown: each invisible direction control is written as a visible `⟨U+202E⟩`, so that a
+ * prompt, tool or model name cannot reorder what the dashboard shows (a reversed `exe.txt`, a call that
+ * reads as another) nor the text around it.
+ * @param {string} text
+ */
+export function shown(text) {
+  return text.replace(BIDI_CONTROLS, (c) => `⟨U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}⟩`);
+}
+
+/**
+ * Creates an element with attributes and children. Text children and the `title` and `aria-label`
+ * attributes go through `shown` (they may hold recorded text); text is always a text node, never markup.
  * @param {string} tag @param {Record<string, string>} [attrs] @param {(Node | string)[]} [children]
  */
 export function el(tag, attrs = {}, children = []) {
   const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  for (const c of children) node.append(c);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, k === "title" || k === "aria-label" ? shown(v) : v);
+  for (const c of children) node.append(typeof c === "string" ? shown(c) : c);
   return node;
 }
 

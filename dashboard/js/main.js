@@ -1,7 +1,7 @@
 // @ts-check
 import { api, ApiFailure, session } from "./api.js";
 import { BranchView } from "./branch.js";
-import { el, toast } from "./format.js";
+import { el, shown, toast } from "./format.js";
 import { openRequest, pathTo } from "./open-request.js";
 import { readUrl, writeUrl } from "./url-state.js";
 import { showIdentity } from "./identity.js";
@@ -123,7 +123,7 @@ async function selectTree(t, push = true) {
   document.body.classList.add("tree-open");
   $("back").hidden = false;
   for (const card of document.querySelectorAll(".tree-card")) card.classList.toggle("active", card.getAttribute("data-tree") === t.id);
-  $("branch-title").textContent = `${t.model} · ${t.namespace}`;
+  $("branch-title").textContent = shown(`${t.model} · ${t.namespace}`);
   /** @type {HTMLButtonElement} */ ($("stale-open")).disabled = false;
   hidePanel();
   // A prune drops the templates learned from the branch, and the tree card's node count changes: show both at once.
