@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AuthVariables } from "../auth/middleware";
 import { ApiError } from "../../core/errors";
+import { readJsonText } from "../../core/body";
 import { HEX32 } from "../../core/protocol";
 import { readCursor, type CursorOf, type CursorShape } from "../../store/tree/cursor";
 import { EVERY_TENANT, tenantScope, type Scope } from "../../store/tree/scope";
@@ -53,11 +54,22 @@ export function parseWith<T extends z.ZodType>(schema: T, input: unknown, what =
   throw new ApiError("invalid_request", `${param}: ${issue.message}`, param);
 }
 
-/** Reads a JSON body and parses it with `schema`: not JSON is a 400 `invalid_json` (`shape` says what to send), a bad field a 400 naming it. */
-export async function parseBody<T extends z.ZodType>(c: { req: { json(): Promise<unknown> } }, schema: T, shape = "a JSON object"): Promise<z.infer<T>> {
+/**
+ * The most bytes an API route's JSON body may hold (`POST /api/prune`, `/api/trees/:id/move`: a few fields).
+ * Read as the model routes read theirs (src/core/body.ts): chunk by chunk, gzip or deflate decoded, a 413 as
+ * soon as it passes this, never buffered whole. `/api/import` streams its JSONL within MAX_BODY_BYTES.
+ */
+export const API_BODY_BYTES = 64 * 1024;
+
+/**
+ * Reads a JSON body and parses it with `schema`: another Content-Type is a 415, more than API_BODY_BYTES a
+ * 413, not JSON a 400 `invalid_json` (`shape` says what to send), a bad field a 400 naming it.
+ */
+export async function parseBody<T extends z.ZodType>(c: { req: { raw: Request } }, schema: T, shape = "a JSON object"): Promise<z.infer<T>> {
+  const text = await readJsonText(c.req.raw, API_BODY_BYTES);
   let json: unknown;
   try {
-    json = await c.req.json();
+    json = JSON.parse(text);
   } catch {
     throw new ApiError("invalid_json", `The body must be ${shape}.`);
   }
