@@ -14,13 +14,18 @@ export interface CacheControls {
 
 const NAMESPACE = /^[A-Za-z0-9._:\-/]{1,128}$/;
 
-/** Reads `cache-control` and `muscle-mem-namespace`; a malformed namespace is a 400. */
+/**
+ * Reads `cache-control` and `muscle-mem-namespace`; a malformed namespace is a 400. A directive is read by
+ * its name, whatever follows it (`no-store="x"`, `no-cache;`, `NO-CACHE`), and an HTTP/1.0 `pragma: no-cache`
+ * without a `cache-control` is `no-cache`: a client that asked not to be served from a cache never is.
+ */
 export function readControls(headers: Headers): CacheControls {
+  const cacheControl = headers.get("cache-control") ?? (/(^|,)\s*no-cache\s*(,|$)/i.test(headers.get("pragma") ?? "") ? "no-cache" : "");
   const directives = new Set(
-    (headers.get("cache-control") ?? "")
+    cacheControl
       .toLowerCase()
-      .split(",")
-      .map((d) => d.trim())
+      .split(/[,;]/)
+      .map((d) => d.split("=")[0].trim())
       .filter(Boolean),
   );
   const namespace = headers.get(NAMESPACE_HEADER) ?? "default";
