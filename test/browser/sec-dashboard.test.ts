@@ -74,7 +74,7 @@ describe.skipIf(skip)("dashboard security in headless Chromium", () => {
     await page.close();
   });
 
-  it("Should serve the dashboard and its scripts with a deny-all-but-self CSP, nosniff, no framing, and no .d.ts", async () => {
+  it("Should serve the dashboard and its scripts with a deny-all-but-self CSP, nosniff, no framing, an isolated window, and no .d.ts", async () => {
     for (const path of ["/", "/js/main.js", "/app.css"]) {
       const res = await fetch(`${dev.url}${path}`);
       await res.arrayBuffer();
@@ -83,6 +83,8 @@ describe.skipIf(skip)("dashboard security in headless Chromium", () => {
       expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
       expect(res.headers.get("x-content-type-options")).toBe("nosniff");
       expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("cross-origin-opener-policy")).toBe("same-origin");
+      expect(res.headers.get("cross-origin-resource-policy")).toBe("same-origin");
     }
     expect((await fetch(`${dev.url}/js/main.js`)).headers.get("content-type")).toMatch(/javascript/);
     const typings = await fetch(`${dev.url}/js/format.d.ts`);
