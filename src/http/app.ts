@@ -7,6 +7,7 @@ import { observe } from "./observe";
 import { passThrough } from "./passthrough";
 import { modelOptions } from "./preflight";
 import { mountCachedRoutes, mountPassThroughs } from "./routes/providers";
+import { envelopeOf, providerOfRequest } from "./routes/envelopes";
 import { accessGate } from "./auth/access";
 import { noteWorkerOrigin } from "../engine/lookup/colo-cache";
 import type { WorkerEnv } from "../engine/services";
@@ -36,9 +37,12 @@ export function newApp(): Hono<WorkerEnv> {
   app.all("/v1/*", passThrough);
   app.route("/api", apiRoutes());
   app.notFound(() => new ApiError("not_found", "No such route.").toResponse());
-  app.onError((err) => {
+  app.onError((err, c) => {
     if (!(err instanceof ApiError)) logEvent("error", "unhandled_error", { error: String(err) });
-    return errorResponse(err);
+    // In the envelope of the route's own API (Anthropic's, Gemini's), never a stack or an internal name.
+    const provider = providerOfRequest(PROVIDERS, c.req.method, new URL(c.req.url), c.req.raw.headers);
+    if (!provider) return errorResponse(err);
+    return envelopeOf(provider)(err instanceof ApiError ? err : new ApiError("internal_error", "The cache failed unexpectedly."));
   });
   return app;
 }
