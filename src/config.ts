@@ -176,7 +176,7 @@ function configFrom(v: Vars): Omit<Config, "upstreamBases"> {
     tallyFlushMs: v.TALLY_FLUSH_MS,
     cacheAnonymous: v.CACHE_ANONYMOUS === "on",
     readReplication: v.D1_READ_REPLICATION === "on",
-    templates: { induction: v.TEMPLATE_INDUCTION !== "off", minBindings: v.TEMPLATE_MIN_BINDINGS, declaredMinBindings: v.DECLARED_MIN_BINDINGS, maxTried: 8 },
+    templates: { induction: v.TEMPLATE_INDUCTION !== "off", minBindings: v.TEMPLATE_MIN_BINDINGS, declaredMinBindings: v.DECLARED_MIN_BINDINGS, maxTried: 32 },
     pruneTtlMs: v.PRUNE_TTL_MS,
     logLevel: v.LOG_LEVEL,
     prices: v.PRICES_JSON,

@@ -195,7 +195,8 @@ export function learnerNews(treeId: string, soFar: { epoch: string; induced: num
 /**
  * Learned-template lookup on an exact miss: one indexed query for the
  * templates under the request's lookup keys (one per anchor), then matching
- * in memory (cache/templates/learned-answer.ts).
+ * in memory (cache/templates/learned-answer.ts). It reads one more than it
+ * tries: a lookup that could not read every live template there misses.
  */
 async function readLearned(
   db: D1Database,
@@ -203,6 +204,6 @@ async function readLearned(
   settings: TemplateSettings,
 ): Promise<{ answer: StoredAnswer; template: string } | { miss?: string }> {
   const lookup = learnedLookup(key);
-  const candidates = await readTemplates(db, lookup.keys, settings.maxTried);
-  return learnedOutcome(key, lookup, candidates, settings.minBindings);
+  const candidates = await readTemplates(db, lookup.keys, settings.maxTried + 1);
+  return learnedOutcome(key, lookup, candidates, settings.minBindings, settings.maxTried);
 }

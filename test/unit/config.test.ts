@@ -15,7 +15,7 @@ describe("parseConfig", () => {
       hotCacheTtlMs: 5000,
       maxCacheableMessageBytes: 900_000,
       singleFlightWaitMs: 120_000,
-      templates: { induction: true, minBindings: 3, declaredMinBindings: 2, maxTried: 8 },
+      templates: { induction: true, minBindings: 3, declaredMinBindings: 2, maxTried: 32 },
       pruneTtlMs: 0,
       logLevel: "info",
       cacheAnonymous: false,

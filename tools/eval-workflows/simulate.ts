@@ -27,7 +27,8 @@ export interface SimulatedWorker {
 }
 
 const MAX_PARTNERS = 4;
-const MAX_TRIED = 8;
+/** The Worker's bound on templates weighed by learning and tried by a lookup (MAX_WEIGHED, config maxTried). */
+const MAX_TRIED = 32;
 
 interface Recorded {
   hash: string;
@@ -64,11 +65,11 @@ export function simulatedWorker(
   const templates = new Map<string, LearnedTemplate>();
   const byShape = new Map<string, Array<Trajectory & { answerHash: string }>>();
 
-  const candidatesFor = (keys: readonly string[]) =>
+  const candidatesFor = (keys: readonly string[], bound = MAX_TRIED) =>
     [...templates.values()]
       .filter((t) => !t.state.refuted && keys.includes(t.lookupKey))
       .sort((a, b) => b.pattern.anchorDepth - a.pattern.anchorDepth || b.state.bindings.length - a.state.bindings.length)
-      .slice(0, MAX_TRIED);
+      .slice(0, bound);
 
   function learn(key: RequestKey, t: Trajectory, answerHash: string): void {
     const parts = t.messages.map(decompose);
@@ -112,7 +113,7 @@ export function simulatedWorker(
     }
     if (induction) {
       const lookup = learnedLookup(key);
-      const outcome = learnedOutcome(key, lookup, candidatesFor(lookup.keys), minBindings);
+      const outcome = learnedOutcome(key, lookup, candidatesFor(lookup.keys, MAX_TRIED + 1), minBindings, MAX_TRIED);
       if ("answer" in outcome) {
         const message = key.declared ? renderDeclared(outcome.answer.message, key.declared) : outcome.answer.message;
         if (message) return respond(apiMessage(message, outcome.answer.hash), { "muscle-mem-cache": "hit", "muscle-mem-template": outcome.template });

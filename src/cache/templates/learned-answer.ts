@@ -38,20 +38,27 @@ export function learnedLookup(key: RequestKey): LearnedLookup {
   return { keys: keys.map((k) => k.key), parts, tied: () => (tied ??= tiedWords(messages)) };
 }
 
+/** Why a lookup that read more live templates than it tries does not serve. */
+export const TOO_MANY_TEMPLATES = "more live templates here than a lookup tries";
+
 /**
  * The answer learned templates give `key` on an exact miss, as a stored
  * answer under h_n (observations: the template's bindings), or why none
  * does (`miss`: the nearest template's reason, one line; absent when no
  * template matched the request's shape). Served only when every confirmed
  * candidate that fits renders the same answer: two that disagree are a miss
- * (explainLearned). Pure.
+ * (explainLearned). `candidates`: every live template under the lookup keys,
+ * read with a bound of `maxTried + 1`; more than `maxTried` is a miss, since
+ * one not read might render another answer (docs/templates.md "Cost"). Pure.
  */
 export function learnedOutcome(
   key: RequestKey,
   lookup: LearnedLookup,
   candidates: readonly LearnedTemplate[],
   minBindings: number,
+  maxTried = Number.POSITIVE_INFINITY,
 ): { answer: StoredAnswer; template: string } | { miss?: string } {
+  if (candidates.length > maxTried) return { miss: TOO_MANY_TEMPLATES };
   const chosen = explainLearned(candidates, lookup.parts, minBindings, lookup.tied);
   if ("reasons" in chosen) return chosen.reasons.length > 0 ? { miss: chosen.reasons[0] } : {};
   const { message, template } = chosen;
@@ -74,7 +81,8 @@ export function learnedAnswer(
   lookup: LearnedLookup,
   candidates: readonly LearnedTemplate[],
   minBindings: number,
+  maxTried = Number.POSITIVE_INFINITY,
 ): { answer: StoredAnswer; template: string } | null {
-  const outcome = learnedOutcome(key, lookup, candidates, minBindings);
+  const outcome = learnedOutcome(key, lookup, candidates, minBindings, maxTried);
   return "answer" in outcome ? outcome : null;
 }

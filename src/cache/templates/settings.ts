@@ -11,7 +11,10 @@ export interface TemplateSettings {
    * must equal before it serves other values (its own binding is always served).
    */
   declaredMinBindings: number;
-  /** Templates tried per lookup, deepest anchor first (bounded work on an exact miss). */
+  /**
+   * Templates tried per lookup, deepest anchor first (bounded work on an exact miss); a lookup reads one more
+   * and misses when it finds it (learnedOutcome): 32, what learning weighs (store/templates/learn.ts MAX_WEIGHED).
+   */
   maxTried: number;
 }
 
