@@ -1,16 +1,26 @@
 import type { StoredAnswer } from "../core/answer";
 import type { RequestKey } from "../providers/chat/key";
 import { parseBindings, type Bindings } from "../cache/templates/bindings";
-import { bindingDigestOf, declaredRefusal, renderDeclared, unstoredAnswerOf, withDeclared, type DeclaredConfirmation } from "../cache/templates/declared";
+import {
+  bindingDigestOf,
+  declaredRefusal,
+  hashForm,
+  renderDeclared,
+  unstoredAnswerOf,
+  withDeclared,
+  type DeclaredConfirmation,
+} from "../cache/templates/declared";
 import { learnedLookup, learnedOutcome } from "../cache/templates/learned-answer";
 import { headerSafe } from "../cache/templates/miss-reason";
 import { inductionOffFor, type TemplateSettings } from "../cache/templates/settings";
+import { weighUnstored } from "../cache/templates/unstored";
 import { ApiError } from "../core/errors";
 import { logEvent } from "../observability/log-event";
 import { BINDINGS_HEADER, TEMPLATE_HEADER } from "../core/protocol";
 import type { RecordInput } from "../store/tree/record";
 import { readDeclaredEvidence, recordDeclaredEvidence } from "../store/templates/declared";
 import { hasLiveTemplates, readTemplates } from "../store/templates/learned";
+import { saveTemplates } from "../store/templates/save";
 import { withTimeout } from "./lookup/read-through";
 
 /** Where a plan reads a declared answer's evidence: the tree's database, the lookup bound, the hot-cache bound. */
@@ -34,7 +44,8 @@ export interface TemplatePlan {
   /**
    * After a generation that was not recorded: when the model answered this declared request with an answer
    * that could not be stored (unstoredAnswerOf), notes it as the binding's answer, so that the node stops
-   * serving other values (the model answered it two ways). Never throws.
+   * serving other values (the model answered it two ways), and weighs the learned templates that fit it
+   * against that answer (unstored.ts: refuted or fenced, as a recorded answer would). Never throws.
    */
   unrecorded(db: D1Database): Promise<void>;
   /**
@@ -99,7 +110,9 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
     confirm: (db, recorded) => noteAnswer(db, recorded.answer.hash),
     unrecorded: async (db) => {
       const answer = declared && unstoredAnswerOf(declared);
-      if (answer) await noteAnswer(db, answer);
+      if (!answer) return;
+      await noteAnswer(db, answer);
+      if (induction) await refuteByUnstored(db, key, settings);
     },
     induction,
     hitHeaders: key.declared ? { [TEMPLATE_HEADER]: "declared" } : {},
@@ -190,6 +203,22 @@ export function learnerNews(treeId: string, soFar: { epoch: string; induced: num
   learnerSeen.set(treeId, { epoch: soFar.epoch, induced: soFar.induced });
   if (!seen) return soFar.induced > 0;
   return seen.epoch !== soFar.epoch || soFar.induced > seen.induced;
+}
+
+/**
+ * An answer the model gave a declared request that could not be stored: the learned templates that fit the
+ * request are weighed against it (cache/templates/unstored.ts) and their new states stored (a refutation
+ * is never undone: save.ts). Never throws: a failure leaves the templates as they were (logged).
+ */
+async function refuteByUnstored(db: D1Database, key: RequestKey, settings: TemplateSettings): Promise<void> {
+  try {
+    const candidates = await readTemplates(db, learnedLookup(key).keys, settings.maxTried + 1);
+    const t = { root: key.treeId, hashes: key.path.map((s) => s.hash), messages: key.path.map((s) => hashForm(s.message)) };
+    const changed = weighUnstored(candidates, t);
+    if (changed.length > 0) await saveTemplates(db, [], changed);
+  } catch (error) {
+    logEvent("error", "template_unstored_failed", { tree: key.treeId, error: String(error) });
+  }
 }
 
 /**

@@ -33,10 +33,14 @@ export function insertTemplateStatement(db: D1Database, t: LearnedTemplate, now:
     );
 }
 
-/** A known template's new state (`state`: its JSON, when the caller has it), stamped `now`. */
+/**
+ * A known template's new state (`state`: its JSON, when the caller has it), stamped `now`. A refuted
+ * template stays refuted: a learner that read it before another writer refuted it (engine/templates.ts,
+ * an answer not stored) does not undo that.
+ */
 export function updateTemplateStatement(db: D1Database, t: LearnedTemplate, now: number, state = JSON.stringify(t.state)): D1PreparedStatement {
   return db
-    .prepare("UPDATE templates SET state = ?2, bindings = ?3, refuted = ?4, updated_at = ?5 WHERE id = ?1")
+    .prepare("UPDATE templates SET state = ?2, bindings = ?3, refuted = max(refuted, ?4), updated_at = ?5 WHERE id = ?1")
     .bind(t.id, state, t.state.bindings.length, t.state.refuted ? 1 : 0, now);
 }
 
