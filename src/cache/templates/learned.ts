@@ -4,7 +4,7 @@ import type { CanonicalMessage } from "../../core/messages";
 import { compose, isGroupedLeaf, type Decomposed } from "./leaves";
 import { orderReason, type SlotOrder } from "./orders";
 import { isWordValue } from "./name-ties";
-import { fixedPartOf, inRange, isRanged, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
+import { compareLevels, fixedPartOf, inRange, isRanged, levelOf, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
 import { applyTransform, isDerived, type Derived } from "./transforms";
 
 /** A leaf of a pattern: a literal value, the index of a slot, or (answers only) a function of a slot (transforms.ts). */
@@ -181,7 +181,22 @@ export function partReason(slot: Slot, value: string): string | null {
   if (part === null) return null;
   if (slot.fencedParts?.includes(part)) return `\`${value}\`: the model answered otherwise for \`${part}\``;
   const seen = new Set(slot.values.map((v) => fixedPartOf(slot.type, v)));
-  return seen.size === 1 && !seen.has(part) ? `\`${value}\` has \`${part}\`, every confirmed value had \`${[...seen][0]}\`` : null;
+  if (seen.size === 1 && !seen.has(part)) return `\`${value}\` has \`${part}\`, every confirmed value had \`${[...seen][0]}\``;
+  return slot.type === "identifier" && seen.size === 1 ? levelReason(slot, value, part) : null;
+}
+
+/**
+ * Why an identifier's level (levelOf: `Tier5`) may not be served, or null: where every confirmed value
+ * had the same letters, a level is ranged, served only between two confirmed values (`Tier1` and `Tier3`
+ * serve `Tier2`, not `Tier5`). Where the letters varied (`A-1`, `B-2`), the values are ids, the number too.
+ */
+function levelReason(slot: Slot, value: string, part: string): string | null {
+  const level = levelOf(value);
+  if (level === null) return null;
+  const beside = slot.values.filter((v) => fixedPartOf(slot.type, v) === part).map(levelOf);
+  const below = beside.some((l) => l !== null && compareLevels(l, level) <= 0);
+  const above = beside.some((l) => l !== null && compareLevels(l, level) >= 0);
+  return below && above ? null : `\`${value}\`: its number is a level outside those confirmed for \`${part}\``;
 }
 
 /**

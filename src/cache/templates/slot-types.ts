@@ -90,6 +90,26 @@ export function fixedPartOf(type: SlotType, value: string): string | null {
   return null;
 }
 
+/**
+ * An identifier's level: its digit runs as numbers when each has at most two digits (`Tier2`, `v3`, `L4`,
+ * `v1.2`: a level or version the model may decide on by its number, rather than an id drawn at random),
+ * else null. A template serves a level only between two confirmed with the same letters (partReason).
+ *
+ * @example levelOf("Tier2") // => [2]
+ * @example levelOf("A-1042") // => null
+ */
+export function levelOf(value: string): number[] | null {
+  const runs = value.match(/\p{N}+/gu) ?? [];
+  return runs.length > 0 && runs.every((r) => r.length <= 2) ? runs.map(Number) : null;
+}
+
+/** Compares two levels of one length, run by run (NaN for levels of different lengths). */
+export function compareLevels(a: readonly number[], b: readonly number[]): number {
+  if (a.length !== b.length) return Number.NaN;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return 0;
+}
+
 /** Where a value of a ranged type lies: a number's value, a date's time, a time's seconds into the day (NaN for one that is none, such as `2024-13-45` or `25:00`). */
 export function rangedValue(type: SlotType, value: string): number {
   if (type === "time") {

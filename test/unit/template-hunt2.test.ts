@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { ask, learnAll, served } from "./templates.serve.support";
+
+/**
+ * The template hunt's open leads (docs/templates.md "What this does not catch"), each recorded on some
+ * values and replayed on others: the scripted model decides, and a template must render exactly its
+ * answer or miss.
+ */
+describe("an identifier with a short number (a level: Tier2, v3, L4) is ranged by its number", () => {
+  const upgrade = (tier: string, id: string, top = 3) =>
+    ask(
+      `Upgrades are approved up to Tier${top}.`,
+      `Upgrade order ${id} to ${tier}`,
+      Number(tier.slice(4)) <= top ? `Upgraded ${id} to ${tier}.` : `${tier} needs a manager: ${id} not upgraded.`,
+    );
+
+  it("Should not upgrade to Tier5 from upgrades to Tier1, Tier3 and Tier2 (the model approves up to Tier3)", () => {
+    const t = learnAll([upgrade("Tier1", "A-101"), upgrade("Tier3", "A-102"), upgrade("Tier2", "A-103")]);
+    expect(served(t, upgrade("Tier5", "A-104"))).toBeNull();
+    expect(served(t, upgrade("Tier10", "A-104"))).toBeNull();
+  });
+
+  it("Should serve a level inside those confirmed (ranged, not fixed): Tier2 and Tier3 from Tier1, Tier5 and Tier4", () => {
+    const t = learnAll([upgrade("Tier1", "A-101", 5), upgrade("Tier5", "A-102", 5), upgrade("Tier4", "A-103", 5)]);
+    expect(served(t, upgrade("Tier2", "A-104", 5))).toEqual({ role: "assistant", content: "Upgraded A-104 to Tier2." });
+    expect(served(t, upgrade("Tier3", "A-104", 5))).toEqual({ role: "assistant", content: "Upgraded A-104 to Tier3." });
+    expect(served(t, upgrade("Tier0", "A-104", 5))).toBeNull();
+  });
+
+  it("Should still serve an id of many digits outside those seen (an id is drawn at random)", () => {
+    const refund = (id: string) => ask("Refund desk.", `Refund order ${id}`, `Refunded order ${id}.`);
+    const t = learnAll([refund("A-1042"), refund("A-2210"), refund("A-3301")]);
+    expect(served(t, refund("A-9876"))).toEqual({ role: "assistant", content: "Refunded order A-9876." });
+  });
+});
