@@ -33,3 +33,23 @@ describe("an identifier with a short number (a level: Tier2, v3, L4) is ranged b
     expect(served(t, refund("A-9876"))).toEqual({ role: "assistant", content: "Refunded order A-9876." });
   });
 });
+
+describe("an identifier whose letters varied among the confirmed values", () => {
+  const refund = (id: string) =>
+    ask(
+      "Refund the order; subscriptions (SUB-) are never refunded.",
+      `Refund order ${id}`,
+      id.startsWith("SUB-") ? `Order ${id} is a subscription: no refund.` : `Refunded order ${id}.`,
+    );
+
+  it("Should not refund SUB-4004 from A-1042, B-2203 and C-3301 (letters never seen, of another length)", () => {
+    const t = learnAll([refund("A-1042"), refund("B-2203"), refund("C-3301")]);
+    expect(served(t, refund("SUB-4004"))).toBeNull();
+    expect(served(t, refund("D-4004"))).toEqual({ role: "assistant", content: "Refunded order D-4004." });
+  });
+
+  it("Still serves letters never seen of a confirmed length (what this does not catch): S-4004 is data like A-, B-, C-", () => {
+    const t = learnAll([refund("A-1042"), refund("B-2203"), refund("C-3301")]);
+    expect(served(t, refund("S-4004"))).toEqual({ role: "assistant", content: "Refunded order S-4004." });
+  });
+});

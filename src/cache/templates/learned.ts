@@ -182,7 +182,20 @@ export function partReason(slot: Slot, value: string): string | null {
   if (slot.fencedParts?.includes(part)) return `\`${value}\`: the model answered otherwise for \`${part}\``;
   const seen = new Set(slot.values.map((v) => fixedPartOf(slot.type, v)));
   if (seen.size === 1 && !seen.has(part)) return `\`${value}\` has \`${part}\`, every confirmed value had \`${[...seen][0]}\``;
-  return slot.type === "identifier" && seen.size === 1 ? levelReason(slot, value, part) : null;
+  if (slot.type !== "identifier") return null;
+  return seen.size === 1 ? levelReason(slot, value, part) : lettersReason(slot, value, part, seen);
+}
+
+/**
+ * Why an identifier whose letters varied among the confirmed values may not be served with letters none
+ * had, or null: its runs of letters must be as long as those of a confirmed value (`D-4` after `A-1`,
+ * `B-2`, `C-3`; never `SUB-4` or `VIP-4`, which may be what the model decides on).
+ */
+function lettersReason(slot: Slot, value: string, part: string, seen: ReadonlySet<string | null>): string | null {
+  if (seen.has(part)) return null;
+  const runs = (v: string) => (v.match(/\p{L}+/gu) ?? []).map((r) => r.length).join(",");
+  const own = runs(value);
+  return slot.values.some((v) => runs(v) === own) ? null : `\`${value}\` has \`${part}\`, letters of a length no confirmed value had`;
 }
 
 /**
