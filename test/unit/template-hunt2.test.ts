@@ -53,3 +53,40 @@ describe("an identifier whose letters varied among the confirmed values", () => 
     expect(served(t, refund("S-4004"))).toEqual({ role: "assistant", content: "Refunded order S-4004." });
   });
 });
+
+describe("the hunt's last leads: a European day and month, a currency glued to an amount, a word after a tied name", () => {
+  it("Should not file a claim dated 15.04 from claims dated 05.03, 12.03 and 20.03 (claims close on 31.03)", () => {
+    const claim = (date: string, id: string) => {
+      const [d, m] = date.split(".").map(Number);
+      return ask(
+        "Claims close on 31.03.",
+        `File claim ${id} dated ${date}`,
+        m * 100 + d <= 331 ? `Claim ${id} filed for ${date}.` : `Claim ${id} is too late (${date}).`,
+      );
+    };
+    const t = learnAll([claim("05.03", "C-101"), claim("12.03", "C-102"), claim("20.03", "C-103")]);
+    expect(served(t, claim("15.04", "C-104"))).toBeNull();
+  });
+
+  it("Should not approve EUR250 from approvals of EUR105, EUR180 and EUR120 (the model approves up to EUR200)", () => {
+    const refund = (amount: string, id: string) =>
+      ask(
+        "Approve refunds up to EUR200.",
+        `Refund ${amount} for order ${id}`,
+        Number(amount.slice(3)) <= 200 ? `Approved: ${amount} for ${id}.` : `Escalated: ${amount} for ${id}.`,
+      );
+    const t = learnAll([refund("EUR105", "A-101"), refund("EUR180", "A-102"), refund("EUR120", "A-103")]);
+    expect(served(t, refund("EUR250", "A-104"))).toBeNull();
+  });
+
+  it("Should not serve the paid shipping of Gold, Silver and Bronze to Platinum after a tied name (Ada Lovelace Platinum)", () => {
+    const plan = (first: string, last: string, tier: string) =>
+      ask(
+        "Platinum members get free shipping.",
+        `I'm ${first} ${last} ${tier}, ${first.toLowerCase()}@example.com: ship my order`,
+        tier === "Platinum" ? `Free shipping for ${first} ${last} ${tier}.` : `Shipping costs 5 for ${first} ${last} ${tier}.`,
+      );
+    const t = learnAll([plan("Ada", "Lovelace", "Gold"), plan("Bob", "Stone", "Silver"), plan("Cyd", "Moss", "Bronze")]);
+    expect(served(t, plan("Dan", "Roe", "Platinum"))).toBeNull();
+  });
+});

@@ -27,6 +27,14 @@ const NUMBER = /^\d+(?:\.\d+)?$/;
 const DATE = /^\d{4}-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?)?$/;
 /** Three digit groups joined by `/`, `.` or `-` that are not an ISO date, or a day and month (`12-24`): a date in a local order, or something date-like. */
 const LOCAL_DATE = /^(?:\d{1,4}([-/.])\d{1,2}\1\d{1,4}|\d{1,2}-\d{1,2})$/;
+/**
+ * A day and month written with a dot (`05.03`, `20.3`: a European date): a day 1..31, a month 1..12. Typed
+ * a plain decimal it was ranged as one (15.04, the 15th of April, lies between 5.03 and 20.03), so it is a
+ * local date; a price whose cents are 01..12 (`12.05`) is one too, and not served (a miss, never wrong).
+ */
+const DOTTED_DAY_MONTH = /^(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])$/;
+/** A currency code glued to an amount (`EUR250`): typed an identifier, it varied with no range, so it is a quantity. */
+const CURRENCY_AMOUNT = /^(?:EUR|USD|GBP|JPY|CHF|CAD|AUD|NZD|CNY|HKD|SGD|INR|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|ZAR|KRW|TRY)\d+(?:[.,]\d+)?$/i;
 /** A time of day, hours and minutes, maybe seconds. */
 const TIME = /^\d{1,2}:\d{2}(?::\d{2})?$/;
 /** Digit groups joined by `.` `,` `:` or `/` (a grouped amount, a ratio, a score `4/5`), or a number with letters glued after it (a unit). */
@@ -43,11 +51,11 @@ const NAME = /^\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)*$/u;
 export function slotTypeOf(value: string, kind: "text" | "number" = "text"): SlotType {
   if (kind === "number") return "number";
   if (DATE.test(value)) return "date";
-  if (LOCAL_DATE.test(value)) return "local-date";
+  if (LOCAL_DATE.test(value) || DOTTED_DAY_MONTH.test(value)) return "local-date";
   if (NUMBER.test(value)) return "number";
   if (EMAIL.test(value)) return "email";
   if (TIME.test(value)) return "time";
-  if (QUANTITY.test(value)) return "quantity";
+  if (QUANTITY.test(value) || CURRENCY_AMOUNT.test(value)) return "quantity";
   if (/\p{N}/u.test(value)) return "identifier";
   if (NAME.test(value)) return "name";
   return "word";
