@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
+import type { LearnedTemplate, Trajectory } from "../../src/cache/templates/induce";
+import { decompose } from "../../src/cache/templates/leaves";
+import { tiedWords } from "../../src/cache/templates/name-ties";
+import { serveLearned } from "../../src/cache/templates/serve";
 import { ask, learnAll, served } from "./templates.serve.support";
+
+/** served(), with the words the request ties to an identity (what the Worker passes: learned-answer.ts), so that a word slot may serve. */
+function servedTied(t: LearnedTemplate | null, request: Trajectory) {
+  return t && (serveLearned([t], request.messages.map(decompose), 3, () => tiedWords(request.messages))?.message ?? null);
+}
 
 /**
  * The template hunt's open leads (docs/templates.md "What this does not catch"), each recorded on some
@@ -80,13 +89,20 @@ describe("the hunt's last leads: a European day and month, a currency glued to a
   });
 
   it("Should not serve the paid shipping of Gold, Silver and Bronze to Platinum after a tied name (Ada Lovelace Platinum)", () => {
-    const plan = (first: string, last: string, tier: string) =>
-      ask(
+    const plan = (first: string, last: string, tier: string) => {
+      const email = `${first.toLowerCase()}@example.com`;
+      const shipping = tier === "Platinum" ? "Free shipping" : "Shipping costs 5";
+      return ask(
         "Platinum members get free shipping.",
-        `I'm ${first} ${last} ${tier}, ${first.toLowerCase()}@example.com: ship my order`,
-        tier === "Platinum" ? `Free shipping for ${first} ${last} ${tier}.` : `Shipping costs 5 for ${first} ${last} ${tier}.`,
+        `I'm ${first} ${last} ${tier}, ${email}: ship my order`,
+        `${shipping} for ${first} ${last} ${tier} (${email}).`,
       );
+    };
+    // The plan follows the tied name: it was tied too, and Platinum was served the paid shipping.
     const t = learnAll([plan("Ada", "Lovelace", "Gold"), plan("Bob", "Stone", "Silver"), plan("Cyd", "Moss", "Bronze")]);
-    expect(served(t, plan("Dan", "Roe", "Platinum"))).toBeNull();
+    expect(servedTied(t, plan("Dan", "Roe", "Platinum"))).toBeNull();
+    // The first and last names still vary where the plan is a literal.
+    const gold = learnAll([plan("Ada", "Lovelace", "Gold"), plan("Bob", "Stone", "Gold"), plan("Cyd", "Moss", "Gold")]);
+    expect(servedTied(gold, plan("Dan", "Roe", "Gold"))).toEqual({ role: "assistant", content: "Shipping costs 5 for Dan Roe Gold (dan@example.com)." });
   });
 });

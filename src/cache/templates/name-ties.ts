@@ -14,9 +14,10 @@ import { textsOf } from "./placeholders";
  * - its letters, case aside, are a run of letters (at least 3) of the local
  *   part of an email the request holds (`Ada` in `ada42@example.com`, `Ada`
  *   and `Lovelace` in `ada.lovelace@example.com`); or
- * - it follows such a word in a run of capitalised words joined by single
- *   spaces (a full name: `Lovelace` in `Ada Lovelace`), at most 4 words from
- *   it; a capitalised word before it (`Dear`, a status) is not tied.
+ * - it is the one word right after such a word in a run of capitalised words
+ *   joined by single spaces (a last name: `Lovelace` in `Ada Lovelace`), when
+ *   no other word of the run is tied by an email; a word after that (`Gold`
+ *   in `Ada Lovelace Gold`, a plan) or before it (`Dear`, a status) is not tied.
  *
  * Everything else stays structural: a new place, status or plan goes to the
  * model. A name not tied to an email is not served by a learned template;
@@ -28,7 +29,7 @@ const EMAIL = /[\p{L}\p{N}_][\p{L}\p{N}_.+-]*@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]
 const CAPITALISED_RUN = /(?<![\p{L}\p{N}_])\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)*(?: \p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)*)*(?![\p{L}\p{N}_])/gu;
 /** A token as leaves.ts splits text: word characters, joined by `- . @ / + : #`. */
 const TOKEN = /[\p{L}\p{N}_]+(?:[-.@/+:#][\p{L}\p{N}_]+)*/gu;
-/** The most words of a full name tied from its first tied word. */
+/** The most words of a run read from its first tied word when more than one is an email's. */
 const MAX_NAME_WORDS = 4;
 /** The shortest run of an email's local part that ties a word. */
 const MIN_TIE = 3;
@@ -91,10 +92,14 @@ export function tiedWords(messages: readonly CanonicalMessage[]): Set<string> {
   for (const { words, names } of ties) {
     for (const [word, folded] of words) if (runs.has(folded)) tied.add(word);
     for (const run of names) {
-      // From the first tied word on, at most MAX_NAME_WORDS: the rest of a full name follows its first name
-      // (`Dear Ada Lovelace` ties `Ada` and `Lovelace`, never `Dear`; `Delivered Ada Lovelace` never `Delivered`).
+      // From the first tied word on: a last name follows its first name (`Dear Ada Lovelace` ties `Ada` and
+      // `Lovelace`, never `Dear`; `Delivered Ada Lovelace` never `Delivered`).
+      // Only the one word after it, when no other word of the run is an email's: `Ada Lovelace Gold` never
+      // ties `Gold` (a plan the model may decide on); a longer name's later words stay structural (a miss).
       const first = run.findIndex(([, folded]) => runs.has(folded));
-      if (first !== -1) for (const [w] of run.slice(first, first + MAX_NAME_WORDS)) tied.add(w);
+      if (first === -1) continue;
+      const email = run.filter(([, folded]) => runs.has(folded)).length;
+      for (const [w] of run.slice(first, first + (email > 1 ? MAX_NAME_WORDS : 2))) if (email === 1 || runs.has(w.toLowerCase())) tied.add(w);
     }
   }
   return tied;
