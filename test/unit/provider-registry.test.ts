@@ -138,8 +138,6 @@ describe("the provider registry: a fifth provider is one folder and one line", (
     expect(imports.sort()).toEqual([
       // The engine's templates serve only APIs keyed as chat is: their key type is chat's.
       "engine/templates.ts -> chat/key",
-      // A refusal before any route ran (WORKER_TOKEN, ALLOWED_TENANTS) on /v1beta/ answers in Google's envelope.
-      "http/auth/access.ts -> gemini/errors",
       // The types of the node API's messages (a union over the providers' message shapes).
       "store/trajectories/messages.ts -> anthropic/message-view",
       "store/trajectories/messages.ts -> chat/message-view",
