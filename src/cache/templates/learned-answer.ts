@@ -38,7 +38,7 @@ export function learnedLookup(key: RequestKey): LearnedLookup {
   return { keys: keys.map((k) => k.key), parts, tied: () => (tied ??= tiedWords(messages)) };
 }
 
-/** Why a lookup that read more live templates than it tries does not serve. */
+/** Why a lookup that read more live templates than it tries does not serve (followed by how many it tries). */
 export const TOO_MANY_TEMPLATES = "more live templates here than a lookup tries";
 
 /**
@@ -58,7 +58,7 @@ export function learnedOutcome(
   minBindings: number,
   maxTried = Number.POSITIVE_INFINITY,
 ): { answer: StoredAnswer; template: string } | { miss?: string } {
-  if (candidates.length > maxTried) return { miss: TOO_MANY_TEMPLATES };
+  if (candidates.length > maxTried) return { miss: `${TOO_MANY_TEMPLATES} (${maxTried}): one not read might answer otherwise` };
   const chosen = explainLearned(candidates, lookup.parts, minBindings, lookup.tied);
   if ("reasons" in chosen) return chosen.reasons.length > 0 ? { miss: chosen.reasons[0] } : {};
   const { message, template } = chosen;

@@ -4,7 +4,9 @@ import type { CanonicalMessage } from "../../core/messages";
 import { compose, isGroupedLeaf, type Decomposed } from "./leaves";
 import { orderReason, type SlotOrder } from "./orders";
 import { isWordValue } from "./name-ties";
-import { compareLevels, fixedPartOf, inRange, isRanged, levelOf, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
+import { neverTemplated, quoted, rangeSide, slotLabel } from "./miss-reason";
+import { partReason } from "./part-reason";
+import { inRange, isRanged, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
 import { applyTransform, isDerived, type Derived } from "./transforms";
 
 /** A leaf of a pattern: a literal value, the index of a slot, or (answers only) a function of a slot (transforms.ts). */
@@ -138,6 +140,32 @@ export function bind(pattern: TemplatePattern, suffix: readonly Decomposed[], sl
 }
 
 /**
+ * Why a request that fits a pattern's skeletons does not bind, when a rule the user may not guess is why,
+ * or null: a slot's value is one group of a number written in several tokens (`800` of `21,800`), or a
+ * value the pattern holds fixed differs and the request's is a quantity or a local date (`30kg`: never
+ * templated). Names the request's own value only, never the one the template holds.
+ */
+export function unboundReason(pattern: TemplatePattern, suffix: readonly Decomposed[]): string | null {
+  if (suffix.length !== pattern.suffix.length) return null;
+  let why: string | null = null;
+  for (let i = 0; i < suffix.length; i++) {
+    const want = pattern.suffix[i];
+    const got = suffix[i];
+    if (want.skeleton !== got.skeleton || want.refs.length !== got.leaves.length) return null;
+    for (let j = 0; j < want.refs.length && why === null; j++) {
+      const ref = want.refs[j];
+      const leaf = got.leaves[j];
+      const type = slotTypeOf(leaf.value, leaf.kind);
+      if (typeof ref === "number" && isGroupedLeaf(leaf))
+        why = `slot ${ref} (${quoted(leaf.value)}, one group of a number written with separators): a grouped number is never templated`;
+      else if (typeof ref === "string" && ref !== leaf.value && neverTemplated(type))
+        why = `${quoted(leaf.value)} is a ${type}: never templated, and the template holds another value there`;
+    }
+  }
+  return why;
+}
+
+/**
  * Whether a slot holds words (letters only: a status, a plan, a place, a
  * name): such a slot serves only values the request ties to an identity
  * (name-ties.ts), whatever type it was learned with.
@@ -149,67 +177,35 @@ export function isWordSlot(slot: Slot): boolean {
 /**
  * Why bound values may not be served, in one line a user can act on: null
  * when every slot accepts its value (type, shape, range, and for a word, a
- * tie to an identity in the request: `tied`, the request's tiedWords).
+ * tie to an identity in the request: `tied`, the request's tiedWords). A
+ * reason names the slot, the request's value and the rule (miss-reason.ts
+ * slotLabel), never another request's value: a range is not spelled out.
  */
 export function rejectReason(slots: readonly Slot[], binding: Binding, tied?: ReadonlySet<string>): string | null {
   for (let i = 0; i < slots.length; i++) {
     const slot = slots[i];
     const value = binding.values[i];
     const type = slotTypeOf(value, binding.kinds[i]);
-    if (type !== slot.type) return `slot ${i}: \`${value}\` is a ${type}, the slot holds ${slot.type}s`;
+    const label = slotLabel(i, type, value);
+    if (type !== slot.type)
+      return neverTemplated(type) ? `${label}: a ${type} is never templated (the model may decide on it)` : `${label}: the slot holds ${slot.type}s`;
     if (isWordSlot(slot) && !tied?.has(value))
-      return `slot ${i}: \`${value}\` is a closed-class word (not tied to an email in the request); declare it if the model only copies it`;
-    if (!slot.shapes.includes(shapeOf(value))) return `slot ${i}: \`${value}\` has the shape ${shapeOf(value)}, never confirmed (${slot.shapes.join(", ")})`;
+      return `${label} is a closed-class word (not tied to an email in the request); declare it if the model only copies it`;
+    const shape = shapeOf(value);
+    if (!slot.shapes.includes(shape))
+      return slot.fencedShapes?.includes(shape)
+        ? `${label}: the model answered otherwise for the shape ${shape}`
+        : `${label} has the shape ${shape}, never confirmed (${slot.shapes.join(", ")})`;
     const part = partReason(slot, value);
-    if (part) return `slot ${i}: ${part}`;
+    if (part) return `${label}: ${part}`;
     if (isRanged(slot.type)) {
-      if (slot.min === undefined || slot.max === undefined) return `slot ${i}: no confirmed range`;
-      if (!Number.isFinite(rangedValue(slot.type, value))) return `slot ${i}: \`${value}\` is not a finite ${slot.type}`;
-      if (!inRange(slot.type, value, slot.min, slot.max)) return `slot ${i}: value \`${value}\` outside the confirmed range [${slot.min}, ${slot.max}]`;
+      if (slot.min === undefined || slot.max === undefined) return `${label}: no confirmed range`;
+      if (!Number.isFinite(rangedValue(slot.type, value))) return `${label} is not a valid ${slot.type}`;
+      if (!inRange(slot.type, value, slot.min, slot.max))
+        return `${label} is ${rangeSide(slot.type, value, slot.min, slot.max)} (${slot.values.length} values seen)`;
     }
   }
   return null;
-}
-
-/**
- * Why a value's fixed part (fixedPartOf: an identifier's letters, an email's domain) may not be served, or
- * null: one the model answered otherwise for, or one that differs from the part every confirmed value
- * shared (`SUB-4004` where every value was `ORD-…`). A part that varied among the confirmed values is data.
- */
-export function partReason(slot: Slot, value: string): string | null {
-  const part = fixedPartOf(slot.type, value);
-  if (part === null) return null;
-  if (slot.fencedParts?.includes(part)) return `\`${value}\`: the model answered otherwise for \`${part}\``;
-  const seen = new Set(slot.values.map((v) => fixedPartOf(slot.type, v)));
-  if (seen.size === 1 && !seen.has(part)) return `\`${value}\` has \`${part}\`, every confirmed value had \`${[...seen][0]}\``;
-  if (slot.type !== "identifier") return null;
-  return seen.size === 1 ? levelReason(slot, value, part) : lettersReason(slot, value, part, seen);
-}
-
-/**
- * Why an identifier whose letters varied among the confirmed values may not be served with letters none
- * had, or null: its runs of letters must be as long as those of a confirmed value (`D-4` after `A-1`,
- * `B-2`, `C-3`; never `SUB-4` or `VIP-4`, which may be what the model decides on).
- */
-function lettersReason(slot: Slot, value: string, part: string, seen: ReadonlySet<string | null>): string | null {
-  if (seen.has(part)) return null;
-  const runs = (v: string) => (v.match(/\p{L}+/gu) ?? []).map((r) => r.length).join(",");
-  const own = runs(value);
-  return slot.values.some((v) => runs(v) === own) ? null : `\`${value}\` has \`${part}\`, letters of a length no confirmed value had`;
-}
-
-/**
- * Why an identifier's level (levelOf: `Tier5`) may not be served, or null: where every confirmed value
- * had the same letters, a level is ranged, served only between two confirmed values (`Tier1` and `Tier3`
- * serve `Tier2`, not `Tier5`). Where the letters varied (`A-1`, `B-2`), the values are ids, the number too.
- */
-function levelReason(slot: Slot, value: string, part: string): string | null {
-  const level = levelOf(value);
-  if (level === null) return null;
-  const beside = slot.values.filter((v) => fixedPartOf(slot.type, v) === part).map(levelOf);
-  const below = beside.some((l) => l !== null && compareLevels(l, level) <= 0);
-  const above = beside.some((l) => l !== null && compareLevels(l, level) >= 0);
-  return below && above ? null : `\`${value}\`: its number is a level outside those confirmed for \`${part}\``;
 }
 
 /**
@@ -223,7 +219,7 @@ export function literalReason(pattern: TemplatePattern, slots: readonly Slot[], 
   const literals = new Set([...pattern.suffix, pattern.answer].flatMap((m) => m.refs.filter((r): r is string => typeof r === "string")));
   for (let i = 0; i < slots.length; i++) {
     if (!isRanged(slots[i].type) && literals.has(values[i]) && !slots[i].values.includes(values[i]))
-      return `slot ${i}: \`${values[i]}\` equals a fixed value of the template, never confirmed in this slot`;
+      return `${slotLabel(i, slots[i].type, values[i])} equals a value the template holds fixed, never confirmed in this slot`;
   }
   return null;
 }

@@ -47,6 +47,9 @@ export function ordersOf(slots: readonly Typed[], bindings: ReadonlyArray<readon
   }));
 }
 
+/** How a reason words the sign of `values[a] - values[b]` (-1, 0, 1): an order, never the values. */
+const ORDER_WORDS = ["the first below the second", "the first equal to the second", "the first above the second"];
+
 /**
  * Why a binding may not be served for its slots' order, or null. A template
  * with ranged pairs but no orders recorded (learned before they were) serves
@@ -56,15 +59,17 @@ export function ordersOf(slots: readonly Typed[], bindings: ReadonlyArray<readon
  */
 export function orderReason(slots: readonly Typed[], orders: readonly SlotOrder[] | undefined, values: readonly string[]): string | null {
   const ranged = typedPairs(slots, true);
-  if (ranged.length > 0 && !orders) return "no order recorded";
+  if (ranged.length > 0 && !orders) return `slots ${ranged[0][0]} and ${ranged[0][1]}: no order recorded (learned before orders were kept)`;
   for (const [a, b] of ranged) {
     const seen = orders?.find((o) => o.a === a && o.b === b);
-    if (!seen || !seen.signs.includes(signOf(slots, values, a, b))) return `slots ${a}, ${b}: order`;
+    const sign = signOf(slots, values, a, b);
+    if (!seen || !seen.signs.includes(sign)) return `slots ${a} and ${b} (${slots[a].type}s): ${ORDER_WORDS[sign + 1] ?? "in an order"} never confirmed`;
   }
   for (const [a, b] of typedPairs(slots, false)) {
     const sign = signOf(slots, values, a, b);
     const seen = orders?.find((o) => o.a === a && o.b === b);
-    if (seen ? !seen.signs.includes(sign) : sign === 0) return `slots ${a}, ${b}: ${sign === 0 ? "equal" : "different"} values never confirmed`;
+    if (seen ? !seen.signs.includes(sign) : sign === 0)
+      return `slots ${a} and ${b} (${slots[a].type}s): ${sign === 0 ? "equal" : "different"} values never confirmed`;
   }
   return null;
 }

@@ -2,7 +2,7 @@ import { canonicalJson } from "../../core/canonical";
 import { splitEnvelope } from "../../core/envelope";
 import type { CanonicalMessage } from "../../core/messages";
 import type { LearnedTemplate } from "./induce";
-import { bind, refusal, renderAnswer, unconfirmedReason } from "./learned";
+import { bind, refusal, renderAnswer, unboundReason, unconfirmedReason } from "./learned";
 import type { Decomposed } from "./leaves";
 
 /** What learned templates did for a request: the answer served, or why none did (one line per template that matched its shape, nearest first). */
@@ -25,9 +25,16 @@ export function explainLearned(
 ): LearnedOutcome {
   let chosen: { json: string; message: CanonicalMessage; template: LearnedTemplate } | null = null;
   const reasons: string[] = [];
+  // Why a template that fits the request's skeletons did not bind it (unboundReason): after the reasons of those that bound.
+  const unbound: string[] = [];
   for (const template of candidates) {
-    const binding = bind(template.pattern, parts.slice(template.pattern.anchorDepth), template.state.slots.length);
-    if (!binding) continue;
+    const suffix = parts.slice(template.pattern.anchorDepth);
+    const binding = bind(template.pattern, suffix, template.state.slots.length);
+    if (!binding) {
+      const why = unboundReason(template.pattern, suffix);
+      if (why !== null) unbound.push(why);
+      continue;
+    }
     const why = unconfirmedReason(template.state, minBindings) ?? refusal(template.state, binding, tied(), template.pattern);
     if (why !== null) {
       reasons.push(why);
@@ -43,7 +50,7 @@ export function explainLearned(
     if (chosen && chosen.json !== json) return { reasons: ["two templates that fit render different answers"] };
     chosen ??= { json, message, template };
   }
-  return chosen ? { message: chosen.message, template: chosen.template } : { reasons };
+  return chosen ? { message: chosen.message, template: chosen.template } : { reasons: [...reasons, ...unbound] };
 }
 
 /** explainLearned's answer, or null for a miss. */
