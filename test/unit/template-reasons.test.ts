@@ -9,6 +9,7 @@ import { learnedLookup, learnedOutcome } from "../../src/cache/templates/learned
 import { headerSafe } from "../../src/cache/templates/miss-reason";
 import { tiedWords } from "../../src/cache/templates/name-ties";
 import { explainLearned } from "../../src/cache/templates/serve";
+import { unexplained } from "../../src/engine/explain/miss";
 import { weighUnstored } from "../../src/cache/templates/unstored";
 import { ask, learnAll, served } from "./templates.serve.support";
 
@@ -181,5 +182,21 @@ describe("why a learned template did not serve: the lookup and the header", () =
     const header = headerSafe(r ?? "");
     expect(header.length).toBeLessThanOrEqual(200);
     expect(header).toMatch(/^slot 0 \(identifier `\?\?\?-9+\.\.\.`\): letters `\?\?\?` never confirmed \(every confirmed value had `ORD`\)$/);
+  });
+});
+
+describe("a template's reason when the miss cannot be explained", () => {
+  it("Should keep the reason in an `unknown` explanation (the divergence read failed), so GET /api/requests/:id still shows it", () => {
+    const request = ask("Up to 500.", "Refund 900 for order A-104", "Escalated.");
+    const reason = "slot 0 (number `900`) is above the confirmed range (3 values seen)";
+    expect(unexplained(keyOf(request), reason)).toEqual({
+      kind: "unknown",
+      tree_id: request.root,
+      depth: 0,
+      messages: 2,
+      divergence: null,
+      frame: null,
+      template: reason,
+    });
   });
 });

@@ -43,22 +43,36 @@ export interface ExplainInput {
  * The full explanation of a miss, after its response: one indexed D1 query
  * (src/store/tree/divergence.ts) on the tree's shard, bounded by
  * LOOKUP_TIMEOUT_MS, then the pure comparison (./explanation.ts). Only the
- * request's own tree and its tenant's trees are read.
+ * request's own tree and its tenant's trees are read. When that read fails
+ * and a template said why it did not serve, the explanation is `unknown`
+ * with that reason (depth 0: nothing compared), so the reason still reaches
+ * `GET /api/requests/:id`; with no reason the failure is thrown (no explanation).
  */
 export async function explainAfterResponse(input: ExplainInput): Promise<MissExplanation> {
   const { key } = input;
-  const read = await withTimeout(
-    readDivergence(input.db, {
-      treeId: key.treeId,
-      tenant: key.tenant,
-      namespace: key.namespace,
-      pathHashes: key.path.map((p) => p.hash),
-      before: input.startedAt,
-    }),
-    input.timeoutMs,
-    "divergence read",
-  );
+  let read: Awaited<ReturnType<typeof readDivergence>>;
+  try {
+    read = await withTimeout(
+      readDivergence(input.db, {
+        treeId: key.treeId,
+        tenant: key.tenant,
+        namespace: key.namespace,
+        pathHashes: key.path.map((p) => p.hash),
+        before: input.startedAt,
+      }),
+      input.timeoutMs,
+      "divergence read",
+    );
+  } catch (error) {
+    if (input.template === null) throw error;
+    return unexplained(key, input.template);
+  }
   return explainMiss({ treeId: key.treeId, frameJson: key.frameJson, path: key.path, template: input.template, ...read });
+}
+
+/** A miss whose divergence could not be read, with the template's reason: kind `unknown`, nothing compared. */
+export function unexplained(key: ProviderKey, template: string): MissExplanation {
+  return { kind: "unknown", tree_id: key.treeId, depth: 0, messages: key.path.length, divergence: null, frame: null, template };
 }
 
 /** The explanation of a miss the client asked for (`cache-control: no-cache`): nothing to compare. */
