@@ -3,7 +3,7 @@ import { ToolCallIds } from "../../src/core/canonical";
 import { walk } from "../../src/core/hash";
 import type { RequestKey } from "../../src/cache/request-key";
 import type { LearnedTemplate, Trajectory } from "../../src/cache/templates/induce";
-import { rejectReason, unboundReason, type Slot, type TemplatePattern } from "../../src/cache/templates/learned";
+import { derivedReason, rejectReason, unboundReason, type Slot, type TemplatePattern } from "../../src/cache/templates/learned";
 import { decompose } from "../../src/cache/templates/leaves";
 import { learnedLookup, learnedOutcome } from "../../src/cache/templates/learned-answer";
 import { headerSafe } from "../../src/cache/templates/miss-reason";
@@ -155,6 +155,24 @@ describe("why a learned template did not serve: values never templated", () => {
     expect(expectSafe(unboundReason(pattern, [request]), [])).toBe(
       "slot 0 (`800`, one group of a number written with separators): a grouped number is never templated",
     );
+  });
+
+  it("Should name both of the request's values where a slot the template uses twice holds two", () => {
+    const confirm = (a: string, b: string) => ask("Refund desk.", `Refund ${a}, confirm ${b}`, `Refunded ${a}.`);
+    const t = learnAll([confirm("A-101", "A-101"), confirm("A-102", "A-102"), confirm("A-103", "A-103")]);
+    expect(expectSafe(reasonOf(t, confirm("A-104", "A-105")), ["A-101"])).toBe(
+      "slot 0 appears twice, with `A-104` and `A-105`: the template needs one value there",
+    );
+  });
+
+  it("Should name the slot whose derived answer leaf does not apply to the request's value", () => {
+    const pattern: TemplatePattern = {
+      anchorDepth: 0,
+      suffix: [],
+      answer: { skeleton: "", refs: ["Code ", { slot: 0, fn: "upper" }], finishReason: "stop", promptTokens: 1, completionTokens: 1, latencyMs: 1 },
+    };
+    expect(derivedReason(pattern, ["abc"])).toBeNull();
+    expect(expectSafe(derivedReason(pattern, ["ABC"]), [])).toBe("slot 0 (`ABC`): the answer holds `upper` of it, which does not apply to this value");
   });
 
   it("Should say a capitalised word not tied to an email is a closed-class word", () => {

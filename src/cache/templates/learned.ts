@@ -141,13 +141,14 @@ export function bind(pattern: TemplatePattern, suffix: readonly Decomposed[], sl
 
 /**
  * Why a request that fits a pattern's skeletons does not bind, when a rule the user may not guess is why,
- * or null: a slot's value is one group of a number written in several tokens (`800` of `21,800`), or a
- * value the pattern holds fixed differs and the request's is a quantity or a local date (`30kg`: never
- * templated). Names the request's own value only, never the one the template holds.
+ * or null: a slot's value is one group of a number written in several tokens (`800` of `21,800`), a
+ * slot the pattern uses twice holds two values, or a value the pattern holds fixed differs and the
+ * request's is a quantity or a local date (`30kg`: never templated). Names the request's own value only, never the one the template holds.
  */
 export function unboundReason(pattern: TemplatePattern, suffix: readonly Decomposed[]): string | null {
   if (suffix.length !== pattern.suffix.length) return null;
   let why: string | null = null;
+  const seen: Array<string | undefined> = [];
   for (let i = 0; i < suffix.length; i++) {
     const want = pattern.suffix[i];
     const got = suffix[i];
@@ -156,10 +157,13 @@ export function unboundReason(pattern: TemplatePattern, suffix: readonly Decompo
       const ref = want.refs[j];
       const leaf = got.leaves[j];
       const type = slotTypeOf(leaf.value, leaf.kind);
-      if (typeof ref === "number" && isGroupedLeaf(leaf))
+      if (typeof ref === "number" && seen[ref] !== undefined && seen[ref] !== leaf.value)
+        why = `slot ${ref} appears twice, with ${quoted(seen[ref] ?? "")} and ${quoted(leaf.value)}: the template needs one value there`;
+      else if (typeof ref === "number" && isGroupedLeaf(leaf))
         why = `slot ${ref} (${quoted(leaf.value)}, one group of a number written with separators): a grouped number is never templated`;
       else if (typeof ref === "string" && ref !== leaf.value && neverTemplated(type))
         why = `${quoted(leaf.value)} is a ${type}: never templated, and the template holds another value there`;
+      if (typeof ref === "number") seen[ref] ??= leaf.value;
     }
   }
   return why;
@@ -247,6 +251,14 @@ export function unconfirmedReason(state: TemplateState, minBindings: number): st
 /** Whether the template has enough evidence to serve: k distinct bindings, and k distinct values in every slot. */
 export function isConfirmed(state: TemplateState, minBindings: number): boolean {
   return unconfirmedReason(state, minBindings) === null;
+}
+
+/** Why a template's answer cannot be rendered for slot values (a derived leaf whose function does not apply), or null. */
+export function derivedReason(pattern: TemplatePattern, values: readonly string[]): string | null {
+  const ref = pattern.answer.refs.find((r) => isDerived(r) && leafValue(r, values) === null);
+  return ref !== undefined && isDerived(ref)
+    ? `slot ${ref.slot} (${quoted(values[ref.slot] ?? "")}): the answer holds \`${ref.fn}\` of it, which does not apply to this value`
+    : null;
 }
 
 /** The value of one answer leaf for slot values, or null when a derived leaf's function does not apply to its value. */

@@ -2,7 +2,7 @@ import { canonicalJson } from "../../core/canonical";
 import { splitEnvelope } from "../../core/envelope";
 import type { CanonicalMessage } from "../../core/messages";
 import type { LearnedTemplate } from "./induce";
-import { bind, refusal, renderAnswer, unboundReason, unconfirmedReason } from "./learned";
+import { bind, derivedReason, refusal, renderAnswer, unboundReason, unconfirmedReason } from "./learned";
 import type { Decomposed } from "./leaves";
 
 /** What learned templates did for a request: the answer served, or why none did (one line per template that matched its shape, nearest first). */
@@ -42,7 +42,7 @@ export function explainLearned(
     }
     const message = renderAnswer(template.pattern, binding.values);
     if (!message) {
-      reasons.push("a derived value does not apply to the new value");
+      reasons.push(derivedReason(template.pattern, binding.values) ?? "a derived value does not apply to the new value");
       continue;
     }
     // Two templates that render one message agree, whatever envelope each carries (the first one's is served).
