@@ -1,5 +1,6 @@
 import { VARIABLES_FRAME_KEY } from "../../core/protocol";
 import { canonicalArguments, canonicalJson, hashFormOf } from "../../core/canonical";
+import { NUMBERS_KEY, type Spelling } from "../../core/number-text";
 import { keepEnvelope } from "../../core/envelope";
 import { childHash, digest, treeIdOf, walk } from "../../core/hash";
 import type { DeclaredKeying, RequestKey } from "../request-key";
@@ -60,8 +61,15 @@ export function withDeclared(key: RequestKey, bindings: Bindings): RequestKey | 
   );
   if (!keying) return null;
   const stored = keying.messages.map((m, i) => keepArgumentText(m, key.path[i].message, bindings));
-  const path = walk(keying.treeId, keying.messages, stored);
+  // The numbers the concrete key read written otherwise (`1.0`, src/core/number-text.ts) are keyed here too: the stored forms lose them.
+  const hashed = key.numbers ? keying.messages.map((m, i) => withNumbers(m, key.numbers?.get(i))) : keying.messages;
+  const path = walk(keying.treeId, hashed, stored);
   return { ...key, treeId: keying.treeId, frameJson: keying.frameJson, path, key: path[path.length - 1].hash, declared: keying };
+}
+
+/** `message` with the texts of its numbers written otherwise than JSON.stringify would, when it has any. */
+function withNumbers(message: CanonicalMessage, numbers: readonly Spelling[] | undefined): CanonicalMessage {
+  return numbers && numbers.length > 0 ? { ...message, [NUMBERS_KEY]: numbers } : message;
 }
 
 /** Per declared request: the id of an answer the model gave it that could not be stored (keyDeclaredAnswer). */

@@ -54,7 +54,17 @@ export function keyRequest(
   if (tooLarge) return { ok: false, bypass: tooLarge };
   return {
     ok: true,
-    key: { tenant, namespace, treeId, frameJson, model: body.model, path, key: path[path.length - 1].hash, ids: canonical.ids },
+    key: {
+      tenant,
+      namespace,
+      treeId,
+      frameJson,
+      model: body.model,
+      path,
+      key: path[path.length - 1].hash,
+      ids: canonical.ids,
+      ...(spelled?.items && spelled.items.size > 0 ? { numbers: spelled.items } : {}),
+    },
   };
 }
 
