@@ -36,7 +36,7 @@ export function declaredKeying(
   return {
     treeId: treeIdOf(tenant, namespace, declaredFrame),
     frameJson: declaredFrame,
-    messages: messages.map((m) => substituteMessage(m, bindings)),
+    messages: messages.map((m) => substituteMessage(m, bindings, true)),
     bindings,
   };
 }

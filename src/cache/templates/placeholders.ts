@@ -99,10 +99,22 @@ function mapMessage(message: CanonicalMessage, onText: (s: string) => string, on
   return out;
 }
 
-/** Applies `onText` to arguments that are not JSON, `onString`/`onNumber` to the leaves of JSON ones (re-serialised canonically). */
-function mapArguments(raw: string, onText: (s: string) => string, onString: (s: string) => unknown, onNumber: (n: number) => unknown): string {
+/** A number token that may not be written as JSON.stringify writes its value (a fraction ending in 0, an exponent, …); a match in a string costs only the exact check. */
+const SPELLED_CANDIDATE = /\d\.\d*0(?!\d)|\d[eE]|0\.0{6}|\d{22}/;
+
+/** Whether JSON text holds a number written otherwise than JSON.stringify would write its value (`1.0`, `1e3`). */
+function hasSpelledNumber(raw: string): boolean {
+  if (!SPELLED_CANDIDATE.test(raw)) return false;
+  return (jsonLiterals(raw) ?? []).some((l) => l.kind === "number" && !isCanonicalNumber(raw.slice(l.start, l.end)));
+}
+
+/**
+ * Applies `onText` to arguments that are not JSON, `onString`/`onNumber` to the leaves of JSON ones (re-serialised canonically).
+ * With `spelled`, arguments holding a number written otherwise (`{"qty":1.0}`) are text too: parsed, `1.0` would key as `1`.
+ */
+function mapArguments(raw: string, onText: (s: string) => string, onString: (s: string) => unknown, onNumber: (n: number) => unknown, spelled = false): string {
   // Arguments that JSON.parse would change (an integer past 2^53, a repeated key) are keyed as their text.
-  if (scanJson(raw).lossy !== null) return onText(raw);
+  if (scanJson(raw).lossy !== null || (spelled && hasSpelledNumber(raw))) return onText(raw);
   let args: unknown;
   try {
     args = JSON.parse(raw);
@@ -120,15 +132,18 @@ function valueNames(bindings: Bindings): Map<string, string> {
  * Keys a message with placeholders: whole occurrences of bound values in text
  * and in JSON string leaves become `{{name}}`; a JSON number leaf equal to a
  * bound value becomes the string `"{{#name}}"`. JSON arguments come out canonical.
+ * With `spelled` (a request's messages, declared.ts), arguments holding a number written otherwise than
+ * JSON.stringify would (`{"qty":1.0}`, a bound `1999.0`) are keyed as their text, as the concrete key keeps
+ * it: parsed, they keyed as `1` and `{{#n}}` and were served the answer recorded for `1` and `1999`.
  */
-export function substituteMessage(message: CanonicalMessage, bindings: Bindings): CanonicalMessage {
+export function substituteMessage(message: CanonicalMessage, bindings: Bindings, spelled = false): CanonicalMessage {
   const byValue = valueNames(bindings);
   const text = (s: string) => substituteText(s, bindings);
   const number = (n: number) => {
     const name = byValue.get(canonicalJson(n));
     return name === undefined ? n : `{{#${name}}}`;
   };
-  return mapMessage(message, text, (raw) => mapArguments(raw, text, text, number));
+  return mapMessage(message, text, (raw) => mapArguments(raw, text, text, number, spelled));
 }
 
 /**
