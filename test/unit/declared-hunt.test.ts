@@ -3,6 +3,7 @@ import type { CanonicalMessage } from "../../src/core/messages";
 import { parseBindings, type Bindings } from "../../src/cache/templates/bindings";
 import { abstractAnswer, bindingDigestOf, declaredKeying, type DeclaredKeying } from "../../src/cache/templates/declared";
 import { renderMessage } from "../../src/cache/templates/placeholders";
+import { ask, learnAll, served } from "./templates.serve.support";
 
 /** Attacks on declared bindings (docs/templates.md, "Declared variables"): each held unless a fix is named. */
 
@@ -79,5 +80,17 @@ describe("declared hunt: bindings that collide with placeholder syntax", () => {
     const stored = abstractAnswer({ role: "assistant", content: "Done, Ada Lovelace: A-1001." }, keying);
     expect(stored?.content).toBe("Done, {{name}}: {{order}}.");
     expect(stored && renderMessage(stored, { name: "{{order}} Roe", order: "B-2002" })?.content).toBe("Done, {{order}} Roe: B-2002.");
+  });
+});
+
+describe("declared hunt: a learned slot value written otherwise carries the request's own text (an attack that held)", () => {
+  const refund = (amount: string) => ask("Refund desk.", `Refund ${amount} dollars on order A-1001`, `Refunded ${amount} dollars on order A-1001.`);
+  it.each(["150.0", "150.00", "1.5e2", "0150", "150"])("Should serve %s only with its own spelling, or miss", (amount) => {
+    const out = served(learnAll([refund("100"), refund("300"), refund("200")]), refund(amount));
+    expect(out === null || out.content === `Refunded ${amount} dollars on order A-1001.`).toBe(true);
+  });
+
+  it("Should serve the plain number from the template those refunds taught (the template is learned at all)", () => {
+    expect(served(learnAll([refund("100"), refund("300"), refund("200")]), refund("150"))?.content).toBe("Refunded 150 dollars on order A-1001.");
   });
 });
