@@ -28,7 +28,8 @@ const CANDIDATE = /[:,[]\s*-?(?:\d+\.\d*0(?!\d)|\d+(?:\.\d+)?[eE]|0\.0{6}|\d{22}
 /** A character of a number, `true`, `false` or `null`. */
 const TOKEN_CHAR = /[-+.0-9eEtruefalsn]/;
 
-const escapeToken = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
+/** An object key as one JSON Pointer reference token (RFC 6901: `~` as `~0`, `/` as `~1`). */
+export const escapeToken = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
 
 /**
  * The numbers of a JSON body (text `JSON.parse` accepted, nested at most

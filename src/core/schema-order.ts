@@ -1,3 +1,5 @@
+import { escapeToken } from "./number-text";
+
 /**
  * The order of a JSON Schema's `properties`, which canonical JSON sorts away but a model reads: under
  * structured outputs the model writes its JSON in the schema's property order (OpenAI: "outputs will be
@@ -14,8 +16,6 @@ export const INTEGER_PROPERTY = "integer-like property name";
 
 /** An array-index-like key, which JavaScript objects put first, in ascending order, whatever the text's order. */
 const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
-
-const escapeToken = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
