@@ -14,22 +14,34 @@ function matches(path: string, pathname: string): boolean {
   return path.endsWith("/*") ? pathname.startsWith(path.slice(0, -1)) : pathname === path;
 }
 
+/** What a provider's route does with a request on one of its own paths (null: not its, the next route's). */
+export type RouteTurn = "cached" | "not-allowed" | "relay";
+
 /**
- * The provider whose route answers a request, as src/http/routes/providers.ts mounts them: its cached POST,
- * its 405, then its pass-through's claim; null for the general `/v1/*` pass-through (OpenAI's).
+ * The one routing decision on a provider's own paths, which src/http/routes/providers.ts mounts and the
+ * app's error handler reads back: its cached POST, else its 405, else its pass-through's claim.
+ */
+export function turnOf(routes: ProviderModule["routes"], method: string, url: URL, headers: Headers): RouteTurn | null {
+  const { isCached, methodNotAllowed, passThrough } = routes;
+  if (method === "POST" && (!isCached || isCached(url))) return "cached";
+  if (methodNotAllowed) return "not-allowed";
+  if (passThrough && (!passThrough.claims || passThrough.claims(headers, url))) return "relay";
+  return null;
+}
+
+/**
+ * The provider whose route answers a request, in the order src/http/routes/providers.ts mounts them: each
+ * provider's own paths (turnOf), then the pass-throughs' other paths with their claims; null for the
+ * general `/v1/*` pass-through (OpenAI's).
  */
 export function providerOfRequest(providers: readonly ProviderModule[], method: string, url: URL, headers: Headers): ProviderModule | null {
   for (const provider of providers) {
-    const { paths, isCached, methodNotAllowed } = provider.routes;
-    if (!paths.some((p) => matches(p, url.pathname))) continue;
-    if (method === "POST" && (!isCached || isCached(url))) return provider;
-    if (methodNotAllowed) return provider;
+    if (provider.routes.paths.some((p) => matches(p, url.pathname)) && turnOf(provider.routes, method, url, headers) !== null) return provider;
   }
   for (const provider of providers) {
     const passThrough = provider.routes.passThrough;
-    if (!passThrough) continue;
-    const on = [...provider.routes.paths, ...passThrough.paths].some((p) => matches(p, url.pathname));
-    if (on && (!passThrough.claims || passThrough.claims(headers, url))) return provider;
+    if (!passThrough || !passThrough.paths.some((p) => matches(p, url.pathname))) continue;
+    if (!passThrough.claims || passThrough.claims(headers, url)) return provider;
   }
   return null;
 }

@@ -6,7 +6,7 @@ import type { WorkerEnv } from "../../engine/services";
 import type { ProviderModule } from "../../providers";
 import { upstreamBase } from "../../providers/upstream";
 import { relayTo } from "../passthrough";
-import { envelopeOf, type ErrorEnvelope } from "./envelopes";
+import { envelopeOf, turnOf, type ErrorEnvelope } from "./envelopes";
 
 type App = Hono<WorkerEnv>;
 type Ctx = Context<WorkerEnv>;
@@ -26,15 +26,14 @@ function relayOther(c: Ctx, provider: ProviderModule, envelope: ErrorEnvelope): 
 /** Mounts each provider's cached call on its paths (a POST it accepts), 405s for its other methods, or its other calls there. */
 export function mountCachedRoutes(app: App, providers: readonly ProviderModule[]): void {
   for (const provider of providers) {
-    const { paths, isCached, methodNotAllowed, passThrough } = provider.routes;
     const cached = handlerOf(provider);
     const envelope = envelopeOf(provider);
-    for (const path of paths) {
+    for (const path of provider.routes.paths) {
       app.all(path, async (c, next: Next) => {
-        const url = new URL(c.req.url);
-        if (c.req.method === "POST" && (!isCached || isCached(url))) return cached(c);
-        if (methodNotAllowed) return envelope(new ApiError("method_not_allowed", `Use POST for ${path}.`), { allow: "POST" });
-        if (passThrough && (!passThrough.claims || passThrough.claims(c.req.raw.headers, url))) return relayOther(c, provider, envelope);
+        const turn = turnOf(provider.routes, c.req.method, new URL(c.req.url), c.req.raw.headers);
+        if (turn === "cached") return cached(c);
+        if (turn === "not-allowed") return envelope(new ApiError("method_not_allowed", `Use POST for ${path}.`), { allow: "POST" });
+        if (turn === "relay") return relayOther(c, provider, envelope);
         return next();
       });
     }
