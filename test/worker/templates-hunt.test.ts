@@ -1,10 +1,10 @@
-import { env } from "cloudflare:workers";
 import type OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { chat, uniqueModel } from "./helpers";
 import { learningRan, settled } from "./settled";
+import { scriptChatUpstream, type ChatScriptBody } from "./upstream-stub";
 
-type Body = { model: string; messages: Array<{ role: string; content: string }> };
+type Body = ChatScriptBody;
 
 /** The refund desk the tests script: refunds an order, holds a flagged one (`F-…`) for review with a fresh ticket number. */
 function desk(body: Body): string {
@@ -13,27 +13,12 @@ function desk(body: Body): string {
   return order.startsWith("F-") ? `Order ${order} is held for review, ${name}: ticket 88${order.slice(-3)} is open.` : `Refunded order ${order} for ${name}.`;
 }
 
-/** Every chat completion to the upstream is answered by `script` (the refund desk unless a test sets another); `asked` counts them. */
-const upstream = { asked: 0, script: desk };
+/** What the upstream answers each chat completion with (the refund desk unless a test sets another); `upstream.asked` counts them. */
+let script: (body: Body) => string = desk;
+let upstream = { asked: 0 };
 beforeEach(() => {
-  upstream.asked = 0;
-  upstream.script = desk;
-  const origin = new URL((env as unknown as { UPSTREAM_BASE_URL: string }).UPSTREAM_BASE_URL).origin;
-  const real = globalThis.fetch;
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).origin !== origin || !request.url.endsWith("/chat/completions")) return real(input, init);
-    const body = (await request.json()) as Body;
-    upstream.asked++;
-    return Response.json({
-      id: `chatcmpl-${upstream.asked}`,
-      object: "chat.completion",
-      created: 1,
-      model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content: upstream.script(body) }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    });
-  });
+  script = desk;
+  upstream = scriptChatUpstream((body) => script(body));
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -93,7 +78,7 @@ describe("learned templates through the Worker: a prefix every confirmed id shar
   };
 
   it("Should answer SUB-4004 from the model after ORD-1001, ORD-2002 and ORD-3003 taught a template that serves ORD-4004", async () => {
-    upstream.script = subscriptions;
+    script = subscriptions;
     const model = uniqueModel("hunt-prefix");
     await settled(async () => {
       for (const order of ["ORD-1001", "ORD-2002", "ORD-3003"]) expect((await send(model, order)).cache).toBe("miss");
@@ -127,7 +112,7 @@ describe("declared values that collide with the prompt's own text (an attack tha
     });
 
   it("Should send the customer the prompt names to the model: the prompt keyed with the value is a path of its own", async () => {
-    upstream.script = closed;
+    script = closed;
     const model = uniqueModel("hunt-collide");
     expect((await send(model, "Ada Lovelace", "A-1001")).cache).toBe("miss");
     expect((await send(model, "Cyd Moss", "A-3003")).cache).toBe("miss");

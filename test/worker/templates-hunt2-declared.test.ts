@@ -1,10 +1,10 @@
-import { env } from "cloudflare:workers";
 import type OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { chat, uniqueModel } from "./helpers";
 import { learningRan, settled } from "./settled";
+import { scriptChatUpstream, type ChatScriptBody } from "./upstream-stub";
 
-type Body = { model: string; messages: Array<{ role: string; content: string }> };
+type Body = ChatScriptBody;
 
 /**
  * The refund desk: refunds an even amount (and says so), holds an odd one for review with a fresh ticket
@@ -17,25 +17,9 @@ function desk(body: Body): string {
     : `Refunded ${amount} on order ${order} for ${name}.`;
 }
 
-const upstream = { asked: 0 };
+let upstream = { asked: 0 };
 beforeEach(() => {
-  upstream.asked = 0;
-  const origin = new URL((env as unknown as { UPSTREAM_BASE_URL: string }).UPSTREAM_BASE_URL).origin;
-  const real = globalThis.fetch;
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).origin !== origin || !request.url.endsWith("/chat/completions")) return real(input, init);
-    const body = (await request.json()) as Body;
-    upstream.asked++;
-    return Response.json({
-      id: `chatcmpl-${upstream.asked}`,
-      object: "chat.completion",
-      created: 1,
-      model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content: desk(body) }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    });
-  });
+  upstream = scriptChatUpstream(desk);
 });
 afterEach(() => vi.restoreAllMocks());
 

@@ -48,3 +48,32 @@ export function chunks(deltas: Array<Record<string, unknown>>, finish = "stop"):
     JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "stub", choices: [{ index: 0, delta, finish_reason: finishReason }] });
   return [...deltas.map((d) => chunk(d, null)), chunk({}, finish), "[DONE]"];
 }
+
+/** A chat request as a scripted upstream reads it. */
+export type ChatScriptBody = { model: string; messages: Array<{ role: string; content: string }> };
+
+/**
+ * From now until the test's mocks are restored, every chat completion sent to UPSTREAM_BASE_URL is answered
+ * with `script(body)` as the assistant's text (id `chatcmpl-<n>`, the request's model, usage 10 / 5); the
+ * returned counter's `asked` counts them. Every other fetch goes through.
+ */
+export function scriptChatUpstream(script: (body: ChatScriptBody) => string): { asked: number } {
+  const counter = { asked: 0 };
+  const origin = new URL(String(env.UPSTREAM_BASE_URL)).origin;
+  const real = globalThis.fetch;
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    if (new URL(request.url).origin !== origin || !request.url.endsWith("/chat/completions")) return real(input, init);
+    const body = (await request.json()) as ChatScriptBody;
+    counter.asked++;
+    return Response.json({
+      id: `chatcmpl-${counter.asked}`,
+      object: "chat.completion",
+      created: 1,
+      model: body.model,
+      choices: [{ index: 0, message: { role: "assistant", content: script(body) }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    });
+  });
+  return counter;
+}
