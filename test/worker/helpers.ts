@@ -10,10 +10,15 @@ export interface ChatInit {
 
 /** POSTs a chat-completions body to the Worker. */
 export function chat(body: unknown, init: ChatInit = {}): Promise<Response> {
+  return chatAsSent(body, { authorization: `Bearer ${init.key ?? "sk-test-default"}`, ...init.headers });
+}
+
+/** POSTs a chat-completions body to the Worker with exactly `headers` and no default key (the eval workflows' `Chat`). */
+export function chatAsSent(body: unknown, headers: Record<string, string>): Promise<Response> {
   return exports.default.fetch(
     new Request("http://mm.test/v1/chat/completions", {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${init.key ?? "sk-test-default"}`, ...init.headers },
+      headers: { "content-type": "application/json", ...headers },
       body: typeof body === "string" ? body : JSON.stringify(body),
     }),
   );

@@ -1,18 +1,11 @@
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runCase, type Chat } from "../../tools/eval-workflows/run";
 import { refundMail } from "../../tools/eval-workflows/refund-mail";
 import { seeded } from "../../tools/eval-workflows/types";
 import { learningRan, settled } from "./settled";
+import { chatAsSent } from "./helpers";
 
-const chatVia: Chat = (body, headers) =>
-  exports.default.fetch(
-    new Request("http://mm.test/v1/chat/completions", {
-      method: "POST",
-      headers: { "content-type": "application/json", ...headers },
-      body: JSON.stringify(body),
-    }),
-  );
+const chatVia: Chat = chatAsSent;
 
 const extraTool = { type: "function", function: { name: "audit_log", parameters: { type: "object", properties: { note: { type: "string" } } } } };
 

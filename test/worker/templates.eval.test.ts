@@ -1,4 +1,3 @@
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { intake } from "../../tools/eval-workflows/intake";
 import { bookingDesk } from "../../tools/eval-workflows/booking";
@@ -7,15 +6,9 @@ import { refundMail } from "../../tools/eval-workflows/refund-mail";
 import { screenDesk } from "../../tools/eval-workflows/screen";
 import { experiment, type Chat } from "../../tools/eval-workflows/run";
 import type { Workflow } from "../../tools/eval-workflows/types";
+import { chatAsSent } from "./helpers";
 
-const chatVia: Chat = (body, headers) =>
-  exports.default.fetch(
-    new Request("http://mm.test/v1/chat/completions", {
-      method: "POST",
-      headers: { "content-type": "application/json", ...headers },
-      body: JSON.stringify(body),
-    }),
-  );
+const chatVia: Chat = chatAsSent;
 
 /**
  * The small form of `npm run eval:templates`: warm a few cases, then run new

@@ -1,20 +1,13 @@
-import { exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runCase, type Chat } from "../../tools/eval-workflows/run";
 import { DESKS, screenDesk, VIP, type ScreenCase } from "../../tools/eval-workflows/screen";
 import { learningRan, settled } from "./settled";
+import { chatAsSent } from "./helpers";
 
 // Generated screening workflows (tools/eval-workflows/screen.ts) through the Worker, learned templates on.
 
-const chatVia: Chat = (body, headers) =>
-  exports.default.fetch(
-    new Request("http://mm.test/v1/chat/completions", {
-      method: "POST",
-      headers: { "content-type": "application/json", ...headers },
-      body: JSON.stringify(body),
-    }),
-  );
+const chatVia: Chat = chatAsSent;
 
 const member = fc.integer({ min: 1000, max: 9999 }).map((n) => `M-${n}`);
 const ref = fc.integer({ min: 10000, max: 99999 }).map((n) => `R-${n}`);
