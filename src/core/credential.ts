@@ -24,11 +24,12 @@ export interface CredentialReader {
 /**
  * The credentials no provider owns: `Authorization` (also the `/api`'s bearer key), an HTTP proxy's, Cloudflare
  * AI Gateway's (which, with stored provider keys, is the only credential a request carries) and Azure API
- * Management's subscription key.
+ * Management's subscription key, in its header or its `subscription-key` query parameter (one key either way).
  */
 export const GENERAL_CREDENTIALS: CredentialSources = {
   asSent: ["authorization", "proxy-authorization", "cf-aig-authorization"],
   bareKeys: ["ocp-apim-subscription-key"],
+  queryKeys: ["subscription-key"],
 };
 
 /**
@@ -60,7 +61,7 @@ const UNHEADERABLE = /[\r\n\0]/;
  * (`Authorization`, `Proxy-Authorization`, `cf-aig-authorization`) count as sent (so the
  * tenant of `Authorization: Bearer sk-x` never changes); a bare key from a
  * `bareKeys` header (`api-key`, `x-api-key`, `x-goog-api-key`, `ocp-apim-subscription-key`) or a
- * `queryKeys` parameter (`?key=`) counts as `Bearer <key>`; a gateway's credential header (Portkey's, Helicone's, LiteLLM's:
+ * `queryKeys` parameter (`?key=`, `?subscription-key=`) counts as `Bearer <key>`; a gateway's credential header (Portkey's, Helicone's, LiteLLM's:
  * src/core/gateways.ts) counts as `name: value`,
  * so a key presented to `/api` as a bearer token sees the trees its traffic
  * built whichever header it used. Several different credentials are all kept

@@ -9,7 +9,9 @@ import { digest } from "./hash";
  * Headers that carry a gateway's credential: whose account (and so whose provider keys, configs and
  * deployments) answers. Each joins the tenant as `name: value`, so two users behind one gateway who send the
  * same placeholder `Authorization` never share a tenant. Portkey: its API key, a virtual key (a stored
- * provider key), AWS, Vertex, Azure Entra and Oracle secrets; Helicone: `Helicone-Auth`; LiteLLM proxy: `x-litellm-api-key`.
+ * provider key), AWS, Vertex, Azure Entra and Oracle secrets; Helicone: `Helicone-Auth`; LiteLLM proxy: `x-litellm-api-key`;
+ * Cloudflare Access in front of a self-hosted model: a service token (`cf-access-client-id` and `-secret`) or a token
+ * (`cf-access-token`), whose holders may all send the same placeholder `Authorization`.
  * (OpenRouter reads `Authorization`; Cloudflare AI Gateway `cf-aig-authorization`: both counted as sent.)
  */
 export const GATEWAY_CREDENTIAL_HEADERS = [
@@ -23,6 +25,9 @@ export const GATEWAY_CREDENTIAL_HEADERS = [
   "x-portkey-oracle-private-key",
   "helicone-auth",
   "x-litellm-api-key",
+  "cf-access-client-id",
+  "cf-access-client-secret",
+  "cf-access-token",
 ] as const;
 
 /**

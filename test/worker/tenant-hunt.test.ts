@@ -1,0 +1,61 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { api } from "./api-helpers";
+import { chatAsSent, eventually, uniqueModel } from "./helpers";
+
+/**
+ * Tenancy hunt (docs/reliability.md, "Tenancy"): where a credential can sit in a request, and whether the
+ * tenant is always the credential the upstream will use. Each case here failed before its fix.
+ */
+
+const ask = (model: string) => ({ model, messages: [{ role: "user", content: "whose answer is this?" }] });
+
+/** Sends a chat request with exactly `headers` (and `search`), its body read. */
+async function send(body: unknown, headers: Record<string, string>, search = ""): Promise<Response> {
+  const res =
+    search === ""
+      ? await chatAsSent(body, headers)
+      : await exports.default.fetch(
+          new Request(`http://mm.test/v1/chat/completions${search}`, {
+            method: "POST",
+            headers: { "content-type": "application/json", ...headers },
+            body: JSON.stringify(body),
+          }),
+        );
+  await res.arrayBuffer();
+  return res;
+}
+
+/** Waits until `headers` are served `body` from the cache. */
+async function recordedFor(body: unknown, headers: Record<string, string>, search = ""): Promise<void> {
+  await eventually(async () => (await send(body, { ...headers, "cache-control": "only-if-cached" }, search)).headers.get("muscle-mem-cache") === "hit");
+}
+
+describe("credentials a gateway in front of the model reads", () => {
+  // The same placeholder provider key for everyone: the gateway (Cloudflare Access, Azure API Management) holds the real one.
+  const PLACEHOLDER = { authorization: "Bearer sk-placeholder" };
+
+  const kinds: Array<[name: string, headers: (secret: string) => Record<string, string>, search?: (secret: string) => string]> = [
+    [
+      "Cloudflare Access service token (cf-access-client-id / cf-access-client-secret)",
+      (s) => ({ "cf-access-client-id": `id-${s}.access`, "cf-access-client-secret": s }),
+    ],
+    ["Cloudflare Access token (cf-access-token)", (s) => ({ "cf-access-token": `jwt.${s}` })],
+    ["Azure API Management subscription-key query parameter", () => ({}), (s) => `?subscription-key=${s}`],
+  ];
+  for (const [name, headers, search = () => ""] of kinds) {
+    it(`Should never serve one ${name}'s recording to another behind the same placeholder Authorization, nor list it to the placeholder`, async () => {
+      const model = uniqueModel("echo");
+      const one = crypto.randomUUID().slice(0, 12);
+      const two = crypto.randomUUID().slice(0, 12);
+      const first = await send(ask(model), { ...PLACEHOLDER, ...headers(one) }, search(one));
+      expect(first.headers.get("muscle-mem-cache")).toBe("miss");
+      await recordedFor(ask(model), { ...PLACEHOLDER, ...headers(one) }, search(one));
+      const other = await send(ask(model), { ...PLACEHOLDER, ...headers(two), "cache-control": "only-if-cached" }, search(two));
+      expect(other.status).toBe(504);
+      // The placeholder alone is not the owner: /api with it does not show the tree.
+      const listed = (await (await api("/trees", { token: "sk-placeholder" })).json()) as { data: Array<{ model: string }> };
+      expect(listed.data.map((t) => t.model)).not.toContain(model);
+    });
+  }
+});
