@@ -165,10 +165,10 @@ function withTemplateMiss(response: Response, reason: string | null): Response {
  * Whether this request's credential may be served from the cache, asked once and only when an answer is at
  * hand (a miss never waits on it); a refusal is noted (`key_unverified`) and the request goes on to the model.
  */
-function servable(c: Ctx, config: Config, tenant: string, target: () => CheckTarget): () => Promise<boolean> {
+function servable(c: Ctx, config: Config, tenant: string, route: () => CheckTarget): () => Promise<boolean> {
   let asked: Promise<boolean> | undefined;
   return () =>
-    (asked ??= keyAccepted(c.env.DB, config.access, tenant === ANONYMOUS ? null : tenant, target).then((ok) => {
+    (asked ??= keyAccepted(c.env.DB, config.access, tenant === ANONYMOUS ? null : tenant, { route }).then((ok) => {
       if (!ok) note(c, { reason: "key_unverified" });
       return ok;
     }));

@@ -9,7 +9,8 @@ import { forward } from "../upstream/forward";
  * Keys the provider still accepts (issue 29, outcome 5). A hit never reaches the provider, so a revoked key
  * would be served forever. Instead a credential is served hits (and reads its tenant's trees through /api)
  * only while its provider accepted it within KEY_FRESH_MS: its last successful upstream call through the
- * Worker, kept per tenant in this isolate and in D1 (`credential_checks`, by the credential's hash). When that
+ * Worker, kept per tenant and provider in this isolate and per tenant in D1 (`credential_checks`, by the
+ * credential's hash, with the provider that accepted it). A hit counts only its own provider's acceptance. When that
  * is older, a cheap upstream call (`GET …/models` with the request's own credential headers, which no
  * provider bills) re-checks it at the provider the credential belongs to (an `/api` caller's bare key: the
  * provider that last accepted it, kept beside its time, else its shape: `keyCheckTarget`); anything but a 2xx (a revoked key's 401, an upstream without the route, a
@@ -45,15 +46,30 @@ interface Known {
 const MAX_KNOWN = 20_000;
 const known = new Map<string, Known>();
 
+/**
+ * When each provider last accepted a tenant's credential, by `provider \0 tenant` (bounded as `known`): a hit is
+ * served on the word of the provider it stands for, never of another (whose upstream may never have received
+ * the key, or not read it: a gateway with stored keys, a model on the operator's own network).
+ */
+const knownAt = new Map<string, number>();
+
 function remember(tenant: string, entry: Known): void {
   known.delete(tenant);
   known.set(tenant, entry);
   if (known.size > MAX_KNOWN) known.delete(known.keys().next().value as string);
 }
 
+function rememberAt(tenant: string, provider: KeyProvider, at: number): void {
+  const id = `${provider}\u0000${tenant}`;
+  knownAt.delete(id);
+  knownAt.set(id, at);
+  if (knownAt.size > MAX_KNOWN) knownAt.delete(knownAt.keys().next().value as string);
+}
+
 /** Forgets what this isolate knows (tests). */
 export function forgetAccepted(): void {
   known.clear();
+  knownAt.clear();
 }
 
 function fresh(acceptedAt: number | undefined, access: AccessSettings, now: number): boolean {
@@ -81,28 +97,37 @@ export function checkPath(pathname: string): string {
 }
 
 /**
+ * What a stale credential is re-checked with: a hit's `route` (its own upstream and the request's headers: only
+ * that provider's acceptance counts), or an `/api` caller's `bareKey` (at the provider that last accepted it,
+ * whose acceptance is the one that counts).
+ */
+export type KeyCheckOf = { route: () => CheckTarget } | { bareKey: (provider: StoredProvider) => CheckTarget };
+
+/**
  * True when the provider accepted the tenant's credential within KEY_FRESH_MS, asking it again (one cheap
  * call) when it is older; false sends the request to the model. Never throws. Without a credential (the
- * anonymous tenant) or with KEY_FRESH_MS = 0 there is nothing to check.
+ * anonymous tenant) or with KEY_FRESH_MS = 0 there is nothing to check. A hit counts only its own route's
+ * provider's acceptance: a 2xx from another upstream, which may never have read the key (x-goog-api-key is
+ * kept from OpenAI's) or reads none (a gateway with stored keys, a model on the operator's network), proves
+ * nothing about it.
  */
-export async function keyAccepted(
-  db: D1Database,
-  access: AccessSettings,
-  tenant: string | null,
-  target: CheckTarget | ((provider: StoredProvider) => CheckTarget) | null,
-): Promise<boolean> {
+export async function keyAccepted(db: D1Database, access: AccessSettings, tenant: string | null, check: KeyCheckOf | null): Promise<boolean> {
   if (access.keyFreshMs === 0 || tenant === null) return true;
   const now = keyClock.now();
+  const route = check && "route" in check ? check.route() : undefined;
+  const only = route && providerOfBase(route.baseVar);
   const mine = known.get(tenant);
-  if (fresh(mine?.acceptedAt, access, now)) return true;
+  if (fresh(only === undefined ? mine?.acceptedAt : knownAt.get(`${only}\u0000${tenant}`), access, now)) return true;
   const stored = await readAccepted(db, tenant, access.keyCheckTimeoutMs);
   const provider = stored?.provider ?? mine?.provider;
-  if (stored && fresh(stored.at, access, now)) {
-    remember(tenant, { acceptedAt: stored.at, writtenAt: stored.at, provider });
+  if (stored && fresh(stored.at, access, now) && (only === undefined || stored.provider === only)) {
+    if (!fresh(mine?.acceptedAt, access, now)) remember(tenant, { acceptedAt: stored.at, writtenAt: stored.at, provider });
+    if (stored.provider !== undefined) rememberAt(tenant, stored.provider, stored.at);
     return true;
   }
-  if (!target) return false;
-  const asked = typeof target === "function" ? target(provider) : target;
+  if (!check) return false;
+  const asked = route ?? ("bareKey" in check ? check.bareKey(provider) : undefined);
+  if (!asked) return false;
   const ok = await checkUpstream(asked, access.keyCheckTimeoutMs);
   if (ok) await noteAccepted(db, access, tenant, providerOfBase(asked.baseVar));
   return ok;
@@ -138,6 +163,7 @@ export async function noteAccepted(db: D1Database, access: AccessSettings, tenan
   const prior = known.get(tenant);
   const due = !prior || now - prior.writtenAt >= access.keyFreshMs / 4 || (provider !== undefined && prior.provider !== provider);
   remember(tenant, { acceptedAt: now, writtenAt: due ? now : (prior?.writtenAt ?? now), provider: provider ?? prior?.provider });
+  if (provider !== undefined) rememberAt(tenant, provider, now);
   if (!due) return;
   try {
     await db

@@ -33,7 +33,7 @@ export function requireCaller(): MiddlewareHandler<{ Bindings: Env; Variables: A
         .trim()
         .replace(/^Bearer[ ]+/i, "")
         .trim();
-      if (!(await keyAccepted(c.env.DB, config.access, caller.tenant, (provider) => keyCheckTarget(config, key, provider)))) {
+      if (!(await keyAccepted(c.env.DB, config.access, caller.tenant, { bareKey: (provider) => keyCheckTarget(config, key, provider) }))) {
         throw new ApiError(
           "unauthorized",
           `The provider has not accepted this key within KEY_FRESH_MS (${config.access.keyFreshMs} ms): send one model request with it through the Worker, or use the admin token.`,
