@@ -3,7 +3,7 @@ import { withTimeout } from "../core/deadline";
 import { logEvent } from "../observability/log-event";
 import { DEFAULT_UPSTREAM, UPSTREAMS } from "../providers/index";
 import { upstreamBase, type UpstreamVar } from "../providers/upstream";
-import { forward } from "../upstream/forward";
+import { forward, receivesEveryCredential } from "../upstream/forward";
 
 /**
  * Keys the provider still accepts (issue 29, outcome 5). A hit never reaches the provider, so a revoked key
@@ -129,7 +129,7 @@ export async function keyAccepted(db: D1Database, access: AccessSettings, tenant
   const asked = route ?? ("bareKey" in check ? check.bareKey(provider) : undefined);
   if (!asked) return false;
   const ok = await checkUpstream(asked, access.keyCheckTimeoutMs);
-  if (ok) await noteAccepted(db, access, tenant, providerOfBase(asked.baseVar));
+  if (ok) await noteAccepted(db, access, tenant, providerOfBase(asked.baseVar), receivesEveryCredential(asked.headers, asked.baseVar));
   return ok;
 }
 
@@ -155,11 +155,18 @@ export function keyCheckTarget(config: Config, key: string, stored: StoredProvid
 
 /**
  * Records that the provider just accepted the tenant's credential (a 2xx from its upstream). D1 is told at
- * most once per quarter of KEY_FRESH_MS per tenant and isolate; a failing write is logged, never thrown.
+ * most once per quarter of KEY_FRESH_MS per tenant and isolate; a failing write is logged, never thrown. When
+ * the upstream did not receive the whole credential (`whole` false: a header the Worker keeps from it, such as
+ * x-goog-api-key from OpenAI's), its 2xx serves only its own route's hits in this isolate: the tenant (and
+ * its `/api` reads) is not renewed.
  */
-export async function noteAccepted(db: D1Database, access: AccessSettings, tenant: string | null, provider?: KeyProvider): Promise<void> {
+export async function noteAccepted(db: D1Database, access: AccessSettings, tenant: string | null, provider?: KeyProvider, whole = true): Promise<void> {
   if (access.keyFreshMs === 0 || tenant === null) return;
   const now = keyClock.now();
+  if (!whole) {
+    if (provider !== undefined) rememberAt(tenant, provider, now);
+    return;
+  }
   const prior = known.get(tenant);
   const due = !prior || now - prior.writtenAt >= access.keyFreshMs / 4 || (provider !== undefined && prior.provider !== provider);
   remember(tenant, { acceptedAt: now, writtenAt: due ? now : (prior?.writtenAt ?? now), provider: provider ?? prior?.provider });

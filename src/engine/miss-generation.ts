@@ -11,6 +11,7 @@ import { childlessMemory } from "./lookup/childless";
 import { generate, type Recording } from "./generation";
 import { trackWrite } from "./pending-writes";
 import { noteAccepted, providerOfBase } from "./key-freshness";
+import { receivesEveryCredential } from "../upstream/forward";
 import { tenantOf } from "../core/hash";
 
 /** The tenant of requests without a credential (CACHE_ANONYMOUS): no key to check with a provider. */
@@ -55,7 +56,9 @@ export function generation<B, K extends ProviderKey, A>(
   const settle = async (recording: Recording) => {
     // A complete answer from the upstream: its provider accepted this credential just now (this isolate knows
     // it before the recording lands; D1 is told beside it, never ahead of the recording).
-    const noted = recording ? noteAccepted(c.env.DB, config.access, key.tenant === ANONYMOUS ? null : key.tenant, providerOfBase(target.baseVar)) : undefined;
+    const tenant = key.tenant === ANONYMOUS ? null : key.tenant;
+    const whole = receivesEveryCredential(c.req.raw.headers, target.baseVar);
+    const noted = recording ? noteAccepted(c.env.DB, config.access, tenant, providerOfBase(target.baseVar), whole) : undefined;
     const kept = storable(recording, config.maxCacheableMessageBytes);
     await settleGeneration({
       writer,

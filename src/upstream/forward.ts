@@ -32,6 +32,15 @@ export const GEMINI_BASE_VAR = "GEMINI_BASE_URL";
 const PROVIDER_CREDENTIALS: Readonly<Record<string, string>> = { "x-goog-api-key": GEMINI_BASE_VAR };
 
 /**
+ * Whether the upstream of `baseVar` receives every credential header of `headers` (none is kept from it): only
+ * then does its 2xx say that it accepted the request's credential (src/engine/key-freshness.ts).
+ */
+export function receivesEveryCredential(headers: Headers, baseVar = "UPSTREAM_BASE_URL"): boolean {
+  for (const name in PROVIDER_CREDENTIALS) if (PROVIDER_CREDENTIALS[name] !== baseVar && headers.has(name)) return false;
+  return true;
+}
+
+/**
  * The upstream URL for a `/v1/...` path: `UPSTREAM_BASE_URL` replaces the `/v1` prefix. With `keepVersion`
  * (Gemini, whose base has no version) the path is appended whole.
  */
