@@ -72,6 +72,14 @@ const UNHEADERABLE = /[\r\n\0]/;
  * @example credentialOf(new Headers({ "api-key": "k" }), url, CREDENTIALS) // "Bearer k"
  */
 export function credentialOf(headers: Headers, url: URL | undefined, reader: CredentialReader): string | null {
+  const read = readCredential(headers, url, reader);
+  return read === REFUSED ? null : read;
+}
+
+/** A request whose `?key=` cannot be one credential: it carries none the cache may key, and is never anonymous either. */
+const REFUSED = Symbol("refused credential");
+
+function readCredential(headers: Headers, url: URL | undefined, reader: CredentialReader): string | null | typeof REFUSED {
   const found = new Set<string>();
   for (const name of reader.asSent) {
     const value = headers.get(name);
@@ -90,7 +98,7 @@ export function credentialOf(headers: Headers, url: URL | undefined, reader: Cre
     for (const param of reader.queryKeys) {
       for (const key of url.searchParams.getAll(param)) {
         // Credentials are joined by line breaks, which no header value holds: a query key with one could spell several.
-        if (UNHEADERABLE.test(key)) return null;
+        if (UNHEADERABLE.test(key)) return REFUSED;
         if (key.trim()) found.add(`Bearer ${key.trim()}`);
       }
     }
@@ -104,12 +112,16 @@ export function credentialOf(headers: Headers, url: URL | undefined, reader: Cre
  * `tenantOf`), or null when it carries no credential and `anonymous` is off:
  * then it must be passed through and never cached. With `anonymous` on
  * (`CACHE_ANONYMOUS = "on"`), such requests share the anonymous tenant,
- * which no credential hashes to and only the admin sees through `/api`.
+ * which no credential hashes to and only the admin sees through `/api`. A
+ * request whose `?key=` cannot be one credential is null either way: it may
+ * carry a key the upstream reads (its answer is that key's), so it is never
+ * anonymous.
  *
  * @example tenantOfRequest(c.req.raw.headers, new URL(c.req.url), config.cacheAnonymous, CREDENTIALS)
  */
 export function tenantOfRequest(headers: Headers, url: URL, anonymous: boolean, reader: CredentialReader): string | null {
-  const credential = credentialOf(headers, url, reader);
+  const credential = readCredential(headers, url, reader);
+  if (credential === REFUSED) return null;
   if (credential !== null) return knownTenant(credential);
   return anonymous ? tenantOf(null) : null;
 }

@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api } from "./api-helpers";
+import { callWorker } from "./faults.support";
 import { chatAsSent, eventually, uniqueModel } from "./helpers";
 
 /**
@@ -58,4 +59,25 @@ describe("credentials a gateway in front of the model reads", () => {
       expect(listed.data.map((t) => t.model)).not.toContain(model);
     });
   }
+});
+
+describe("a request that carries a credential is never anonymous", () => {
+  it("Should not cache a keyed request whose ?key= holds a line break in the anonymous tenant (CACHE_ANONYMOUS=on), nor serve it to a request with no key", async () => {
+    const model = uniqueModel("echo");
+    const vars = { CACHE_ANONYMOUS: "on" };
+    const request = (headers: Record<string, string>, search = "") =>
+      new Request(`http://mm.test/v1/chat/completions${search}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(ask(model)),
+      });
+    // A key the upstream reads in Authorization, beside a ?key= that cannot be one credential (it could spell several).
+    const keyed = await callWorker(request({ authorization: `Bearer sk-${crypto.randomUUID()}` }, "?key=a%0Ab"), vars);
+    await keyed.res.arrayBuffer();
+    await keyed.settled();
+    expect(keyed.res.headers.get("muscle-mem-cache")).toBe("bypass");
+    const anonymous = await callWorker(request({ "cache-control": "only-if-cached" }), vars);
+    await anonymous.res.arrayBuffer();
+    expect(anonymous.res.status).toBe(504);
+  });
 });
