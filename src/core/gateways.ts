@@ -11,7 +11,8 @@ import { digest } from "./hash";
  * same placeholder `Authorization` never share a tenant. Portkey: its API key, a virtual key (a stored
  * provider key), AWS, Vertex, Azure Entra and Oracle secrets; Helicone: `Helicone-Auth`; LiteLLM proxy: `x-litellm-api-key`;
  * Cloudflare Access in front of a self-hosted model: a service token (`cf-access-client-id` and `-secret`) or a token
- * (`cf-access-token`), whose holders may all send the same placeholder `Authorization`.
+ * (`cf-access-token`), whose holders may all send the same placeholder `Authorization`; Kong (its AI Gateway's
+ * key-auth consumers): `apikey`.
  * (OpenRouter reads `Authorization`; Cloudflare AI Gateway `cf-aig-authorization`: both counted as sent.)
  */
 export const GATEWAY_CREDENTIAL_HEADERS = [
@@ -28,6 +29,7 @@ export const GATEWAY_CREDENTIAL_HEADERS = [
   "cf-access-client-id",
   "cf-access-client-secret",
   "cf-access-token",
+  "apikey",
 ] as const;
 
 /**

@@ -43,6 +43,7 @@ describe("credentials a gateway in front of the model reads", () => {
     ],
     ["Cloudflare Access token (cf-access-token)", (s) => ({ "cf-access-token": `jwt.${s}` })],
     ["Azure API Management subscription-key query parameter", () => ({}), (s) => `?subscription-key=${s}`],
+    ["Kong gateway consumer key (apikey, key-auth's default)", (s) => ({ apikey: s })],
   ];
   for (const [name, headers, search = () => ""] of kinds) {
     it(`Should never serve one ${name}'s recording to another behind the same placeholder Authorization, nor list it to the placeholder`, async () => {
