@@ -141,6 +141,36 @@ function knownTenant(credential: string): string {
   return tenant;
 }
 
+/** Credential values shorter than this are not scrubbed from text (a placeholder such as `x` would mangle it). */
+const SCRUB_MIN = 6;
+
+/**
+ * `text` with every credential value `headers` and `url` carry replaced by `[credential]`: each `asSent`
+ * value and its token (`Bearer sk-x`, `sk-x`), bare key, gateway value and query key, as `reader` reads them.
+ * What the Worker keeps of a message an upstream wrote (an error that quotes the key it refused) never holds
+ * a raw key.
+ *
+ * @example withoutCredentials("bad key sk-abcdef", new Headers({ authorization: "Bearer sk-abcdef" }), undefined, CREDENTIALS) // "bad key [credential]"
+ */
+export function withoutCredentials(text: string, headers: Headers, url: URL | undefined, reader: CredentialReader): string {
+  const values = new Set<string>();
+  const add = (value: string | null | undefined) => {
+    const v = value?.trim();
+    if (v && v.length >= SCRUB_MIN) values.add(v);
+  };
+  for (const name of reader.asSent) {
+    const value = headers.get(name);
+    add(value);
+    add(value?.trim().replace(/^\S+\s+/, ""));
+  }
+  for (const name of [...reader.bareKeys, ...GATEWAY_CREDENTIAL_HEADERS]) add(headers.get(name));
+  if (url?.search) for (const param of reader.queryKeys) for (const key of url.searchParams.getAll(param)) add(key);
+  let out = text;
+  // Longest first, so that a token inside a longer value (`sk-x` in `Bearer sk-x`) never leaves the rest behind.
+  for (const value of [...values].sort((a, b) => b.length - a.length)) out = out.split(value).join("[credential]");
+  return out;
+}
+
 /** Why a request without a credential was not cached (its logged and counted bypass reason). */
 export const NO_CREDENTIAL = "no credential";
 

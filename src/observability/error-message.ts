@@ -14,9 +14,10 @@ function messageIn(json: unknown): string | null {
 
 /**
  * The message of an error answer (a copy of the response, read after it was sent): the envelope's
- * `error.message`, else the start of its text; at most ERROR_MESSAGE_MAX characters. Never throws.
+ * `error.message`, else the start of its text, passed through `clean` (which scrubs what must not be kept)
+ * and then cut to at most ERROR_MESSAGE_MAX characters. Never throws.
  */
-export async function errorMessageOf(response: Response): Promise<string | null> {
+export async function errorMessageOf(response: Response, clean: (message: string) => string = (m) => m): Promise<string | null> {
   try {
     const text = (await response.text()).slice(0, 16_384);
     let message: string | null = null;
@@ -25,7 +26,7 @@ export async function errorMessageOf(response: Response): Promise<string | null>
     } catch {
       message = text.trim() || null;
     }
-    return message === null ? null : message.slice(0, ERROR_MESSAGE_MAX);
+    return message === null ? null : clean(message).slice(0, ERROR_MESSAGE_MAX);
   } catch {
     return null;
   }

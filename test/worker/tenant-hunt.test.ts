@@ -1,5 +1,5 @@
-import { exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { env, exports } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { api } from "./api-helpers";
 import { callWorker } from "./faults.support";
 import { chatAsSent, eventually, uniqueModel } from "./helpers";
@@ -8,6 +8,8 @@ import { chatAsSent, eventually, uniqueModel } from "./helpers";
  * Tenancy hunt (docs/reliability.md, "Tenancy"): where a credential can sit in a request, and whether the
  * tenant is always the credential the upstream will use. Each case here failed before its fix.
  */
+
+afterEach(() => vi.restoreAllMocks());
 
 const ask = (model: string) => ({ model, messages: [{ role: "user", content: "whose answer is this?" }] });
 
@@ -80,5 +82,28 @@ describe("a request that carries a credential is never anonymous", () => {
     const anonymous = await callWorker(request({ "cache-control": "only-if-cached" }), vars);
     await anonymous.res.arrayBuffer();
     expect(anonymous.res.status).toBe(504);
+  });
+});
+
+describe("an upstream error that echoes the key", () => {
+  it("Should keep the request's own key out of D1 when the upstream's error message quotes it (the request log keeps the message)", async () => {
+    const key = `sk-echoed-${crypto.randomUUID()}`;
+    const gateway = `pk-echoed-${crypto.randomUUID()}`;
+    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      const sent = request.headers.get("authorization") ?? "";
+      const portkey = request.headers.get("x-portkey-api-key") ?? "";
+      // The key straddles the 300 characters a row keeps of a message: no part of it may stay.
+      return Response.json({ error: { message: `Invalid keys: ${portkey} ${"x".repeat(200)} ${sent}`, type: "invalid_request_error" } }, { status: 401 });
+    });
+    const res = await send(ask(uniqueModel("echo")), { authorization: `Bearer ${key}`, "x-portkey-api-key": gateway });
+    expect(res.status).toBe(401);
+    spy.mockRestore();
+    const dump = async () => JSON.stringify((await env.DB.prepare("SELECT error FROM recent_requests WHERE error IS NOT NULL").all()).results);
+    // The row lands with the counters' flush: wait until the message is there, then look for the keys in it.
+    await eventually(async () => (await dump()).includes("Invalid keys:"));
+    expect(await dump()).toContain("[credential]");
+    expect(await dump()).not.toContain(key.slice("sk-echoed-".length, "sk-echoed-".length + 16));
+    expect(await dump()).not.toContain(gateway);
   });
 });

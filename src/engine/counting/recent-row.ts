@@ -4,6 +4,8 @@ import type { WorkerEnv } from "../services";
 import { TEMPLATE_HEADER } from "../../core/protocol";
 import type { RecentRequest } from "../../store/tree/recent-requests";
 import { errorMessageOf } from "../../observability/error-message";
+import { withoutCredentials } from "../../core/credential";
+import { CREDENTIALS } from "../../providers";
 import { writeHitLines } from "../../observability/hit-lines";
 import type { RequestLogLine } from "../../observability/log";
 import type { RequestReport } from "../../observability/report";
@@ -59,10 +61,10 @@ export function rememberRequest(c: Context<WorkerEnv>, line: RequestLogLine): vo
       return;
     }
     const template = c.res.headers.get(TEMPLATE_MISS_HEADER);
+    // An upstream's error may quote the key it refused: the row never keeps the request's credentials.
+    const message = failed && errorMessageOf(failed, (m) => withoutCredentials(m, c.req.raw.headers, new URL(c.req.url), CREDENTIALS));
     c.executionCtx.waitUntil(
-      Promise.all([miss ? miss.explain(template).catch(() => null) : null, failed ? errorMessageOf(failed) : null]).then(([explanation, error]) =>
-        buffer(c, { ...row, explanation, error }),
-      ),
+      Promise.all([miss ? miss.explain(template).catch(() => null) : null, message]).then(([explanation, error]) => buffer(c, { ...row, explanation, error })),
     );
   } catch {
     // The recent-requests view is statistics, never correctness.
