@@ -107,3 +107,52 @@ describe("an upstream error that echoes the key", () => {
     expect(await dump()).not.toContain(gateway);
   });
 });
+
+describe("no oracle in the API's store cost", () => {
+  it("Should spend the same store calls on another tenant's node as on an unknown one (server-timing says how many)", async () => {
+    const owner = `sk-${crypto.randomUUID()}`;
+    const model = uniqueModel("echo");
+    await send(ask(model), { authorization: `Bearer ${owner}` });
+    await recordedFor(ask(model), { authorization: `Bearer ${owner}` });
+    const hit = await send(ask(model), { authorization: `Bearer ${owner}` });
+    const node = hit.headers.get("muscle-mem-node") ?? "";
+    expect(node).toMatch(/^[0-9a-f]{32}$/);
+    const unknown = "0".repeat(32);
+    const stranger = `sk-${crypto.randomUUID()}`;
+    // Its key check (KEY_FRESH_MS) done once, before anything is compared.
+    await (await api("/whoami", { token: stranger })).arrayBuffer();
+    const cost = async (path: string, method = "GET") => {
+      const res = await api(path, { token: stranger, method });
+      await res.arrayBuffer();
+      return [res.status, /d1;dur=[^;]*;desc=(\d+)/.exec(res.headers.get("server-timing") ?? "")?.[1]];
+    };
+    for (const [path, method] of [
+      ["/nodes/%s", "GET"],
+      ["/nodes/%s/path", "GET"],
+      ["/nodes/%s/prune", "GET"],
+      ["/nodes/%s", "DELETE"],
+    ]) {
+      const foreign = await cost(path.replace("%s", node), method);
+      expect(foreign[0]).toBe(404);
+      expect(foreign, `${method} ${path}`).toEqual(await cost(path.replace("%s", unknown), method));
+    }
+    const trees = (await (await api("/trees", { token: owner })).json()) as { data: Array<{ id: string }> };
+    const tree = trees.data[0]?.id ?? "";
+    expect(tree).toMatch(/^[0-9a-f]{32}$/);
+    for (const path of [
+      "/trees/%s",
+      "/trees/%s/children",
+      "/trees/%s/subtree",
+      "/trees/%s/export",
+      "/trees/%s/templates",
+      "/trees/%s/search?q=hello",
+      "/stats?tree_id=%s",
+      "/requests?tree=%s",
+    ]) {
+      const foreign = await cost(path.replace("%s", tree));
+      expect(foreign, path).toEqual(await cost(path.replace("%s", unknown)));
+    }
+    // The owner's node is still there (the stranger's DELETE pruned nothing).
+    expect((await api(`/nodes/${node}`, { token: owner })).status).toBe(200);
+  });
+});

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { forgetAnswers } from "../../engine/isolate";
 import { HEX32 } from "../../core/protocol";
 import { nodeOwner } from "../../store/tree/node-read";
+import { inScope } from "../../store/tree/scope";
 import { previewSubtree } from "../../store/prune/prune";
 import { pruneStaleTrees, pruneThroughWriter } from "../../store/prune/runner";
 import { findInShards } from "../../store/shards/shards";
@@ -15,11 +16,15 @@ function forgetFor(c: ApiCtx): (keys: string[]) => Promise<void> {
   return (keys) => forgetAnswers(config, keys);
 }
 
-/** The tree of a node the caller may see (through the one tree check), or a 404 for the node. */
+/**
+ * The tree of a node the caller may see (through the one tree check), or a 404 for the node. Another
+ * tenant's node is refused on the owner the first read names, before any other store call: an unknown and
+ * a foreign node cost the same (server-timing counts the queries: no oracle).
+ */
 async function ownedNode(c: ApiCtx): Promise<{ hash: string; treeId: string; shard: Shard }> {
   const hash = hashParam(c, "hash");
   const owner = (await findInShards(c.var.services.shards, (db) => nodeOwner(db, hash)))?.value;
-  const owned = owner ? await findOwnedTree(c, owner.treeId) : null;
+  const owned = owner && inScope(scopeOf(c), owner.tenant) ? await findOwnedTree(c, owner.treeId) : null;
   if (!owned) throw notFound("node");
   return { hash, treeId: owned.tree.id, shard: owned.shard };
 }
