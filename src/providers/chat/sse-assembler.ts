@@ -40,6 +40,11 @@ interface Delta {
   [field: string]: unknown;
 }
 
+/** Whether a delta's content or refusal is text, null or absent: what the assembler can put back together. */
+function isTextOrAbsent(value: unknown): boolean {
+  return value === undefined || value === null || typeof value === "string";
+}
+
 /** Delta fields assembled on their own; any other string field is concatenated, any other non-null one fails the stream. */
 const ASSEMBLED = new Set(["role", "content", "refusal", "tool_calls", "function_call"]);
 
@@ -91,6 +96,8 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       }
       const delta = choice.delta ?? {};
       this.envelope.choice(choice);
+      // Content or a refusal that is not text (Mistral streams content as a list of chunks): never record a guess.
+      if (!isTextOrAbsent(delta.content) || !isTextOrAbsent(delta.refusal)) this.failed = true;
       if (typeof delta.content === "string") {
         this.content += delta.content;
         this.sawContent = true;
@@ -100,7 +107,7 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       for (const call of delta.tool_calls ?? []) this.applyToolCall(call);
       if (delta.function_call) {
         this.fn ??= { name: "", arguments: "" };
-        this.fn.name += delta.function_call.name ?? "";
+        this.fn.name = this.named(this.fn.name, delta.function_call.name);
         this.fn.arguments += delta.function_call.arguments ?? "";
       }
       this.applyFields(delta);
@@ -129,8 +136,18 @@ export class SseAssembler extends JsonEventStream<Chunk> {
     const index = call.index ?? this.calls.length;
     const slot = (this.calls[index] ??= { id: "", name: "", arguments: "" });
     if (call.id) slot.id = call.id;
-    if (call.function?.name) slot.name += call.function.name;
+    slot.name = this.named(slot.name, call.function?.name);
     if (call.function?.arguments) slot.arguments += call.function.arguments;
+  }
+
+  /**
+   * A call's name after a delta: the first name sent. A second one (the same again, or a piece) fails the
+   * stream: the openai package keeps the last name sent where joining them would name another tool.
+   */
+  private named(name: string, sent: string | undefined): string {
+    if (!sent) return name;
+    if (name !== "") this.failed = true;
+    return sent;
   }
 
   /** The assembled completion, or null when the stream was truncated or carried an error. */
