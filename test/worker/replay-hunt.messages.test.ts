@@ -114,6 +114,30 @@ describe("replay hunt: Anthropic Messages", () => {
     expect(out.json).toBeNull();
   });
 
+  it("Should not record a stream with a block at an index that is not a place in the list, or a delta that is not text (was: the block dropped, or `[object Object]`)", async () => {
+    const start = (m: string) =>
+      `{"type":"message_start","message":{"id":"msg_up","type":"message","role":"assistant","model":"${m}","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}`;
+    const end: Array<[string, string]> = [
+      ["message_delta", '{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":7}}'],
+      ["message_stop", '{"type":"message_stop"}'],
+    ];
+    const block = (index: string, text: string): Array<[string, string]> => [
+      ["content_block_start", `{"type":"content_block_start","index":${index},"content_block":{"type":"text","text":""}}`],
+      ["content_block_delta", `{"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${text}}}`],
+      ["content_block_stop", `{"type":"content_block_stop","index":${index}}`],
+    ];
+    const served: Array<string | null> = [];
+    for (const blocks of [
+      [...block("0", '"Hi"'), ...block("-1", '"Refund refused."')],
+      [...block("0", '"Hi"'), ...block("1.5", '"Refund refused."')],
+      block("0", '{"value":"Hi"}'),
+    ]) {
+      const m = model();
+      served.push((await missAndHits(m, { text: eventText([["message_start", start(m)], ...blocks, ...end]), contentType: "text/event-stream" }, true)).json);
+    }
+    expect(served).toEqual([null, null, null]);
+  });
+
   it("Should serve the stop sequence that matched", async () => {
     const m = model();
     const out = await missAndHits(m, { text: messageText(m, '{"type":"text","text":"Done"}', "stop_sequence", '"END"') }, false);

@@ -123,6 +123,24 @@ describe("replay hunt: chat completions", () => {
     for (const json of [texts, refusal, empty]) expectFaithful(await missAndHits({ json }, false), false);
   });
 
+  it("Should not record a streamed tool call whose arguments are not text or whose index is not a place in the list (was: `[object Object]`, or the call dropped)", async () => {
+    const object = chunks(
+      [{ role: "assistant", content: null }, call(0, { id: "call_a", type: "function", function: { name: "f", arguments: { id: 1 } } })],
+      "tool_calls",
+    );
+    const negative = chunks(
+      [{ role: "assistant", content: "Hi" }, call(-1, { id: "call_a", type: "function", function: { name: "f", arguments: "{}" } })],
+      "tool_calls",
+    );
+    const fraction = chunks(
+      [{ role: "assistant", content: "Hi" }, call(0.5, { id: "call_a", type: "function", function: { name: "f", arguments: "{}" } })],
+      "tool_calls",
+    );
+    const served: unknown[] = [];
+    for (const sse of [object, negative, fraction]) served.push((await missAndHits({ sse }, true)).json?.choices[0].message ?? null);
+    expect(served).toEqual([null, null, null]);
+  });
+
   it("Should serve parallel tool calls in their index order with their arguments byte for byte (odd numbers, repeated keys, escapes)", async () => {
     const args0 = '{"qty": 1.0, "big": 12345678901234567890, "neg": -0, "huge": 1e400, "a": 1, "a": 2}';
     const sse = chunks(

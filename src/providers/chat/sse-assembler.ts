@@ -106,6 +106,7 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       else if (delta.refusal === null) this.refusal ??= null;
       for (const call of delta.tool_calls ?? []) this.applyToolCall(call);
       if (delta.function_call) {
+        if (!isTextOrAbsent(delta.function_call.name) || !isTextOrAbsent(delta.function_call.arguments)) this.failed = true;
         this.fn ??= { name: "", arguments: "" };
         this.fn.name = this.named(this.fn.name, delta.function_call.name);
         this.fn.arguments += delta.function_call.arguments ?? "";
@@ -134,6 +135,13 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       return;
     }
     const index = call.index ?? this.calls.length;
+    // A place in the list and text fields only: an index such as -1 or 0.5 dropped the call, and arguments sent
+    // as an object were recorded as "[object Object]".
+    const fn = call.function;
+    if (!Number.isInteger(index) || index < 0 || !isTextOrAbsent(call.id) || !isTextOrAbsent(fn?.name) || !isTextOrAbsent(fn?.arguments)) {
+      this.failed = true;
+      return;
+    }
     const slot = (this.calls[index] ??= { id: "", name: "", arguments: "" });
     if (call.id) slot.id = call.id;
     slot.name = this.named(slot.name, call.function?.name);
