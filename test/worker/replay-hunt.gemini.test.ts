@@ -61,4 +61,13 @@ describe("replay hunt: Gemini", () => {
     const plain = (ps: unknown[]) => ps.map((p) => JSON.parse(JSON.stringify(p).replace(/"id":"[^"]*"/, '"id":"x"')));
     expect(out.json && plain(partsOf(out.json, false))).toEqual(plain(parts));
   });
+
+  it("Should not record text with a lone surrogate", async () => {
+    const text = String.raw`a\ud800b\u2028c\u0000d`;
+    const out = await missAndHits(
+      { text: `{"candidates":[{"index":0,"content":{"role":"model","parts":[{"text":"${text}"}]},"finishReason":"STOP"}]}` },
+      false,
+    );
+    expect([out.json, out.stream]).toEqual([null, null]);
+  });
 });

@@ -138,6 +138,40 @@ describe("replay hunt: Anthropic Messages", () => {
     expect(served).toEqual([null, null, null]);
   });
 
+  it("Should not record answers a hit could not serve whole: citations, server tools, a pause, a refusal, a call cut by max_tokens", async () => {
+    const cited =
+      '{"type":"text","text":"Per policy.","citations":[{"type":"char_location","cited_text":"x","document_index":0,"document_title":null,"start_char_index":0,"end_char_index":1}]}';
+    const server =
+      '{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]},{"type":"text","text":"Found."}';
+    const call = '{"type":"text","text":"Refunding."},{"type":"tool_use","id":"toolu_1","name":"refund","input":{"order":"A-"}}';
+    const served: Array<string | null> = [];
+    for (const [content, stop] of [
+      [cited, "end_turn"],
+      [server, "end_turn"],
+      ['{"type":"text","text":"Searching"}', "pause_turn"],
+      ['{"type":"text","text":""}', "refusal"],
+      [call, "max_tokens"],
+      ['{"type":"text","text":"Too long"}', "model_context_window_exceeded"],
+    ]) {
+      const m = model();
+      served.push((await missAndHits(m, { text: messageText(m, content, stop) }, false)).json);
+    }
+    expect(served).toEqual([null, null, null, null, null, null]);
+  });
+
+  it("Should serve an answer with no content blocks as an empty content list", async () => {
+    const m = model();
+    const out = await missAndHits(m, { text: messageText(m, "", "end_turn") }, false);
+    expect(out.json && JSON.parse(out.json).content).toEqual([]);
+  });
+
+  it("Should not record text with a lone surrogate", async () => {
+    const m = model();
+    const text = String.raw`a\ud800b\u2028c\u0000d`;
+    const out = await missAndHits(m, { text: messageText(m, `{"type":"text","text":"${text}"}`, "end_turn") }, false);
+    expect([out.json, out.stream]).toEqual([null, null]);
+  });
+
   it("Should serve the stop sequence that matched", async () => {
     const m = model();
     const out = await missAndHits(m, { text: messageText(m, '{"type":"text","text":"Done"}', "stop_sequence", '"END"') }, false);
