@@ -122,3 +122,77 @@ export function scanJson(text: string, options: ScanOptions = {}): JsonScan {
   }
   return { depth, lossy };
 }
+
+/** The index just past the value that starts at `start` (after any whitespace) in text JSON.parse accepted. */
+function valueEnd(text: string, start: number): number {
+  let i = start;
+  for (let depth = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) i = stringEnd(text, i) + 1;
+    else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      i++;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      i++;
+    } else if (WHITESPACE.has(c) || c === 0x2c || c === 0x3a) {
+      if (depth === 0 && i > start) return i;
+      i++;
+      continue;
+    } else i++;
+    if (depth === 0) {
+      // A scalar other than a string runs until a delimiter.
+      if (c !== 0x22 && c !== 0x7d && c !== 0x5d) while (i < text.length && !/[\s,}\]]/.test(text[i])) i++;
+      return i;
+    }
+  }
+  return i;
+}
+
+/**
+ * The text of member `member` of each element of the top-level member `list`, as written (numbers in their
+ * spelling, keys in their order), in JSON text JSON.parse accepted and scanJson found exact (no repeated key);
+ * undefined for an element without it, and an empty list when there is no such list.
+ *
+ * @example memberTexts('{"content":[{"input":{"b":1.0}},{"type":"text"}]}', "content", "input") // ['{"b":1.0}', undefined]
+ */
+export function memberTexts(text: string, list: string, member: string): Array<string | undefined> {
+  const out: Array<string | undefined> = [];
+  const skip = (i: number) => {
+    while (WHITESPACE.has(text.charCodeAt(i))) i++;
+    return i;
+  };
+  /** Walks the object at `i` (its `{`): `each(key, valueStart)` returns where the value ends; the index past `}`. */
+  const members = (i: number, each: (key: string, at: number) => number): number => {
+    i = skip(i + 1);
+    while (text.charCodeAt(i) === 0x22) {
+      const end = stringEnd(text, i);
+      const key = JSON.parse(text.slice(i, end + 1)) as string;
+      i = skip(skip(end + 1) + 1); // past ':'
+      i = skip(each(key, i));
+      if (text.charCodeAt(i) === 0x2c) i = skip(i + 1);
+    }
+    return i + 1;
+  };
+  const start = skip(0);
+  if (text.charCodeAt(start) !== 0x7b) return out;
+  members(start, (key, at) => {
+    if (key !== list || text.charCodeAt(at) !== 0x5b) return valueEnd(text, at);
+    let i = skip(at + 1);
+    while (text.charCodeAt(i) !== 0x5d && i < text.length) {
+      let found: string | undefined;
+      if (text.charCodeAt(i) === 0x7b)
+        i = members(i, (name, valueAt) => {
+          const end = valueEnd(text, valueAt);
+          if (name === member) found = text.slice(valueAt, end);
+          return end;
+        });
+      else i = valueEnd(text, i);
+      out.push(found);
+      i = skip(i);
+      if (text.charCodeAt(i) === 0x2c) i = skip(i + 1);
+    }
+    return i + 1;
+  });
+  return out;
+}

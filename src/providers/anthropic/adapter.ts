@@ -1,5 +1,5 @@
 import { keyMessagesRequest, type AnthropicKey } from "./key";
-import { anthropicAnswerOf, renderEventStream, renderMessage, type AnthropicAnswer } from "./render";
+import { anthropicAnswerOf, renderEventStream, renderMessageText, type AnthropicAnswer } from "./render";
 import { messagesRequest, type MessagesRequest } from "./schema";
 import type { ProviderAdapter } from "../../cache/provider";
 import { messagesAnswerReader } from "./answer-reader";
@@ -35,7 +35,7 @@ export const messagesAdapter: ProviderAdapter<MessagesRequest, AnthropicKey, Ant
   render(answer, { body }, stream) {
     const ctx = { id: `msg_mm${crypto.randomUUID().replaceAll("-", "")}`, model: body.model };
     if (stream) return { body: renderEventStream(answer, ctx), contentType: "text/event-stream; charset=utf-8" };
-    return { body: JSON.stringify(renderMessage(answer, ctx)), contentType: "application/json" };
+    return { body: renderMessageText(answer, ctx), contentType: "application/json" };
   },
   reader: (key, { raw }) => messagesAnswerReader(key, raw.length),
   errorResponse: anthropicErrorResponse,

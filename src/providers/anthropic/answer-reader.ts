@@ -1,7 +1,7 @@
 import type { AnthropicKey } from "./key";
 import { messageFieldsOf, setsUnrecordable } from "./envelope";
 import { AnthropicSseAssembler } from "./sse-assembler";
-import { scanJson } from "../../core/exact-json";
+import { memberTexts, scanJson } from "../../core/exact-json";
 import type { AnswerReader } from "../../core/recording";
 import { recordingOfMessage, type MessagesUsage } from "./record";
 
@@ -16,13 +16,14 @@ interface UpstreamMessage {
 }
 
 /**
- * The tool inputs of a JSON answer in the model's key order: JSON.parse keeps
- * the order keys were written in (integer-like keys aside), so serialising
- * each parsed input gives it back; the streamed path keeps the exact text.
+ * The tool inputs of a JSON answer as the body wrote them (`text`): key order, integer-like keys included,
+ * and number spellings (`1.0`, `2.50`, `1e3`), which serialising the parsed input would lose (before 11-28
+ * a hit served `{"qty":1}` for `{"qty":1.0}`). The streamed path keeps the `partial_json` text.
  */
-function inputTextsOf(content: unknown): string[] {
+function inputTextsOf(content: unknown, text: string): Array<string | undefined> {
   if (!Array.isArray(content)) return [];
-  return content.filter((b) => (b as { type?: unknown })?.type === "tool_use").map((b) => JSON.stringify((b as { input?: unknown }).input ?? {}));
+  const written = memberTexts(text, "content", "input");
+  return content.flatMap((b, i) => ((b as { type?: unknown })?.type === "tool_use" ? [written[i]] : []));
 }
 
 /**
@@ -58,7 +59,7 @@ export function messagesAnswerReader(key: AnthropicKey, rawLength: number): Answ
         json.usage,
         rawLength,
         latencyMs,
-        inputTextsOf(json.content),
+        inputTextsOf(json.content, text),
         envelope,
       );
     },

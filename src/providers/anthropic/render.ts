@@ -96,6 +96,31 @@ export function renderMessage(answer: AnthropicAnswer, ctx: AnthropicRenderConte
   );
 }
 
+/**
+ * A served answer's `message` as JSON text: renderMessage's, each tool input written as the model wrote it
+ * (`input_json`: `1.0`, `2.50`, integer-like keys in their place), which serialising the parsed input would
+ * change (before 11-28 a JSON hit served `{"qty":1}` for `{"qty":1.0}`). An input that serialises to its
+ * text anyway (the common case) costs nothing more.
+ */
+export function renderMessageText(answer: AnthropicAnswer, ctx: AnthropicRenderContext): string {
+  const message = renderMessage(answer, ctx);
+  const texts = servedBlocks(answer).flatMap((b) => (b.type === "tool_use" ? [b.inputText] : []));
+  const marker = `\u0000mm-input-${crypto.randomUUID()}-`;
+  const spliced: Array<[string, string]> = [];
+  let calls = 0;
+  message.content = (message.content as Array<Record<string, unknown>>).map((block) => {
+    if (block.type !== "tool_use") return block;
+    const text = texts[calls++];
+    if (text === undefined || JSON.stringify(block.input) === text) return block;
+    const placeholder = `${marker}${spliced.length}`;
+    spliced.push([JSON.stringify(placeholder), text]);
+    return { ...block, input: placeholder };
+  });
+  let out = JSON.stringify(message);
+  for (const [placeholder, text] of spliced) out = out.replace(placeholder, () => text);
+  return out;
+}
+
 function event(type: string, data: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 }

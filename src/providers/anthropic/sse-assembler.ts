@@ -120,6 +120,11 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   private start(event: StreamEvent): void {
     const block = event.content_block;
     const index = event.index ?? this.blocks.length;
+    // A place in the list: a block at -1 or 1.5 was dropped from the answer.
+    if (!Number.isInteger(index) || index < 0) {
+      this.failed = true;
+      return;
+    }
     // An input sent whole: never record a guess of how it combines with the fragments.
     const wholeInput = block?.input !== undefined && block.input !== null && (typeof block.input !== "object" || Object.keys(block.input).length > 0);
     if (!block || wholeInput) {
@@ -146,6 +151,12 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   private delta(event: StreamEvent): void {
     const block = this.blocks[event.index ?? -1];
     const delta = event.delta;
+    // Text only: a delta sent as an object was recorded as "[object Object]".
+    const piece = delta?.text ?? delta?.partial_json ?? delta?.thinking ?? delta?.signature;
+    if (typeof piece !== "string" && piece !== undefined) {
+      this.failed = true;
+      return;
+    }
     if (block?.type === "text" && delta?.type === "text_delta") block.text += delta.text ?? "";
     else if (block?.type === "tool_use" && delta?.type === "input_json_delta") block.json += delta.partial_json ?? "";
     else if (block?.type === "thinking" && delta?.type === "thinking_delta") block.thinking += delta.thinking ?? "";

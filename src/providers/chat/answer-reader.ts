@@ -29,6 +29,8 @@ export function recordingOf(
 ): Recording {
   if (!finishReason || !RECORDABLE_FINISH.has(finishReason)) return null;
   if (finishReason === "length" && cutCall(message)) return null;
+  // Content as a list of parts: a hit serves text (joined) or a refusal, never the parts the model sent.
+  if (Array.isArray((message as { content?: unknown } | null)?.content)) return null;
   const parsed = chatMessage.safeParse(envelope ? withEnvelope(message, envelope) : message);
   if (!parsed.success || parsed.data.role !== "assistant") return null;
   const answer = keyAnswer(key, parsed.data);

@@ -40,6 +40,11 @@ interface Delta {
   [field: string]: unknown;
 }
 
+/** Whether a delta's content or refusal is text, null or absent: what the assembler can put back together. */
+function isTextOrAbsent(value: unknown): boolean {
+  return value === undefined || value === null || typeof value === "string";
+}
+
 /** Delta fields assembled on their own; any other string field is concatenated, any other non-null one fails the stream. */
 const ASSEMBLED = new Set(["role", "content", "refusal", "tool_calls", "function_call"]);
 
@@ -91,6 +96,8 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       }
       const delta = choice.delta ?? {};
       this.envelope.choice(choice);
+      // Content or a refusal that is not text (Mistral streams content as a list of chunks): never record a guess.
+      if (!isTextOrAbsent(delta.content) || !isTextOrAbsent(delta.refusal)) this.failed = true;
       if (typeof delta.content === "string") {
         this.content += delta.content;
         this.sawContent = true;
@@ -99,8 +106,9 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       else if (delta.refusal === null) this.refusal ??= null;
       for (const call of delta.tool_calls ?? []) this.applyToolCall(call);
       if (delta.function_call) {
+        if (!isTextOrAbsent(delta.function_call.name) || !isTextOrAbsent(delta.function_call.arguments)) this.failed = true;
         this.fn ??= { name: "", arguments: "" };
-        this.fn.name += delta.function_call.name ?? "";
+        this.fn.name = this.named(this.fn.name, delta.function_call.name);
         this.fn.arguments += delta.function_call.arguments ?? "";
       }
       this.applyFields(delta);
@@ -127,10 +135,27 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       return;
     }
     const index = call.index ?? this.calls.length;
+    // A place in the list and text fields only: an index such as -1 or 0.5 dropped the call, and arguments sent
+    // as an object were recorded as "[object Object]".
+    const fn = call.function;
+    if (!Number.isInteger(index) || index < 0 || !isTextOrAbsent(call.id) || !isTextOrAbsent(fn?.name) || !isTextOrAbsent(fn?.arguments)) {
+      this.failed = true;
+      return;
+    }
     const slot = (this.calls[index] ??= { id: "", name: "", arguments: "" });
     if (call.id) slot.id = call.id;
-    if (call.function?.name) slot.name += call.function.name;
+    slot.name = this.named(slot.name, call.function?.name);
     if (call.function?.arguments) slot.arguments += call.function.arguments;
+  }
+
+  /**
+   * A call's name after a delta: the first name sent. A second one (the same again, or a piece) fails the
+   * stream: the openai package keeps the last name sent where joining them would name another tool.
+   */
+  private named(name: string, sent: string | undefined): string {
+    if (!sent) return name;
+    if (name !== "") this.failed = true;
+    return sent;
   }
 
   /** The assembled completion, or null when the stream was truncated or carried an error. */

@@ -76,9 +76,16 @@ function joinedMetadata(seen: ReadonlyArray<Record<string, unknown>>): Record<st
 
 const CITATION_FIELDS: ReadonlySet<string> = new Set(["citationSources"]);
 
-/** Whether a response (or one streamed chunk) holds only what a replay sends back. */
+/**
+ * Whether a response (or one streamed chunk) holds only what a replay sends back: its fields, and candidate 0's
+ * alone. Another candidate (an upstream that answers `candidateCount` > 1 anyway streams each on chunks of its
+ * own) would be joined to the first: before 11-28 a hit served both candidates' text as one.
+ */
 function replayable(response: GeminiChunk): boolean {
-  return onlyFields(response, RESPONSE_FIELDS) && (response.candidates ?? []).every((c) => onlyFields(c, CANDIDATE_FIELDS));
+  return (
+    onlyFields(response, RESPONSE_FIELDS) &&
+    (response.candidates ?? []).every((c) => onlyFields(c, CANDIDATE_FIELDS) && (c.index === undefined || c.index === 0))
+  );
 }
 
 /** The answer in one JSON response; null when it is not one complete candidate a replay can serve whole. */

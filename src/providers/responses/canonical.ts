@@ -36,8 +36,11 @@ const emptyList = (v: unknown) => v === undefined || v === null || (Array.isArra
 const TEXT_PART_FIELDS: ReadonlySet<string> = new Set(["type", "text", "annotations", "logprobs"]);
 const REFUSAL_PART_FIELDS: ReadonlySet<string> = new Set(["type", "refusal"]);
 
-/** Content as canonical parts: a string is one text part; text parts of any kind are equal; anything else is not cacheable. */
-function parts(content: unknown, where: string): Array<CanonicalText | CanonicalRefusal> | Fail {
+/**
+ * Content as canonical parts: a string is one text part; text parts of any kind are equal; anything else is not
+ * cacheable. An empty text part is dropped unless `keepEmpty` (an answer's stored form: a hit serves it back).
+ */
+function parts(content: unknown, where: string, keepEmpty = false): Array<CanonicalText | CanonicalRefusal> | Fail {
   if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }];
   if (!Array.isArray(content)) return invalid(`${where}.content must be a string or a list of content parts`, `${where}.content`);
   const out: Array<CanonicalText | CanonicalRefusal> = [];
@@ -47,7 +50,7 @@ function parts(content: unknown, where: string): Array<CanonicalText | Canonical
       if (!emptyList(part.annotations)) return uncacheable("annotated output text");
       if (!emptyList(part.logprobs)) return uncacheable("logprobs");
       if (!onlyFields(part, TEXT_PART_FIELDS)) return uncacheable("text part with other fields");
-      if (part.text !== "") out.push({ type: "text", text: part.text });
+      if (part.text !== "" || keepEmpty) out.push({ type: "text", text: part.text });
     } else if (type === "refusal" && typeof part.refusal === "string") {
       if (!onlyFields(part, REFUSAL_PART_FIELDS)) return uncacheable("refusal part with other fields");
       out.push({ type: "refusal", refusal: part.refusal });
@@ -70,8 +73,17 @@ function reasoningItem(item: Record<string, unknown>): { hashed: CanonicalOutput
   return { hashed: { ...hashed, type: "reasoning" }, stored: { ...item, type: "reasoning" } };
 }
 
-/** An assistant output item (a reasoning item, a message or a function call) in both forms. */
-export function outputItem(item: Record<string, unknown>, ids: CallIds, where: string): { hashed: CanonicalOutputItem; stored: CanonicalOutputItem } | Fail {
+/**
+ * An assistant output item (a reasoning item, a message or a function call) in both forms. `answer`: the
+ * model's own output, whose stored message keeps an empty text part (before 11-28 a hit served such a
+ * message with `content: []`); an echo of it in the input hashes alike either way.
+ */
+export function outputItem(
+  item: Record<string, unknown>,
+  ids: CallIds,
+  where: string,
+  answer = false,
+): { hashed: CanonicalOutputItem; stored: CanonicalOutputItem } | Fail {
   if (item.type === "reasoning") return reasoningItem(item);
   if (item.type === "function_call") {
     const { call_id: callId, name, arguments: args } = item;
@@ -93,7 +105,8 @@ export function outputItem(item: Record<string, unknown>, ids: CallIds, where: s
   const content = parts(item.content, where);
   if (isFail(content)) return content;
   const message = { ...extras(item, ["role", "content"]), type: "message" as const, content };
-  return { hashed: message, stored: message };
+  const sent = answer ? parts(item.content, where, true) : content;
+  return { hashed: message, stored: isFail(sent) || sent.length === content.length ? message : { ...message, content: sent } };
 }
 
 /** Whether an input item is one a response produced (reasoning, a function or custom tool call, an assistant message): runs of them are one node. */
@@ -210,7 +223,7 @@ export function canonicalOutput(output: readonly unknown[], ids: CallIds): Canon
     )
       return null;
     if (unfinishedReasoning(item)) return null;
-    const out = outputItem(item, ids, "output");
+    const out = outputItem(item, ids, "output", true);
     if (isFail(out)) return null;
     hashed.push(out.hashed);
     stored.push(out.stored);
