@@ -70,4 +70,14 @@ describe("replay hunt: Gemini", () => {
     );
     expect([out.json, out.stream]).toEqual([null, null]);
   });
+
+  it("Should not record function call arguments streamed in pieces (partialArgs, willContinue)", async () => {
+    const sse = [
+      chunkOf([{ functionCall: { name: "refund", partialArgs: [{ jsonPath: "$.order", stringValue: "A-" }], willContinue: true } }]),
+      chunkOf([{ functionCall: { partialArgs: [{ jsonPath: "$.order", stringValue: "1" }], willContinue: false } }]),
+      chunkOf([{ functionCall: { name: "refund", args: { order: "A-1" } } }], { finishReason: "STOP" }, usage),
+    ];
+    const out = await missAndHits({ sse }, true);
+    expect([out.json, out.stream]).toEqual([null, null]);
+  });
 });

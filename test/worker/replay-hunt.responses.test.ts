@@ -96,4 +96,11 @@ describe("replay hunt: OpenAI Responses", () => {
     const out = await missAndHits(model, { json: responseOf(model, output, "incomplete") });
     expect(out.json).toBeNull();
   });
+
+  it("Should not record a message whose content is a string (was: served as a list of parts)", async () => {
+    const model = `resp-hunt-${crypto.randomUUID().slice(0, 8)}`;
+    const output = [{ type: "message", id: "msg_up", status: "completed", role: "assistant", content: "Refunded." }];
+    const out = await missAndHits(model, { json: responseOf(model, output) });
+    expect([out.json, out.stream]).toEqual([null, null]);
+  });
 });

@@ -102,6 +102,8 @@ export function outputItem(
     const stored = { ...extras(item, ["call_id", "name", "input"]), type: "custom_tool_call" as const, call_id: ids.assign(callId), name, input };
     return { hashed: stored, stored };
   }
+  // An answer's content as a string (a compatible server's): a hit would serve it as a list of parts.
+  if (answer && !Array.isArray(item.content)) return uncacheable("message content that is not a list");
   const content = parts(item.content, where);
   if (isFail(content)) return content;
   const message = { ...extras(item, ["role", "content"]), type: "message" as const, content };
