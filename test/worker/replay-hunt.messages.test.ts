@@ -172,6 +172,28 @@ describe("replay hunt: Anthropic Messages", () => {
     expect([out.json, out.stream]).toEqual([null, null]);
   });
 
+  it("Should not record a tool input JSON.parse would change: a repeated key, -0, 1e400, 20 digits, JSON or streamed", async () => {
+    const served: Array<string | null> = [];
+    for (const input of ['{"a":1,"a":2}', '{"n":-0}', '{"n":1e400}', '{"n":12345678901234567890}']) {
+      const m = model();
+      const json = await missAndHits(m, { text: messageText(m, `{"type":"tool_use","id":"toolu_1","name":"refund","input":${input}}`) }, false);
+      served.push(json.json);
+      const streamed = eventText([
+        [
+          "message_start",
+          `{"type":"message_start","message":{"id":"msg_up","type":"message","role":"assistant","model":"${m}x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}`,
+        ],
+        ["content_block_start", '{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"refund","input":{}}}'],
+        ["content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":${JSON.stringify(input)}}}`],
+        ["content_block_stop", '{"type":"content_block_stop","index":0}'],
+        ["message_delta", '{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":7}}'],
+        ["message_stop", '{"type":"message_stop"}'],
+      ]);
+      served.push((await missAndHits(`${m}x`, { text: streamed, contentType: "text/event-stream" }, true)).json);
+    }
+    expect(served).toEqual(Array(8).fill(null));
+  });
+
   it("Should serve the stop sequence that matched", async () => {
     const m = model();
     const out = await missAndHits(m, { text: messageText(m, '{"type":"text","text":"Done"}', "stop_sequence", '"END"') }, false);
