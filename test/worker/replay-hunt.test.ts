@@ -141,6 +141,19 @@ describe("replay hunt: chat completions", () => {
     expect(served).toEqual([null, null, null]);
   });
 
+  it("Should not record a streamed call whose index comes again with another id (was: two calls recorded as one)", async () => {
+    // An upstream that numbers every parallel call 0: the second call's arguments were appended to the first's.
+    const sse = chunks(
+      [
+        { role: "assistant", content: null },
+        call(0, { id: "call_a", type: "function", function: { name: "refund", arguments: '{"order":"A-1"}' } }),
+        call(0, { id: "call_b", type: "function", function: { arguments: '{"order":"A-2"}' } }),
+      ],
+      "tool_calls",
+    );
+    expectFaithful(await missAndHits({ sse }, true), false);
+  });
+
   it("Should serve parallel tool calls in their index order with their arguments byte for byte (odd numbers, repeated keys, escapes)", async () => {
     const args0 = '{"qty": 1.0, "big": 12345678901234567890, "neg": -0, "huge": 1e400, "a": 1, "a": 2}';
     const sse = chunks(

@@ -143,6 +143,8 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       return;
     }
     const slot = (this.calls[index] ??= { id: "", name: "", arguments: "" });
+    // Another id at a taken index: another call (an upstream numbering every call 0), whose arguments would be appended.
+    if (call.id && slot.id && call.id !== slot.id) this.failed = true;
     if (call.id) slot.id = call.id;
     slot.name = this.named(slot.name, call.function?.name);
     if (call.function?.arguments) slot.arguments += call.function.arguments;
