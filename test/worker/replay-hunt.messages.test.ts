@@ -114,7 +114,7 @@ describe("replay hunt: Anthropic Messages", () => {
     expect(out.json).toBeNull();
   });
 
-  it("Should not record a stream with a block at an index that is not a place in the list, or a delta that is not text (was: the block dropped, or `[object Object]`)", async () => {
+  it("Should not record a stream with a block at an index that is not a place in the list or already taken, or a delta that is not text (was: the block dropped, or `[object Object]`)", async () => {
     const start = (m: string) =>
       `{"type":"message_start","message":{"id":"msg_up","type":"message","role":"assistant","model":"${m}","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}`;
     const end: Array<[string, string]> = [
@@ -130,12 +130,13 @@ describe("replay hunt: Anthropic Messages", () => {
     for (const blocks of [
       [...block("0", '"Hi"'), ...block("-1", '"Refund refused."')],
       [...block("0", '"Hi"'), ...block("1.5", '"Refund refused."')],
+      [...block("0", '"Refund refused."'), ...block("0", '"Hi"')],
       block("0", '{"value":"Hi"}'),
     ]) {
       const m = model();
       served.push((await missAndHits(m, { text: eventText([["message_start", start(m)], ...blocks, ...end]), contentType: "text/event-stream" }, true)).json);
     }
-    expect(served).toEqual([null, null, null]);
+    expect(served).toEqual([null, null, null, null]);
   });
 
   it("Should not record answers a hit could not serve whole: citations, server tools, a pause, a refusal, a call cut by max_tokens", async () => {

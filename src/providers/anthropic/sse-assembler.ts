@@ -120,8 +120,8 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   private start(event: StreamEvent): void {
     const block = event.content_block;
     const index = event.index ?? this.blocks.length;
-    // A place in the list: a block at -1 or 1.5 was dropped from the answer.
-    if (!Number.isInteger(index) || index < 0) {
+    // A free place in the list: a block at -1 or 1.5 was dropped from the answer, one started again replaced the first.
+    if (!Number.isInteger(index) || index < 0 || this.blocks[index] !== undefined) {
       this.failed = true;
       return;
     }
