@@ -151,12 +151,13 @@ export class SseAssembler extends JsonEventStream<Chunk> {
   }
 
   /**
-   * A call's name after a delta: the first name sent. A second one (the same again, or a piece) fails the
-   * stream: the openai package keeps the last name sent where joining them would name another tool.
+   * A call's name after a delta. A name is sent whole: some upstreams send it again on every chunk of the call
+   * (Fireworks, MiniMax on NVIDIA NIM), which is still that name (the openai package keeps the last one sent,
+   * other clients the first). Another name fails the stream: clients disagree on which one the call has.
    */
   private named(name: string, sent: string | undefined): string {
     if (!sent) return name;
-    if (name !== "") this.failed = true;
+    if (name !== "" && sent !== name) this.failed = true;
     return sent;
   }
 
