@@ -98,4 +98,34 @@ describe("learning a batch in passes (learn-batch.ts)", () => {
     expect(passes).toBe(2);
     expect(d1.calls()).toBe(4);
   });
+
+  it("Should report each recording it cannot learn once, and make no D1 call, when none of a pass can be learned", async () => {
+    const treeId = `unlearnable-${crypto.randomUUID()}`;
+    const good = recording(treeId, ["refund order A-1"], "refunding order A-1");
+    // An answer whose stored form is not JSON cannot be prepared (what an import of a damaged row could hold).
+    const broken = (order: string): RecordInput => {
+      const input = recording(treeId, [`refund order ${order}`], `refunding order ${order}`);
+      return { ...input, answer: { ...input.answer, json: "{" } };
+    };
+    const d1 = counted(env.DB);
+    const failed: RecordInput[] = [];
+    const reports = await learnBatch(
+      [broken("B-2"), broken("C-3")],
+      (work) => work(d1.db),
+      clock(7_000),
+      (input) => failed.push(input),
+    );
+    expect(reports).toEqual([null, null]);
+    expect(failed.map((f) => f.path[0].json)).toEqual([expect.stringContaining("B-2"), expect.stringContaining("C-3")]);
+    expect(d1.calls()).toBe(0);
+    // The same pass with one learnable recording still learns it.
+    await recordGeneration(env.DB, good);
+    const mixed = await learnBatch(
+      [broken("D-4"), good],
+      (work) => work(d1.db),
+      clock(8_000),
+      () => {},
+    );
+    expect(mixed.map((r) => r === null)).toEqual([true, false]);
+  });
 });

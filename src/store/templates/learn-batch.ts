@@ -81,6 +81,8 @@ async function learnPass(
     }
   });
   const live = prepared.filter((p) => p !== null);
+  // None of them can be learned (each reported once): no D1 call, which an empty batch would fail.
+  if (live.length === 0) return prepared.map(() => null);
   const statements = live.map((p) =>
     learningStatements(db, p.keys, MAX_WEIGHED + 1, { shapeKey: p.shapeKey, answerHash: p.input.answer.hash, limit: MAX_PARTNERS }),
   );
