@@ -24,6 +24,9 @@ export const GATEWAY_CREDENTIAL_HEADERS = [
   "x-portkey-vertex-service-account-json",
   "x-portkey-azure-entra-client-secret",
   "x-portkey-oracle-private-key",
+  // A config may hold the provider key itself (`api_key`, what Portkey's open-source gateway reads): it is keyed
+  // below too, and here splits the tenant, so that a shared placeholder Authorization never lists its trees.
+  "x-portkey-config",
   "helicone-auth",
   "x-litellm-api-key",
   "cf-access-client-id",

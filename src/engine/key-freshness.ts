@@ -129,7 +129,7 @@ export async function keyAccepted(db: D1Database, access: AccessSettings, tenant
   const asked = route ?? ("bareKey" in check ? check.bareKey(provider) : undefined);
   if (!asked) return false;
   const ok = await checkUpstream(asked, access.keyCheckTimeoutMs);
-  if (ok) await noteAccepted(db, access, tenant, providerOfBase(asked.baseVar), receivesEveryCredential(asked.headers, asked.baseVar));
+  if (ok) await noteAccepted(db, access, tenant, providerOfBase(asked.baseVar), receivesEveryCredential(asked.headers, asked.baseVar, asked.url));
   return ok;
 }
 

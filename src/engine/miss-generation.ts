@@ -57,7 +57,7 @@ export function generation<B, K extends ProviderKey, A>(
     // A complete answer from the upstream: its provider accepted this credential just now (this isolate knows
     // it before the recording lands; D1 is told beside it, never ahead of the recording).
     const tenant = key.tenant === ANONYMOUS ? null : key.tenant;
-    const whole = receivesEveryCredential(c.req.raw.headers, target.baseVar);
+    const whole = receivesEveryCredential(c.req.raw.headers, target.baseVar, c.req.url);
     const noted = recording ? noteAccepted(c.env.DB, config.access, tenant, providerOfBase(target.baseVar), whole) : undefined;
     const kept = storable(recording, config.maxCacheableMessageBytes);
     await settleGeneration({

@@ -32,12 +32,14 @@ export const GEMINI_BASE_VAR = "GEMINI_BASE_URL";
 const PROVIDER_CREDENTIALS: Readonly<Record<string, string>> = { "x-goog-api-key": GEMINI_BASE_VAR };
 
 /**
- * Whether the upstream of `baseVar` receives every credential header of `headers` (none is kept from it): only
- * then does its 2xx say that it accepted the request's credential (src/engine/key-freshness.ts).
+ * Whether the upstream of `baseVar` receives, and is meant to read, every provider-bound credential of the
+ * request: no header of PROVIDER_CREDENTIALS is kept from it, and no Gemini `?key=` goes to another upstream
+ * (which forwards but never reads it). Only then does its 2xx say that it accepted the request's credential
+ * (src/engine/key-freshness.ts).
  */
-export function receivesEveryCredential(headers: Headers, baseVar = "UPSTREAM_BASE_URL"): boolean {
+export function receivesEveryCredential(headers: Headers, baseVar = "UPSTREAM_BASE_URL", url?: string): boolean {
   for (const name in PROVIDER_CREDENTIALS) if (PROVIDER_CREDENTIALS[name] !== baseVar && headers.has(name)) return false;
-  return true;
+  return baseVar === GEMINI_BASE_VAR || url === undefined || !new URL(url).searchParams.has("key");
 }
 
 /**

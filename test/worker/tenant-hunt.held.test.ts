@@ -1,5 +1,7 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { screenDesk } from "../../tools/eval-workflows/screen";
 import { forgetAccepted, keyClock } from "../../src/engine/key-freshness";
 import { chat, recorded, uniqueModel } from "./helpers";
@@ -15,6 +17,7 @@ const FRESH_MS = 900_000;
 afterEach(() => {
   keyClock.now = () => Date.now();
   forgetAccepted();
+  vi.restoreAllMocks();
 });
 
 /** The screening desk's second turn for one customer (test/worker/templates.declared-confirm.test.ts). */
@@ -82,5 +85,35 @@ describe("attacks that held", () => {
     expect(await ask(model, key, "Hoare", "M-6006")).toEqual([401, "miss"]);
     expect(await streamed()).toEqual([401, "miss"]);
     expect((await ask(model, key, "Knuth", "M-1001", { "cache-control": "only-if-cached" }))[0]).toBe(504);
+  });
+});
+
+describe("the Worker credential on every route (attacks that held)", () => {
+  it("Should refuse pass-through, HEAD and Gemini calls without WORKER_TOKEN before any upstream call, and answer OPTIONS itself", async () => {
+    const sent: string[] = [];
+    const real = globalThis.fetch;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      sent.push(new Request(input, init).url);
+      return real(input, init);
+    });
+    const vars = { WORKER_TOKEN: "worker-secret" };
+    const call = async (method: string, path: string, headers: Record<string, string>) => {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request(`http://mm.test${path}`, { method, headers }), { ...env, ...vars } as Env, ctx);
+      await res.arrayBuffer();
+      await waitOnExecutionContext(ctx);
+      return res.status;
+    };
+    const key = { authorization: `Bearer sk-${crypto.randomUUID()}` };
+    expect(await call("GET", "/v1/models", key)).toBe(401);
+    expect(await call("HEAD", "/v1/files", key)).toBe(401);
+    expect(await call("DELETE", "/v1/files/file-1", key)).toBe(401);
+    expect(await call("GET", "/v1/models", { "x-api-key": "sk-ant-x", "anthropic-version": "2023-06-01" })).toBe(401);
+    expect(await call("GET", "/v1beta/models", { "x-goog-api-key": "AIza-x" })).toBe(401);
+    expect(await call("OPTIONS", "/v1/chat/completions", key)).toBe(204);
+    expect(sent).toEqual([]);
+    // The control: with the Worker credential, the same pass-through reaches the upstream.
+    expect(await call("GET", "/v1/models", { ...key, "muscle-mem-authorization": "Bearer worker-secret" })).toBe(200);
+    expect(sent).toHaveLength(1);
   });
 });

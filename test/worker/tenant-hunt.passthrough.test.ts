@@ -27,3 +27,32 @@ describe("pass-through calls go to the provider whose credential they carry", ()
     ]);
   });
 });
+
+describe("the admin token never leaves the Worker", () => {
+  it("Should refuse a model or pass-through request that carries the admin token, before anything reaches an upstream", async () => {
+    const sent: string[] = [];
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      sent.push(new Request(input, init).url);
+      return Response.json({ data: [] });
+    });
+    const chat = { model: "m", messages: [{ role: "user", content: "hi" }] };
+    const requests: Array<[string, string, Record<string, string>, unknown?]> = [
+      ["POST", "/v1/chat/completions", { authorization: "Bearer test-admin-token" }, chat],
+      ["POST", "/v1/messages", { "x-api-key": "test-admin-token", "anthropic-version": "2023-06-01" }, { model: "c", max_tokens: 8, messages: chat.messages }],
+      ["GET", "/v1/models", { authorization: "Bearer test-admin-token" }],
+      ["GET", "/v1beta/models?key=test-admin-token", {}],
+    ];
+    for (const [method, path, headers, body] of requests) {
+      const res = await exports.default.fetch(
+        new Request(`http://mm.test${path}`, {
+          method,
+          headers: { "content-type": "application/json", ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      );
+      await res.arrayBuffer();
+      expect(res.status, path).toBe(401);
+    }
+    expect(sent).toEqual([]);
+  });
+});

@@ -46,6 +46,7 @@ describe("credentials a gateway in front of the model reads", () => {
     ["Cloudflare Access token (cf-access-token)", (s) => ({ "cf-access-token": `jwt.${s}` })],
     ["Azure API Management subscription-key query parameter", () => ({}), (s) => `?subscription-key=${s}`],
     ["Kong gateway consumer key (apikey, key-auth's default)", (s) => ({ apikey: s })],
+    ["Portkey config holding the provider key (x-portkey-config)", (s) => ({ "x-portkey-config": JSON.stringify({ provider: "openai", api_key: s }) })],
   ];
   for (const [name, headers, search = () => ""] of kinds) {
     it(`Should never serve one ${name}'s recording to another behind the same placeholder Authorization, nor list it to the placeholder`, async () => {

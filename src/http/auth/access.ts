@@ -6,7 +6,7 @@ import { tenantOfRequest } from "../../core/credential";
 import { ApiError } from "../../core/errors";
 import { CREDENTIALS, PROVIDERS } from "../../providers";
 import { envelopeOf, providerOfRequest } from "../routes/envelopes";
-import { sameSecret } from "./caller";
+import { carriesAdminToken, sameSecret } from "./caller";
 
 /**
  * The Worker credential's header (`WORKER_TOKEN`), like AI Gateway's authenticated gateway: a request sends
@@ -38,13 +38,17 @@ export function refusal(access: AccessSettings, headers: Headers, tenant: () => 
 /**
  * The gate in front of the model routes (`/v1/*`, `/v1beta/*`): with WORKER_TOKEN or ALLOWED_TENANTS set,
  * strangers are refused before anything is read, parsed or forwarded (401/403 in the route's envelope).
- * Unset, every request passes, as before.
+ * Unset, every request passes, as before. A request that sends the admin token as its key is refused
+ * always: the Worker would forward it to a provider (a secret meant for the Worker alone).
  */
 export function accessGate(): MiddlewareHandler<WorkerEnv> {
   return async (c, next) => {
     const access = c.var.services.config.access;
-    if (access.workerToken === "" && access.allowedTenants === "*") return next();
-    const error = refusal(access, c.req.raw.headers, () => tenantOfRequest(c.req.raw.headers, new URL(c.req.url), false, CREDENTIALS));
+    const admin = carriesAdminToken(c.req.raw.headers, new URL(c.req.url), c.env.ADMIN_TOKEN, CREDENTIALS)
+      ? new ApiError("unauthorized", "This is the Worker's admin token (ADMIN_TOKEN), for /api only: send your provider key to the model routes.")
+      : null;
+    if (!admin && access.workerToken === "" && access.allowedTenants === "*") return next();
+    const error = admin ?? refusal(access, c.req.raw.headers, () => tenantOfRequest(c.req.raw.headers, new URL(c.req.url), false, CREDENTIALS));
     if (!error) return next();
     // In the envelope of the API whose route it is (Anthropic's on /v1/messages, Gemini's on its /v1/ and /v1beta/ calls).
     const provider = providerOfRequest(PROVIDERS, c.req.method, new URL(c.req.url), c.req.raw.headers);

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { digest, tenantOf } from "../../core/hash";
-import { credentialOf } from "../../core/credential";
+import { credentialOf, type CredentialReader } from "../../core/credential";
 import { CREDENTIALS } from "../../providers";
 
 /** Who is calling the trajectory API: the admin (every tenant) or one tenant (its own trees). */
@@ -38,4 +38,24 @@ export function callerOf(authorization: string | undefined | null, adminToken: s
   const tenant = tenantOf(credentialOf(new Headers({ authorization }), undefined, CREDENTIALS));
   if (adminToken && sameSecret(token, adminToken)) return { admin: true, tenant };
   return { admin: false, tenant };
+}
+
+/**
+ * Whether a request sends the admin token where an upstream would read a key: as `Authorization: Bearer`,
+ * a bare key header or a query key (`reader`'s). Each value is compared in constant time.
+ */
+export function carriesAdminToken(headers: Headers, url: URL, adminToken: string | undefined, reader: CredentialReader): boolean {
+  if (!adminToken) return false;
+  const sent: string[] = [];
+  const authorization = headers.get("authorization");
+  if (authorization) sent.push(BEARER.exec(authorization.trim())?.[1]?.trim() ?? authorization);
+  for (const name of reader.bareKeys) {
+    const value = headers.get(name);
+    if (value) sent.push(value.trim());
+  }
+  if (url.search) for (const name of reader.queryKeys) sent.push(...url.searchParams.getAll(name).map((v) => v.trim()));
+  let found = false;
+  // Every value is compared, whatever an earlier one gave.
+  for (const value of sent) found = sameSecret(value, adminToken) || found;
+  return found;
 }

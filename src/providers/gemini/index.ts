@@ -34,12 +34,12 @@ const OTHER_API_ROUTES: ReadonlySet<string> = new Set(["/v1/chat/completions", "
 /**
  * Whether a `/v1/` request is for Gemini's stable API version: a Google method path, or, on any path but the
  * other APIs' routes and without Anthropic's `anthropic-version`, a request that carries Google's key (the
- * `x-goog-api-key` header or the `?key=` of Gemini's REST calls, which no other upstream reads) or its client
- * header (`x-goog-api-client`). Whichever way a request goes, a Google key header never reaches another upstream
+ * `x-goog-api-key` header, or the `?key=` of Gemini's REST calls, which no other upstream reads, when no
+ * `Authorization` says it is another provider's) or its client header (`x-goog-api-client`). Whichever way a request goes, a Google key header never reaches another upstream
  * (src/upstream/forward.ts drops it).
  */
 export function isGeminiV1(url: URL, headers: Headers): boolean {
   if (GOOGLE_METHOD.test(url.pathname)) return true;
   if (OTHER_API_ROUTES.has(url.pathname) || headers.has("anthropic-version")) return false;
-  return headers.has("x-goog-api-key") || headers.has("x-goog-api-client") || url.searchParams.has("key");
+  return headers.has("x-goog-api-key") || headers.has("x-goog-api-client") || (url.searchParams.has("key") && !headers.has("authorization"));
 }
