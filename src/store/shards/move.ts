@@ -1,5 +1,7 @@
 import { directoryDb, resolveHome, shardNamed, type DirectoryRow } from "./directory";
-import { copyTree, drainTree, type PageCounts } from "./move-pages";
+import { drainTree } from "./drain-tree";
+import { copyTree } from "./move-pages";
+import type { PageCounts } from "./page-sql";
 import { shardOf, shards } from "./shards";
 
 /**
