@@ -15,9 +15,11 @@ import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import type { CanonicalMessage } from "../src/core/messages";
 import type { RecordInput } from "../src/core/recording";
-import type { Decomposed } from "../src/cache/templates/leaves";
-import type { LearnedTemplate, Trajectory } from "../src/cache/templates/induce";
-import type { Partner } from "../src/cache/templates/learn-step";
+import type { hashForm } from "../src/cache/templates/declared";
+import type { LearnedTemplate, shapeKeyOf, Trajectory } from "../src/cache/templates/induce";
+import type { learnStep, Partner } from "../src/cache/templates/learn-step";
+import type { lookupKeys, skeletonDigests } from "../src/cache/templates/learned";
+import type { decompose } from "../src/cache/templates/leaves";
 import type { NodeMeta } from "../src/cache/templates/turns";
 import { evalRecordings, recordOf } from "../test/support/eval-recordings";
 import { uniqueMiss, type Body } from "./bodies";
@@ -26,31 +28,25 @@ import { hotSet } from "./floors";
 const baseline = process.argv[2] ? resolve(process.argv[2]) : null;
 const rounds = Number(process.argv[3] ?? 5);
 
-/** The pure functions learning runs (the same names in both checkouts). */
+/** The pure functions learning runs (the same names in both checkouts; typed as this checkout's own). */
 interface Learning {
-  hashForm: (m: CanonicalMessage) => CanonicalMessage;
-  decompose: (m: CanonicalMessage) => Decomposed;
-  lookupKeys: (root: string, hashes: readonly string[], skeletons: readonly string[]) => Array<{ depth: number; key: string }>;
-  skeletonDigests: (parts: readonly Decomposed[]) => string[];
-  shapeKeyOf: (t: Trajectory, parts?: readonly Decomposed[]) => string;
-  learnStep: (
-    t: Trajectory,
-    parts: readonly Decomposed[],
-    answerHash: string,
-    own: ReadonlyArray<NodeMeta | undefined>,
-    known: readonly LearnedTemplate[],
-    partners: readonly Partner[],
-  ) => { updated: LearnedTemplate[]; fresh: LearnedTemplate[]; evidence: Array<{ templateId: string; answerHash: string }> };
+  hashForm: typeof hashForm;
+  decompose: typeof decompose;
+  lookupKeys: typeof lookupKeys;
+  skeletonDigests: typeof skeletonDigests;
+  shapeKeyOf: typeof shapeKeyOf;
+  learnStep: typeof learnStep;
 }
+
+/** A checkout's learning, with how its learner parses a stored message's JSON and forgets what it parsed. */
+type Learner = Learning & { stored: (json: string) => CanonicalMessage; hashFormOf: (json: string) => CanonicalMessage; forget: () => void };
 
 /**
  * A checkout's learning functions, and how its learner parses a stored message's JSON (`stored`) and its
  * hash form (`hashFormOf`): src/store/templates/learn.ts's storedMessage and hashFormMessage where it has
  * them (an isolate memo), else JSON.parse each time, as before.
  */
-async function learningOf(
-  root: string,
-): Promise<Learning & { stored: (json: string) => CanonicalMessage; hashFormOf: (json: string) => CanonicalMessage; forget: () => void }> {
+async function learningOf(root: string): Promise<Learner> {
   const mod = (p: string) => import(pathToFileURL(`${root}/src/${p}.ts`).href);
   const names = ["declared", "leaves", "learned", "induce", "learn-step"].map((n) => `cache/templates/${n}`);
   const [declared, leaves, learned, induce, step, store] = await Promise.all([...names, "store/templates/learn"].map(mod));
@@ -104,7 +100,7 @@ interface TemplateRow {
 }
 
 /** The tables learning reads and writes, as D1 holds them (JSON text), and learnFrom over them. */
-function learner(l: Awaited<ReturnType<typeof learningOf>>) {
+function learner(l: Learner) {
   const nodes = new Map<string, { parent: string; json: string; depth: number; meta: NodeMeta }>();
   const templates = new Map<string, TemplateRow>();
   const byKey = new Map<string, Set<string>>();
@@ -230,7 +226,7 @@ function learner(l: Awaited<ReturnType<typeof learningOf>>) {
   };
 }
 
-function round(l: Awaited<ReturnType<typeof learningOf>>, inputs: readonly RecordInput[]): { cpuMs: number; rows: string } {
+function round(l: Learner, inputs: readonly RecordInput[]): { cpuMs: number; rows: string } {
   l.forget(); // each round starts cold: the memo of parsed messages only keeps what this round learned
   const store = learner(l);
   let cpu = 0;
