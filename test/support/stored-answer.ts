@@ -1,4 +1,5 @@
 import type { StoredAnswer } from "../../src/core/answer";
+import type { Recording } from "../../src/core/recording";
 
 /** A stored answer named `hash` whose message is its own hash: what the single-flight and refresh tests hand around. */
 export const storedAnswer = (hash: string): StoredAnswer => ({
@@ -10,3 +11,18 @@ export const storedAnswer = (hash: string): StoredAnswer => ({
   completionTokens: 1,
   latencyMs: 1,
 });
+
+/** A reader's recording as the answer a hit reads back (seen once, 1 ms); throws when the reader recorded nothing. */
+export function storedOf(recording: Recording): StoredAnswer {
+  if (!recording) throw new Error("not recorded");
+  const a = recording.answer;
+  return {
+    hash: a.hash,
+    message: JSON.parse(a.json) as StoredAnswer["message"],
+    observations: 1,
+    finishReason: a.finishReason,
+    promptTokens: a.promptTokens,
+    completionTokens: a.completionTokens,
+    latencyMs: 1,
+  };
+}

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/core/answer";
 import { keyRequest } from "../../src/providers/chat/key";
 import { chatRequest } from "../../src/core/messages";
 import { renderChunkStream, renderCompletion } from "../../src/providers/chat/render";
 import { chatAnswerReader } from "../../src/providers/chat/answer-reader";
 import type { Recording } from "../../src/engine/generation";
+import { storedOf } from "../support/stored-answer";
 import { groq, openRouter, payloads, vllm } from "../worker/chat.providers.support";
 
 /**
@@ -17,20 +17,6 @@ const messages = [{ role: "user", content: "Refund order A-1." }];
 const keyed = keyRequest(chatRequest.parse({ model: "m", messages }), "t", "default");
 if (!keyed.ok) throw new Error(JSON.stringify(keyed));
 const reader = () => chatAnswerReader(keyed.key, 100);
-
-function stored(recording: Recording): StoredAnswer {
-  if (!recording) throw new Error("not recorded");
-  const a = recording.answer;
-  return {
-    hash: a.hash,
-    message: JSON.parse(a.json) as StoredAnswer["message"],
-    observations: 1,
-    finishReason: a.finishReason,
-    promptTokens: a.promptTokens,
-    completionTokens: a.completionTokens,
-    latencyMs: 1,
-  };
-}
 
 function streamed(sse: string[]): Recording {
   const stream = reader().stream();
@@ -89,14 +75,14 @@ describe("chat answers of OpenAI-compatible upstreams: what is stored", () => {
 
   it("Should serve logprobs a JSON answer carried as recorded, and not record a stream that carries logprobs", () => {
     const logprobs = { content: [{ token: "Refunded", logprob: -0.1, bytes: null, top_logprobs: [] }], refusal: null };
-    const answer = stored(fromJson({ ...plain, choices: [{ ...plain.choices[0], logprobs }] }));
+    const answer = storedOf(fromJson({ ...plain, choices: [{ ...plain.choices[0], logprobs }] }));
     expect((renderCompletion(answer, ctx).choices as Array<Record<string, unknown>>)[0].logprobs).toEqual(logprobs);
     expect(streamed(chunks({}, { logprobs }))).toBeNull();
     expect(streamed(chunks({}))).not.toBeNull();
   });
 
   it("Should serve an answer recorded before (no muscle-mem:once) with its response fields on every chunk, as before", () => {
-    const answer = stored(fromJson({ ...plain, service_tier: "default" }));
+    const answer = storedOf(fromJson({ ...plain, service_tier: "default" }));
     expect(answer.message).not.toHaveProperty("muscle-mem:once");
     const served = payloads(renderChunkStream(answer, ctx, true));
     expect(served.map((c) => c.service_tier)).toEqual(served.map(() => "default"));
@@ -105,7 +91,7 @@ describe("chat answers of OpenAI-compatible upstreams: what is stored", () => {
   it("Should record a response field a stream changed with its last value, sent once (an OpenAI client keeps the last)", () => {
     const first = chunks({ provider: "A" });
     const changed = first.map((c, i) => (i === 0 ? c : c.replace('"provider":"A"', '"provider":"B"')));
-    const answer = stored(streamed(changed));
+    const answer = storedOf(streamed(changed));
     expect(answer.message["muscle-mem:once"]).toEqual(["provider"]);
     expect(renderCompletion(answer, ctx).provider).toBe("B");
     expect(payloads(renderChunkStream(answer, ctx, false)).filter((c) => "provider" in c)).toHaveLength(1);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { StoredAnswer } from "../../src/core/answer";
 import { keyRequest } from "../../src/providers/chat/key";
 import { chatRequest } from "../../src/core/messages";
 import { renderChunkStream, renderCompletion } from "../../src/providers/chat/render";
 import { chatAnswerReader } from "../../src/providers/chat/answer-reader";
 import type { Recording } from "../../src/engine/generation";
+import { storedOf } from "../support/stored-answer";
 import { azure, filters, message, promptFilters } from "../support/azure-answer";
 
 /**
@@ -18,20 +18,6 @@ const keyed = keyRequest(chatRequest.parse({ model: "gpt-4o", messages }), "t", 
 if (!keyed.ok) throw new Error(JSON.stringify(keyed));
 const key = keyed.key;
 const reader = () => chatAnswerReader(key, 100);
-
-function stored(recording: Recording): StoredAnswer {
-  if (!recording) throw new Error("not recorded");
-  const a = recording.answer;
-  return {
-    hash: a.hash,
-    message: JSON.parse(a.json) as StoredAnswer["message"],
-    observations: 1,
-    finishReason: a.finishReason,
-    promptTokens: a.promptTokens,
-    completionTokens: a.completionTokens,
-    latencyMs: 1,
-  };
-}
 
 const ctx = { id: "chatcmpl-mm1", model: "gpt-4o", created: 2 };
 
@@ -67,7 +53,7 @@ function streamed(sse: string): Recording {
 
 describe("replay fidelity: Azure content filter results on chat completions", () => {
   it("Should serve a JSON answer's content_filter_results on the choice and prompt_filter_results at the top level, the message unchanged", () => {
-    const served = renderCompletion(stored(reader().fromJson(JSON.stringify(azure), 1)), ctx) as {
+    const served = renderCompletion(storedOf(reader().fromJson(JSON.stringify(azure), 1)), ctx) as {
       choices: Array<Record<string, unknown>>;
       prompt_filter_results?: unknown;
     };
@@ -77,7 +63,7 @@ describe("replay fidelity: Azure content filter results on chat completions", ()
   });
 
   it("Should stream a JSON answer's filter results where Azure puts them: prompt filters in a first chunk with no choices, content filters on the content chunk", () => {
-    const chunks = payloads(renderChunkStream(stored(reader().fromJson(JSON.stringify(azure), 1)), ctx, false));
+    const chunks = payloads(renderChunkStream(storedOf(reader().fromJson(JSON.stringify(azure), 1)), ctx, false));
     expect(chunks[0]).toMatchObject({ choices: [], prompt_filter_results: promptFilters });
     const choices = chunks.slice(1).map((c) => (c.choices as Array<Record<string, unknown>>)[0]);
     expect(choices.every((c) => "content_filter_results" in c)).toBe(true);
@@ -87,7 +73,7 @@ describe("replay fidelity: Azure content filter results on chat completions", ()
   });
 
   it("Should record Azure's stream (prompt filters in the first chunk, one content annotation) and serve both, JSON or streamed again", () => {
-    const answer = stored(streamed(azureStream([filters])));
+    const answer = storedOf(streamed(azureStream([filters])));
     const served = renderCompletion(answer, ctx) as { choices: Array<Record<string, unknown>>; prompt_filter_results?: unknown };
     expect(served.choices[0].content_filter_results).toEqual(filters);
     expect(served.prompt_filter_results).toEqual(promptFilters);
@@ -136,7 +122,7 @@ describe("replay fidelity: Azure content filter results on chat completions", ()
   });
 
   it("Should serve an answer recorded without filter results exactly as before (no content_filter_results, no prompt_filter_results, no extra chunk)", () => {
-    const answer = stored(
+    const answer = storedOf(
       reader().fromJson(
         JSON.stringify({ ...azure, prompt_filter_results: undefined, choices: [{ finish_reason: "stop", index: 0, logprobs: null, message }] }),
         1,
@@ -175,16 +161,16 @@ describe("replay fidelity: the chat response's service_tier", () => {
   };
 
   it("Should serve a JSON answer's service_tier at the top level and on every chunk of a streamed hit", () => {
-    const answer = stored(reader().fromJson(JSON.stringify(openai), 1));
+    const answer = storedOf(reader().fromJson(JSON.stringify(openai), 1));
     expect(renderCompletion(answer, ctx).service_tier).toBe("default");
     const chunks = payloads(renderChunkStream(answer, ctx, true));
     expect(chunks.map((c) => c.service_tier)).toEqual(chunks.map(() => "default"));
   });
 
   it("Should record a stream's service_tier (the same on every chunk), and not a stream whose chunks name different tiers", () => {
-    const answer = stored(streamed(openaiStream(["default", "default", "default"])));
+    const answer = storedOf(streamed(openaiStream(["default", "default", "default"])));
     expect(renderCompletion(answer, ctx).service_tier).toBe("default");
-    expect(answer.message).toEqual(stored(reader().fromJson(JSON.stringify(openai), 1)).message);
+    expect(answer.message).toEqual(storedOf(reader().fromJson(JSON.stringify(openai), 1)).message);
     expect(streamed(openaiStream(["default", "flex", "default"]))).toBeNull();
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { assembledOf, GeminiStreamReader, type GeminiChunk } from "../../src/providers/gemini/stream";
-import type { StoredAnswer } from "../../src/core/answer";
 import { renderGenerateContent, renderGenerateContentStream, type GeminiAnswer } from "../../src/providers/gemini/render";
 import { geminiAdapter } from "../../src/providers/gemini/adapter";
 import { messagesAdapter } from "../../src/providers/anthropic/adapter";
+import { storedOf } from "../support/stored-answer";
 
 /**
  * Replay fidelity: an answer is recorded only when a hit can serve what the
@@ -69,18 +69,7 @@ function storedGemini(answer: unknown | unknown[]): GeminiAnswer {
     stream.feed(sse(answer));
     recording = stream.finish(1);
   } else recording = reader.fromJson(JSON.stringify(answer), 1);
-  if (!recording) throw new Error("not recorded");
-  const a = recording.answer;
-  const stored = {
-    hash: a.hash,
-    message: JSON.parse(a.json) as StoredAnswer["message"],
-    observations: 1,
-    finishReason: a.finishReason,
-    promptTokens: a.promptTokens,
-    completionTokens: a.completionTokens,
-    latencyMs: 1,
-  };
-  const read = geminiAdapter.answerOf(stored);
+  const read = geminiAdapter.answerOf(storedOf(recording));
   if (!read) throw new Error("not servable");
   return read;
 }
