@@ -1,9 +1,9 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
-import OpenAI, { APIConnectionTimeoutError, APIError, AzureOpenAI } from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
-import { startClientsUpstream, type ClientsUpstream } from "./clients-upstream";
+import type OpenAI from "openai";
+import { APIConnectionTimeoutError, APIError, AzureOpenAI } from "openai";
+import { describe, expect, it } from "vitest";
+import { ask, eventually, freshKey, useClientsWorker } from "./clients-worker";
 
 /**
  * The openai npm client's own machinery through `wrangler dev`: retries of an upstream 5xx (the error is
@@ -12,44 +12,8 @@ import { startClientsUpstream, type ClientsUpstream } from "./clients-upstream";
  * model), its `x-stainless-*` and `Idempotency-Key` headers (relayed, not keyed), a default query (Azure's
  * `api-version`: relayed and keyed) and the AzureOpenAI client's deployment path (passed through).
  */
-let upstream: ClientsUpstream;
-let dev: WranglerDev;
-beforeAll(async () => {
-  upstream = await startClientsUpstream();
-  dev = await startWranglerDev({
-    vars: { UPSTREAM_BASE_URL: upstream.url, ANTHROPIC_BASE_URL: upstream.url, GEMINI_BASE_URL: upstream.url.replace(/\/v1$/, "") },
-  });
-});
-afterAll(async () => {
-  await dev?.stop();
-  await upstream?.close();
-});
-
-const freshKey = () => `sk-clients-${crypto.randomUUID().slice(0, 12)}`;
-const client = (key: string, options: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}) =>
-  new OpenAI({ apiKey: key, baseURL: `${dev.url}/v1`, maxRetries: 0, ...options });
-const ask = (text: string): OpenAI.ChatCompletionMessageParam[] => [{ role: "user", content: text }];
-const callsTo = (model: string) => upstream.calls.filter((c) => c.model === model);
-
-/** Whether the Worker holds an answer for this request: it re-asks with only-if-cached (200 only from the tree). */
-async function recorded(key: string, body: unknown, search = ""): Promise<boolean> {
-  const res = await fetch(`${dev.url}/v1/chat/completions${search}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "cache-control": "only-if-cached" },
-    body: JSON.stringify(body),
-  });
-  await res.arrayBuffer();
-  return res.status === 200;
-}
-
-async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const worker = useClientsWorker((url) => ({ UPSTREAM_BASE_URL: url, ANTHROPIC_BASE_URL: url, GEMINI_BASE_URL: url.replace(/\/v1$/, "") }));
+const { client, callsTo, recorded } = worker;
 
 /** Sends `body` with the openai client and returns the cache outcome and the answer's text. */
 async function chat(openai: OpenAI, body: OpenAI.ChatCompletionCreateParamsNonStreaming, options?: OpenAI.RequestOptions) {
@@ -61,22 +25,22 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
   it("an upstream 5xx is relayed and never recorded; the client's retry is a miss that is recorded, then hits", async () => {
     const key = freshKey();
     const body = { model: "gpt-retry", messages: ask("retry me") };
-    upstream.failNext(1, 503);
+    worker.upstream.failNext(1, 503);
     const error = await client(key)
       .chat.completions.create(body)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(503);
-    expect(await recorded(key, body)).toBe(false);
+    expect(await recorded(key, "chat/completions", body)).toBe(false);
 
-    upstream.failNext(1, 500);
+    worker.upstream.failNext(1, 500);
     const retried = await chat(client(key, { maxRetries: 2 }), body);
     expect(retried.outcome).toBe("miss");
     const calls = callsTo("gpt-retry");
     expect(calls.map((c) => c.end)).toEqual(["failed", "failed", "answered"]);
     // The retry carried the client's retry count to the model: relayed, not keyed.
     expect(calls.map((c) => c.headers["x-stainless-retry-count"])).toEqual(["0", "0", "1"]);
-    await eventually(() => recorded(key, body), "the retried answer to be recorded");
+    await eventually(() => recorded(key, "chat/completions", body), "the retried answer to be recorded");
 
     const hit = await chat(client(key), body);
     expect(hit).toEqual({ outcome: "hit", content: retried.content });
@@ -97,9 +61,9 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
     // The Worker goes on without the client: its call reaches the model (on a loaded machine, perhaps only now).
     await eventually(() => callsTo("late-timeout").length === 1, "the call to reach the model");
     expect(callsTo("late-timeout").map((c) => c.end)).toEqual(["pending"]);
-    upstream.release("late-timeout");
+    worker.upstream.release("late-timeout");
     await eventually(() => callsTo("late-timeout")[0].end === "answered", "the held answer to be sent");
-    await eventually(() => recorded(key, body), "the answer to be recorded");
+    await eventually(() => recorded(key, "chat/completions", body), "the answer to be recorded");
 
     const next = await chat(client(key), body);
     expect(next).toEqual({ outcome: "hit", content: expect.stringContaining("Echo: answer late") });
@@ -120,9 +84,9 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
     expect(controller.signal.aborted).toBe(true);
     expect(first.length).toBeGreaterThan(0);
     // The model goes on; the Worker's next write finds the client gone and cancels the upstream stream.
-    upstream.release("slow-abort");
+    worker.upstream.release("slow-abort");
     await eventually(() => callsTo("slow-abort")[0]?.end === "cancelled", "the Worker to cancel the upstream stream");
-    expect(await recorded(key, body)).toBe(false);
+    expect(await recorded(key, "chat/completions", body)).toBe(false);
 
     const read = async () => {
       const { data, response } = await client(key).chat.completions.create(body).withResponse();
@@ -133,7 +97,7 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
     const next = await read();
     expect(next.outcome).toBe("miss");
     expect(next.text.startsWith(first)).toBe(true);
-    await eventually(() => recorded(key, body), "the whole stream to be recorded");
+    await eventually(() => recorded(key, "chat/completions", body), "the whole stream to be recorded");
     expect(await read()).toEqual({ outcome: "hit", text: next.text });
     expect(callsTo("slow-abort").map((c) => c.end)).toEqual(["cancelled", "answered"]);
   });
@@ -145,13 +109,13 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
       max_tokens: 64,
       messages: [{ role: "user", content: "stream slowly" }],
     };
-    const anthropic = new Anthropic({ apiKey: key, baseURL: dev.url, maxRetries: 0 });
+    const anthropic = new Anthropic({ apiKey: key, baseURL: worker.dev.url, maxRetries: 0 });
     const first = anthropic.messages.stream(params);
     const firstText = await new Promise<string>((resolve) => first.on("text", (delta) => resolve(delta)));
     first.abort();
     await first.done().catch(() => undefined);
     expect(firstText.length).toBeGreaterThan(0);
-    upstream.release("slow-claude-abort");
+    worker.upstream.release("slow-claude-abort");
     await eventually(() => callsTo("slow-claude-abort")[0]?.end === "cancelled", "the Worker to cancel the upstream stream");
 
     const read = async () => {
@@ -170,7 +134,7 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
 
   it("@google/genai's abortSignal mid-stream: the upstream stream cancelled, nothing recorded, the next call goes to the model", async () => {
     const model = "slow-gemini-abort";
-    const ai = new GoogleGenAI({ apiKey: freshKey(), httpOptions: { baseUrl: dev.url } });
+    const ai = new GoogleGenAI({ apiKey: freshKey(), httpOptions: { baseUrl: worker.dev.url } });
     const read = async (signal?: AbortSignal) => {
       let text = "";
       const stream = await ai.models.generateContentStream({ model, contents: "stream slowly", config: { abortSignal: signal } });
@@ -184,7 +148,7 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
     const first = await read(controller.signal);
     controller.abort();
     expect(first.length).toBeGreaterThan(0);
-    upstream.release(model);
+    worker.upstream.release(model);
     await eventually(() => callsTo(model)[0]?.end === "cancelled", "the Worker to cancel the upstream stream");
 
     const next = await read();
@@ -205,7 +169,7 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
     expect(sent.headers["x-stainless-lang"]).toBe("js");
     expect(sent.headers["x-stainless-package-version"]).toMatch(/^\d+\.\d+\.\d+/);
     expect(sent.headers["x-stainless-retry-count"]).toBe("0");
-    await eventually(() => recorded(key, body), "the answer to be recorded");
+    await eventually(() => recorded(key, "chat/completions", body), "the answer to be recorded");
 
     const other = client(key, { defaultHeaders: { "X-Stainless-OS": "Plan9", "X-Stainless-Runtime-Version": "v0.0.1" } });
     const hit = await chat(other, body, { headers: { "Idempotency-Key": "idem-2" } });
@@ -220,8 +184,8 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
     const first = await chat(azure("2024-10-21"), body);
     expect(first.outcome).toBe("miss");
     expect(callsTo("gpt-azure-query").map((c) => c.search)).toEqual(["?api-version=2024-10-21"]);
-    await eventually(() => recorded(key, body, "?api-version=2024-10-21"), "the answer to be recorded");
-    expect(await recorded(key, body)).toBe(false);
+    await eventually(() => recorded(key, "chat/completions", body, "?api-version=2024-10-21"), "the answer to be recorded");
+    expect(await recorded(key, "chat/completions", body)).toBe(false);
 
     expect(await chat(azure("2024-10-21"), body)).toEqual({ outcome: "hit", content: first.content });
     const other = await chat(azure("2025-04-01-preview"), body);
@@ -230,7 +194,7 @@ describe("the openai npm client's retries, timeouts, aborts and headers, through
   });
 
   it("the AzureOpenAI client's deployment path is passed through, never cached: both calls reach the model", async () => {
-    const azure = new AzureOpenAI({ apiKey: freshKey(), baseURL: `${dev.url}/v1`, apiVersion: "2024-10-21", maxRetries: 0 });
+    const azure = new AzureOpenAI({ apiKey: freshKey(), baseURL: `${worker.dev.url}/v1`, apiVersion: "2024-10-21", maxRetries: 0 });
     const body = { model: "gpt-azure-deployment", messages: ask("through a deployment") };
     const outcomes: Array<string | null> = [];
     for (let i = 0; i < 2; i++) outcomes.push((await azure.chat.completions.create(body).withResponse()).response.headers.get("muscle-mem-cache"));

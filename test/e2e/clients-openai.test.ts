@@ -1,9 +1,9 @@
-import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type OpenAI from "openai";
 import { zodResponseFormat } from "openai/helpers/zod";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
-import { REFUND_DECISION, startClientsUpstream, type ClientsUpstream } from "./clients-upstream";
+import { REFUND_DECISION } from "./clients-upstream";
+import { ask, freshKey, useClientsWorker } from "./clients-worker";
 
 /**
  * What the official openai npm client does beyond create(), through `wrangler dev`: raw responses and their
@@ -12,53 +12,8 @@ import { REFUND_DECISION, startClientsUpstream, type ClientsUpstream } from "./c
  * Each check: a miss that reaches the model, then a hit with the same content, byte for byte where the client
  * exposes it, and no model call.
  */
-let upstream: ClientsUpstream;
-let dev: WranglerDev;
-beforeAll(async () => {
-  upstream = await startClientsUpstream();
-  dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: upstream.url } });
-});
-afterAll(async () => {
-  await dev?.stop();
-  await upstream?.close();
-});
-
-const freshKey = () => `sk-clients-${crypto.randomUUID().slice(0, 12)}`;
-const client = (key: string, options: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}) =>
-  new OpenAI({ apiKey: key, baseURL: `${dev.url}/v1`, maxRetries: 0, ...options });
-const ask = (text: string): OpenAI.ChatCompletionMessageParam[] => [{ role: "user", content: text }];
-const callsTo = (model: string) => upstream.calls.filter((c) => c.model === model);
-
-/** Whether the Worker holds an answer for this request: it re-asks with only-if-cached (200 only from the tree). */
-async function recorded(key: string, path: string, body: unknown, search = ""): Promise<boolean> {
-  const res = await fetch(`${dev.url}/v1/${path}${search}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "cache-control": "only-if-cached" },
-    body: JSON.stringify(body),
-  });
-  await res.arrayBuffer();
-  return res.status === 200;
-}
-
-/** Waits until the answer to `body` is recorded (recording lands after the miss's response). */
-async function waitRecorded(key: string, path: string, body: unknown, search = ""): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (await recorded(key, path, body, search)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`the Worker did not record ${JSON.stringify(body).slice(0, 120)} in time`);
-}
-
-/** Waits for `check` to hold (an upstream's view of a cancelled connection arrives asynchronously). */
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const worker = useClientsWorker((url) => ({ UPSTREAM_BASE_URL: url }));
+const { client, callsTo, waitRecorded } = worker;
 
 /** The parts of a chat completion that a hit serves as recorded (not the ids, `created` or fingerprint it renews). */
 function servedAsRecorded(completion: OpenAI.ChatCompletion): unknown {
@@ -131,13 +86,13 @@ describe("the openai npm client beyond create(), through wrangler dev", () => {
     expect(miss.done).toBe(miss.final.choices[0].message.content);
     expect(miss.deltas).toBe(miss.done);
     await waitRecorded(key, "chat/completions", { ...body, stream: true });
-    const before = upstream.calls.length;
+    const before = worker.upstream.calls.length;
     const hit = await run();
     expect(hit.done).toBe(miss.done);
     expect(hit.deltas).toBe(miss.deltas);
     expect(hit.final.choices[0].message).toEqual(miss.final.choices[0].message);
     expect(hit.final.choices[0].finish_reason).toBe(miss.final.choices[0].finish_reason);
-    expect(upstream.calls.length).toBe(before);
+    expect(worker.upstream.calls.length).toBe(before);
   });
 
   it("responses.stream(): the text and function-call argument events and finalResponse() are the same on the hit", async () => {
@@ -170,10 +125,10 @@ describe("the openai npm client beyond create(), through wrangler dev", () => {
     expect(miss.call).toEqual({ name: "get_order", arguments: JSON.stringify({ order_id: "A-1" }) });
     expect(miss.args).toBe(miss.call?.arguments);
     await waitRecorded(key, "responses", { ...body, stream: true });
-    const before = upstream.calls.length;
+    const before = worker.upstream.calls.length;
     const hit = await run();
     expect(hit).toEqual(miss);
-    expect(upstream.calls.length).toBe(before);
+    expect(worker.upstream.calls.length).toBe(before);
   });
 
   it("chat.completions.parse() with a zod response_format: the same parsed object from the tree", async () => {
@@ -184,7 +139,7 @@ describe("the openai npm client beyond create(), through wrangler dev", () => {
     expect(miss.response.headers.get("muscle-mem-cache")).toBe("miss");
     expect(miss.data.choices[0].message.parsed).toEqual(REFUND_DECISION);
     // The schema reached the model as the client wrote it.
-    const sent = upstream.calls.filter((c) => c.model === "zod-parse");
+    const sent = worker.upstream.calls.filter((c) => c.model === "zod-parse");
     expect(sent).toHaveLength(1);
     // The helper's parser rides on the response_format as non-enumerable fields: JSON.stringify sends what the client sent.
     await waitRecorded(key, "chat/completions", body);
