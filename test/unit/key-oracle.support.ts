@@ -100,3 +100,27 @@ export function check(field: string, keyOf: (a: unknown) => Keyed | null, ignore
   );
   return compared;
 }
+
+/**
+ * The differential rule for every request parameter in `params` but those in `bypassing`: `keyOf(field, value)`
+ * keys a request with that one field set, drawn from `typed[field]` where the schema types it; each field must
+ * compare at least MIN_PAIRS_PER_FIELD pairs. Returns the fields checked.
+ */
+export function checkParams(
+  params: readonly string[],
+  bypassing: Record<string, unknown>,
+  typed: Record<string, fc.Arbitrary<unknown>>,
+  unkeyed: readonly string[],
+  keyOf: (field: string, value: unknown) => Keyed | null,
+): string[] {
+  let total = 0;
+  const checked = params.filter((f) => !(f in bypassing));
+  for (const field of checked) {
+    const values = typed[field];
+    const compared = check(field, (v) => keyOf(field, v), unkeyed.includes(field), values ? pairOf(values) : pair);
+    expect(compared, field).toBeGreaterThanOrEqual(MIN_PAIRS_PER_FIELD);
+    total += compared;
+  }
+  expect(total).toBeGreaterThanOrEqual(checked.length * MIN_PAIRS_PER_FIELD);
+  return checked;
+}
