@@ -8,7 +8,7 @@ import { ask, freshKey, useClientsWorker } from "./clients-worker";
 /**
  * What the official openai npm client does beyond create(), through `wrangler dev`: raw responses and their
  * headers, streamed usage, the streaming helpers of Chat Completions and Responses, structured output parsed
- * with zod, retries of an upstream 5xx, client timeouts and aborts, its own headers, and a default query.
+ * with zod (its retries, timeouts, aborts, headers and default query: clients-openai-faults.test.ts).
  * Each check: a miss that reaches the model, then a hit with the same content, byte for byte where the client
  * exposes it, and no model call.
  */
