@@ -15,6 +15,7 @@ export interface PartSlot {
  * part that varied among the confirmed values is data, never named.
  */
 export function partReason(slot: PartSlot, value: string): string | null {
+  if (slot.type === "number") return fractionReason(slot, value);
   const part = fixedPartOf(slot.type, value);
   if (part === null) return null;
   const what = slot.type === "email" ? "domain" : "letters";
@@ -22,7 +23,24 @@ export function partReason(slot: PartSlot, value: string): string | null {
   const seen = new Set(slot.values.map((v) => fixedPartOf(slot.type, v)));
   if (seen.size === 1 && !seen.has(part)) return `${what} ${quoted(part)} never confirmed (every confirmed value had ${quoted([...seen][0] ?? "")})`;
   if (slot.type !== "identifier") return null;
-  return seen.size === 1 ? levelReason(slot, value, part) : lettersReason(slot, value, part, seen);
+  return (seen.size === 1 ? levelReason(slot, value, part) : lettersReason(slot, value, part, seen)) ?? digitsReason(slot, value);
+}
+
+/** The lengths of a value's runs of digits (`ACC-1234567` gives `7`). */
+function digitRuns(value: string): string {
+  return (value.match(/\p{N}+/gu) ?? []).map((r) => r.length).join(",");
+}
+
+/**
+ * Why an identifier's runs of digits may not be served, or null: where every confirmed value had runs of
+ * the same lengths, a length may be what the model decides on (`ACC-1234567` where accounts have 8 digits;
+ * `Tier100`, no level, after `Tier1`, `Tier2` and `Tier3`), and the shape (`A-9`) does not tell lengths
+ * apart. Where the lengths varied (`A-1`, `B-22`, `C-333`), they are data, like letters that varied.
+ */
+function digitsReason(slot: PartSlot, value: string): string | null {
+  const seen = new Set(slot.values.map(digitRuns));
+  const own = digitRuns(value);
+  return seen.size !== 1 || seen.has(own) ? null : `digits of lengths ${own} never confirmed (every confirmed value had ${[...seen][0]})`;
 }
 
 /**
@@ -51,4 +69,20 @@ function levelReason(slot: PartSlot, value: string, part: string): string | null
   if (below && above) return null;
   const where = below ? "above" : above ? "below" : "unlike";
   return `level ${level.join(".")} is ${where} every confirmed level of ${quoted(part)}`;
+}
+
+/** How many digits a decimal has after its point (0 for a whole number). */
+function fractionDigits(value: string): number {
+  const point = value.indexOf(".");
+  return point === -1 ? 0 : value.length - point - 1;
+}
+
+/**
+ * Why a number with as many decimals as no confirmed value had may not be served, or null: `32.2` lies
+ * between `32.13` and `32.25` as a decimal, but a version `32.2` is below both (the model may read it so),
+ * and `7.125` may be an amount in a currency of three decimals where every confirmed one had two.
+ */
+function fractionReason(slot: PartSlot, value: string): string | null {
+  const own = fractionDigits(value);
+  return slot.values.some((v) => fractionDigits(v) === own) ? null : `${own} decimal ${own === 1 ? "place" : "places"} never confirmed`;
 }
