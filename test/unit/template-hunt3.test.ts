@@ -103,6 +103,30 @@ describe("identifiers: the lengths of their digits", () => {
   });
 });
 
+describe("numbers padded with zeros, and levels of several numbers", () => {
+  it("Should not ship to the zip 9410 from zips 02139, 10001 and 94105 (padded: a code of 5 digits)", () => {
+    const ship = (zip: string, id: string) =>
+      ask(
+        "We ship to US zip codes (5 digits).",
+        `Ship ${id} to zip ${zip}`,
+        /^\d{5}$/.test(zip) ? `Shipping ${id} to ${zip}.` : `${zip} is not a valid zip code (${id}).`,
+      );
+    const train = [ship("02139", "A-1001"), ship("10001", "A-1002"), ship("94105", "A-1003")];
+    expect(wrongOrMiss(train, ship("9410", "A-1004")).served).toBeNull();
+    expect(wrongOrMiss(train, ship("60601", "A-1004")).served).toBe("Shipping A-1004 to 60601.");
+  });
+
+  it("Should not accept a box of 5x20 from boxes of 3x4, 10x12 and 8x9 (between them in order, yet 20 long)", () => {
+    const box = (v: string, id: string) => {
+      const [a, b] = v.split("x").map(Number);
+      return ask("Parcels up to 15 cm a side.", `Box ${id} is ${v}`, Math.max(a, b) <= 15 ? `Box ${id} (${v}) accepted.` : `Box ${id} (${v}) is too large.`);
+    };
+    const train = [box("3x4", "A-1001"), box("10x12", "A-1002"), box("8x9", "A-1003")];
+    expect(wrongOrMiss(train, box("5x20", "A-1004")).served).toBeNull();
+    expect(wrongOrMiss(train, box("5x6", "A-1004")).served).toBe("Box A-1004 (5x6) accepted.");
+  });
+});
+
 describe("times of day", () => {
   it("Should not book a pickup at 18:30 on a day between those confirmed at 10:00, 16:00 and 12:00 (pickups end at 17:00)", () => {
     const pickup = (v: string, id: string) =>
@@ -137,6 +161,14 @@ describe("the reasons a miss gives for the new rules (docs/templates.md)", () =>
     const pickup = (v: string) => ask("Pickups.", `Pickup at ${v}`, `Pickup booked at ${v}.`);
     expect(reasonFor([pickup("2024-03-05T10:00:00Z"), pickup("2024-03-08T16:00:00Z"), pickup("2024-03-06T12:00:00Z")], pickup("2024-03-06T18:30:00Z"))).toBe(
       "slot 0 (date `2024-03-06T18:30:00Z`): its time of day is outside those confirmed (a decision on the hour is not ranged by the dates)",
+    );
+    const ship = (zip: string) => ask("Zips.", `Ship to zip ${zip}`, `Shipping to ${zip}.`);
+    expect(reasonFor([ship("02139"), ship("10001"), ship("94105")], ship("9410"))).toBe(
+      "slot 0 (number `9410`): 4 digits never confirmed where numbers are padded with zeros",
+    );
+    const box = (v: string) => ask("Boxes.", `Box ${v}`, `Box ${v} accepted.`);
+    expect(reasonFor([box("3x4"), box("10x12"), box("8x9")], box("5x20"))).toBe(
+      "slot 0 (identifier `5x20`): level 5.20: its number 2 lies outside those confirmed for `x`",
     );
   });
 });

@@ -6,7 +6,7 @@ import { orderReason, type SlotOrder } from "./orders";
 import { isWordValue } from "./name-ties";
 import { neverTemplated, quoted, rangeSide, slotLabel } from "./miss-reason";
 import { partReason } from "./part-reason";
-import { inRange, isRanged, rangedValue, shapeOf, slotTypeOf, timeOfDay, type SlotType } from "./slot-types";
+import { inRange, isRanged, rangedValue, shapeOf, slotTypeOf, type SlotType } from "./slot-types";
 import { applyTransform, isDerived, type Derived } from "./transforms";
 
 /** A leaf of a pattern: a literal value, the index of a slot, or (answers only) a function of a slot (transforms.ts). */
@@ -207,17 +207,9 @@ export function rejectReason(slots: readonly Slot[], binding: Binding, tied?: Re
       if (!Number.isFinite(rangedValue(slot.type, value))) return `${label} is not a valid ${slot.type}`;
       if (!inRange(slot.type, value, slot.min, slot.max))
         return `${label} is ${rangeSide(slot.type, value, slot.min, slot.max)} (${slot.values.length} values seen)`;
-      const time = slot.type === "date" ? timeOfDay(value) : null;
-      if (time !== null && !isBetween(time, slot.values.map(timeOfDay)))
-        return `${label}: its time of day is outside those confirmed (a decision on the hour is not ranged by the dates)`;
     }
   }
   return null;
-}
-
-/** Whether `x` lies between two of `values` (nulls aside): the confirmed values of a slot bound it on both sides. */
-function isBetween(x: number, values: ReadonlyArray<number | null>): boolean {
-  return values.some((v) => v !== null && v <= x) && values.some((v) => v !== null && v >= x);
 }
 
 /**
