@@ -136,6 +136,20 @@ describe("times of day", () => {
     expect(wrongOrMiss(train, pickup("2024-03-07T11:15:00Z", "P-1004")).served).toBe("Pickup P-1004 booked at 2024-03-07T11:15:00Z.");
   });
 
+  it("Should not deliver on Saturday 2024-03-09 from deliveries on a Monday, a Friday and a Wednesday around it (no weekends)", () => {
+    const deliver = (d: string, id: string) => {
+      const day = new Date(`${d}T00:00:00Z`).getUTCDay();
+      return ask(
+        "No deliveries on weekends.",
+        `Deliver ${id} on ${d}`,
+        day === 0 || day === 6 ? `We do not deliver on weekends (${id}).` : `Delivery of ${id} on ${d} booked.`,
+      );
+    };
+    const train = [deliver("2024-03-04", "A-1001"), deliver("2024-03-08", "A-1002"), deliver("2024-03-13", "A-1003")];
+    expect(wrongOrMiss(train, deliver("2024-03-09", "A-1004")).served).toBeNull();
+    expect(wrongOrMiss(train, deliver("2024-03-12", "A-1004")).served).toBe("Delivery of A-1004 on 2024-03-12 booked.");
+  });
+
   it("Should not book 11:00 PM from bookings at 1:30, 4:00 and 12:30 PM (an hour and its PM are one value: 23:00)", () => {
     const book = (v: string, id: string) => {
       const [h, m] = v.split(":").map(Number);
@@ -161,6 +175,9 @@ describe("the reasons a miss gives for the new rules (docs/templates.md)", () =>
     const pickup = (v: string) => ask("Pickups.", `Pickup at ${v}`, `Pickup booked at ${v}.`);
     expect(reasonFor([pickup("2024-03-05T10:00:00Z"), pickup("2024-03-08T16:00:00Z"), pickup("2024-03-06T12:00:00Z")], pickup("2024-03-06T18:30:00Z"))).toBe(
       "slot 0 (date `2024-03-06T18:30:00Z`): its time of day is outside those confirmed (a decision on the hour is not ranged by the dates)",
+    );
+    expect(reasonFor([pickup("2024-03-04"), pickup("2024-03-08"), pickup("2024-03-13")], pickup("2024-03-09"))).toBe(
+      "slot 0 (date `2024-03-09`): a day of the weekend was never confirmed",
     );
     const ship = (zip: string) => ask("Zips.", `Ship to zip ${zip}`, `Shipping to ${zip}.`);
     expect(reasonFor([ship("02139"), ship("10001"), ship("94105")], ship("9410"))).toBe(

@@ -1,5 +1,5 @@
 import { quoted } from "./miss-reason";
-import { compareLevels, fixedPartOf, levelOf, timeOfDay, type SlotType } from "./slot-types";
+import { compareLevels, fixedPartOf, levelOf, timeOfDay, weekendOf, type SlotType } from "./slot-types";
 
 /** What a part's reason reads of a slot: its type, confirmed values and fenced parts (learned.ts Slot). */
 export interface PartSlot {
@@ -97,13 +97,16 @@ function isBetween(x: number, values: ReadonlyArray<number | null>): boolean {
 /**
  * Why a date's parts may not be served, or null: a date-time's time of day as written must lie between
  * those confirmed (a pickup at 18:30 on a day between two confirmed ones lies inside the range of instants
- * although every confirmed pickup was before 17:00).
+ * although every confirmed pickup was before 17:00), and a date's day of the week must be like one confirmed
+ * (a Saturday between two confirmed weekdays, where the model does not deliver at weekends): a weekend day
+ * only where one was confirmed, a weekday only where one was.
  */
 function dateReason(slot: PartSlot, value: string): string | null {
   const time = timeOfDay(value);
-  return time !== null && !isBetween(time, slot.values.map(timeOfDay))
-    ? "its time of day is outside those confirmed (a decision on the hour is not ranged by the dates)"
-    : null;
+  if (time !== null && !isBetween(time, slot.values.map(timeOfDay)))
+    return "its time of day is outside those confirmed (a decision on the hour is not ranged by the dates)";
+  const day = weekendOf(value);
+  return day === null || slot.values.some((v) => weekendOf(v) === day) ? null : `a day of the ${day ? "weekend" : "week"} was never confirmed`;
 }
 
 /** How many digits a decimal has after its point (0 for a whole number). */

@@ -155,6 +155,13 @@ export function timeOfDay(value: string): number | null {
   return t ? Number(t[1]) * 3600 + Number(t[2]) * 60 + Number(t[3] ?? 0) : null;
 }
 
+/** Whether an ISO date as written falls on a Saturday or Sunday (its own day, not the UTC one), or null for a year and month. */
+export function weekendOf(value: string): boolean | null {
+  const d = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  const day = d ? new Date(Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]))).getUTCDay() : null;
+  return day === null ? null : day === 0 || day === 6;
+}
+
 /** Compares two values of a ranged type: numbers numerically, dates in time (offsets applied). NaN when either is not a finite value. */
 export function compareRanged(type: SlotType, a: string, b: string): number {
   return rangedValue(type, a) - rangedValue(type, b);
