@@ -127,6 +127,19 @@ describe("numbers padded with zeros, and levels of several numbers", () => {
   });
 });
 
+describe("a period: a year beside a small number", () => {
+  it.each([
+    ["2024-Q4", ["2024-Q1", "2024-Q2", "2024-Q3"]],
+    ["2024-W52", ["2024-W10", "2024-W20", "2024-W30"]],
+  ])("Should not file %s from filings for %s (an id of four digits, served outside those seen)", (closed, open) => {
+    const file = (v: string, id: string) =>
+      ask(`${closed} is closed for filing.`, `File report ${id} for ${v}`, v === closed ? `${v} is closed (${id}).` : `Filed ${id} for ${v}.`);
+    const train = open.map((v, i) => file(v, `R-100${i}`));
+    expect(wrongOrMiss(train, file(closed, "R-1009")).served).toBeNull();
+    expect(wrongOrMiss(train, file(open[1], "R-1009")).served).toBe(`Filed R-1009 for ${open[1]}.`);
+  });
+});
+
 describe("times of day", () => {
   it("Should not book a pickup at 18:30 on a day between those confirmed at 10:00, 16:00 and 12:00 (pickups end at 17:00)", () => {
     const pickup = (v: string, id: string) =>

@@ -116,17 +116,22 @@ export function fixedPartOf(type: SlotType, value: string): string | null {
   return null;
 }
 
+/** A run of digits that reads as a year: a period (`2024-Q3`, `2024-W52`, `H1-2024`) is a level with it. */
+const YEAR = /^(?:19|20)\d\d$/;
+
 /**
  * An identifier's level: its digit runs as numbers when each has at most two digits (`Tier2`, `v3`, `L4`,
  * `v1.2`: a level or version the model may decide on by its number, rather than an id drawn at random),
- * else null. A template serves a level only between two confirmed with the same letters (partReason).
+ * or reads as a year beside one that has (a period: `2024-Q3`, `2024-W52`), else null. A template serves a
+ * level only between two confirmed with the same letters, each number between those at its place (partReason).
  *
  * @example levelOf("Tier2") // => [2]
  * @example levelOf("A-1042") // => null
  */
 export function levelOf(value: string): number[] | null {
   const runs = value.match(/\p{N}+/gu) ?? [];
-  return runs.length > 0 && runs.every((r) => r.length <= 2) ? runs.map(Number) : null;
+  const small = (r: string) => r.length <= 2;
+  return runs.some(small) && runs.every((r) => small(r) || YEAR.test(r)) ? runs.map(Number) : null;
 }
 
 /** Compares two levels of one length, run by run (NaN for levels of different lengths). */
