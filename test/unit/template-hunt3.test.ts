@@ -177,6 +177,53 @@ describe("times of day", () => {
   });
 });
 
+describe("kinds that held (each checked on a decision the model makes on it)", () => {
+  it("Should miss a tier glued to an id in a caseless script, a negative amount, a false flag, a status code above those seen", () => {
+    const card = (tier: string, n: string) =>
+      ask("黑卡会员不享受免运费。", `订单 ${tier}会员${n}`, tier === "黑卡" ? `${tier}会员${n} 需要支付运费。` : `${tier}会员${n} 免运费。`);
+    expect(wrongOrMiss([card("金卡", "12345"), card("银卡", "23456"), card("铜卡", "34567")], card("黑卡", "55555")).served).toBeNull();
+    const balance = (v: string, id: string) =>
+      ask("Refund credits only.", `Balance of ${id}: {"amount": ${v}}`, Number(v) < 0 ? `Charged ${id} ${v}.` : `Refunded ${id} ${v}.`);
+    expect(wrongOrMiss([balance("50", "O-1001"), balance("70", "O-1002"), balance("30", "O-1003")], balance("-40", "O-1004")).served).toBeNull();
+    const active = (b: string, id: string) =>
+      ask("Refund active accounts.", `Account ${id}: {"active": ${b}}`, b === "true" ? `Refunded ${id}.` : `Account ${id} is inactive.`);
+    expect(wrongOrMiss([active("true", "A-1001"), active("true", "A-1002"), active("true", "A-1003")], active("false", "A-1004")).served).toBeNull();
+    const job = (code: string, id: string) =>
+      ask("Retry 5xx.", `Job ${id}: {"status": ${code}}`, code.startsWith("5") ? `Retrying ${id} after ${code}.` : `Job ${id} done with ${code}.`);
+    const jobs = [job("200", "J-1001"), job("204", "J-1002"), job("201", "J-1003")];
+    expect(wrongOrMiss(jobs, job("503", "J-1004")).served).toBeNull();
+    expect(wrongOrMiss(jobs, job("203", "J-1004")).served).toBe("Job J-1004 done with 203.");
+  });
+
+  it("Should miss a decimal comma, another host in a link, a hazardous item in a cart, a username too short", () => {
+    const parcel = (v: string, id: string) =>
+      ask(
+        "Parcels over 20 kg ship freight.",
+        `Ship ${id}: ${v} kg`,
+        Number(v.replace(",", ".")) <= 20 ? `Shipped ${id} (${v} kg).` : `${id} ships freight (${v} kg).`,
+      );
+    expect(wrongOrMiss([parcel("5,5", "O-1001"), parcel("12,5", "O-1002"), parcel("8,5", "O-1003")], parcel("25,5", "O-1004")).served).toBeNull();
+    const link = (u: string, id: string) =>
+      ask(
+        "Only links on shop.example.com.",
+        `Ticket ${id}: open ${u}`,
+        u.startsWith("https://shop.example.com/") ? `Opening ${u} for ${id}.` : `Link ${u} refused for ${id}.`,
+      );
+    const links = ["1001", "2002", "3003"].map((n) => link(`https://shop.example.com/o/${n}`, `T-${n}`));
+    expect(wrongOrMiss(links, link("https://shop.evil.com/o/4004", "T-4004")).served).toBeNull();
+    const cart = (items: string[], id: string) =>
+      ask(
+        "Carts with hazardous (HZ-) items need review.",
+        `Cart ${id}: ${items.join(", ")}`,
+        items.some((i) => i.startsWith("HZ")) ? `Cart ${id} needs review.` : `Cart ${id} with ${items.join(", ")} checked out.`,
+      );
+    const carts = [cart(["SK-1001", "SK-2002"], "C-1001"), cart(["SK-3003", "SK-4004"], "C-1002"), cart(["SK-5005", "SK-6006"], "C-1003")];
+    expect(wrongOrMiss(carts, cart(["SK-7007", "HZ-8008"], "C-1004")).served).toBeNull();
+    const user = (u: string) => ask("Usernames need 5+ letters.", `Register user ${u}42`, u.length >= 5 ? `Registered ${u}42.` : `${u}42 is too short.`);
+    expect(wrongOrMiss([user("alice"), user("bobby"), user("carol")], user("al")).served).toBeNull();
+  });
+});
+
 describe("the reasons a miss gives for the new rules (docs/templates.md)", () => {
   it("Should name the digits' lengths, the decimal places and the time of day, never a confirmed value", () => {
     const open = (v: string) => ask("Accounts.", `Open account ACC-${v}`, `Opened ACC-${v}.`);
