@@ -71,7 +71,17 @@ const GROUP_MARK = /^[,'\u2019]$/;
 /** A space that groups thousands: `21 800` (also no-break and thin spaces). */
 const GROUP_SPACE = /^[ \u00a0\u2009\u202f]$/;
 
+/** An hour, maybe with minutes and seconds, and the AM or PM that follows it (`1:30 PM`, `11 p.m.`). */
+const HOUR = /^\d{1,2}(?:[:.]\d{2}){0,2}$/;
+const MERIDIEM = /^[ap]\.?m$/i;
+
+/**
+ * Whether two tokens are one value: groups of a number (`21,800`), or an hour on a 12-hour clock and its
+ * AM or PM (`11:00 PM` is 23:00, yet as a time of day `11:00` lies between `1:30` and `12:30`: a booking
+ * at 11 PM was served the one confirmed at 1:30, 4:00 and 12:30 PM).
+ */
 function groupsDigits(before: string, separator: string, after: string): boolean {
+  if (HOUR.test(before) && /^\s*$/.test(separator) && MERIDIEM.test(after)) return true;
   if (!/^\d+(?:[.,]\d+)*$/.test(before) || !/^\d+$/.test(after)) return false;
   return GROUP_MARK.test(separator) || (GROUP_SPACE.test(separator) && after.length === 3);
 }

@@ -1,5 +1,5 @@
 import { quoted } from "./miss-reason";
-import { compareLevels, fixedPartOf, levelOf, type SlotType } from "./slot-types";
+import { compareLevels, fixedPartOf, levelOf, timeOfDay, weekendOf, type SlotType } from "./slot-types";
 
 /** What a part's reason reads of a slot: its type, confirmed values and fenced parts (learned.ts Slot). */
 export interface PartSlot {
@@ -15,6 +15,8 @@ export interface PartSlot {
  * part that varied among the confirmed values is data, never named.
  */
 export function partReason(slot: PartSlot, value: string): string | null {
+  if (slot.type === "number") return numberReason(slot, value);
+  if (slot.type === "date") return dateReason(slot, value);
   const part = fixedPartOf(slot.type, value);
   if (part === null) return null;
   const what = slot.type === "email" ? "domain" : "letters";
@@ -22,7 +24,24 @@ export function partReason(slot: PartSlot, value: string): string | null {
   const seen = new Set(slot.values.map((v) => fixedPartOf(slot.type, v)));
   if (seen.size === 1 && !seen.has(part)) return `${what} ${quoted(part)} never confirmed (every confirmed value had ${quoted([...seen][0] ?? "")})`;
   if (slot.type !== "identifier") return null;
-  return seen.size === 1 ? levelReason(slot, value, part) : lettersReason(slot, value, part, seen);
+  return (seen.size === 1 ? levelReason(slot, value, part) : lettersReason(slot, value, part, seen)) ?? digitsReason(slot, value);
+}
+
+/** The lengths of a value's runs of digits (`ACC-1234567` gives `7`). */
+function digitRuns(value: string): string {
+  return (value.match(/\p{N}+/gu) ?? []).map((r) => r.length).join(",");
+}
+
+/**
+ * Why an identifier's runs of digits may not be served, or null: where every confirmed value had runs of
+ * the same lengths, a length may be what the model decides on (`ACC-1234567` where accounts have 8 digits;
+ * `Tier100`, no level, after `Tier1`, `Tier2` and `Tier3`), and the shape (`A-9`) does not tell lengths
+ * apart. Where the lengths varied (`A-1`, `B-22`, `C-333`), they are data, like letters that varied.
+ */
+function digitsReason(slot: PartSlot, value: string): string | null {
+  const seen = new Set(slot.values.map(digitRuns));
+  const own = digitRuns(value);
+  return seen.size !== 1 || seen.has(own) ? null : `digits of lengths ${own} never confirmed (every confirmed value had ${[...seen][0]})`;
 }
 
 /**
@@ -48,7 +67,72 @@ function levelReason(slot: PartSlot, value: string, part: string): string | null
   const beside = slot.values.filter((v) => fixedPartOf(slot.type, v) === part).map(levelOf);
   const below = beside.some((l) => l !== null && compareLevels(l, level) <= 0);
   const above = beside.some((l) => l !== null && compareLevels(l, level) >= 0);
-  if (below && above) return null;
+  if (below && above) return componentReason(beside, level, part);
   const where = below ? "above" : above ? "below" : "unlike";
   return `level ${level.join(".")} is ${where} every confirmed level of ${quoted(part)}`;
+}
+
+/**
+ * Why a level of several numbers (`v1.9`, `5x20`) may not be served although it lies between two confirmed
+ * ones in order, or null: each of its numbers must lie between those confirmed at its place (`5x20` lies
+ * between `3x4` and `10x12`, but a box 20 long was never confirmed).
+ */
+function componentReason(beside: ReadonlyArray<number[] | null>, level: readonly number[], part: string): string | null {
+  const peers = beside.filter((l): l is number[] => l !== null && l.length === level.length);
+  const off = level.findIndex(
+    (n, i) =>
+      !isBetween(
+        n,
+        peers.map((l) => l[i]),
+      ),
+  );
+  return off === -1 ? null : `level ${level.join(".")}: its number ${off + 1} lies outside those confirmed for ${quoted(part)}`;
+}
+
+/** Whether `x` lies between two of `values` (nulls aside): the confirmed values of a slot bound it on both sides. */
+function isBetween(x: number, values: ReadonlyArray<number | null>): boolean {
+  return values.some((v) => v !== null && v <= x) && values.some((v) => v !== null && v >= x);
+}
+
+/**
+ * Why a date's parts may not be served, or null: a date-time's time of day as written must lie between
+ * those confirmed (a pickup at 18:30 on a day between two confirmed ones lies inside the range of instants
+ * although every confirmed pickup was before 17:00), and a date's day of the week must be like one confirmed
+ * (a Saturday between two confirmed weekdays, where the model does not deliver at weekends): a weekend day
+ * only where one was confirmed, a weekday only where one was.
+ */
+function dateReason(slot: PartSlot, value: string): string | null {
+  const time = timeOfDay(value);
+  if (time !== null && !isBetween(time, slot.values.map(timeOfDay)))
+    return "its time of day is outside those confirmed (a decision on the hour is not ranged by the dates)";
+  const day = weekendOf(value);
+  return day === null || slot.values.some((v) => weekendOf(v) === day) ? null : `a day of the ${day ? "weekend" : "week"} was never confirmed`;
+}
+
+/** How many digits a decimal has after its point (0 for a whole number). */
+function fractionDigits(value: string): number {
+  const point = value.indexOf(".");
+  return point === -1 ? 0 : value.length - point - 1;
+}
+
+/** How many digits a number has before its point. */
+function integerDigits(value: string): number {
+  return value.length - (value.includes(".") ? fractionDigits(value) + 1 : 0) - (value.startsWith("-") ? 1 : 0);
+}
+
+const PADDED = /^0\d/;
+
+/**
+ * Why a number may not be served for how it is written, or null: with as many decimals as no confirmed
+ * value had (`32.2` lies between `32.13` and `32.25` as a decimal, but a version `32.2` is below both, and
+ * `7.125` may be an amount in a currency of three decimals where every confirmed one had two); or, where
+ * it or a confirmed value is padded with zeros (`02139`: a code of a fixed width), with as many digits as
+ * no confirmed value had (`9410` between the zip codes `02139` and `94105`, though a zip has 5 digits).
+ */
+function numberReason(slot: PartSlot, value: string): string | null {
+  const own = fractionDigits(value);
+  if (!slot.values.some((v) => fractionDigits(v) === own)) return `${own} decimal ${own === 1 ? "place" : "places"} never confirmed`;
+  if (!PADDED.test(value) && !slot.values.some((v) => PADDED.test(v))) return null;
+  const width = integerDigits(value);
+  return slot.values.some((v) => integerDigits(v) === width) ? null : `${width} digits never confirmed where numbers are padded with zeros`;
 }

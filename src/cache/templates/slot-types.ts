@@ -39,6 +39,23 @@ const CURRENCY_AMOUNT = /^(?:EUR|USD|GBP|JPY|CHF|CAD|AUD|NZD|CNY|HKD|SGD|INR|SEK
 const TIME = /^\d{1,2}:\d{2}(?::\d{2})?$/;
 /** Digit groups joined by `.` `,` `:` or `/` (a grouped amount, a ratio, a score `4/5`), or a number with letters glued after it (a unit). */
 const QUANTITY = /^\d+(?:[.,:/]\d+)*(?:\p{L}+)?$/u;
+/**
+ * Numbers no plain decimal reading orders safely, so quantities (template-hunt3): digits other than ASCII
+ * (`٩٩٠٠٠`, fullwidth `９９０００`, `½`: typed identifiers, they varied with no range), an exponent (`3e5`:
+ * ranged as a level by its mantissa), a decimal of three places after one to three digits (`1.250`, which
+ * many locales read as 1250) or an ISO 8601 duration (`PT600M`: an identifier whose number of three digits
+ * is no level, so it varied with no range).
+ */
+const NON_ASCII_DIGIT = /(?![0-9])\p{N}/u;
+const EXPONENT = /^\d+(?:\.\d+)?[eE][+-]?\d+$/;
+const THOUSANDS = /^[1-9]\d{0,2}\.\d{3}$/;
+const ISO_DURATION = /^P(?=[^T]*\d|T\d)(?:\d+(?:[.,]\d+)?[YMWD])*(?:T(?:\d+(?:[.,]\d+)?[HMS])+)?$/;
+
+/** Whether a value is a number no plain decimal reading orders safely (above): never a slot. */
+function isAmbiguousNumber(value: string): boolean {
+  return NON_ASCII_DIGIT.test(value) || EXPONENT.test(value) || THOUSANDS.test(value) || ISO_DURATION.test(value);
+}
+
 /** A capitalised word or hyphenated capitalised words: a proper noun such as a name or a city. */
 const NAME = /^\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)*$/u;
 
@@ -52,6 +69,7 @@ export function slotTypeOf(value: string, kind: "text" | "number" = "text"): Slo
   if (kind === "number") return "number";
   if (DATE.test(value)) return "date";
   if (LOCAL_DATE.test(value) || DOTTED_DAY_MONTH.test(value)) return "local-date";
+  if (isAmbiguousNumber(value)) return "quantity";
   if (NUMBER.test(value)) return "number";
   if (EMAIL.test(value)) return "email";
   if (TIME.test(value)) return "time";
@@ -98,17 +116,22 @@ export function fixedPartOf(type: SlotType, value: string): string | null {
   return null;
 }
 
+/** A run of digits that reads as a year: a period (`2024-Q3`, `2024-W52`, `H1-2024`) is a level with it. */
+const YEAR = /^(?:19|20)\d\d$/;
+
 /**
  * An identifier's level: its digit runs as numbers when each has at most two digits (`Tier2`, `v3`, `L4`,
  * `v1.2`: a level or version the model may decide on by its number, rather than an id drawn at random),
- * else null. A template serves a level only between two confirmed with the same letters (partReason).
+ * or reads as a year beside one that has (a period: `2024-Q3`, `2024-W52`), else null. A template serves a
+ * level only between two confirmed with the same letters, each number between those at its place (partReason).
  *
  * @example levelOf("Tier2") // => [2]
  * @example levelOf("A-1042") // => null
  */
 export function levelOf(value: string): number[] | null {
   const runs = value.match(/\p{N}+/gu) ?? [];
-  return runs.length > 0 && runs.every((r) => r.length <= 2) ? runs.map(Number) : null;
+  const small = (r: string) => r.length <= 2;
+  return runs.some(small) && runs.every((r) => small(r) || YEAR.test(r)) ? runs.map(Number) : null;
 }
 
 /** Compares two levels of one length, run by run (NaN for levels of different lengths). */
@@ -125,6 +148,23 @@ export function rangedValue(type: SlotType, value: string): number {
     return h < 24 && m < 60 && sec < 60 ? h * 3600 + m * 60 + sec : Number.NaN;
   }
   return type === "number" ? Number(value) : Date.parse(value);
+}
+
+/**
+ * The time of day a date-time is written with, in seconds (its own offset, not applied), or null for a
+ * date with no time. A date-time is ranged in time, and also by this: a decision on the time of day
+ * (pickups end at 17:00) lies inside the range of instants on a day between two confirmed ones.
+ */
+export function timeOfDay(value: string): number | null {
+  const t = /T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(value);
+  return t ? Number(t[1]) * 3600 + Number(t[2]) * 60 + Number(t[3] ?? 0) : null;
+}
+
+/** Whether an ISO date as written falls on a Saturday or Sunday (its own day, not the UTC one), or null for a year and month. */
+export function weekendOf(value: string): boolean | null {
+  const d = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  const day = d ? new Date(Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]))).getUTCDay() : null;
+  return day === null ? null : day === 0 || day === 6;
 }
 
 /** Compares two values of a ranged type: numbers numerically, dates in time (offsets applied). NaN when either is not a finite value. */
