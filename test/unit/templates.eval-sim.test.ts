@@ -4,7 +4,7 @@ import { simulatedWorker } from "../../tools/eval-workflows/simulate";
 
 /**
  * The template evaluation in memory (tools/eval-workflows/simulate.ts: the
- * Worker's template rules without the runtime), on all five workflows: a
+ * Worker's template rules without the runtime), on every workflow (tools/eval-workflows/run.ts WORKFLOWS): a
  * wrong replay in any row fails here, in seconds. test/worker/templates.eval.test.ts
  * runs a smaller form through the Worker itself.
  */
