@@ -4,6 +4,7 @@ import { chatRequest, type ChatRequest } from "../../core/messages";
 import type { ProviderAdapter } from "../../cache/provider";
 import { renderChunkStream, renderCompletion } from "./render";
 import { chatAnswerReader } from "./answer-reader";
+import { chatAnswerOf } from "./stored-answer";
 import { OPENAI_UPSTREAM } from "../openai";
 import { upstreamBase } from "../upstream";
 
@@ -18,7 +19,7 @@ export const chatAdapter: ProviderAdapter<ChatRequest, RequestKey, StoredAnswer>
   isStream: ({ body }) => body.stream === true,
   key: ({ body, url, headers, raw }, scope) => keyRequest(body, scope.tenant, scope.namespace, scope.maxMessageBytes, { url, headers, raw }),
   upstream: (config) => ({ ...upstreamBase(config, OPENAI_UPSTREAM), pathname: "/v1/chat/completions" }),
-  answerOf: (stored) => stored,
+  answerOf: chatAnswerOf,
   render(answer, { body }, stream) {
     const ctx = { id: `chatcmpl-mm${crypto.randomUUID().replaceAll("-", "")}`, model: body.model, created: Math.floor(Date.now() / 1000) };
     if (stream) return { body: renderChunkStream(answer, ctx, body.stream_options?.include_usage === true), contentType: "text/event-stream; charset=utf-8" };

@@ -1,6 +1,7 @@
 import type { StoredAnswer } from "../../core/answer";
 import type { CanonicalMessage } from "../../core/messages";
 import type { NodeRow } from "./schema";
+import { logEvent } from "../../observability/log-event";
 
 /** Converts a node row into the answer the proxy serves. */
 export function answerOf(
@@ -39,9 +40,48 @@ export function answersStatement(db: D1Database, parent: string): D1PreparedStat
   return db.prepare(ANSWERS_SQL).bind(parent);
 }
 
-/** The answers among rows of the answers query (a recorded node with no observation left is not an answer). */
+/**
+ * The answers among rows of the answers query (a recorded node with no
+ * observation left is not an answer). A damaged row (its message not a JSON
+ * object, its counts not numbers) is skipped with one `stored_answer_damaged`
+ * log line: it is never served, and the other answers at the node still are.
+ */
 export function servedAnswers(rows: readonly AnswerRow[]): StoredAnswer[] {
-  return rows.filter((row) => row.observations > 0).map(answerOf);
+  const out: StoredAnswer[] = [];
+  for (const row of rows) {
+    if (!(row.observations > 0)) continue;
+    const answer = soundAnswerOf(row);
+    if (answer) out.push(answer);
+    else logEvent("error", "stored_answer_damaged", { node: row.hash });
+  }
+  return out;
+}
+
+/** answerOf when the row is sound: a message that parses to a JSON object, whole-number counts; null otherwise. */
+function soundAnswerOf(row: AnswerRow): StoredAnswer | null {
+  if (typeof row.message !== "string" || typeof row.hash !== "string" || !counts(row)) return null;
+  let message: unknown;
+  try {
+    message = JSON.parse(row.message);
+  } catch {
+    return null;
+  }
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return null;
+  return {
+    hash: row.hash,
+    message: message as CanonicalMessage,
+    observations: row.observations,
+    finishReason: typeof row.finishReason === "string" ? row.finishReason : "stop",
+    promptTokens: row.promptTokens,
+    completionTokens: row.completionTokens,
+    latencyMs: row.latencyMs,
+  };
+}
+
+/** Whether a row's token counts, which a hit serves as its usage, are whole numbers. */
+function counts(row: AnswerRow): boolean {
+  const whole = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
+  return whole(row.promptTokens) && whole(row.completionTokens);
 }
 
 /** The answers in the result of answersStatement. */
