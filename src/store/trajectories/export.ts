@@ -3,6 +3,7 @@ import type { NodeRecord } from "../tree/schema";
 import { API_FRAME_KEY, type ExportNode } from "../../providers/trajectory/formats";
 import { splitFrame } from "../../providers/trajectory/line";
 import { formatOfApi, type TrajectoryMessage } from "./messages";
+import { logEvent } from "../../observability/log-event";
 
 /**
  * One exported line: the shape of shared/workloads/*.jsonl, plus where it
@@ -103,6 +104,27 @@ function lineOf(tree: ExportTree, leaf: string, byHash: Map<string, PathRow>): E
 }
 
 /**
+ * The line of a leaf's path, or null (and one `export_line_skipped` log line) when the path cannot be
+ * exported as it was recorded: a node on it is damaged (its message not its API's message) or its chain
+ * does not reach the tree's root (a missing parent: the line would hand an import an answer without the
+ * conversation it answered).
+ */
+function soundLineOf(tree: ExportTree, leaf: string, byHash: Map<string, PathRow>): ExportLine | null {
+  let root: PathRow | undefined;
+  for (let row = byHash.get(leaf); row; row = byHash.get(row.parent)) root = row;
+  if (root?.parent !== tree.id) {
+    logEvent("error", "export_line_skipped", { tree: tree.id, leaf, reason: "path does not reach the root" });
+    return null;
+  }
+  try {
+    return lineOf(tree, leaf, byHash);
+  } catch (error) {
+    logEvent("error", "export_line_skipped", { tree: tree.id, leaf, reason: "damaged node", error: String(error) });
+    return null;
+  }
+}
+
+/**
  * Writes up to `limit` lines (one per leaf path) after `after`, stopping early
  * after a batch in which `write` answered false (a size budget), and answers
  * the cursor of the next line, or null at the end of the tree.
@@ -124,7 +146,10 @@ export async function exportLines(
       batch.map((l) => l.hash),
     );
     let more = true;
-    for (const leaf of batch) more = write(lineOf(tree, leaf.hash, byHash)) && more;
+    for (const leaf of batch) {
+      const line = soundLineOf(tree, leaf.hash, byHash);
+      if (line) more = write(line) && more;
+    }
     const last = batch[batch.length - 1];
     after = [last.depth, last.rid];
     left -= batch.length;

@@ -28,7 +28,8 @@ export function previewColumns(table = ""): string {
   const coalesce = (kind: "text" | "calls" | "callId") => {
     const fields = fieldsOf(kind).filter((f) => PLAIN.test(f));
     if (fields.length === 0) return "NULL";
-    const sql = fields.map((f) => `json_extract(${table}message, '$.${f}')`);
+    // A damaged row whose message is not JSON reads as none (json_extract would fail the whole list).
+    const sql = fields.map((f) => `json_extract(CASE WHEN json_valid(${table}message) THEN ${table}message END, '$.${f}')`);
     return sql.length === 1 ? sql[0] : `coalesce(${sql.join(", ")})`;
   };
   return `substr(${coalesce("text")}, 1, 400) AS content,

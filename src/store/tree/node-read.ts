@@ -9,8 +9,10 @@ export interface NodeDetail {
   tree_id: string;
   depth: number;
   role: string;
-  /** The message in its tree's API's shape (nodeMessageOf): an OpenAI or Anthropic message, a Responses node's items, a Gemini content; call ids as ordinals. */
-  message: TrajectoryMessage;
+  /** The message in its tree's API's shape (nodeMessageOf): an OpenAI or Anthropic message, a Responses node's items, a Gemini content; call ids as ordinals. Null for a damaged node. */
+  message: TrajectoryMessage | null;
+  /** Present (true) when the stored message cannot be read as its API's message (not JSON, not an object, another shape): never served, shown empty. */
+  damaged?: true;
   /** What the message says, whatever its API (its provider's `nodeView`): what the dashboard shows. */
   view: NodeView;
   observations: number;
@@ -49,7 +51,26 @@ export async function readNode(db: D1Database, hash: string, scope: Scope): Prom
     .first<NodeRowRaw & { api: string | null }>();
   if (!row) return null;
   const { message, api, ...rest } = row;
-  return { ...rest, message: nodeMessageOf(message, api), view: nodeViewOf(message, api) };
+  try {
+    return { ...rest, message: nodeMessageOf(message, api), view: nodeViewOf(message, api) };
+  } catch {
+    // A damaged row (a bad migration, a hand edit): the rest of the node is still worth showing, and pruning.
+    return { ...rest, message: null, view: { texts: [], calls: [], results: [], refusals: [] }, damaged: true };
+  }
+}
+
+/** The nodes among `rows` whose stored message cannot be read as their API's message (readNode's `damaged`). */
+function damagedOf(rows: readonly NodeRowRaw[], api: string | null): string[] {
+  return rows
+    .filter((r) => {
+      try {
+        nodeMessageOf(r.message, api);
+        return false;
+      } catch {
+        return true;
+      }
+    })
+    .map((r) => r.hash);
 }
 
 /**
@@ -72,10 +93,12 @@ export async function readPath(
   db: D1Database,
   hash: string,
   scope: Scope,
-): Promise<{ tree_id: string; messages: TrajectoryMessage[]; hashes: string[] } | null> {
+): Promise<{ tree_id: string; messages: TrajectoryMessage[] | null; hashes: string[]; damaged?: string[] } | null> {
   const owner = await nodeOwner(db, hash);
   if (!owner || !inScope(scope, owner.tenant)) return null;
   const rows = await readPathRows(db, hash);
+  const damaged = damagedOf(rows, owner.api);
+  if (damaged.length > 0) return { tree_id: owner.treeId, messages: null, hashes: rows.map((r) => r.hash), damaged };
   return {
     tree_id: owner.treeId,
     messages: pathMessagesOf(

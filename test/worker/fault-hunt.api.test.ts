@@ -1,0 +1,80 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { api, newKey } from "./api-helpers";
+import { uniqueModel } from "./helpers";
+import { callWorker, chatRequest } from "./faults.support";
+import { answerNode, COLD, logsDuring } from "./fault-hunt.support";
+
+/** Records two conversations of one tree under a fresh key: answers `echo: <a>` and `echo: <b>`, each below its user node. */
+async function twoPaths(): Promise<{ key: string; tree: string; a: { answer: string; user: string }; b: { answer: string; user: string } }> {
+  const key = newKey();
+  const model = uniqueModel("echo");
+  const texts = [`hunt-a-${crypto.randomUUID().slice(0, 8)}`, `hunt-b-${crypto.randomUUID().slice(0, 8)}`];
+  const nodes = [];
+  for (const text of texts) {
+    const call = await callWorker(chatRequest({ model, messages: [{ role: "user", content: text }] }, { key }), COLD);
+    await call.res.arrayBuffer();
+    await call.settled();
+    const answer = await answerNode(`echo: ${text}`);
+    const row = await env.DB.prepare("SELECT parent, tree_id FROM nodes WHERE hash = ?1").bind(answer).first<{ parent: string; tree_id: string }>();
+    if (!row) throw new Error("no row");
+    nodes.push({ answer, user: row.parent, tree: row.tree_id });
+  }
+  return { key, tree: nodes[0].tree, a: nodes[0], b: nodes[1] };
+}
+
+const setMessage = (hash: string, message: string) => env.DB.prepare("UPDATE nodes SET message = ?1 WHERE hash = ?2").bind(message, hash).run();
+
+/** The export's lines (JSONL) for a tree, as a tenant key reads them. */
+async function exported(key: string, tree: string): Promise<{ status: number; ids: string[] }> {
+  const res = await api(`/trees/${tree}/export`, { token: key });
+  const text = new TextDecoder().decode(await res.arrayBuffer());
+  if (res.status !== 200) return { status: res.status, ids: [] };
+  return {
+    status: 200,
+    ids: text
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => (JSON.parse(l) as { id: string }).id),
+  };
+}
+
+describe("the dashboard API over a damaged node", () => {
+  for (const [name, message] of [
+    ["not JSON", "{not json"],
+    ["JSON null", "null"],
+  ] as const) {
+    it(`Should show the node as damaged, list it and export the tree's other paths (message ${name}), never a 500`, async () => {
+      const { key, tree, a, b } = await twoPaths();
+      await setMessage(a.answer, message);
+
+      const node = await api(`/nodes/${a.answer}`, { token: key });
+      expect(node.status).toBe(200);
+      expect(await node.json()).toMatchObject({ hash: a.answer, damaged: true, message: null, view: { texts: [], calls: [] } });
+
+      const path = await api(`/nodes/${a.answer}/path`, { token: key });
+      expect(path.status).toBe(200);
+      expect(await path.json()).toMatchObject({ tree_id: tree, messages: null, hashes: [a.user, a.answer], damaged: [a.answer] });
+
+      const children = await api(`/trees/${tree}/children?parent=${a.user}`, { token: key });
+      expect(children.status).toBe(200);
+      expect(((await children.json()) as { data: Array<{ hash: string }> }).data.map((n) => n.hash)).toEqual([a.answer]);
+
+      const subtree = await api(`/trees/${tree}/subtree`, { token: key });
+      expect(subtree.status).toBe(200);
+      expect(((await subtree.json()) as { data: Array<{ hash: string }> }).data.map((n) => n.hash)).toContain(a.answer);
+
+      const { result, events } = await logsDuring(() => exported(key, tree));
+      expect(result).toEqual({ status: 200, ids: [b.answer] });
+      expect(events.filter((e) => e.event === "export_line_skipped").map((e) => e.leaf)).toEqual([a.answer]);
+    });
+  }
+
+  it("Should leave out of the export a path whose chain does not reach the root (its answer would be imported without its conversation)", async () => {
+    const { key, tree, a, b } = await twoPaths();
+    await env.DB.prepare("UPDATE nodes SET parent = 'gone' WHERE hash = ?1").bind(a.user).run();
+    const { result, events } = await logsDuring(() => exported(key, tree));
+    expect(result).toEqual({ status: 200, ids: [b.answer] });
+    expect(events.filter((e) => e.event === "export_line_skipped").map((e) => e.reason)).toEqual(["path does not reach the root"]);
+  });
+});
