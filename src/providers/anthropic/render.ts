@@ -25,7 +25,8 @@ export function anthropicAnswerOf(answer: StoredAnswer): AnthropicAnswer | null 
   const { hash, finishReason, promptTokens, completionTokens } = answer;
   const envelope = parsed.success ? anthropicEnvelopeOf(answer.message as Record<string, unknown>) : null;
   const result =
-    parsed.success && parsed.data.role === "assistant"
+    // An answer never holds a tool result (a user turn's block): such a row is damaged, and its render would drop the block.
+    parsed.success && parsed.data.role === "assistant" && parsed.data.content.every((block) => block.type !== "tool_result")
       ? { hash, message: parsed.data as AnthropicCanonicalMessage, finishReason, promptTokens, completionTokens, envelope }
       : null;
   validated.set(answer, result);

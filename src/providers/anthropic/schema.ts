@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isCustomTool } from "./tools";
+import { isJsonText } from "../../core/json-text";
 
 /** A content block as Anthropic accepts it; the canonical form decides which types are cacheable. */
 export const contentBlock = z.looseObject({ type: z.string().min(1, "content blocks need a type") });
@@ -120,7 +121,8 @@ export const storedAnthropicMessage = z.object({
         id: z.string(),
         name: z.string(),
         input: z.unknown(),
-        input_json: z.string().optional(),
+        // A hit parses it: text that is not JSON (a damaged row) fails here, never in the render.
+        input_json: z.string().refine(isJsonText).optional(),
         caller: z.object({ type: z.literal("direct") }).optional(),
       }),
       z.object({ type: z.literal("tool_result"), tool_use_id: z.string(), content: z.array(canonicalText), is_error: z.literal(true).optional() }),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isJsonText } from "../../core/json-text";
 
 /** One part of a Gemini content, as far as the cache needs to know it; the canonical form decides what is cacheable. */
 export const part = z.looseObject({});
@@ -51,7 +52,7 @@ export const storedGeminiAnswer = z.object({
     .array(
       z.union([
         z.looseObject({ text: z.string() }),
-        z.looseObject({ functionCall: z.object({ name: z.string(), id: z.string().optional(), argsJson: z.string().optional() }) }),
+        z.looseObject({ functionCall: z.object({ name: z.string(), id: z.string().optional(), argsJson: z.string().refine(isJsonText).optional() }) }),
       ]),
     )
     .min(1),
