@@ -1,3 +1,4 @@
+import { abortAllDurableObjects } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { uniqueModel } from "./helpers";
 import { callWorker, chatRequest } from "./faults.support";
@@ -65,4 +66,32 @@ describe("a damaged chat answer row", () => {
     });
     expect(events.filter((e) => e.event === "stored_answer_damaged").map((e) => e.node)).toContain(node);
   });
+});
+
+describe("a damaged chat answer row and the next recording of that answer", () => {
+  for (const [name, message] of [
+    ["not JSON", "{not json"],
+    ["a number", "5"],
+  ] as const) {
+    it(`Should take the model's message again, so the node serves again (message ${name})`, async () => {
+      const model = uniqueModel("echo");
+      const text = `hunt-${crypto.randomUUID().slice(0, 8)}`;
+      const first = await callWorker(chatRequest(ask(model, text, false)), COLD);
+      await first.res.arrayBuffer();
+      await first.settled();
+      await damage(await answerNode(`echo: ${text}`), message);
+
+      const second = await callWorker(chatRequest(ask(model, text, false)), COLD);
+      expect(second.res.headers.get("muscle-mem-cache")).toBe("miss");
+      await second.res.arrayBuffer();
+      await second.settled();
+      // No object remembers the recording: the next lookup reads the row from D1.
+      await abortAllDurableObjects();
+
+      const third = await callWorker(chatRequest(ask(model, text, false)), COLD);
+      expect(third.res.headers.get("muscle-mem-cache")).toBe("hit");
+      expect(await saidBy(third.res, false)).toBe(`echo: ${text}`);
+      await third.settled();
+    });
+  }
 });

@@ -126,11 +126,13 @@ export function recordStatements(
   const a = input.answer;
   statements.push({
     // A node first written as a later request's history (the client's echo of this answer, which may spell
-    // it otherwise: content null for "") takes the model's own message with its first observation.
+    // it otherwise: content null for "") takes the model's own message with its first observation. A damaged
+    // row (its message not a JSON object, which the lookup skips: answers.ts) takes it too, so the node serves again.
     sql: `INSERT INTO nodes (hash, parent, tree_id, depth, role, message, observations, finish_reason, prompt_tokens, completion_tokens, latency_ms, created_at)
       VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8, ?9, ?10, ?11)
       ON CONFLICT (hash) DO UPDATE SET
-        message = CASE WHEN nodes.observations = 0 THEN excluded.message ELSE nodes.message END,
+        message = CASE WHEN nodes.observations = 0 OR json_type(CASE WHEN json_valid(nodes.message) THEN nodes.message END) IS NOT 'object'
+          THEN excluded.message ELSE nodes.message END,
         observations = nodes.observations + 1,
         finish_reason = excluded.finish_reason,
         prompt_tokens = excluded.prompt_tokens,
