@@ -20,11 +20,21 @@ function geminiRequest(model: string, text: string, stream: boolean, key: string
   });
 }
 
-/** A stream's text deltas joined (Anthropic `text_delta`), with the rest of its data lines, so a split text reads whole. */
+/** A stream's text deltas joined (Anthropic `text_delta`, Responses `output_text.delta`), with the rest of its data lines, so a split text reads whole. */
 function textDeltas(body: string): string {
   const lines = body.split("\n").filter((l) => l.startsWith("data: {"));
-  const texts = lines.map((l) => (JSON.parse(l.slice(6)) as { delta?: { type?: string; text?: string } }).delta).filter((d) => d?.type === "text_delta");
-  return `${texts.map((d) => d?.text ?? "").join("")}\n${body}`;
+  // Anthropic's text_delta events, and Responses' output_text.delta events (a string delta).
+  const deltas = lines.map((l) => JSON.parse(l.slice(6)) as { type?: string; delta?: string | { type?: string; text?: string } });
+  const texts = deltas.map((e) => (typeof e.delta === "string" ? e.delta : e.delta?.type === "text_delta" ? (e.delta.text ?? "") : ""));
+  return `${texts.join("")}\n${body}`;
+}
+
+function responsesRequest(model: string, text: string, stream: boolean, key: string): Request {
+  return new Request("http://mm.test/v1/responses", {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body: JSON.stringify({ model, input: text, ...(stream ? { stream: true } : {}) }),
+  });
 }
 
 type Send = (model: string, text: string, stream: boolean, key: string) => Request;
@@ -63,6 +73,7 @@ const CASES: Array<[string, Send, () => string, string]> = [
     () => uniqueModel("echo"),
     '{"role":"assistant","content":[{"type":"tool_result","tool_use_id":"toolu_0","content":[{"type":"text","text":"x"}]}]}',
   ],
+  ["a Responses answer with no output item", responsesRequest, () => uniqueModel("echo"), '{"role":"assistant","items":[]}'],
   [
     "a Gemini function call whose recorded args text is not JSON",
     geminiRequest,
@@ -71,15 +82,15 @@ const CASES: Array<[string, Send, () => string, string]> = [
   ],
 ];
 
-describe("a damaged answer row on the Messages and Gemini routes", () => {
+describe("a damaged answer row on the Messages, Responses and Gemini routes", () => {
   for (const stream of [false, true]) {
     for (const [name, send, model, message] of CASES) {
       it(`Should answer from the model, never a 500 nor the row (${name}, ${stream ? "streamed" : "JSON"})`, async () => {
         const { res, body, text } = await askAfterDamage(send, model(), message, stream);
         expect(res.status).toBe(200);
         expect(res.headers.get("muscle-mem-cache")).toBe("miss");
-        // The scripted Messages model echoes the user turn; the scripted Gemini model looks an order up.
-        expect(stream ? textDeltas(body) : body).toContain(send === messagesRequest ? `echo: ${text}` : "get_order");
+        // The scripted Messages and Responses models echo the user turn; the scripted Gemini model looks an order up.
+        expect(stream ? textDeltas(body) : body).toContain(send === geminiRequest ? "get_order" : `echo: ${text}`);
         expect(body).not.toContain("tool_result");
       });
     }

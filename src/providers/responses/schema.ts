@@ -62,12 +62,15 @@ const refusal = z.object({ type: z.literal("refusal"), refusal: z.string() });
 /** Validates a stored answer node before it is rendered (a node of another API fails here). */
 export const storedResponsesAnswer = z.object({
   role: z.literal("assistant"),
-  items: z.array(
-    z.union([
-      z.looseObject({ type: z.literal("reasoning") }),
-      z.looseObject({ type: z.literal("message"), content: z.array(z.union([text, refusal])) }),
-      z.looseObject({ type: z.literal("function_call"), call_id: z.string(), name: z.string(), arguments: z.string() }),
-      z.looseObject({ type: z.literal("custom_tool_call"), call_id: z.string(), name: z.string(), input: z.string() }),
-    ]),
-  ),
+  items: z
+    .array(
+      z.union([
+        z.looseObject({ type: z.literal("reasoning") }),
+        z.looseObject({ type: z.literal("message"), content: z.array(z.union([text, refusal])) }),
+        z.looseObject({ type: z.literal("function_call"), call_id: z.string(), name: z.string(), arguments: z.string() }),
+        z.looseObject({ type: z.literal("custom_tool_call"), call_id: z.string(), name: z.string(), input: z.string() }),
+      ]),
+    )
+    // A response always outputs something: an answer with no item is a damaged row (a hit would serve an empty output).
+    .min(1),
 });
