@@ -78,3 +78,32 @@ describe("the dashboard API over a damaged node", () => {
     expect(events.filter((e) => e.event === "export_line_skipped").map((e) => e.reason)).toEqual(["path does not reach the root"]);
   });
 });
+
+describe("the dashboard API over a tree whose stored frame is damaged", () => {
+  for (const [name, frame] of [
+    ["not JSON", "{bad"],
+    ["JSON null", "null"],
+  ] as const) {
+    it(`Should list and read the tree, and refuse its export with a clear 409 (frame ${name}), never a 500`, async () => {
+      const { key, tree } = await twoPaths();
+      await env.DB.prepare("UPDATE trees SET frame = ?1 WHERE id = ?2").bind(frame, tree).run();
+
+      const list = await api("/trees", { token: key });
+      expect(list.status).toBe(200);
+      expect(((await list.json()) as { data: Array<{ id: string; tools: unknown[] }> }).data).toMatchObject([{ id: tree, tools: [] }]);
+
+      const one = await api(`/trees/${tree}`, { token: key });
+      expect(one.status).toBe(200);
+      expect(await one.json()).toMatchObject({ id: tree, frame: {}, damaged: true });
+
+      const children = await api(`/trees/${tree}/children`, { token: key });
+      expect(children.status).toBe(200);
+      await children.arrayBuffer();
+
+      // Lines without the frame would key the answers without the tools and parameters they were recorded under.
+      const exported = await api(`/trees/${tree}/export`, { token: key });
+      expect(exported.status).toBe(409);
+      expect(await exported.json()).toMatchObject({ error: { type: "invalid_request_error", code: "conflict" } });
+    });
+  }
+});

@@ -1,3 +1,4 @@
+import { ApiError } from "../../core/errors";
 import { z } from "zod";
 import { NEXT_CURSOR_HEADER } from "../../core/protocol";
 import { exportLines } from "../../store/trajectories/export";
@@ -23,6 +24,8 @@ export const exportQuery = withQuery(parseExport);
  */
 export async function getExport(c: TreeQueryCtx<ReturnType<typeof parseExport>>): Promise<Response> {
   const { tree, shard, query } = c.var;
+  // Lines without their frame would seed another deployment with answers keyed without their tools and parameters.
+  if (tree.damaged) throw new ApiError("conflict", `Tree ${tree.id} has a damaged frame (not a JSON object): it cannot be exported.`);
   const chunks: string[] = [];
   let chars = 0;
   const next = await exportLines(shard.db, tree, { after: query.after, limit: query.limit }, (line) => {

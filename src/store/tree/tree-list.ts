@@ -42,7 +42,7 @@ type TreeRowRaw = Pick<
 const TREE_COLUMNS = `id, tenant, namespace, model, node_count, hits, misses, bypasses, prompt_tokens_saved,
   completion_tokens_saved, latency_saved_ms, created_at, last_hit_at, coalesce(last_hit_at, created_at) AS activity,
   (SELECT json_group_array(coalesce(json_extract(t.value, '$.function.name'), json_extract(t.value, '$.name'), json_extract(t.value, '$.type')))
-     FROM json_each(trees.frame, '$.tools') AS t) AS tool_names`;
+     FROM json_each(CASE WHEN json_valid(trees.frame) THEN trees.frame END, '$.tools') AS t) AS tool_names`;
 
 function treeOf(row: TreeRowRaw): TreeSummary {
   const decided = row.hits + row.misses;
@@ -114,14 +114,33 @@ export async function listTrees(
   return { data: page.map(treeOf), next_cursor: (sorted.length > q.limit || more) && last ? encodeCursor([last.activity, last.id]) : null };
 }
 
-/** One tree with its full frame, if the scope may see it. */
-export async function readTree(db: D1Database, treeId: string, scope: Scope): Promise<(TreeSummary & { frame: Record<string, unknown> }) | null> {
+/**
+ * One tree with its full frame, if the scope may see it. A frame that is not a JSON object (a damaged row)
+ * reads as `{}` with `damaged: true`: the tree is still listed and readable, and the export refuses it (its
+ * lines would lose the frame, the tools and parameters the answers were recorded under).
+ */
+export async function readTree(
+  db: D1Database,
+  treeId: string,
+  scope: Scope,
+): Promise<(TreeSummary & { frame: Record<string, unknown>; damaged?: true }) | null> {
   const row = await db
     .prepare(`SELECT ${TREE_COLUMNS}, frame FROM trees WHERE id = ?1 AND (?2 IS NULL OR tenant = ?2)`)
     .bind(treeId, tenantParam(scope))
     .first<TreeRowRaw>();
   if (!row) return null;
-  return { ...treeOf(row), frame: JSON.parse(row.frame ?? "{}") as Record<string, unknown> };
+  const frame = frameOf(row.frame ?? "{}");
+  return frame ? { ...treeOf(row), frame } : { ...treeOf(row), frame: {}, damaged: true };
+}
+
+/** A stored frame as its object; null when it is not a JSON object. */
+function frameOf(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A node as one level of a tree lists it. */
