@@ -107,3 +107,20 @@ describe("the dashboard API over a tree whose stored frame is damaged", () => {
     });
   }
 });
+
+describe("pruning a damaged node", () => {
+  it("Should preview and prune a node whose message is not JSON (the operator's way to remove it), never a 500", async () => {
+    const { key, a, b } = await twoPaths();
+    await setMessage(a.answer, "{not json");
+
+    const dry = await api(`/nodes/${a.answer}/prune`, { token: key });
+    expect(dry.status).toBe(200);
+    expect(await dry.json()).toMatchObject({ dry_run: true, nodes: 1, answers: 1 });
+
+    const pruned = await api(`/nodes/${a.answer}`, { token: key, method: "DELETE" });
+    expect(pruned.status).toBe(200);
+    expect(await pruned.json()).toMatchObject({ nodes: 1, answers: 1 });
+    const left = await env.DB.prepare("SELECT hash FROM nodes WHERE hash IN (?1, ?2)").bind(a.answer, b.answer).all<{ hash: string }>();
+    expect(left.results.map((r) => r.hash)).toEqual([b.answer]);
+  });
+});
