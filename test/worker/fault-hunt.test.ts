@@ -1,4 +1,5 @@
 import { abortAllDurableObjects } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { uniqueModel } from "./helpers";
 import { callWorker, chatRequest } from "./faults.support";
@@ -94,4 +95,29 @@ describe("a damaged chat answer row and the next recording of that answer", () =
       await third.settled();
     });
   }
+});
+
+describe("a damaged answer beside a sound one at the same node", () => {
+  it("Should serve the sound answer (the damaged one, however often observed, is skipped)", async () => {
+    const model = uniqueModel("echo");
+    const text = `hunt-${crypto.randomUUID().slice(0, 8)}`;
+    const first = await callWorker(chatRequest(ask(model, text, false)), COLD);
+    await first.res.arrayBuffer();
+    await first.settled();
+    const sound = await answerNode(`echo: ${text}`);
+    const row = await env.DB.prepare("SELECT parent, tree_id FROM nodes WHERE hash = ?1").bind(sound).first<{ parent: string; tree_id: string }>();
+    if (!row) throw new Error("no row");
+    await env.DB.prepare(
+      "INSERT INTO nodes (hash, parent, tree_id, depth, role, message, observations, finish_reason) VALUES (?1, ?2, ?3, 2, 'assistant', '{not json', 1000, 'stop')",
+    )
+      .bind(`damaged-${crypto.randomUUID().replaceAll("-", "")}`, row.parent, row.tree_id)
+      .run();
+    await abortAllDurableObjects();
+
+    const call = await callWorker(chatRequest(ask(model, text, false)), COLD);
+    expect(call.res.headers.get("muscle-mem-cache")).toBe("hit");
+    expect(call.res.headers.get("muscle-mem-node")).toBe(sound);
+    expect(await saidBy(call.res, false)).toBe(`echo: ${text}`);
+    await call.settled();
+  });
 });
