@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { scheduleFlush } from "../isolate";
+import { breathe } from "../../core/timer-turn";
 import type { WorkerEnv } from "../services";
 import { TEMPLATE_HEADER } from "../../core/protocol";
 import type { RecentRequest } from "../../store/tree/recent-requests";
@@ -47,7 +48,7 @@ const TEMPLATE_MISS_HEADER = "muscle-mem-template-miss";
 /**
  * Buffers the request for the recent-requests table beside the hit counters
  * (written with their next flush). A miss's row waits, after the response,
- * for its explanation (one D1 query: src/engine/explain/miss.ts); a failed
+ * for its explanation (one D1 query after a timer turn: src/engine/explain/miss.ts); a failed
  * explanation leaves the row without one. Never breaks a request.
  */
 export function rememberRequest(c: Context<WorkerEnv>, line: RequestLogLine): void {
@@ -63,9 +64,14 @@ export function rememberRequest(c: Context<WorkerEnv>, line: RequestLogLine): vo
     const template = c.res.headers.get(TEMPLATE_MISS_HEADER);
     // An upstream's error may quote the key it refused: the row never keeps the request's credentials.
     const message = failed && errorMessageOf(failed, (m) => withoutCredentials(m, c.req.raw.headers, new URL(c.req.url), CREDENTIALS));
-    c.executionCtx.waitUntil(
-      Promise.all([miss ? miss.explain(template).catch(() => null) : null, message]).then(([explanation, error]) => buffer(c, { ...row, explanation, error })),
-    );
+    // The explanation's D1 read starts after a timer turn, once the response is on its way (as the recording does:
+    // src/engine/generation.ts): started here, it shared the thread with writing the response under wrangler dev.
+    const explanation = miss
+      ? breathe()
+          .then(() => miss.explain(template))
+          .catch(() => null)
+      : null;
+    c.executionCtx.waitUntil(Promise.all([explanation, message]).then(([explained, error]) => buffer(c, { ...row, explanation: explained, error })));
   } catch {
     // The recent-requests view is statistics, never correctness.
   }
