@@ -128,4 +128,23 @@ describe("learning a batch in passes (learn-batch.ts)", () => {
     );
     expect(mixed.map((r) => r === null)).toEqual([true, false]);
   });
+  it("Should skip a partner whose stored answer does not parse, and go on learning the tree's shape", async () => {
+    const treeId = `damaged-partner-${crypto.randomUUID()}`;
+    const inputs = ["A-1", "B-22", "C-333", "D-4444"].map((order) => recording(treeId, [`refund order ${order}`], `refunding order ${order}`));
+    for (const input of inputs) await recordGeneration(env.DB, input);
+    // The first answer's row is damaged (an older or foreign row): every later recording reads it as a recent sibling.
+    await learnFrom(env.DB, inputs[0], 9_000);
+    await env.DB.prepare("UPDATE nodes SET message = ?1 WHERE hash = ?2").bind("{", inputs[0].answer.hash).run();
+    const failures: unknown[] = [];
+    const reports = await learnBatch(
+      inputs.slice(1),
+      (work) => work(env.DB),
+      clock(9_001),
+      (_, error) => failures.push(error),
+    );
+    expect(failures).toEqual([]);
+    // B-22 has no sound partner (A-1 is skipped); C-333 pairs with B-22 and induces; D-4444 confirms.
+    expect(reports.map((r) => r?.induced)).toEqual([0, 1, 0]);
+    expect(reports.map((r) => r?.outcomes)).toEqual([[], [], ["confirmed"]]);
+  });
 });

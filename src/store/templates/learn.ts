@@ -1,5 +1,6 @@
 import type { CanonicalMessage } from "../../core/messages";
 import { BoundedMemo } from "../../core/memo";
+import { logEvent } from "../../observability/log-event";
 import { hashForm } from "../../cache/templates/declared";
 import type { Outcome } from "../../cache/templates/evidence";
 import { shapeKeyOf, type Trajectory } from "../../cache/templates/induce";
@@ -83,6 +84,17 @@ export function prepare(input: RecordInput): Prepared {
  */
 function partnerOf(read: PathTo | null, root: string, answerHash: string, known: ReadonlyMap<string, CanonicalMessage>): Partner | null {
   if (!read || read.path[0].parent !== root) return null;
+  try {
+    return partnerFrom(read, root, answerHash, known);
+  } catch (error) {
+    // A partner whose stored messages do not parse (a damaged or foreign row) is no partner: without this, every
+    // later recording of its shape, which reads it among its recent siblings, failed to learn (the tree stopped learning).
+    logEvent("warn", "template_partner_skipped", { tree: root, node: answerHash, error: String(error) });
+    return null;
+  }
+}
+
+function partnerFrom(read: PathTo, root: string, answerHash: string, known: ReadonlyMap<string, CanonicalMessage>): Partner {
   return {
     answerHash,
     nodes: read.path.map((p) => p.meta),
