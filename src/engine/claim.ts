@@ -58,7 +58,8 @@ export async function settleGeneration(opts: {
       const path = opts.recording.path.map((p) => p.hash);
       opts.childless?.recorded(path, opts.recording.answer.hash, outcome.answerIsNew === true, sentAt);
       await opts.colo?.delete(opts.key).catch(() => undefined);
-      await opts.afterRecord?.(opts.recording);
+      // The recording has landed: a failure after it (declared evidence, the learner's queue) is not a failed record.
+      await opts.afterRecord?.(opts.recording).catch((error: unknown) => logEvent("error", "after_record_failed", { tree: opts.treeId, error: String(error) }));
     } else if (opts.token) {
       await opts.writer.release(opts.key, opts.token);
     }
