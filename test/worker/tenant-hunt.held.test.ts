@@ -2,7 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { screenDesk } from "../../tools/eval-workflows/screen";
+import { screenTurn } from "./screen-turn";
 import { forgetAccepted, keyClock } from "../../src/engine/key-freshness";
 import { chat, recorded, uniqueModel } from "./helpers";
 
@@ -20,21 +20,6 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** The screening desk's second turn for one customer (test/worker/templates.declared-confirm.test.ts). */
-const turn = (model: string, last: string, member: string) => ({
-  model,
-  tools: screenDesk.tools,
-  messages: [
-    { role: "system", content: screenDesk.system },
-    { role: "user", content: `Screening request from Ada ${last}: member ${member}, city Paris, ticket 200.` },
-    {
-      role: "assistant",
-      content: null,
-      tool_calls: [{ id: "call_chk", type: "function", function: { name: "check_member", arguments: JSON.stringify({ member_id: member }) } }],
-    },
-    { role: "tool", tool_call_id: "call_chk", content: JSON.stringify({ member_id: member, active: true }) },
-  ],
-});
 const declared = (last: string, member: string, extra: Record<string, string> = {}) => ({
   "muscle-mem-bindings": JSON.stringify({ last, member_id: member }),
   ...extra,
@@ -42,7 +27,7 @@ const declared = (last: string, member: string, extra: Record<string, string> = 
 
 /** Sends one turn under `key`; its status and cache outcome. */
 async function ask(model: string, key: string, last: string, member: string, extra: Record<string, string> = {}): Promise<[number, string | null]> {
-  const res = await chat(turn(model, last, member), { key, headers: declared(last, member, extra) });
+  const res = await chat(screenTurn(model, last, member), { key, headers: declared(last, member, extra) });
   await res.arrayBuffer();
   return [res.status, res.headers.get("muscle-mem-cache")];
 }
@@ -54,7 +39,7 @@ async function confirm(model: string, key: string): Promise<void> {
     ["Wirth", "M-3003"],
   ]) {
     await ask(model, key, last, member);
-    await recorded(turn(model, last, member), { key, headers: declared(last, member) });
+    await recorded(screenTurn(model, last, member), { key, headers: declared(last, member) });
   }
   expect(await ask(model, key, "Dijkstra", "M-4004")).toEqual([200, "hit"]);
 }
@@ -75,7 +60,7 @@ describe("attacks that held", () => {
     const key = `sk-${crypto.randomUUID()}`;
     await confirm(model, key);
     const streamed = async () => {
-      const res = await chat({ ...turn(model, "Knuth", "M-1001"), stream: true }, { key, headers: declared("Knuth", "M-1001") });
+      const res = await chat({ ...screenTurn(model, "Knuth", "M-1001"), stream: true }, { key, headers: declared("Knuth", "M-1001") });
       await res.arrayBuffer();
       return [res.status, res.headers.get("muscle-mem-cache")];
     };
