@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import { keyResponsesRequest } from "../../src/providers/responses/key";
+import { responsesRequest } from "../../src/providers/responses/schema";
+import { fuzz, missingPaths, setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
+
+/**
+ * The key fuzzer on the Responses API (key-fuzz.support.ts): every documented field of the request, of each
+ * input item (messages, reasoning items, function calls and their outputs), content part and tool, and the
+ * keyed headers, changed alone, changes the key or bypasses, unless allowed below with docs/reliability.md's reason.
+ */
+
+const base: Json = {
+  headers: { "openai-organization": "org-1", "openai-project": "proj-1", "openai-beta": "responses=v1" },
+  body: {
+    model: "gpt-5",
+    instructions: "You are terse.",
+    temperature: 0.2,
+    top_p: 0.9,
+    max_output_tokens: 500,
+    max_tool_calls: 4,
+    parallel_tool_calls: true,
+    tool_choice: "auto",
+    truncation: "disabled",
+    reasoning: { effort: "low", summary: "auto" },
+    text: { verbosity: "low", format: { type: "json_schema", name: "out", strict: true, schema: { type: "object", properties: { a: { type: "string" } } } } },
+    include: ["reasoning.encrypted_content"],
+    tools: [
+      {
+        type: "function",
+        name: "get_weather",
+        description: "Weather for a city",
+        strict: true,
+        parameters: { type: "object", properties: { city: { type: "string" }, unit: { type: "string", enum: ["c", "f"] } }, required: ["city"] },
+      },
+      { type: "function", name: "search", description: "Web search", parameters: { type: "object", properties: { q: { type: "string" } } } },
+    ],
+    input: [
+      { type: "message", role: "developer", content: "Use tools." },
+      {
+        type: "message",
+        role: "user",
+        content: [
+          { type: "input_text", text: "Weather in Paris and Rome?" },
+          { type: "input_text", text: "Celsius." },
+        ],
+      },
+      { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Two cities." }], encrypted_content: "enc-1" },
+      { type: "function_call", call_id: "call_a", name: "get_weather", arguments: '{"city":"Paris","unit":"c"}' },
+      { type: "function_call", call_id: "call_b", name: "get_weather", arguments: '{"city":"Rome"}' },
+      { type: "function_call_output", call_id: "call_a", output: "18C" },
+      { type: "function_call_output", call_id: "call_b", output: "21C" },
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "Paris 18C, Rome 21C.", annotations: [] }] },
+      { role: "user", content: "And tomorrow?" },
+    ],
+  },
+};
+
+/** Documented fields absent from the base, added one at a time. */
+const ADDED: Array<[string, Json]> = [
+  ["/body/stream", true],
+  ["/body/stream_options", { include_obfuscation: false }],
+  ["/body/metadata", { a: "b" }],
+  ["/body/user", "u1"],
+  ["/body/safety_identifier", "s"],
+  ["/body/prompt_cache_key", "k"],
+  ["/body/prompt_cache_retention", "24h"],
+  ["/body/service_tier", "flex"],
+  ["/body/store", false],
+  ["/body/background", false],
+  ["/body/store", true],
+  ["/body/background", true],
+  ["/body/previous_response_id", "resp_1"],
+  ["/body/conversation", "conv_1"],
+  ["/body/prompt", { id: "pmpt_1" }],
+  ["/body/top_logprobs", 2],
+  ["/body/client_metadata", { thread: "t" }],
+  ["/body/input/3/id", "fc_1"],
+  ["/body/input/3/status", "completed"],
+  ["/body/input/7/id", "msg_1"],
+  ["/body/input/7/status", "completed"],
+  ["/body/input/5/status", "completed"],
+];
+
+const DOCUMENTED = [
+  ...["model", "instructions", "temperature", "top_p", "max_output_tokens", "max_tool_calls", "parallel_tool_calls", "tool_choice", "truncation"],
+  ...["reasoning", "reasoning/effort", "reasoning/summary", "text/verbosity", "text/format", "text/format/schema", "include", "tools", "input"],
+  ...["stream", "stream_options", "metadata", "user", "safety_identifier", "prompt_cache_key", "prompt_cache_retention", "service_tier", "store"],
+  ...["background", "previous_response_id", "conversation", "prompt", "top_logprobs"],
+  ...["tools/*/type", "tools/*/name", "tools/*/description", "tools/*/parameters", "tools/*/strict"],
+  ...["input/*/type", "input/*/role", "input/*/content", "input/*/content/*/type", "input/*/content/*/text", "input/*/content/*/annotations"],
+  ...["input/*/summary/*/text", "input/*/encrypted_content", "input/*/call_id", "input/*/name", "input/*/arguments", "input/*/output"],
+  ...["input/*/id", "input/*/status"],
+].map((f) => `/body/${f}`);
+const HEADERS = Object.keys((base as { headers: object }).headers).map((h) => `/headers/${h}`);
+
+/** Changes that may keep the key, each with docs/reliability.md's reason ("The ignore list"; src/providers/responses/frame.ts `IGNORED`). */
+const ALLOWED: Allowed = {
+  "/body/stream": "delivery",
+  "/body/stream_options": "delivery",
+  "/body/metadata": "bookkeeping",
+  "/body/user": "abuse tracking",
+  "/body/safety_identifier": "abuse tracking",
+  "/body/prompt_cache_key": "the upstream's prompt cache",
+  "/body/prompt_cache_retention": "the upstream's prompt cache",
+  "/body/service_tier": "billing",
+  "/body/store": "`store` when not true (true bypasses)",
+  "/body/background": "`background` when false (true bypasses)",
+  "/body/client_metadata": "Codex's thread, turn and session ids: telemetry",
+  "/body/input/*/id": "an output item's id (but a reasoning item's) is the upstream's bookkeeping, not read by the model",
+  "/body/input/*/status": "an output item's status is bookkeeping, not read by the model",
+  "/headers field added": "headers other than the keyed ones are not keyed",
+  "/body/input/*/type removed": "an input item with a `role` and no `type` is a message (the SDK's EasyInputMessage)",
+  "/body/input/*/content/*/annotations removed": "`annotations: []` is what SDKs echo back: empty and absent alike",
+};
+
+function keyOf(request: Json): Outcome {
+  const { body, headers } = request as { body: unknown; headers: Record<string, unknown> };
+  const parsed = responsesRequest.safeParse(body);
+  if (!parsed.success) return { invalid: parsed.error.message };
+  const h = new Headers(Object.entries(headers ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+  const scope = { tenant: "t", namespace: "default", maxMessageBytes: 256 * 1024 };
+  const out = keyResponsesRequest(parsed.data, scope, { url: new URL("https://mm.test/v1/responses"), headers: h, raw: JSON.stringify(body) });
+  return out.ok ? { key: out.key.key } : "bypass" in out ? { bypass: out.bypass } : { invalid: out.invalid.message };
+}
+
+const pathOf = (at: string) =>
+  at
+    .split("/")
+    .slice(1)
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+
+describe("key fuzzer: Responses", () => {
+  it("Should hold every documented field in the base request or among the added ones", () => {
+    expect(missingPaths(base, [...DOCUMENTED, ...HEADERS], ADDED)).toEqual([]);
+  });
+
+  for (const seed of [1, 2, 3]) {
+    it(`Should change the key, or bypass, for every change of one field but the allowed ones (seed ${seed})`, () => {
+      const result = fuzz(base, keyOf, ALLOWED, seed, ADDED);
+      expect(result.gaps).toEqual([]);
+      expect(result.total).toBeGreaterThan(250);
+      expect(result.changed).toBeGreaterThan(result.total / 2);
+    });
+  }
+
+  it("Should keep the key for the allowed fields (the allow-list is honest)", () => {
+    const key = keyOf(base);
+    const same = ADDED.filter(([a, v]) => /stream|metadata|user|safety|prompt_cache|service_tier|client_metadata|\/id$|status/.test(a) || v === false);
+    expect(same.length).toBeGreaterThan(12);
+    for (const [at, value] of same) expect(keyOf(setAt(base, pathOf(at), value)), at).toEqual(key);
+  });
+
+  it("Should bypass the documented server-state fields", () => {
+    for (const at of ["/body/store", "/body/background", "/body/previous_response_id", "/body/conversation", "/body/prompt", "/body/top_logprobs"]) {
+      const value = ADDED.find(([a, v]) => a === at && v !== false)![1];
+      expect(keyOf(setAt(base, pathOf(at), value)), at).toHaveProperty("bypass");
+    }
+  });
+});
