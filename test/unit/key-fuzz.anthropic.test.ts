@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keyMessagesRequest } from "../../src/providers/anthropic/key";
 import { messagesRequest } from "../../src/providers/anthropic/schema";
-import { fuzz, missingPaths, setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
+import { fuzz, missingPaths, rawOf, setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
 
 /**
  * The key fuzzer on Anthropic Messages (key-fuzz.support.ts): every documented field of the request, of each
@@ -48,7 +48,7 @@ const base: Json = {
         content: [
           { type: "thinking", thinking: "Two cities.", signature: "sig-1" },
           { type: "text", text: "Checking." },
-          { type: "tool_use", id: "toolu_a", name: "get_weather", input: { city: "Paris", unit: "c" } },
+          { type: "tool_use", id: "toolu_a", name: "get_weather", input: { city: "Paris", unit: "c", days: 2 } },
           { type: "tool_use", id: "toolu_b", name: "get_weather", input: { city: "Rome" } },
         ],
       },
@@ -74,6 +74,13 @@ const base: Json = {
 
 /** Documented fields absent from the base, added one at a time. */
 const ADDED: Array<[string, Json]> = [
+  ["/body/messages/0/content/2", { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }],
+  ["/body/messages/0/content/2", { type: "document", source: { type: "text", media_type: "text/plain", data: "doc" } }],
+  ["/body/messages/1/content/2/caller", { type: "code_execution_20250825", tool_id: "srvtoolu_1" }],
+  ["/body/messages/2/content/0/content", [{ type: "image", source: { type: "url", url: "https://x.test/a.png" } }]],
+  ["/body/tools/2", { type: "web_search_20250305", name: "web_search" }],
+  ["/body/container", "container_1"],
+  ["/body/mcp_servers", [{ type: "url", url: "https://mcp.test", name: "m" }]],
   ["/body/stream", true],
   ["/body/metadata", { user_id: "u1" }],
   ["/body/service_tier", "standard_only"],
@@ -131,7 +138,7 @@ function keyOf(request: Json): Outcome {
   const parsed = messagesRequest.safeParse(body);
   if (!parsed.success) return { invalid: parsed.error.message };
   const h = new Headers(Object.entries(headers ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
-  const out = keyMessagesRequest(parsed.data, h, "t", "default", undefined, { url: new URL("https://mm.test/v1/messages"), raw: JSON.stringify(body) });
+  const out = keyMessagesRequest(parsed.data, h, "t", "default", undefined, { url: new URL("https://mm.test/v1/messages"), raw: rawOf(request) });
   return out.ok ? { key: out.key.key } : "bypass" in out ? { bypass: out.bypass } : { invalid: out.invalid.message };
 }
 
@@ -154,6 +161,22 @@ describe("key fuzzer: Anthropic Messages", () => {
       expect(result.changed).toBeGreaterThan(result.total / 2);
     });
   }
+
+  it("Should keep the key for the spellings the docs call one (a string or one text block, a tool_use id renamed everywhere, a direct caller)", () => {
+    const key = keyOf(base);
+    expect(keyOf(setAt(base, ["body", "messages", 4, "content"], [{ type: "text", text: "Go on." }]))).toEqual(key);
+    expect(keyOf(setAt(base, ["body", "messages", 2, "content", 0, "content"], [{ type: "text", text: "18C" }]))).toEqual(key);
+    const renamed = setAt(
+      setAt(base, ["body", "messages", 1, "content", 2, "id"], "toolu_zz"),
+      ["body", "messages", 2, "content", 0, "tool_use_id"],
+      "toolu_zz",
+    );
+    expect(keyOf(renamed)).toEqual(key);
+    expect(keyOf(setAt(base, ["body", "messages", 1, "content", 2, "caller"], { type: "direct" }))).toEqual(key);
+    expect(keyOf(setAt(base, ["body", "system"], [{ type: "text", text: "You are terse." }]))).toEqual(
+      keyOf(setAt(base, ["body", "system"], "You are terse.")),
+    );
+  });
 
   it("Should keep the key for the allowed fields (the allow-list is honest)", () => {
     const key = keyOf(base);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chatRequest } from "../../src/core/messages";
 import { keyRequest } from "../../src/providers/chat/key";
-import { fuzz, missingPaths, setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
+import { fuzz, missingPaths, rawOf, setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
 
 /**
  * The key fuzzer on Chat Completions (key-fuzz.support.ts): every documented field of the request, of each
@@ -90,6 +90,17 @@ const ADDED: Array<[string, Json]> = [
   ["/body/messages/3/annotations", [{ type: "url_citation", url_citation: { url: "https://x", title: "t", start_index: 0, end_index: 1 } }]],
   ["/body/messages/8", { role: "function", name: "get_weather", content: "ok" }],
   ["/body/messages/2/content/0/cache_control", { type: "ephemeral" }],
+  ["/body/messages/2/content/2", { type: "image_url", image_url: { url: "https://x.test/a.png" } }],
+  ["/body/messages/2/content/2", { type: "input_audio", input_audio: { data: "AAAA", format: "wav" } }],
+  ["/body/messages/2/content/2", { type: "file", file: { file_id: "file-1" } }],
+  ["/body/messages/3/audio", { id: "audio_1" }],
+  ["/body/messages/3/reasoning_content", "Two cities."],
+  ["/body/tools/2", { type: "custom", custom: { name: "grammar" } }],
+  ["/body/n", 2],
+  ["/body/logprobs", true],
+  ["/body/top_logprobs", 2],
+  ["/body/audio", { voice: "alloy", format: "mp3" }],
+  ["/body/web_search_options", {}],
   ["/body/stream", true],
   ["/body/user", "u1"],
   ["/body/metadata", { a: "b" }],
@@ -151,7 +162,7 @@ function keyOf(request: Json): Outcome {
   const out = keyRequest(parsed.data, "t", "default", undefined, {
     url: new URL("https://mm.test/v1/chat/completions"),
     headers: h,
-    raw: JSON.stringify(body),
+    raw: rawOf(request),
   });
   return out.ok ? { key: out.key.key } : "bypass" in out ? { bypass: out.bypass } : { invalid: out.invalid.message };
 }
@@ -169,6 +180,15 @@ describe("key fuzzer: Chat Completions", () => {
       expect(result.changed).toBeGreaterThan(result.total / 2);
     });
   }
+
+  it("Should keep the key for the spellings the docs call one (content as a string or one text part, a tool call's id renamed everywhere)", () => {
+    const key = keyOf(base);
+    expect(keyOf(setAt(base, ["body", "messages", 7, "content"], [{ type: "text", text: "And tomorrow?" }]))).toEqual(key);
+    const renamed = setAt(setAt(base, ["body", "messages", 3, "tool_calls", 0, "id"], "call_zz"), ["body", "messages", 4, "tool_call_id"], "call_zz");
+    expect(keyOf(renamed)).toEqual(key);
+    expect(keyOf(setAt(base, ["body", "messages", 3, "tool_calls", 0, "type"], undefined))).toEqual(key);
+    expect(keyOf(setAt(base, ["headers", "user-agent"], "OpenAI/Python 1.0"))).toEqual(key);
+  });
 
   it("Should keep the key for the allowed fields (the allow-list is honest)", () => {
     const key = keyOf(base);

@@ -81,6 +81,17 @@ const ADDED: Array<[string, Json]> = [
   ["/body/tools/0/functionDeclarations/0/response", { type: "OBJECT" }],
   ["/body/tools/0/functionDeclarations/0/behavior", "NON_BLOCKING"],
   ["/body/cachedContent", "cachedContents/1"],
+  ["/body/contents/0/parts/2", { inlineData: { mimeType: "image/png", data: "AAAA" } }],
+  ["/body/contents/0/parts/2", { fileData: { mimeType: "application/pdf", fileUri: "gs://b/f.pdf" } }],
+  ["/body/contents/0/parts/2", { inline_data: { mime_type: "image/png", data: "AAAA" } }],
+  ["/body/tools/1", { googleSearch: {} }],
+  ["/body/tools/1", { codeExecution: {} }],
+  ["/body/generationConfig/speechConfig", { voiceConfig: { prebuiltVoiceConfig: { voiceName: "Kore" } } }],
+  ["/body/generationConfig/responseModalities", ["TEXT", "IMAGE"]],
+  ["/body/generation_config", { candidate_count: 2 }],
+  ["/body/cached_content", "cachedContents/1"],
+  ["/query/alt", "proto"],
+  ["/model", "gemini-2.5-pro"],
   ["/body/contents/2/parts/0/functionResponse/willContinue", true],
   ["/body/contents/2/parts/0/functionResponse/scheduling", "SILENT"],
   ["/headers/x-goog-request-reason", "audit"],
@@ -104,6 +115,7 @@ const DOCUMENTED = [
 const ALLOWED: Allowed = {
   "/headers/**": "`x-goog-api-client` (telemetry), `x-goog-user-project` (billing) and other headers are not keyed",
   "/headers field added": "headers are not keyed",
+  "/body/** respelled": "a number's spelling: Gemini reads every JSON number as a double (protobuf), so `1.0` is `1` to it",
   "/body/contents/*/role removed": "a content without a role is a user turn (Gemini's default)",
 };
 
@@ -138,6 +150,18 @@ describe("key fuzzer: Gemini generateContent", () => {
       expect(result.changed).toBeGreaterThan(result.total / 2);
     });
   }
+
+  it("Should keep the key for the spellings the docs call one (a user turn without its role, a call id renamed everywhere)", () => {
+    const key = keyOf(base);
+    expect(keyOf(setAt(base, ["body", "contents", 4, "role"], undefined))).toEqual(key);
+    const renamed = setAt(
+      setAt(base, ["body", "contents", 1, "parts", 2, "functionCall", "id"], "fc_zz"),
+      ["body", "contents", 2, "parts", 0, "functionResponse", "id"],
+      "fc_zz",
+    );
+    expect(keyOf(renamed)).toEqual(key);
+    expect(keyOf(setAt(base, ["body", "contents", 1, "parts", 2, "functionCall", "args"], { unit: "c", city: "Paris" }))).toEqual(key);
+  });
 
   it("Should keep the key for the headers (the allow-list is honest) and change it for the query string", () => {
     const key = keyOf(base);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keyResponsesRequest } from "../../src/providers/responses/key";
 import { responsesRequest } from "../../src/providers/responses/schema";
-import { fuzz, missingPaths, setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
+import { fuzz, missingPaths, rawOf, setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
 
 /**
  * The key fuzzer on the Responses API (key-fuzz.support.ts): every documented field of the request, of each
@@ -57,6 +57,14 @@ const base: Json = {
 
 /** Documented fields absent from the base, added one at a time. */
 const ADDED: Array<[string, Json]> = [
+  ["/body/input/1/content/2", { type: "input_image", image_url: "https://x.test/a.png" }],
+  ["/body/input/1/content/2", { type: "input_file", file_id: "file-1" }],
+  ["/body/input/9", { type: "item_reference", id: "msg_0" }],
+  ["/body/input/7/phase", "final_answer"],
+  ["/body/input/2/content", [{ type: "reasoning_text", text: "Two cities." }]],
+  ["/body/tools/2", { type: "web_search" }],
+  ["/body/tools/2", { type: "custom", name: "grammar" }],
+  ["/body/include/1", "message.output_text.logprobs"],
   ["/body/stream", true],
   ["/body/stream_options", { include_obfuscation: false }],
   ["/body/metadata", { a: "b" }],
@@ -119,7 +127,7 @@ function keyOf(request: Json): Outcome {
   if (!parsed.success) return { invalid: parsed.error.message };
   const h = new Headers(Object.entries(headers ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
   const scope = { tenant: "t", namespace: "default", maxMessageBytes: 256 * 1024 };
-  const out = keyResponsesRequest(parsed.data, scope, { url: new URL("https://mm.test/v1/responses"), headers: h, raw: JSON.stringify(body) });
+  const out = keyResponsesRequest(parsed.data, scope, { url: new URL("https://mm.test/v1/responses"), headers: h, raw: rawOf(request) });
   return out.ok ? { key: out.key.key } : "bypass" in out ? { bypass: out.bypass } : { invalid: out.invalid.message };
 }
 
@@ -142,6 +150,13 @@ describe("key fuzzer: Responses", () => {
       expect(result.changed).toBeGreaterThan(result.total / 2);
     });
   }
+
+  it("Should keep the key for the spellings the docs call one (a string or one text part, a call_id renamed everywhere)", () => {
+    const key = keyOf(base);
+    expect(keyOf(setAt(base, ["body", "input", 8, "content"], [{ type: "input_text", text: "And tomorrow?" }]))).toEqual(key);
+    const renamed = setAt(setAt(base, ["body", "input", 3, "call_id"], "call_zz"), ["body", "input", 5, "call_id"], "call_zz");
+    expect(keyOf(renamed)).toEqual(key);
+  });
 
   it("Should keep the key for the allowed fields (the allow-list is honest)", () => {
     const key = keyOf(base);

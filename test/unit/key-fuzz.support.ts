@@ -74,6 +74,14 @@ export interface Mutation {
   body: Json;
 }
 
+const SPELLING = "@@fuzz-number@@";
+
+/** The body's text a keyed request was sent with: `raw` when a mutation re-spelled a number, else as JSON.stringify writes it. */
+export function rawOf(request: Json): string {
+  const { body, raw } = request as { body: unknown; raw?: unknown };
+  return typeof raw === "string" ? raw : JSON.stringify(body);
+}
+
 const WORDS = ["alpha", "Beta", "gamma delta", "0", "é", "x".repeat(9), "tool", "user"];
 
 /** Another value of the same JSON type, and one of another type, chosen by `rand`. */
@@ -101,6 +109,7 @@ function otherValues(v: Json, rand: () => number): Array<[string, Json]> {
   if (Array.isArray(v)) {
     const out: Array<[string, Json]> = v.length > 0 ? [["emptied", []]] : [["item added", [WORDS[0]]]];
     if (v.length > 1) out.push(["reversed", [...v].reverse()]);
+    if (v.length > 2) out.push(["first two swapped", [v[1], v[0], ...v.slice(2)]]);
     if (v.length > 0) out.push(["duplicated item", [...v, v[v.length - 1]]]);
     return out;
   }
@@ -130,6 +139,16 @@ export function mutationsOf(base: Json, seed: number, added: ReadonlyArray<[stri
     for (const [label, value] of otherValues(v, rand)) out.push({ path, label, body: setAt(base, path, value) });
     // A null field is an absent one to every API (docs/reliability.md, "The ignore list"): removing it changes nothing.
     if (v !== null) out.push({ path, label: "removed", body: setAt(base, path, undefined) }, { path, label: "to null", body: setAt(base, path, null) });
+  }
+  // A number spelled otherwise than JSON.stringify writes it (`2` as `2.0`, `0.2` as `0.20`): the same value to
+  // JSON.parse, another text to an upstream that keeps it (docs/reliability.md, "Numbers"). The request's `raw`.
+  for (const path of pathsOf(base)) {
+    const v = getAt(base, path);
+    if (path[0] !== "body" || typeof v !== "number") continue;
+    const text = Number.isInteger(v) ? `${v}.0` : `${v}0`;
+    const marked = setAt(base, path, SPELLING) as Record<string, Json>;
+    const raw = JSON.stringify(marked.body).replace(JSON.stringify(SPELLING), text);
+    out.push({ path, label: "respelled", body: { ...(base as Record<string, Json>), raw } });
   }
   for (const [at, value] of added) {
     const path = at
