@@ -81,6 +81,10 @@ const ADDED: Array<[string, Json]> = [
   ["/body/tools/2", { type: "web_search_20250305", name: "web_search" }],
   ["/body/container", "container_1"],
   ["/body/mcp_servers", [{ type: "url", url: "https://mcp.test", name: "m" }]],
+  ["/body/inference_geo", "us"],
+  ["/body/speed", "fast"],
+  ["/body/fallbacks", [{ model: "claude-haiku-4-5" }]],
+  ["/body/cache_control", { type: "ephemeral" }],
   ["/body/stream", true],
   ["/body/metadata", { user_id: "u1" }],
   ["/body/service_tier", "standard_only"],
@@ -180,7 +184,9 @@ describe("key fuzzer: Anthropic Messages", () => {
 
   it("Should keep the key for the allowed fields (the allow-list is honest)", () => {
     const key = keyOf(base);
-    for (const [at, value] of ADDED.filter(([a]) => /stream|metadata|service_tier|cache_control|dangerous/.test(a)))
+    // The top-level `cache_control` (automatic prompt caching) is keyed as any field the frame does not name: a miss, never a wrong answer.
+    expect(keyOf(setAt(base, ["body", "cache_control"], { type: "ephemeral" }))).not.toEqual(key);
+    for (const [at, value] of ADDED.filter(([a]) => /stream|metadata|service_tier|\/cache_control|dangerous/.test(a) && a !== "/body/cache_control"))
       expect(keyOf(setAt(base, pathOf(at), value)), at).toEqual(key);
     expect(keyOf(setAt(base, pathOf("/headers/anthropic-version"), "2024-01-01"))).toEqual(key);
     expect(keyOf(setAt(base, pathOf("/body/system/0/cache_control"), undefined))).toEqual(key);

@@ -65,6 +65,7 @@ const ADDED: Array<[string, Json]> = [
   ["/body/tools/2", { type: "web_search" }],
   ["/body/tools/2", { type: "custom", name: "grammar" }],
   ["/body/include/1", "message.output_text.logprobs"],
+  ["/body/context_management", [{ type: "compaction", compact_threshold: 1000 }]],
   ["/body/stream", true],
   ["/body/stream_options", { include_obfuscation: false }],
   ["/body/metadata", { a: "b" }],
