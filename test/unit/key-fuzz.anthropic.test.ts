@@ -74,6 +74,12 @@ const base: Json = {
 
 /** Documented fields absent from the base, added one at a time. */
 const ADDED: Array<[string, Json]> = [
+  // Another value the API allows for an enum-like field (a role, a tool choice, an effort): the generic mutations' values are 400s.
+  ["/body/messages/4/role", "assistant"],
+  ["/body/tool_choice", { type: "any" }],
+  ["/body/tool_choice", { type: "none" }],
+  ["/body/tool_choice", { type: "tool", name: "search" }],
+  ["/body/thinking", { type: "disabled" }],
   ["/body/messages/0/content/2", { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }],
   ["/body/messages/0/content/2", { type: "document", source: { type: "text", media_type: "text/plain", data: "doc" } }],
   ["/body/messages/1/content/2/caller", { type: "code_execution_20250825", tool_id: "srvtoolu_1" }],

@@ -82,6 +82,18 @@ const base: Json = {
 
 /** Documented fields absent from the base, added one at a time (the API reference; `function` messages and `functions`, deprecated, too). */
 const ADDED: Array<[string, Json]> = [
+  // Another value the API allows for an enum-like field (a role, a tool choice, an effort): the generic mutations' values are 400s.
+  ["/body/messages/0/role", "developer"],
+  ["/body/messages/1/role", "system"],
+  ["/body/messages/7/role", "assistant"],
+  ["/body/tool_choice", "required"],
+  ["/body/tool_choice", "none"],
+  ["/body/tool_choice", { type: "function", function: { name: "search" } }],
+  ["/body/reasoning_effort", "high"],
+  ["/body/verbosity", "low"],
+  ["/body/response_format", { type: "json_object" }],
+  ["/body/response_format", { type: "text" }],
+  ["/body/stop", "END"],
   ["/body/functions", [{ name: "f", parameters: { type: "object" } }]],
   ["/body/function_call", "auto"],
   ["/body/messages/7/name", "zed"],

@@ -72,6 +72,13 @@ const base: Json = {
 
 /** Documented fields absent from the base, added one at a time. */
 const ADDED: Array<[string, Json]> = [
+  // Another value the API allows for an enum-like field (a role, a tool choice, an effort): the generic mutations' values are 400s.
+  ["/body/contents/4/role", "model"],
+  ["/body/toolConfig/functionCallingConfig/mode", "AUTO"],
+  ["/body/toolConfig/functionCallingConfig/mode", "NONE"],
+  ["/body/toolConfig/functionCallingConfig/mode", "VALIDATED"],
+  ["/body/safetySettings/0/threshold", "BLOCK_NONE"],
+  ["/body/generationConfig/mediaResolution", "MEDIA_RESOLUTION_HIGH"],
   ["/body/generationConfig/responseSchema", { type: "OBJECT", properties: { b: { type: "STRING" } } }],
   ["/body/generationConfig/enableEnhancedCivicAnswers", true],
   ["/body/generationConfig/thinkingConfig/thinkingLevel", "LOW"],

@@ -57,6 +57,17 @@ const base: Json = {
 
 /** Documented fields absent from the base, added one at a time. */
 const ADDED: Array<[string, Json]> = [
+  // Another value the API allows for an enum-like field (a role, a tool choice, an effort): the generic mutations' values are 400s.
+  ["/body/input/0/role", "system"],
+  ["/body/input/0/role", "user"],
+  ["/body/input/8/role", "assistant"],
+  ["/body/tool_choice", "required"],
+  ["/body/tool_choice", "none"],
+  ["/body/tool_choice", { type: "function", name: "search" }],
+  ["/body/truncation", "auto"],
+  ["/body/reasoning/effort", "high"],
+  ["/body/text/verbosity", "high"],
+  ["/body/input", "And tomorrow?"],
   ["/body/input/1/content/2", { type: "input_image", image_url: "https://x.test/a.png" }],
   ["/body/input/1/content/2", { type: "input_file", file_id: "file-1" }],
   ["/body/input/9", { type: "item_reference", id: "msg_0" }],
