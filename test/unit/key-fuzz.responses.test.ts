@@ -168,6 +168,8 @@ describe("key fuzzer: Responses", () => {
     expect(keyOf(setAt(base, ["body", "input", 8, "content"], [{ type: "input_text", text: "And tomorrow?" }]))).toEqual(key);
     const renamed = setAt(setAt(base, ["body", "input", 3, "call_id"], "call_zz"), ["body", "input", 5, "call_id"], "call_zz");
     expect(keyOf(renamed)).toEqual(key);
+    expect(keyOf(setAt(base, ["body", "input", 0, "type"], undefined))).toEqual(key);
+    expect(keyOf(setAt(base, ["body", "input", 7, "content", 0, "annotations"], undefined))).toEqual(key);
   });
 
   it("Should keep the key for the allowed fields (the allow-list is honest)", () => {
