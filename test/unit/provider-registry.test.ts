@@ -73,10 +73,13 @@ describe("the provider registry: a fifth provider is one folder and one line", (
     expect(gemini?.nodeView(content)).toMatchObject({ texts: ["Looking."], calls: [{ name: "get_order", args: '{"id":"G-8"}' }] });
   });
 
-  it("Should read list previews from the same columns as before the providers declared them", () => {
-    const old = `substr(coalesce(json_extract(n.message, '$.content'), json_extract(n.message, '$.output')), 1, 400) AS content,
-    substr(coalesce(json_extract(n.message, '$.tool_calls'), json_extract(n.message, '$.items'), json_extract(n.message, '$.parts')), 1, 2000) AS tool_calls,
-    coalesce(json_extract(n.message, '$.tool_call_id'), json_extract(n.message, '$.call_id')) AS tool_call_id`;
+  it("Should read list previews from the same columns as before the providers declared them, each through the damaged-row guard", () => {
+    // The columns of before the registry; since 11-28 each reads the message only when it is JSON (a damaged row
+    // previews as empty instead of failing the list: test/worker/fault-hunt.api.test.ts).
+    const m = "CASE WHEN json_valid(n.message) THEN n.message END";
+    const old = `substr(coalesce(json_extract(${m}, '$.content'), json_extract(${m}, '$.output')), 1, 400) AS content,
+    substr(coalesce(json_extract(${m}, '$.tool_calls'), json_extract(${m}, '$.items'), json_extract(${m}, '$.parts')), 1, 2000) AS tool_calls,
+    coalesce(json_extract(${m}, '$.tool_call_id'), json_extract(${m}, '$.call_id')) AS tool_call_id`;
     expect(previewColumns("n.")).toBe(old);
   });
 
