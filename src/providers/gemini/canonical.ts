@@ -39,12 +39,16 @@ function extras(p: Part, known: string): Record<string, unknown> {
   return out;
 }
 
-/** One part in both forms; null for an empty text part (dropped). */
-function canonicalPart(p: Part, ids: CallIds, where: string): { hashed: CanonicalPart; stored: CanonicalPart } | null | Fail {
+/**
+ * One part in both forms. An empty text part is left out of the hash (`hashed: null`) and stored as sent, so
+ * that a hit serves it; a call without `args` (Gemini omits them for a call with no parameters) is hashed with
+ * `args: {}` and stored without them.
+ */
+function canonicalPart(p: Part, ids: CallIds, where: string): { hashed: CanonicalPart | null; stored: CanonicalPart } | Fail {
   const found = UNCACHEABLE.find((k) => p[k] !== undefined && p[k] !== null && p[k] !== false);
   if (found) return uncacheable(`${found} part`);
   if (typeof p.text === "string") {
-    if (p.text === "" && Object.keys(extras(p, "text")).length === 0) return null;
+    if (p.text === "" && Object.keys(extras(p, "text")).length === 0) return { hashed: null, stored: { text: "" } };
     const node = { ...extras(p, "text"), text: p.text };
     return { hashed: node, stored: node };
   }
@@ -55,7 +59,7 @@ function canonicalPart(p: Part, ids: CallIds, where: string): { hashed: Canonica
     if (typeof id === "string" && id !== "") call.id = ids.assign(id);
     const rest = extras(p, "functionCall");
     const hashed = { ...rest, functionCall: { ...call, args: args ?? {} } };
-    const stored = { ...rest, functionCall: { ...call, argsJson: JSON.stringify(args ?? {}) } };
+    const stored = { ...rest, functionCall: args === undefined ? call : { ...call, argsJson: JSON.stringify(args) } };
     return { hashed, stored };
   }
   if (isObject(p.functionResponse)) {
@@ -89,12 +93,12 @@ export function canonicalContent(c: Content, ids: CallIds, where: string): { has
   const stored: CanonicalPart[] = [];
   for (let i = 0; i < c.parts.length; i++) {
     const out = canonicalPart(c.parts[i], ids, `${where}.parts[${i}]`);
-    if (out === null) continue;
     if (isFail(out)) return out;
-    hashed.push(out.hashed);
+    if (out.hashed !== null) hashed.push(out.hashed);
     stored.push(out.stored);
   }
-  return { hashed: { role, parts: hashed }, stored: { role, parts: stored } };
+  // Only empty text parts: stored with no parts, as hashed (an answer with nothing else is not recorded).
+  return { hashed: { role, parts: hashed }, stored: { role, parts: hashed.length === 0 ? [] : stored } };
 }
 
 /** Canonicalises `contents`, numbering function-call ids in order of appearance. */

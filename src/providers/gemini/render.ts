@@ -37,7 +37,7 @@ export function geminiAnswerOf(answer: StoredAnswer): GeminiAnswer | null {
 
 type Served = Record<string, unknown>;
 
-/** The parts as served: function-call args as recorded (key order kept), recorded call ids replaced by fresh ones. */
+/** The parts as served: function-call args as recorded (key order kept; none when the model sent none), recorded call ids replaced by fresh ones. */
 function servedParts(answer: GeminiAnswer): Served[] {
   let calls = 0;
   return answer.parts.map((p) => {
@@ -45,7 +45,8 @@ function servedParts(answer: GeminiAnswer): Served[] {
     const { functionCall: raw, ...rest } = p;
     // The stored form is validated by storedGeminiAnswer: a function call with its args as JSON text.
     const functionCall = raw as { name: string; id?: string; argsJson?: string };
-    const call: Served = { name: functionCall.name, args: JSON.parse(functionCall.argsJson ?? "{}") as unknown };
+    const call: Served = { name: functionCall.name };
+    if (functionCall.argsJson !== undefined) call.args = JSON.parse(functionCall.argsJson) as unknown;
     if (functionCall.id !== undefined) call.id = `call_mm${answer.hash.slice(0, 24)}${(calls++).toString(36)}`;
     return { ...rest, functionCall: call };
   });

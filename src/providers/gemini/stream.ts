@@ -152,6 +152,8 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
       this.parts.push({ ...p });
       return WHOLE;
     }
+    // An empty text piece is the layout's 0 alone: a part of its own would be stored and served twice.
+    if (p.text === "") return 0;
     if (isPlainText(previous)) this.parts[this.parts.length - 1] = { text: `${previous.text}${p.text}` };
     else this.parts.push({ text: p.text });
     return p.text.length;
