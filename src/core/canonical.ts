@@ -228,7 +228,7 @@ export function storedForm(canonical: CanonicalMessage, original: ChatMessage): 
 /**
  * An answer as the model sent it, ids aside: its stored form plus every field
  * the hash form dropped as a no-op (`content: ""` or `null`, `refusal: null`,
- * `annotations: []`, …), so that a hit returns exactly those.
+ * `annotations: []`, a call's `index` equal to its place, …), so that a hit returns exactly those.
  */
 export function answerForm(stored: CanonicalMessage, original: ChatMessage): CanonicalMessage {
   let out: CanonicalMessage | null = null;
@@ -236,6 +236,11 @@ export function answerForm(stored: CanonicalMessage, original: ChatMessage): Can
     if (k in stored || v === undefined) continue;
     out ??= { ...stored };
     out[k] = v;
+  }
+  const calls = original.tool_calls as Array<Record<string, unknown>> | null | undefined;
+  if (stored.tool_calls && calls?.some((call, i) => call.index === i)) {
+    out ??= { ...stored };
+    out.tool_calls = stored.tool_calls.map((call, i) => (calls[i]?.index === i ? { index: i, ...call } : call));
   }
   return out ?? stored;
 }
