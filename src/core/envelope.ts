@@ -25,7 +25,7 @@ export const ONCE_KEY = "muscle-mem:once";
  * from the recorded token counts) or none (OpenAI's per-chunk `obfuscation`
  * padding); `choices` is rendered.
  */
-const RENEWED_RESPONSE: ReadonlySet<string> = new Set(["id", "object", "created", "model", "choices", "usage", "system_fingerprint", "obfuscation"]);
+export const RENEWED_RESPONSE: ReadonlySet<string> = new Set(["id", "object", "created", "model", "choices", "usage", "system_fingerprint", "obfuscation"]);
 /** Choice fields a hit renders itself (`logprobs` is null on a hit unless a JSON answer recorded some). */
 const RENDERED_CHOICE: ReadonlySet<string> = new Set(["index", "message", "delta", "finish_reason"]);
 /** Response fields a stream repeats on every chunk (the others come once). */

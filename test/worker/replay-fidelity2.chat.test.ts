@@ -56,3 +56,23 @@ describe("replay fidelity 2: Chat Completions", () => {
     expect(out.hit && messageOf(out.hit)).toStrictEqual(messageOf(out.miss));
   });
 });
+
+describe("replay fidelity 2: a number's spelling in a served field", () => {
+  const answer = (response: string, choice = "", message = "") =>
+    `{"id":"chatcmpl-x","object":"chat.completion","created":1,"model":"stub",${response}"choices":[{"index":0,${choice}"message":{"role":"assistant",${message}"content":"Refunded."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7,"cost":0.00012340}}`;
+
+  it.each([
+    ["a response field", answer('"x_vendor":{"score":1.0},')],
+    ["a choice field", answer("", '"x_score":2.50,')],
+    ["a message field", answer("", "", '"x_weight":1e-07,')],
+  ])("Should serve %s as spelled or not record it (was: served as JavaScript spells it)", async (_, text) => {
+    const out = await missAndHit({ text });
+    const spelling = /1\.0\b|2\.50|1e-07/.exec(text)?.[0];
+    expect(out.hit === null || out.hit.includes(`${spelling}`)).toBe(true);
+  });
+
+  it("Should still record an answer whose only such number is in a field a hit renews (usage)", async () => {
+    const out = await missAndHit({ text: answer("") });
+    expect(out.hit && messageOf(out.hit)).toStrictEqual(messageOf(out.miss));
+  });
+});
