@@ -4,6 +4,8 @@
  * iteratively (no recursion, so any depth is safe to scan).
  */
 
+import { bodySpellings } from "./number-text";
+
 /** The deepest nesting of arrays and objects a request body (or an import line) may have: deeper is a 400. */
 export const MAX_JSON_DEPTH = 512;
 
@@ -195,4 +197,19 @@ export function memberTexts(text: string, list: string, member: string): Array<s
     return i + 1;
   });
   return out;
+}
+
+/**
+ * Whether a response's JSON text writes a number otherwise than JSON.stringify would (`1.0`, `2.50`, `1e-07`)
+ * in a field a hit serves as recorded: a top-level field not in `renewed`, or a field of an element of `list`
+ * (the choices) not in `rendered`. Stored as parsed, a hit would write such a number in JavaScript's spelling,
+ * which a client that keeps the int/float difference (Python's `json`) reads as another value.
+ *
+ * @example respelledIn('{"x":1.0,"choices":[{"index":0}]}', "choices", new Set(), new Set(["index"])) // true
+ */
+export function respelledIn(text: string, list: string, renewed: ReadonlySet<string>, rendered: ReadonlySet<string>): boolean {
+  const spelled = bodySpellings(text, list);
+  if (!spelled) return false;
+  const field = (pointer: string) => pointer.split("/")[1];
+  return spelled.top.some(([p]) => !renewed.has(field(p))) || [...spelled.items.values()].some((found) => found.some(([p]) => !rendered.has(field(p))));
 }

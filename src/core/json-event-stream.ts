@@ -40,6 +40,11 @@ export abstract class JsonEventStream<E> {
    */
   protected readonly exact: "all" | "keys" = "keys";
 
+  /** Whether an event's text says what its parsed value loses and the subclass records (a number's spelling); none by default. */
+  protected losesText(_data: string): boolean {
+    return false;
+  }
+
   /** One parsed event of a stream that is neither done nor failed. */
   protected abstract onEvent(event: E): void;
 
@@ -60,7 +65,7 @@ export abstract class JsonEventStream<E> {
       this.failed = true;
       return;
     }
-    if (scanJson(data, { numbers: this.exact === "all" }).lossy !== null) {
+    if (scanJson(data, { numbers: this.exact === "all" }).lossy !== null || this.losesText(data)) {
       this.failed = true;
       return;
     }

@@ -19,11 +19,11 @@ function chat(key: string, body: unknown, headers: Record<string, string> = {}):
   );
 }
 
-/** The miss's body text and a JSON hit's (null when nothing was recorded). */
-async function missAndHit(reply: StubReply): Promise<{ miss: string; hit: string | null }> {
+/** The miss's body text (a stream's when `stream`) and a JSON hit's (null when nothing was recorded). */
+async function missAndHit(reply: StubReply, stream = false): Promise<{ miss: string; hit: string | null }> {
   const key = `sk-fid2-${crypto.randomUUID()}`;
   const body = { model: uniqueModel("fid2"), messages: [{ role: "user", content: "Refund order A-1." }] };
-  const miss = await settled(() => withUpstream(reply, async () => (await chat(key, body)).text()));
+  const miss = await settled(() => withUpstream(reply, async () => (await chat(key, { ...body, stream })).text()));
   const res = await chat(key, body, { "cache-control": "only-if-cached" });
   const text = await res.text();
   return { miss, hit: res.status === 504 ? null : text };
@@ -69,6 +69,25 @@ describe("replay fidelity 2: a number's spelling in a served field", () => {
     const out = await missAndHit({ text });
     const spelling = /1\.0\b|2\.50|1e-07/.exec(text)?.[0];
     expect(out.hit === null || out.hit.includes(`${spelling}`)).toBe(true);
+  });
+
+  const chunk = (fields: string, choice = "", delta = '"content":"Refunded."', finish = "null") =>
+    `{"id":"c","object":"chat.completion.chunk","created":1,"model":"stub",${fields}"choices":[{"index":0,${choice}"delta":{${delta}},"finish_reason":${finish}}]}`;
+
+  it.each([
+    ["a response field", chunk('"x_vendor":{"score":1.0},')],
+    ["a choice field", chunk("", '"x_score":2.50,')],
+  ])("Should serve %s of a stream as spelled or not record it (was: served as JavaScript spells it)", async (_, first) => {
+    const sse = [first, chunk("", "", "", '"stop"'), "[DONE]"];
+    const out = await missAndHit({ sse }, true);
+    const spelling = /1\.0\b|2\.50/.exec(first)?.[0];
+    expect(out.hit === null || out.hit.includes(`${spelling}`)).toBe(true);
+  });
+
+  it("Should still record a stream whose only such number is in a field a hit renews (usage)", async () => {
+    const sse = [chunk(""), chunk('"usage":{"prompt_tokens":5,"completion_tokens":2,"cost":0.00012340},', "", "", '"stop"'), "[DONE]"];
+    const out = await missAndHit({ sse }, true);
+    expect(out.hit && messageOf(out.hit)).toStrictEqual({ role: "assistant", content: "Refunded." });
   });
 
   it("Should still record an answer whose only such number is in a field a hit renews (usage)", async () => {

@@ -1,9 +1,8 @@
 import { RECORDABLE_FINISH } from "../../core/answer";
 import { envelopeFrom, RENEWED_RESPONSE, withEnvelope, type Envelope } from "../../core/envelope";
 import { keyAnswer, type RequestKey } from "./key";
-import { scanJson } from "../../core/exact-json";
+import { respelledIn, scanJson } from "../../core/exact-json";
 import { chatMessage } from "../../core/messages";
-import { bodySpellings } from "../../core/number-text";
 import { SseAssembler } from "./sse-assembler";
 import { recordInputOf } from "../../core/recording";
 import type { AnswerReader, Recording } from "../../core/recording";
@@ -78,18 +77,12 @@ function isCleanCompletion(json: UpstreamCompletion): boolean {
 }
 
 /**
- * Whether a JSON answer writes a number otherwise than JSON.stringify would (`1.0`, `1e-07`) in a field a hit
- * serves as recorded: the message's own fields or the envelope (every field of the choice and of the response
- * but those a hit renews: `usage`, `created`, …). Stored as parsed, a hit would write it in JavaScript's spelling,
- * which a client that keeps the int/float difference (Python's `json`) reads as another value: not recorded.
- * Call arguments are text and keep their spelling; the choice's `index` is rendered.
+ * The choice fields a JSON hit renders itself; every other field of the choice (its `message` included) and of
+ * the response but those a hit renews is served as recorded, so a number the model wrote otherwise than
+ * JSON.stringify would there (`1.0`) makes the answer not recorded (src/core/exact-json.ts, respelledIn).
+ * Call arguments are text and keep their spelling.
  */
-function respelled(text: string): boolean {
-  const spelled = bodySpellings(text, "choices");
-  if (!spelled) return false;
-  const field = (pointer: string) => pointer.split("/")[1];
-  return spelled.top.some(([p]) => !RENEWED_RESPONSE.has(field(p))) || [...spelled.items.values()].some((list) => list.some(([p]) => field(p) !== "index"));
-}
+const RENDERED_CHOICE: ReadonlySet<string> = new Set(["index"]);
 
 /** Reads chat-completions answers (a `chat.completion` or its chunk stream) into recordings. */
 export function chatAnswerReader(key: RequestKey, rawLength: number): AnswerReader {
@@ -97,7 +90,7 @@ export function chatAnswerReader(key: RequestKey, rawLength: number): AnswerRead
     fromJson(text, latencyMs) {
       try {
         const json = JSON.parse(text) as UpstreamCompletion;
-        if (!isCleanCompletion(json) || scanJson(text).lossy !== null || respelled(text)) return null;
+        if (!isCleanCompletion(json) || scanJson(text).lossy !== null || respelledIn(text, "choices", RENEWED_RESPONSE, RENDERED_CHOICE)) return null;
         const choice = json.choices?.find((c) => (c.index ?? 0) === 0);
         return recordingOf(key, choice?.message, choice?.finish_reason, json.usage, rawLength, latencyMs, envelopeFrom(choice, json));
       } catch {

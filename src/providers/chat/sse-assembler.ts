@@ -1,4 +1,5 @@
-import { StreamEnvelope, type Envelope } from "../../core/envelope";
+import { RENEWED_RESPONSE, StreamEnvelope, type Envelope } from "../../core/envelope";
+import { respelledIn } from "../../core/exact-json";
 import { JsonEventStream } from "../../core/json-event-stream";
 import { onlyFields } from "../../core/fields";
 
@@ -55,6 +56,9 @@ interface Chunk {
   [field: string]: unknown;
 }
 
+/** A chunk's choice fields a hit renders (a delta's own numeric fields already fail the stream). */
+const CHUNK_CHOICE_RENDERED: ReadonlySet<string> = new Set(["index", "delta"]);
+
 /**
  * Assembles a streamed chat completion from raw bytes, fed in chunks cut
  * anywhere (even inside a UTF-8 sequence). `result()` is null unless the
@@ -73,6 +77,11 @@ export class SseAssembler extends JsonEventStream<Chunk> {
 
   /** Fields of the chunks are recorded as sent (src/core/envelope.ts): a number or key JSON.parse would change fails the stream. */
   protected override readonly exact = "all";
+
+  /** A number written otherwise than JSON.stringify would (`1.0`) in a chunk field a hit serves as recorded: a hit would respell it. */
+  protected override losesText(data: string): boolean {
+    return respelledIn(data, "choices", RENEWED_RESPONSE, CHUNK_CHOICE_RENDERED);
+  }
 
   protected override isEndMarker(data: string): boolean {
     return data.trim() === "[DONE]";
