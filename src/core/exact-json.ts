@@ -201,15 +201,15 @@ export function memberTexts(text: string, list: string, member: string): Array<s
 
 /**
  * Whether a response's JSON text writes a number otherwise than JSON.stringify would (`1.0`, `2.50`, `1e-07`)
- * in a field a hit serves as recorded: a top-level field not in `renewed`, or a field of an element of `list`
- * (the choices) not in `rendered`. Stored as parsed, a hit would write such a number in JavaScript's spelling,
- * which a client that keeps the int/float difference (Python's `json`) reads as another value.
+ * where `served` says a hit serves it as recorded (given the number's JSON pointer tokens, from the root or,
+ * `item` true, from its element of the top-level array `list`). Stored as parsed, a hit would write such a number
+ * in JavaScript's spelling, which a client that keeps the int/float difference (Python's `json`) reads as another value.
  *
- * @example respelledIn('{"x":1.0,"choices":[{"index":0}]}', "choices", new Set(), new Set(["index"])) // true
+ * @example respelledIn('{"x":1.0,"choices":[{"index":0}]}', "choices", ([f], item) => !item || f !== "index") // true
  */
-export function respelledIn(text: string, list: string, renewed: ReadonlySet<string>, rendered: ReadonlySet<string>): boolean {
+export function respelledIn(text: string, list: string, served: (tokens: string[], item: boolean) => boolean): boolean {
   const spelled = bodySpellings(text, list);
   if (!spelled) return false;
-  const field = (pointer: string) => pointer.split("/")[1];
-  return spelled.top.some(([p]) => !renewed.has(field(p))) || [...spelled.items.values()].some((found) => found.some(([p]) => !rendered.has(field(p))));
+  const tokens = (pointer: string) => pointer.split("/").slice(1);
+  return spelled.top.some(([p]) => served(tokens(p), false)) || [...spelled.items.values()].some((found) => found.some(([p]) => served(tokens(p), true)));
 }

@@ -1,7 +1,7 @@
 import type { AnthropicKey } from "./key";
 import { messageFieldsOf, setsUnrecordable } from "./envelope";
-import { AnthropicSseAssembler } from "./sse-assembler";
-import { memberTexts, scanJson } from "../../core/exact-json";
+import { AnthropicSseAssembler, messageNumberServed } from "./sse-assembler";
+import { memberTexts, respelledIn, scanJson } from "../../core/exact-json";
 import type { AnswerReader } from "../../core/recording";
 import { recordingOfMessage, type MessagesUsage } from "./record";
 
@@ -48,6 +48,8 @@ export function messagesAnswerReader(key: AnthropicKey, rawLength: number): Answ
       )
         return null;
       if (scanJson(text).lossy !== null) return null;
+      // A number written otherwise than JSON.stringify would (`1.0`) in a field stored as parsed (tool inputs are kept as their text).
+      if (respelledIn(text, "content", (tokens, block) => (block ? tokens[0] !== "input" : messageNumberServed(tokens)))) return null;
       // A container or context edits upstream: the answer is relayed, not recorded. Its other fields are kept.
       if (setsUnrecordable(json)) return null;
       const message = { role: json.role, content: json.content };

@@ -29,9 +29,9 @@ export const ANTHROPIC_ENVELOPE_KEYS: ReadonlySet<string> = new Set([RESPONSE_KE
 type Fields = Record<string, unknown>;
 
 /** Message fields a hit renders itself (`usage` is rendered from the counts and the stored fields). */
-const RENDERED: ReadonlySet<string> = new Set(["id", "type", "role", "model", "content", "stop_reason", "stop_sequence"]);
+export const RENDERED: ReadonlySet<string> = new Set(["id", "type", "role", "model", "content", "stop_reason", "stop_sequence"]);
 /** Usage's token counts: a hit's own (the recorded input and output tokens; no prompt cache read or written). */
-const COUNTS: ReadonlySet<string> = new Set(["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]);
+export const COUNTS: ReadonlySet<string> = new Set(["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]);
 /** Stop fields a `message_delta` carries in `delta`, which a hit renders. */
 const DELTA_RENDERED: ReadonlySet<string> = new Set(["stop_reason", "stop_sequence"]);
 /**

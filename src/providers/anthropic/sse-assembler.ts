@@ -1,7 +1,17 @@
-import { scanJson } from "../../core/exact-json";
+import { respelledIn, scanJson } from "../../core/exact-json";
 import { fieldsBut } from "../../core/fields";
 import { JsonEventStream } from "../../core/json-event-stream";
-import { deltaFieldsOf, messageFieldsOf, setsUnrecordable, type AnthropicEnvelope } from "./envelope";
+import { COUNTS, deltaFieldsOf, messageFieldsOf, RENDERED, setsUnrecordable, type AnthropicEnvelope } from "./envelope";
+
+/** Whether a message's number at these pointer tokens is stored and served as parsed: not a field a hit renders, nor a token count it renews. */
+export const messageNumberServed = ([field, inner]: string[]): boolean => !RENDERED.has(field) && !(field === "usage" && COUNTS.has(inner));
+
+/** The same for an event of the stream: `message_start`'s message, a `message_delta`'s fields (its counts renewed); not a block's `index`. */
+const eventNumberServed = ([field, ...rest]: string[]): boolean => {
+  if (field === "message") return messageNumberServed(rest);
+  if (field === "usage") return !COUNTS.has(rest[0]);
+  return field !== "index";
+};
 
 /**
  * A block being assembled: text, or a tool call whose input arrives as JSON fragments. `extra`: the other
@@ -83,6 +93,11 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   private outputTokens: number | null = null;
   private readonly envelope: AnthropicEnvelope = { message: {}, delta: { top: {}, delta: {}, usage: {} } };
   protected override readonly exact = "all";
+
+  /** A number written otherwise than JSON.stringify would (`1.0`) in a field the recording serves: a hit would respell it. */
+  protected override losesText(data: string): boolean {
+    return respelledIn(data, "content", eventNumberServed);
+  }
 
   protected onEvent(event: StreamEvent): void {
     switch (event.type) {

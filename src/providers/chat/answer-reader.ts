@@ -82,7 +82,7 @@ function isCleanCompletion(json: UpstreamCompletion): boolean {
  * JSON.stringify would there (`1.0`) makes the answer not recorded (src/core/exact-json.ts, respelledIn).
  * Call arguments are text and keep their spelling.
  */
-const RENDERED_CHOICE: ReadonlySet<string> = new Set(["index"]);
+const servedAsParsed = ([field]: string[], choice: boolean): boolean => (choice ? field !== "index" : !RENEWED_RESPONSE.has(field));
 
 /** Reads chat-completions answers (a `chat.completion` or its chunk stream) into recordings. */
 export function chatAnswerReader(key: RequestKey, rawLength: number): AnswerReader {
@@ -90,7 +90,7 @@ export function chatAnswerReader(key: RequestKey, rawLength: number): AnswerRead
     fromJson(text, latencyMs) {
       try {
         const json = JSON.parse(text) as UpstreamCompletion;
-        if (!isCleanCompletion(json) || scanJson(text).lossy !== null || respelledIn(text, "choices", RENEWED_RESPONSE, RENDERED_CHOICE)) return null;
+        if (!isCleanCompletion(json) || scanJson(text).lossy !== null || respelledIn(text, "choices", servedAsParsed)) return null;
         const choice = json.choices?.find((c) => (c.index ?? 0) === 0);
         return recordingOf(key, choice?.message, choice?.finish_reason, json.usage, rawLength, latencyMs, envelopeFrom(choice, json));
       } catch {

@@ -56,8 +56,8 @@ interface Chunk {
   [field: string]: unknown;
 }
 
-/** A chunk's choice fields a hit renders (a delta's own numeric fields already fail the stream). */
-const CHUNK_CHOICE_RENDERED: ReadonlySet<string> = new Set(["index", "delta"]);
+/** Whether a chunk's number at these pointer tokens is served as recorded: not the choice's `index` or delta (a delta's numeric field already fails the stream), nor what a hit renews. */
+const servedAsParsed = ([field]: string[], choice: boolean): boolean => (choice ? field !== "index" && field !== "delta" : !RENEWED_RESPONSE.has(field));
 
 /**
  * Assembles a streamed chat completion from raw bytes, fed in chunks cut
@@ -80,7 +80,7 @@ export class SseAssembler extends JsonEventStream<Chunk> {
 
   /** A number written otherwise than JSON.stringify would (`1.0`) in a chunk field a hit serves as recorded: a hit would respell it. */
   protected override losesText(data: string): boolean {
-    return respelledIn(data, "choices", RENEWED_RESPONSE, CHUNK_CHOICE_RENDERED);
+    return respelledIn(data, "choices", servedAsParsed);
   }
 
   protected override isEndMarker(data: string): boolean {
