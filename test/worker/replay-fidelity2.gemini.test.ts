@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { api, importFor, ok, type Tree } from "./api-helpers";
 import { chunkOf, gemini, sseChunks, withGeminiUpstream, type GeminiStubReply } from "./gemini.support";
 import { uniqueModel } from "./helpers";
 import { settled } from "./settled";
@@ -21,9 +22,7 @@ function partsOf(text: string, stream: boolean): unknown[][] {
 }
 
 /** The miss's body, and a JSON and a streamed hit's (null when nothing was recorded). */
-async function missAndHits(reply: GeminiStubReply, stream: boolean) {
-  const model = uniqueModel("gem-fid2");
-  const key = `gm-fid2-${crypto.randomUUID()}`;
+async function missAndHits(reply: GeminiStubReply, stream: boolean, model = uniqueModel("gem-fid2"), key = `gm-fid2-${crypto.randomUUID()}`) {
   const { result: miss } = await settled(() => withGeminiUpstream(reply, async () => (await gemini(model, body, { key, stream })).text()));
   const probe = async (asStream: boolean) => {
     const res = await gemini(model, body, { key, stream: asStream, headers: { "cache-control": "only-if-cached" } });
@@ -59,6 +58,18 @@ describe("replay fidelity 2: Gemini", () => {
     const sse = [chunkOf([{ functionCall: { name: "ping", args: {} } }]), chunkOf([{ text: "" }], { finishReason: "STOP" }, usage)];
     const out = await missAndHits({ sse }, true);
     expect(out.stream && partsOf(out.stream, true)).toStrictEqual(partsOf(out.miss, true));
+  });
+
+  it("Should serve a call without args as sent after an export and an import (was: args: {})", async () => {
+    const model = uniqueModel("gem-fid2");
+    const key = `gm-fid2-${crypto.randomUUID()}`;
+    const out = await missAndHits({ json: candidate([{ functionCall: { name: "ping" } }]) }, false, model, key);
+    const page = await ok<{ data: Tree[] }>(api("/trees", { token: key }));
+    const jsonl = await (await api(`/trees/${page.data[0].id}/export`, { token: key })).text();
+    const other = `gm-fid2-${crypto.randomUUID()}`;
+    await ok(importFor(other, { body: jsonl, headers: { "content-type": "application/x-ndjson" } }));
+    const res = await gemini(model, body, { key: other, headers: { "cache-control": "only-if-cached" } });
+    expect(partsOf(await res.text(), false)).toStrictEqual(partsOf(out.miss, false));
   });
 
   it("Should still not record an answer that is only an empty text part", async () => {

@@ -53,7 +53,9 @@ function partOf(part: CanonicalPart): Record<string, unknown> {
   const { functionCall, ...rest } = part;
   // Stored by canonicalContent: the name, an ordinal id and the arguments as the model wrote them.
   const { argsJson, args, ...call } = functionCall as { name: string; id?: string; args?: unknown; argsJson?: string };
-  return { ...rest, functionCall: { ...call, args: argsJson === undefined ? (args ?? {}) : (JSON.parse(argsJson) as unknown) } };
+  // Neither: the model sent the call without args, and so does the line.
+  const value = argsJson === undefined ? args : (JSON.parse(argsJson) as unknown);
+  return { ...rest, functionCall: value === undefined ? call : { ...call, args: value } };
 }
 
 /**
