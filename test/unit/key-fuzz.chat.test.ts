@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { chatRequest } from "../../src/core/messages";
 import { keyRequest } from "../../src/providers/chat/key";
-import { fuzz, missingPaths, rawOf, setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
+import { rawOf, setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
+import { fuzzSuite } from "./key-fuzz.suite";
 
 /**
  * The key fuzzer on Chat Completions (key-fuzz.support.ts): every documented field of the request, of each
@@ -180,18 +181,7 @@ function keyOf(request: Json): Outcome {
 }
 
 describe("key fuzzer: Chat Completions", () => {
-  it("Should hold every documented field in the base request or among the added ones", () => {
-    expect(missingPaths(base, [...DOCUMENTED, ...DOCUMENTED_NESTED], ADDED)).toEqual([]);
-  });
-
-  for (const seed of [1, 2, 3]) {
-    it(`Should change the key, or bypass, for every change of one field but the allowed ones (seed ${seed})`, () => {
-      const result = fuzz(base, keyOf, ALLOWED, seed, ADDED);
-      expect(result.gaps).toEqual([]);
-      expect(result.total).toBeGreaterThan(300);
-      expect(result.changed).toBeGreaterThan(result.total / 2);
-    });
-  }
+  fuzzSuite({ base, keyOf, allowed: ALLOWED, added: ADDED, documented: [...DOCUMENTED, ...DOCUMENTED_NESTED], atLeast: 300 });
 
   it("Should keep the key for the spellings the docs call one (content as a string or one text part, a tool call's id renamed everywhere)", () => {
     const key = keyOf(base);

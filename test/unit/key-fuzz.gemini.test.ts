@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { keyGeminiRequest } from "../../src/providers/gemini/key";
 import { generateContentRequest } from "../../src/providers/gemini/schema";
-import { fuzz, missingPaths, setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
+import { setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
+import { fuzzSuite, pathOf } from "./key-fuzz.suite";
 
 /**
  * The key fuzzer on Gemini generateContent (key-fuzz.support.ts): the model (the URL's), the query string, every
@@ -143,25 +144,8 @@ function keyOf(request: Json): Outcome {
   return out.ok ? { key: out.key.key } : "bypass" in out ? { bypass: out.bypass } : { invalid: out.invalid.message };
 }
 
-const pathOf = (at: string) =>
-  at
-    .split("/")
-    .slice(1)
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-
 describe("key fuzzer: Gemini generateContent", () => {
-  it("Should hold every documented field in the base request or among the added ones", () => {
-    expect(missingPaths(base, DOCUMENTED, ADDED)).toEqual([]);
-  });
-
-  for (const seed of [1, 2, 3]) {
-    it(`Should change the key, or bypass, for every change of one field but the allowed ones (seed ${seed})`, () => {
-      const result = fuzz(base, keyOf, ALLOWED, seed, ADDED);
-      expect(result.gaps).toEqual([]);
-      expect(result.total).toBeGreaterThan(250);
-      expect(result.changed).toBeGreaterThan(result.total / 2);
-    });
-  }
+  fuzzSuite({ base, keyOf, allowed: ALLOWED, added: ADDED, documented: DOCUMENTED, atLeast: 250 });
 
   it("Should keep the key for the spellings the docs call one (a user turn without its role, a call id renamed everywhere)", () => {
     const key = keyOf(base);

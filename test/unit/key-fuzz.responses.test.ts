@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { keyResponsesRequest } from "../../src/providers/responses/key";
 import { responsesRequest } from "../../src/providers/responses/schema";
-import { fuzz, missingPaths, rawOf, setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
+import { rawOf, setAt, type Allowed, type Json, type Outcome } from "./key-fuzz.support";
+import { fuzzSuite, pathOf } from "./key-fuzz.suite";
 
 /**
  * The key fuzzer on the Responses API (key-fuzz.support.ts): every documented field of the request, of each
@@ -143,25 +144,8 @@ function keyOf(request: Json): Outcome {
   return out.ok ? { key: out.key.key } : "bypass" in out ? { bypass: out.bypass } : { invalid: out.invalid.message };
 }
 
-const pathOf = (at: string) =>
-  at
-    .split("/")
-    .slice(1)
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-
 describe("key fuzzer: Responses", () => {
-  it("Should hold every documented field in the base request or among the added ones", () => {
-    expect(missingPaths(base, [...DOCUMENTED, ...HEADERS], ADDED)).toEqual([]);
-  });
-
-  for (const seed of [1, 2, 3]) {
-    it(`Should change the key, or bypass, for every change of one field but the allowed ones (seed ${seed})`, () => {
-      const result = fuzz(base, keyOf, ALLOWED, seed, ADDED);
-      expect(result.gaps).toEqual([]);
-      expect(result.total).toBeGreaterThan(250);
-      expect(result.changed).toBeGreaterThan(result.total / 2);
-    });
-  }
+  fuzzSuite({ base, keyOf, allowed: ALLOWED, added: ADDED, documented: [...DOCUMENTED, ...HEADERS], atLeast: 250 });
 
   it("Should keep the key for the spellings the docs call one (a string or one text part, a call_id renamed everywhere)", () => {
     const key = keyOf(base);
