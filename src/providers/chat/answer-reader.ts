@@ -2,6 +2,7 @@ import { RECORDABLE_FINISH } from "../../core/answer";
 import { envelopeFrom, RENEWED_RESPONSE, withEnvelope, type Envelope } from "../../core/envelope";
 import { keyAnswer, type RequestKey } from "./key";
 import { respelledIn, scanJson } from "../../core/exact-json";
+import { isJsonText } from "../../core/json-text";
 import { chatMessage } from "../../core/messages";
 import { SseAssembler } from "./sse-assembler";
 import { recordInputOf } from "../../core/recording";
@@ -39,16 +40,8 @@ export function recordingOf(
   return recordInputOf({ ...key, path }, answer, finishReason, { prompt: usage?.prompt_tokens, completion: usage?.completion_tokens }, rawLength, latencyMs);
 }
 
-/** Whether the JSON text is complete (parses). */
-function isJson(text: unknown): boolean {
-  if (typeof text !== "string") return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Whether the arguments are JSON text that is complete (parses). */
+const isJson = (text: unknown): boolean => typeof text === "string" && isJsonText(text);
 
 /**
  * Whether an answer stopped by `length` holds a tool or function call whose arguments are not whole JSON:
