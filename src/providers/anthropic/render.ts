@@ -106,13 +106,15 @@ export function renderMessage(answer: AnthropicAnswer, ctx: AnthropicRenderConte
 export function renderMessageText(answer: AnthropicAnswer, ctx: AnthropicRenderContext): string {
   const message = renderMessage(answer, ctx);
   const texts = servedBlocks(answer).flatMap((b) => (b.type === "tool_use" ? [b.inputText] : []));
-  const marker = `\u0000mm-input-${crypto.randomUUID()}-`;
+  let marker: string | undefined;
   const spliced: Array<[string, string]> = [];
   let calls = 0;
   message.content = (message.content as Array<Record<string, unknown>>).map((block) => {
     if (block.type !== "tool_use") return block;
     const text = texts[calls++];
     if (text === undefined || JSON.stringify(block.input) === text) return block;
+    // A fresh marker, made only when an input needs its text back, cannot occur in the rest of the message.
+    marker ??= `\u0000mm-input-${crypto.randomUUID()}-`;
     const placeholder = `${marker}${spliced.length}`;
     spliced.push([JSON.stringify(placeholder), text]);
     return { ...block, input: placeholder };
