@@ -27,10 +27,12 @@ export function partReason(slot: PartSlot, value: string): string | null {
   return (seen.size === 1 ? levelReason(slot, value, part) : lettersReason(slot, value, part, seen)) ?? digitsReason(slot, value);
 }
 
-/** The lengths of a value's runs of digits (`ACC-1234567` gives `7`). */
-function digitRuns(value: string): string {
-  return (value.match(/\p{N}+/gu) ?? []).map((r) => r.length).join(",");
+/** The lengths of a value's runs of `run` (digits: `ACC-1234567` gives `7`; letters: `3`). */
+function runLengths(value: string, run: RegExp): string {
+  return (value.match(run) ?? []).map((r) => r.length).join(",");
 }
+
+const digitRuns = (value: string) => runLengths(value, /\p{N}+/gu);
 
 /**
  * Why an identifier's runs of digits may not be served, or null: where every confirmed value had runs of
@@ -51,7 +53,7 @@ function digitsReason(slot: PartSlot, value: string): string | null {
  */
 function lettersReason(slot: PartSlot, value: string, part: string, seen: ReadonlySet<string | null>): string | null {
   if (seen.has(part)) return null;
-  const runs = (v: string) => (v.match(/\p{L}+/gu) ?? []).map((r) => r.length).join(",");
+  const runs = (v: string) => runLengths(v, /\p{L}+/gu);
   const own = runs(value);
   return slot.values.some((v) => runs(v) === own) ? null : `letters ${quoted(part)} never confirmed, nor any of their length (the letters varied)`;
 }
