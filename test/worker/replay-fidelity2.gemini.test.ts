@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { api, importFor, ok, type Tree } from "./api-helpers";
-import { chunkOf, gemini, sseChunks, withGeminiUpstream, type GeminiStubReply } from "./gemini.support";
+import { chunkOf, gemini, sseChunks, type GeminiStubReply } from "./gemini.support";
 import { uniqueModel } from "./helpers";
-import { settled } from "./settled";
+import { geminiMissAndHits } from "./gemini-replay.support";
 
 /**
  * Answer fidelity, Gemini: a hit's candidate content is what the model sent (call ids renewed), down to a
@@ -22,15 +22,8 @@ function partsOf(text: string, stream: boolean): unknown[][] {
 }
 
 /** The miss's body, and a JSON and a streamed hit's (null when nothing was recorded). */
-async function missAndHits(reply: GeminiStubReply, stream: boolean, model = uniqueModel("gem-fid2"), key = `gm-fid2-${crypto.randomUUID()}`) {
-  const { result: miss } = await settled(() => withGeminiUpstream(reply, async () => (await gemini(model, body, { key, stream })).text()));
-  const probe = async (asStream: boolean) => {
-    const res = await gemini(model, body, { key, stream: asStream, headers: { "cache-control": "only-if-cached" } });
-    const text = await res.text();
-    return res.status === 504 ? null : text;
-  };
-  return { miss, json: await probe(false), stream: await probe(true) };
-}
+const missAndHits = (reply: GeminiStubReply, stream: boolean, model = uniqueModel("gem-fid2"), key = `gm-fid2-${crypto.randomUUID()}`) =>
+  geminiMissAndHits(body, reply, stream, model, key);
 
 const candidate = (parts: unknown[]) => ({ candidates: [{ index: 0, content: { role: "model", parts }, finishReason: "STOP" }], ...usage });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { chunkOf, gemini, sseChunks, withGeminiUpstream, type GeminiStubReply } from "./gemini.support";
+import { chunkOf, gemini, sseChunks, type GeminiStubReply } from "./gemini.support";
 import { uniqueModel } from "./helpers";
-import { settled } from "./settled";
+import { geminiMissAndHits } from "./gemini-replay.support";
 
 /**
  * The answer side of a wrong replay, Gemini generateContent and streamGenerateContent: a hit's candidate must
@@ -20,17 +20,8 @@ function partsOf(text: string, stream: boolean): unknown[] {
 }
 
 /** The miss's body, and a JSON and a streamed hit's (null when nothing was recorded). */
-async function missAndHits(reply: GeminiStubReply, stream: boolean) {
-  const model = uniqueModel("gem-hunt");
-  const key = `gm-hunt-${crypto.randomUUID()}`;
-  const { result: miss } = await settled(() => withGeminiUpstream(reply, async () => (await gemini(model, body, { key, stream })).text()));
-  const probe = async (asStream: boolean) => {
-    const res = await gemini(model, body, { key, stream: asStream, headers: { "cache-control": "only-if-cached" } });
-    const text = await res.text();
-    return res.status === 504 ? null : text;
-  };
-  return { miss, json: await probe(false), stream: await probe(true) };
-}
+const missAndHits = (reply: GeminiStubReply, stream: boolean) =>
+  geminiMissAndHits(body, reply, stream, uniqueModel("gem-hunt"), `gm-hunt-${crypto.randomUUID()}`);
 
 describe("replay hunt: Gemini", () => {
   it("Should not record a stream that carries a second candidate on chunks of its own (was: served both as one)", async () => {
