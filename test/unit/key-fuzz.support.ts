@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { seeded } from "../../tools/eval-workflows/types";
 
 /**
  * The systematic key fuzzer's engine (key-fuzz.*.test.ts). From a realistic base request it changes one
@@ -14,17 +15,8 @@ export type Outcome = { key: string } | { bypass: string } | { invalid: string }
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type Path = ReadonlyArray<string | number>;
 
-/** A seeded PRNG (mulberry32): the same mutations on every run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG (mulberry32, the evaluation's own): the same mutations on every run. */
+export const rng = seeded;
 
 /** `/a/0/b` for a path; `*` matches any array index in a pattern. */
 export const pointer = (path: Path): string => `/${path.join("/")}`;
