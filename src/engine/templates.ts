@@ -62,6 +62,9 @@ export interface TemplatePlan {
   templateMiss(): string | null;
 }
 
+/** The template miss reason when the template store could not be read in time (the request went to the model). */
+export const STORE_UNREADABLE = "template store not readable in time: the request went to the model";
+
 /** Reads `muscle-mem-bindings`; a malformed header is a 400 in the error envelope. */
 export function readBindings(headers: Headers): Bindings | null {
   const parsed = parseBindings(headers.get(BINDINGS_HEADER));
@@ -104,6 +107,7 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
         return refused === null ? render(answer) : null;
       } catch (error) {
         logEvent("error", "declared_evidence_failed", { tree: key.treeId, error: String(error) });
+        miss ??= STORE_UNREADABLE;
         return null;
       }
     },
@@ -132,6 +136,7 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
         return answer ? { answer, template: found.template } : null;
       } catch (error) {
         logEvent("error", "template_lookup_failed", { tree: key.treeId, error: String(error) });
+        miss ??= STORE_UNREADABLE;
         return null;
       }
     },
