@@ -50,6 +50,25 @@ export function credentialReader(sources: readonly CredentialSources[]): Credent
  */
 const SCHEME_ONLY = /^(?:bearer|basic|token|key|apikey)$/i;
 
+/** An authorization value's scheme, the spaces or tabs after it, and the rest (its token, as sent). */
+const SCHEME_AND_TOKEN = /^(\S+)[ \t]+(\S[\s\S]*)$/;
+
+/**
+ * An `asSent` value as one credential: the scheme `bearer` in any case is `Bearer` (RFC 9110: a scheme is
+ * case-insensitive), and the run of spaces or tabs after any scheme one space, so that `bearer sk-x` and
+ * `Bearer  sk-x` are the tenant of `Bearer sk-x` (before 11-28 each was a tenant of its own). The token is kept
+ * exactly as sent: only the spelling of one credential is made one, never two credentials. Other schemes keep
+ * their case (`Basic`, `token`: their tenants do not move). What is forwarded is what the client sent.
+ *
+ * @example asSentCredential("bearer  sk-x") // "Bearer sk-x"
+ */
+function asSentCredential(value: string): string {
+  const parts = SCHEME_AND_TOKEN.exec(value);
+  if (!parts) return value;
+  const scheme = parts[1].toLowerCase() === "bearer" ? "Bearer" : parts[1];
+  return `${scheme} ${parts[2]}`;
+}
+
 /** Characters no header value can carry (CR, LF, NUL): a `?key=` holding one is no credential (never cached). */
 const UNHEADERABLE = /[\r\n\0]/;
 
@@ -59,7 +78,8 @@ const UNHEADERABLE = /[\r\n\0]/;
  * counts, a gateway's or proxy's too: the upstream behind it may answer each
  * key from another account or deployment. The `asSent` headers of `reader`
  * (`Authorization`, `Proxy-Authorization`, `cf-aig-authorization`) count as sent (so the
- * tenant of `Authorization: Bearer sk-x` never changes); a bare key from a
+ * tenant of `Authorization: Bearer sk-x` never changes), but for the case of a `bearer` scheme and the spacing
+ * after a scheme (`asSentCredential`: `bearer  sk-x` is `Bearer sk-x`); a bare key from a
  * `bareKeys` header (`api-key`, `x-api-key`, `x-goog-api-key`, `ocp-apim-subscription-key`) or a
  * `queryKeys` parameter (`?key=`, `?subscription-key=`) counts as `Bearer <key>`; a gateway's credential header (Portkey's, Helicone's, LiteLLM's:
  * src/core/gateways.ts) counts as `name: value`,
@@ -82,8 +102,8 @@ const REFUSED = Symbol("refused credential");
 function readCredential(headers: Headers, url: URL | undefined, reader: CredentialReader): string | null | typeof REFUSED {
   const found = new Set<string>();
   for (const name of reader.asSent) {
-    const value = headers.get(name);
-    if (value && value.trim() !== "" && !SCHEME_ONLY.test(value.trim())) found.add(value);
+    const value = headers.get(name)?.trim();
+    if (value && !SCHEME_ONLY.test(value)) found.add(asSentCredential(value));
   }
   for (const name of reader.bareKeys) {
     const key = headers.get(name)?.trim();

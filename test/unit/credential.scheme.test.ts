@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { credentialOf, tenantOfRequest, withoutCredentials } from "../../src/core/credential";
+import { tenantOf } from "../../src/core/hash";
+import { CREDENTIALS } from "../../src/providers";
+
+const url = (search = "") => new URL(`http://mm.test/v1/chat/completions${search}`);
+const tenant = (headers: Record<string, string>, search = "") => tenantOfRequest(new Headers(headers), url(search), false, CREDENTIALS);
+
+describe("an authorization value's scheme and spacing (RFC 9110: the scheme is case-insensitive)", () => {
+  it("Should read bearer, BEARER and Bearer with any run of spaces or tabs before the token as Bearer <token>", () => {
+    const pinned = tenant({ authorization: "Bearer sk-x" });
+    for (const sent of ["bearer sk-x", "BEARER sk-x", "Bearer  sk-x", "bEaReR \t sk-x", "Bearer\tsk-x"]) {
+      expect(tenant({ authorization: sent }), sent).toBe(pinned);
+    }
+    expect(tenant({ "proxy-authorization": "bearer  sk-x" })).toBe(pinned);
+    expect(tenant({ "cf-aig-authorization": "bearer gw-1" })).toBe(tenant({ "cf-aig-authorization": "Bearer gw-1" }));
+    // The same key as a bare key and as a lower-case bearer is one credential, counted once.
+    expect(tenant({ authorization: "bearer sk-x", "x-api-key": "sk-x" })).toBe(pinned);
+  });
+
+  it("Should keep the token exactly as sent: another token, its case or its inner spacing is another tenant", () => {
+    const pinned = tenant({ authorization: "Bearer sk-x" });
+    for (const other of ["bearer SK-X", "Bearer sk-x2", "Bearer sk- x", "bearer sk-x y", "Bearersk-x", "Bearer: sk-x"]) {
+      expect(tenant({ authorization: other }), other).not.toBe(pinned);
+    }
+    expect(tenant({ authorization: "bearer sk-x  y" })).not.toBe(tenant({ authorization: "Bearer sk-x y" }));
+  });
+
+  it("Should keep other schemes as sent but for the spacing after them, so their tenants do not move", () => {
+    expect(tenant({ authorization: "Basic dXNlcjpwYXNz" })).toBe(tenantOf("Basic dXNlcjpwYXNz"));
+    expect(tenant({ authorization: "Basic   dXNlcjpwYXNz" })).toBe(tenantOf("Basic dXNlcjpwYXNz"));
+    expect(tenant({ authorization: "token gh-1" })).toBe(tenantOf("token gh-1"));
+    // A value with no scheme is one token, as sent.
+    expect(credentialOf(new Headers({ authorization: "sk-bare" }), url(), CREDENTIALS)).toBe("sk-bare");
+  });
+
+  it("Should still find no credential in a scheme with no token, whatever its case", () => {
+    for (const sent of ["bearer", "BEARER ", "Bearer \t"]) expect(tenant({ authorization: sent }), sent).toBeNull();
+  });
+
+  it("Should scrub a lower-case or widely spaced bearer token from a quoted message", () => {
+    const headers = new Headers({ authorization: "bearer   sk-scrub-me" });
+    expect(withoutCredentials("bad key sk-scrub-me", headers, undefined, CREDENTIALS)).toBe("bad key [credential]");
+  });
+});
+
+describe("a cookie the upstream may read (Cloudflare Access's CF_Authorization)", () => {
+  it("Should give two cookies behind one placeholder Authorization two tenants, neither the placeholder's", () => {
+    const placeholder = { authorization: "Bearer sk-placeholder" };
+    const one = tenant({ ...placeholder, cookie: "CF_Authorization=jwt-one" });
+    const two = tenant({ ...placeholder, cookie: "CF_Authorization=jwt-two" });
+    expect(one).not.toBe(two);
+    expect(one).not.toBe(tenant(placeholder));
+    // A cookie alone is a credential: a request with only a cookie is never anonymous traffic.
+    expect(tenant({ cookie: "CF_Authorization=jwt-one" })).not.toBeNull();
+  });
+});
