@@ -19,8 +19,18 @@ const DROP_REQUEST = new Set([
   "x-real-ip",
 ]);
 
-/** Response headers that describe the upstream's transfer encoding, not the body we pass on. */
-const DROP_RESPONSE = new Set(["content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"]);
+/**
+ * Response headers never relayed: those that describe the upstream's transfer encoding, not the body we pass
+ * on; `set-cookie` (the Worker's origin is shared by every tenant: one tenant's upstream session must never be
+ * set in a browser, and a hit could not send it); and CORS grants (`access-control-*`), which the Worker itself
+ * never gives (src/http/preflight.ts): before 11-28 both were relayed on misses, bypasses and pass-throughs.
+ */
+const DROP_RESPONSE = new Set(["content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive", "set-cookie", "set-cookie2"]);
+
+function relayed(name: string): boolean {
+  const lower = name.toLowerCase();
+  return !DROP_RESPONSE.has(lower) && !lower.startsWith("access-control-");
+}
 
 /** The var of Gemini's upstream, whose base URL names no API version: the path keeps its own (`/v1/`, `/v1beta/`). */
 export const GEMINI_BASE_VAR = "GEMINI_BASE_URL";
@@ -86,11 +96,11 @@ function firstLine(error: unknown): string {
     .slice(0, 200);
 }
 
-/** Copies an upstream response, dropping transfer headers and adding ours. */
+/** Copies an upstream response, dropping the headers of DROP_RESPONSE and CORS grants, and adding ours. */
 export function relayResponse(upstream: Response, body: BodyInit | null, extra: Record<string, string>): Response {
   const headers = new Headers();
   upstream.headers.forEach((value, key) => {
-    if (!DROP_RESPONSE.has(key.toLowerCase())) headers.set(key, value);
+    if (relayed(key)) headers.set(key, value);
   });
   for (const [k, v] of Object.entries(extra)) headers.set(k, v);
   return new Response(body, { status: upstream.status, statusText: upstream.statusText, headers });
