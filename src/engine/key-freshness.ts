@@ -3,7 +3,7 @@ import { withTimeout } from "../core/deadline";
 import { logEvent } from "../observability/log-event";
 import { DEFAULT_UPSTREAM, UPSTREAMS } from "../providers/index";
 import { upstreamBase, type UpstreamVar } from "../providers/upstream";
-import { forward, receivesEveryCredential } from "../upstream/forward";
+import { forward, GEMINI_BASE_VAR, receivesEveryCredential } from "../upstream/forward";
 
 /**
  * Keys the provider still accepts (issue 29, outcome 5). A hit never reaches the provider, so a revoked key
@@ -150,7 +150,44 @@ export function keyUpstream(key: string, stored: StoredProvider): UpstreamVar {
  */
 export function keyCheckTarget(config: Config, key: string, stored: StoredProvider): CheckTarget {
   const upstream = keyUpstream(key, stored);
-  return { ...upstreamBase(config, upstream), pathname: upstream.keyCheck.pathname, headers: upstream.keyCheck.headers(key), url: "http://api.invalid/" };
+  const base = upstreamBase(config, upstream);
+  // Azure reads an API key from `api-key` only (a bearer token there is an Entra token, a JWT: `eyJ…`).
+  const azureKey = azureResource(base.base) !== null && upstream.keyCheck.id === "openai" && !key.startsWith("eyJ");
+  const headers = azureKey ? new Headers({ "api-key": key }) : upstream.keyCheck.headers(key);
+  return { ...base, pathname: upstream.keyCheck.pathname, headers, url: "http://api.invalid/" };
+}
+
+/** The api-version of Azure OpenAI's model list that a key check asks: the GA version whose spec lists `GET /openai/models`. */
+export const AZURE_CHECK_API_VERSION = "2024-10-21";
+
+/** An Azure OpenAI deployment base: the resource's `…/openai` (and any prefix before it), then `/deployments/<name>`. */
+const AZURE_DEPLOYMENT = /^([^?#]*\/openai)\/deployments\/[^/?#]+\/*$/;
+
+/**
+ * The `…/openai` root of an Azure OpenAI deployment base (`https://r.openai.azure.com/openai/deployments/x`
+ * gives `https://r.openai.azure.com/openai`), or null for any other base. Azure has no model list under a
+ * deployment (`…/deployments/x/models` is a 404): its key check asks the resource's, `{root}/models`.
+ *
+ * @example azureResource("https://r.openai.azure.com/openai/deployments/gpt-4o") // "https://r.openai.azure.com/openai"
+ */
+export function azureResource(base: string): string | null {
+  return AZURE_DEPLOYMENT.exec(base)?.[1] ?? null;
+}
+
+/**
+ * The request a stale key's check sends: `GET {base}/models` (Gemini's `/v1beta/models`) with the request's
+ * query but Gemini's `alt`; at an Azure deployment base, the resource's model list
+ * (`{resource}/openai/models`) with `api-version` AZURE_CHECK_API_VERSION, which Azure answers for any
+ * key it accepts (before 11-28 the check asked `…/deployments/x/models`, which Azure answers 404: every
+ * Azure key went to the model once stale, and read no `/api`).
+ */
+export function checkRequest(target: CheckTarget): { base: string; pathname: string; search: string } {
+  const root = target.baseVar === GEMINI_BASE_VAR ? null : azureResource(target.base);
+  if (root === null) return { base: target.base, pathname: checkPath(target.pathname), search: checkSearch(target.url) };
+  const params = new URL(target.url).searchParams;
+  params.delete("alt");
+  params.set("api-version", AZURE_CHECK_API_VERSION);
+  return { base: root, pathname: "/v1/models", search: `?${params.toString()}` };
 }
 
 /**
@@ -200,14 +237,14 @@ async function readAccepted(db: D1Database, tenant: string, timeoutMs: number): 
   }
 }
 
-/** One `GET …/models` with the request's credential headers: true on a 2xx. */
+/** One `GET …/models` (`checkRequest`) with the request's credential headers: true on a 2xx. */
 async function checkUpstream(target: CheckTarget, timeoutMs: number): Promise<boolean> {
-  const pathname = checkPath(target.pathname);
+  const { base, pathname, search } = checkRequest(target);
   try {
     const res = await forward({
-      base: target.base,
+      base,
       pathname,
-      search: checkSearch(target.url),
+      search,
       method: "GET",
       headers: withoutBody(target.headers),
       body: null,
