@@ -173,3 +173,24 @@ describe("the error of an unreachable upstream", () => {
     expect(logged.join("\n")).toContain("upstream_unreachable");
   });
 });
+
+describe("the admin token never leaves the Worker, however it is spelled", () => {
+  it("Should refuse a model request that sends the admin token after a tab, a lower-case scheme or in another as-sent header, before anything is forwarded", async () => {
+    const sent: string[] = [];
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      sent.push(new Request(input, init).url);
+      return Response.json(completion({ role: "assistant", content: "leaked" }));
+    });
+    const spellings: Array<Record<string, string>> = [
+      { authorization: "Bearer\ttest-admin-token" },
+      { authorization: "bearer  test-admin-token" },
+      { authorization: "Bearer sk-placeholder", "proxy-authorization": "Bearer test-admin-token" },
+      { authorization: "Bearer sk-placeholder", "cf-aig-authorization": "Bearer\ttest-admin-token" },
+    ];
+    for (const headers of spellings) {
+      const res = await send(ask(uniqueModel("echo")), headers);
+      expect(res.status, JSON.stringify(headers)).toBe(401);
+    }
+    expect(sent).toEqual([]);
+  });
+});

@@ -6,7 +6,8 @@ import { CREDENTIALS } from "../../providers";
 /** Who is calling the trajectory API: the admin (every tenant) or one tenant (its own trees). */
 export type Caller = { admin: true; tenant: string } | { admin: false; tenant: string };
 
-const BEARER = /^Bearer[ ]+(\S.*)$/i;
+/** `Bearer <token>`, the scheme in any case (RFC 9110), then spaces or tabs (src/core/credential.ts reads it alike). */
+const BEARER = /^Bearer[ \t]+(\S.*)$/i;
 
 /**
  * Compares two secrets in constant time: both are hashed to fixed-length
@@ -41,14 +42,18 @@ export function callerOf(authorization: string | undefined | null, adminToken: s
 }
 
 /**
- * Whether a request sends the admin token where an upstream would read a key: as `Authorization: Bearer`,
- * a bare key header or a query key (`reader`'s). Each value is compared in constant time.
+ * Whether a request sends the admin token where an upstream would read a key: as the token of an as-sent
+ * header (`Authorization`, `Proxy-Authorization`, `cf-aig-authorization`: `Bearer`, any case, spaces or a tab;
+ * before 11-28 only `Authorization` and only after spaces), a bare key header or a query key (`reader`'s).
+ * Each value is compared in constant time.
  */
 export function carriesAdminToken(headers: Headers, url: URL, adminToken: string | undefined, reader: CredentialReader): boolean {
   if (!adminToken) return false;
   const sent: string[] = [];
-  const authorization = headers.get("authorization");
-  if (authorization) sent.push(BEARER.exec(authorization.trim())?.[1]?.trim() ?? authorization);
+  for (const name of reader.asSent) {
+    const value = headers.get(name)?.trim();
+    if (value) sent.push(BEARER.exec(value)?.[1]?.trim() ?? value);
+  }
   for (const name of reader.bareKeys) {
     const value = headers.get(name);
     if (value) sent.push(value.trim());

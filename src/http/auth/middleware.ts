@@ -31,7 +31,7 @@ export function requireCaller(): MiddlewareHandler<{ Bindings: Env; Variables: A
       if (refused) throw refused;
       const key = (c.req.header("authorization") ?? "")
         .trim()
-        .replace(/^Bearer[ ]+/i, "")
+        .replace(/^Bearer[ \t]+/i, "")
         .trim();
       if (!(await keyAccepted(c.env.DB, config.access, caller.tenant, { bareKey: (provider) => keyCheckTarget(config, key, provider) }))) {
         throw new ApiError(
