@@ -166,7 +166,8 @@ const SCRUB_MIN = 6;
 
 /**
  * `text` with every credential value `headers` and `url` carry replaced by `[credential]`: each `asSent`
- * value and its token (`Bearer sk-x`, `sk-x`), bare key, gateway value and query key, as `reader` reads them.
+ * value and its token (`Bearer sk-x`, `sk-x`), bare key, gateway value (and each cookie's value) and query
+ * key, as `reader` reads them.
  * What the Worker keeps of a message an upstream wrote (an error that quotes the key it refused) never holds
  * a raw key.
  *
@@ -184,6 +185,8 @@ export function withoutCredentials(text: string, headers: Headers, url: URL | un
     add(value?.trim().replace(/^\S+\s+/, ""));
   }
   for (const name of [...reader.bareKeys, ...GATEWAY_CREDENTIAL_HEADERS]) add(headers.get(name));
+  // A cookie's values one by one too: an upstream that refuses a session quotes its value, not the whole header.
+  for (const pair of headers.get("cookie")?.split(";") ?? []) add(pair.slice(pair.indexOf("=") + 1));
   if (url?.search) for (const param of reader.queryKeys) for (const key of url.searchParams.getAll(param)) add(key);
   let out = text;
   // Longest first, so that a token inside a longer value (`sk-x` in `Bearer sk-x`) never leaves the rest behind.

@@ -54,4 +54,10 @@ describe("a cookie the upstream may read (Cloudflare Access's CF_Authorization)"
     // A cookie alone is a credential: a request with only a cookie is never anonymous traffic.
     expect(tenant({ cookie: "CF_Authorization=jwt-one" })).not.toBeNull();
   });
+
+  it("Should scrub the whole cookie and each of its values from a quoted message", () => {
+    const headers = new Headers({ cookie: "theme=dark; CF_Authorization=eyJ.session-one" });
+    expect(withoutCredentials("session eyJ.session-one expired", headers, undefined, CREDENTIALS)).toBe("session [credential] expired");
+    expect(withoutCredentials("sent theme=dark; CF_Authorization=eyJ.session-one", headers, undefined, CREDENTIALS)).toBe("sent [credential]");
+  });
 });
