@@ -24,12 +24,15 @@ export interface CredentialReader {
 /**
  * The credentials no provider owns: `Authorization` (also the `/api`'s bearer key), an HTTP proxy's, Cloudflare
  * AI Gateway's (which, with stored provider keys, is the only credential a request carries) and Azure API
- * Management's subscription key, in its header or its `subscription-key` query parameter (one key either way).
+ * Management's subscription key, in its header or its `subscription-key` query parameter (one key either way);
+ * an API gateway's consumer key in the query: `apikey` (Kong key-auth's default, Apigee's convention) and
+ * `api-key` (Gravitee's), counted since 11-28 (before, every consumer behind one placeholder `Authorization`
+ * shared its tenant, whose `/api` listed their trees: test/worker/tenant-hunt2.test.ts).
  */
 export const GENERAL_CREDENTIALS: CredentialSources = {
   asSent: ["authorization", "proxy-authorization", "cf-aig-authorization"],
   bareKeys: ["ocp-apim-subscription-key"],
-  queryKeys: ["subscription-key"],
+  queryKeys: ["subscription-key", "apikey", "api-key"],
 };
 
 /**

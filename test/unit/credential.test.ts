@@ -65,7 +65,8 @@ describe("credentialOf / tenantOfRequest", () => {
     expect(new Set(CREDENTIALS.asSent)).toEqual(new Set(["authorization", "proxy-authorization", "cf-aig-authorization"]));
     expect(new Set(CREDENTIALS.bareKeys)).toEqual(new Set(["api-key", "x-api-key", "x-goog-api-key", "ocp-apim-subscription-key"]));
     // Azure API Management's subscription key in its query form since 11-28 (test/worker/tenant-hunt.test.ts).
-    expect(new Set(CREDENTIALS.queryKeys)).toEqual(new Set(["subscription-key", "key"]));
+    // An API gateway's consumer key in the query (Kong's `apikey`, Gravitee's `api-key`) since 11-28 (test/worker/tenant-hunt2.test.ts).
+    expect(new Set(CREDENTIALS.queryKeys)).toEqual(new Set(["subscription-key", "apikey", "api-key", "key"]));
   });
 
   it("Should read only the credentials it is handed", () => {

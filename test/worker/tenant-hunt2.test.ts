@@ -89,6 +89,19 @@ describe("a cookie the upstream may read (Cloudflare Access's CF_Authorization s
   });
 });
 
+describe("a gateway key in the query (Kong key-auth reads ?apikey= by default)", () => {
+  it("Should not list one consumer's tree to the placeholder Authorization every consumer sends", async () => {
+    const placeholder = { authorization: "Bearer sk-placeholder-kong" };
+    const model = uniqueModel("echo");
+    const consumer = `?apikey=kong-${crypto.randomUUID()}`;
+    expect((await send(ask(model), placeholder, consumer)).headers.get("muscle-mem-cache")).toBe("miss");
+    await recordedFor(ask(model), placeholder, consumer);
+    expect((await send(ask(model), { ...placeholder, ...onlyIfCached }, `?apikey=kong-${crypto.randomUUID()}`)).status).toBe(504);
+    const listed = (await (await api("/trees", { token: "sk-placeholder-kong" })).json()) as { data: Array<{ model: string }> };
+    expect(listed.data.map((t) => t.model)).not.toContain(model);
+  });
+});
+
 describe("a credential in the query is part of the tenant on every route", () => {
   // Forwarded as the client sent it (an OpenAI-compatible upstream may read it; docs/reliability.md, "Tenancy"),
   // so it splits the tenant beside the route's own key. Pins what already held.
