@@ -12,7 +12,7 @@ import { digest } from "./hash";
  * provider key), AWS, Vertex, Azure Entra and Oracle secrets; Helicone: `Helicone-Auth`; LiteLLM proxy: `x-litellm-api-key`;
  * Cloudflare Access in front of a self-hosted model: a service token (`cf-access-client-id` and `-secret`) or a token
  * (`cf-access-token`), whose holders may all send the same placeholder `Authorization`; Kong (its AI Gateway's
- * key-auth consumers): `apikey`; any upstream's or Access's session: the `Cookie` header, whole.
+ * key-auth consumers): `apikey`; Gravitee: `x-gravitee-api-key`; any upstream's or Access's session: the `Cookie` header, whole.
  * (OpenRouter reads `Authorization`; Cloudflare AI Gateway `cf-aig-authorization`: both counted as sent.)
  */
 export const GATEWAY_CREDENTIAL_HEADERS = [
@@ -33,6 +33,8 @@ export const GATEWAY_CREDENTIAL_HEADERS = [
   "cf-access-client-secret",
   "cf-access-token",
   "apikey",
+  // Gravitee's API-key plan (its query form, `?api-key=`, is a query key: src/core/credential.ts).
+  "x-gravitee-api-key",
   // A cookie the upstream (or Cloudflare Access in front of it: `CF_Authorization`) may read as the caller's
   // identity. Before 11-28 it was forwarded but not counted, and two Access sessions behind one placeholder
   // Authorization shared a tenant (test/unit/credential.scheme.test.ts).

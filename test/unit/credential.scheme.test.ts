@@ -61,3 +61,13 @@ describe("a cookie the upstream may read (Cloudflare Access's CF_Authorization)"
     expect(withoutCredentials("sent theme=dark; CF_Authorization=eyJ.session-one", headers, undefined, CREDENTIALS)).toBe("sent [credential]");
   });
 });
+
+describe("an API gateway's consumer key", () => {
+  it("Should give two Gravitee consumers (X-Gravitee-Api-Key, or ?api-key=) behind one placeholder Authorization two tenants", () => {
+    const placeholder = { authorization: "Bearer sk-placeholder" };
+    expect(tenant({ ...placeholder, "x-gravitee-api-key": "g1" })).not.toBe(tenant({ ...placeholder, "x-gravitee-api-key": "g2" }));
+    expect(tenant({ ...placeholder, "x-gravitee-api-key": "g1" })).not.toBe(tenant(placeholder));
+    expect(tenant(placeholder, "?api-key=g1")).not.toBe(tenant(placeholder, "?api-key=g2"));
+    expect(tenant(placeholder, "?apikey=k1")).not.toBe(tenant(placeholder));
+  });
+});
