@@ -105,8 +105,9 @@ const REFUSED = Symbol("refused credential");
 function readCredential(headers: Headers, url: URL | undefined, reader: CredentialReader): string | null | typeof REFUSED {
   const found = new Set<string>();
   for (const name of reader.asSent) {
-    const value = headers.get(name)?.trim();
-    if (value && !SCHEME_ONLY.test(value)) found.add(asSentCredential(value));
+    // As Headers gives it (HTTP whitespace trimmed), never JS-trimmed: a token's trailing U+00A0 is the token's.
+    const value = headers.get(name);
+    if (value && value.trim() !== "" && !SCHEME_ONLY.test(value.trim())) found.add(asSentCredential(value));
   }
   for (const name of reader.bareKeys) {
     const key = headers.get(name)?.trim();

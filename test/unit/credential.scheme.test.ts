@@ -24,6 +24,8 @@ describe("an authorization value's scheme and spacing (RFC 9110: the scheme is c
       expect(tenant({ authorization: other }), other).not.toBe(pinned);
     }
     expect(tenant({ authorization: "bearer sk-x  y" })).not.toBe(tenant({ authorization: "Bearer sk-x y" }));
+    // Only HTTP whitespace (space, tab) is spacing: a no-break space after the token is part of it.
+    expect(tenant({ authorization: "Bearer sk-x\u00a0" })).not.toBe(pinned);
   });
 
   it("Should keep other schemes as sent but for the spacing after them, so their tenants do not move", () => {
