@@ -1,4 +1,4 @@
-import { GATEWAY_CREDENTIAL_HEADERS } from "./gateways";
+import { GATEWAY_CREDENTIAL_HEADERS, sessionCookies } from "./gateways";
 import { tenantOf } from "./hash";
 import { BoundedMemo } from "./memo";
 
@@ -118,6 +118,8 @@ function readCredential(headers: Headers, url: URL | undefined, reader: Credenti
     const value = headers.get(name)?.trim();
     if (value) found.add(`${name}: ${value}`);
   }
+  const session = sessionCookies(headers.get("cookie"));
+  if (session) found.add(`cookie: ${session}`);
   if (url?.search) {
     for (const param of reader.queryKeys) {
       for (const key of url.searchParams.getAll(param)) {
@@ -188,7 +190,7 @@ export function withoutCredentials(text: string, headers: Headers, url: URL | un
     add(value);
     add(value?.trim().replace(/^\S+\s+/, ""));
   }
-  for (const name of [...reader.bareKeys, ...GATEWAY_CREDENTIAL_HEADERS]) add(headers.get(name));
+  for (const name of [...reader.bareKeys, ...GATEWAY_CREDENTIAL_HEADERS, "cookie"]) add(headers.get(name));
   // A cookie's values one by one too: an upstream that refuses a session quotes its value, not the whole header.
   for (const pair of headers.get("cookie")?.split(";") ?? []) add(pair.slice(pair.indexOf("=") + 1));
   if (url?.search) for (const param of reader.queryKeys) for (const key of url.searchParams.getAll(param)) add(key);

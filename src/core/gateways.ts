@@ -12,7 +12,7 @@ import { digest } from "./hash";
  * provider key), AWS, Vertex, Azure Entra and Oracle secrets; Helicone: `Helicone-Auth`; LiteLLM proxy: `x-litellm-api-key`;
  * Cloudflare Access in front of a self-hosted model: a service token (`cf-access-client-id` and `-secret`) or a token
  * (`cf-access-token`), whose holders may all send the same placeholder `Authorization`; Kong (its AI Gateway's
- * key-auth consumers): `apikey`; Gravitee: `x-gravitee-api-key`; any upstream's or Access's session: the `Cookie` header, whole.
+ * key-auth consumers): `apikey`; Gravitee: `x-gravitee-api-key`. (A session cookie counts too: `sessionCookies`.)
  * (OpenRouter reads `Authorization`; Cloudflare AI Gateway `cf-aig-authorization`: both counted as sent.)
  */
 export const GATEWAY_CREDENTIAL_HEADERS = [
@@ -35,11 +35,35 @@ export const GATEWAY_CREDENTIAL_HEADERS = [
   "apikey",
   // Gravitee's API-key plan (its query form, `?api-key=`, is a query key: src/core/credential.ts).
   "x-gravitee-api-key",
-  // A cookie the upstream (or Cloudflare Access in front of it: `CF_Authorization`) may read as the caller's
-  // identity. Before 11-28 it was forwarded but not counted, and two Access sessions behind one placeholder
-  // Authorization shared a tenant (test/unit/credential.scheme.test.ts).
-  "cookie",
 ] as const;
+
+/**
+ * Cloudflare's own cookies (bot management, rate limiting, load balancing, waiting room, challenge
+ * clearance): set by the edge in front of the Worker, they rotate and name no caller, so they never split a tenant.
+ */
+const EDGE_COOKIES: ReadonlySet<string> = new Set(["__cf_bm", "_cfuvid", "cf_clearance", "__cflb", "__cfruid", "__cfwaitingroom", "cf_ob_info", "cf_use_ob"]);
+
+/**
+ * The cookies of a `Cookie` header that may name the caller, as sent (their order kept: an upstream may read the
+ * first of two of one name): every pair but Cloudflare's edge cookies; null when none is left. An upstream, or
+ * Cloudflare Access (`CF_Authorization`) or an OAuth proxy (`_oauth2_proxy`) in front of a self-hosted model,
+ * may read one as the caller's session, so they join the tenant (src/core/credential.ts). Before 11-28 the
+ * header was forwarded but not counted, and two Access sessions behind one placeholder `Authorization` shared
+ * a tenant (test/unit/credential.scheme.test.ts).
+ *
+ * @example sessionCookies("__cf_bm=x; CF_Authorization=jwt") // "CF_Authorization=jwt"
+ */
+export function sessionCookies(cookie: string | null): string | null {
+  if (!cookie) return null;
+  const kept = cookie
+    .split(";")
+    .map((pair) => pair.trim())
+    .filter((pair) => {
+      const name = pair.split("=", 1)[0].trim();
+      return pair !== "" && !EDGE_COOKIES.has(name) && !name.startsWith("__cfseq-");
+    });
+  return kept.length === 0 ? null : kept.join("; ");
+}
 
 /**
  * Headers that route a request to a provider, a deployment or a model, or change what the provider reads:

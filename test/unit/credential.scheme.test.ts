@@ -57,6 +57,17 @@ describe("a cookie the upstream may read (Cloudflare Access's CF_Authorization)"
     expect(tenant({ cookie: "CF_Authorization=jwt-one" })).not.toBeNull();
   });
 
+  it("Should not let Cloudflare's own edge cookies (bot management, rate limiting: they rotate) split a tenant", () => {
+    const placeholder = { authorization: "Bearer sk-placeholder" };
+    expect(tenant({ ...placeholder, cookie: "__cf_bm=rotates-1; _cfuvid=u1; cf_clearance=c1" })).toBe(tenant(placeholder));
+    expect(tenant({ ...placeholder, cookie: "__cf_bm=rotates-1; CF_Authorization=jwt-one" })).toBe(
+      tenant({ ...placeholder, cookie: "CF_Authorization=jwt-one; __cf_bm=rotates-2" }),
+    );
+    expect(tenant({ cookie: "__cf_bm=rotates-1" })).toBeNull();
+    // Two sessions of one name in another order: the upstream may read the first, so they stay apart.
+    expect(tenant({ cookie: "sid=a; sid=b" })).not.toBe(tenant({ cookie: "sid=b; sid=a" }));
+  });
+
   it("Should scrub the whole cookie and each of its values from a quoted message", () => {
     const headers = new Headers({ cookie: "theme=dark; CF_Authorization=eyJ.session-one" });
     expect(withoutCredentials("session eyJ.session-one expired", headers, undefined, CREDENTIALS)).toBe("session [credential] expired");
