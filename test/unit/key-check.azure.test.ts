@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AZURE_CHECK_API_VERSION, azureResource, checkRequest } from "../../src/engine/key-freshness";
+import { parseConfig } from "../../src/config";
+import { AZURE_CHECK_API_VERSION, azureResource, checkRequest, keyCheckTarget } from "../../src/engine/key-freshness";
 import { upstreamUrl } from "../../src/upstream/forward";
 
 /** The URL a stale key's check fetches, as forward() builds it. */
@@ -47,5 +48,21 @@ describe("where a stale key is checked (KEY_FRESH_MS)", () => {
     expect(
       checkUrl("https://generativelanguage.googleapis.com", "/v1beta/models/m:streamGenerateContent", "http://mm.test/x?alt=sse&key=k", "GEMINI_BASE_URL"),
     ).toBe("https://generativelanguage.googleapis.com/v1beta/models?key=k");
+  });
+});
+
+describe("an /api caller's key at an Azure OpenAI deployment base", () => {
+  const { config } = parseConfig({ UPSTREAM_BASE_URL: "https://r.openai.azure.com/openai/deployments/gpt-4o" });
+  it("Should send an API key in api-key (Azure reads a bearer token as an Entra token) and an Entra token (a JWT) as a bearer", () => {
+    const key = keyCheckTarget(config, "0123456789abcdef0123456789abcdef", undefined);
+    expect([...key.headers]).toEqual([["api-key", "0123456789abcdef0123456789abcdef"]]);
+    const entra = keyCheckTarget(config, "eyJhbGciOi.x.y", undefined);
+    expect([...entra.headers]).toEqual([["authorization", "Bearer eyJhbGciOi.x.y"]]);
+  });
+
+  it("Should keep every other base's check as it was: OpenAI's bearer, Anthropic's x-api-key", () => {
+    const openai = keyCheckTarget(parseConfig({}).config, "sk-1", undefined);
+    expect([...openai.headers]).toEqual([["authorization", "Bearer sk-1"]]);
+    expect(keyCheckTarget(config, "sk-ant-1", undefined).headers.get("x-api-key")).toBe("sk-ant-1");
   });
 });
