@@ -188,7 +188,7 @@ describe("the error of an unreachable upstream", () => {
 });
 
 describe("the admin token never leaves the Worker, however it is spelled", () => {
-  it("Should refuse a model request that sends the admin token after a tab, a lower-case scheme or in another as-sent header, before anything is forwarded", async () => {
+  it("Should refuse a model request that sends the admin token after a tab, a lower-case or another scheme, or in another as-sent header, before anything is forwarded", async () => {
     const sent: string[] = [];
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
       sent.push(new Request(input, init).url);
@@ -197,6 +197,7 @@ describe("the admin token never leaves the Worker, however it is spelled", () =>
     const spellings: Array<Record<string, string>> = [
       { authorization: "Bearer\ttest-admin-token" },
       { authorization: "bearer  test-admin-token" },
+      { authorization: "Token test-admin-token" },
       { authorization: "Bearer sk-placeholder", "proxy-authorization": "Bearer test-admin-token" },
       { authorization: "Bearer sk-placeholder", "cf-aig-authorization": "Bearer\ttest-admin-token" },
     ];

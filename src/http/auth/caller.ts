@@ -9,6 +9,9 @@ export type Caller = { admin: true; tenant: string } | { admin: false; tenant: s
 /** `Bearer <token>`, the scheme in any case (RFC 9110), then spaces or tabs (src/core/credential.ts reads it alike). */
 const BEARER = /^Bearer[ \t]+(\S.*)$/i;
 
+/** Any scheme, then spaces or tabs, then its token. */
+const SCHEMED = /^\S+[ \t]+(\S.*)$/;
+
 /**
  * Compares two secrets in constant time: both are hashed to fixed-length
  * digests first, so neither their content nor their length leaks.
@@ -43,8 +46,8 @@ export function callerOf(authorization: string | undefined | null, adminToken: s
 
 /**
  * Whether a request sends the admin token where an upstream would read a key: as the token of an as-sent
- * header (`Authorization`, `Proxy-Authorization`, `cf-aig-authorization`: `Bearer`, any case, spaces or a tab;
- * before 11-28 only `Authorization` and only after spaces), a bare key header or a query key (`reader`'s).
+ * header (`Authorization`, `Proxy-Authorization`, `cf-aig-authorization`: whole, or after any scheme and spaces
+ * or a tab; before 11-28 only `Authorization`, and only after `Bearer` and spaces), a bare key header or a query key (`reader`'s).
  * Each value is compared in constant time.
  */
 export function carriesAdminToken(headers: Headers, url: URL, adminToken: string | undefined, reader: CredentialReader): boolean {
@@ -52,7 +55,8 @@ export function carriesAdminToken(headers: Headers, url: URL, adminToken: string
   const sent: string[] = [];
   for (const name of reader.asSent) {
     const value = headers.get(name)?.trim();
-    if (value) sent.push(BEARER.exec(value)?.[1]?.trim() ?? value);
+    // The whole value, and its token after any scheme (`Bearer`, `Token`, `Key`: an upstream may read either).
+    if (value) sent.push(value, SCHEMED.exec(value)?.[1]?.trim() ?? value);
   }
   for (const name of reader.bareKeys) {
     const value = headers.get(name);
