@@ -94,6 +94,8 @@ describe("the provider registry: a fifth provider is one folder and one line", (
       { literal: "x-goog-api-key", why: "the one credential header dropped on the way to any other upstream (docs/compat.md, Gateways)" },
       { literal: "UPSTREAM_BASE_URL", why: "the var named in the unreachable envelope when a caller names none" },
     ],
+    "core/credential.ts": [{ literal: "api-key", why: "a gateway's query parameter (Gravitee's ?api-key=), not Azure's header: one name, two places" }],
+    "engine/key-freshness.ts": [{ literal: "api-key", why: "an Azure deployment base reads a key check's key from api-key only (docs/deploy.md)" }],
   };
 
   it("Should name no provider outside src/providers/ but for the allow-list, and import no provider's folder from outside", () => {
