@@ -50,12 +50,12 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
   const { config } = c.var.services;
   const headers = c.req.raw.headers;
   const controls = readControls(headers);
-  const { request, keyed } = await keyedRequest(c, adapter, config, controls);
+  const { request, keyed, tenant } = await keyedRequest(c, adapter, config, controls);
   phase(c, "parse");
   const walk: Walk<B, K, A> = { c, adapter, config, controls, request, stream: adapter.isStream(request) };
   if (!keyed.ok) {
     if ("invalid" in keyed) throw new ApiError("invalid_request", keyed.invalid.message, keyed.invalid.param);
-    return uncached(walk, keyed.bypass);
+    return uncached(walk, keyed.bypass, tenant);
   }
   note(c, { tree: keyed.key.treeId, tenant: keyed.key.tenant });
   const plan = adapter.templates?.plan(keyed.key, headers, c.env, config.templates) ?? identityPlan(keyed.key);
@@ -188,9 +188,9 @@ function serve<B, K extends ProviderKey, A>(
   return serveRendered(walk.adapter.render(answer, walk.request, walk.stream, plan.key), walk.stream, { [NODE_HEADER]: stored.hash, ...headers });
 }
 
-/** A request the cache does not key: `only-if-cached` is a 504, anything else goes to the model. */
-function uncached<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, reason: string): Promise<Response> {
-  note(walk.c, { reason });
+/** A request the cache does not key: `only-if-cached` is a 504, anything else goes to the model. Its row is its tenant's (GET /api/requests/:id says why). */
+function uncached<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, reason: string, tenant: string | null): Promise<Response> {
+  note(walk.c, { reason, tenant: tenant ?? undefined });
   if (walk.controls.onlyIfCached) throw notCached();
   return bypass(walk);
 }

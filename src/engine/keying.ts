@@ -15,6 +15,8 @@ import type { WorkerEnv } from "./services";
 export interface KeyedRequest<B, K extends ProviderKey> {
   request: ProviderRequest<B>;
   keyed: KeyOutcome<K>;
+  /** The credential's tenant (null: none), kept even when the request is not keyed, so that its bypass row is its tenant's. */
+  tenant: string | null;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function keyedRequest<B, K extends ProviderKey, A>(
   const memoKey = tenant !== null && !adapter.resolve ? requestMemoKey(tenant, controls.namespace, url, raw) : null;
   const memo = memoKey && RequestMemo.of(config, adapter);
   const known = memo && memoKey && memo.get(memoKey, headers);
-  if (known) return { request: { body: known.body, raw, url, headers }, keyed: known.keyed };
+  if (known) return { request: { body: known.body, raw, url, headers }, keyed: known.keyed, tenant };
 
   const { body, lossy } = parseJsonText(raw, adapter.schema);
   let request: ProviderRequest<B> = { body, raw, url, headers };
@@ -49,7 +51,7 @@ export async function keyedRequest<B, K extends ProviderKey, A>(
   // Keyed even without a tenant, so that bad input gets its 4xx in the API's envelope whoever sends it.
   const keyed: KeyOutcome<K> = lossy ? { ok: false, bypass: lossy } : adapter.key(seen, scope);
   if (memo && memoKey) memo.set(memoKey, { body, keyed, reads: [...reads] }, all.read);
-  return { request, keyed: unlessAnonymous(tenant, keyed) };
+  return { request, keyed: unlessAnonymous(tenant, keyed), tenant };
 }
 
 /** The request completed by the adapter's `resolve` (bounded by LOOKUP_TIMEOUT_MS), or as sent when it fails. */
