@@ -1,6 +1,6 @@
 import type { ProviderKey } from "../../cache/provider";
 import { withTimeout } from "../../core/deadline";
-import type { PathProbe } from "../../store/tree/divergence";
+import type { LookupSaw, PathProbe } from "../../store/tree/divergence";
 import { readDivergence } from "../../store/tree/divergence";
 import { explainMiss, missHeaderValue, type MissExplanation, type MissKind } from "./explanation";
 
@@ -37,6 +37,16 @@ export interface ExplainInput {
   timeoutMs: number;
   /** The `muscle-mem-template-miss` reason, when a template could have served and did not. */
   template: string | null;
+  /** What the request's own lookup read (the header's kind and depth); absent when it read nothing (a fast miss). */
+  before?: MissBefore;
+}
+
+/** What a lookup's read said of the tree and the path (null when it read nothing to tell: `unknown`). */
+export function lookupSaw(before: MissBefore | undefined): LookupSaw | null {
+  if (!before || before.depth === null) return null;
+  if (before.kind === "new-tree") return { tree: false, depth: 0 };
+  if (before.kind === "new-branch" || before.kind === "unconfirmed") return { tree: true, depth: before.depth };
+  return null;
 }
 
 /**
@@ -59,6 +69,7 @@ export async function explainAfterResponse(input: ExplainInput): Promise<MissExp
         namespace: key.namespace,
         pathHashes: key.path.map((p) => p.hash),
         before: input.startedAt,
+        saw: lookupSaw(input.before),
       }),
       input.timeoutMs,
       "divergence read",

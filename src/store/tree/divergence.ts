@@ -74,9 +74,14 @@ export interface DivergenceRead {
  * the path, that node's recorded children (the request's own nodes left out;
  * DIVERGENCE_CHILDREN, the most observed first) and, for a tree that was not
  * recorded, the frames of the same tenant's trees in the namespace
- * (DIVERGENCE_TREES, trees_tenant_idx). Only rows created before `before`
- * (the request's start) count, so that the miss's own recording, which may
- * land first, never explains it away.
+ * (DIVERGENCE_TREES, trees_tenant_idx). What the request's own lookup read
+ * (?6 the fork it found, ?7 whether it found the tree) is taken as it is: that
+ * read came before the miss's own recording, so it cannot be explained away
+ * by it, and a recording another request made in the same millisecond as this
+ * one started is one the lookup saw. Without it (no lookup read: a fast miss,
+ * a lookup served from memory), only rows created before `before` (the
+ * request's start) count, so that the miss's own recording, which may land
+ * first, never explains it away.
  */
 const DIVERGENCE_SQL = `WITH p AS (SELECT value AS hash FROM json_each(?1)),
   tree AS (SELECT id FROM trees WHERE id = ?2 AND created_at < ?5),
@@ -84,20 +89,28 @@ const DIVERGENCE_SQL = `WITH p AS (SELECT value AS hash FROM json_each(?1)),
   SELECT 'tree' AS kind, id AS hash, NULL AS depth, NULL AS role, NULL AS message, NULL AS observations, NULL AS model FROM tree
   UNION ALL SELECT 'deepest', hash, depth, NULL, NULL, NULL, NULL FROM deepest
   UNION ALL SELECT * FROM (SELECT 'child', c.hash, c.depth, c.role, c.message, c.observations, NULL FROM nodes c
-    WHERE c.parent = coalesce((SELECT hash FROM deepest), ?2) AND c.created_at < ?5 AND c.hash NOT IN (SELECT hash FROM p)
+    WHERE c.parent = coalesce(?6, (SELECT hash FROM deepest), ?2) AND (?6 IS NOT NULL OR c.created_at < ?5) AND c.hash NOT IN (SELECT hash FROM p)
     ORDER BY c.observations DESC, c.hash LIMIT ${DIVERGENCE_CHILDREN})
   UNION ALL SELECT * FROM (SELECT 'frame', t.id, NULL, NULL, t.frame, NULL, t.model FROM trees t
-    WHERE t.tenant = ?3 AND t.namespace = ?4 AND t.id <> ?2 AND NOT EXISTS (SELECT 1 FROM tree)
+    WHERE t.tenant = ?3 AND t.namespace = ?4 AND t.id <> ?2 AND coalesce(?7 = 0, NOT EXISTS (SELECT 1 FROM tree))
     ORDER BY t.last_hit_at DESC LIMIT ${DIVERGENCE_TREES})`;
+
+/** What the request's own lookup read before its response: whether its tree was recorded, and how many of its path's nodes. */
+export interface LookupSaw {
+  tree: boolean;
+  depth: number;
+}
 
 /** The divergence read of one miss: one indexed D1 statement on the tree's shard, scoped to the request's tenant. */
 export async function readDivergence(
   db: D1Database,
-  input: { treeId: string; tenant: string; namespace: string; pathHashes: readonly string[]; before: number },
+  input: { treeId: string; tenant: string; namespace: string; pathHashes: readonly string[]; before: number; saw?: LookupSaw | null },
 ): Promise<DivergenceRead> {
+  const saw = input.saw ?? null;
+  const fork = saw?.tree ? (saw.depth > 0 ? (input.pathHashes[Math.min(saw.depth, input.pathHashes.length) - 1] ?? null) : input.treeId) : null;
   const result = await db
     .prepare(DIVERGENCE_SQL)
-    .bind(JSON.stringify(input.pathHashes), input.treeId, input.tenant, input.namespace, input.before)
+    .bind(JSON.stringify(input.pathHashes), input.treeId, input.tenant, input.namespace, input.before, fork, saw ? Number(saw.tree) : null)
     .all<DivergenceRow>();
   const read: DivergenceRead = { treeExists: false, depth: 0, children: [], trees: [] };
   for (const row of result.results) {
@@ -107,5 +120,5 @@ export async function readDivergence(
       read.children.push({ hash: row.hash, role: row.role ?? "", json: row.message ?? "null", observations: row.observations ?? 0 });
     else read.trees.push({ id: row.hash, model: row.model ?? "", frame: row.message ?? "{}" });
   }
-  return read;
+  return saw ? { ...read, treeExists: saw.tree, depth: saw.tree ? saw.depth : 0 } : read;
 }
