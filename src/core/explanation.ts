@@ -60,4 +60,10 @@ export interface MissExplanation {
   frame: FrameDivergence | null;
   /** Why a template could have served and did not (`muscle-mem-template-miss`), when one could. */
   template: string | null;
+  /**
+   * True when the request was forwarded with no lookup (a fast miss: this isolate knew a node of its path to be
+   * childless): the header's depth is what the isolate knew, `kind` and `depth` what the store held when the
+   * request started (deeper when a child was recorded elsewhere since: a miss within HOT_CACHE_TTL_MS).
+   */
+  fast_miss: boolean;
 }

@@ -4,7 +4,7 @@ import type { Joined } from "../store/objects/single-flight";
 import type { TreeWriter } from "../store/objects/tree-writer";
 import type { ProviderKey, TemplatePlan } from "../cache/provider";
 import { missed } from "../observability/report";
-import { explainAfterResponse, missHeader } from "./explain/miss";
+import { explainAfterResponse, fastMissBefore, missHeader } from "./explain/miss";
 import { childlessMemory, countFastJoin } from "./lookup/childless";
 import { generation, type Walk } from "./miss-generation";
 
@@ -62,9 +62,10 @@ export function fastMiss<B, K extends ProviderKey, A>(
   const { c, config } = walk;
   const key = plan.key;
   const startedAt = c.get("mm")?.startedAt ?? Date.now();
+  const before = fastMissBefore(key.path.length, depth);
   missed(c, {
-    header: missHeader({ kind: "new-branch", depth }),
-    explain: (template) => explainAfterResponse({ db, key, startedAt, timeoutMs: config.lookupTimeoutMs, template }),
+    header: missHeader(before),
+    explain: (template) => explainAfterResponse({ db, key, startedAt, timeoutMs: config.lookupTimeoutMs, template, before, fast: true }),
   });
   let token: Promise<string | undefined> = Promise.resolve(undefined);
   const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);

@@ -38,6 +38,8 @@ export interface DivergenceFacts {
   /** The tenant's other trees in the namespace, when the tree is new. */
   trees: ReadonlyArray<{ id: string; model: string; frame: string }>;
   template?: string | null;
+  /** The request was not looked up (a fast miss). */
+  fast?: boolean;
 }
 
 function parsed(json: string): Json {
@@ -104,7 +106,7 @@ export function frameDivergence(frameJson: string, trees: DivergenceFacts["trees
 
 /** The explanation of a miss from what the store holds. */
 export function explainMiss(facts: DivergenceFacts): MissExplanation {
-  const base = { tree_id: facts.treeId, messages: facts.path.length, template: facts.template ?? null };
+  const base = { tree_id: facts.treeId, messages: facts.path.length, template: facts.template ?? null, fast_miss: facts.fast ?? false };
   if (!facts.treeExists) return { ...base, kind: "new-tree", depth: 0, divergence: null, frame: frameDivergence(facts.frameJson, facts.trees) };
   const depth = Math.min(facts.depth, facts.path.length);
   if (depth >= facts.path.length) return { ...base, kind: "unconfirmed", depth, divergence: null, frame: null };

@@ -1,6 +1,6 @@
 import type { ProviderKey } from "../../cache/provider";
 import { withTimeout } from "../../core/deadline";
-import type { LookupSaw, PathProbe } from "../../store/tree/divergence";
+import type { KnownPath, PathProbe } from "../../store/tree/divergence";
 import { readDivergence } from "../../store/tree/divergence";
 import { explainMiss, missHeaderValue, type MissExplanation, type MissKind } from "./explanation";
 
@@ -37,15 +37,28 @@ export interface ExplainInput {
   timeoutMs: number;
   /** The `muscle-mem-template-miss` reason, when a template could have served and did not. */
   template: string | null;
-  /** What the request's own lookup read (the header's kind and depth); absent when it read nothing (a fast miss). */
+  /** What the request knew before its response (the header's kind and depth): its lookup's read, or a fast miss's isolate. */
   before?: MissBefore;
+  /** A fast miss: forwarded with no lookup. */
+  fast?: boolean;
 }
 
-/** What a lookup's read said of the tree and the path (null when it read nothing to tell: `unknown`). */
-export function lookupSaw(before: MissBefore | undefined): LookupSaw | null {
+/**
+ * What a fast miss knows before its response: the depth (1-based) of the path's node this isolate knows to
+ * be childless, a new branch below it; every message when that node is the request's last (`unconfirmed`, as a lookup says it).
+ */
+export function fastMissBefore(pathLength: number, depth: number): MissBefore {
+  return depth >= pathLength ? { kind: "unconfirmed", depth: pathLength } : { kind: "new-branch", depth };
+}
+
+/**
+ * What a miss knew of its path before its response: a lookup's read (the header's kind and depth), or a fast
+ * miss's isolate, which knows the path recorded down to its childless node (the header's depth) and read nothing.
+ */
+export function knownPath(before: MissBefore | undefined, fast: boolean): KnownPath | null {
   if (!before || before.depth === null) return null;
-  if (before.kind === "new-tree") return { tree: false, depth: 0 };
-  if (before.kind === "new-branch" || before.kind === "unconfirmed") return { tree: true, depth: before.depth };
+  if (before.kind === "new-tree") return { recorded: null, lookedUp: !fast };
+  if (before.kind === "new-branch" || before.kind === "unconfirmed") return { recorded: before.depth, lookedUp: !fast };
   return null;
 }
 
@@ -69,24 +82,24 @@ export async function explainAfterResponse(input: ExplainInput): Promise<MissExp
         namespace: key.namespace,
         pathHashes: key.path.map((p) => p.hash),
         before: input.startedAt,
-        saw: lookupSaw(input.before),
+        known: knownPath(input.before, input.fast ?? false),
       }),
       input.timeoutMs,
       "divergence read",
     );
   } catch (error) {
     if (input.template === null) throw error;
-    return unexplained(key, input.template);
+    return { ...unexplained(key, input.template), fast_miss: input.fast ?? false };
   }
-  return explainMiss({ treeId: key.treeId, frameJson: key.frameJson, path: key.path, template: input.template, ...read });
+  return explainMiss({ treeId: key.treeId, frameJson: key.frameJson, path: key.path, template: input.template, fast: input.fast, ...read });
 }
 
 /** A miss whose divergence could not be read, with the template's reason: kind `unknown`, nothing compared. */
 export function unexplained(key: ProviderKey, template: string): MissExplanation {
-  return { kind: "unknown", tree_id: key.treeId, depth: 0, messages: key.path.length, divergence: null, frame: null, template };
+  return { kind: "unknown", tree_id: key.treeId, depth: 0, messages: key.path.length, divergence: null, frame: null, template, fast_miss: false };
 }
 
 /** The explanation of a miss the client asked for (`cache-control: no-cache`): nothing to compare. */
 export function askedMiss(key: ProviderKey): MissExplanation {
-  return { kind: "no-cache", tree_id: key.treeId, depth: 0, messages: key.path.length, divergence: null, frame: null, template: null };
+  return { kind: "no-cache", tree_id: key.treeId, depth: 0, messages: key.path.length, divergence: null, frame: null, template: null, fast_miss: false };
 }

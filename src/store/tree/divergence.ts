@@ -74,43 +74,45 @@ export interface DivergenceRead {
  * the path, that node's recorded children (the request's own nodes left out;
  * DIVERGENCE_CHILDREN, the most observed first) and, for a tree that was not
  * recorded, the frames of the same tenant's trees in the namespace
- * (DIVERGENCE_TREES, trees_tenant_idx). What the request's own lookup read
- * (?6 the fork it found, ?7 whether it found the tree) is taken as it is: that
- * read came before the miss's own recording, so it cannot be explained away
- * by it, and a recording another request made in the same millisecond as this
- * one started is one the lookup saw. Without it (no lookup read: a fast miss,
- * a lookup served from memory), only rows created before `before` (the
+ * (DIVERGENCE_TREES, trees_tenant_idx). Rows created before `before` (the
  * request's start) count, so that the miss's own recording, which may land
- * first, never explains it away.
+ * first, never explains it away; and so do the rows the request knew of
+ * before its response whatever their time (?6: the path's nodes down to the
+ * depth its lookup read, or a fast miss's isolate knew, and then its tree;
+ * ?7: the fork's children, once a lookup read the store after the start),
+ * since a recording made in the millisecond the request started is one its
+ * lookup saw.
  */
 const DIVERGENCE_SQL = `WITH p AS (SELECT value AS hash FROM json_each(?1)),
-  tree AS (SELECT id FROM trees WHERE id = ?2 AND created_at < ?5),
-  deepest AS (SELECT hash, depth FROM nodes WHERE hash IN (SELECT hash FROM p) AND tree_id = ?2 AND created_at < ?5 ORDER BY depth DESC LIMIT 1)
+  tree AS (SELECT id FROM trees WHERE id = ?2 AND (created_at < ?5 OR ?6 IS NOT NULL)),
+  deepest AS (SELECT hash, depth FROM nodes WHERE hash IN (SELECT hash FROM p) AND tree_id = ?2 AND (created_at < ?5 OR depth <= coalesce(?6, 0))
+    ORDER BY depth DESC LIMIT 1)
   SELECT 'tree' AS kind, id AS hash, NULL AS depth, NULL AS role, NULL AS message, NULL AS observations, NULL AS model FROM tree
   UNION ALL SELECT 'deepest', hash, depth, NULL, NULL, NULL, NULL FROM deepest
   UNION ALL SELECT * FROM (SELECT 'child', c.hash, c.depth, c.role, c.message, c.observations, NULL FROM nodes c
-    WHERE c.parent = coalesce(?6, (SELECT hash FROM deepest), ?2) AND (?6 IS NOT NULL OR c.created_at < ?5) AND c.hash NOT IN (SELECT hash FROM p)
+    WHERE c.parent = coalesce((SELECT hash FROM deepest), ?2) AND (c.created_at < ?5 OR ?7 = 1) AND c.hash NOT IN (SELECT hash FROM p)
     ORDER BY c.observations DESC, c.hash LIMIT ${DIVERGENCE_CHILDREN})
   UNION ALL SELECT * FROM (SELECT 'frame', t.id, NULL, NULL, t.frame, NULL, t.model FROM trees t
-    WHERE t.tenant = ?3 AND t.namespace = ?4 AND t.id <> ?2 AND coalesce(?7 = 0, NOT EXISTS (SELECT 1 FROM tree))
+    WHERE t.tenant = ?3 AND t.namespace = ?4 AND t.id <> ?2 AND NOT EXISTS (SELECT 1 FROM tree)
     ORDER BY t.last_hit_at DESC LIMIT ${DIVERGENCE_TREES})`;
 
-/** What the request's own lookup read before its response: whether its tree was recorded, and how many of its path's nodes. */
-export interface LookupSaw {
-  tree: boolean;
-  depth: number;
+/** What a miss knew of its path before its response, from its lookup's read or (a fast miss) its isolate's memory of the store. */
+export interface KnownPath {
+  /** How many of the path's nodes are known recorded (the tree with them); null when the tree is not known to be. */
+  recorded: number | null;
+  /** Whether a lookup read the store after the request started (then the fork's children count whatever their time). */
+  lookedUp: boolean;
 }
 
 /** The divergence read of one miss: one indexed D1 statement on the tree's shard, scoped to the request's tenant. */
 export async function readDivergence(
   db: D1Database,
-  input: { treeId: string; tenant: string; namespace: string; pathHashes: readonly string[]; before: number; saw?: LookupSaw | null },
+  input: { treeId: string; tenant: string; namespace: string; pathHashes: readonly string[]; before: number; known?: KnownPath | null },
 ): Promise<DivergenceRead> {
-  const saw = input.saw ?? null;
-  const fork = saw?.tree ? (saw.depth > 0 ? (input.pathHashes[Math.min(saw.depth, input.pathHashes.length) - 1] ?? null) : input.treeId) : null;
+  const known = input.known ?? null;
   const result = await db
     .prepare(DIVERGENCE_SQL)
-    .bind(JSON.stringify(input.pathHashes), input.treeId, input.tenant, input.namespace, input.before, fork, saw ? Number(saw.tree) : null)
+    .bind(JSON.stringify(input.pathHashes), input.treeId, input.tenant, input.namespace, input.before, known?.recorded ?? null, known?.lookedUp ? 1 : 0)
     .all<DivergenceRow>();
   const read: DivergenceRead = { treeExists: false, depth: 0, children: [], trees: [] };
   for (const row of result.results) {
@@ -120,5 +122,5 @@ export async function readDivergence(
       read.children.push({ hash: row.hash, role: row.role ?? "", json: row.message ?? "null", observations: row.observations ?? 0 });
     else read.trees.push({ id: row.hash, model: row.model ?? "", frame: row.message ?? "{}" });
   }
-  return saw ? { ...read, treeExists: saw.tree, depth: saw.tree ? saw.depth : 0 } : read;
+  return read;
 }

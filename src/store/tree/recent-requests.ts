@@ -79,10 +79,12 @@ export function requestOf(row: RecentColumns): RecentRequest {
   return { ...same, node: node_hash, explanation: explanationOf(explanation) };
 }
 
+/** A stored explanation; one written before `fast_miss` existed was looked up (fast misses came with the field). */
 function explanationOf(text: string | null): MissExplanation | null {
   if (!text) return null;
   try {
-    return JSON.parse(text) as MissExplanation;
+    const stored = JSON.parse(text) as Omit<MissExplanation, "fast_miss"> & Partial<Pick<MissExplanation, "fast_miss">>;
+    return { ...stored, fast_miss: stored.fast_miss ?? false };
   } catch {
     return null;
   }
