@@ -52,24 +52,44 @@ export function sameJson(a: Json | undefined, b: Json | undefined): boolean {
   return firstDifference(a, b) === null;
 }
 
+/** An empty value: null, "", [] or {}. */
+function isEmpty(value: Json | undefined): boolean {
+  if (value === null || value === "") return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return isObject(value) && Object.keys(value).length === 0;
+}
+
+/** A field one side lacks and the other holds empty (`annotations: []` beside no `annotations`): a difference that says little. */
+function isSlight(incoming: Json | undefined, recorded: Json | undefined): boolean {
+  return (incoming === undefined && isEmpty(recorded)) || (recorded === undefined && isEmpty(incoming));
+}
+
 /**
  * The first differing field of two values, walked in order: array items by
  * index, object keys sorted. Strings holding JSON on both sides are compared
- * as the JSON they hold. Null when the values are equal.
+ * as the JSON they hold. A field one side lacks and the other holds empty is
+ * named only when nothing else differs: an edited `content` is the difference,
+ * not the `annotations: []` the client left out of the same message. Null when
+ * the values are equal.
  *
  * @example firstDifference({ content: "hi" }, { content: "ho" }) // { path: "content", incoming: "hi", recorded: "ho" }
  */
 export function firstDifference(incoming: Json | undefined, recorded: Json | undefined, path = ""): FieldDifference | null {
+  return walkDifference(incoming, recorded, path, true) ?? walkDifference(incoming, recorded, path, false);
+}
+
+function walkDifference(incoming: Json | undefined, recorded: Json | undefined, path: string, skipSlight: boolean): FieldDifference | null {
   if (incoming === recorded) return null;
+  if (skipSlight && isSlight(incoming, recorded)) return null;
   const a = unwrapped(incoming);
   const b = unwrapped(recorded);
   if (a !== incoming || b !== recorded) {
     if (typeof a === "string" || typeof b === "string") return { path, incoming, recorded };
-    return firstDifference(a, b, path);
+    return walkDifference(a, b, path, skipSlight);
   }
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.max(a.length, b.length); i++) {
-      const d = firstDifference(a[i], b[i], fieldPath(path, i));
+      const d = walkDifference(a[i], b[i], fieldPath(path, i), skipSlight);
       if (d) return d;
     }
     return null;
@@ -77,7 +97,7 @@ export function firstDifference(incoming: Json | undefined, recorded: Json | und
   if (isObject(a) && isObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     for (const key of keys) {
-      const d = firstDifference(a[key], b[key], fieldPath(path, key));
+      const d = walkDifference(a[key], b[key], fieldPath(path, key), skipSlight);
       if (d) return d;
     }
     return null;
