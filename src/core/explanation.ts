@@ -66,4 +66,11 @@ export interface MissExplanation {
    * request started (deeper when a child was recorded elsewhere since: a miss within HOT_CACHE_TTL_MS).
    */
   fast_miss: boolean;
+  /**
+   * For `unconfirmed`: how many answers are recorded at the request's last message. 0 when none is (the request
+   * stops where recorded conversations go on, or ends with a recorded answer itself): nothing recorded answers it
+   * yet. More when the serving policy, the template renderer or the credential's freshness (the row's `reason`)
+   * served none. Null for the other kinds.
+   */
+  answers: number | null;
 }

@@ -74,7 +74,7 @@ describe("why it missed: a fast miss", () => {
     expect(fast.res.headers.get("muscle-mem-miss")).toBe("new-branch; depth=2");
     const row = await explained(id, key);
     // What the store held when the request started: the whole path and an answer, which a lookup would have served.
-    expect(row.explanation).toMatchObject({ kind: "unconfirmed", depth: 3, messages: 3, fast_miss: true });
+    expect(row.explanation).toMatchObject({ kind: "unconfirmed", depth: 3, messages: 3, fast_miss: true, answers: 1 });
   });
 
   it("Should say unconfirmed, as a lookup would, of a fast miss whose last message is the childless node (the recorded answer echoed last)", async () => {
@@ -88,6 +88,6 @@ describe("why it missed: a fast miss", () => {
     expect(fast.res.headers.get("muscle-mem-cache")).toBe("miss");
     expect(fast.res.headers.get("muscle-mem-miss")).toBe("unconfirmed; depth=2");
     const row = await explained(id, key);
-    expect(row.explanation).toMatchObject({ kind: "unconfirmed", depth: 2, messages: 2, fast_miss: true, divergence: null });
+    expect(row.explanation).toMatchObject({ kind: "unconfirmed", depth: 2, messages: 2, fast_miss: true, divergence: null, answers: 0 });
   });
 });

@@ -40,6 +40,8 @@ export interface DivergenceFacts {
   template?: string | null;
   /** The request was not looked up (a fast miss). */
   fast?: boolean;
+  /** How many answers the lookup found recorded at the request's last message (else counted from `children`). */
+  answers?: number;
 }
 
 function parsed(json: string): Json {
@@ -106,10 +108,14 @@ export function frameDivergence(frameJson: string, trees: DivergenceFacts["trees
 
 /** The explanation of a miss from what the store holds. */
 export function explainMiss(facts: DivergenceFacts): MissExplanation {
-  const base = { tree_id: facts.treeId, messages: facts.path.length, template: facts.template ?? null, fast_miss: facts.fast ?? false };
+  const base = { tree_id: facts.treeId, messages: facts.path.length, template: facts.template ?? null, fast_miss: facts.fast ?? false, answers: null };
   if (!facts.treeExists) return { ...base, kind: "new-tree", depth: 0, divergence: null, frame: frameDivergence(facts.frameJson, facts.trees) };
   const depth = Math.min(facts.depth, facts.path.length);
-  if (depth >= facts.path.length) return { ...base, kind: "unconfirmed", depth, divergence: null, frame: null };
+  if (depth >= facts.path.length) {
+    // The fork is the request's last message: its recorded children are what answers it (the request's own recording left out).
+    const answers = facts.answers ?? facts.children.filter((c) => c.role === "assistant" && c.observations > 0).length;
+    return { ...base, kind: "unconfirmed", depth, divergence: null, frame: null, answers };
+  }
   return { ...base, kind: "new-branch", depth, divergence: divergenceAt({ ...facts, depth }), frame: null };
 }
 

@@ -8,6 +8,8 @@ import { explainMiss, missHeaderValue, type MissExplanation, type MissKind } fro
 export interface MissBefore {
   kind: MissKind;
   depth: number | null;
+  /** For `unconfirmed` from a lookup's read: how many answers it found recorded at the request's last message. */
+  answers?: number;
 }
 
 /**
@@ -17,10 +19,10 @@ export interface MissBefore {
  * (`new-tree`, or `new-branch` at the recorded depth), else `unknown`.
  */
 export function missBefore(pathLength: number, recorded: number, probe: PathProbe | null | undefined): MissBefore {
-  if (recorded > 0) return { kind: "unconfirmed", depth: pathLength };
+  if (recorded > 0) return { kind: "unconfirmed", depth: pathLength, answers: recorded };
   if (!probe) return { kind: "unknown", depth: null };
   if (!probe.tree) return { kind: "new-tree", depth: 0 };
-  return probe.depth >= pathLength ? { kind: "unconfirmed", depth: pathLength } : { kind: "new-branch", depth: probe.depth };
+  return probe.depth >= pathLength ? { kind: "unconfirmed", depth: pathLength, answers: 0 } : { kind: "new-branch", depth: probe.depth };
 }
 
 /** The header value of what was known before the response. */
@@ -91,15 +93,36 @@ export async function explainAfterResponse(input: ExplainInput): Promise<MissExp
     if (input.template === null) throw error;
     return { ...unexplained(key, input.template), fast_miss: input.fast ?? false };
   }
-  return explainMiss({ treeId: key.treeId, frameJson: key.frameJson, path: key.path, template: input.template, fast: input.fast, ...read });
+  const facts = { treeId: key.treeId, frameJson: key.frameJson, path: key.path, template: input.template, fast: input.fast, answers: input.before?.answers };
+  return explainMiss({ ...facts, ...read });
 }
 
 /** A miss whose divergence could not be read, with the template's reason: kind `unknown`, nothing compared. */
 export function unexplained(key: ProviderKey, template: string): MissExplanation {
-  return { kind: "unknown", tree_id: key.treeId, depth: 0, messages: key.path.length, divergence: null, frame: null, template, fast_miss: false };
+  return {
+    kind: "unknown",
+    tree_id: key.treeId,
+    depth: 0,
+    messages: key.path.length,
+    divergence: null,
+    frame: null,
+    template,
+    fast_miss: false,
+    answers: null,
+  };
 }
 
 /** The explanation of a miss the client asked for (`cache-control: no-cache`): nothing to compare. */
 export function askedMiss(key: ProviderKey): MissExplanation {
-  return { kind: "no-cache", tree_id: key.treeId, depth: 0, messages: key.path.length, divergence: null, frame: null, template: null, fast_miss: false };
+  return {
+    kind: "no-cache",
+    tree_id: key.treeId,
+    depth: 0,
+    messages: key.path.length,
+    divergence: null,
+    frame: null,
+    template: null,
+    fast_miss: false,
+    answers: null,
+  };
 }

@@ -104,6 +104,11 @@ export interface KnownPath {
   lookedUp: boolean;
 }
 
+/** ?7: 1 when a lookup read the fork's children, unless the fork is the request's last message (there the miss records its own answer). */
+function lookedUpFork(known: KnownPath | null, pathLength: number): number {
+  return known?.lookedUp && known.recorded !== null && known.recorded < pathLength ? 1 : 0;
+}
+
 /** The divergence read of one miss: one indexed D1 statement on the tree's shard, scoped to the request's tenant. */
 export async function readDivergence(
   db: D1Database,
@@ -112,7 +117,15 @@ export async function readDivergence(
   const known = input.known ?? null;
   const result = await db
     .prepare(DIVERGENCE_SQL)
-    .bind(JSON.stringify(input.pathHashes), input.treeId, input.tenant, input.namespace, input.before, known?.recorded ?? null, known?.lookedUp ? 1 : 0)
+    .bind(
+      JSON.stringify(input.pathHashes),
+      input.treeId,
+      input.tenant,
+      input.namespace,
+      input.before,
+      known?.recorded ?? null,
+      lookedUpFork(known, input.pathHashes.length),
+    )
     .all<DivergenceRow>();
   const read: DivergenceRead = { treeExists: false, depth: 0, children: [], trees: [] };
   for (const row of result.results) {

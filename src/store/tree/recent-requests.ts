@@ -79,12 +79,12 @@ export function requestOf(row: RecentColumns): RecentRequest {
   return { ...same, node: node_hash, explanation: explanationOf(explanation) };
 }
 
-/** A stored explanation; one written before `fast_miss` existed was looked up (fast misses came with the field). */
+/** A stored explanation; one written before `fast_miss` and `answers` existed was looked up, its answers not counted (null). */
 function explanationOf(text: string | null): MissExplanation | null {
   if (!text) return null;
   try {
-    const stored = JSON.parse(text) as Omit<MissExplanation, "fast_miss"> & Partial<Pick<MissExplanation, "fast_miss">>;
-    return { ...stored, fast_miss: stored.fast_miss ?? false };
+    const stored = JSON.parse(text) as Omit<MissExplanation, "fast_miss" | "answers"> & Partial<Pick<MissExplanation, "fast_miss" | "answers">>;
+    return { ...stored, fast_miss: stored.fast_miss ?? false, answers: stored.answers ?? null };
   } catch {
     return null;
   }
