@@ -8,16 +8,23 @@ import { el } from "./format.js";
  *
  * @typedef {{ before: string, incoming: string, recorded: string, after: string }} Diff
  * @typedef {{ kind: string, tree_id: string, depth: number, messages: number, template: string | null,
+ *   fast_miss?: boolean, answers?: number | null,
  *   divergence: { index: number, role: string, node: string, parent: string, siblings: number,
  *     closest: { node: string, role: string, observations: number } | null, field: string | null, diff: Diff | null } | null,
  *   frame: { nearest_tree: string | null, nearest_model: string | null, field: string | null, diff: Diff | null, trees_compared: number } | null }} Explanation
  */
 
-/** One line for the request log. @param {Explanation} e */
+/** One line for the request log (docs/api.md, "Why it missed"). @param {Explanation} e */
 export function whyLine(e) {
+  const line = kindLine(e);
+  return e.fast_miss ? `fast miss (not looked up): ${line}` : line;
+}
+
+/** @param {Explanation} e */
+function kindLine(e) {
   if (e.kind === "new-tree") return e.frame?.field ? `new tree: ${e.frame.field} differs` : "new tree";
   if (e.kind === "new-branch") return `new branch at ${e.divergence?.field ?? `depth ${e.depth}`}`;
-  if (e.kind === "unconfirmed") return "recorded, not served yet";
+  if (e.kind === "unconfirmed") return e.answers === 0 ? "every message recorded, no answer there yet" : "recorded, not served yet";
   if (e.kind === "no-cache") return "the client asked the model";
   return e.kind;
 }
@@ -69,6 +76,10 @@ export async function openMiss(panel, row, hooks) {
     el("dd", { id: "why-kind" }, [e.kind]),
     el("dt", {}, ["matched"]),
     el("dd", {}, [`${e.depth} of ${e.messages} messages`]),
+    ...(e.fast_miss ? [el("dt", {}, ["looked up"]), el("dd", { id: "why-fast" }, ["no: a fast miss (this isolate knew the path ended there)"])] : []),
+    ...(e.kind === "unconfirmed" && typeof e.answers === "number"
+      ? [el("dt", {}, ["answers there"]), el("dd", { id: "why-answers" }, [e.answers === 0 ? "none recorded yet" : `${e.answers} recorded, none served`])]
+      : []),
     ...(row.status >= 400 ? [el("dt", {}, ["status"]), el("dd", {}, [String(row.status)])] : []),
     ...(e.template ? [el("dt", {}, ["template"]), el("dd", {}, [e.template])] : []),
   ]);
