@@ -226,5 +226,10 @@ describe("why it missed: each difference, on every API", () => {
     expect(m.header).toBe("new-branch; depth=2");
     expect(m.row.explanation?.divergence).toMatchObject({ index: 2, role: "assistant", field: "messages[2].content" });
     expect(m.row.explanation?.divergence?.diff).toMatchObject({ incoming: "something else" });
+
+    // An extra turn after the answer as it was served: the new message has no recorded sibling to compare.
+    const extra = await missOf("chat", model, { messages: [...messages, answer, { role: "user", content: "more" }] }, key, "extra");
+    expect(extra.header).toBe("new-branch; depth=3");
+    expect(extra.row.explanation?.divergence).toMatchObject({ index: 3, role: "user", siblings: 0, closest: null, field: null, diff: null });
   });
 });
