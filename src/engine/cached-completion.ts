@@ -128,7 +128,11 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
       explain: (template) => explainAfterResponse({ db: source.shard.db, key: plan.key, startedAt, timeoutMs: config.lookupTimeoutMs, template, before }),
     });
   }
-  if (controls.onlyIfCached) throw notCached();
+  if (controls.onlyIfCached) {
+    if (found.status === "failed") throw notCached();
+    // A 504 after a lookup is a miss, with why a template did not serve (as on the model's answer).
+    return withTemplateMiss(adapter.errorResponse(notCached(), { [CACHE_HEADER]: "miss" }), plan.templateMiss?.() ?? null);
+  }
   if (found.status === "failed") return bypass(walk, treeId);
 
   let claim: Claim;
