@@ -215,6 +215,9 @@ describe("a template's reason when the miss cannot be explained", () => {
       divergence: null,
       frame: null,
       template: reason,
+      // Since 11-28 (the why-it-missed hunt): nothing was read, so no count of answers, and it was looked up.
+      answers: null,
+      fast_miss: false,
     });
   });
 });
