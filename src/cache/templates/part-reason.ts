@@ -24,7 +24,35 @@ export function partReason(slot: PartSlot, value: string): string | null {
   const seen = new Set(slot.values.map((v) => fixedPartOf(slot.type, v)));
   if (seen.size === 1 && !seen.has(part)) return `${what} ${quoted(part)} never confirmed (every confirmed value had ${quoted([...seen][0] ?? "")})`;
   if (slot.type !== "identifier") return null;
-  return (seen.size === 1 ? levelReason(slot, value, part) : lettersReason(slot, value, part, seen)) ?? digitsReason(slot, value);
+  return (seen.size === 1 ? levelReason(slot, value, part) : (lettersReason(slot, value, part, seen) ?? wordsReason(slot, value))) ?? digitsReason(slot, value);
+}
+
+/**
+ * An identifier's words: its segments between joiners (`-` `.` `@` `/` `+` `:` `#`) that are letters only and
+ * at least 3 long (`mirror`, `example`, `org`, `pkgs`, `agent`, `deb` of `mirror.example.org/pkgs/agent-2.5.1.deb`).
+ */
+function wordsOf(value: string): string {
+  return value
+    .split(/[-.@/+:#]/)
+    .filter((s) => /^\p{L}{3,}$/u.test(s))
+    .join(" ");
+}
+
+/**
+ * Why an identifier whose letters varied may not be served with words no confirmed value had together, or
+ * null. A word inside an identifier (a host's domain, a file's extension, a path's directory) is closed-class
+ * like a word of text: the model may decide on it (`.exe` quarantined, a domain off the allow-list), and the
+ * lengths of its letters say nothing (`exe` is as long as `deb`, `badhost` as `example`). Runs of one or two
+ * letters and letters glued to digits (`A-1042`, `4ab513de`) stay data.
+ */
+function wordsReason(slot: PartSlot, value: string): string | null {
+  const own = wordsOf(value);
+  if (slot.values.some((v) => wordsOf(v) === own)) return null;
+  const confirmed = new Set(slot.values.flatMap((v) => wordsOf(v).split(" ")));
+  const unseen = own.split(" ").filter((w) => !confirmed.has(w));
+  return unseen.length > 0
+    ? `word ${quoted(unseen.join(" "))} never confirmed (a word inside an identifier is closed-class)`
+    : "its words were never confirmed together (a word inside an identifier is closed-class)";
 }
 
 /** The lengths of a value's runs of `run` (digits: `ACC-1234567` gives `7`; letters: `3`). */
