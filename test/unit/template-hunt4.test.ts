@@ -63,3 +63,49 @@ describe("the words inside an identifier (a domain, a path, an extension) are cl
     expect(wrongOrMiss(train, request).served).toBe("INC0010009: scheduled cdn.example.net/pkgs/agent-2.5.1.msi.");
   });
 });
+
+describe("runs of two letters or more inside an identifier are words too", () => {
+  it("Should not queue INC0045678 from REQ0012345, CHG0023456 and TSK0034567 (the ticket's kind: incidents are paged)", () => {
+    const handle = (id: string) => ask("Incidents are paged.", `Handle ${id}`, id.startsWith("INC") ? `Paged for ${id}.` : `Queued ${id}.`);
+    const train = [handle("REQ0012345"), handle("CHG0023456"), handle("TSK0034567")];
+    expect(wrongOrMiss(train, handle("INC0045678"))).toEqual({ served: null, model: "Paged for INC0045678." });
+    expect(wrongOrMiss(train, handle("CHG0099999")).served).toBe("Queued CHG0099999.");
+  });
+
+  it("Should not deploy to web-05.cn.example.com from eu, us and ap hosts (a region of two letters, as long as the others)", () => {
+    const deploy = (h: string) => ask("Hosts in cn need approval.", `Deploy to ${h}`, h.includes(".cn.") ? `${h} needs approval.` : `Deployed to ${h}.`);
+    const train = [deploy("web-03.eu.example.com"), deploy("web-07.us.example.com"), deploy("web-01.ap.example.com")];
+    expect(wrongOrMiss(train, deploy("web-05.cn.example.com"))).toEqual({ served: null, model: "web-05.cn.example.com needs approval." });
+    expect(wrongOrMiss(train, deploy("web-09.us.example.com")).served).toBe("Deployed to web-09.us.example.com.");
+  });
+
+  it("Should not run job-40.sh from job-17.py, job-22.rb and job-31.js (an extension of two letters: scripts are reviewed)", () => {
+    const run = (p: string) => ask(".sh scripts are reviewed.", `Run ${p}`, p.endsWith(".sh") ? `${p} needs review.` : `Ran ${p}.`);
+    const train = [run("/opt/jobs/job-17.py"), run("/opt/jobs/job-22.rb"), run("/opt/jobs/job-31.js")];
+    expect(wrongOrMiss(train, run("/opt/jobs/job-40.sh"))).toEqual({ served: null, model: "/opt/jobs/job-40.sh needs review." });
+  });
+
+  it("Should not open fe12:3456:789a::5 from unique-local fd.. addresses (the prefix decides: public needs review)", () => {
+    const open = (ip: string) => ask("Public addresses need review.", `Open ${ip}`, /^f[cd]/.test(ip) ? `Opened ${ip}.` : `${ip} needs review.`);
+    const train = [open("fd12:3456:789a::5"), open("fd34:1234:567b::7"), open("fd56:2345:678c::9")];
+    expect(wrongOrMiss(train, open("fe12:3456:789a::5"))).toEqual({ served: null, model: "fe12:3456:789a::5 needs review." });
+  });
+});
+
+describe("a MAC address's vendor prefix is closed-class", () => {
+  const register = (m: string) =>
+    ask("VMware NICs (00:50:56) are snapshot first.", `Register ${m}`, m.startsWith("00:50:56") ? `Snapshot ${m} first.` : `Registered ${m}.`);
+
+  it("Should not register 00:50:56:ab:cd:ef (VMware) from three NICs of other vendors with the same shape", () => {
+    const train = [register("00:11:22:ab:cd:ef"), register("00:21:33:ab:cd:ef"), register("00:44:55:ab:cd:ef")];
+    expect(wrongOrMiss(train, register("00:50:56:ab:cd:ef"))).toEqual({ served: null, model: "Snapshot 00:50:56:ab:cd:ef first." });
+    expect(reasonFor(train, register("00:50:56:ab:cd:ef"))).toContain("vendor prefix `00:50:56`");
+    expect(wrongOrMiss(train, register("00:21:33:ab:cd:ef")).served).toBe("Registered 00:21:33:ab:cd:ef.");
+  });
+
+  it("Should serve a new NIC of a confirmed vendor, never VMware's (one letter pair each: ranged as a level, number by number)", () => {
+    const train = [register("00:11:22:ab:12:cd"), register("00:21:33:ab:34:cd"), register("00:44:55:ab:56:cd")];
+    expect(wrongOrMiss(train, register("00:21:33:ab:40:cd")).served).toBe("Registered 00:21:33:ab:40:cd.");
+    expect(reasonFor(train, register("00:50:56:ab:40:cd"))).toContain("vendor prefix `00:50:56`");
+  });
+});
