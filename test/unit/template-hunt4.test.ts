@@ -109,3 +109,19 @@ describe("a MAC address's vendor prefix is closed-class", () => {
     expect(reasonFor(train, register("00:50:56:ab:40:cd"))).toContain("vendor prefix `00:50:56`");
   });
 });
+
+describe("a random UUID is data: its runs of hex letters and digits are no shape (reach)", () => {
+  /** A job id copied from the request. */
+  const job = (id: string) => ask("Report the job.", `Job ${id} finished?`, `Job ${id} finished at 03:00.`);
+  const train = [job("4ab513de-eb24-46f8-a4f7-68cc3f215120"), job("9c0d21fa-17b2-4c3e-a9d1-0e5f6a7b8c9d"), job("e1f2a3b4-c5d6-47e8-b9a0-1b2c3d4e5f60")];
+
+  it("Should serve a new version 4 UUID after three others (before, its shape 9a9a9a9-a9a9-… was never confirmed)", () => {
+    expect(wrongOrMiss(train, job("70a1b2c3-d4e5-4f60-8a1b-2c3d4e5f6a7b")).served).toBe("Job 70a1b2c3-d4e5-4f60-8a1b-2c3d4e5f6a7b finished at 03:00.");
+  });
+
+  it("Should not serve the nil UUID, another version (a v1 UUID holds a time) or another case", () => {
+    expect(wrongOrMiss(train, job("00000000-0000-0000-0000-000000000000")).served).toBeNull();
+    expect(wrongOrMiss(train, job("70a1b2c3-d4e5-1f60-8a1b-2c3d4e5f6a7b")).served).toBeNull();
+    expect(wrongOrMiss(train, job("70A1B2C3-D4E5-4F60-8A1B-2C3D4E5F6A7B")).served).toBeNull();
+  });
+});
