@@ -125,3 +125,15 @@ describe("a random UUID is data: its runs of hex letters and digits are no shape
     expect(wrongOrMiss(train, job("70A1B2C3-D4E5-4F60-8A1B-2C3D4E5F6A7B")).served).toBeNull();
   });
 });
+
+describe("a port glued to a host is ranged", () => {
+  const open = (hp: string) =>
+    ask("Ports under 1024 need approval.", `Open ${hp}`, Number(hp.split(":")[1]) < 1024 ? `${hp} needs approval.` : `Opened ${hp}.`);
+  const train = [open("svc.example.com:8443"), open("svc.example.com:9000"), open("svc.example.com:8080")];
+
+  it("Should not open svc.example.com:1022 from 8443, 9000 and 8080 (an id of four digits was served outside those seen)", () => {
+    expect(wrongOrMiss(train, open("svc.example.com:1022"))).toEqual({ served: null, model: "svc.example.com:1022 needs approval." });
+    expect(reasonFor(train, open("svc.example.com:1022"))).toContain("port 1022 lies outside those confirmed");
+    expect(wrongOrMiss(train, open("svc.example.com:8500")).served).toBe("Opened svc.example.com:8500.");
+  });
+});

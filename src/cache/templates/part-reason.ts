@@ -26,6 +26,7 @@ export function partReason(slot: PartSlot, value: string): string | null {
   if (slot.type !== "identifier") return null;
   return (
     vendorReason(slot, value) ??
+    portReason(slot, value) ??
     (seen.size === 1 ? levelReason(slot, value, part) : (lettersReason(slot, value, part, seen) ?? wordsReason(slot, value))) ??
     digitsReason(slot, value)
   );
@@ -54,6 +55,22 @@ function wordsReason(slot: PartSlot, value: string): string | null {
   return unseen.length > 0
     ? `word ${quoted(unseen.join(" "))} never confirmed (a word inside an identifier is closed-class)`
     : "its words were never confirmed together (a word inside an identifier is closed-class)";
+}
+
+/** A port glued to a host after a colon, at the end of an identifier (`svc.example.com:8443`). */
+function portOf(value: string): number | null {
+  const m = /[\p{L}\p{N}]:(\d{1,5})$/u.exec(value);
+  return m && !MAC.test(value) ? Number(m[1]) : null;
+}
+
+/**
+ * Why a host's port may not be served, or null: it must lie between two confirmed ports. As the digits of an
+ * id (four digits or more) it was served outside those seen, so `:1022` (privileged: approval) was opened
+ * like `:8080`, `:8443` and `:9000`.
+ */
+function portReason(slot: PartSlot, value: string): string | null {
+  const port = portOf(value);
+  return port === null || isBetween(port, slot.values.map(portOf)) ? null : `port ${port} lies outside those confirmed`;
 }
 
 /** A MAC address: six groups of two hex digits joined by `:` or `-`; its first three are the vendor (OUI). */
