@@ -23,6 +23,8 @@ describe("template evaluation (in memory)", () => {
         if (prefix === "wf-screen") expect(r.fresh.served.learned + r.traps.served.learned).toBe(0);
         // The booking desk's names are tied to no email: learned templates keep them (and the places) structural.
         if (prefix === "wf-book" && mode === "learned") expect(r.fresh.served.learned).toBe(0);
+        // The ops desk's package URLs, hostnames and ports vary: learned templates serve it, its traps put to them.
+        if (prefix === "wf-ops" && mode === "learned") expect(r.fresh.served.learned).toBeGreaterThan(0);
       });
     }
   }

@@ -3,6 +3,7 @@ import type { ChatBody, ScriptedMessage } from "../scripted-model";
 import { bookingDesk } from "./booking";
 import { intake } from "./intake";
 import { intlDesk } from "./intl";
+import { opsDesk } from "./ops";
 import { refundDesk } from "./refund";
 import { refundMail } from "./refund-mail";
 import { screenDesk } from "./screen";
@@ -13,7 +14,7 @@ function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** The workflows of the evaluation, by model-name prefix (`wf-refund…`, `wf-intake…`, `wf-screen…`, `wf-rmail…`, `wf-book…`, `wf-intl…`; no prefix is another's). */
+/** The workflows of the evaluation, by model-name prefix (`wf-refund…`, `wf-intake…`, `wf-screen…`, `wf-rmail…`, `wf-book…`, `wf-intl…`, `wf-ops…`; no prefix is another's). */
 export const WORKFLOWS: Record<string, Workflow<unknown>> = {
   "wf-refund": refundDesk as Workflow<unknown>,
   "wf-intake": intake as Workflow<unknown>,
@@ -21,6 +22,7 @@ export const WORKFLOWS: Record<string, Workflow<unknown>> = {
   "wf-rmail": refundMail as Workflow<unknown>,
   "wf-book": bookingDesk as Workflow<unknown>,
   "wf-intl": intlDesk as Workflow<unknown>,
+  "wf-ops": opsDesk as Workflow<unknown>,
 };
 
 /** The scripted model for an evaluation request, chosen by its model name; null for other models. */

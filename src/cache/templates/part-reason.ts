@@ -24,7 +24,68 @@ export function partReason(slot: PartSlot, value: string): string | null {
   const seen = new Set(slot.values.map((v) => fixedPartOf(slot.type, v)));
   if (seen.size === 1 && !seen.has(part)) return `${what} ${quoted(part)} never confirmed (every confirmed value had ${quoted([...seen][0] ?? "")})`;
   if (slot.type !== "identifier") return null;
-  return (seen.size === 1 ? levelReason(slot, value, part) : lettersReason(slot, value, part, seen)) ?? digitsReason(slot, value);
+  return (
+    vendorReason(slot, value) ??
+    portReason(slot, value) ??
+    (seen.size === 1 ? levelReason(slot, value, part) : (lettersReason(slot, value, part, seen) ?? wordsReason(slot, value))) ??
+    digitsReason(slot, value)
+  );
+}
+
+/**
+ * An identifier's words: its runs of two letters or more (`mirror`, `example`, `org`, `pkgs`, `agent`, `deb`
+ * of `mirror.example.org/pkgs/agent-2.5.1.deb`; `INC` of `INC0012345`; `cn` of `web-05.cn.example.com`).
+ */
+function wordsOf(value: string): string {
+  return (value.match(/\p{L}{2,}/gu) ?? []).join(" ");
+}
+
+/**
+ * Why an identifier whose letters varied may not be served with words no confirmed value had together, or
+ * null. A word inside an identifier (a host's domain or region, a file's extension, a ticket's kind) is
+ * closed-class like a word of text: the model may decide on it (`.exe` quarantined, a domain off the
+ * allow-list, `INC` paged where `REQ`, `CHG` and `TSK` are queued), and the lengths of its letters say
+ * nothing (`exe` is as long as `deb`, `cn` as `eu`). Single letters (`A-1042`, `D-4004`) stay data.
+ */
+function wordsReason(slot: PartSlot, value: string): string | null {
+  const own = wordsOf(value);
+  if (slot.values.some((v) => wordsOf(v) === own)) return null;
+  const confirmed = new Set(slot.values.flatMap((v) => wordsOf(v).split(" ")));
+  const unseen = own.split(" ").filter((w) => w !== "" && !confirmed.has(w));
+  return unseen.length > 0
+    ? `word ${quoted(unseen.join(" "))} never confirmed (a word inside an identifier is closed-class)`
+    : "its words were never confirmed together (a word inside an identifier is closed-class)";
+}
+
+/** A port glued to a host after a colon, at the end of an identifier (`svc.example.com:8443`). */
+function portOf(value: string): number | null {
+  const m = /[\p{L}\p{N}]:(\d{1,5})$/u.exec(value);
+  return m && !MAC.test(value) ? Number(m[1]) : null;
+}
+
+/**
+ * Why a host's port may not be served, or null: it must lie between two confirmed ports. As the digits of an
+ * id (four digits or more) it was served outside those seen, so `:1022` (privileged: approval) was opened
+ * like `:8080`, `:8443` and `:9000`.
+ */
+function portReason(slot: PartSlot, value: string): string | null {
+  const port = portOf(value);
+  return port === null || isBetween(port, slot.values.map(portOf)) ? null : `port ${port} lies outside those confirmed`;
+}
+
+/** A MAC address: six groups of two hex digits joined by `:` or `-`; its first three are the vendor (OUI). */
+const MAC = /^([0-9a-f]{2})[:-]([0-9a-f]{2})[:-]([0-9a-f]{2})(?:[:-][0-9a-f]{2}){3}$/i;
+const ouiOf = (value: string) => MAC.exec(value)?.slice(1, 4).join(":").toLowerCase() ?? null;
+
+/**
+ * Why a MAC address may not be served, or null: its vendor prefix (`00:50:56`, VMware) must be one a
+ * confirmed value had: the model may decide on the vendor (a virtual machine snapshot first), and an OUI
+ * of digits only holds no letters for the rules above to keep.
+ */
+function vendorReason(slot: PartSlot, value: string): string | null {
+  const oui = ouiOf(value);
+  if (oui === null || slot.values.some((v) => ouiOf(v) === oui)) return null;
+  return `vendor prefix ${quoted(oui)} never confirmed (a MAC address's vendor is closed-class)`;
 }
 
 /** The lengths of a value's runs of `run` (digits: `ACC-1234567` gives `7`; letters: `3`). */

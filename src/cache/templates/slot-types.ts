@@ -90,12 +90,21 @@ export function isRanged(type: SlotType): boolean {
 }
 
 /**
+ * A random UUID (version 4, the RFC 9562 variant), in one case: apart from its version and variant, its
+ * 122 bits are drawn at random, so its runs of hex letters and digits are noise, not a shape nor letters the
+ * model could decide on (every UUID's runs differ: typed by them, a template served almost no new UUID). The
+ * nil UUID, other versions (a v1 or v7 UUID holds a time) and mixed case keep the ordinary rules.
+ */
+const UUID_V4 = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12})$/;
+
+/**
  * The shape of a value: each run of upper-case letters becomes `A`, of
  * lower-case letters `a`, of digits `9`; other characters stay. A template
  * serves only values whose shape it has seen (`A-1042` and `B-7` share `A-9`,
  * `unknown` or `N/A` do not).
  */
 export function shapeOf(value: string): string {
+  if (UUID_V4.test(value)) return value === value.toLowerCase() ? "<uuid-v4>" : "<UUID-V4>";
   return value
     .replace(/\p{Lu}+/gu, "A")
     .replace(/\p{Ll}+/gu, "a")
@@ -111,7 +120,7 @@ export function shapeOf(value: string): string {
  * @example fixedPartOf("identifier", "ORD-1001") // => "ORD"
  */
 export function fixedPartOf(type: SlotType, value: string): string | null {
-  if (type === "identifier") return (value.match(/\p{L}+/gu) ?? []).join(" ");
+  if (type === "identifier") return UUID_V4.test(value) ? null : (value.match(/\p{L}+/gu) ?? []).join(" ");
   if (type === "email") return value.slice(value.lastIndexOf("@") + 1).toLowerCase();
   return null;
 }
