@@ -189,3 +189,27 @@ describe("requests that differ late, at once", () => {
     expect(await generations(model)).toBe(keys.length);
   });
 });
+
+describe("a huge request racing small ones", () => {
+  it("Should answer a body just under MAX_BODY_BYTES and 10 small requests sent beside it, each with its own answer, none a 500", {
+    timeout: 60_000,
+  }, async () => {
+    const small = uniqueModel("echo-small");
+    const huge = uniqueModel("fresh-huge");
+    // 32 MiB is MAX_BODY_BYTES: one message of text just under it, with the JSON around it.
+    const text = "x".repeat(32 * 1024 * 1024 - 1024);
+    const got = await settled(async () => {
+      const big = chat({ model: huge, messages: [{ role: "user", content: text }] }, { key: "sk-race-huge" });
+      const smalls = Array.from({ length: 10 }, (_, i) => chat({ model: small, messages: [{ role: "user", content: `small ${i}` }] }, { key: "sk-race-huge" }));
+      return Promise.all(
+        [big, ...smalls].map(async (pending) => {
+          const r = await pending;
+          return [r.status, ((await r.json()) as Completion).choices[0].message.content] as const;
+        }),
+      );
+    });
+    expect(got[0][0]).toBe(200);
+    expect(got[0][1]).toMatch(/^fresh /);
+    expect(got.slice(1)).toEqual(Array.from({ length: 10 }, (_, i) => [200, `echo: small ${i}`]));
+  });
+});
