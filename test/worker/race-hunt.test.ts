@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { chat, eventually, gatedUpstream, generations, uniqueModel } from "./helpers";
+import { chat, eventually, gatedUpstream, generations, oneFlight, uniqueModel } from "./helpers";
 import { gemini } from "./gemini.support";
 import { postMessages } from "./messages.support";
 import { responses } from "./responses.support";
@@ -53,22 +53,46 @@ async function streamedFlight(n: number, send: () => Promise<Response>): Promise
   });
 }
 
-const apis: Array<{ api: string; send: (model: string, text: string) => Promise<Response> }> = [
-  { api: "chat", send: (model, text) => chat({ model, stream: true, messages: [{ role: "user", content: text }] }, { key: "sk-race-stream" }) },
+/** The text of a JSON answer, whatever the API. */
+function jsonText(body: Record<string, unknown>): string {
+  const chat = (body.choices as Array<{ message: { content: string } }> | undefined)?.[0]?.message.content;
+  const messages = (body.content as Array<{ text?: string }> | undefined)?.map((b) => b.text ?? "").join("");
+  const responses = (body.output as Array<{ content?: Array<{ text?: string }> }> | undefined)?.flatMap((o) => o.content ?? []).map((c) => c.text ?? "");
+  const gemini = (body.candidates as Array<{ content: { parts: Array<{ text?: string }> } }> | undefined)?.[0]?.content.parts.map((p) => p.text ?? "");
+  return chat ?? messages ?? responses?.join("") ?? gemini?.join("") ?? "";
+}
+
+const apis: Array<{ api: string; send: (model: string, text: string, stream: boolean) => Promise<Response> }> = [
+  { api: "chat", send: (model, text, stream) => chat({ model, stream, messages: [{ role: "user", content: text }] }, { key: "sk-race-stream" }) },
   {
     api: "messages",
-    send: (model, text) => postMessages({ model, max_tokens: 256, stream: true, messages: [{ role: "user", content: text }] }, { key: "sk-ant-race" }),
+    send: (model, text, stream) => postMessages({ model, max_tokens: 256, stream, messages: [{ role: "user", content: text }] }, { key: "sk-ant-race" }),
   },
-  { api: "responses", send: (model, text) => responses({ model, stream: true, input: text }, { key: "sk-race-resp" }) },
-  { api: "gemini", send: (model, text) => gemini(model, { contents: [{ role: "user", parts: [{ text }] }] }, { stream: true, key: "gm-race" }) },
+  { api: "responses", send: (model, text, stream) => responses({ model, stream, input: text }, { key: "sk-race-resp" }) },
+  { api: "gemini", send: (model, text, stream) => gemini(model, { contents: [{ role: "user", parts: [{ text }] }] }, { stream, key: "gm-race" }) },
 ];
 
-describe("identical streamed misses at once", () => {
+describe("identical misses at once", () => {
   for (const { api, send } of apis) {
     it(`Should serve every follower of a streamed ${api} miss the leader's exact answer`, async () => {
       const model = uniqueModel("echo-race");
       const text = `Refund order #R-${crypto.randomUUID().slice(0, 6)}`;
-      const got = await settled(() => streamedFlight(4, () => send(model, text)));
+      const got = await settled(() => streamedFlight(4, () => send(model, text, true)));
+      expect(got.map((g) => g.status)).toEqual([200, 200, 200, 200]);
+      expect(got.map((g) => g.outcome)).toEqual(["miss", "hit", "hit", "hit"]);
+      expect(got[0].text.length).toBeGreaterThan(0);
+      for (const g of got) expect(g.text).toBe(got[0].text);
+    });
+
+    it(`Should serve every follower of a JSON ${api} miss the leader's exact answer`, async () => {
+      const model = uniqueModel("echo-race");
+      const text = `Refund order #J-${crypto.randomUUID().slice(0, 6)}`;
+      const got = await settled(async () => {
+        const all = await oneFlight(4, () => send(model, text, false));
+        return Promise.all(
+          all.map(async (r) => ({ status: r.status, outcome: r.headers.get("muscle-mem-cache"), text: jsonText((await r.json()) as Record<string, unknown>) })),
+        );
+      });
       expect(got.map((g) => g.status)).toEqual([200, 200, 200, 200]);
       expect(got.map((g) => g.outcome)).toEqual(["miss", "hit", "hit", "hit"]);
       expect(got[0].text.length).toBeGreaterThan(0);
