@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { fastJoins } from "../../src/engine/lookup/childless";
+import { callWorker, chatRequest } from "./faults.support";
 import { chat, eventually, gatedUpstream, generations, oneFlight, uniqueModel } from "./helpers";
 import { gemini } from "./gemini.support";
 import { postMessages } from "./messages.support";
@@ -189,6 +191,50 @@ describe("requests that differ late, at once", () => {
     const again = await settled(() => Promise.all(texts.map(async (t) => ((await (await send(t)).json()) as Completion).choices[0].message.content)));
     expect(again).toEqual(texts.map((t) => `echo: ${t}`));
     expect(await generations(model)).toBe(texts.length);
+  });
+
+  it("Should answer N different next turns of a just-recorded leaf (fast misses) at once, each with its own answer, streamed and JSON", async () => {
+    const model = uniqueModel("echo-fast");
+    const key = "sk-race-fast";
+    // The hot-cache bound long (so the leaf this isolate recorded is known childless) and the colo layer off, as in fast-miss.test.ts.
+    const vars = { HOT_CACHE_TTL_MS: "10000", COLO_CACHE_TTL_MS: "0" };
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    try {
+      const turn = [{ role: "user", content: `first turn ${crypto.randomUUID()}` }];
+      const first = await callWorker(chatRequest({ model, messages: turn }, { key }), vars);
+      const answer = ((await first.res.json()) as Completion).choices[0].message;
+      await first.settled();
+      const prefix = [...turn, answer];
+      const texts = Array.from({ length: 6 }, (_, i) => `next ${i} ${crypto.randomUUID().slice(0, 4)}`);
+      const send = (t: string, i: number) =>
+        callWorker(chatRequest({ model, stream: i % 2 === 0, messages: [...prefix, { role: "user", content: t }] }, { key }), vars);
+      const said = async (r: Response, i: number) => (i % 2 === 0 ? streamedText(await r.text()) : ((await r.json()) as Completion).choices[0].message.content);
+      const before = fastJoins().leader;
+      const upstream = gatedUpstream(texts.length);
+      const calls = await upstream.during(async () => {
+        const all = texts.map(send);
+        // Every one is at the model at once, each forwarded with no lookup before it.
+        await eventually(() => upstream.asked() === texts.length);
+        upstream.open();
+        return Promise.all(all);
+      });
+      const first6 = await Promise.all(calls.map(async (c, i) => [c.res.headers.get("muscle-mem-cache"), await said(c.res, i)]));
+      await Promise.all(calls.map((c) => c.settled()));
+      expect(first6).toEqual(texts.map((t) => ["miss", `echo: ${t}`]));
+      expect(fastJoins().leader - before).toBe(texts.length);
+      const again = await Promise.all(
+        texts.map(async (t, i) => {
+          const c = await send(t, i);
+          const out = [c.res.headers.get("muscle-mem-cache"), await said(c.res, i)];
+          await c.settled();
+          return out;
+        }),
+      );
+      expect(again).toEqual(texts.map((t) => ["hit", `echo: ${t}`]));
+      expect(await generations(model)).toBe(texts.length + 1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("Should answer the same request from N tenants at once each from its own flight, never another tenant's", async () => {
