@@ -2,8 +2,8 @@ import { env } from "cloudflare:workers";
 import type OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { api } from "./api-helpers";
-import { chat, uniqueModel } from "./helpers";
-import { learningRan, settled } from "./settled";
+import { chat, eventually, gatedUpstream, generations, uniqueModel } from "./helpers";
+import { followersWaiting, learningRan, settled } from "./settled";
 import { scriptChatUpstream, type ChatScriptBody } from "./upstream-stub";
 
 /**
@@ -164,5 +164,33 @@ describe("damaged declared evidence", () => {
       cache: "hit",
       content: "Refunded 100 on order A-1001 for Ada Lovelace.",
     });
+  });
+});
+
+describe("declared requests with different values at once", () => {
+  it("Should give each binding its own answer when they share one declared key and one flight: the leader's answer is not yet confirmed for the others", async () => {
+    // The scripted test upstream's echo model (its answer holds the values), behind a gate: no stub here.
+    vi.restoreAllMocks();
+    const model = uniqueModel("echo-race-decl");
+    const people = [
+      ["Ada Lovelace", "A-1001"],
+      ["Bob Stone", "A-2002"],
+      ["Cyd Moss", "A-3003"],
+      ["Dan Roe", "A-4004"],
+    ] as const;
+    const gate = gatedUpstream(1);
+    const got = await gate.during(async () => {
+      const before = await followersWaiting();
+      const leader = ask(model, people[0][0], 100, people[0][1]);
+      await eventually(() => gate.asked() === 1);
+      const others = people.slice(1).map(([name, order]) => ask(model, name, 100, order));
+      // One declared key (the values are placeholders in it): the others wait on the leader's flight.
+      await eventually(async () => (await followersWaiting()) === before + 3);
+      gate.open();
+      return Promise.all([leader, ...others]);
+    });
+    expect(got.map((g) => g.content)).toEqual(people.map(([name, order]) => `echo: I'm ${name}, please refund 100 on order ${order}.`));
+    expect(got.every((g) => g.status === 200 && g.cache === "miss")).toBe(true);
+    expect(await generations(model)).toBe(4);
   });
 });
