@@ -29,7 +29,7 @@ async function ask(
   name: string,
   amount: number,
   order: string,
-): Promise<{ status: number; cache: string | null; template: string | null; content: string }> {
+): Promise<{ status: number; cache: string | null; template: string | null; content: string; miss?: string }> {
   return settled(async () => {
     const res = await chat(
       {
@@ -42,12 +42,14 @@ async function ask(
       { key: "sk-race-templates", headers: { "muscle-mem-bindings": JSON.stringify({ name, order_id: order }) } },
     );
     const status = res.status;
+    const miss = res.headers.get("muscle-mem-template-miss");
     const body = (await res.json()) as OpenAI.ChatCompletion;
     return {
       status,
       cache: res.headers.get("muscle-mem-cache"),
       template: res.headers.get("muscle-mem-template"),
       content: body.choices?.[0]?.message.content ?? "",
+      ...(miss === null ? {} : { miss }),
     };
   });
 }
@@ -112,6 +114,7 @@ describe("a damaged learned template", () => {
         cache: "miss",
         template: null,
         content: "Refunded 260 on order A-6006 for Fay Wong.",
+        miss: "template store not readable in time: the request went to the model",
       });
       await learningRan();
       // Learning went on beside it: the model's answer for 260 confirmed the good template (a fourth binding).
@@ -157,7 +160,12 @@ describe("damaged declared evidence", () => {
         .run();
     }
     const served = await ask(model, "Cyd Moss", 100, "A-3003");
-    expect(served).toMatchObject({ status: 200, cache: "miss", content: "Refunded 100 on order A-3003 for Cyd Moss." });
+    expect(served).toMatchObject({
+      status: 200,
+      cache: "miss",
+      content: "Refunded 100 on order A-3003 for Cyd Moss.",
+      miss: "declared answer: damaged evidence at this node",
+    });
     // The binding the node was recorded with is still an exact repeat: served.
     expect(await ask(model, "Ada Lovelace", 100, "A-1001")).toMatchObject({
       status: 200,
