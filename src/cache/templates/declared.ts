@@ -242,6 +242,8 @@ export function bindingDigestOf(keying: DeclaredKeying): string {
 export interface DeclaredConfirmation {
   answer: string;
   binding: string;
+  /** A row that could not be read back: what the model answered there, and for which binding, is unknown. */
+  damaged?: true;
 }
 
 /**
@@ -261,7 +263,9 @@ export function declaredServes(evidence: readonly DeclaredConfirmation[], answer
 
 /** Why a stored declared answer may not be served to a binding (declaredServes), in one line, or null when it may. */
 export function declaredRefusal(evidence: readonly DeclaredConfirmation[], answer: string, binding: string, minBindings: number): string | null {
-  if (evidence.some((e) => e.answer === answer && e.binding === binding)) return null;
+  if (evidence.some((e) => e.answer === answer && e.binding === binding && !e.damaged)) return null;
+  // In doubt, miss: a damaged row may be the model answering this node otherwise.
+  if (evidence.some((e) => e.damaged)) return "declared answer: damaged evidence at this node";
   if (evidence.some((e) => e.answer !== answer)) return "declared answer: the model answered this node two ways for two bindings";
   const seen = new Set(evidence.map((e) => e.binding)).size;
   return seen >= minBindings ? null : `declared answer not yet confirmed: ${seen} of ${minBindings} bindings`;

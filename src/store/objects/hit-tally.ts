@@ -48,6 +48,8 @@ export class HitTally extends DurableObject<Env> {
   private alarmAt: number | null = null;
   private dropped = 0;
   private keep: ReturnType<typeof setTimeout> | undefined;
+  /** A retry of an alarm the storage refused to set (RETRY_MS). */
+  private rearm: ReturnType<typeof setTimeout> | undefined;
 
   /** Adds counts; the first addition after a write sets the alarm that writes them. */
   async add(batch: TallyBatch, flushMs: number): Promise<void> {
@@ -127,13 +129,25 @@ export class HitTally extends DurableObject<Env> {
     this.carryAt = Date.now() + NEXT_PAGE_MS;
   }
 
-  /** Sets the alarm for what comes next (carried pages, else the pending tally), moving it only when that moved. */
+  /**
+   * Sets the alarm for what comes next (carried pages, else the pending tally), moving it only when that
+   * moved. Never throws: an alarm the storage refuses is logged and set again (the counts stay pending).
+   */
   private async arm(): Promise<void> {
     const next = this.carry.length > 0 ? this.carryAt : this.pending ? this.due() : null;
     this.keepUntil(next);
+    clearTimeout(this.rearm);
     if (next === null || next === this.alarmAt) return;
     this.alarmAt = next;
-    await this.ctx.storage.setAlarm(next);
+    try {
+      await this.ctx.storage.setAlarm(next);
+    } catch (error) {
+      // Not set: forget it, so that the next add sets it again, and try again meanwhile. Before 11-28 the
+      // object believed it set, never set one again, and held the tree's counts until it was evicted.
+      if (this.alarmAt === next) this.alarmAt = null;
+      logEvent("error", "tally_alarm_failed", { error: String(error) });
+      this.rearm = setTimeout(() => void this.arm(), RETRY_MS);
+    }
   }
 
   /**

@@ -127,11 +127,19 @@ export class TreeWriter extends DurableObject<Env> {
     }
   }
 
-  /** Seeds this tree from imported trajectories (idempotent), serialised with its writes. */
+  /**
+   * Seeds this tree from imported trajectories (idempotent), serialised with its writes, and forgets the
+   * recent answers single flight would still serve: an imported answer can make a node disagree (before
+   * 11-28 the answer recorded there just before was still served for `recentMs`, although D1 served neither).
+   */
   async importPaths(batch: ImportBatch): Promise<ImportOutcome> {
-    const outcome = await this.serialised(async () => importNodes(await this.db(batch.treeId, batch), batch));
-    await this.pruneAlarm.arm(batch.treeId);
-    return outcome;
+    try {
+      const outcome = await this.serialised(async () => importNodes(await this.db(batch.treeId, batch), batch));
+      await this.pruneAlarm.arm(batch.treeId);
+      return outcome;
+    } finally {
+      this.flights.forget();
+    }
   }
 
   /** Arms the tree's stale-prune alarm if none is set, its first run within `within` ms (the cron's sweep, src/store/prune/sweep.ts). */

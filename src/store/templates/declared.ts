@@ -1,5 +1,6 @@
 import { digest } from "../../core/hash";
 import type { DeclaredConfirmation } from "../../cache/templates/declared";
+import { logEvent } from "../../observability/log-event";
 
 /**
  * Declared answers' evidence lives in the `templates` table, one row per
@@ -12,23 +13,33 @@ export const DECLARED_ANCHOR = -1;
 /** Rows kept per node: more distinct bindings than any serving threshold needs. */
 export const MAX_DECLARED_EVIDENCE = 64;
 
-function parse(pattern: string, state: string): DeclaredConfirmation | null {
+/** A damaged row's stand-in: it names no answer and no binding, and refuses every binding but an exact repeat (declaredRefusal). */
+const DAMAGED: DeclaredConfirmation = { answer: "", binding: "", damaged: true };
+
+/** One evidence row read back; DAMAGED (logged) when it is not the JSON recordDeclaredEvidence writes. */
+function parse(key: string, pattern: string, state: string): DeclaredConfirmation {
   try {
-    const answer = (JSON.parse(pattern) as { declared?: unknown }).declared;
-    const binding = (JSON.parse(state) as { binding?: unknown }).binding;
-    return typeof answer === "string" && typeof binding === "string" ? { answer, binding } : null;
+    const answer = (JSON.parse(pattern) as { declared?: unknown } | null)?.declared;
+    const binding = (JSON.parse(state) as { binding?: unknown } | null)?.binding;
+    if (typeof answer === "string" && typeof binding === "string") return { answer, binding };
   } catch {
-    return null;
+    // Not JSON: damaged, below.
   }
+  logEvent("warn", "declared_evidence_damaged", { key });
+  return DAMAGED;
 }
 
-/** The evidence recorded for the declared answers at request key `key`: one indexed query (templates_lookup_idx). */
+/**
+ * The evidence recorded for the declared answers at request key `key`: one indexed query (templates_lookup_idx).
+ * A damaged row is kept as DAMAGED, never skipped: skipping it could hide that the model answered this node
+ * two ways, and serve one answer to every binding (before 11-28).
+ */
 export async function readDeclaredEvidence(db: D1Database, key: string): Promise<DeclaredConfirmation[]> {
   const { results } = await db
     .prepare("SELECT pattern, state FROM templates WHERE lookup_key = ?1 AND anchor_depth = ?2 LIMIT ?3")
     .bind(key, DECLARED_ANCHOR, MAX_DECLARED_EVIDENCE)
     .all<{ pattern: string; state: string }>();
-  return results.map((r) => parse(r.pattern, r.state)).filter((c): c is DeclaredConfirmation => c !== null);
+  return results.map((r) => parse(key, r.pattern, r.state));
 }
 
 /**

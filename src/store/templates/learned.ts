@@ -1,33 +1,26 @@
 import type { LearnedTemplate } from "../../cache/templates/induce";
-import type { TemplatePattern, TemplateState } from "../../cache/templates/learned";
 import type { NodeMeta } from "../../cache/templates/turns";
 import type { NodeRecord, TemplateRecord } from "../tree/schema";
+import { soundTemplates, type TemplateRowRead } from "./template-row";
 
 /** D1 allows 100 bound parameters per statement. */
 const IN_CHUNK = 90;
 
-/** A template row as the queries below select it (TEMPLATE_COLUMNS). */
-type TemplateRowRead = Pick<TemplateRecord, "id" | "tree_id" | "lookup_key" | "pattern" | "state">;
-
 const TEMPLATE_COLUMNS = "id, tree_id, lookup_key, pattern, state";
-
-function toTemplate(row: TemplateRowRead): LearnedTemplate {
-  return {
-    id: row.id,
-    treeId: row.tree_id,
-    lookupKey: row.lookup_key,
-    pattern: JSON.parse(row.pattern) as TemplatePattern,
-    state: JSON.parse(row.state) as TemplateState,
-  };
-}
 
 /**
  * The live templates under any of `keys` (at most 64: one per anchor), deepest
  * anchor first, at most `limit`. One indexed query (templates_lookup_idx).
+ * Throws when one of them is damaged (its JSON not what learning writes,
+ * template-row.ts): it might have rendered another answer than the others, so
+ * the lookup misses (the caller fails open to the model); never a serve beside it.
  */
 export async function readTemplates(db: D1Database, keys: readonly string[], limit: number): Promise<LearnedTemplate[]> {
   if (keys.length === 0) return [];
-  return (await templatesStatement(db, keys, limit).all<TemplateRowRead>()).results.map(toTemplate);
+  const rows = (await templatesStatement(db, keys, limit).all<TemplateRowRead>()).results;
+  const templates = soundTemplates(rows);
+  if (templates.length < rows.length) throw new Error(`${rows.length - templates.length} damaged template row(s) under the lookup keys`);
+  return templates;
 }
 
 /** readTemplates's query: live templates whose lookup key is one of `keys` (the first IN_CHUNK), deepest anchor and most bindings first. */
@@ -84,7 +77,9 @@ export function learningOf(results: ReadonlyArray<D1Result<Record<string, unknow
   ];
   const templateRows = (results.length === 4 ? results[0].results : []) as TemplateRowRead[];
   return {
-    templates: templateRows.map(toTemplate),
+    // A damaged template (logged) is not learned from: it cannot serve (readTemplates misses beside it), and
+    // reading it would fail every recording's learning under its keys for good.
+    templates: soundTemplates(templateRows),
     partners: partnerRows.map(({ hash }) => ({
       hash,
       path: pathOf(
@@ -208,5 +203,6 @@ export async function listTemplates(db: D1Database, treeId: string, limit = 100)
     .prepare(`SELECT ${TEMPLATE_COLUMNS} FROM templates WHERE tree_id = ?1 AND anchor_depth >= 0 ORDER BY updated_at DESC LIMIT ?2`)
     .bind(treeId, limit)
     .all<TemplateRowRead>();
-  return results.map(toTemplate);
+  // A damaged template (logged) is left out of the list; the tree's others are listed.
+  return soundTemplates(results);
 }
