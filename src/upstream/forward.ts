@@ -103,7 +103,10 @@ export function relayResponse(upstream: Response, body: BodyInit | null, extra: 
     if (relayed(key)) headers.set(key, value);
   });
   for (const [k, v] of Object.entries(extra)) headers.set(k, v);
-  return new Response(body, { status: upstream.status, statusText: upstream.statusText, headers });
+  const response = new Response(body, { status: upstream.status, statusText: upstream.statusText, headers });
+  // A body given as text or bytes gets a content-type of its own (`text/plain`) that the upstream never sent.
+  if (!upstream.headers.has("content-type")) response.headers.delete("content-type");
+  return response;
 }
 
 export interface ForwardOptions {
