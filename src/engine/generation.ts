@@ -1,7 +1,7 @@
 import { ApiError } from "../core/errors";
 import { logEvent } from "../observability/log-event";
 import type { AnswerReader, Recording } from "../core/recording";
-import { forward, queryOf, relayResponse } from "../upstream/forward";
+import { forward, queryOf, relayResponse, stillEncoded } from "../upstream/forward";
 import { CACHE_HEADER } from "../core/protocol";
 import { breathe } from "../core/timer-turn";
 import type { CacheOutcome } from "./outcome";
@@ -82,7 +82,8 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
     if (error instanceof ApiError) return answerError(opts, error, headers);
     throw error;
   }
-  if (!upstream.ok || !upstream.body) {
+  // An error, or a body still in an encoding the runtime did not decode (`deflate`): relayed as sent, never read.
+  if (!upstream.ok || !upstream.body || stillEncoded(upstream.headers)) {
     settle(null);
     return relayResponse(upstream, upstream.body, headers);
   }
