@@ -82,8 +82,9 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
     if (error instanceof ApiError) return answerError(opts, error, headers);
     throw error;
   }
-  // An error, or a body still in an encoding the runtime did not decode (`deflate`): relayed as sent, never read.
-  if (!upstream.ok || !upstream.body || stillEncoded(upstream.headers)) {
+  // Not a 200 (an error; a 2xx that is not the whole answer: 206 partial content, 203 changed by a proxy, 202
+  // queued), or a body still in an encoding the runtime did not decode (`deflate`): relayed as sent, never read.
+  if (upstream.status !== 200 || !upstream.body || stillEncoded(upstream.headers)) {
     settle(null);
     return relayResponse(upstream, upstream.body, headers);
   }

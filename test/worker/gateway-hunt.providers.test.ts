@@ -77,6 +77,8 @@ const cases: Record<Exclude<Api, "chat">, { json: Array<[string, GatewayReply]>;
       ["an error beside the message", json({ ...message(), error: { message: "partial" } })],
       ["a captive portal's HTML", html],
       ["an event stream for a JSON request", stream([...messageEvents, ...messageEnd])],
+      ["a stop_reason of null", json(message({ stop_reason: null }))],
+      ["a message under 203 (a transforming proxy changed it)", { ...json(message()), status: 203 }],
     ],
     streamed: [
       ["an error event after some deltas", stream([...messageEvents, named({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })])],
@@ -100,6 +102,7 @@ const cases: Record<Exclude<Api, "chat">, { json: Array<[string, GatewayReply]>;
       ["LiteLLM's detail", json({ detail: "litellm.APIError" })],
       ["a captive portal's HTML", html],
       ["an event stream for a JSON request", stream([...responseEvents, completed])],
+      ["a response under 206 Partial Content", { ...json(response()), status: 206 }],
     ],
     streamed: [
       [
@@ -113,6 +116,7 @@ const cases: Record<Exclude<Api, "chat">, { json: Array<[string, GatewayReply]>;
         stream([...responseEvents, { event: "error", data: { message: "upstream idle timeout" } }, completed]),
       ],
       ["no response.completed", stream(responseEvents)],
+      ["a stream under 206 Partial Content", { ...stream([...responseEvents, completed]), status: 206 }],
       [
         "an error after response.completed",
         stream([...responseEvents, completed, { event: "error", data: { type: "error", code: "server_error", message: "x" } }]),
@@ -130,6 +134,8 @@ const cases: Record<Exclude<Api, "chat">, { json: Array<[string, GatewayReply]>;
       ["a finish reason of OTHER", json(candidate([{ text: "Refunded." }], "OTHER"))],
       ["a captive portal's HTML", html],
       ["an event stream for a JSON request", stream([...geminiChunks, geminiEnd])],
+      ["no finish reason", json(candidate([{ text: "Refunded." }]))],
+      ["an answer under 203 (a transforming proxy changed it)", { ...json(candidate([{ text: "Refunded." }], "STOP")), status: 203 }],
     ],
     streamed: [
       ["an error chunk after some text", stream([...geminiChunks, { error: { code: 503, message: "overloaded", status: "UNAVAILABLE" } }])],

@@ -55,6 +55,9 @@ describe("a 200 from a gateway that is not the model's answer (JSON)", () => {
     ["a captive portal's HTML", { body: "<html><body>Sign in to the network</body></html>", headers: { "content-type": "text/html" } }],
     ["an event stream for a JSON request", stream([...answer, chunk({}, "stop"), "[DONE]"])],
     ["an error object with no content-type", json({ error: { message: "rate limited by the gateway" } }, { "content-type": null })],
+    ["a finish_reason of null", json(completion({}, null as unknown as string))],
+    ["an answer under 206 Partial Content", { ...json(completion()), status: 206 }],
+    ["an answer under 203 (a transforming proxy changed it)", { ...json(completion()), status: 203 }],
   ];
   for (const [name, reply] of cases) it(`Should relay ${name} as sent and record nothing`, () => expectRelayedNotRecorded("chat", reply, false));
 });
@@ -71,6 +74,7 @@ describe("a streamed answer a gateway broke (chat chunks)", () => {
     ["a JSON answer for a streamed request (a gateway that ignores stream)", json(completion())],
     ["an error object for a streamed request", json({ error: { message: "Provider returned error", code: 429 } })],
     ["HTML for a streamed request", { body: "<html>502 Bad Gateway</html>", headers: { "content-type": "text/html" } }],
+    ["a stream under 206 Partial Content", { ...stream([...answer, chunk({}, "stop"), "[DONE]"]), status: 206 }],
   ];
   for (const [name, reply] of cases) it(`Should relay ${name} as sent and record nothing`, () => expectRelayedNotRecorded("chat", reply, true));
 });
