@@ -58,6 +58,7 @@ describe("a 200 from a gateway that is not the model's answer (JSON)", () => {
     ["a finish_reason of null", json(completion({}, null as unknown as string))],
     ["an answer under 206 Partial Content", { ...json(completion()), status: 206 }],
     ["an answer under 203 (a transforming proxy changed it)", { ...json(completion()), status: 203 }],
+    ["an answer under 202 Accepted", { ...json(completion()), status: 202 }],
   ];
   for (const [name, reply] of cases) it(`Should relay ${name} as sent and record nothing`, () => expectRelayedNotRecorded("chat", reply, false));
 });
