@@ -15,12 +15,25 @@ export abstract class JsonEventStream<E> {
   protected failed = false;
 
   feed(bytes: Uint8Array): void {
-    this.parser.feed(this.decoder.decode(bytes, { stream: true }));
+    this.decoded(() => this.decoder.decode(bytes, { stream: true }));
   }
 
-  /** Feeds what the decoder still holds: call once, before reading the result. */
+  /** Feeds what the decoder still holds (a stream cut inside a UTF-8 sequence fails): call once, before reading the result. */
   protected end(): void {
-    this.parser.feed(this.decoder.decode());
+    this.decoded(() => this.decoder.decode());
+  }
+
+  /** Parses what `decode` gives; bytes that are not UTF-8 fail the stream. */
+  private decoded(decode: () => string): void {
+    if (this.failed) return;
+    let text: string;
+    try {
+      text = decode();
+    } catch {
+      this.failed = true;
+      return;
+    }
+    this.parser.feed(text);
   }
 
   /** Whether `data` is a non-JSON end marker (chat's `[DONE]`); none by default. */
