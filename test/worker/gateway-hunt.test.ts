@@ -56,6 +56,9 @@ describe("a 200 from a gateway that is not the model's answer (JSON)", () => {
     ["an event stream for a JSON request", stream([...answer, chunk({}, "stop"), "[DONE]"])],
     ["an error object with no content-type", json({ error: { message: "rate limited by the gateway" } }, { "content-type": null })],
     ["a finish_reason of null", json(completion({}, null as unknown as string))],
+    ["Azure APIM's policy error", json({ statusCode: 429, message: "Rate limit is exceeded. Try again in 3 seconds." })],
+    ["TGI's error string", json({ error: "Input validation error", error_type: "validation" })],
+    ["vLLM's error object", json({ object: "error", message: "The model does not exist.", type: "NotFoundError", code: 404 })],
     ["an answer under 206 Partial Content", { ...json(completion()), status: 206 }],
     ["an answer under 203 (a transforming proxy changed it)", { ...json(completion()), status: 203 }],
     ["an answer under 202 Accepted", { ...json(completion()), status: 202 }],
@@ -75,6 +78,10 @@ describe("a streamed answer a gateway broke (chat chunks)", () => {
     ["a JSON answer for a streamed request (a gateway that ignores stream)", json(completion())],
     ["an error object for a streamed request", json({ error: { message: "Provider returned error", code: 429 } })],
     ["HTML for a streamed request", { body: "<html>502 Bad Gateway</html>", headers: { "content-type": "text/html" } }],
+    [
+      "chunks that carry a whole message instead of a delta (a server that streams completions)",
+      stream([{ ...chunk({}), choices: [{ index: 0, message: { role: "assistant", content: "Refunded." }, finish_reason: "stop" }] }, "[DONE]"]),
+    ],
     ["a stream under 206 Partial Content", { ...stream([...answer, chunk({}, "stop"), "[DONE]"]), status: 206 }],
   ];
   for (const [name, reply] of cases) it(`Should relay ${name} as sent and record nothing`, () => expectRelayedNotRecorded("chat", reply, true));
