@@ -146,6 +146,7 @@ const cases: Record<Exclude<Api, "chat">, { json: Array<[string, GatewayReply]>;
       ["an error chunk after some text", stream([...geminiChunks, { error: { code: 503, message: "overloaded", status: "UNAVAILABLE" } }])],
       ["an error chunk after the finish", stream([...geminiChunks, geminiEnd, { error: { code: 500, message: "internal", status: "INTERNAL" } }])],
       ["an event named error, then the finish", stream([...geminiChunks, { event: "error", data: { message: "upstream idle timeout" } }, geminiEnd])],
+      ["an event named error with an empty object, then the finish", stream([...geminiChunks, { event: "error", data: {} }, geminiEnd])],
       ["no finish reason", stream(geminiChunks)],
       ["a JSON answer for a streamed request", json(candidate([{ text: "Refunded." }], "STOP"))],
       ["HTML for a streamed request", html],
