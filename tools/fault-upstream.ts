@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 
 /**
  * Faulty upstream behaviours for the reliability tests, reached through the
@@ -17,6 +18,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
  * - `reset`: destroys the connection without answering.
  * - `cut-json`: a 200 JSON answer whose body is cut after its first bytes (the connection is destroyed).
  * - `stall-json`: a 200 JSON answer that sends its headers and first bytes, then never another byte.
+ * - `<gzip|br|deflate|x-custom>-<json|sse>`: a complete answer (a completion, or a chunk stream), compressed and
+ *   sent with that `content-encoding` and its compressed `content-length` (`x-custom`: the bytes as they are,
+ *   an encoding no client knows).
  *
  * `GET /__fault/stats/<tag>` answers `{requests, closedEarly, completed}` for
  * that tag: `closedEarly` counts requests whose connection the caller closed
@@ -66,6 +70,27 @@ export function faultRoutes(): FaultRoutes {
       if (!finished) s.closedEarly++;
     });
     const sse = () => res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const encoded = /^(gzip|br|deflate|x-custom)-(json|sse)$/.exec(kind);
+    if (encoded) {
+      const [, encoding, form] = encoded;
+      const message = { role: "assistant", content: `Encoded ${encoding}.` };
+      const text =
+        form === "json"
+          ? JSON.stringify({
+              id: "chatcmpl-enc",
+              object: "chat.completion",
+              created: 1,
+              model: "fault",
+              choices: [{ index: 0, message, finish_reason: "stop" }],
+            })
+          : `${chunk(message.content)}${chunk("", "stop")}data: [DONE]\n\n`;
+      const compress = { gzip: gzipSync, br: brotliCompressSync, deflate: deflateSync }[encoding];
+      const body = compress ? compress(Buffer.from(text)) : Buffer.from(text);
+      const type = form === "json" ? "application/json" : "text/event-stream";
+      res.writeHead(200, { "content-type": type, "content-encoding": encoding, "content-length": String(body.length) });
+      finish();
+      return void res.end(body);
+    }
     switch (kind) {
       case "hang":
         return;

@@ -8,18 +8,32 @@ import { scanJson } from "./exact-json";
  * failed, later events are ignored. Subclasses read the parsed events.
  */
 export abstract class JsonEventStream<E> {
-  private readonly decoder = new TextDecoder();
+  /** Fatal: bytes that are not UTF-8 throw (the answer is not recorded) rather than become U+FFFD the model never sent. */
+  private readonly decoder = new TextDecoder("utf-8", { fatal: true });
   private readonly parser: EventSourceParser = createParser({ onEvent: (event) => this.onData(event.data, event.event) });
   protected done = false;
   protected failed = false;
 
   feed(bytes: Uint8Array): void {
-    this.parser.feed(this.decoder.decode(bytes, { stream: true }));
+    this.decoded(() => this.decoder.decode(bytes, { stream: true }));
   }
 
-  /** Feeds what the decoder still holds: call once, before reading the result. */
+  /** Feeds what the decoder still holds (a stream cut inside a UTF-8 sequence fails): call once, before reading the result. */
   protected end(): void {
-    this.parser.feed(this.decoder.decode());
+    this.decoded(() => this.decoder.decode());
+  }
+
+  /** Parses what `decode` gives; bytes that are not UTF-8 fail the stream. */
+  private decoded(decode: () => string): void {
+    if (this.failed) return;
+    let text: string;
+    try {
+      text = decode();
+    } catch {
+      this.failed = true;
+      return;
+    }
+    this.parser.feed(text);
   }
 
   /** Whether `data` is a non-JSON end marker (chat's `[DONE]`); none by default. */
@@ -49,7 +63,13 @@ export abstract class JsonEventStream<E> {
   protected abstract onEvent(event: E): void;
 
   private onData(data: string, name: string | undefined): void {
-    if (this.done || this.failed) return;
+    if (this.failed) return;
+    if (this.done) {
+      // After the end, only the end marker again (`[DONE]` twice): an error a gateway appends, or more content,
+      // means the stream is not the answer its end closed (the openai package throws on such an error).
+      if (this.isFailureEvent(name) || !(this.isEndMarker(data) || data.trim() === "[DONE]")) this.failed = true;
+      return;
+    }
     if (this.isFailureEvent(name)) {
       this.failed = true;
       return;

@@ -1,7 +1,7 @@
 import { ApiError } from "../core/errors";
 import { logEvent } from "../observability/log-event";
 import type { AnswerReader, Recording } from "../core/recording";
-import { forward, queryOf, relayResponse } from "../upstream/forward";
+import { forward, queryOf, relayResponse, stillEncoded } from "../upstream/forward";
 import { CACHE_HEADER } from "../core/protocol";
 import { breathe } from "../core/timer-turn";
 import type { CacheOutcome } from "./outcome";
@@ -82,14 +82,16 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
     if (error instanceof ApiError) return answerError(opts, error, headers);
     throw error;
   }
-  if (!upstream.ok || !upstream.body) {
+  // Not a 200 (an error; a 2xx that is not the whole answer: 206 partial content, 203 changed by a proxy, 202
+  // queued), or a body still in an encoding the runtime did not decode (`deflate`): relayed as sent, never read.
+  if (upstream.status !== 200 || !upstream.body || stillEncoded(upstream.headers)) {
     settle(null);
     return relayResponse(upstream, upstream.body, headers);
   }
   if (!opts.stream) {
-    let text: string;
+    let bytes: ArrayBuffer;
     try {
-      text = await upstream.text();
+      bytes = await upstream.arrayBuffer();
     } catch (error) {
       // Cut after its headers (connection lost, client abort): nothing to record, and a 502 rather than a 500.
       settle(null);
@@ -98,8 +100,17 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
     }
     // Read (parsed, canonicalised, hashed) after the response, with the recording: the client does not wait for it.
     const latencyMs = Date.now() - started;
-    settle(() => readSafely(() => opts.reader.fromJson(text, latencyMs)));
-    return relayResponse(upstream, text, headers);
+    settle(() => {
+      const text = utf8TextOf(bytes, upstream.headers);
+      return text === null ? null : readSafely(() => opts.reader.fromJson(text, latencyMs));
+    });
+    // The upstream's bytes as sent: a decoded and re-encoded text would replace bytes that are not UTF-8 and drop a BOM.
+    return relayResponse(upstream, bytes, headers);
+  }
+  // A body in another charset than UTF-8: relayed as sent, never read as UTF-8 text.
+  if (!isUtf8(upstream.headers)) {
+    settle(null);
+    return relayResponse(upstream, upstream.body, headers);
   }
   // The request stays open until the stream settles: when a client hangs up mid-stream over HTTP and the
   // request has no pending work, workerd drops the stream without calling its cancel, so nothing settled and
@@ -115,6 +126,25 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
     ended();
   };
   return relayResponse(upstream, teeStream(upstream.body, opts.reader, settleAndEnd, started), headers);
+}
+
+/** Whether a body's content-type says it is UTF-8 text: no charset (JSON and SSE are UTF-8), or `utf-8`. */
+function isUtf8(headers: Headers): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(headers.get("content-type") ?? "")?.[1]?.toLowerCase();
+  return charset === undefined || charset === "utf-8" || charset === "utf8";
+}
+
+/**
+ * A JSON body's text for the reader, or null when it is not UTF-8 (a charset that says otherwise, bytes that are
+ * not UTF-8): decoding would replace what the model sent with U+FFFD, a recording the upstream never sent.
+ */
+function utf8TextOf(bytes: ArrayBuffer, headers: Headers): string | null {
+  if (!isUtf8(headers)) return null;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
 }
 
 /** A reader that throws has nothing to record: the answer is still relayed, the claim still released. */

@@ -96,14 +96,35 @@ function firstLine(error: unknown): string {
     .slice(0, 200);
 }
 
-/** Copies an upstream response, dropping the headers of DROP_RESPONSE and CORS grants, and adding ours. */
+/** The content encodings the runtime's fetch decodes (workerd: gzip, and br since `brotli_content_encoding`). */
+const DECODED = new Set(["", "identity", "gzip", "br"]);
+
+/**
+ * Whether an upstream body is still encoded as the Worker reads it: a `content-encoding` the runtime does not
+ * decode (`deflate`, `zstd`, a stack such as `gzip, br`). Such a body is relayed as sent with its header, and never
+ * read as an answer.
+ */
+export function stillEncoded(headers: Headers): boolean {
+  return !DECODED.has((headers.get("content-encoding") ?? "").trim().toLowerCase());
+}
+
+/**
+ * Copies an upstream response, dropping the headers of DROP_RESPONSE and CORS grants, and adding ours. A body the
+ * runtime decoded loses its `content-encoding` (the client gets it decoded); one still encoded keeps it and goes out
+ * as its bytes.
+ */
 export function relayResponse(upstream: Response, body: BodyInit | null, extra: Record<string, string>): Response {
+  const encoded = stillEncoded(upstream.headers);
   const headers = new Headers();
   upstream.headers.forEach((value, key) => {
-    if (relayed(key)) headers.set(key, value);
+    if (relayed(key) || (encoded && key.toLowerCase() === "content-encoding")) headers.set(key, value);
   });
   for (const [k, v] of Object.entries(extra)) headers.set(k, v);
-  return new Response(body, { status: upstream.status, statusText: upstream.statusText, headers });
+  const init = { status: upstream.status, statusText: upstream.statusText, headers, encodeBody: encoded ? "manual" : "automatic" } as const;
+  const response = new Response(body, init);
+  // A body given as text or bytes gets a content-type of its own (`text/plain`) that the upstream never sent.
+  if (!upstream.headers.has("content-type")) response.headers.delete("content-type");
+  return response;
 }
 
 export interface ForwardOptions {

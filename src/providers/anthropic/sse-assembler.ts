@@ -75,6 +75,7 @@ interface StreamEvent {
     [field: string]: unknown;
   };
   usage?: { input_tokens?: number | null; output_tokens?: number | null };
+  error?: unknown;
 }
 
 /**
@@ -99,7 +100,17 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
     return respelledIn(data, "content", eventNumberServed);
   }
 
+  /** An `event: error` fails the stream whatever its data: the Anthropic SDK throws on the event's name. */
+  protected override isFailureEvent(name: string | undefined): boolean {
+    return name === "error";
+  }
+
   protected onEvent(event: StreamEvent): void {
+    // A gateway's error object in the stream (`{"error": …}`, no type): never the model's answer.
+    if (event.error !== undefined && event.error !== null) {
+      this.failed = true;
+      return;
+    }
     switch (event.type) {
       case "message_start":
         if (setsUnrecordable(event.message)) this.failed = true;

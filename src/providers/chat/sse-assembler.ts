@@ -103,6 +103,9 @@ export class SseAssembler extends JsonEventStream<Chunk> {
         this.failed = true;
         continue;
       }
+      // The answer outside a delta (a server that streams whole `message`s, or legacy completions' `text`): the
+      // delta-only assembly would record an answer without it.
+      if (choice.message !== undefined || choice.text !== undefined) this.failed = true;
       const delta = choice.delta ?? {};
       this.envelope.choice(choice);
       // Content or a refusal that is not text (Mistral streams content as a list of chunks): never record a guess.

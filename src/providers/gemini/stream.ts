@@ -119,6 +119,11 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
   private readonly seen: Array<Record<string, unknown>> = [];
   private lastMetadata = "{}";
 
+  /** An `event: error` (a gateway naming its error event) fails the stream whatever its data. */
+  protected override isFailureEvent(name: string | undefined): boolean {
+    return name === "error";
+  }
+
   protected onEvent(chunk: GeminiChunk): void {
     if (chunk.error || chunk.promptFeedback?.blockReason || (chunk.candidates?.length ?? 0) > 1 || !replayable(chunk)) {
       this.failed = true;

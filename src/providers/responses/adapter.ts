@@ -17,6 +17,7 @@ interface UpstreamResponse {
   status?: string;
   output?: unknown;
   usage?: { input_tokens?: number | null; output_tokens?: number | null } | null;
+  error?: unknown;
 }
 
 /**
@@ -26,6 +27,8 @@ interface UpstreamResponse {
 export function recordingOfResponse(key: ResponsesKey, response: unknown, rawLength: number, latencyMs: number): ProviderRecording {
   const r = response as UpstreamResponse | null;
   if (!r || typeof r !== "object" || r.status !== "completed" || !Array.isArray(r.output)) return null;
+  // A completed response that also carries an error (a gateway's partial answer): not the model's whole answer.
+  if (r.error !== undefined && r.error !== null) return null;
   const answer = keyResponsesAnswer(key, r.output, responseEnvelopeOf(r as Record<string, unknown>, JSON.parse(key.frameJson) as Record<string, unknown>));
   if (!answer) return null;
   const recording = recordInputOf(key, answer, "completed", { prompt: r.usage?.input_tokens, completion: r.usage?.output_tokens }, rawLength, latencyMs);

@@ -3,20 +3,31 @@ import { JsonEventStream } from "../../core/json-event-stream";
 interface StreamEvent {
   type?: string;
   response?: unknown;
+  error?: unknown;
 }
 
 /**
  * Reads a streamed Responses answer from raw bytes cut anywhere: the
  * `response.completed` event carries the whole response. `result()` is null
- * unless the stream reached it without `error`, `response.failed` or
- * `response.incomplete`, and with every event's data exactly what JSON.parse read.
+ * unless the stream reached it without `error` (an event of that type or name, or one carrying an `error`
+ * object), `response.failed` or `response.incomplete`, and with every event's data exactly what JSON.parse read.
  */
 export class ResponsesStreamReader extends JsonEventStream<StreamEvent> {
   private response: unknown = null;
   /** The completed response's fields are recorded as sent (src/providers/responses/envelope.ts). */
   protected override readonly exact = "all";
 
+  /** An `event: error` fails the stream whatever its data. */
+  protected override isFailureEvent(name: string | undefined): boolean {
+    return name === "error";
+  }
+
   protected onEvent(event: StreamEvent): void {
+    // An event carrying an error object (a gateway's `{"error": …}`, no type): the openai package throws on it.
+    if (event.error !== undefined && event.error !== null) {
+      this.failed = true;
+      return;
+    }
     if (event.type === "response.completed") {
       this.response = event.response ?? null;
       this.done = true;
