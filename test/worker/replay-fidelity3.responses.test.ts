@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { importFor } from "./api-helpers";
 import { uniqueModel } from "./helpers";
 import { responses } from "./responses.support";
 import { settled } from "./settled";
@@ -84,5 +85,31 @@ describe("replay fidelity 3: Responses numbers as the upstream wrote them", () =
     expect(out.hit).toContain('"temperature":1,');
     expect(out.hit).toContain('"top_p":0.5,');
     expect(out.hit).toContain('"cost":0.5');
+  });
+
+  it("Should write an imported envelope's spellings only where they write the number served there", async () => {
+    const key = `sk-fid3-${crypto.randomUUID()}`;
+    const model = uniqueModel("fid3");
+    const user = { type: "message", role: "user", content: "Where is order A-1?" };
+    const envelope = {
+      temperature: 1,
+      top_p: 0.5,
+      "muscle-mem:numbers": [
+        ["/temperature", "1.0"],
+        ["/top_p", "2"],
+        ["/top_p", '0.5,"x":1'],
+        ["/metadata", "1.0"],
+      ],
+    };
+    const answer = { type: "message", role: "assistant", content: [{ type: "output_text", text: "On its way." }], "muscle-mem:response": envelope };
+    const line = { model, params: { "muscle-mem:api": "openai-responses" }, input: [user, answer] };
+    const imported = await importFor(key, { body: JSON.stringify(line), headers: { "content-type": "application/x-ndjson" } });
+    expect(imported.status).toBe(200);
+    const hit = await responses({ model, input: [user] }, { key, headers: { "cache-control": "only-if-cached" } });
+    const text = await hit.text();
+    expect(hit.status).toBe(200);
+    expect(text).toContain('"temperature":1.0');
+    expect(text).toContain('"top_p":0.5,');
+    expect(JSON.parse(text)).toMatchObject({ temperature: 1, top_p: 0.5, metadata: {} });
   });
 });
