@@ -35,22 +35,45 @@ export function isSpellings(value: unknown): value is Spelling[] {
   return Array.isArray(value) && value.every((s) => Array.isArray(s) && s.length === 2 && typeof s[0] === "string" && typeof s[1] === "string");
 }
 
-/** The holder of each spelled number in `value` and its member, for the numbers whose text writes exactly the value there. */
-function holders(value: unknown, spellings: readonly Spelling[]): Map<object, Map<string, string>> {
-  const at = new Map<object, Map<string, string>>();
+type Container = Record<string, unknown> | unknown[];
+
+/** The member `token` of `value` when it is an object or array that has it. */
+function memberOf(value: unknown, token: string): { found: boolean; member?: unknown } {
+  return typeof value === "object" && value !== null && Object.hasOwn(value, token)
+    ? { found: true, member: (value as Record<string, unknown>)[token] }
+    : { found: false };
+}
+
+/**
+ * `value` with the number at each spelling's pointer replaced by `marker` and its index in `texts` (where the
+ * text writes exactly that number), the objects on the way copied (once each), never changed; `value` itself
+ * when none applies.
+ */
+function marked(value: unknown, spellings: readonly Spelling[], marker: string, texts: string[]): unknown {
+  const copies = new Map<object, Container>();
+  const copyOf = (o: object): Container => {
+    let copy = copies.get(o);
+    if (!copy) copies.set(o, (copy = Array.isArray(o) ? [...(o as unknown[])] : { ...(o as Record<string, unknown>) }));
+    return copy;
+  };
   for (const [pointer, text] of spellings) {
     const tokens = pointer.split("/").slice(1).map(unescapeToken);
     const last = tokens.pop();
-    let holder: unknown = value;
-    for (const token of tokens)
-      holder = typeof holder === "object" && holder !== null && Object.hasOwn(holder, token) ? (holder as Record<string, unknown>)[token] : undefined;
-    if (last === undefined || typeof holder !== "object" || holder === null || !Object.hasOwn(holder, last)) continue;
-    if (!writesNumber(text, (holder as Record<string, unknown>)[last])) continue;
-    const members = at.get(holder) ?? new Map<string, string>();
-    members.set(last, text);
-    at.set(holder, members);
+    const chain: unknown[] = [value];
+    for (const token of tokens) chain.push(memberOf(chain[chain.length - 1], token).member);
+    const holder = chain[chain.length - 1];
+    const at = last === undefined ? { found: false } : memberOf(holder, last);
+    if (last === undefined || !at.found || Array.isArray(holder) !== /^(?:0|[1-9]\d*)$/.test(last) || !writesNumber(text, at.member)) continue;
+    let copy = copyOf(value as object);
+    tokens.forEach((token, i) => {
+      const child = copyOf(chain[i + 1] as object);
+      (copy as Record<string, unknown>)[token] = child;
+      copy = child;
+    });
+    texts.push(text);
+    (copy as Record<string, unknown>)[last] = `${marker}${texts.length - 1}`;
   }
-  return at;
+  return typeof value === "object" && value !== null ? (copies.get(value) ?? value) : value;
 }
 
 /**
@@ -61,20 +84,27 @@ function holders(value: unknown, spellings: readonly Spelling[]): Map<object, Ma
  * @example spelledJson({ t: 1, n: [2.5] }, [["/t", "1.0"], ["/n/0", "2.50"], ["/t", "2"]]) // '{"t":1.0,"n":[2.50]}'
  */
 export function spelledJson(value: unknown, spellings: readonly Spelling[]): string {
-  const at = spellings.length === 0 ? null : holders(value, spellings);
-  if (!at || at.size === 0) return JSON.stringify(value);
-  // A fresh marker cannot occur in the rest of the value: each spelled number is written as a marked string, then spliced.
-  const marker = `\u0000mm-number-${crypto.randomUUID()}-`;
+  if (spellings.length === 0) return JSON.stringify(value);
+  // Made once per isolate (not at load: the platform refuses randomness in global scope) and never written out, so
+  // it cannot occur in the rest of the value: each spelled number is written as a marked string, then spliced.
+  marker ??= `\u0000mm-number-${crypto.randomUUID()}-`;
   const texts: string[] = [];
-  const json = JSON.stringify(value, function (this: unknown, key: string, member: unknown) {
-    const text = typeof this === "object" && this !== null ? at.get(this)?.get(key) : undefined;
-    if (text === undefined || typeof member !== "number") return member;
-    texts.push(text);
-    return `${marker}${texts.length - 1}`;
+  const json = JSON.stringify(marked(value, spellings, marker, texts));
+  if (texts.length === 0) return json;
+  const at = texts.map((text, i) => {
+    const placeholder = JSON.stringify(`${marker}${i}`);
+    const from = json.indexOf(placeholder);
+    return { from, to: from + placeholder.length, text };
   });
-  let out = json;
-  texts.forEach((text, i) => {
-    out = out.replace(JSON.stringify(`${marker}${i}`), () => text);
-  });
-  return out;
+  at.sort((a, b) => a.from - b.from);
+  let out = "";
+  let from = 0;
+  for (const splice of at) {
+    if (splice.from < from) continue;
+    out += json.slice(from, splice.from) + splice.text;
+    from = splice.to;
+  }
+  return out + json.slice(from);
 }
+
+let marker: string | undefined;

@@ -13,6 +13,19 @@ describe("spelledJson", () => {
     ).toBe('{"t":1.0,"n":[2.50,3],"o":{"a/b":1e-07}}');
   });
 
+  it("Should splice spellings given in any order, each only at its own pointer (an object shared elsewhere unchanged there)", () => {
+    const shared = { s: 0.5 };
+    const value = { a: 1, b: [shared, 2], c: shared };
+    expect(
+      spelledJson(value, [
+        ["/b/1", "2.0"],
+        ["/c/s", "0.50"],
+        ["/a", "1e0"],
+      ]),
+    ).toBe('{"a":1e0,"b":[{"s":0.5},2.0],"c":{"s":0.50}}');
+    expect(value).toStrictEqual({ a: 1, b: [{ s: 0.5 }, 2], c: { s: 0.5 } });
+  });
+
   it("Should leave out a spelling that would change the value or names no number", () => {
     const value = { t: 1, s: "1", n: null, x: [1] };
     const spellings: Array<[string, string]> = [
