@@ -3,6 +3,7 @@ import { responseEnvelopeOf } from "./envelope";
 import { scanJson } from "../../core/exact-json";
 import { bodySpellings, NUMBERS_KEY, type Spelling } from "../../core/number-text";
 import { isSpellings } from "../../core/spelled-json";
+import { BoundedMemo } from "../../core/memo";
 import { keyResponsesAnswer, keyResponsesRequest, type ResponsesKey } from "./key";
 import { renderResponseEvents, renderResponseJson, responsesAnswerOf, type ResponsesAnswer } from "./render";
 import { responsesRequest, type ResponsesRequest } from "./schema";
@@ -51,11 +52,21 @@ function upstreamOf(responseId: unknown, output: unknown[]): { id: string; callI
   return callIds.length === calls.length ? { id: id.data, callIds } : null;
 }
 
-/** The request's numbers written otherwise than JSON.stringify would, outside `input`, as its frame keeps them (none: the common case, no parse). */
+/** Frames' spellings, isolate-wide and bounded (1M characters of frames and spellings): every hit of a tree has its frame. */
+const spellingsOfFrame = new BoundedMemo<Spelling[]>(1 << 20, (spelled) => spelled.reduce((n, [pointer, text]) => n + pointer.length + text.length, 0));
+
+/**
+ * The request's numbers written otherwise than JSON.stringify would, outside `input`, as its frame keeps them
+ * (none: the common case, no parse; a Python client's `1.0` parses its tree's frame once per isolate).
+ */
 function frameSpellings(frameJson: string): Spelling[] {
   if (!frameJson.includes(`"${NUMBERS_KEY}"`)) return [];
-  const spelled = (JSON.parse(frameJson) as Record<string, unknown>)[NUMBERS_KEY];
-  return isSpellings(spelled) ? spelled : [];
+  let spelled = spellingsOfFrame.get(frameJson);
+  if (!spelled) {
+    const stored = (JSON.parse(frameJson) as Record<string, unknown>)[NUMBERS_KEY];
+    spellingsOfFrame.set(frameJson, (spelled = isSpellings(stored) ? stored : []));
+  }
+  return spelled;
 }
 
 function responsesReader(key: ResponsesKey, rawLength: number): UpstreamReader {
