@@ -59,8 +59,8 @@ export abstract class JsonEventStream<E> {
     return false;
   }
 
-  /** One parsed event of a stream that is neither done nor failed. */
-  protected abstract onEvent(event: E): void;
+  /** One parsed event of a stream that is neither done nor failed, and its data's text. */
+  protected abstract onEvent(event: E, data: string): void;
 
   private onData(data: string, name: string | undefined): void {
     if (this.failed) return;
@@ -89,6 +89,6 @@ export abstract class JsonEventStream<E> {
       this.failed = true;
       return;
     }
-    this.onEvent(event);
+    this.onEvent(event, data);
   }
 }

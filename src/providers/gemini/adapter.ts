@@ -2,7 +2,7 @@ import { geminiErrorBody } from "./errors";
 import { errorHeaders } from "../../core/errors";
 import { keyGeminiAnswer, keyGeminiRequest, type GeminiKey } from "./key";
 import { LAYOUT_KEY } from "./layout";
-import { geminiAnswerOf, renderGenerateContent, renderGenerateContentStream, type GeminiAnswer } from "./render";
+import { geminiAnswerOf, renderGenerateContentJson, renderGenerateContentStream, type GeminiAnswer } from "./render";
 import { generateContentRequest, type Content, type GenerateContentRequest } from "./schema";
 import { assembledOf, GeminiStreamReader, type GeminiAssembled, type GeminiChunk } from "./stream";
 import type { ProviderAdapter, ProviderRecording, UpstreamReader } from "../../cache/provider";
@@ -46,7 +46,7 @@ function geminiReader(key: GeminiKey, rawLength: number): UpstreamReader {
       // doubles on Gemini's side (its `args` is a protobuf Struct), so parsing keeps what they mean.
       if (scanJson(text, { numbers: false }).lossy !== null) return null;
       try {
-        return recordingOf(key, assembledOf(JSON.parse(text) as GeminiChunk), rawLength, latencyMs);
+        return recordingOf(key, assembledOf(JSON.parse(text) as GeminiChunk, text), rawLength, latencyMs);
       } catch {
         return null;
       }
@@ -79,7 +79,7 @@ export const geminiAdapter: ProviderAdapter<GenerateContentRequest, GeminiKey, G
   render(answer, { url }, stream) {
     const ctx = { model: geminiAction(url)?.model ?? "", responseId: `mm${crypto.randomUUID().replaceAll("-", "")}` };
     if (stream) return { body: renderGenerateContentStream(answer, ctx), contentType: "text/event-stream" };
-    return { body: JSON.stringify(renderGenerateContent(answer, ctx)), contentType: "application/json; charset=UTF-8" };
+    return { body: renderGenerateContentJson(answer, ctx), contentType: "application/json; charset=UTF-8" };
   },
   reader: (key, { raw }) => geminiReader(key, raw.length),
   errorResponse: (error, headers) =>

@@ -11,7 +11,8 @@ import { z } from "zod";
  * is an empty text piece, which consumes nothing), -1 is the whole current part. `p: null`: the
  * chunk's candidate had no content; `c: 0`: the chunk had no candidate. `f`: the chunk's finish
  * reason. `m`: the candidate metadata the chunk carried (safetyRatings, citationMetadata,
- * finishMessage), when it differs from the previous chunk's (absent: the same; none before the first).
+ * finishMessage), when it differs from the previous chunk's (absent: the same; none before the first);
+ * `n`: with `m`, its numbers written otherwise than JSON.stringify would (`[pointer from the candidate, text]`).
  */
 export const LAYOUT_KEY = "muscle-mem:chunks";
 
@@ -23,6 +24,7 @@ const chunkLayout = z.object({
   f: z.string().optional(),
   // Only the recorded candidate metadata (RECORDED_METADATA): an imported layout never puts another field on a candidate.
   m: z.strictObject({ safetyRatings: z.unknown().optional(), citationMetadata: z.unknown().optional(), finishMessage: z.unknown().optional() }).optional(),
+  n: z.array(z.tuple([z.string(), z.string()])).optional(),
 });
 
 export type ChunkLayout = z.infer<typeof chunkLayout>;
@@ -37,6 +39,8 @@ export interface PlannedChunk {
   candidate: boolean;
   finishReason?: string;
   metadata: Record<string, unknown>;
+  /** How the metadata's numbers were written where JSON.stringify would write them otherwise (pointers from the candidate); none: undefined. */
+  numbers?: Array<[string, string]>;
 }
 
 /** Whether a part is plain text (its text alone): the parts a recording joins and a layout cuts by length. */
@@ -63,9 +67,13 @@ export function plannedChunks(layout: unknown, parts: readonly Served[], finishR
   let index = 0;
   let offset = 0;
   let metadata: Record<string, unknown> = {};
+  let numbers: Array<[string, string]> | undefined;
   const out: PlannedChunk[] = [];
   for (const chunk of parsed.data) {
-    if (chunk.m !== undefined) metadata = chunk.m;
+    if (chunk.m !== undefined) {
+      metadata = chunk.m;
+      numbers = chunk.n;
+    }
     let served: Served[] | null = null;
     if (chunk.p !== null) {
       served = [];
@@ -92,7 +100,7 @@ export function plannedChunks(layout: unknown, parts: readonly Served[], finishR
       }
     }
     if (chunk.c === 0 && (served !== null || chunk.f !== undefined)) return null;
-    out.push({ parts: served, candidate: chunk.c !== 0, finishReason: chunk.f, metadata });
+    out.push({ parts: served, candidate: chunk.c !== 0, finishReason: chunk.f, metadata, numbers });
   }
   return index === parts.length && offset === 0 ? out : null;
 }

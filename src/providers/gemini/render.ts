@@ -1,4 +1,6 @@
 import type { StoredAnswer } from "../../core/answer";
+import { NUMBERS_KEY, type Spelling } from "../../core/number-text";
+import { isSpellings, spelledJson } from "../../core/spelled-json";
 import { LAYOUT_KEY, plannedChunks } from "./layout";
 import { CANDIDATE_KEY, storedGeminiAnswer, type CanonicalPart } from "./schema";
 import { RECORDED_METADATA } from "./stream";
@@ -12,6 +14,8 @@ export interface GeminiAnswer {
   completionTokens: number;
   /** The candidate's recorded metadata (`safetyRatings`, `citationMetadata`, `finishMessage`), served as sent; empty when none was recorded. */
   metadata: Record<string, unknown>;
+  /** How the metadata's numbers were written where JSON.stringify would write them otherwise (pointers from the candidate). */
+  numbers: Spelling[];
   /** How a streamed recording was cut into chunks (src/providers/gemini/layout.ts); undefined for a JSON one. */
   layout?: unknown;
 }
@@ -26,10 +30,11 @@ export function geminiAnswerOf(answer: StoredAnswer): GeminiAnswer | null {
   const { hash, finishReason, promptTokens, completionTokens } = answer;
   let result: GeminiAnswer | null = null;
   if (parsed.success) {
-    const { [LAYOUT_KEY]: layout, ...recorded } = parsed.data[CANDIDATE_KEY] ?? {};
+    const { [LAYOUT_KEY]: layout, [NUMBERS_KEY]: spelled, ...recorded } = parsed.data[CANDIDATE_KEY] ?? {};
     // Only the candidate metadata a recording keeps: an imported field such as `content` never reaches the candidate.
     const metadata = Object.fromEntries(Object.entries(recorded).filter(([field]) => RECORDED_METADATA.includes(field)));
-    result = { hash, parts: parsed.data.parts as CanonicalPart[], finishReason, promptTokens, completionTokens, metadata, layout };
+    const numbers = isSpellings(spelled) ? spelled : [];
+    result = { hash, parts: parsed.data.parts as CanonicalPart[], finishReason, promptTokens, completionTokens, metadata, numbers, layout };
   }
   validated.set(answer, result);
   return result;
@@ -65,6 +70,14 @@ export interface GeminiRenderContext {
   responseId: string;
 }
 
+/** The spellings of a candidate's metadata as pointers from a response or chunk (its candidate 0). */
+const onCandidate = (numbers: readonly Spelling[]): Spelling[] => numbers.map(([pointer, text]) => [`/candidates/0${pointer}`, text]);
+
+/** A served answer as a `GenerateContentResponse` (the recorded metadata on the candidate), its text: the metadata's numbers as recorded. */
+export function renderGenerateContentJson(answer: GeminiAnswer, ctx: GeminiRenderContext): string {
+  return spelledJson(renderGenerateContent(answer, ctx), onCandidate(answer.numbers));
+}
+
 /** A served answer as a `GenerateContentResponse` (the recorded metadata on the candidate). */
 export function renderGenerateContent(answer: GeminiAnswer, ctx: GeminiRenderContext): Served {
   return {
@@ -75,7 +88,7 @@ export function renderGenerateContent(answer: GeminiAnswer, ctx: GeminiRenderCon
   };
 }
 
-const sse = (chunk: Served): string => `data: ${JSON.stringify(chunk)}\r\n\r\n`;
+const sse = (chunk: Served, numbers: readonly Spelling[]): string => `data: ${spelledJson(chunk, onCandidate(numbers))}\r\n\r\n`;
 
 /**
  * A served answer as `streamGenerateContent?alt=sse`. A streamed recording is cut into the chunks the
@@ -97,7 +110,7 @@ export function renderGenerateContentStream(answer: GeminiAnswer, ctx: GeminiRen
         }
         Object.assign(chunk, { modelVersion: ctx.model, responseId: ctx.responseId });
         if (i === planned.length - 1) chunk.usageMetadata = usageOf(answer);
-        return sse(chunk);
+        return sse(chunk, c.candidate ? (c.numbers ?? []) : []);
       })
       .join("");
   }
@@ -110,7 +123,7 @@ export function renderGenerateContentStream(answer: GeminiAnswer, ctx: GeminiRen
       else if (safetyRatings !== undefined) candidate.safetyRatings = safetyRatings;
       const chunk: Served = { candidates: [candidate], modelVersion: ctx.model, responseId: ctx.responseId };
       if (last) chunk.usageMetadata = usageOf(answer);
-      return sse(chunk);
+      return sse(chunk, answer.numbers);
     })
     .join("");
 }

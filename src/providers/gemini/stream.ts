@@ -1,6 +1,8 @@
 import { canonicalJson } from "../../core/canonical";
 import { onlyFields } from "../../core/fields";
 import { JsonEventStream } from "../../core/json-event-stream";
+import { bodySpellings, NUMBERS_KEY, type Spelling } from "../../core/number-text";
+import { fieldOf } from "../../core/spelled-json";
 import { isPlainText, WHOLE, type ChunkLayout } from "./layout";
 import type { Part } from "./schema";
 
@@ -53,16 +55,37 @@ function metadataOf(candidate: Record<string, unknown>): Record<string, unknown>
 }
 
 /**
+ * The numbers of candidate 0's recorded metadata written otherwise than JSON.stringify would (`0.10`,
+ * `1e-05`), pointers from the candidate, read from the response's (or chunk's) text: a hit writes them so
+ * (src/core/spelled-json.ts). None in the common case (one regex test).
+ */
+export function metadataSpellings(text: string, metadata: Record<string, unknown>): Spelling[] {
+  const spelled = bodySpellings(text, "candidates")?.items.get(0) ?? [];
+  return spelled.filter(([pointer]) => Object.hasOwn(metadata, fieldOf(pointer)));
+}
+
+/** `metadata` with its spellings (under NUMBERS_KEY) when it has any. */
+export function withSpellings(metadata: Record<string, unknown>, spelled: readonly Spelling[]): Record<string, unknown> {
+  return spelled.length > 0 ? { ...metadata, [NUMBERS_KEY]: spelled } : metadata;
+}
+
+/**
  * The candidate metadata a JSON hit of a streamed answer carries: the last value of each field the
  * chunks sent, and every citation source when citations came on several chunks (each chunk's own
  * is served with it on a streamed hit). Null when citations changed in a way that is not a list of
  * sources: the JSON form would drop some.
  */
-function joinedMetadata(seen: ReadonlyArray<Record<string, unknown>>): Record<string, unknown> | null {
+function joinedMetadata(seen: ReadonlyArray<Record<string, unknown>>, spellings: ReadonlyArray<readonly Spelling[]>): Record<string, unknown> | null {
   const out: Record<string, unknown> = {};
-  for (const metadata of seen) Object.assign(out, metadata);
+  // Each field's numbers as the chunk whose value the JSON form keeps wrote them.
+  const spelledBy = new Map<string, readonly Spelling[]>();
+  seen.forEach((metadata, i) => {
+    Object.assign(out, metadata);
+    for (const field of Object.keys(metadata)) spelledBy.set(field, spellings[i]?.filter(([pointer]) => fieldOf(pointer) === field) ?? []);
+  });
   const citations = seen.map((m) => m.citationMetadata).filter((c) => c !== undefined);
-  if (new Set(citations.map((c) => canonicalJson(c))).size <= 1) return out;
+  if (new Set(citations.map((c) => canonicalJson(c))).size <= 1) return withSpellings(out, [...spelledBy.values()].flat());
+  spelledBy.delete("citationMetadata");
   const sources: unknown[] = [];
   for (const c of citations) {
     if (typeof c !== "object" || c === null || !onlyFields(c, CITATION_FIELDS)) return null;
@@ -71,7 +94,7 @@ function joinedMetadata(seen: ReadonlyArray<Record<string, unknown>>): Record<st
     for (const source of list) if (!sources.some((s) => canonicalJson(s) === canonicalJson(source))) sources.push(source);
   }
   out.citationMetadata = { citationSources: sources };
-  return out;
+  return withSpellings(out, [...spelledBy.values()].flat());
 }
 
 const CITATION_FIELDS: ReadonlySet<string> = new Set(["citationSources"]);
@@ -88,8 +111,11 @@ function replayable(response: GeminiChunk): boolean {
   );
 }
 
-/** The answer in one JSON response; null when it is not one complete candidate a replay can serve whole. */
-export function assembledOf(response: GeminiChunk): GeminiAssembled | null {
+/**
+ * The answer in one JSON response (its text, when given, says how its metadata's numbers were written); null
+ * when it is not one complete candidate a replay can serve whole.
+ */
+export function assembledOf(response: GeminiChunk, text?: string): GeminiAssembled | null {
   const candidates = response.candidates ?? [];
   if (candidates.length !== 1 || response.promptFeedback?.blockReason || !candidates[0].finishReason || !replayable(response)) return null;
   const content = candidates[0].content;
@@ -97,7 +123,7 @@ export function assembledOf(response: GeminiChunk): GeminiAssembled | null {
     content: { role: content?.role ?? "model", parts: content?.parts ?? [] },
     finishReason: candidates[0].finishReason,
     usage: response.usageMetadata,
-    metadata: metadataOf(candidates[0]),
+    metadata: text === undefined ? metadataOf(candidates[0]) : withSpellings(metadataOf(candidates[0]), metadataSpellings(text, metadataOf(candidates[0]))),
   };
 }
 
@@ -117,14 +143,16 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
   private usage: GeminiChunk["usageMetadata"] = null;
   private readonly layout: ChunkLayout[] = [];
   private readonly seen: Array<Record<string, unknown>> = [];
-  private lastMetadata = "{}";
+  /** The spellings of each of `seen` (pointers from the candidate). */
+  private readonly spellings: Spelling[][] = [];
+  private lastMetadata = "{}[]";
 
   /** An `event: error` (a gateway naming its error event) fails the stream whatever its data. */
   protected override isFailureEvent(name: string | undefined): boolean {
     return name === "error";
   }
 
-  protected onEvent(chunk: GeminiChunk): void {
+  protected onEvent(chunk: GeminiChunk, data: string): void {
     if (chunk.error || chunk.promptFeedback?.blockReason || (chunk.candidates?.length ?? 0) > 1 || !replayable(chunk)) {
       this.failed = true;
       return;
@@ -143,10 +171,18 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
       entry.f = candidate.finishReason;
     }
     const metadata = metadataOf(candidate);
-    const json = canonicalJson(metadata);
-    if (json !== this.lastMetadata) entry.m = metadata;
+    const spelled = Object.keys(metadata).length > 0 ? metadataSpellings(data, metadata) : [];
+    // The same values written otherwise (`0.10` after `0.1`) are another chunk metadata: its own spellings.
+    const json = `${canonicalJson(metadata)}${JSON.stringify(spelled)}`;
+    if (json !== this.lastMetadata) {
+      entry.m = metadata;
+      if (spelled.length > 0) entry.n = spelled;
+    }
     this.lastMetadata = json;
-    if (Object.keys(metadata).length > 0) this.seen.push(metadata);
+    if (Object.keys(metadata).length > 0) {
+      this.seen.push(metadata);
+      this.spellings.push(spelled);
+    }
     this.layout.push(entry);
   }
 
@@ -167,7 +203,7 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
   result(): GeminiAssembled | null {
     this.end();
     if (this.failed || !this.finishReason) return null;
-    const metadata = joinedMetadata(this.seen);
+    const metadata = joinedMetadata(this.seen, this.spellings);
     if (!metadata) return null;
     const chunks = this.cutAsAHitCuts() ? undefined : this.layout;
     return { content: { role: this.role, parts: this.parts }, finishReason: this.finishReason, usage: this.usage, metadata, chunks };

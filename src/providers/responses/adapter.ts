@@ -1,8 +1,11 @@
 import type { ProviderAdapter, ProviderRecording, UpstreamReader } from "../../cache/provider";
 import { responseEnvelopeOf } from "./envelope";
 import { scanJson } from "../../core/exact-json";
+import { bodySpellings, NUMBERS_KEY, type Spelling } from "../../core/number-text";
+import { isSpellings } from "../../core/spelled-json";
+import { BoundedMemo } from "../../core/memo";
 import { keyResponsesAnswer, keyResponsesRequest, type ResponsesKey } from "./key";
-import { renderResponse, renderResponseEvents, responsesAnswerOf, type ResponsesAnswer } from "./render";
+import { renderResponseEvents, renderResponseJson, responsesAnswerOf, type ResponsesAnswer } from "./render";
 import { responsesRequest, type ResponsesRequest } from "./schema";
 import { ResponsesStreamReader } from "./stream";
 import { responsesUpstreamBody } from "./upstream-body";
@@ -24,12 +27,19 @@ interface UpstreamResponse {
  * The record of a completed response, or null (incomplete, failed, server-tool output); its fields around the
  * output are stored with the answer (src/providers/responses/envelope.ts).
  */
-export function recordingOfResponse(key: ResponsesKey, response: unknown, rawLength: number, latencyMs: number): ProviderRecording {
+export function recordingOfResponse(
+  key: ResponsesKey,
+  response: unknown,
+  rawLength: number,
+  latencyMs: number,
+  spelled: readonly Spelling[] = [],
+): ProviderRecording {
   const r = response as UpstreamResponse | null;
   if (!r || typeof r !== "object" || r.status !== "completed" || !Array.isArray(r.output)) return null;
   // A completed response that also carries an error (a gateway's partial answer): not the model's whole answer.
   if (r.error !== undefined && r.error !== null) return null;
-  const answer = keyResponsesAnswer(key, r.output, responseEnvelopeOf(r as Record<string, unknown>, JSON.parse(key.frameJson) as Record<string, unknown>));
+  const around = responseEnvelopeOf(r as Record<string, unknown>, JSON.parse(key.frameJson) as Record<string, unknown>, spelled);
+  const answer = keyResponsesAnswer(key, r.output, around);
   if (!answer) return null;
   const recording = recordInputOf(key, answer, "completed", { prompt: r.usage?.input_tokens, completion: r.usage?.output_tokens }, rawLength, latencyMs);
   const upstream = upstreamOf(r.id, r.output);
@@ -45,19 +55,38 @@ function upstreamOf(responseId: unknown, output: unknown[]): { id: string; callI
   return callIds.length === calls.length ? { id: id.data, callIds } : null;
 }
 
+/** Frames' spellings, isolate-wide and bounded (1M characters of frames and spellings): every hit of a tree has its frame. */
+const spellingsOfFrame = new BoundedMemo<Spelling[]>(1 << 20, (spelled) => spelled.reduce((n, [pointer, text]) => n + pointer.length + text.length, 0));
+
+/**
+ * The request's numbers written otherwise than JSON.stringify would, outside `input`, as its frame keeps them
+ * (none: the common case, no parse; a Python client's `1.0` parses its tree's frame once per isolate).
+ */
+function frameSpellings(frameJson: string): Spelling[] {
+  if (!frameJson.includes(`"${NUMBERS_KEY}"`)) return [];
+  let spelled = spellingsOfFrame.get(frameJson);
+  if (!spelled) {
+    const stored = (JSON.parse(frameJson) as Record<string, unknown>)[NUMBERS_KEY];
+    spellingsOfFrame.set(frameJson, (spelled = isSpellings(stored) ? stored : []));
+  }
+  return spelled;
+}
+
 function responsesReader(key: ResponsesKey, rawLength: number): UpstreamReader {
   return {
     fromJson(text, latencyMs) {
       try {
         // Its fields are recorded as sent: a number or a repeated key JSON.parse would change keeps it out.
-        return scanJson(text).lossy === null ? recordingOfResponse(key, JSON.parse(text), rawLength, latencyMs) : null;
+        // Numbers written otherwise than JSON.stringify would are stored with their text (./envelope.ts).
+        if (scanJson(text).lossy !== null) return null;
+        return recordingOfResponse(key, JSON.parse(text), rawLength, latencyMs, bodySpellings(text, "output", false)?.top);
       } catch {
         return null;
       }
     },
     stream() {
       const reader = new ResponsesStreamReader();
-      return { feed: (bytes) => reader.feed(bytes), finish: (latencyMs) => recordingOfResponse(key, reader.result(), rawLength, latencyMs) };
+      return { feed: (bytes) => reader.feed(bytes), finish: (latencyMs) => recordingOfResponse(key, reader.result(), rawLength, latencyMs, reader.spelled) };
     },
   };
 }
@@ -78,9 +107,14 @@ export const responsesAdapter: ProviderAdapter<ResponsesRequest, ResponsesKey, R
   upstreamBody: ({ raw, body }) => responsesUpstreamBody(raw, body.input),
   answerOf: responsesAnswerOf,
   render(answer, { body }, stream, key) {
-    const ctx = { id: servedResponseId(key.treeId, answer.hash), createdAt: Math.floor(Date.now() / 1000), previousResponseId: previousResponseIdOf(body) };
+    const ctx = {
+      id: servedResponseId(key.treeId, answer.hash),
+      createdAt: Math.floor(Date.now() / 1000),
+      previousResponseId: previousResponseIdOf(body),
+      requestSpellings: frameSpellings(key.frameJson),
+    };
     if (stream) return { body: renderResponseEvents(answer, body, ctx), contentType: "text/event-stream; charset=utf-8" };
-    return { body: JSON.stringify(renderResponse(answer, body, ctx)), contentType: "application/json" };
+    return { body: renderResponseJson(answer, body, ctx), contentType: "application/json" };
   },
   reader: (key, { raw }) => responsesReader(key, raw.length),
   errorResponse: (error, headers) => error.toResponse(headers),

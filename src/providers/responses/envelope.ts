@@ -2,6 +2,8 @@ import { z } from "zod";
 import { canonicalJson } from "../../core/canonical";
 import { RESPONSE_KEY } from "../../core/envelope";
 import { fieldsBut, isFields } from "../../core/fields";
+import { NUMBERS_KEY, type Spelling } from "../../core/number-text";
+import { fieldOf, isSpellings } from "../../core/spelled-json";
 import type { ResponsesRequest } from "./schema";
 
 /**
@@ -26,6 +28,11 @@ import type { ResponsesRequest } from "./schema";
  * as it differs from what a hit renders without it. `instructions` and `tools` (the large ones) equal to the
  * keyed request's are not stored either: every request of the tree sends that value, and a hit echoes the
  * request's. Nothing is stored when nothing differs.
+ *
+ * Numbers: a stored field's number written otherwise than JSON.stringify would (`"temperature": 1.0`, as a
+ * Python server writes every float) is stored with its text, under NUMBERS_KEY in the envelope (`[pointer, text]`
+ * from the response), and a hit writes it so (src/core/spelled-json.ts). A field a hit echoes from the request is
+ * written as this request spelled it (the frame keeps those texts); usage's counts are the hit's.
  */
 const RENEWED: ReadonlySet<string> = new Set([
   "id",
@@ -85,16 +92,49 @@ function storedUsage(usage: unknown): Fields {
  * The keys the answer node stores beside its items for a completed `response` (none when a hit renders the same
  * without), given the frame of the request it answered.
  */
-export function responseEnvelopeOf(response: Fields, frame: Fields = {}): Fields {
+export function responseEnvelopeOf(response: Fields, frame: Fields = {}, spelled: readonly Spelling[] = []): Fields {
   const out: Fields = {};
+  const respelled = new Set(spelled.map(([pointer]) => fieldOf(pointer)));
   for (const [k, v] of Object.entries(response)) {
     if (v === undefined) continue;
     if (k in ECHOED || RENEWED_IF_PRESENT.has(k)) out[k] = null;
-    else if (!RENEWED.has(k) && !(ECHOED_WHEN_SENT.has(k) && k in frame && canonicalJson(frame[k]) === canonicalJson(v))) out[k] = v;
+    else if (RENEWED.has(k)) continue;
+    // A request field the upstream echoed as sent is the request's, unless the upstream wrote a number of it otherwise.
+    else if (!(ECHOED_WHEN_SENT.has(k) && k in frame && !respelled.has(k) && canonicalJson(frame[k]) === canonicalJson(v))) out[k] = v;
   }
   const usage = storedUsage(response.usage);
   if (Object.keys(usage).length > 0) out.usage = usage;
+  const numbers = spelled.filter(([pointer]) => servedAsRecorded(out, pointer));
+  if (numbers.length > 0) out[NUMBERS_KEY] = numbers;
   return Object.keys(out).length > 0 ? { [RESPONSE_KEY]: out } : {};
+}
+
+/** Usage members a hit writes itself: the counts and the cached input tokens. */
+const USAGE_RENEWED: ReadonlySet<string> = new Set([
+  "/usage/input_tokens",
+  "/usage/output_tokens",
+  "/usage/total_tokens",
+  "/usage/input_tokens_details/cached_tokens",
+]);
+
+/** Whether a hit serves the number at `pointer` (from the response) as recorded in `envelope`: a stored field's, not a count. */
+function servedAsRecorded(envelope: Fields, pointer: string): boolean {
+  const field = fieldOf(pointer);
+  if (field === "usage") return isFields(envelope.usage) && !USAGE_RENEWED.has(pointer);
+  return Object.hasOwn(envelope, field) && field !== NUMBERS_KEY && !RENEWED.has(field) && !(field in ECHOED);
+}
+
+/**
+ * The spellings a hit writes its response with (src/core/spelled-json.ts): the recorded ones of the fields it
+ * serves as recorded, and this request's (`requested`, from its frame) of the fields it echoes from the request.
+ */
+export function servedSpellings(envelope: Fields | null, requested: readonly Spelling[]): Spelling[] {
+  const recorded = envelope && isSpellings(envelope[NUMBERS_KEY]) ? envelope[NUMBERS_KEY].filter(([pointer]) => servedAsRecorded(envelope, pointer)) : [];
+  const echoed = requested.filter(([pointer]) => {
+    const field = fieldOf(pointer);
+    return !RENEWED.has(field) && (field in ECHOED || !envelope || !Object.hasOwn(envelope, field));
+  });
+  return [...recorded, ...echoed];
 }
 
 /** A stored answer node's envelope (null when it has none). */
@@ -145,7 +185,7 @@ export function aroundResponse(
 ): Fields {
   const out: Fields = { ...base };
   const request = body as Fields;
-  for (const [k, v] of Object.entries(envelope ?? {})) if (!RENEWED.has(k) && !(k in ECHOED) && k !== "usage") out[k] = v;
+  for (const [k, v] of Object.entries(envelope ?? {})) if (!RENEWED.has(k) && !(k in ECHOED) && k !== "usage" && k !== NUMBERS_KEY) out[k] = v;
   const retention = request.prompt_cache_retention;
   if (retention !== undefined && retention !== null) out.prompt_cache_retention = retention;
   for (const [name, fallback] of Object.entries(ECHOED)) {

@@ -1,5 +1,7 @@
 import type { StoredAnswer } from "../../core/answer";
-import { aroundResponse, servedUsage, storedResponseEnvelope } from "./envelope";
+import type { Spelling } from "../../core/number-text";
+import { spelledJson } from "../../core/spelled-json";
+import { aroundResponse, servedSpellings, servedUsage, storedResponseEnvelope } from "./envelope";
 import { storedResponsesAnswer, type CanonicalOutputItem, type ResponsesRequest } from "./schema";
 
 /** A recorded Responses answer, validated for rendering. */
@@ -79,6 +81,8 @@ export interface ResponsesRenderContext {
   createdAt: number;
   /** The `previous_response_id` the client sent (resolved or not), echoed as the API echoes it. */
   previousResponseId?: string | null;
+  /** The request's numbers written otherwise than JSON.stringify would, outside `input` (its frame's): an echo writes them so. */
+  requestSpellings?: readonly Spelling[];
 }
 
 /**
@@ -122,6 +126,16 @@ export function renderResponse(answer: ResponsesAnswer, body: ResponsesRequest, 
   return responseShell(answer, body, ctx, "completed", servedItems(answer), servedUsage(answer.envelope ?? null, answer.promptTokens, answer.completionTokens));
 }
 
+/** How the `response` of a hit writes its numbers: the recorded fields' as recorded, the echoed ones' as this request wrote them. */
+function spellingsOf(answer: ResponsesAnswer, ctx: ResponsesRenderContext): Spelling[] {
+  return servedSpellings(answer.envelope ?? null, ctx.requestSpellings ?? []);
+}
+
+/** A served answer as the API's JSON `response`, its text: numbers written as recorded (./envelope.ts). */
+export function renderResponseJson(answer: ResponsesAnswer, body: ResponsesRequest, ctx: ResponsesRenderContext): string {
+  return spelledJson(renderResponse(answer, body, ctx), spellingsOf(answer, ctx));
+}
+
 /**
  * A reasoning item's events, as the API streams them: the item added with its summary empty, each summary
  * part (added, its text in one delta, done), then the item done as recorded.
@@ -149,8 +163,11 @@ function sendReasoning(send: (type: string, data: Served) => void, item: Served,
 export function renderResponseEvents(answer: ResponsesAnswer, body: ResponsesRequest, ctx: ResponsesRenderContext): string {
   let sequence = 0;
   let out = "";
+  // The events that carry the whole `response` write its numbers as the JSON hit does.
+  const spelled = spellingsOf(answer, ctx).map(([pointer, text]): Spelling => [`/response${pointer}`, text]);
   const send = (type: string, data: Served) => {
-    out += `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`;
+    const event = { type, sequence_number: sequence++, ...data };
+    out += `event: ${type}\ndata: ${"response" in data ? spelledJson(event, spelled) : JSON.stringify(event)}\n\n`;
   };
   const pending = responseShell(answer, body, ctx, "in_progress", [], null);
   send("response.created", { response: pending });

@@ -1,4 +1,6 @@
 import { JsonEventStream } from "../../core/json-event-stream";
+import { bodySpellings, type Spelling } from "../../core/number-text";
+import { spellingsUnder } from "../../core/spelled-json";
 
 interface StreamEvent {
   type?: string;
@@ -14,6 +16,8 @@ interface StreamEvent {
  */
 export class ResponsesStreamReader extends JsonEventStream<StreamEvent> {
   private response: unknown = null;
+  /** The completed response's numbers written otherwise than JSON.stringify would (pointers from the response). */
+  spelled: Spelling[] = [];
   /** The completed response's fields are recorded as sent (src/providers/responses/envelope.ts). */
   protected override readonly exact = "all";
 
@@ -22,7 +26,7 @@ export class ResponsesStreamReader extends JsonEventStream<StreamEvent> {
     return name === "error";
   }
 
-  protected onEvent(event: StreamEvent): void {
+  protected onEvent(event: StreamEvent, data: string): void {
     // An event carrying an error object (a gateway's `{"error": …}`, no type): the openai package throws on it.
     if (event.error !== undefined && event.error !== null) {
       this.failed = true;
@@ -30,6 +34,7 @@ export class ResponsesStreamReader extends JsonEventStream<StreamEvent> {
     }
     if (event.type === "response.completed") {
       this.response = event.response ?? null;
+      this.spelled = spellingsUnder(bodySpellings(data, "", false)?.top ?? [], "/response");
       this.done = true;
     } else if (event.type === "error" || event.type === "response.failed" || event.type === "response.incomplete") {
       this.failed = true;

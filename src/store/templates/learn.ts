@@ -123,7 +123,13 @@ export function stepOf(p: Prepared, read: LearningRead): LearnStep {
   const own = read.own?.path.map((n) => n.meta) ?? [];
   // The nodes as stored (an earlier answer as the model wrote it, not as the client echoed it).
   const stored = read.own ? { stored: read.own.path.map((n) => storedMessage(n.message)) } : {};
-  return learnStep({ ...t, ...stored }, p.parts, p.input.answer.hash, own, read.templates, partners);
+  const step = learnStep({ ...t, ...stored }, p.parts, p.input.answer.hash, own, read.templates, partners);
+  // What learning left out, one line each; it learned from the rest (src/cache/templates/learn-step.ts).
+  for (const s of step.skipped) {
+    if (s.kind === "partner") logEvent("warn", "template_partner_skipped", { tree: t.root, node: s.id, error: s.reason });
+    else logEvent("warn", "template_skipped", { tree: t.root, template: s.id, error: s.reason });
+  }
+  return step;
 }
 
 /**
