@@ -371,6 +371,245 @@ def gemini_afc():
     return seen.outcomes, "cannot be refunded" in finals[0] and differ(finals[0], finals[1])
 
 
+
+@check("openai AsyncOpenAI, a JSON and a streamed request at once, then each again: each answered in its own form", ["miss", "hit", "hit", "hit"])
+async def chat_gather_mixed():
+    seen = Seen()
+    client = openai.AsyncOpenAI(api_key=f"{PREFIX}-mixed", base_url=f"{CHAT_BASE}/v1", max_retries=0, http_client=openai.DefaultAsyncHttpxClient(event_hooks=seen.async_hooks()))
+    body = dict(model="gpt-py-mixed", messages=shipped_history("X-1"))
+
+    async def streamed():
+        stream = await client.chat.completions.create(**body, stream=True)
+        return "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
+
+    async def plain():
+        return (await client.chat.completions.create(**body)).choices[0].message.content
+
+    texts = list(await asyncio.gather(plain(), streamed()))
+    await asyncio.to_thread(seen.wait_recorded)
+    texts += [await plain(), await streamed()]
+    seen.outcomes.sort(key=lambda o: o != "miss")
+    return seen.outcomes, "shipped" in texts[0] and len(set(texts)) == 1
+
+
+@check("anthropic AsyncAnthropic, a JSON and a streamed request at once: each in its own form", ["miss", "hit"])
+async def anthropic_gather_mixed():
+    seen = Seen()
+    client = anthropic.AsyncAnthropic(api_key=f"{PREFIX}-ant-mixed", base_url=CHAT_BASE, max_retries=0, http_client=anthropic.DefaultAsyncHttpxClient(event_hooks=seen.async_hooks()))
+    params = dict(model="claude-py-mixed", max_tokens=128, tools=[{"name": "get_order", "input_schema": ORDER}], messages=[{"role": "user", "content": "Please refund order #X-2."}])
+
+    async def streamed():
+        async with client.messages.stream(**params) as stream:
+            return [b.model_dump(exclude={"id"}) for b in (await stream.get_final_message()).content]
+
+    async def plain():
+        return [b.model_dump(exclude={"id"}) for b in (await client.messages.create(**params)).content]
+
+    got = await asyncio.gather(streamed(), plain())
+    seen.outcomes.sort(key=lambda o: o != "miss")
+    return seen.outcomes, len(got[0]) == 2 and differ(got[0], got[1])
+
+
+@check("google-genai client.aio, generate_content and generate_content_stream at once: each in its own form", ["miss", "hit"])
+async def gemini_gather_mixed():
+    seen = Seen()
+    client = genai.Client(api_key=f"{PREFIX}-gm-mixed", http_options=types.HttpOptions(base_url=CHAT_BASE, async_client_args={"event_hooks": seen.async_hooks()}))
+    config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=[types.FunctionDeclaration(name="get_order", parameters_json_schema=ORDER)])], automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))
+
+    async def streamed():
+        chunks = [c async for c in await client.aio.models.generate_content_stream(model="gemini-py-mixed", contents="Please refund order #X-3.", config=config)]
+        return [p.model_dump(exclude_none=True) for c in chunks for p in (c.candidates[0].content.parts or [])]
+
+    async def plain():
+        answer = await client.aio.models.generate_content(model="gemini-py-mixed", contents="Please refund order #X-3.", config=config)
+        return [p.model_dump(exclude_none=True) for p in answer.candidates[0].content.parts]
+
+    got = await asyncio.gather(plain(), streamed())
+    seen.outcomes.sort(key=lambda o: o != "miss")
+    text = lambda parts: ("".join(p.get("text", "") for p in parts), [p["function_call"] for p in parts if "function_call" in p])
+    return seen.outcomes, len(got[0]) == 2 and differ(text(got[0]), text(got[1]))
+
+
+class GetOrder(pydantic.BaseModel):
+    order_id: str
+
+
+@check("openai parse(tools=[pydantic_function_tool]) (strict): parsed_arguments equal, _request_id on both", ["miss", "hit"])
+def chat_parse_tool():
+    seen = Seen()
+    client = oai(seen, "parse-tool")
+    got, ids = [], []
+    for run in range(2):
+        answer = client.chat.completions.parse(model="gpt-py-parse-tool", messages=[{"role": "user", "content": "Please refund order #T-9."}], tools=[openai.pydantic_function_tool(GetOrder, name="get_order")])
+        call = answer.choices[0].message.tool_calls[0]
+        got.append((call.function.name, call.function.arguments, call.function.parsed_arguments.model_dump()))
+        ids.append(answer._request_id)
+        if run == 0:
+            seen.wait_recorded()
+    return seen.outcomes, got[0][2] == {"order_id": "T-9"} and differ(got[0], got[1]) and all(ids) and ids[0] != ids[1]
+
+
+@check("openai default_headers muscle-mem-namespace: a, b, a", ["miss", "miss", "hit"])
+def chat_namespaces():
+    seen = Seen()
+    contents = []
+    for run, ns in enumerate(["py-a", "py-b", "py-a"]):
+        client = oai(seen, "ns", default_headers={"muscle-mem-namespace": ns})
+        contents.append(client.chat.completions.create(model="gpt-py-ns", messages=shipped_history("Z-1")).choices[0].message.content)
+        if run < 2:
+            seen.wait_recorded()
+    return seen.outcomes, len(set(contents)) == 1
+
+
+@check("google-genai a Pydantic-typed function declaration and tool_config ANY, twice", ["miss", "hit"])
+def gemini_tool_config():
+    seen = Seen()
+    client = gclient(seen, "gm-any")
+    decl = types.FunctionDeclaration(name="get_order", description="Look up an order by id.", parameters=types.Schema(type="OBJECT", properties={"order_id": types.Schema(type="STRING")}, required=["order_id"]))
+    config = types.GenerateContentConfig(
+        temperature=0.0,
+        tools=[types.Tool(function_declarations=[decl])],
+        tool_config=types.ToolConfig(function_calling_config=types.FunctionCallingConfig(mode="ANY", allowed_function_names=["get_order"])),
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    )
+    got = []
+    for run in range(2):
+        answer = client.models.generate_content(model="gemini-py-any", contents=[types.Content(role="user", parts=[types.Part(text="Please refund order #Y-4, café.")])], config=config)
+        got.append(([(c.name, c.args) for c in answer.function_calls], answer.usage_metadata.model_dump(exclude_none=True)))
+        if run == 0:
+            seen.wait_recorded()
+    return seen.outcomes, got[0][0] == [("get_order", {"order_id": "Y-4"})] and differ(got[0], got[1])
+
+
+
+DESK = {"get_order": lambda a: {"order_id": a["order_id"], "status": "delivered", "amount": 42.5}, "refund": lambda a: {"order_id": a["order_id"], "refunded": True}}
+REFUND = {"type": "object", "properties": {"order_id": {"type": "string"}, "amount": {"type": "number"}}, "required": ["order_id", "amount"]}
+NATURAL = ["miss"] * 3 + ["hit"] * 6 + ["miss"] * 3 + ["hit"] * 6
+
+
+def natural_runs(one_run):
+    """Runs an agent loop three times (JSON, JSON, streamed), then on another key (STREAM_FIRST: the tenant's
+    suffix) streamed, JSON, streamed: whether every run's final text is the first's."""
+    finals = [one_run(False, ""), one_run(False, ""), one_run(True, "")]
+    finals += [one_run(True, "-s"), one_run(False, "-s"), one_run(True, "-s")]
+    return "refunded" in finals[0] and len(set(finals)) == 1
+
+
+@check("openai chat agent appending the SDK's message objects as they come (JSON, JSON, stream helper; stream, JSON, stream)", NATURAL)
+def natural_chat():
+    seen = Seen()
+    client = oai(seen, "nat-chat")
+    tools = TOOLS + [{"type": "function", "function": {"name": "refund", "parameters": REFUND}}]
+
+    def one_run(stream, suffix):
+        messages = [{"role": "user", "content": "Please refund order #NA-1."}]
+        while True:
+            if stream:
+                with client.chat.completions.stream(model="gpt-py-nat" + suffix, messages=messages, tools=tools) as s:
+                    message = s.get_final_completion().choices[0].message
+            else:
+                message = client.chat.completions.create(model="gpt-py-nat" + suffix, messages=messages, tools=tools).choices[0].message
+            messages.append(message)
+            if not message.tool_calls:
+                return message.content
+            for call in message.tool_calls:
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(DESK[call.function.name](json.loads(call.function.arguments)))})
+
+    return seen.outcomes, natural_runs(one_run)
+
+
+@check("anthropic agent appending message.content (the SDK's blocks) as they come (JSON, JSON, stream helper; stream, JSON, stream)", NATURAL)
+def natural_anthropic():
+    seen = Seen()
+    client = anthropic.Anthropic(api_key=f"{PREFIX}-nat-ant", base_url=CHAT_BASE, max_retries=0, http_client=anthropic.DefaultHttpxClient(event_hooks=seen.hooks()))
+    tools = [{"name": "get_order", "input_schema": ORDER}, {"name": "refund", "input_schema": REFUND}]
+
+    def one_run(stream, suffix):
+        messages = [{"role": "user", "content": "Please refund order #NA-2."}]
+        while True:
+            params = dict(model="claude-py-nat" + suffix, max_tokens=512, tools=tools, messages=messages)
+            if stream:
+                with client.messages.stream(**params) as s:
+                    message = s.get_final_message()
+            else:
+                message = client.messages.create(**params)
+            messages.append({"role": "assistant", "content": message.content})
+            calls = [b for b in message.content if b.type == "tool_use"]
+            if not calls:
+                return "".join(b.text for b in message.content if b.type == "text")
+            messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": c.id, "content": json.dumps(DESK[c.name](c.input))} for c in calls]})
+
+    return seen.outcomes, natural_runs(one_run)
+
+
+@check("google-genai agent appending candidates[0].content as it comes, and every streamed chunk's content (JSON, JSON, stream; stream, JSON, stream)", NATURAL)
+def natural_gemini():
+    seen = Seen()
+    client = gclient(seen, "nat-gm")
+    decl = [types.FunctionDeclaration(name="get_order", parameters_json_schema=ORDER), types.FunctionDeclaration(name="refund", parameters_json_schema=REFUND)]
+    config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=decl)], automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))
+
+    def one_run(stream, suffix):
+        contents = [types.Content(role="user", parts=[types.Part(text="Please refund order #NA-3.")])]
+        while True:
+            if stream:
+                chunks = list(client.models.generate_content_stream(model="gemini-py-nat" + suffix, contents=contents, config=config))
+                parts = [p for c in chunks for p in (c.candidates[0].content.parts or [])]
+                contents.append(types.Content(role="model", parts=parts))
+            else:
+                answer = client.models.generate_content(model="gemini-py-nat" + suffix, contents=contents, config=config)
+                contents.append(answer.candidates[0].content)
+                parts = answer.candidates[0].content.parts
+            calls = [p.function_call for p in parts if p.function_call]
+            if not calls:
+                return "".join(p.text or "" for p in parts)
+            contents.append(types.Content(role="user", parts=[types.Part.from_function_response(name=c.name, response=DESK[c.name](c.args)) for c in calls]))
+
+    return seen.outcomes, natural_runs(one_run)
+
+
+@check("openai responses agent: input += response.output (the SDK's items) as they come (JSON, JSON, responses.stream; stream, JSON, stream)", NATURAL)
+def natural_responses():
+    seen = Seen()
+    client = oai(seen, "nat-resp", base=RESPONSES_BASE)
+    tools = [{"type": "function", "name": "get_order", "parameters": ORDER}, {"type": "function", "name": "refund", "parameters": REFUND}]
+
+    def one_run(stream, suffix):
+        items = [{"role": "user", "content": "Please refund order #NA-4."}]
+        while True:
+            if stream:
+                with client.responses.stream(model="gpt-py-nat-resp" + suffix, input=items, tools=tools) as s:
+                    response = s.get_final_response()
+            else:
+                response = client.responses.create(model="gpt-py-nat-resp" + suffix, input=items, tools=tools)
+            items += response.output
+            calls = [i for i in response.output if i.type == "function_call"]
+            if not calls:
+                return response.output_text
+            items += [{"type": "function_call_output", "call_id": c.call_id, "output": json.dumps(DESK[c.name](json.loads(c.arguments)))} for c in calls]
+
+    return seen.outcomes, natural_runs(one_run)
+
+
+
+@check("google-genai chats: send_message_stream, send_message, send_message_stream; then the other way round", ["miss", "miss"] + ["hit"] * 4 + ["miss", "miss"] + ["hit"] * 4)
+def gemini_chat_stream_and_json():
+    seen = Seen()
+    client = gclient(seen, "gm-chat-mixed")
+    config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=[types.FunctionDeclaration(name="get_order", parameters_json_schema=ORDER)])], automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))
+    finals = []
+    for model, modes in [("gemini-py-chat-s", "sjs"), ("gemini-py-chat-j", "jsj")]:
+        for mode in modes:
+            chat = client.chats.create(model=model, config=config)
+            send = (lambda m: list(chat.send_message_stream(m))) if mode == "s" else (lambda m: [chat.send_message(m)])
+            calls = [c for answer in send("Please refund order #H-8.") for c in answer.function_calls or []]
+            result = types.Part.from_function_response(name=calls[0].name, response={"order_id": calls[0].args["order_id"], "status": "shipped"})
+            finals.append("".join(a.text or "" for a in send(result)))
+            if len(finals) in (1, 4):
+                seen.wait_recorded()
+    return seen.outcomes, "shipped" in finals[0] and len(set(finals)) == 1
+
+
 if __name__ == "__main__":
     only = os.environ.get("CLIENTS2_ONLY", "")  # a substring of the check functions' names to run
     for name, expect, fn in CHECKS:
