@@ -107,7 +107,12 @@ async function main(): Promise<void> {
       return { status: 503, body: { error: { message: "the scripted model is overloaded", type: "server_error", code: null, param: null } } };
     },
   });
-  const anthropic = await startScriptedAnthropic({ script: anthropicRefundDesk });
+  const anthropic = await startScriptedAnthropic({
+    script: (body) => {
+      const format = (body.output_config as { format?: unknown } | undefined)?.format;
+      return wantsJson(format) ? { content: [{ type: "text", text: orderJson(body.messages) }] } : anthropicRefundDesk(body);
+    },
+  });
   const gemini = await startScriptedGeminiModel({
     script: (body) => {
       const config = body.generationConfig as { responseSchema?: unknown; responseJsonSchema?: unknown } | undefined;
