@@ -52,10 +52,19 @@ def run(name, expect, fn):
     report(name, outcomes, expect, same)
 
 
+def paths(a, b, at=""):
+    """Where two JSON-like values differ: one line per path, with each side's value."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [line for k in sorted(set(a) | set(b), key=str) for line in paths(a.get(k, "<absent>"), b.get(k, "<absent>"), f"{at}.{k}")]
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
+        return [line for i, (x, y) in enumerate(zip(a, b)) for line in paths(x, y, f"{at}[{i}]")]
+    return [] if a == b else [f"{at or '.'}: miss {str(a)[:300]!r}, hit {str(b)[:300]!r}"]
+
+
 def differ(a, b):
-    """Says on stderr how a miss's content and its hit's differ (for the one reading a failure)."""
-    if a != b:
-        print(f"miss: {a!r}\nhit:  {b!r}", file=sys.stderr)
+    """Says on stderr where a miss's content and its hit's differ (for the one reading a failure)."""
+    for line in paths(a, b):
+        print(line, file=sys.stderr)
     return a == b
 
 
@@ -734,6 +743,63 @@ def anthropic_tool_runner_stream():
         finals.append("".join(b.text for b in final.content if b.type == "text"))
         seen.wait_recorded()
     return seen.outcomes, "refunded" in finals[0] and differ(finals[0], finals[1])
+
+
+
+RENEWED = {"id", "created", "created_at", "response_id", "call_id", "sdk_http_response"}
+# What a hit writes as the real API does where the scripted upstreams write nothing: a Responses hit echoes the
+# request's settings with the API's defaults (`temperature: 1.0`, `tool_choice: "auto"`, `store: true`, …), a
+# Messages hit's usage says 0 prompt-cache tokens.
+ECHOED = {"background", "metadata", "reasoning", "store", "temperature", "text", "tool_choice", "top_p", "truncation", "cache_creation_input_tokens", "cache_read_input_tokens"}
+
+
+def scrub(value):
+    """A model_dump without the fields a hit renews (ids, timestamps) and the SDK's own (http response)."""
+    if isinstance(value, dict):
+        return {k: scrub(v) for k, v in value.items() if k not in RENEWED | ECHOED}
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    return value
+
+
+@check("whole objects (model_dump), JSON and streamed, miss then hit, but ids, timestamps, echoed defaults: chat, Messages, Gemini, Responses", ["miss", "hit"] * 8)
+def whole_objects():
+    seen = Seen()
+    chat, messages, gm, resp = oai(seen, "whole"), ant(seen, "whole"), gclient(seen, "whole"), oai(seen, "whole", base=RESPONSES_BASE)
+    decl = types.GenerateContentConfig(tools=[types.Tool(function_declarations=[types.FunctionDeclaration(name="get_order", parameters_json_schema=ORDER)])], automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))
+
+    def chat_stream():
+        with chat.chat.completions.stream(model="gpt-py-whole-s", messages=shipped_history("W-1"), tools=TOOLS, stream_options={"include_usage": True}) as s:
+            return s.get_final_completion()
+
+    def messages_stream():
+        with messages.messages.stream(model="claude-py-whole-s", max_tokens=99, tools=[{"name": "get_order", "input_schema": ORDER}], messages=[{"role": "user", "content": "Please refund order #W-2."}]) as s:
+            return s.get_final_message()
+
+    def responses_stream():
+        with resp.responses.stream(model="gpt-py-whole-s", input="Please refund order #W-4.", tools=[{"type": "function", "name": "get_order", "parameters": ORDER}]) as s:
+            return s.get_final_response()
+
+    calls = [
+        lambda: chat.chat.completions.create(model="gpt-py-whole", messages=[{"role": "user", "content": "Please refund order #W-1."}], tools=TOOLS),
+        chat_stream,
+        lambda: messages.messages.create(model="claude-py-whole", max_tokens=99, tools=[{"name": "get_order", "input_schema": ORDER}], messages=[{"role": "user", "content": "Please refund order #W-2."}]),
+        messages_stream,
+        lambda: gm.models.generate_content(model="gemini-py-whole", contents="Please refund order #W-3.", config=decl),
+        lambda: list(gm.models.generate_content_stream(model="gemini-py-whole-s", contents="Please refund order #W-3.", config=decl)),
+        lambda: resp.responses.create(model="gpt-py-whole", input="Please refund order #W-4.", tools=[{"type": "function", "name": "get_order", "parameters": ORDER}]),
+        responses_stream,
+    ]
+    same = True
+    for call in calls:
+        got = []
+        for run in range(2):
+            answer = call()
+            got.append(scrub([a.model_dump() for a in answer] if isinstance(answer, list) else answer.model_dump()))
+            if run == 0:
+                seen.wait_recorded()
+        same = differ(got[0], got[1]) and same
+    return seen.outcomes, same
 
 
 if __name__ == "__main__":
