@@ -802,6 +802,28 @@ def whole_objects():
     return seen.outcomes, same
 
 
+
+@check("openai client on Gemini's OpenAI-compatible path (/v1beta/openai/): passed through, not cached", ["bypass"])
+def gemini_openai_compat():
+    seen = Seen()
+    client = openai.OpenAI(api_key=f"{PREFIX}-gm-oai", base_url=f"{CHAT_BASE}/v1beta/openai/", max_retries=0, http_client=openai.DefaultHttpxClient(event_hooks=seen.hooks()))
+    try:
+        client.chat.completions.create(model="gemini-py-oai", messages=[{"role": "user", "content": "Please refund order #O-1."}])
+        return seen.outcomes, False
+    except openai.NotFoundError as error:
+        # The scripted Gemini upstream has no such route: its own 404 comes back, so the request reached it.
+        return seen.outcomes, "no route POST /v1beta/openai/chat/completions" in str(error)
+
+
+
+@check("google-genai http_options api_version='v1alpha' (Google's preview version): relayed, not cached", ["bypass", "bypass"])
+def gemini_v1alpha():
+    seen = Seen()
+    client = genai.Client(api_key=f"{PREFIX}-gm-alpha", http_options=types.HttpOptions(base_url=CHAT_BASE, api_version="v1alpha", client_args={"event_hooks": seen.hooks()}))
+    got = [client.models.generate_content(model="gemini-py-alpha", contents="Please refund order #V-3.").text for _ in range(2)]
+    return seen.outcomes, "/v1alpha/models/" in seen.last[0] and got[0] == got[1] == "Let me look that order up."
+
+
 if __name__ == "__main__":
     only = os.environ.get("CLIENTS2_ONLY", "")  # a substring of the check functions' names to run
     for name, expect, fn in CHECKS:
