@@ -5,6 +5,7 @@ that raises prints its error in "outcomes" and "same": false (the others still r
 Usage: clients2.py CHAT_BASE RESPONSES_BASE KEY_PREFIX
 """
 import asyncio
+import io
 import json
 import os
 import sys
@@ -822,6 +823,19 @@ def gemini_v1alpha():
     client = genai.Client(api_key=f"{PREFIX}-gm-alpha", http_options=types.HttpOptions(base_url=CHAT_BASE, api_version="v1alpha", client_args={"event_hooks": seen.hooks()}))
     got = [client.models.generate_content(model="gemini-py-alpha", contents="Please refund order #V-3.").text for _ in range(2)]
     return seen.outcomes, "/v1alpha/models/" in seen.last[0] and got[0] == got[1] == "Let me look that order up."
+
+
+
+@check("google-genai files.upload (POST /upload/v1beta/files): relayed to the upstream", ["bypass"])
+def gemini_upload():
+    seen = Seen()
+    client = gclient(seen, "gm-upload")
+    try:
+        client.files.upload(file=io.BytesIO(b"order C-3 receipt"), config=types.UploadFileConfig(mime_type="text/plain", display_name="receipt"))
+        return seen.outcomes, False
+    except errors.ClientError as error:
+        # The scripted upstream has no upload route: its own 404 comes back (before: the Worker's "No such route.").
+        return seen.outcomes, error.code == 404 and "no route POST /upload/v1beta/files" in str(error)
 
 
 if __name__ == "__main__":

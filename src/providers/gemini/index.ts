@@ -6,7 +6,7 @@ import { geminiView, geminiPreview } from "./view";
 /**
  * Gemini: `POST models/{model}:generateContent` and `:streamGenerateContent` under `/v1beta/` and `/v1/`
  * (the stable version) through the cached flow; every other call there (`countTokens`, `embedContent`, model lists, files),
- * and every call under `/v1alpha/`, to `GEMINI_BASE_URL` unchanged (its `upstream`).
+ * every call under `/v1alpha/` and the file uploads under `/upload/`, to `GEMINI_BASE_URL` unchanged (its `upstream`).
  */
 export const gemini = providerModule(geminiAdapter, {
   format: geminiTrajectory,
@@ -15,8 +15,9 @@ export const gemini = providerModule(geminiAdapter, {
     paths: ["/v1beta/*", "/v1alpha/*", "/v1/models/*"],
     isCached: (url) => geminiAction(url) !== null,
     passThrough: {
-      paths: ["/v1/*"],
-      claims: (headers, url) => url.pathname.startsWith("/v1beta/") || url.pathname.startsWith("/v1alpha/") || isGeminiV1(url, headers),
+      // `/upload/`: google-genai's `files.upload` starts a resumable upload there.
+      paths: ["/v1/*", "/upload/*"],
+      claims: (headers, url) => /^\/(v1beta|v1alpha|upload)\//.test(url.pathname) || isGeminiV1(url, headers),
     },
   },
   // Google's SDKs send the key in x-goog-api-key; REST examples put it in ?key=.
