@@ -105,7 +105,7 @@ export async function startScriptedGeminiModel(options: {
       if (req.method === "GET" && url.pathname === "/__count")
         return writeJson(res, 200, { generations: counts.get(url.searchParams.get("model") ?? "") ?? 0 });
       // Both API versions: v1beta, and the stable v1 (google-genai's `apiVersion: "v1"`).
-      const action = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
+      const action = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
       if (req.method !== "POST" || !action)
         return writeJson(res, 404, { error: { code: 404, message: `no route ${req.method} ${url.pathname}`, status: "NOT_FOUND" } });
       const body = JSON.parse(await readBody(req)) as GeminiModelBody;

@@ -10,7 +10,7 @@ export interface ScriptedMessage {
 }
 
 /** What a script returns: a message, or a raw HTTP error to answer with. */
-export type ScriptReply = ScriptedMessage | { status: number; body: unknown };
+export type ScriptReply = ScriptedMessage | { status: number; body: unknown; headers?: Record<string, string> };
 
 export interface ChatBody {
   model: string;
@@ -57,8 +57,8 @@ function finishOf(message: ScriptedMessage): string {
   return message.tool_calls && message.tool_calls.length > 0 ? "tool_calls" : "stop";
 }
 
-function writeJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
+function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }
 
@@ -126,7 +126,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
       const reply = await options.script(body);
       if ("status" in reply) {
-        writeJson(res, reply.status, reply.body);
+        writeJson(res, reply.status, reply.body, reply.headers);
         return;
       }
       generations++;

@@ -186,10 +186,11 @@ def responses_stream_helper():
     report("openai responses.stream", seen.outcomes, ["miss", "hit"], len(got[0][1]) == 1 and got[0] == got[1])
 
 
-chat_raw_response()
-chat_retry()
-chat_streaming_response_usage()
-asyncio.run(chat_async_stream_helper())
-asyncio.run(anthropic_async())
-asyncio.run(gemini_async())
-responses_stream_helper()
+if __name__ == "__main__":
+    chat_raw_response()
+    chat_retry()
+    chat_streaming_response_usage()
+    asyncio.run(chat_async_stream_helper())
+    asyncio.run(anthropic_async())
+    asyncio.run(gemini_async())
+    responses_stream_helper()

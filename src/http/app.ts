@@ -13,6 +13,9 @@ import { noteWorkerOrigin } from "../engine/lookup/colo-cache";
 import type { WorkerEnv } from "../engine/services";
 import { provideServices } from "./services";
 
+/** The model routes' paths (Gemini's preview version and Google's file uploads among them), behind the access gate. */
+const MODEL_PATHS = ["/v1/*", "/v1beta/*", "/v1alpha/*", "/upload/*"] as const;
+
 /** The Worker's routes: each registered provider's cached call and pass-through, the rest of `/v1/*` to the upstream, the API and a health check. */
 export function newApp(): Hono<WorkerEnv> {
   const app = new Hono<WorkerEnv>();
@@ -28,10 +31,8 @@ export function newApp(): Hono<WorkerEnv> {
   app.all("/healthz", (c) => new ApiError("method_not_allowed", `${c.req.method} is not allowed on /healthz: use GET.`).toResponse({ allow: "GET, HEAD" }));
   // WORKER_TOKEN and ALLOWED_TENANTS keep strangers off the model routes (the API checks them per caller).
   // OPTIONS (a browser's preflight) is the Worker's own answer on every model route, before the gate.
-  app.use("/v1/*", modelOptions(PROVIDERS));
-  app.use("/v1beta/*", modelOptions(PROVIDERS));
-  app.use("/v1/*", accessGate());
-  app.use("/v1beta/*", accessGate());
+  for (const path of MODEL_PATHS) app.use(path, modelOptions(PROVIDERS));
+  for (const path of MODEL_PATHS) app.use(path, accessGate());
   mountCachedRoutes(app, PROVIDERS);
   mountPassThroughs(app, PROVIDERS);
   app.all("/v1/*", passThrough);

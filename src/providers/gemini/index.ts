@@ -5,17 +5,19 @@ import { geminiView, geminiPreview } from "./view";
 
 /**
  * Gemini: `POST models/{model}:generateContent` and `:streamGenerateContent` under `/v1beta/` and `/v1/`
- * (the stable version) through the cached flow; every other call there (`countTokens`, `embedContent`, model lists, files) to
- * `GEMINI_BASE_URL` unchanged (its `upstream`).
+ * (the stable version) through the cached flow; every other call there (`countTokens`, `embedContent`, model lists, files),
+ * every call under `/v1alpha/` and the file uploads under `/upload/`, to `GEMINI_BASE_URL` unchanged (its `upstream`).
  */
 export const gemini = providerModule(geminiAdapter, {
   format: geminiTrajectory,
   routes: {
-    paths: ["/v1beta/*", "/v1/models/*"],
+    // `/v1alpha/` (Google's preview version: google-genai's `api_version="v1alpha"`) is relayed, not cached.
+    paths: ["/v1beta/*", "/v1alpha/*", "/v1/models/*"],
     isCached: (url) => geminiAction(url) !== null,
     passThrough: {
-      paths: ["/v1/*"],
-      claims: (headers, url) => url.pathname.startsWith("/v1beta/") || isGeminiV1(url, headers),
+      // `/upload/`: google-genai's `files.upload` starts a resumable upload there.
+      paths: ["/v1/*", "/upload/*"],
+      claims: (headers, url) => /^\/(v1beta|v1alpha|upload)\//.test(url.pathname) || isGeminiV1(url, headers),
     },
   },
   // Google's SDKs send the key in x-goog-api-key; REST examples put it in ?key=.

@@ -7,6 +7,7 @@ import type { KeyOutcome, KeyScope, ProviderKey } from "../../cache/provider";
 import type { CallIds } from "../responses/canonical";
 import { canonicalContent, canonicalContents } from "./canonical";
 import { geminiBypassReason, geminiFrameJsonOf } from "./frame";
+import { joinedModelTurns, joinedText } from "./model-turns";
 import { CANDIDATE_KEY, type Content, type GenerateContentRequest, type GeminiNode } from "./schema";
 
 /** Where a Gemini request sits in the trees, and the call ids its answer is numbered after. */
@@ -25,8 +26,9 @@ function failure(error: CanonicalError): KeyOutcome<GeminiKey> {
 export function keyGeminiRequest(body: GenerateContentRequest, model: string, scope: KeyScope, url?: URL, headers?: Headers): KeyOutcome<GeminiKey> {
   const reason = geminiBypassReason(body, url) ?? (hasLoneSurrogate(body) ? "lone surrogate" : null);
   if (reason) return { ok: false, bypass: reason };
-  const canonical = canonicalContents(body.contents);
-  if (!canonical.ok) return failure(canonical.error);
+  const contents = canonicalContents(body.contents);
+  if (!contents.ok) return failure(contents.error);
+  const canonical = { ...contents, ...joinedModelTurns(contents.hashed, contents.stored) };
   const frameJson = geminiFrameJsonOf(body, model, url, headers);
   const treeId = treeIdOf(scope.tenant, scope.namespace, frameJson);
   let parent = treeId;
@@ -60,5 +62,5 @@ export function keyGeminiAnswer(
   // A call field a replay does not render (only name, id and args are): not recorded.
   if (out.stored.parts.some((p) => "functionCall" in p && !onlyFields(p.functionCall as object, RENDERED_CALL_FIELDS))) return null;
   const stored = Object.keys(metadata).length > 0 ? { ...out.stored, [CANDIDATE_KEY]: metadata } : out.stored;
-  return { hash: childHash(key.key, canonicalJson(out.hashed)), json: canonicalJson(stored), node: out.stored };
+  return { hash: childHash(key.key, canonicalJson({ ...out.hashed, parts: joinedText(out.hashed.parts) })), json: canonicalJson(stored), node: out.stored };
 }
