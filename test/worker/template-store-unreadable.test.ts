@@ -1,13 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ToolCallIds } from "../../src/core/canonical";
-import { walk } from "../../src/core/hash";
 import type { CanonicalMessage } from "../../src/core/messages";
-import type { RequestKey } from "../../src/cache/request-key";
-import { weigh } from "../../src/cache/templates/evidence";
-import { induce, type LearnedTemplate, type Trajectory } from "../../src/cache/templates/induce";
 import { planTemplates, STORE_UNREADABLE } from "../../src/engine/templates";
 import { saveTemplates } from "../../src/store/templates/save";
+import { keyOfMessages, learnAll, trajectoryOf } from "./template-engine.support";
 
 /**
  * A template store that cannot be read is a miss that says why (`muscle-mem-template-miss`), not a silent
@@ -15,30 +11,14 @@ import { saveTemplates } from "../../src/store/templates/save";
  * (the Worker's cold lookup reads the same table first and bypasses with `lookup_failed`; this is the read
  * after an exact miss, which fails when the store goes away or outlasts its timeout between the two).
  */
-const meta = { finishReason: "stop", promptTokens: 10, completionTokens: 2, latencyMs: 50 };
 const settings = { induction: true, minBindings: 3, declaredMinBindings: 2, maxTried: 32 };
 
 const messagesOf = (id: string): CanonicalMessage[] => [
   { role: "system", content: "Refund the order the user names." },
   { role: "user", content: `Refund order ${id}` },
 ];
-
-function trajectory(root: string, id: string): Trajectory {
-  const messages = messagesOf(id);
-  return { root, hashes: walk(root, messages).map((s) => s.hash), messages, answer: { role: "assistant", content: `Refunded ${id}.` }, meta };
-}
-
-function keyOf(root: string, id: string): RequestKey {
-  const path = walk(root, messagesOf(id));
-  return { tenant: "t", namespace: "default", treeId: root, frameJson: "{}", model: "m", path, key: path[path.length - 1].hash, ids: new ToolCallIds() };
-}
-
-function learnAll(ts: readonly Trajectory[]): LearnedTemplate {
-  const t = induce(ts[0], ts[1]);
-  if (!t) throw new Error("no template");
-  for (const other of ts.slice(2)) t.state = weigh(t, other).state;
-  return t;
-}
+const trajectory = (root: string, id: string) => trajectoryOf(root, messagesOf(id), `Refunded ${id}.`);
+const keyOf = (root: string, id: string) => keyOfMessages(root, messagesOf(id));
 
 describe("a template store that cannot be read", () => {
   it("Should serve nothing and give the reason, where a readable store serves the same request", async () => {

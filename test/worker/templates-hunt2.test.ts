@@ -1,19 +1,16 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, ToolCallIds } from "../../src/core/canonical";
-import { walk } from "../../src/core/hash";
+import { canonicalJson } from "../../src/core/canonical";
 import type { CanonicalMessage } from "../../src/core/messages";
-import type { RequestKey } from "../../src/cache/request-key";
-import { weigh } from "../../src/cache/templates/evidence";
-import { induce, type LearnedTemplate, type Trajectory } from "../../src/cache/templates/induce";
+import type { LearnedTemplate } from "../../src/cache/templates/induce";
 import { planTemplates } from "../../src/engine/templates";
 import { saveTemplates } from "../../src/store/templates/save";
+import { keyOfMessages, learnAll, trajectoryOf } from "./template-engine.support";
 
 /**
  * The template hunt's open leads through the engine and real D1: what a lookup reads of the templates
  * stored at a node (docs/templates.md "Cost": a bounded read).
  */
-const meta = { finishReason: "stop", promptTokens: 10, completionTokens: 2, latencyMs: 50 };
 /** As src/config.ts ships them: a lookup tries at most 32 templates (learning weighs as many). */
 const settings = { induction: true, minBindings: 3, declaredMinBindings: 2, maxTried: 32 };
 
@@ -22,22 +19,8 @@ const messagesOf = (amount: number, id: string): CanonicalMessage[] => [
   { role: "user", content: `Refund ${amount} for order ${id}` },
 ];
 
-function trajectory(root: string, amount: number, id: string, answer: string): Trajectory {
-  const messages = messagesOf(amount, id);
-  return { root, hashes: walk(root, messages).map((s) => s.hash), messages, answer: { role: "assistant", content: answer }, meta };
-}
-
-function keyOf(root: string, amount: number, id: string): RequestKey {
-  const path = walk(root, messagesOf(amount, id));
-  return { tenant: "t", namespace: "default", treeId: root, frameJson: "{}", model: "m", path, key: path[path.length - 1].hash, ids: new ToolCallIds() };
-}
-
-function learnAll(ts: readonly Trajectory[]): LearnedTemplate {
-  const t = induce(ts[0], ts[1]);
-  if (!t) throw new Error("no template");
-  for (const other of ts.slice(2)) t.state = weigh(t, other).state;
-  return t;
-}
+const trajectory = (root: string, amount: number, id: string, answer: string) => trajectoryOf(root, messagesOf(amount, id), answer);
+const keyOf = (root: string, amount: number, id: string) => keyOfMessages(root, messagesOf(amount, id));
 
 const approve = (root: string, amount: number, id: string) => trajectory(root, amount, id, `Approved: refund of ${amount} for ${id}.`);
 const escalate = (root: string, amount: number, id: string) => trajectory(root, amount, id, `Escalated: ${amount} for ${id} needs a manager.`);
