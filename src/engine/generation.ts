@@ -2,6 +2,7 @@ import { ApiError } from "../core/errors";
 import { logEvent } from "../observability/log-event";
 import type { AnswerReader, Recording } from "../core/recording";
 import { forward, queryOf, relayResponse, stillEncoded } from "../upstream/forward";
+import { recordableType } from "../core/answer-type";
 import { CACHE_HEADER } from "../core/protocol";
 import { breathe } from "../core/timer-turn";
 import type { CacheOutcome } from "./outcome";
@@ -83,8 +84,9 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
     throw error;
   }
   // Not a 200 (an error; a 2xx that is not the whole answer: 206 partial content, 203 changed by a proxy, 202
-  // queued), or a body still in an encoding the runtime did not decode (`deflate`): relayed as sent, never read.
-  if (upstream.status !== 200 || !upstream.body || stillEncoded(upstream.headers)) {
+  // queued), a body still in an encoding the runtime did not decode (`deflate`), or a content-type other than the answer's form
+  // (a gateway's `text/html` around JSON: src/core/answer-type.ts): relayed as sent, never read.
+  if (upstream.status !== 200 || !upstream.body || stillEncoded(upstream.headers) || !recordableType(upstream.headers.get("content-type"), opts.stream)) {
     settle(null);
     return relayResponse(upstream, upstream.body, headers);
   }
