@@ -21,7 +21,7 @@ export type MissKind = "new-tree" | "new-branch" | "unconfirmed" | "no-cache" | 
 
 /** Where the request's path left its tree. */
 export interface Divergence {
-  /** The index of the first message no recorded node has (`messages[index]`, system messages counted). */
+  /** The index of the first canonical message no recorded node has (the header's depth; system messages counted on Chat Completions). */
   index: number;
   role: string;
   /** The hash the request's message has (a node once the miss is recorded). */
@@ -32,7 +32,11 @@ export interface Divergence {
   siblings: number;
   /** The recorded child nearest the request's message (same role first, then the fewest differing fields). */
   closest: { node: string; role: string; observations: number } | null;
-  /** The first field of the message that differs from the closest child: `messages[5].content`, `messages[3].tool_calls[0].function.arguments.amount_cents`. */
+  /**
+   * The first field of the message that differs from the closest child, as the request wrote it on its API, with
+   * the request's own item index (not `index`): `messages[3].tool_calls[0].function.arguments.amount_cents`,
+   * `input[4].content`, `contents[2].parts[0].functionCall.args.order`; `[*]` where the place cannot be told exactly.
+   */
   field: string | null;
   diff: ShortDiff | null;
 }
@@ -41,7 +45,7 @@ export interface Divergence {
 export interface FrameDivergence {
   nearest_tree: string | null;
   nearest_model: string | null;
-  /** `model`, `tools[2]`, `temperature`, …; null when the tenant has no other tree to compare. */
+  /** `model`, `tools[2]`, `temperature`, `system`, … as far as the request holds it; null when the tenant has no other tree to compare. */
   field: string | null;
   diff: ShortDiff | null;
   /** How many of the tenant's trees were compared (the most recently hit first, at most DIVERGENCE_TREES). */

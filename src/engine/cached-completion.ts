@@ -125,7 +125,8 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     const startedAt = c.get("mm")?.startedAt ?? Date.now();
     missed(c, {
       header: missHeader(before),
-      explain: (template) => explainAfterResponse({ db: source.shard.db, key: plan.key, startedAt, timeoutMs: config.lookupTimeoutMs, template, before }),
+      explain: (template) =>
+        explainAfterResponse({ db: source.shard.db, key: plan.key, startedAt, timeoutMs: config.lookupTimeoutMs, template, before, request: request.body }),
     });
   }
   if (controls.onlyIfCached) {

@@ -65,7 +65,8 @@ export function fastMiss<B, K extends ProviderKey, A>(
   const before = fastMissBefore(key.path.length, depth);
   missed(c, {
     header: missHeader(before),
-    explain: (template) => explainAfterResponse({ db, key, startedAt, timeoutMs: config.lookupTimeoutMs, template, before, fast: true }),
+    explain: (template) =>
+      explainAfterResponse({ db, key, startedAt, timeoutMs: config.lookupTimeoutMs, template, before, fast: true, request: walk.request.body }),
   });
   let token: Promise<string | undefined> = Promise.resolve(undefined);
   const defer = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);

@@ -5,7 +5,8 @@ import { type Api, explained, sendOn } from "./explain-hunt.support";
 
 /**
  * Why-it-missed hunt, one difference at a time on all four APIs (docs/api.md "Why it missed"): each miss's
- * header and `GET /api/requests/:id` name the first field that differs and where, and nothing of another
+ * header and `GET /api/requests/:id` name the first field that differs and where (as the request wrote it:
+ * `input[i]`, `contents[i]`, a string `content` or `system`; explain-hunt.names.test.ts), and nothing of another
  * tenant's. The edited-answer case failed before its fix (the explanation named the `annotations: []` the
  * client left out of the echoed answer, not the `content` it changed); the rest pin what was already right.
  */
@@ -117,18 +118,18 @@ const EXPECTED: Record<Api, Expect> = {
     temp: "temperature",
     toolChoice: [{ tool_choice: "required" }, "tool_choice"],
     format: [{ text: { format: { type: "json_object" } } }, "text"],
-    u1: [0, "messages[0].content[0].text"],
-    result: [2, "messages[2].output.status"],
-    u2: [3, "messages[3].content[0].text"],
+    u1: [0, "input[0].content"],
+    result: [2, "input[2].output.status"],
+    u2: [3, "input[3].content"],
   },
   messages: {
-    sys: ["new-tree", "system[0].text"],
+    sys: ["new-tree", "system"],
     desc: "tools[0].description",
     temp: "temperature",
     toolChoice: [{ tool_choice: { type: "any" } }, "tool_choice"],
     format: [{ stop_sequences: ["END"] }, "stop_sequences"],
-    u1: [0, "messages[0].content[0].text"],
-    result: [2, "messages[2].content[0].content[0].text.status"],
+    u1: [0, "messages[0].content"],
+    result: [2, "messages[2].content[0].content.status"],
     u2: [2, "messages[2].content[1].text"],
   },
   gemini: {
@@ -137,9 +138,9 @@ const EXPECTED: Record<Api, Expect> = {
     temp: "generationConfig.temperature",
     toolChoice: [{ toolConfig: { functionCallingConfig: { mode: "ANY" } } }, "toolConfig"],
     format: [{ generationConfig: { responseMimeType: "application/json" } }, "generationConfig.responseMimeType"],
-    u1: [0, "messages[0].parts[0].text"],
-    result: [2, "messages[2].parts[0].functionResponse.response.status"],
-    u2: [3, "messages[3].parts[0].text"],
+    u1: [0, "contents[0].parts[0].text"],
+    result: [2, "contents[2].parts[0].functionResponse.response.status"],
+    u2: [3, "contents[3].parts[0].text"],
   },
 };
 

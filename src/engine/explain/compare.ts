@@ -31,6 +31,24 @@ export function fieldPath(path: string, key: string | number): string {
   return `${path}[${JSON.stringify(key)}]`;
 }
 
+/** One step of a field path: an object key or an array index. */
+export type Segment = string | number;
+
+const SEGMENT = /^(?:\.?([A-Za-z_$][A-Za-z0-9_$-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\])/;
+
+/** The steps of a path `fieldPath` wrote: `tool_calls[0]["a b"]` is `["tool_calls", 0, "a b"]`. */
+export function segmentsOf(path: string): Segment[] {
+  const out: Segment[] = [];
+  let rest = path;
+  while (rest !== "") {
+    const m = SEGMENT.exec(rest);
+    if (!m) return [...out, rest];
+    out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : (JSON.parse(m[3]) as string)));
+    rest = rest.slice(m[0].length);
+  }
+  return out;
+}
+
 function isObject(value: Json | undefined): value is { [key: string]: Json } {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import type { Divergence, FrameDivergence, MissExplanation, MissKind } from "../../core/explanation";
-import { asText, countDifferences, firstDifference, shortDiff, type Json } from "./compare";
+import { asText, countDifferences, firstDifference, fieldPath, segmentsOf, shortDiff, type Json } from "./compare";
+import type { FieldNames } from "./request-paths";
 
 export type { Divergence, FrameDivergence, MissExplanation, MissKind };
 
@@ -42,6 +43,8 @@ export interface DivergenceFacts {
   fast?: boolean;
   /** How many answers the lookup found recorded at the request's last message (else counted from `children`). */
   answers?: number;
+  /** Names a differing field as the request wrote it (./request-paths.ts); default: the canonical message's path. */
+  names?: FieldNames;
 }
 
 function parsed(json: string): Json {
@@ -52,12 +55,11 @@ function parsed(json: string): Json {
   }
 }
 
-/** `messages[5]` joined with a field path inside the message. */
-function inMessage(index: number, path: string): string {
-  const base = `messages[${index}]`;
-  if (path === "") return base;
-  return path.startsWith("[") ? `${base}${path}` : `${base}.${path}`;
-}
+/** Field names without the request: the canonical message's path, `messages[5].content`, on every API. */
+const CANONICAL_NAMES: FieldNames = {
+  message: (index, segments) => segments.reduce<string>((path, s) => fieldPath(path, s), `messages[${index}]`),
+  frame: (segments) => segments.reduce<string>((path, s) => fieldPath(path, s), ""),
+};
 
 /** The recorded child nearest `message`: the same role first, then the fewest differing leaves, then the most observed. */
 export function closestChild(message: PathMessage, children: readonly RecordedNode[]): RecordedNode | null {
@@ -83,13 +85,13 @@ function divergenceAt(facts: DivergenceFacts): Divergence | null {
     parent: index === 0 ? facts.treeId : facts.path[index - 1].hash,
     siblings: facts.children.length,
     closest: closest && { node: closest.hash, role: closest.role, observations: closest.observations },
-    field: difference ? inMessage(index, difference.path) : null,
+    field: difference ? (facts.names ?? CANONICAL_NAMES).message(index, segmentsOf(difference.path), parsed(message.json)) : null,
     diff: difference ? shortDiff(asText(difference.incoming), asText(difference.recorded)) : null,
   };
 }
 
 /** The frame field that differs from the nearest of the tenant's trees (the fewest differing leaves). */
-export function frameDivergence(frameJson: string, trees: DivergenceFacts["trees"]): FrameDivergence {
+export function frameDivergence(frameJson: string, trees: DivergenceFacts["trees"], names: FieldNames = CANONICAL_NAMES): FrameDivergence {
   const frame = parsed(frameJson);
   let best: { tree: DivergenceFacts["trees"][number]; score: number } | null = null;
   for (const tree of trees) {
@@ -100,7 +102,7 @@ export function frameDivergence(frameJson: string, trees: DivergenceFacts["trees
   return {
     nearest_tree: best?.tree.id ?? null,
     nearest_model: best?.tree.model ?? null,
-    field: difference ? difference.path || "frame" : null,
+    field: difference ? (difference.path === "" ? "frame" : names.frame(segmentsOf(difference.path))) : null,
     diff: difference ? shortDiff(asText(difference.incoming), asText(difference.recorded)) : null,
     trees_compared: trees.length,
   };
@@ -109,7 +111,7 @@ export function frameDivergence(frameJson: string, trees: DivergenceFacts["trees
 /** The explanation of a miss from what the store holds. */
 export function explainMiss(facts: DivergenceFacts): MissExplanation {
   const base = { tree_id: facts.treeId, messages: facts.path.length, template: facts.template ?? null, fast_miss: facts.fast ?? false, answers: null };
-  if (!facts.treeExists) return { ...base, kind: "new-tree", depth: 0, divergence: null, frame: frameDivergence(facts.frameJson, facts.trees) };
+  if (!facts.treeExists) return { ...base, kind: "new-tree", depth: 0, divergence: null, frame: frameDivergence(facts.frameJson, facts.trees, facts.names) };
   const depth = Math.min(facts.depth, facts.path.length);
   if (depth >= facts.path.length) {
     // The fork is the request's last message: its recorded children are what answers it (the request's own recording left out).

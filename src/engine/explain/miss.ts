@@ -3,6 +3,7 @@ import { withTimeout } from "../../core/deadline";
 import type { KnownPath, PathProbe } from "../../store/tree/divergence";
 import { readDivergence } from "../../store/tree/divergence";
 import { explainMiss, missHeaderValue, type MissExplanation, type MissKind } from "./explanation";
+import { requestFieldNames } from "./request-paths";
 
 /** What the lookup knew about a miss before the response: the `muscle-mem-miss` header's kind and depth. */
 export interface MissBefore {
@@ -43,6 +44,8 @@ export interface ExplainInput {
   before?: MissBefore;
   /** A fast miss: forwarded with no lookup. */
   fast?: boolean;
+  /** The parsed request the miss was keyed from: the explanation names fields as it wrote them (./request-paths.ts). */
+  request?: unknown;
 }
 
 /**
@@ -93,7 +96,16 @@ export async function explainAfterResponse(input: ExplainInput): Promise<MissExp
     if (input.template === null) throw error;
     return { ...unexplained(key, input.template), fast_miss: input.fast ?? false };
   }
-  const facts = { treeId: key.treeId, frameJson: key.frameJson, path: key.path, template: input.template, fast: input.fast, answers: input.before?.answers };
+  const names = input.request === undefined ? undefined : requestFieldNames(key.frameJson, input.request, key.path.length);
+  const facts = {
+    treeId: key.treeId,
+    frameJson: key.frameJson,
+    path: key.path,
+    template: input.template,
+    fast: input.fast,
+    answers: input.before?.answers,
+    names,
+  };
   return explainMiss({ ...facts, ...read });
 }
 
