@@ -22,6 +22,18 @@ describe("requestFieldNames", () => {
     expect(requestFieldNames(RESPONSES, body, 1).message(0, ["content", 0, "text"], null)).toBe("input[0].content");
   });
 
+  it("Should name a Responses function output's canonical `role` and `custom` as its `type`", () => {
+    const input = [
+      { role: "user", content: "hi" },
+      { type: "custom_tool_call", call_id: "c", name: "patch", input: "x" },
+      { type: "custom_tool_call_output", call_id: "c", output: "done" },
+    ];
+    const names = requestFieldNames(RESPONSES, { input }, 3);
+    expect(names.message(2, ["role"], null)).toBe("input[2].type");
+    expect(names.message(2, ["custom"], null)).toBe("input[2].type");
+    expect(names.message(1, ["items", 0, "input"], null)).toBe("input[1].input");
+  });
+
   it("Should name a Responses input string as `input`", () => {
     expect(requestFieldNames(RESPONSES, { input: "hi" }, 1).message(0, ["content", 0, "text"], null)).toBe("input");
   });

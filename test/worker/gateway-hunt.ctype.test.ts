@@ -56,6 +56,13 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) => 
 });
 const chatStream = sse([chunk({ role: "assistant", content: "Refun" }), chunk({ content: "ded." }), chunk({}, "stop"), "[DONE]"]);
 
+const candidate = (parts: unknown[], finish?: string) => ({
+  candidates: [{ content: { role: "model", parts }, index: 0, ...(finish ? { finishReason: finish } : {}) }],
+  usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, totalTokenCount: 7 },
+  modelVersion: "gemini-2.5-flash",
+});
+const geminiStream = sse([candidate([{ text: "Refun" }]), candidate([{ text: "ded." }]), candidate([{ text: "" }], "STOP")]);
+
 const reply = (api: Api, contentType: string | null): GatewayReply => ({ body: JSON.stringify(answers[api]), headers: { "content-type": contentType } });
 
 describe("a JSON answer under another content-type than JSON", () => {
@@ -77,6 +84,10 @@ describe("a stream under another content-type than text/event-stream", () => {
       expectRelayedNotRecorded("chat", { body: chatStream, headers: { "content-type": type } }, true));
   it("Should record the same stream labelled text/event-stream", () =>
     expectRecorded("chat", { body: chatStream, headers: { "content-type": "text/event-stream; charset=utf-8" } }, true));
+  it("Should relay a Gemini stream labelled text/plain as sent and record nothing, and record it as text/event-stream", async () => {
+    await expectRelayedNotRecorded("gemini", { body: geminiStream, headers: { "content-type": "text/plain; charset=utf-8" } }, true);
+    await expectRecorded("gemini", { body: geminiStream, headers: { "content-type": "text/event-stream" } }, true);
+  });
 });
 
 describe("recordableType", () => {

@@ -128,7 +128,7 @@ function responsesItem(item: Obj, segments: readonly Segment[]): Segment[] {
     if (at === null || !isObj(part)) return ["output"];
     return ["output", at, part.type === "refusal" ? "refusal" : "text", ...tail(part.text ?? part.refusal, segments.slice(2))];
   }
-  return tail(item, segments, { role: "type" });
+  return tail(item, segments, { role: "type", custom: "type" });
 }
 
 /** The request items each canonical message came from; null when they cannot be told (a resolved `previous_response_id`). */
