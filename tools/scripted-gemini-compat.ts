@@ -7,11 +7,17 @@ export const COMPAT_CHAT_PATH = "/v1beta/openai/chat/completions";
 
 /**
  * What the scripted compat layer answers: a model named `error-<status>` that status (OpenAI's error shape),
- * `echo…` the last user text back, any other the refund desk (tools/refund-desk.ts), as the test upstream's chat model does.
+ * `sig…` a tool call with Gemini 3's `extra_content` thought signature (then the refund desk), `echo…` the last user text back, any other the refund desk (tools/refund-desk.ts), as the test upstream's chat model does.
  */
 export function compatChat(body: ChatBody): ScriptReply {
   const status = /^error-(\d{3})/.exec(body.model);
   if (status) return { status: Number(status[1]), body: { error: { message: `scripted ${status[1]}`, type: "server_error", code: `upstream_${status[1]}` } } };
+  // Gemini 3 on the compat layer: each tool call carries a thought signature the client must send back.
+  if (body.model.startsWith("sig") && body.messages[body.messages.length - 1].role === "user") {
+    const signed = { extra_content: { google: { thought_signature: "c2lnLTE=" } } };
+    const call = { id: "call_sig", type: "function" as const, function: { name: "get_order", arguments: '{"order_id":"S-1"}' }, ...signed };
+    return { role: "assistant", content: null, tool_calls: [call] };
+  }
   if (body.model.startsWith("echo")) {
     const lastUser = [...body.messages].reverse().find((m) => m.role === "user");
     return { role: "assistant", content: `echo: ${String(lastUser?.content ?? "")}` };

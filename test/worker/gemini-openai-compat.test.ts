@@ -141,6 +141,43 @@ describe("Gemini's OpenAI-compatible endpoint (POST /v1beta/openai/chat/completi
     expect(await geminiGenerations(model)).toBe(3);
   });
 
+  it("Should record a tool call's thought signature (extra_content) and serve it back, JSON and streamed; the echoed call walks the path", async () => {
+    const key = newKey();
+    const model = uniqueModel("sig-compat");
+    const signed = { extra_content: { google: { thought_signature: "c2lnLTE=" } } };
+    const first: unknown[] = [{ role: "user", content: "Refund order #S-1." }];
+    const miss = await settled(
+      async () => (await (await compat({ model, messages: first }, key)).json()) as { choices: Array<{ message: { tool_calls: unknown[] } }> },
+    );
+    expect(miss.choices[0].message.tool_calls[0]).toMatchObject(signed);
+    const hit = await compat({ model, messages: first }, key);
+    expect(hit.headers.get("muscle-mem-cache")).toBe("hit");
+    const served = ((await hit.json()) as typeof miss).choices[0].message.tool_calls[0] as { id: string; function: { arguments: string } };
+    expect(served).toMatchObject({ ...signed, type: "function", function: { name: "get_order", arguments: '{"order_id":"S-1"}' } });
+    const streamed = await (await compat({ model, messages: first, stream: true }, key)).text();
+    expect(streamed).toContain('"extra_content":{"google":{"thought_signature":"c2lnLTE="}}');
+    // The agent sends the signed call back with its result: keyed with the signature, recorded, then served.
+    const second = [
+      ...first,
+      { role: "assistant", content: null, tool_calls: [served] },
+      { role: "tool", tool_call_id: served.id, content: '{"order_id":"S-1","status":"shipped"}' },
+    ];
+    await settled(async () => void (await (await compat({ model, messages: second }, key)).arrayBuffer()));
+    const again = await compat({ model, messages: second }, key);
+    expect(again.headers.get("muscle-mem-cache")).toBe("hit");
+    expect(((await again.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toBe(
+      "Order S-1 is shipped, so it cannot be refunded yet.",
+    );
+    // Without the signature it is another request (the model reads it): not served the signed path's answer.
+    const unsigned = [
+      ...first,
+      { role: "assistant", content: null, tool_calls: [{ id: served.id, type: "function", function: { name: "get_order", arguments: '{"order_id":"S-1"}' } }] },
+      second[2],
+    ];
+    expect((await compat({ model, messages: unsigned }, key, { "cache-control": "only-if-cached" })).status).toBe(504);
+    expect(await geminiGenerations(model)).toBe(2);
+  });
+
   it("Should keep the Gemini-compat recordings and the OpenAI upstream's apart for the same body and key, both ways", async () => {
     const key = newKey();
     const model = uniqueModel("echo-apart");
