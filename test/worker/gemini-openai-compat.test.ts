@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { tenantOf } from "../../src/core/hash";
 import { forgetAccepted, keyClock } from "../../src/engine/key-freshness";
-import { newKey } from "./api-helpers";
+import { api, importFor, newKey, ok, type Tree } from "./api-helpers";
 import { geminiGenerations } from "./gemini.support";
 import { chat, generations, uniqueModel } from "./helpers";
 import { settled } from "./settled";
@@ -199,6 +199,27 @@ describe("Gemini's OpenAI-compatible endpoint (POST /v1beta/openai/chat/completi
     expect(await geminiGenerations(other)).toBe(0);
     expect(await geminiGenerations(model)).toBe(1);
     expect(await generations(model)).toBe(0);
+  });
+
+  it("Should export a compat tree as chat lines that keep its upstream, and import them into a tenant served on the compat route only", async () => {
+    const key = newKey();
+    const model = uniqueModel("echo-export");
+    const body = { model, messages: [{ role: "user", content: "carry me" }] };
+    await settled(async () => void (await (await compat(body, key)).arrayBuffer()));
+    const trees = await ok<{ data: Tree[] }>(api("/trees", { token: key }));
+    expect(trees.data).toHaveLength(1);
+    const line = await (await api(`/trees/${trees.data[0].id}/export`, { token: key })).text();
+    expect(JSON.parse(line.trim().split("\n")[0]).params).toMatchObject({ "muscle-mem:upstream": "GEMINI_BASE_URL/v1beta/openai" });
+    const other = newKey();
+    await ok(importFor(other, { body: line, headers: { "content-type": "application/x-ndjson" } }));
+    const served = await compat(body, other, { "cache-control": "only-if-cached" });
+    expect(served.status).toBe(200);
+    expect(((await served.json()) as { choices: Array<{ message: { content: string } }> }).choices[0].message.content).toBe("echo: carry me");
+    expect((await chat(body, { key: other, headers: { "cache-control": "only-if-cached" } })).status).toBe(504);
+    // A live body cannot name the upstream itself: the field is reserved, the request bypassed.
+    const forged = await chat({ ...body, "muscle-mem:upstream": "GEMINI_BASE_URL/v1beta/openai" }, { key: other });
+    expect(forged.headers.get("muscle-mem-cache")).toBe("bypass");
+    expect(await geminiGenerations(model)).toBe(1);
   });
 
   it("Should make two Gemini keys two tenants: one key's recording is not served to the other", async () => {
