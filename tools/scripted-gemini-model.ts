@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { readBody } from "./scripted-anthropic";
 import { answerKeyRoutes } from "./model-list";
+import { compatChat, startCompatChat } from "./scripted-gemini-compat";
+import type { ChatBody, ScriptReply } from "./scripted-model";
 
 /** A part as the scripted Gemini model reads and writes it. */
 export type GeminiPart = {
@@ -89,19 +91,28 @@ export interface ScriptedGeminiModel {
  * Starts a scripted Gemini server on loopback: `POST /v1beta/models/{model}:generateContent`
  * and `:streamGenerateContent?alt=sse`. A model named `error-<status>` answers that status in
  * Gemini's error shape; a model named `slow-<ms>…` answers after that delay. `GET /__count?model=M` answers `{generations}` for that model.
+ * Gemini's OpenAI-compatible `POST /v1beta/openai/chat/completions` is the scripted chat model's (`chat`, default
+ * tools/scripted-gemini-compat.ts's `compatChat`: chat completion JSON and SSE), counted by model with the rest.
  */
 export async function startScriptedGeminiModel(options: {
   script: (body: GeminiModelBody, model: string) => GeminiReply;
+  chat?: (body: ChatBody) => ScriptReply;
   chunkChars?: number;
   port?: number;
 }): Promise<ScriptedGeminiModel> {
   const counts = new Map<string, number>();
   const requests: ScriptedGeminiModel["requests"] = [];
   const keyChecks = { count: 0, revoked: new Set<string>() };
+  const count = (model: string) => {
+    counts.set(model, (counts.get(model) ?? 0) + 1);
+    counts.set("", (counts.get("") ?? 0) + 1);
+  };
+  const compat = await startCompatChat(options.chat ?? compatChat, count);
   const server: Server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
       if (answerKeyRoutes(req, res, keyChecks)) return;
+      if (compat.handle(req, res)) return;
       if (req.method === "GET" && url.pathname === "/__count")
         return writeJson(res, 200, { generations: counts.get(url.searchParams.get("model") ?? "") ?? 0 });
       // Both API versions: v1beta, and the stable v1 (google-genai's `apiVersion: "v1"`).
@@ -118,8 +129,7 @@ export async function startScriptedGeminiModel(options: {
         ? { status: Number(status[1]), body: { error: { code: Number(status[1]), message: `scripted ${status[1]}`, status: "UNAVAILABLE" } } }
         : options.script(body, model);
       if ("status" in reply) return writeJson(res, reply.status, reply.body);
-      counts.set(model, (counts.get(model) ?? 0) + 1);
-      counts.set("", (counts.get("") ?? 0) + 1);
+      count(model);
       if (action[2] === "streamGenerateContent") return writeStream(res, body, model, reply.parts, options.chunkChars ?? 7);
       writeJson(res, 200, {
         candidates: [{ content: { role: "model", parts: reply.parts }, finishReason: "STOP", index: 0 }],
@@ -132,19 +142,27 @@ export async function startScriptedGeminiModel(options: {
     }
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+    });
+  } catch (error) {
+    // The port is taken (the other Worker project's model): leave nothing running behind.
+    await compat.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     generations: (model = "") => counts.get(model) ?? 0,
     requests,
-    close: () =>
-      new Promise((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      await compat.close();
+    },
   };
 }

@@ -184,16 +184,19 @@ def gemini_chat_afc_stream():
     return seen.outcomes, finals[1].startswith("Order") and finals[0] == finals[2] == "Let me look that order up." + finals[1]
 
 
-@check("openai client on Gemini's OpenAI-compatible path (/v1beta/openai/): passed through, not cached", ["bypass"])
+@check("openai client on Gemini's OpenAI-compatible path (/v1beta/openai/): cached as chat, JSON then JSON and streamed", ["miss", "hit", "hit"])
 def gemini_openai_compat():
     seen = Seen()
     client = openai.OpenAI(api_key=f"{PREFIX}-gm-oai", base_url=f"{CHAT_BASE}/v1beta/openai/", max_retries=0, http_client=openai.DefaultHttpxClient(event_hooks=seen.hooks()))
-    try:
-        client.chat.completions.create(model="gemini-py-oai", messages=[{"role": "user", "content": "Please refund order #O-1."}])
-        return seen.outcomes, False
-    except openai.NotFoundError as error:
-        # The scripted Gemini upstream has no such route: its own 404 comes back, so the request reached it.
-        return seen.outcomes, "no route POST /v1beta/openai/chat/completions" in str(error)
+    messages = [{"role": "user", "content": "Please refund order #O-1."}]
+    first = client.chat.completions.create(model="gemini-py-oai", messages=messages)
+    seen.wait_recorded()
+    again = client.chat.completions.create(model="gemini-py-oai", messages=messages)
+    with client.chat.completions.stream(model="gemini-py-oai", messages=messages) as stream:
+        streamed = stream.get_final_completion()
+    calls = [[(c.function.name, c.function.arguments) for c in r.choices[0].message.tool_calls or []] for r in (first, again, streamed)]
+    # The scripted compat layer (the refund desk): the call came from GEMINI_BASE_URL, and each hit serves it.
+    return seen.outcomes, calls[0] == calls[1] == calls[2] == [("get_order", '{"order_id":"O-1"}')]
 
 
 @check("google-genai http_options api_version='v1alpha' (Google's preview version): relayed, not cached", ["bypass", "bypass"])

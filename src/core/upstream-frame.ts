@@ -14,7 +14,16 @@ export interface UpstreamContext {
   headers?: Headers;
   /** The body's text, whose number spellings JSON.parse loses (src/core/number-text.ts). */
   raw?: string;
+  /**
+   * The upstream the route sends to, when it is not its API's own (`GEMINI_BASE_URL/v1beta/openai`: Gemini's
+   * OpenAI-compatible endpoint under chat's adapter): keyed as UPSTREAM_KEY, so that one body sent to two
+   * upstreams never shares a tree. Absent on the API's own route (the frames recorded before it stay as they were).
+   */
+  upstream?: string;
 }
+
+/** The frame key of a route's own upstream (UpstreamContext's `upstream`); a live body field of this name is bypassed. */
+export const UPSTREAM_KEY = "muscle-mem:upstream";
 
 /**
  * The frame key of the query string: its parameters in order, each as its name and a digest of the
@@ -60,6 +69,7 @@ export function upstreamFrameOf(
   transport: ReadonlySet<string> = NONE,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  if (context?.upstream) out[UPSTREAM_KEY] = context.upstream;
   for (const name of names) {
     const value = context?.headers?.get(name);
     if (value) out[name] = value;

@@ -90,8 +90,12 @@ export interface CheckTarget {
 /** The provider that last accepted a tenant's credential, when known (this isolate, else D1): a stale key's check asks it. */
 type StoredProvider = KeyProvider | undefined;
 
-/** The model-list path of the API `pathname` belongs to: Gemini's `/v1beta/models`, else `/v1/models`. */
+/**
+ * The model-list path of the API `pathname` belongs to: Gemini's `/v1beta/models`, its OpenAI-compatible
+ * layer's `/v1beta/openai/models` (which reads the key as a bearer token, as its chat route does), else `/v1/models`.
+ */
 export function checkPath(pathname: string): string {
+  if (pathname.startsWith("/v1beta/openai/")) return "/v1beta/openai/models";
   const version = /^\/(v1beta|v1alpha|v1)\//.exec(pathname)?.[1] ?? "v1";
   return `/${version}/models`;
 }

@@ -2,6 +2,7 @@ import { credentialReader, GENERAL_CREDENTIALS, type CredentialReader } from "..
 import { anthropic } from "./anthropic";
 import { chat } from "./chat";
 import { gemini } from "./gemini";
+import { geminiOpenAI } from "./gemini/openai-compat";
 import type { ProviderModule } from "./module";
 import { OPENAI_UPSTREAM } from "./openai";
 import { responses } from "./responses";
@@ -12,9 +13,10 @@ export type { ProviderModule };
 /**
  * The registry: every provider API the Worker caches, one line each. The export, the import and the node
  * view find a tree's provider here by its frame's `muscle-mem:api` (chat trees have none). A fifth API is
- * a folder beside these and one line here (docs/architecture.md, "How to add a provider").
+ * a folder beside these and one line here (docs/architecture.md, "How to add a provider"). Gemini's
+ * OpenAI-compatible chat route (chat's adapter on Gemini's upstream) comes before Gemini, whose `/v1beta/*` it is under.
  */
-export const PROVIDERS: readonly ProviderModule[] = [chat, anthropic, responses, gemini];
+export const PROVIDERS: readonly ProviderModule[] = [chat, anthropic, responses, geminiOpenAI, gemini];
 
 /**
  * Every header and query parameter any provider's clients (or a proxy or gateway before them) send a key in:

@@ -1,9 +1,10 @@
 import { GoogleGenAI, Type, type Content, type Part, type Tool } from "@google/genai";
+import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { geminiRefundDesk, startScriptedGeminiModel, type ScriptedGeminiModel } from "../../tools/scripted-gemini-model";
 import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev";
 import { PROMPT, providerMatrixRow, type ProviderRunner } from "./provider.compat-support";
-import { Desk } from "./support-compat";
+import { Desk, GET_ORDER_SCHEMA, REFUND_SCHEMA } from "./support-compat";
 
 let model: ScriptedGeminiModel;
 let dev: WranglerDev;
@@ -79,8 +80,37 @@ const genaiSdk: ProviderRunner = async ({ key, stream, desk, fetch }) => {
   throw new Error("the agent did not finish");
 };
 
+/**
+ * The `openai` package on Gemini's OpenAI-compatible endpoint (`baseURL: <worker>/v1beta/openai`, the Gemini key as
+ * its `apiKey`): `chat.completions.create`, or the `chat.completions.stream` helper, in a hand-written tool loop.
+ * The scripted Gemini server answers that route with the scripted chat model's refund desk.
+ */
+const openaiOnGemini: ProviderRunner = async ({ key, stream, desk, fetch }) => {
+  const openai = new OpenAI({ apiKey: key, baseURL: `${dev.url}/v1beta/openai`, maxRetries: 0, fetch });
+  const history: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: PROMPT }];
+  const tools: OpenAI.ChatCompletionTool[] = [
+    { type: "function", function: { name: "get_order", parameters: GET_ORDER_SCHEMA } },
+    { type: "function", function: { name: "refund", parameters: REFUND_SCHEMA } },
+  ];
+  for (let turn = 0; turn < 6; turn++) {
+    const body = { model: "gemini-openai-compat", messages: history, tools };
+    const completion = stream ? await openai.chat.completions.stream(body).finalChatCompletion() : await openai.chat.completions.create(body);
+    const message = completion.choices[0].message;
+    history.push({ role: "assistant", content: message.content, tool_calls: message.tool_calls });
+    if (!message.tool_calls?.length) return message.content ?? "";
+    for (const call of message.tool_calls) {
+      if (call.type !== "function") continue;
+      const args = JSON.parse(call.function.arguments) as { order_id: string; amount: number };
+      const output = call.function.name === "get_order" ? desk.getOrder(args.order_id) : desk.refund(args.order_id, args.amount);
+      history.push({ role: "tool", tool_call_id: call.id, content: output });
+    }
+  }
+  throw new Error("the agent did not finish");
+};
+
 describe("compatibility: @google/genai (Gemini API) through wrangler dev", () => {
   providerMatrixRow("google-genai generateContent", /^\/v1beta\/models\/[^/]+:(generateContent|streamGenerateContent)$/, () => model.generations(), genaiSdk);
+  providerMatrixRow("openai on Gemini's OpenAI-compatible endpoint", /^\/v1beta\/openai\/chat\/completions$/, () => model.generations(), openaiOnGemini);
 
   it("Should forward x-goog-api-key and alt=sse unchanged on a miss", async () => {
     const key = `gm-forward-${crypto.randomUUID().slice(0, 8)}`;

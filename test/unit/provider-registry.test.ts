@@ -16,7 +16,7 @@ const codeOf = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/
 
 describe("the provider registry: a fifth provider is one folder and one line", () => {
   it("Should have every entry supply each piece: routes, format, credential headers, upstream var, node view and preview", () => {
-    expect(PROVIDERS.map((p) => p.name)).toEqual(["chat", "messages", "responses", "gemini"]);
+    expect(PROVIDERS.map((p) => p.name)).toEqual(["chat", "messages", "responses", "gemini-openai", "gemini"]);
     for (const p of PROVIDERS) {
       const where = `provider ${p.name}`;
       expect(p.routes.paths.length, where).toBeGreaterThan(0);
@@ -38,6 +38,7 @@ describe("the provider registry: a fifth provider is one folder and one line", (
       chat: "UPSTREAM_BASE_URL=https://api.openai.com/v1",
       messages: "ANTHROPIC_BASE_URL=https://api.anthropic.com/v1",
       responses: "UPSTREAM_BASE_URL=https://api.openai.com/v1",
+      "gemini-openai": "GEMINI_BASE_URL=https://generativelanguage.googleapis.com",
       gemini: "GEMINI_BASE_URL=https://generativelanguage.googleapis.com",
     });
   });
@@ -53,6 +54,7 @@ describe("the provider registry: a fifth provider is one folder and one line", (
       chat: "openai /v1/models - authorization=Bearer K",
       messages: "anthropic /v1/models sk-ant- anthropic-version=2023-06-01,x-api-key=K",
       responses: "openai /v1/models - authorization=Bearer K",
+      "gemini-openai": "gemini /v1beta/models AIza x-goog-api-key=K",
       gemini: "gemini /v1beta/models AIza x-goog-api-key=K",
     });
     // One id per upstream: credential_checks.provider names the upstream that accepted a key.

@@ -7,6 +7,8 @@ import { geminiView, geminiPreview } from "./view";
  * Gemini: `POST models/{model}:generateContent` and `:streamGenerateContent` under `/v1beta/` and `/v1/`
  * (the stable version) through the cached flow; every other call there (`countTokens`, `embedContent`, model lists, files),
  * every call under `/v1alpha/` and the file uploads under `/upload/`, to `GEMINI_BASE_URL` unchanged (its `upstream`).
+ * The OpenAI-compatible `POST /v1beta/openai/chat/completions` is cached by ./openai-compat.ts, mounted before these
+ * routes; the compat layer's other calls (`/v1beta/openai/models`, `/embeddings`) are relayed here.
  */
 export const gemini = providerModule(geminiAdapter, {
   format: geminiTrajectory,
