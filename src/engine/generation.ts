@@ -197,6 +197,7 @@ function teeStream(
   const reader = body.getReader();
   const assembler = answerReader.stream();
   let broken = false;
+  let cancelled = false;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -205,9 +206,11 @@ function teeStream(
           chunk = await reader.read();
         } catch (error) {
           settle(null);
-          controller.error(error);
+          if (!cancelled) controller.error(error);
           return;
         }
+        // Read ahead, a pull can be waiting on the upstream when the client cancels: nothing to pass on.
+        if (cancelled) return;
         if (chunk.done) {
           settle(broken ? null : readSafely(() => assembler.finish(Date.now() - started)));
           controller.close();
@@ -223,6 +226,7 @@ function teeStream(
         }
       },
       async cancel(reason) {
+        cancelled = true;
         settle(null);
         await reader.cancel(reason).catch(() => undefined);
       },
