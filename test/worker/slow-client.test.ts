@@ -5,6 +5,9 @@ import worker from "../../src/index";
 import { chat, eventually, gatedUpstream, generations, uniqueModel } from "./helpers";
 import { followersWaiting, settled } from "./settled";
 import { chatRequest } from "./faults.support";
+import { gemini } from "./gemini.support";
+import { postMessages } from "./messages.support";
+import { responses } from "./responses.support";
 
 /**
  * A streamed leader whose client keeps its connection and stops reading (docs/reliability.md, "Under real
@@ -13,14 +16,20 @@ import { chatRequest } from "./faults.support";
  * at a gate, followers counted in the tree's object), never on a duration.
  */
 
+/** The text a streamed answer carried, whatever the API: its deltas, concatenated. */
 function streamedText(sse: string): string {
   let text = "";
   for (const line of sse.split("\n")) {
     if (!line.startsWith("data:")) continue;
     const data = line.slice(5).trim();
     if (data === "[DONE]" || data === "") continue;
-    const delta = (JSON.parse(data) as { choices?: Array<{ delta?: { content?: string } }> }).choices?.[0]?.delta?.content;
+    const event = JSON.parse(data) as Record<string, unknown>;
+    const delta = (event.choices as Array<{ delta?: { content?: string } }> | undefined)?.[0]?.delta?.content;
     if (typeof delta === "string") text += delta;
+    if (event.type === "content_block_delta") text += (event.delta as { text?: string }).text ?? "";
+    if (event.type === "response.output_text.delta") text += String(event.delta);
+    const parts = (event.candidates as Array<{ content?: { parts?: Array<{ text?: string }> } }> | undefined)?.[0]?.content?.parts;
+    for (const part of parts ?? []) text += part.text ?? "";
   }
   return text;
 }
@@ -122,4 +131,32 @@ describe("a streamed leader whose client stops reading, with an answer larger th
     // The leader's answer was not recorded; the followers' were (the same answer: one node, two observations).
     expect(await answerRows(text)).toEqual([[`echo: ${text}`, 2]]);
   });
+});
+
+const apis: Array<{ api: string; send: (model: string, text: string) => Promise<Response> }> = [
+  {
+    api: "messages",
+    send: (model, text) => postMessages({ model, max_tokens: 256, stream: true, messages: [{ role: "user", content: text }] }, { key: "sk-ant-slow" }),
+  },
+  { api: "responses", send: (model, text) => responses({ model, stream: true, input: text }, { key: "sk-slow-resp" }) },
+  { api: "gemini", send: (model, text) => gemini(model, { contents: [{ role: "user", parts: [{ text }] }] }, { stream: true, key: "gm-slow" }) },
+];
+
+describe("a streamed leader whose client stops reading, on every other API", () => {
+  for (const { api, send } of apis) {
+    it(`Should serve the ${api} followers the leader's whole answer when the model finishes`, async () => {
+      const model = uniqueModel("echo-slow");
+      const text = `Refund order #S-${crypto.randomUUID().slice(0, 6)}`;
+      const responded = async () => ({ res: await send(model, text), settled: async () => undefined });
+      const flight = await settled(async () => {
+        const f = await stalledLeaderFlight(responded, 2);
+        await f.settle();
+        return f;
+      });
+      expect(flight.leader.headers.get("muscle-mem-cache")).toBe("miss");
+      expect(flight.others.map((o) => o.outcome)).toEqual(["hit", "hit"]);
+      expect(flight.others[0].text).toContain(text);
+      expect(flight.others[1].text).toBe(flight.others[0].text);
+    });
+  }
 });
