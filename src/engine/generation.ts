@@ -5,6 +5,7 @@ import { forward, queryOf, relayResponse, stillEncoded } from "../upstream/forwa
 import { recordableType } from "../core/answer-type";
 import { CACHE_HEADER } from "../core/protocol";
 import { breathe } from "../core/timer-turn";
+import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES } from "../core/limits";
 import type { CacheOutcome } from "./outcome";
 
 export type { AnswerReader, Recording } from "../core/recording";
@@ -23,6 +24,11 @@ export interface GenerationOptions {
   baseVar?: string;
   /** UPSTREAM_TIMEOUT_MS: how long the upstream may take to answer with its headers. */
   timeoutMs?: number;
+  /**
+   * How many bytes of a stream the Worker reads from the upstream ahead of its client (default
+   * MAX_CACHEABLE_MESSAGE_BYTES' default): past it the answer is no longer recorded and the rest is relayed at the client's pace.
+   */
+  readAheadBytes?: number;
   stream: boolean;
   outcome: CacheOutcome;
   reader: AnswerReader;
@@ -35,8 +41,9 @@ export interface GenerationOptions {
 
 /**
  * Sends a miss to the model. A JSON answer is read whole, then relayed; a
- * stream is relayed chunk by chunk as it arrives while the reader's assembler
- * rebuilds the message. Either way `onSettled` runs exactly once and learns
+ * stream is read at the upstream's pace (up to `readAheadBytes` ahead of the
+ * client) and relayed chunk by chunk while the reader's assembler rebuilds the
+ * message, so a slow client never holds the flight's followers. Either way `onSettled` runs exactly once and learns
  * whether there is something to record: never for upstream errors, truncated
  * bodies or streams, client aborts, or anything that throws on the way (so
  * the single-flight claim is always released).
@@ -127,7 +134,8 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
     settle(recording);
     ended();
   };
-  return relayResponse(upstream, teeStream(upstream.body, opts.reader, settleAndEnd, started), headers);
+  const readAhead = opts.readAheadBytes ?? DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES;
+  return relayResponse(upstream, teeStream(upstream.body, opts.reader, settleAndEnd, started, readAhead), headers);
 }
 
 /** Whether a body's content-type says it is UTF-8 text: no charset (JSON and SSE are UTF-8), or `utf-8`. */
@@ -171,41 +179,61 @@ function fedSafely(feed: () => void): boolean {
 }
 
 /**
- * Passes the upstream bytes to the client as they arrive and records the assembled answer at the end. An
- * assembler that throws stops assembling (nothing is recorded) but never breaks the client's stream.
+ * Passes the upstream bytes to the client and records the assembled answer at the end. The upstream is read at
+ * its own pace, not the client's: the stream's queue holds up to `readAhead` bytes the client has not read yet,
+ * so the answer is recorded (and the flight's followers served) when the model finishes, whatever the client
+ * does. A client that falls further behind (or stops reading) ends the recording (the claim is released: the
+ * followers go to the model) and the rest is relayed at its pace, so memory stays bounded. A client that
+ * cancels cancels the upstream and records nothing, unless the whole answer was already read. An assembler
+ * that throws stops assembling (nothing is recorded) but never breaks the client's stream.
  */
 function teeStream(
   body: ReadableStream<Uint8Array>,
   answerReader: AnswerReader,
   settle: (recording: Recording) => void,
   started: number,
+  readAhead: number,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const assembler = answerReader.stream();
   let broken = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          settle(null);
+          if (!cancelled) controller.error(error);
+          return;
+        }
+        // Read ahead, a pull can be waiting on the upstream when the client cancels: nothing to pass on.
+        if (cancelled) return;
+        if (chunk.done) {
+          settle(broken ? null : readSafely(() => assembler.finish(Date.now() - started)));
+          controller.close();
+          return;
+        }
+        if (!broken) broken = !fedSafely(() => assembler.feed(chunk.value));
+        controller.enqueue(chunk.value);
+        // Queued past the bound: the client is that far behind. Recording would mean buffering without end.
+        if (!broken && (controller.desiredSize ?? 0) <= 0) {
+          broken = true;
+          logEvent("warn", "recording_dropped", { reason: "client behind", readAheadBytes: readAhead });
+          settle(null);
+        }
+      },
+      async cancel(reason) {
+        cancelled = true;
         settle(null);
-        controller.error(error);
-        return;
-      }
-      if (chunk.done) {
-        settle(broken ? null : readSafely(() => assembler.finish(Date.now() - started)));
-        controller.close();
-        return;
-      }
-      if (!broken) broken = !fedSafely(() => assembler.feed(chunk.value));
-      controller.enqueue(chunk.value);
+        await reader.cancel(reason).catch(() => undefined);
+      },
     },
-    async cancel(reason) {
-      settle(null);
-      await reader.cancel(reason).catch(() => undefined);
-    },
-  });
+    // While the queue holds less than this, the stream pulls from the upstream again at once (read-ahead).
+    { highWaterMark: readAhead, size: (chunk) => chunk.byteLength },
+  );
 }
 
 /** One of the Worker's own errors in the route's envelope. */

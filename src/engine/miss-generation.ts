@@ -85,6 +85,8 @@ export function generation<B, K extends ProviderKey, A>(
     baseVar: target.baseVar,
     errorResponse: (error, headers) => adapter.errorResponse(error, headers),
     timeoutMs: config.upstreamTimeoutMs,
+    // A stream is read at most this far ahead of a slow client (the bound of one stored message): past it, no recording.
+    readAheadBytes: config.maxCacheableMessageBytes,
     stream: walk.stream,
     outcome: "miss",
     reader: adapter.reader(key, request),

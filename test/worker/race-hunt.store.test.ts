@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { api, importFor } from "./api-helpers";
 import { chat, eventually, gatedUpstream, generations, uniqueModel } from "./helpers";
 import { followersWaiting, settled } from "./settled";
-import { callWorker, chatRequest } from "./faults.support";
 
 /**
  * Writes that race a recording in flight (docs/reliability.md, "Under real traffic, hunted"): a prune of the
@@ -103,27 +102,6 @@ describe("an import that contradicts an answer just recorded", () => {
     // Two answers at the node: unanimous serves neither (before 11-28 the writer's recent answer was served, a hit).
     const next = await settled(() => call(body));
     expect(next[0]).toBe("miss");
-    expect(await generations(model)).toBe(2);
-  });
-});
-
-describe("a streamed leader whose client stops reading", () => {
-  it("Should hold its followers until SINGLE_FLIGHT_WAIT_MS, then send them to the model (bypass) with the whole answer", async () => {
-    const model = uniqueModel("echo-stalled-reader");
-    const body = { model, stream: true, messages: [{ role: "user", content: `${"read me slowly ".repeat(30)}${crypto.randomUUID()}` }] };
-    // The follower's wait is shortened for this call only (the Worker's bound on it), not the leader's lease.
-    const vars = { SINGLE_FLIGHT_WAIT_MS: "300" };
-    const leader = await callWorker(chatRequest(body, { key }), vars);
-    expect(leader.res.headers.get("muscle-mem-cache")).toBe("miss");
-    const reader = (leader.res.body as ReadableStream<Uint8Array>).getReader();
-    await reader.read();
-    // The leader's client keeps the connection and reads no more: the Worker relays at its pace, so the
-    // answer is never read to its end and never recorded while it stalls.
-    const follower = await callWorker(chatRequest({ ...body, stream: false }, { key }), vars);
-    expect(follower.res.headers.get("muscle-mem-cache")).toBe("bypass");
-    expect(((await follower.res.json()) as Completion).choices[0].message.content).toBe(`echo: ${body.messages[0].content}`);
-    await reader.cancel("done waiting");
-    await Promise.all([leader.settled(), follower.settled()]);
     expect(await generations(model)).toBe(2);
   });
 });
