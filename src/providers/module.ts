@@ -2,6 +2,7 @@ import type { ProviderAdapter, ProviderKey } from "../cache/provider";
 import type { RequestKey } from "../cache/request-key";
 import type { CredentialSources } from "../core/credential";
 import type { NodeView, PreviewReader } from "./node-view";
+import type { RequestPaths } from "./request-paths";
 import type { TrajectoryFormat } from "./trajectory/formats";
 import type { UpstreamVar } from "./upstream";
 
@@ -43,6 +44,8 @@ export interface ProviderModule {
   nodeView(json: string): NodeView;
   /** How its stored messages are previewed in lists (src/store/tree/node-preview.ts). */
   readonly preview: PreviewReader;
+  /** How a miss's explanation names a differing field as its requests write it (src/engine/explain/request-paths.ts). */
+  readonly requestPaths: RequestPaths;
   /** Hands the adapter, whatever its request, key and answer types, to `use`. */
   withAdapter<R>(use: <B, K extends ProviderKey, A>(adapter: ProviderAdapter<B, K, A>) => R): R;
   /** Set when the API keys its requests as chat's RequestKey: the engine's declared and learned templates then apply. */
@@ -58,6 +61,7 @@ export interface ProviderParts {
   /** The view of a node in the API's shape (`format.nodeMessage`'s output): ProviderModule's `nodeView` reads it. */
   view(message: Record<string, unknown>): NodeView;
   readonly preview: PreviewReader;
+  readonly requestPaths: RequestPaths;
 }
 
 /**

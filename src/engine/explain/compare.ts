@@ -6,6 +6,9 @@
  */
 
 import type { ShortDiff } from "../../core/explanation";
+import { fieldPath, type Segment } from "../../core/field-path";
+
+export { fieldPath, type Segment };
 
 export type { ShortDiff };
 
@@ -21,18 +24,6 @@ export interface FieldDifference {
   /** The recorded value there (undefined: the recording has no such field). */
   recorded: Json | undefined;
 }
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
-
-/** `path` joined with an object key: `.key`, or `["key"]` when the key is not a plain name. */
-export function fieldPath(path: string, key: string | number): string {
-  if (typeof key === "number") return `${path}[${key}]`;
-  if (IDENTIFIER.test(key)) return path === "" ? key : `${path}.${key}`;
-  return `${path}[${JSON.stringify(key)}]`;
-}
-
-/** One step of a field path: an object key or an array index. */
-export type Segment = string | number;
 
 const SEGMENT = /^(?:\.?([A-Za-z_$][A-Za-z0-9_$-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\])/;
 

@@ -2,6 +2,7 @@ import { providerModule } from "../module";
 import { ANTHROPIC_UPSTREAM, messagesAdapter } from "./adapter";
 import { anthropicTrajectory } from "./trajectory-format";
 import { anthropicView, anthropicPreview } from "./view";
+import { messagesRequestPaths } from "./request-paths";
 
 /**
  * Anthropic Messages (`POST /v1/messages`). The Anthropic SDK's other calls (`/v1/messages/count_tokens`,
@@ -22,4 +23,5 @@ export const anthropic = providerModule(messagesAdapter, {
   upstream: ANTHROPIC_UPSTREAM,
   view: anthropicView,
   preview: anthropicPreview,
+  requestPaths: messagesRequestPaths,
 });

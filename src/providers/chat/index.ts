@@ -3,6 +3,7 @@ import { OPENAI_CREDENTIALS, OPENAI_UPSTREAM } from "../openai";
 import { chatAdapter } from "./adapter";
 import { chatTrajectory } from "./trajectory-format";
 import { chatView, chatPreview } from "./view";
+import { chatRequestPaths } from "./request-paths";
 
 /** OpenAI Chat Completions (`POST /v1/chat/completions`), with declared and learned templates. */
 export const chat = templatedProviderModule(chatAdapter, {
@@ -12,4 +13,5 @@ export const chat = templatedProviderModule(chatAdapter, {
   upstream: OPENAI_UPSTREAM,
   view: chatView,
   preview: chatPreview,
+  requestPaths: chatRequestPaths,
 });

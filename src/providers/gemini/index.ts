@@ -2,6 +2,7 @@ import { providerModule } from "../module";
 import { GEMINI_UPSTREAM, geminiAction, geminiAdapter } from "./adapter";
 import { geminiTrajectory } from "./trajectory-line";
 import { geminiView, geminiPreview } from "./view";
+import { geminiRequestPaths } from "./request-paths";
 
 /**
  * Gemini: `POST models/{model}:generateContent` and `:streamGenerateContent` under `/v1beta/` and `/v1/`
@@ -27,6 +28,7 @@ export const gemini = providerModule(geminiAdapter, {
   upstream: GEMINI_UPSTREAM,
   view: geminiView,
   preview: geminiPreview,
+  requestPaths: geminiRequestPaths,
 });
 
 /** A Gemini method on a path (`models/{model}:generateContent`, `:countTokens`, `files/{id}:download`): no other API names its methods after a colon. */

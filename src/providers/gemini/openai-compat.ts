@@ -8,6 +8,7 @@ import { chatPreview, chatView } from "../chat/view";
 import { templatedProviderModule } from "../module";
 import { upstreamBase } from "../upstream";
 import { GEMINI_UPSTREAM } from "./adapter";
+import { chatRequestPaths } from "../chat/request-paths";
 
 /** Gemini's OpenAI-compatible Chat Completions route, as the `openai` clients call it with `baseURL: …/v1beta/openai`. */
 export const GEMINI_OPENAI_PATH = "/v1beta/openai/chat/completions";
@@ -45,4 +46,5 @@ export const geminiOpenAI = templatedProviderModule(geminiOpenAIAdapter, {
   upstream: GEMINI_UPSTREAM,
   view: chatView,
   preview: chatPreview,
+  requestPaths: chatRequestPaths,
 });
