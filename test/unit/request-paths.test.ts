@@ -54,4 +54,27 @@ describe("requestFieldNames", () => {
     expect(names.frame(["system", 0, "text"])).toBe("system");
     expect(names.frame(["model"])).toBe("model");
   });
+
+  it("Should name fields through the frame's provider: Chat Completions' for no API, one no provider has, or a frame that is not JSON", () => {
+    const chatBody = { messages: [{ role: "user", content: [{ type: "text", text: "a" }] }] };
+    const canonical = { role: "user", content: "a" };
+    for (const frame of [JSON.stringify({ model: "m" }), JSON.stringify({ "muscle-mem:api": "mistral" }), "not json"])
+      expect(requestFieldNames(frame, chatBody, 1).message(0, ["content"], canonical), frame).toBe("messages[0].content[0].text");
+    // Messages leaves empty text blocks out of the canonical form: the request's index counts them.
+    const messagesBody = {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "" },
+            { type: "text", text: "a" },
+          ],
+        },
+      ],
+    };
+    const anthropic = JSON.stringify({ "muscle-mem:api": "anthropic" });
+    expect(requestFieldNames(anthropic, messagesBody, 1).message(0, ["content", 0, "text"], { role: "user", content: [{ type: "text", text: "a" }] })).toBe(
+      "messages[0].content[1].text",
+    );
+  });
 });
