@@ -30,6 +30,11 @@ export function providerOfApi(api: unknown): ProviderModule | undefined {
   return typeof api === "string" ? PROVIDERS.find((p) => p.format.api === api) : undefined;
 }
 
+/** The provider whose trees' frames name `api`, or chat's for an API no provider has (read as chat, never refused). */
+export function providerOfApiOrChat(api: unknown): ProviderModule {
+  return providerOfApi(api) ?? chat;
+}
+
 /** Every upstream a provider declares, once each (chat and responses share OpenAI's). */
 export const UPSTREAMS: readonly UpstreamVar[] = [...new Map(PROVIDERS.map((p) => [p.upstream.name, p.upstream])).values()];
 

@@ -1,5 +1,5 @@
 import { API_FRAME_KEY } from "../../core/protocol";
-import { providerOfApi } from "../../providers";
+import { providerOfApiOrChat } from "../../providers";
 import { isObj, join, type RequestPaths, starred, tail } from "../../providers/request-paths";
 import type { Json, Segment } from "./compare";
 
@@ -22,11 +22,8 @@ export interface FieldNames {
 /** The field names of a frame's API: its `muscle-mem:api`'s provider (none, or one no provider has: Chat Completions'). */
 function pathsOfFrame(frame: Json): RequestPaths {
   const api = isObj(frame) ? frame[API_FRAME_KEY] : undefined;
-  return (providerOfApi(api) ?? providerOfApi(null))?.requestPaths ?? CHAT_FALLBACK;
+  return providerOfApiOrChat(api).requestPaths;
 }
-
-/** Never used while the registry has chat (providerOfApi(null)): the items named one each, their paths as canonical. */
-const CHAT_FALLBACK: RequestPaths = { container: "messages", name: ({ container, group }, segments) => join(`${container}[${group[0]}]`, segments) };
 
 /** One group per request item: the canonical form's messages are the request's. */
 const oneEach = (items: readonly unknown[]): number[][] => items.map((_, i) => [i]);

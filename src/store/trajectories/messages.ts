@@ -1,4 +1,4 @@
-import { providerOfApi } from "../../providers";
+import { providerOfApiOrChat } from "../../providers";
 import type { OpenAIMessage } from "../../providers/chat/message-view";
 import type { AnthropicStoredMessage } from "../../providers/anthropic/message-view";
 import type { NodeView } from "../../providers/node-view";
@@ -14,7 +14,7 @@ export type TrajectoryMessage = OpenAIMessage | AnthropicStoredMessage | Provide
 
 /** The format of the trees whose frames name `api` (null: chat); a tree of an API no provider has reads as chat. */
 export function formatOfApi(api: unknown): TrajectoryFormat {
-  return (providerOfApi(api) ?? providerOfApi(null))!.format;
+  return providerOfApiOrChat(api).format;
 }
 
 /**
@@ -28,7 +28,7 @@ export function nodeMessageOf(json: string, api: string | null): TrajectoryMessa
 
 /** A stored node as its tree's provider views it (`nodeView` of its registry entry): texts, calls, results, refusals. */
 export function nodeViewOf(json: string, api: string | null): NodeView {
-  return (providerOfApi(api) ?? providerOfApi(null))!.nodeView(json);
+  return providerOfApiOrChat(api).nodeView(json);
 }
 
 /** A path's stored nodes, root first, as the list a client of the tree's API sends: what the export writes (Responses `input`, Gemini `contents`, chat or Anthropic `messages`). */
