@@ -22,6 +22,11 @@ export function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(a, b) && expected.length > 0;
 }
 
+/** The token of a `Bearer <token>` authorization value (`BEARER`, trimmed), or null when the value is no bearer credential. */
+export function bearerToken(authorization: string): string | null {
+  return BEARER.exec(authorization.trim())?.[1]?.trim() ?? null;
+}
+
 /**
  * Resolves the caller from the raw `Authorization` header value. A non-admin
  * caller's tenant is derived by the proxy's one rule (src/core/credential.ts):
@@ -35,10 +40,8 @@ export function sameSecret(given: string, expected: string): boolean {
  */
 export function callerOf(authorization: string | undefined | null, adminToken: string | undefined): Caller | null {
   if (!authorization) return null;
-  const match = BEARER.exec(authorization.trim());
-  if (!match) return null;
-  const token = match[1].trim();
-  if (token === "") return null;
+  const token = bearerToken(authorization);
+  if (!token) return null;
   const tenant = tenantOf(credentialOf(new Headers({ authorization }), undefined, CREDENTIALS));
   if (adminToken && sameSecret(token, adminToken)) return { admin: true, tenant };
   return { admin: false, tenant };

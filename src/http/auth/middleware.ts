@@ -3,7 +3,7 @@ import { ApiError } from "../../core/errors";
 import { keyAccepted, keyCheckTarget } from "../../engine/key-freshness";
 import type { ServiceVariables } from "../../engine/services";
 import { refusal } from "./access";
-import { callerOf, type Caller } from "./caller";
+import { bearerToken, callerOf, type Caller } from "./caller";
 
 /** Hono variables set by `requireCaller`, beside the services every request carries (src/http/services.ts). */
 export interface AuthVariables extends ServiceVariables {
@@ -29,10 +29,8 @@ export function requireCaller(): MiddlewareHandler<{ Bindings: Env; Variables: A
       const { config } = c.var.services;
       const refused = refusal(config.access, c.req.raw.headers, () => caller.tenant);
       if (refused) throw refused;
-      const key = (c.req.header("authorization") ?? "")
-        .trim()
-        .replace(/^Bearer[ \t]+/i, "")
-        .trim();
+      const authorization = c.req.header("authorization") ?? "";
+      const key = bearerToken(authorization) ?? authorization.trim();
       if (!(await keyAccepted(c.env.DB, config.access, caller.tenant, { bareKey: (provider) => keyCheckTarget(config, key, provider) }))) {
         throw new ApiError(
           "unauthorized",
