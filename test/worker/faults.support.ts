@@ -13,7 +13,8 @@ export type Vars = Partial<
     | "CACHE_ANONYMOUS"
     | "HOT_CACHE_TTL_MS"
     | "COLO_CACHE_TTL_MS"
-    | "GEMINI_BASE_URL",
+    | "GEMINI_BASE_URL"
+    | "MAX_CACHEABLE_MESSAGE_BYTES",
     string
   >
 >;

@@ -6,6 +6,7 @@ import { chat, eventually, gatedUpstream, generations, oneFlight, uniqueModel } 
 import { gemini } from "./gemini.support";
 import { postMessages } from "./messages.support";
 import { responses } from "./responses.support";
+import { streamedText } from "./streamed-text.support";
 import { followersWaiting, settled } from "./settled";
 
 /**
@@ -14,24 +15,6 @@ import { followersWaiting, settled } from "./settled";
  * their credential. Every wait is on a state (a held upstream, followers counted in the tree's object),
  * never on a duration.
  */
-
-/** The text a streamed answer carried, whatever the API: its deltas, concatenated. */
-function streamedText(sse: string): string {
-  let text = "";
-  for (const line of sse.split("\n")) {
-    if (!line.startsWith("data:")) continue;
-    const data = line.slice(5).trim();
-    if (data === "[DONE]" || data === "") continue;
-    const event = JSON.parse(data) as Record<string, unknown>;
-    const delta = (event.choices as Array<{ delta?: { content?: string } }> | undefined)?.[0]?.delta?.content;
-    if (typeof delta === "string") text += delta;
-    if (event.type === "content_block_delta") text += (event.delta as { text?: string }).text ?? "";
-    if (event.type === "response.output_text.delta") text += String(event.delta);
-    const parts = (event.candidates as Array<{ content?: { parts?: Array<{ text?: string }> } }> | undefined)?.[0]?.content?.parts;
-    for (const part of parts ?? []) text += part.text ?? "";
-  }
-  return text;
-}
 
 /**
  * `n` identical streamed requests as one single flight (like helpers' oneFlight), each body read as soon as

@@ -1,13 +1,12 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { chat, eventually, gatedUpstream, generations, uniqueModel } from "./helpers";
 import { followersWaiting, settled } from "./settled";
-import { chatRequest } from "./faults.support";
+import { callWorker, chatRequest } from "./faults.support";
 import { gemini } from "./gemini.support";
 import { postMessages } from "./messages.support";
 import { responses } from "./responses.support";
+import { streamedText } from "./streamed-text.support";
 
 /**
  * A streamed leader whose client keeps its connection and stops reading (docs/reliability.md, "Under real
@@ -16,36 +15,11 @@ import { responses } from "./responses.support";
  * at a gate, followers counted in the tree's object), never on a duration.
  */
 
-/** The text a streamed answer carried, whatever the API: its deltas, concatenated. */
-function streamedText(sse: string): string {
-  let text = "";
-  for (const line of sse.split("\n")) {
-    if (!line.startsWith("data:")) continue;
-    const data = line.slice(5).trim();
-    if (data === "[DONE]" || data === "") continue;
-    const event = JSON.parse(data) as Record<string, unknown>;
-    const delta = (event.choices as Array<{ delta?: { content?: string } }> | undefined)?.[0]?.delta?.content;
-    if (typeof delta === "string") text += delta;
-    if (event.type === "content_block_delta") text += (event.delta as { text?: string }).text ?? "";
-    if (event.type === "response.output_text.delta") text += String(event.delta);
-    const parts = (event.candidates as Array<{ content?: { parts?: Array<{ text?: string }> } }> | undefined)?.[0]?.content?.parts;
-    for (const part of parts ?? []) text += part.text ?? "";
-  }
-  return text;
-}
-
 async function answerRows(text: string): Promise<Array<[string, number]>> {
   const rows = await env.DB.prepare("SELECT message, observations FROM nodes WHERE instr(message, ?1) > 0 AND role = 'assistant'")
     .bind(text)
     .all<{ message: string; observations: number }>();
   return rows.results.map((r) => [(JSON.parse(r.message) as { content: string }).content, r.observations]);
-}
-
-/** Calls the Worker's fetch handler with the pool's bindings and some vars replaced; `settled` waits for its waitUntil. */
-async function callWith(request: Request, vars: Record<string, string>): Promise<{ res: Response; settled: () => Promise<void> }> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(request, { ...env, ...vars } as Env, ctx);
-  return { res, settled: () => waitOnExecutionContext(ctx) };
 }
 
 /**
@@ -90,7 +64,7 @@ describe("a streamed leader whose client stops reading after its first chunk", (
     const text = `${"read me slowly ".repeat(30)}${crypto.randomUUID()}`;
     const body = { model, stream: true, messages: [{ role: "user", content: text }] };
     const key = "sk-slow-client";
-    const flight = await stalledLeaderFlight(() => callWith(chatRequest(body, { key }), {}), 2);
+    const flight = await stalledLeaderFlight(() => callWorker(chatRequest(body, { key }), {}), 2);
     await flight.settle();
     expect(flight.leader.headers.get("muscle-mem-cache")).toBe("miss");
     expect(flight.first).toContain("data:");
@@ -119,7 +93,7 @@ describe("a streamed leader whose client stops reading, with an answer larger th
     const key = "sk-slow-bound";
     // Large enough to store the message and its ~1 KB answer, smaller than the ~20 KB of SSE the model streams for it.
     const vars = { MAX_CACHEABLE_MESSAGE_BYTES: "4000" };
-    const flight = await stalledLeaderFlight(() => callWith(chatRequest(body, { key }), vars), 2);
+    const flight = await stalledLeaderFlight(() => callWorker(chatRequest(body, { key }), vars), 2);
     await flight.settle();
     expect(flight.leader.headers.get("muscle-mem-cache")).toBe("miss");
     // Released, not held: each follower asked the model itself and got the whole answer.
