@@ -188,10 +188,7 @@ export function azureResource(base: string): string | null {
 export function checkRequest(target: CheckTarget): { base: string; pathname: string; search: string } {
   const root = target.baseVar === GEMINI_BASE_VAR ? null : azureResource(target.base);
   if (root === null) return { base: target.base, pathname: checkPath(target.pathname), search: checkSearch(target.url) };
-  const params = new URL(target.url).searchParams;
-  params.delete("alt");
-  params.set("api-version", AZURE_CHECK_API_VERSION);
-  return { base: root, pathname: "/v1/models", search: `?${params.toString()}` };
+  return { base: root, pathname: "/v1/models", search: checkSearch(target.url, { "api-version": AZURE_CHECK_API_VERSION }) };
 }
 
 /**
@@ -263,10 +260,14 @@ async function checkUpstream(target: CheckTarget, timeoutMs: number): Promise<bo
   }
 }
 
-/** The request's query (`?key=`, `?api-version=`) without Gemini's `alt=sse`, which a model list does not take. */
-function checkSearch(url: string): string {
+/**
+ * The request's query (`?key=`, `?api-version=`) without Gemini's `alt=sse`, which a model list does not take,
+ * with `set`'s parameters put in place of the request's own.
+ */
+function checkSearch(url: string, set: Readonly<Record<string, string>> = {}): string {
   const params = new URL(url).searchParams;
   params.delete("alt");
+  for (const [name, value] of Object.entries(set)) params.set(name, value);
   const search = params.toString();
   return search === "" ? "" : `?${search}`;
 }
