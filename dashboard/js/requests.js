@@ -230,7 +230,10 @@ export class RequestsPanel {
         ? `${r.model} · ${r.namespace ?? ""}`
         : `${r.route} · tree not recorded`
       : `not keyed${r.reason ? ` (${r.reason})` : ""}`;
-    const why = [r.error ? `“${r.error}”` : "", r.explanation ? whyLine(r.explanation) : r.outcome === "bypass" && r.reason ? `bypass: ${r.reason}` : ""]
+    const why = [
+      r.error ? `“${r.error}”` : "",
+      r.explanation ? whyLine(r.explanation, r.route) : r.outcome === "bypass" && r.reason ? `bypass: ${r.reason}` : "",
+    ]
       .filter(Boolean)
       .join(" · ");
     const title = `${many ? `${r.count} requests, the latest ` : ""}${new Date(r.at).toLocaleString()} · ${r.route} · ${r.outcome} · status ${r.status}${r.request_id ? ` · request ${r.request_id}` : ""}${r.template_id ? ` · template ${r.template_id}` : ""}${r.node ? ` · node ${r.node}` : ""}`;

@@ -14,16 +14,44 @@ import { el } from "./format.js";
  *   frame: { nearest_tree: string | null, nearest_model: string | null, field: string | null, diff: Diff | null, trees_compared: number } | null }} Explanation
  */
 
-/** One line for the request log (docs/api.md, "Why it missed"). @param {Explanation} e */
-export function whyLine(e) {
-  const line = kindLine(e);
+/**
+ * The request's list on the API its route names: `input` (Responses), `contents` (Gemini), else `messages`.
+ * @param {string | null | undefined} route
+ */
+function listOf(route) {
+  if (route === "/v1/responses") return "input";
+  return route && /^\/(v1beta|v1alpha|v1\/models)\/\*$/.test(route) ? "contents" : "messages";
+}
+
+/**
+ * The request's item at canonical message `index`, as its API names it. Chat Completions and Messages send one item
+ * per message, so `messages[index]` is exact; a Responses run of items and consecutive Gemini model contents are one
+ * message, so there the item cannot be told from the index: `input[*]`, `contents[*]` (never a guessed index).
+ * @param {number} index @param {string | null | undefined} route
+ */
+export function itemName(index, route) {
+  const list = listOf(route);
+  return list === "messages" ? `messages[${index}]` : `${list}[*]`;
+}
+
+/**
+ * One line for the request log (docs/api.md, "Why it missed").
+ * @param {Explanation} e @param {string | null} [route] the request's route, which names its API
+ */
+export function whyLine(e, route) {
+  const line = kindLine(e, route);
   return e.fast_miss ? `fast miss (not looked up): ${line}` : line;
 }
 
-/** @param {Explanation} e */
-function kindLine(e) {
+/** @param {Explanation} e @param {string | null | undefined} route */
+function kindLine(e, route) {
   if (e.kind === "new-tree") return e.frame?.field ? `new tree: ${e.frame.field} differs` : "new tree";
-  if (e.kind === "new-branch") return `new branch at ${e.divergence?.field ?? `depth ${e.depth}`}`;
+  if (e.kind === "new-branch") {
+    const d = e.divergence;
+    if (d?.field) return `new branch at ${d.field}`;
+    // No recorded child to compare: the request went on past where the recorded path ends.
+    return d ? `new branch: message ${d.index + 1} goes past the recorded path` : `new branch at depth ${e.depth}`;
+  }
   if (e.kind === "unconfirmed") return e.answers === 0 ? "every message recorded, no answer there yet" : "recorded, not served yet";
   if (e.kind === "no-cache") return "the client asked the model";
   return e.kind;
@@ -57,7 +85,7 @@ function column(title, diff, side, full, empty) {
 
 /**
  * Fills `panel` with a miss's explanation (`row.explanation`).
- * @param {HTMLElement} panel @param {{ request_id: string | null, status: number, explanation: Explanation | null }} row @param {{ onClose: () => void }} hooks
+ * @param {HTMLElement} panel @param {{ request_id: string | null, status: number, route?: string | null, explanation: Explanation | null }} row @param {{ onClose: () => void }} hooks
  */
 export async function openMiss(panel, row, hooks) {
   const e = row.explanation;
@@ -89,14 +117,16 @@ export async function openMiss(panel, row, hooks) {
     parts.push(
       el("p", { class: "why-field" }, [
         "First difference: ",
-        el("code", { id: "why-field" }, [d.field ?? `messages[${d.index}] (nothing recorded there)`]),
-        ` · ${d.siblings} recorded ${d.siblings === 1 ? "sibling" : "siblings"} at this fork`,
+        el("code", { id: "why-field" }, [d.field ?? itemName(d.index, row.route)]),
+        d.field
+          ? ` · ${d.siblings} recorded ${d.siblings === 1 ? "sibling" : "siblings"} at this fork`
+          : ` (message ${d.index + 1} of ${e.messages}): the recorded path ends before it, so there is no recorded message to compare`,
       ]),
     );
     const [mine, theirs] = await Promise.all([messageOf(d.node), d.closest ? messageOf(d.closest.node) : Promise.resolve(null)]);
     parts.push(
       el("div", { class: "compare", id: "why-compare" }, [
-        column(`This request · messages[${d.index}] (${d.role})`, d.diff, "incoming", mine, "Not recorded (the miss's answer was not stored)."),
+        column(`This request · ${itemName(d.index, row.route)} (${d.role})`, d.diff, "incoming", mine, "Not recorded (the miss's answer was not stored)."),
         column(
           d.closest ? `Closest recorded sibling${d.closest.observations > 0 ? ` · answered ${d.closest.observations}×` : ""}` : "Recorded",
           d.diff,

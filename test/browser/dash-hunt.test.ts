@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { ANTHROPIC, CHAT, GEMINI, OUT, RESPONSES, dev, explained, send, signedIn, skip, useHuntDesk } from "./dash-hunt-desk";
+
+/**
+ * The dashboard under traffic of every API (Chat Completions, Messages, Responses, Gemini), as an operator uses
+ * it: Why it missed for a request that goes on past the recorded path (no recorded message to compare, so the
+ * explanation's `field` is null) names the request's item on its own API, and a long field name in the request
+ * log wraps inside the side pane. Headless Chromium against `wrangler dev` (test/browser/dash-hunt-desk.ts).
+ */
+const NEXT = { chat: { role: "user", content: "Thanks. One more: order #C-2?" } };
+/** A field name longer than the side pane is wide, with no place to break it. */
+const LONG_FIELD = "refund_destination_account_reference_for_the_ledger";
+
+describe.skipIf(skip)("the dashboard hunted under every API", () => {
+  useHuntDesk(async () => {
+    // One message past each recorded conversation: a new branch whose fork has no recorded child.
+    await send.chat([...CHAT.messages, NEXT.chat], "hunt-chat-past");
+    await send.anthropic([...ANTHROPIC.messages, { role: "user", content: "Thanks. One more: order #A-2?" }], "hunt-claude-past");
+    await send.responses([...RESPONSES.input, { role: "user", content: "Thanks. One more: order #R-2?" }], "hunt-rx-past");
+    await send.gemini([...GEMINI.contents, { role: "user", parts: [{ text: "Thanks. One more: order #G-2?" }] }], "hunt-gemini-past");
+    // A tool result that differs in a long field: the log names it in full.
+    const result = { functionResponse: { name: "get_order", response: { order_id: "G-1", status: "delivered", [LONG_FIELD]: "x" } } };
+    await send.gemini([...GEMINI.contents.slice(0, 2), { role: "user", parts: [result] }], "hunt-gemini-long");
+    for (const id of ["hunt-chat-past", "hunt-claude-past", "hunt-rx-past", "hunt-gemini-past", "hunt-gemini-long"]) await explained(id);
+  });
+
+  it("Should name the new item on the request's own API when nothing is recorded past the fork, never a guessed messages[i]", async () => {
+    const { page, errors, close } = await signedIn();
+    for (const [id, field, title, line] of [
+      ["hunt-chat-past", "messages[5]", "messages[5] (user)", "message 6 goes past the recorded path"],
+      ["hunt-claude-past", "messages[4]", "messages[4] (user)", "message 5 goes past the recorded path"],
+      // A Responses run of items and consecutive Gemini model contents are one message: the item cannot be told.
+      ["hunt-rx-past", "input[*]", "input[*] (user)", "message 5 goes past the recorded path"],
+      ["hunt-gemini-past", "contents[*]", "contents[*] (user)", "message 5 goes past the recorded path"],
+    ]) {
+      await page.goto(`${dev.url}/?request=${id}`);
+      await page.waitForFunction((rid) => document.querySelector("#node-panel:not([hidden]) .request-id")?.textContent === rid, id);
+      expect(await page.locator("#why-field").textContent()).toBe(field);
+      expect(await page.locator(".why-field").textContent()).toContain("the recorded path ends before it");
+      expect(await page.locator(".compare-side.incoming h3").textContent()).toBe(`This request · ${title}`);
+      await page.locator("#requests-pane .request", { hasText: line }).first().waitFor();
+      if (id === "hunt-rx-past") await page.screenshot({ path: `${OUT}/dash-hunt-why-past.png` });
+    }
+    expect(await page.locator("#requests-pane").textContent()).not.toContain("at depth");
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it("Should wrap a long field name in the request log inside the side pane, at 1400 and 1024 px", async () => {
+    for (const width of [1400, 1024]) {
+      const { page, errors, close } = await signedIn(width, 800);
+      const line = page.locator("#requests-pane .request", { hasText: LONG_FIELD });
+      await line.waitFor();
+      const pane = await page.evaluate(() => {
+        const p = document.getElementById("trees-pane") as HTMLElement;
+        return { scroll: p.scrollWidth, client: p.clientWidth };
+      });
+      expect(pane.scroll).toBeLessThanOrEqual(pane.client);
+      const box = await line.boundingBox();
+      const side = await page.locator("#trees-pane").boundingBox();
+      expect(box && side && box.x + box.width <= side.x + side.width).toBe(true);
+      if (width === 1024) await page.screenshot({ path: `${OUT}/dash-hunt-long-field.png` });
+      expect(errors).toEqual([]);
+      await close();
+    }
+  });
+});
