@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ANTHROPIC, CHAT, GEMINI, OUT, RESPONSES, dev, explained, send, signedIn, skip, useHuntDesk } from "./dash-hunt-desk";
+import { ANTHROPIC, CHAT, GEMINI, LONG_ANSWER, OUT, RESPONSES, dev, explained, send, signedIn, skip, useHuntDesk } from "./dash-hunt-desk";
 
 /**
  * The dashboard under traffic of every API (Chat Completions, Messages, Responses, Gemini), as an operator uses
@@ -63,5 +63,37 @@ describe.skipIf(skip)("the dashboard hunted under every API", () => {
       expect(errors).toEqual([]);
       await close();
     }
+  });
+
+  it("Should list a Gemini tree's function names on its card, as every other API's, never a ?", async () => {
+    const { page, errors, close } = await signedIn();
+    for (const model of [CHAT.model, ANTHROPIC.model, RESPONSES.model, GEMINI.model]) {
+      const chips = await page
+        .locator(".tree-card", { has: page.locator(`strong:text-is("${model}")`) })
+        .locator(".chips .chip")
+        .allTextContents();
+      expect(chips, model).toEqual(["get_order"]);
+    }
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it("Should label a long Anthropic text answer by its text in the tree and the panel, never by its raw JSON blocks", async () => {
+    const { page, errors, close } = await signedIn();
+    await page.locator(".tree-card", { has: page.locator(`strong:text-is("${ANTHROPIC.model}")`) }).click();
+    await page.click("#expand-all");
+    // Expand all says how many it opened once they are drawn (the import's 4 nodes, and the 2 hunt-claude-past recorded).
+    await page.waitForSelector("text=Opened all 6 nodes.");
+    expect(await page.locator("g.node.role-assistant text", { hasText: "Order A-1 is refunded." }).count()).toBe(1);
+    expect(await page.locator("g.node").allTextContents()).not.toContainEqual(expect.stringContaining('[{"'));
+    // The node's tooltip is its preview: the text, cut at 160 characters.
+    const title = await page.locator("g.node.role-assistant", { hasText: "Order A-1 is refunded." }).locator("title").textContent();
+    expect(title).toContain(LONG_ANSWER.slice(0, 150).trim());
+    await page.locator("g.node.role-assistant", { hasText: "Order A-1 is refunded." }).click();
+    await page.waitForSelector("#node-panel:not([hidden])");
+    expect(await page.locator("#node-panel").textContent()).toContain(LONG_ANSWER.trim());
+    await page.screenshot({ path: `${OUT}/dash-hunt-anthropic-long.png` });
+    expect(errors).toEqual([]);
+    await close();
   });
 });

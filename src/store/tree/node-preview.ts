@@ -68,10 +68,27 @@ function pieceOf(p: unknown): Piece {
 /** Roles whose slices name calls (`"name"` fields); other roles' names belong to results (a tool result's tool name). */
 const CALLERS = new Set(PROVIDERS.flatMap((p) => p.preview.callerRoles));
 
-/** The complete `"text"` literals of a slice of JSON cut before its end, and for a caller the `"name"` literals (the names of its calls). */
+/** The `"text"` literal a slice of JSON is cut in the middle of (a block's long text), read up to the cut; null when there is none. */
+function cutText(slice: string): string | null {
+  const open = /"text":"((?:[^"\\]|\\.)*)\\?$/.exec(slice);
+  if (!open) return null;
+  try {
+    // A cut escape (`\u00`) is dropped with the rest of what the slice did not reach.
+    return JSON.parse(`"${open[1].replace(/\\u[0-9a-fA-F]{0,3}$/, "")}"`) as string;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The complete `"text"` literals of a slice of JSON cut before its end (when it holds none, the one it is cut in, so
+ * that a single long text block shows its text, not its JSON), and for a caller the `"name"` literals (the names of its calls).
+ */
 function piecesOfSlice(slice: string, role: string): Piece[] {
   const literals = (field: string) => [...slice.matchAll(new RegExp(`"${field}":("(?:[^"\\\\]|\\\\.)*")`, "g"))].map((m) => JSON.parse(m[1]) as string);
-  return [...literals("text").map((text) => ({ text })), ...(CALLERS.has(role) ? literals("name").map((call) => ({ call })) : [])];
+  const texts = literals("text");
+  const cut = texts.length === 0 ? cutText(slice) : null;
+  return [...(cut ? [cut] : texts).map((text) => ({ text })), ...(CALLERS.has(role) ? literals("name").map((call) => ({ call })) : [])];
 }
 
 /**
