@@ -1,6 +1,7 @@
 // @ts-check
 import { api, ApiFailure, session } from "./api.js";
 import { BranchView } from "./branch.js";
+import { showPath } from "./branch-path.js";
 import { el, shown, toast } from "./format.js";
 import { openRequest, pathTo } from "./open-request.js";
 import { readUrl, writeUrl } from "./url-state.js";
@@ -94,7 +95,8 @@ async function loadTrees(more = false) {
       active: t.id === state.tree,
       admin: state.identity?.role === "admin",
       cost: state.costs.get(t.id),
-      onSelect: () => void selectTree(t).catch(fail),
+      // Opened from the keyboard (a click of detail 0): the focus goes to the tree, not 60 tab stops away.
+      onSelect: (e) => void selectTree(t, true, e.detail === 0).catch(fail),
     }),
   );
   if (!more && page.data.length === 0) {
@@ -115,8 +117,8 @@ async function loadTrees(more = false) {
   $("more-trees").hidden = !state.cursor;
 }
 
-/** @param {Tree} t @param {boolean} [push] a navigation of its own (a new history entry) */
-async function selectTree(t, push = true) {
+/** @param {Tree} t @param {boolean} [push] a navigation of its own (a new history entry) @param {boolean} [focus] move the focus to the tree once drawn */
+async function selectTree(t, push = true, focus = false) {
   if (push) writeUrl({ tree: t.id, node: null, request: null, search: null });
   state.tree = t.id;
   state.current = t;
@@ -129,6 +131,8 @@ async function selectTree(t, push = true) {
   // A prune drops the templates learned from the branch, and the tree card's node count changes: show both at once.
   const onPruned = (/** @type {string} */ hash) => {
     view.remove(hash);
+    // "Opened all N nodes." no longer holds.
+    $("branch-status").textContent = "";
     closePanel();
     void templates.reload().catch(fail);
     void loadTrees().catch(fail);
@@ -137,34 +141,26 @@ async function selectTree(t, push = true) {
     writeUrl({ node: node.hash, request: null });
     void openNode($("node-panel"), node.hash, { onPruned, onClose: closePanel, onPick: pickNode }).catch(fail);
   });
-  view.onPath = showPath;
+  view.onPath = showPathBar;
   view.filter = /** @type {import("./branch.js").FilterName} */ (/** @type {HTMLSelectElement} */ ($("branch-filter")).value);
   state.view = view;
   $("branch-tools").hidden = false;
   $("branch-status").textContent = "";
   await Promise.all([view.load(), templates.load(t.id).catch((e) => templates.showError(e))]);
+  if (focus && state.view === view) /** @type {HTMLElement | null} */ ($("branch-frame").querySelector('[role="treeitem"][tabindex="0"]'))?.focus();
 }
 
 /**
  * The breadcrumb from the root to the selected node: the root stays one click away however deep the path.
- * @param {Array<{ id: string, kind: string, data: { role: string, preview: string } | null }>} chain
+ * @param {import("./branch-path.js").PathItem[]} chain
  */
-function showPath(chain) {
-  const nav = $("branch-path");
-  nav.replaceChildren();
-  chain.forEach((item, i) => {
-    if (i > 0) nav.append(el("span", { class: "sep" }, ["›"]));
-    const label = item.kind === "root" ? "root" : `${item.data?.role[0].toUpperCase() ?? ""} ${item.data?.preview ?? ""}`;
-    const crumb = el("button", { type: "button", title: item.data ? `${item.data.role}: ${item.data.preview}` : "the tree's root", "data-hash": item.id }, [
-      label,
-    ]);
-    crumb.addEventListener("click", () => {
-      if (item.kind === "root") {
-        closePanel();
-        $("branch-frame").scrollTo(0, 0);
-      } else state.view?.select(item.id);
-    });
-    nav.append(crumb);
+function showPathBar(chain) {
+  showPath($("branch-path"), chain, {
+    onRoot: () => {
+      closePanel();
+      $("branch-frame").scrollTo(0, 0);
+    },
+    onSelect: (hash) => state.view?.select(hash),
   });
 }
 

@@ -51,7 +51,7 @@ function costText(usd) {
 
 /**
  * A tree's card in the list (a list item holding its button).
- * @param {Tree} t @param {{ active: boolean, admin: boolean, cost: number | null | undefined, onSelect: () => void }} o
+ * @param {Tree} t @param {{ active: boolean, admin: boolean, cost: number | null | undefined, onSelect: (e: MouseEvent) => void }} o
  */
 export function treeCard(t, o) {
   const tenant = o.admin ? [el("span", { class: "chip tenant", title: `tenant ${t.tenant}` }, [`tenant ${t.tenant.slice(0, 8)}…`])] : [];

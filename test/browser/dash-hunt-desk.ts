@@ -93,6 +93,13 @@ export const send = {
     proxy(`/v1beta/models/${GEMINI.model}:generateContent`, { systemInstruction: GEMINI.params.systemInstruction, tools: GEMINI.tools, contents }, id),
 };
 
+/** Imports `lines` as the test tenant (`POST /api/import`). */
+export async function importLines(lines: unknown[]): Promise<void> {
+  const body = lines.map((l) => JSON.stringify(l)).join("\n");
+  const res = await fetch(`${dev.url}/api/import`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body });
+  if (res.status !== 200) throw new Error(`import answered ${res.status}: ${await res.text()}`);
+}
+
 /** Polls the request log until request `id` has its explanation (it is worked out after the response). */
 export async function explained(id: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -118,9 +125,7 @@ export function useHuntDesk(traffic: () => Promise<void>): void {
     dev = await startWranglerDev({
       vars: { UPSTREAM_BASE_URL: upstream.url, ANTHROPIC_BASE_URL: upstream.url, GEMINI_BASE_URL: gemini.url, IMPORT_TENANTS: "*", COUNTER_FLUSH_MS: "200" },
     });
-    const body = [CHAT, ANTHROPIC, RESPONSES, GEMINI].map((l) => JSON.stringify(l)).join("\n");
-    const imported = await fetch(`${dev.url}/api/import`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body });
-    if (imported.status !== 200) throw new Error(`import answered ${imported.status}: ${await imported.text()}`);
+    await importLines([CHAT, ANTHROPIC, RESPONSES, GEMINI]);
     await traffic();
     browser = await launchChromium();
   }, 240_000);
@@ -133,9 +138,10 @@ export function useHuntDesk(traffic: () => Promise<void>): void {
   });
 }
 
-/** A signed-in page of `width` px that records console errors and any dialog. */
+/** A signed-in page of `width` px (a touch phone below 500) that records console errors and any dialog. */
 export async function signedIn(width = 1400, height = 900): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width, height } });
+  const phone = width < 500;
+  const context = await browser.newContext({ viewport: { width, height }, isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1 });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("console", (m) => {

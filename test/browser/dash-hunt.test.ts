@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ANTHROPIC, CHAT, GEMINI, LONG_ANSWER, OUT, RESPONSES, dev, explained, send, signedIn, skip, useHuntDesk } from "./dash-hunt-desk";
+import { ANTHROPIC, CHAT, GEMINI, LONG_ANSWER, OUT, RESPONSES, dev, explained, importLines, send, signedIn, skip, useHuntDesk } from "./dash-hunt-desk";
 
 /**
  * The dashboard under traffic of every API (Chat Completions, Messages, Responses, Gemini), as an operator uses
@@ -21,6 +21,12 @@ describe.skipIf(skip)("the dashboard hunted under every API", () => {
     // A tool result that differs in a long field: the log names it in full.
     const result = { functionResponse: { name: "get_order", response: { order_id: "G-1", status: "delivered", [LONG_FIELD]: "x" } } };
     await send.gemini([...GEMINI.contents.slice(0, 2), { role: "user", parts: [result] }], "hunt-gemini-long");
+    // A long agent run: 30 turns deep.
+    const turns = Array.from({ length: 15 }, (_, i) => [
+      { role: "user", content: `Step ${i + 1}: please check the next item of order #D-1 for me.` },
+      { role: "assistant", content: `Step ${i + 1} checked: item ${i + 1} of order D-1 is fine.` },
+    ]).flat();
+    await importLines([{ model: "hunt-deep", tools: null, messages: turns }]);
     for (const id of ["hunt-chat-past", "hunt-claude-past", "hunt-rx-past", "hunt-gemini-past", "hunt-gemini-long"]) await explained(id);
   });
 
@@ -93,6 +99,66 @@ describe.skipIf(skip)("the dashboard hunted under every API", () => {
     await page.waitForSelector("#node-panel:not([hidden])");
     expect(await page.locator("#node-panel").textContent()).toContain(LONG_ANSWER.trim());
     await page.screenshot({ path: `${OUT}/dash-hunt-anthropic-long.png` });
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it("Should keep the path bar of a 30-deep node to a root, a '… N more' and the last crumbs, and show them all on a click", async () => {
+    for (const width of [1400, 375]) {
+      const { page, errors, close } = await signedIn(width, 800);
+      if (width === 375) await page.locator(".tree-card", { has: page.locator('strong:text-is("hunt-deep")') }).tap();
+      else await page.locator(".tree-card", { has: page.locator('strong:text-is("hunt-deep")') }).click();
+      await page.fill("#branch-search", "item 15 of order D-1");
+      await page.press("#branch-search", "Enter");
+      await page.waitForSelector("#node-panel:not([hidden])");
+      const bar = page.locator("#branch-path");
+      await expect.poll(() => bar.locator("button").first().textContent()).toBe("root");
+      // root, … 26 more, the last 4 (the selected answer last): at most two lines.
+      expect(await bar.locator("button").count()).toBe(6);
+      expect(await bar.locator("button.more").textContent()).toBe("… 26 more");
+      expect(await bar.locator("button").last().textContent()).toContain("Step 15 checked");
+      const box = await bar.boundingBox();
+      expect(box?.height ?? Infinity).toBeLessThanOrEqual(width === 375 ? 100 : 50);
+      if (width === 375) await page.screenshot({ path: `${OUT}/dash-hunt-deep-path-phone.png` });
+      await bar.locator("button.more").click();
+      expect(await bar.locator("button").count()).toBe(31);
+      // A crumb still selects its node.
+      await bar.locator("button").nth(3).click();
+      await expect.poll(() => page.locator("#node-panel").textContent()).toContain("Step 2: please check");
+      expect(errors).toEqual([]);
+      await close();
+    }
+  });
+
+  it("Should move the focus to the tree when a tree card is opened from the keyboard, so the arrow keys work at once", async () => {
+    const { page, errors, close } = await signedIn();
+    await page.locator(".tree-card", { has: page.locator(`strong:text-is("${CHAT.model}")`) }).focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("role"))).toBe("treeitem");
+    // The root, open with its one child (the system message): ↓ goes to it, → opens it.
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-expanded"))).toBe("true");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(`system: You are the dash-hunt refund desk.`);
+    // A mouse click leaves the focus where it was (a click on the card).
+    await page.locator(".tree-card", { has: page.locator(`strong:text-is("${GEMINI.model}")`) }).click();
+    await page.waitForFunction(() => document.getElementById("branch-title")?.textContent?.startsWith("hunt-gemini"));
+    expect(await page.evaluate(() => document.activeElement?.classList.contains("tree-card"))).toBe(true);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it("Should clear 'Opened all N nodes.' once a prune has changed the tree", async () => {
+    const { page, errors, close } = await signedIn();
+    await page.locator(".tree-card", { has: page.locator('strong:text-is("hunt-deep")') }).click();
+    await page.click("#expand-all");
+    await page.waitForSelector("text=Opened all 30 nodes.");
+    await page.locator("g.node.role-user", { hasText: "Step 15: please" }).click();
+    await page.click("text=Prune this branch");
+    await page.locator("dialog[open] button", { hasText: /^Prune$/ }).click();
+    await page.waitForSelector("text=Pruned 2 nodes");
+    expect(await page.locator("g.node").count()).toBe(29);
+    expect(await page.locator("#branch-status").textContent()).toBe("");
     expect(errors).toEqual([]);
     await close();
   });
