@@ -213,3 +213,69 @@ export function respelledIn(text: string, list: string, served: (tokens: string[
   const tokens = (pointer: string) => pointer.split("/").slice(1);
   return spelled.top.some(([p]) => served(tokens(p), false)) || [...spelled.items.values()].some((found) => found.some(([p]) => served(tokens(p), true)));
 }
+
+const skipSpace = (text: string, i: number) => {
+  while (WHITESPACE.has(text.charCodeAt(i))) i++;
+  return i;
+};
+
+/**
+ * The text of the value at `path` (member names and element indexes) in JSON text JSON.parse accepted, as
+ * written (numbers in their spelling, keys in their order, the writer's spacing); undefined when there is none.
+ * A repeated member is read as JSON.parse reads it: the last.
+ *
+ * @example valueTextAt('{"parts":[{"args":{"n":1.0}}]}', ["parts", 0, "args"]) // '{"n":1.0}'
+ */
+export function valueTextAt(text: string, path: ReadonlyArray<string | number>): string | undefined {
+  let at = skipSpace(text, 0);
+  for (const token of path) {
+    const c = text.charCodeAt(at);
+    let found = -1;
+    if (c === 0x7b && typeof token === "string") {
+      let i = skipSpace(text, at + 1);
+      while (text.charCodeAt(i) === 0x22) {
+        const end = stringEnd(text, i);
+        const raw = text.slice(i + 1, end);
+        const key = raw.includes("\\") ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        const valueAt = skipSpace(text, skipSpace(text, end + 1) + 1);
+        if (key === token) found = valueAt;
+        i = skipSpace(text, valueEnd(text, valueAt));
+        if (text.charCodeAt(i) === 0x2c) i = skipSpace(text, i + 1);
+      }
+    } else if (c === 0x5b && typeof token === "number") {
+      let i = skipSpace(text, at + 1);
+      for (let index = 0; i < text.length && text.charCodeAt(i) !== 0x5d; index++) {
+        if (index === token) {
+          found = i;
+          break;
+        }
+        i = skipSpace(text, valueEnd(text, i));
+        if (text.charCodeAt(i) === 0x2c) i = skipSpace(text, i + 1);
+      }
+    }
+    if (found < 0) return undefined;
+    at = found;
+  }
+  return text.slice(at, valueEnd(text, at));
+}
+
+/**
+ * JSON text without the whitespace between its tokens (what a server's pretty-printing added), everything
+ * else as written: numbers keep their spelling, keys their order, strings their escapes.
+ *
+ * @example compactJson('{\n  "n": 1.0,\n  "s": "a b"\n}') // '{"n":1.0,"s":"a b"}'
+ */
+export function compactJson(text: string): string {
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) i = stringEnd(text, i) + 1;
+    else if (WHITESPACE.has(c)) {
+      out += text.slice(from, i);
+      i = skipSpace(text, i);
+      from = i;
+    } else i++;
+  }
+  return out + text.slice(from);
+}

@@ -80,19 +80,30 @@ function marked(value: unknown, spellings: readonly Spelling[], marker: string, 
  * `JSON.stringify(value)`, with the number at each spelling's pointer written as its text. A spelling whose
  * pointer names no number, or whose text is not JSON for exactly that number, is left out (the number is
  * written as JavaScript writes it): a spelling never changes what a value is, only how it is written.
+ * Each object that `written` maps (by identity) is written as its text instead, which the caller read it from
+ * (Gemini call `args` as the model sent them: src/providers/gemini/render.ts); the text must be compact JSON.
  *
  * @example spelledJson({ t: 1, n: [2.5] }, [["/t", "1.0"], ["/n/0", "2.50"], ["/t", "2"]]) // '{"t":1.0,"n":[2.50]}'
  */
-export function spelledJson(value: unknown, spellings: readonly Spelling[]): string {
-  if (spellings.length === 0) return JSON.stringify(value);
+export function spelledJson(value: unknown, spellings: readonly Spelling[], written?: ReadonlyMap<object, string>): string {
+  const writes = written !== undefined && written.size > 0;
+  if (spellings.length === 0 && !writes) return JSON.stringify(value);
   // Made once per isolate (not at load: the platform refuses randomness in global scope) and never written out, so
   // it cannot occur in the rest of the value: each spelled number is written as a marked string, then spliced.
-  marker ??= `\u0000mm-number-${crypto.randomUUID()}-`;
+  const mark = (marker ??= `\u0000mm-number-${crypto.randomUUID()}-`);
   const texts: string[] = [];
-  const json = JSON.stringify(marked(value, spellings, marker, texts));
+  const shown = spellings.length === 0 ? value : marked(value, spellings, mark, texts);
+  const json = writes
+    ? JSON.stringify(shown, (_key, v: unknown) => {
+        const text = typeof v === "object" && v !== null ? written.get(v) : undefined;
+        if (text === undefined) return v;
+        texts.push(text);
+        return `${mark}${texts.length - 1}`;
+      })
+    : JSON.stringify(shown);
   if (texts.length === 0) return json;
   const at = texts.map((text, i) => {
-    const placeholder = JSON.stringify(`${marker}${i}`);
+    const placeholder = JSON.stringify(`${mark}${i}`);
     const from = json.indexOf(placeholder);
     return { from, to: from + placeholder.length, text };
   });

@@ -1,3 +1,4 @@
+import { callArgsTexts } from "./args-text";
 import { geminiErrorBody } from "./errors";
 import { errorHeaders } from "../../core/errors";
 import { keyGeminiAnswer, keyGeminiRequest, type GeminiKey } from "./key";
@@ -30,10 +31,12 @@ export function geminiAction(url: URL): { model: string; version: "v1" | "v1beta
 /** Finish reasons of a complete, replayable generation (safety stops, recitation and the like are not). */
 const RECORDABLE = new Set(["STOP", "MAX_TOKENS"]);
 
-function recordingOf(key: GeminiKey, assembled: GeminiAssembled | null, rawLength: number, latencyMs: number): ProviderRecording {
+function recordingOf(key: GeminiKey, assembled: GeminiAssembled | null, rawLength: number, latencyMs: number, text?: string): ProviderRecording {
   if (!assembled || !RECORDABLE.has(assembled.finishReason)) return null;
   const candidate = assembled.chunks ? { ...assembled.metadata, [LAYOUT_KEY]: assembled.chunks } : assembled.metadata;
-  const answer = keyGeminiAnswer(key, assembled.content as Content, candidate);
+  // The calls' args as written: a JSON answer's from its text, a stream's as its chunks wrote them.
+  const argsTexts = text === undefined ? (assembled.argsTexts ?? []) : callArgsTexts(text, assembled.content.parts);
+  const answer = keyGeminiAnswer(key, assembled.content as Content, candidate, argsTexts);
   if (!answer) return null;
   const usage = { prompt: assembled.usage?.promptTokenCount, completion: assembled.usage?.candidatesTokenCount };
   return recordInputOf(key, answer, assembled.finishReason, usage, rawLength, latencyMs);
@@ -42,11 +45,11 @@ function recordingOf(key: GeminiKey, assembled: GeminiAssembled | null, rawLengt
 function geminiReader(key: GeminiKey, rawLength: number): UpstreamReader {
   return {
     fromJson(text, latencyMs) {
-      // Keys as written (a quote in one, a repeat): else what was parsed is not what the model sent. Numbers are
-      // doubles on Gemini's side (its `args` is a protobuf Struct), so parsing keeps what they mean.
+      // Keys as written (a quote in one, a repeat): else what was parsed is not what the model sent. A number a double
+      // cannot hold is no reason: the calls' args are kept as their text (src/providers/gemini/args-text.ts).
       if (scanJson(text, { numbers: false }).lossy !== null) return null;
       try {
-        return recordingOf(key, assembledOf(JSON.parse(text) as GeminiChunk, text), rawLength, latencyMs);
+        return recordingOf(key, assembledOf(JSON.parse(text) as GeminiChunk, text), rawLength, latencyMs, text);
       } catch {
         return null;
       }

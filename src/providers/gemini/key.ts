@@ -5,6 +5,7 @@ import { oversized } from "../../core/limits";
 import { hasLoneSurrogate } from "../../core/unicode";
 import type { KeyOutcome, KeyScope, ProviderKey } from "../../cache/provider";
 import type { CallIds } from "../responses/canonical";
+import { withArgsTexts } from "./args-text";
 import { canonicalContent, canonicalContents } from "./canonical";
 import { geminiBypassReason, geminiFrameJsonOf } from "./frame";
 import { joinedModelTurns, joinedText } from "./model-turns";
@@ -49,18 +50,21 @@ const RENDERED_CALL_FIELDS: ReadonlySet<string> = new Set(["name", "id", "argsJs
  * The model's content as the answer node (a child of h_n); null when it is not replayable.
  * `metadata`: the candidate's fields a hit sends back (src/providers/gemini/stream.ts), stored under
  * CANDIDATE_KEY beside the content and left out of the hash, as a client echoes only the content.
+ * `argsTexts`: each call's args as written (src/providers/gemini/args-text.ts), stored as `argsJson`, never hashed.
  */
 export function keyGeminiAnswer(
   key: GeminiKey,
   content: Content,
   metadata: Record<string, unknown> = {},
+  argsTexts: ReadonlyArray<string | undefined> = [],
 ): { hash: string; json: string; node: GeminiNode } | null {
   if (content.role !== "model") return null;
   const out = canonicalContent(content, key.ids.clone(), "candidate");
   if ("kind" in out || out.stored.parts.length === 0) return null;
-  if (out.stored.parts.some((p) => "functionResponse" in p)) return null;
+  const node = { ...out.stored, parts: withArgsTexts(out.stored.parts, argsTexts) };
+  if (node.parts.some((p) => "functionResponse" in p)) return null;
   // A call field a replay does not render (only name, id and args are): not recorded.
-  if (out.stored.parts.some((p) => "functionCall" in p && !onlyFields(p.functionCall as object, RENDERED_CALL_FIELDS))) return null;
-  const stored = Object.keys(metadata).length > 0 ? { ...out.stored, [CANDIDATE_KEY]: metadata } : out.stored;
-  return { hash: childHash(key.key, canonicalJson({ ...out.hashed, parts: joinedText(out.hashed.parts) })), json: canonicalJson(stored), node: out.stored };
+  if (node.parts.some((p) => "functionCall" in p && !onlyFields(p.functionCall as object, RENDERED_CALL_FIELDS))) return null;
+  const stored = Object.keys(metadata).length > 0 ? { ...node, [CANDIDATE_KEY]: metadata } : node;
+  return { hash: childHash(key.key, canonicalJson({ ...out.hashed, parts: joinedText(out.hashed.parts) })), json: canonicalJson(stored), node };
 }

@@ -1,5 +1,6 @@
 import type { StoredAnswer } from "../../core/answer";
 import { NUMBERS_KEY, type Spelling } from "../../core/number-text";
+import { compactJson } from "../../core/exact-json";
 import { isSpellings, spelledJson } from "../../core/spelled-json";
 import { LAYOUT_KEY, plannedChunks } from "./layout";
 import { CANDIDATE_KEY, storedGeminiAnswer, type CanonicalPart } from "./schema";
@@ -42,8 +43,12 @@ export function geminiAnswerOf(answer: StoredAnswer): GeminiAnswer | null {
 
 type Served = Record<string, unknown>;
 
-/** The parts as served: function-call args as recorded (key order kept; none when the model sent none), recorded call ids replaced by fresh ones. */
-function servedParts(answer: GeminiAnswer): Served[] {
+/**
+ * The parts as served: function-call args as recorded (none when the model sent none), recorded call ids replaced
+ * by fresh ones. Args that JSON.stringify would write otherwise than recorded (`1.0`, 20 digits, an integer-like
+ * key after another: src/providers/gemini/args-text.ts) go into `written` with their text, which the caller writes.
+ */
+function servedParts(answer: GeminiAnswer, written?: Map<object, string>): Served[] {
   let calls = 0;
   return answer.parts.map((p) => {
     if (!("functionCall" in p)) return { ...p };
@@ -51,7 +56,13 @@ function servedParts(answer: GeminiAnswer): Served[] {
     // The stored form is validated by storedGeminiAnswer: a function call with its args as JSON text.
     const functionCall = raw as { name: string; id?: string; argsJson?: string };
     const call: Served = { name: functionCall.name };
-    if (functionCall.argsJson !== undefined) call.args = JSON.parse(functionCall.argsJson) as unknown;
+    if (functionCall.argsJson !== undefined) {
+      const args = JSON.parse(functionCall.argsJson) as unknown;
+      call.args = args;
+      // An imported text may be spaced: a streamed event is one line.
+      if (written && typeof args === "object" && args !== null && JSON.stringify(args) !== functionCall.argsJson)
+        written.set(args, compactJson(functionCall.argsJson));
+    }
     if (functionCall.id !== undefined) call.id = `call_mm${answer.hash.slice(0, 24)}${(calls++).toString(36)}`;
     return { ...rest, functionCall: call };
   });
@@ -75,20 +86,22 @@ const onCandidate = (numbers: readonly Spelling[]): Spelling[] => numbers.map(([
 
 /** A served answer as a `GenerateContentResponse` (the recorded metadata on the candidate), its text: the metadata's numbers as recorded. */
 export function renderGenerateContentJson(answer: GeminiAnswer, ctx: GeminiRenderContext): string {
-  return spelledJson(renderGenerateContent(answer, ctx), onCandidate(answer.numbers));
+  const written = new Map<object, string>();
+  return spelledJson(renderGenerateContent(answer, ctx, written), onCandidate(answer.numbers), written);
 }
 
-/** A served answer as a `GenerateContentResponse` (the recorded metadata on the candidate). */
-export function renderGenerateContent(answer: GeminiAnswer, ctx: GeminiRenderContext): Served {
+/** A served answer as a `GenerateContentResponse` (the recorded metadata on the candidate); `written` as servedParts fills it. */
+export function renderGenerateContent(answer: GeminiAnswer, ctx: GeminiRenderContext, written?: Map<object, string>): Served {
   return {
-    candidates: [{ content: { role: "model", parts: servedParts(answer) }, finishReason: answer.finishReason, ...answer.metadata, index: 0 }],
+    candidates: [{ content: { role: "model", parts: servedParts(answer, written) }, finishReason: answer.finishReason, ...answer.metadata, index: 0 }],
     usageMetadata: usageOf(answer),
     modelVersion: ctx.model,
     responseId: ctx.responseId,
   };
 }
 
-const sse = (chunk: Served, numbers: readonly Spelling[]): string => `data: ${spelledJson(chunk, onCandidate(numbers))}\r\n\r\n`;
+const sse = (chunk: Served, numbers: readonly Spelling[], written: ReadonlyMap<object, string>): string =>
+  `data: ${spelledJson(chunk, onCandidate(numbers), written)}\r\n\r\n`;
 
 /**
  * A served answer as `streamGenerateContent?alt=sse`. A streamed recording is cut into the chunks the
@@ -97,7 +110,8 @@ const sse = (chunk: Served, numbers: readonly Spelling[]): string => `data: ${sp
  * safety ratings on every chunk, as Gemini streams them. Usage on the last chunk.
  */
 export function renderGenerateContentStream(answer: GeminiAnswer, ctx: GeminiRenderContext): string {
-  const parts = servedParts(answer);
+  const written = new Map<object, string>();
+  const parts = servedParts(answer, written);
   const planned = answer.layout === undefined ? null : plannedChunks(answer.layout, parts, answer.finishReason);
   if (planned) {
     return planned
@@ -110,7 +124,7 @@ export function renderGenerateContentStream(answer: GeminiAnswer, ctx: GeminiRen
         }
         Object.assign(chunk, { modelVersion: ctx.model, responseId: ctx.responseId });
         if (i === planned.length - 1) chunk.usageMetadata = usageOf(answer);
-        return sse(chunk, c.candidate ? (c.numbers ?? []) : []);
+        return sse(chunk, c.candidate ? (c.numbers ?? []) : [], written);
       })
       .join("");
   }
@@ -123,7 +137,7 @@ export function renderGenerateContentStream(answer: GeminiAnswer, ctx: GeminiRen
       else if (safetyRatings !== undefined) candidate.safetyRatings = safetyRatings;
       const chunk: Served = { candidates: [candidate], modelVersion: ctx.model, responseId: ctx.responseId };
       if (last) chunk.usageMetadata = usageOf(answer);
-      return sse(chunk, answer.numbers);
+      return sse(chunk, answer.numbers, written);
     })
     .join("");
 }

@@ -3,6 +3,7 @@ import { onlyFields } from "../../core/fields";
 import { JsonEventStream } from "../../core/json-event-stream";
 import { bodySpellings, NUMBERS_KEY, type Spelling } from "../../core/number-text";
 import { fieldOf } from "../../core/spelled-json";
+import { callArgsTexts } from "./args-text";
 import { isPlainText, WHOLE, type ChunkLayout } from "./layout";
 import type { Part } from "./schema";
 
@@ -22,6 +23,8 @@ export interface GeminiAssembled {
   usage: GeminiChunk["usageMetadata"];
   metadata: Record<string, unknown>;
   chunks?: ChunkLayout[];
+  /** Streamed: each call's args as its chunk wrote them (src/providers/gemini/args-text.ts). */
+  argsTexts?: Array<string | undefined>;
 }
 
 /**
@@ -146,6 +149,7 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
   /** The spellings of each of `seen` (pointers from the candidate). */
   private readonly spellings: Spelling[][] = [];
   private lastMetadata = "{}[]";
+  private readonly argsTexts: Array<string | undefined> = [];
 
   /** An `event: error` (a gateway naming its error event) fails the stream whatever its data. */
   protected override isFailureEvent(name: string | undefined): boolean {
@@ -166,6 +170,7 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
     const parts = candidate.content ? (candidate.content.parts ?? []) : null;
     if (candidate.content?.role) this.role = candidate.content.role;
     const entry: ChunkLayout = { p: parts && parts.map((p) => this.add(p)) };
+    if (parts) this.argsTexts.push(...callArgsTexts(data, parts));
     if (candidate.finishReason) {
       this.finishReason = candidate.finishReason;
       entry.f = candidate.finishReason;
@@ -206,7 +211,8 @@ export class GeminiStreamReader extends JsonEventStream<GeminiChunk> {
     const metadata = joinedMetadata(this.seen, this.spellings);
     if (!metadata) return null;
     const chunks = this.cutAsAHitCuts() ? undefined : this.layout;
-    return { content: { role: this.role, parts: this.parts }, finishReason: this.finishReason, usage: this.usage, metadata, chunks };
+    const { role, parts, finishReason, usage, argsTexts } = this;
+    return { content: { role, parts }, finishReason, usage, metadata, chunks, argsTexts };
   }
 
   /** Whether the stream was cut as a hit cuts a recording without a layout: one whole part a chunk, the finish on the last, no metadata. */
