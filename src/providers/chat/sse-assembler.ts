@@ -1,7 +1,7 @@
 import { RENEWED_RESPONSE, StreamEnvelope, type Envelope } from "../../core/envelope";
 import { respelledIn } from "../../core/exact-json";
 import { JsonEventStream } from "../../core/json-event-stream";
-import { isFields } from "../../core/fields";
+import { isFields, onlyFields } from "../../core/fields";
 
 /** What a complete chat-completions stream assembles into. */
 export interface AssembledCompletion {
@@ -143,7 +143,13 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       else if (delta.refusal === null) this.refusal ??= null;
       for (const call of delta.tool_calls ?? []) this.applyToolCall(call);
       if (delta.function_call) {
-        if (!isTextOrAbsent(delta.function_call.name) || !isTextOrAbsent(delta.function_call.arguments)) this.failed = true;
+        // A field beside the name and arguments would be dropped from the legacy call: never record a guess.
+        if (
+          !isTextOrAbsent(delta.function_call.name) ||
+          !isTextOrAbsent(delta.function_call.arguments) ||
+          !onlyFields(delta.function_call, CALL_FUNCTION_FIELDS)
+        )
+          this.failed = true;
         this.fn ??= { name: "", arguments: "" };
         this.fn.name = this.named(this.fn.name, delta.function_call.name);
         this.fn.arguments += delta.function_call.arguments ?? "";
