@@ -91,14 +91,19 @@ describe("a streamed chat answer is recorded only as the model sent it", () => {
     return assembler.result();
   };
 
-  it("Should record a streamed tool call with only the fields a replay renders, and nothing when it carries others", () => {
+  it("Should record a streamed tool call's other fields as sent (a thought signature, a function's `strict`), and nothing for a call it cannot replay", () => {
     expect(assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}" } })?.message.tool_calls).toHaveLength(1);
-    // Google's OpenAI-compatible endpoint sends a thought signature the client must echo back.
+    // Google's OpenAI-compatible endpoint sends a thought signature the client must echo back: recorded with the call
+    // (before 11-28 the stream was not recorded, so a streamed Gemini 3 tool call missed every time).
     expect(
-      assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}" }, extra_content: { google: { thought_signature: "sig" } } }),
-    ).toBeNull();
+      assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}" }, extra_content: { google: { thought_signature: "sig" } } })?.message
+        .tool_calls,
+    ).toEqual([{ id: "c1", type: "function", function: { name: "f", arguments: "{}" }, extra_content: { google: { thought_signature: "sig" } } }]);
     expect(assembled({ id: "c1", type: "custom", custom: { name: "f", input: "x" } })).toBeNull();
-    expect(assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}", strict: true } })).toBeNull();
+    expect(assembled({ id: "c1", type: "function", function: { name: "f", arguments: "{}", strict: true } })?.message.tool_calls).toEqual([
+      { id: "c1", type: "function", function: { name: "f", arguments: "{}", strict: true } },
+    ]);
+    expect(assembled({ id: "c1", type: "function", function: "f" })).toBeNull();
   });
 });
 

@@ -1,5 +1,5 @@
 import { respelledIn, scanJson } from "../../core/exact-json";
-import { fieldsBut } from "../../core/fields";
+import { fieldsBut, onlyFields } from "../../core/fields";
 import { JsonEventStream } from "../../core/json-event-stream";
 import { COUNTS, deltaFieldsOf, messageFieldsOf, RENDERED, setsUnrecordable, type AnthropicEnvelope } from "./envelope";
 
@@ -36,6 +36,14 @@ type AssembledBlock = (
 
 /** Fields of a `content_block_start` the assembler reads (`input` is `{}` there: it streams as `partial_json`). */
 const START_FIELDS = new Set(["type", "text", "id", "name", "input", "thinking", "signature", "data"]);
+
+/** The fields of each delta type the assembly reads: any other (non-null) one fails the stream. */
+const DELTA_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  text_delta: new Set(["type", "text"]),
+  input_json_delta: new Set(["type", "partial_json"]),
+  thinking_delta: new Set(["type", "thinking"]),
+  signature_delta: new Set(["type", "signature"]),
+};
 
 /** What a complete Messages event stream assembles into. */
 export interface AssembledMessage {
@@ -177,6 +185,12 @@ export class AnthropicSseAssembler extends JsonEventStream<StreamEvent> {
   private delta(event: StreamEvent): void {
     const block = this.blocks[event.index ?? -1];
     const delta = event.delta;
+    // A delta field the assembly does not read (beside its type and its one piece) would be dropped from the answer.
+    const read = typeof delta?.type === "string" && Object.hasOwn(DELTA_FIELDS, delta.type) ? DELTA_FIELDS[delta.type] : undefined;
+    if (!delta || !read || !onlyFields(delta, read)) {
+      this.failed = true;
+      return;
+    }
     // Text only: a delta sent as an object was recorded as "[object Object]".
     const piece = delta?.text ?? delta?.partial_json ?? delta?.thinking ?? delta?.signature;
     if (typeof piece !== "string" && piece !== undefined) {

@@ -1,7 +1,7 @@
 import { RENEWED_RESPONSE, StreamEnvelope, type Envelope } from "../../core/envelope";
 import { respelledIn } from "../../core/exact-json";
 import { JsonEventStream } from "../../core/json-event-stream";
-import { onlyFields } from "../../core/fields";
+import { isFields, onlyFields } from "../../core/fields";
 
 /** What a complete chat-completions stream assembles into. */
 export interface AssembledCompletion {
@@ -9,7 +9,8 @@ export interface AssembledCompletion {
     role: "assistant";
     content: string | null;
     refusal?: string | null;
-    tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+    /** Each call as assembled; a field other than id, type and function (Gemini's `extra_content`) as sent. */
+    tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string; [field: string]: unknown }; [field: string]: unknown }>;
     function_call?: { name: string; arguments: string };
     /** Other string fields of the deltas (`reasoning_content`, …), concatenated; null when only null was sent. */
     [field: string]: unknown;
@@ -28,9 +29,21 @@ interface ChunkToolCall {
   [field: string]: unknown;
 }
 
-/** Tool-call delta fields assembled; any other (`extra_content` with a thought signature, a `custom` call) fails the stream. */
+/**
+ * Tool-call delta fields assembled; any other (Gemini's `extra_content` with a thought signature, sent whole on
+ * the call's delta) is recorded as sent (its own fields: see `kept`).
+ */
 const CALL_FIELDS = new Set(["index", "id", "type", "function"]);
 const CALL_FUNCTION_FIELDS = new Set(["name", "arguments"]);
+
+/** A call being assembled: its text fields, and its other fields (and its function's) as sent, with their JSON text. */
+interface CallSlot {
+  id: string;
+  name: string;
+  arguments: string;
+  extra: Map<string, { value: unknown; text: string }>;
+  fnExtra: Map<string, { value: unknown; text: string }>;
+}
 
 interface Delta {
   role?: string;
@@ -40,6 +53,10 @@ interface Delta {
   function_call?: { name?: string; arguments?: string } | null;
   [field: string]: unknown;
 }
+
+/** The values of kept fields, in the order first sent. */
+const valuesOf = (kept: ReadonlyMap<string, { value: unknown }>): Record<string, unknown> =>
+  Object.fromEntries([...kept].map(([field, { value }]) => [field, value]));
 
 /** Whether a delta's content or refusal is text, null or absent: what the assembler can put back together. */
 function isTextOrAbsent(value: unknown): boolean {
@@ -56,8 +73,16 @@ interface Chunk {
   [field: string]: unknown;
 }
 
-/** Whether a chunk's number at these pointer tokens is served as recorded: not the choice's `index` or delta (a delta's numeric field already fails the stream), nor what a hit renews. */
-const servedAsParsed = ([field]: string[], choice: boolean): boolean => (choice ? field !== "index" && field !== "delta" : !RENEWED_RESPONSE.has(field));
+/**
+ * Whether a chunk's number at these pointer tokens is served as recorded: not the choice's `index`, nor a tool
+ * call's `index` in a delta (a place in the list), nor what a hit renews. A number in a call's other fields
+ * (`extra_content`) is recorded, so one written otherwise than JSON.stringify would (`1.0`) fails the stream.
+ */
+const servedAsParsed = (tokens: string[], choice: boolean): boolean => {
+  const [field, list, , inner] = tokens;
+  if (!choice) return !RENEWED_RESPONSE.has(field);
+  return field !== "index" && !(field === "delta" && list === "tool_calls" && tokens.length === 4 && inner === "index");
+};
 
 /**
  * Assembles a streamed chat completion from raw bytes, fed in chunks cut
@@ -70,7 +95,7 @@ export class SseAssembler extends JsonEventStream<Chunk> {
   private refusal: string | null | undefined;
   private fn: { name: string; arguments: string } | undefined;
   private readonly fields = new Map<string, string | null>();
-  private readonly calls: Array<{ id: string; name: string; arguments: string }> = [];
+  private readonly calls: CallSlot[] = [];
   private finishReason: string | null = null;
   private usage: AssembledCompletion["usage"] = null;
   private readonly envelope = new StreamEnvelope();
@@ -118,7 +143,13 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       else if (delta.refusal === null) this.refusal ??= null;
       for (const call of delta.tool_calls ?? []) this.applyToolCall(call);
       if (delta.function_call) {
-        if (!isTextOrAbsent(delta.function_call.name) || !isTextOrAbsent(delta.function_call.arguments)) this.failed = true;
+        // A field beside the name and arguments would be dropped from the legacy call: never record a guess.
+        if (
+          !isTextOrAbsent(delta.function_call.name) ||
+          !isTextOrAbsent(delta.function_call.arguments) ||
+          !onlyFields(delta.function_call, CALL_FUNCTION_FIELDS)
+        )
+          this.failed = true;
         this.fn ??= { name: "", arguments: "" };
         this.fn.name = this.named(this.fn.name, delta.function_call.name);
         this.fn.arguments += delta.function_call.arguments ?? "";
@@ -138,12 +169,8 @@ export class SseAssembler extends JsonEventStream<Chunk> {
   }
 
   private applyToolCall(call: ChunkToolCall): void {
-    if (
-      !onlyFields(call, CALL_FIELDS) ||
-      (call.type !== undefined && call.type !== null && call.type !== "function") ||
-      (call.function && !onlyFields(call.function, CALL_FUNCTION_FIELDS))
-    ) {
-      this.failed = true; // the replay would drop it: never record a guess
+    if ((call.type !== undefined && call.type !== null && call.type !== "function") || (call.function !== undefined && !isFields(call.function))) {
+      this.failed = true; // a `custom` call, a function that is not an object: the replay would drop it
       return;
     }
     const index = call.index ?? this.calls.length;
@@ -154,12 +181,29 @@ export class SseAssembler extends JsonEventStream<Chunk> {
       this.failed = true;
       return;
     }
-    const slot = (this.calls[index] ??= { id: "", name: "", arguments: "" });
+    const slot = (this.calls[index] ??= { id: "", name: "", arguments: "", extra: new Map(), fnExtra: new Map() });
     // Another id at a taken index: another call (an upstream numbering every call 0), whose arguments would be appended.
     if (call.id && slot.id && call.id !== slot.id) this.failed = true;
     if (call.id) slot.id = call.id;
     slot.name = this.named(slot.name, call.function?.name);
     if (call.function?.arguments) slot.arguments += call.function.arguments;
+    this.kept(slot.extra, call, CALL_FIELDS);
+    if (fn) this.kept(slot.fnExtra, fn, CALL_FUNCTION_FIELDS);
+  }
+
+  /**
+   * Keeps a call's fields outside `read` as sent (null ones left out, as before 11-28). Such a field is sent whole
+   * (Gemini sends `extra_content` once, on the call's delta): the same field again with another value fails the
+   * stream, since no rule says whether it replaces, extends or merges with the first (never record a guess).
+   */
+  private kept(into: Map<string, { value: unknown; text: string }>, sent: object, read: ReadonlySet<string>): void {
+    for (const [field, value] of Object.entries(sent)) {
+      if (read.has(field) || value === null || value === undefined) continue;
+      const text = JSON.stringify(value);
+      const before = into.get(field);
+      if (before && before.text !== text) this.failed = true;
+      else into.set(field, { value, text });
+    }
   }
 
   /**
@@ -187,7 +231,12 @@ export class SseAssembler extends JsonEventStream<Chunk> {
     for (const [k, v] of this.fields) message[k] = v;
     if (this.fn) message.function_call = this.fn;
     if (this.calls.length > 0) {
-      message.tool_calls = this.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
+      message.tool_calls = this.calls.map((c) => ({
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: c.arguments, ...valuesOf(c.fnExtra) },
+        ...valuesOf(c.extra),
+      }));
     }
     return { message, finishReason: this.finishReason, usage: this.usage, envelope: this.envelope.envelope };
   }
