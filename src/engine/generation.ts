@@ -111,7 +111,7 @@ async function generateOnce(opts: GenerationOptions, settle: (recording: Recordi
     const latencyMs = Date.now() - started;
     settle(() => {
       const text = utf8TextOf(bytes, upstream.headers);
-      return text === null ? null : readSafely(() => opts.reader.fromJson(text, latencyMs));
+      return text === null ? null : readSafely(() => opts.reader.fromJson(text, latencyMs), false);
     });
     // The upstream's bytes as sent: a decoded and re-encoded text would replace bytes that are not UTF-8 and drop a BOM.
     return relayResponse(upstream, bytes, headers);
@@ -157,10 +157,15 @@ function utf8TextOf(bytes: ArrayBuffer, headers: Headers): string | null {
   }
 }
 
-/** A reader that throws has nothing to record: the answer is still relayed, the claim still released. */
-function readSafely(read: () => Recording): Recording {
+/**
+ * A reader that throws has nothing to record: the answer is still relayed, the claim still released. A complete
+ * answer the reader leaves unrecorded (one a replay could not serve exactly: the request misses next time) is logged.
+ */
+function readSafely(read: () => Recording, stream: boolean): Recording {
   try {
-    return read();
+    const recording = read();
+    if (recording === null) logEvent("info", "answer_not_recorded", { stream });
+    return recording;
   } catch (error) {
     logEvent("error", "answer_unreadable", { error: String(error) });
     return null;
@@ -212,7 +217,7 @@ function teeStream(
         // Read ahead, a pull can be waiting on the upstream when the client cancels: nothing to pass on.
         if (cancelled) return;
         if (chunk.done) {
-          settle(broken ? null : readSafely(() => assembler.finish(Date.now() - started)));
+          settle(broken ? null : readSafely(() => assembler.finish(Date.now() - started), true));
           controller.close();
           return;
         }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { newKey } from "./api-helpers";
 import { uniqueModel } from "./helpers";
 import { events, scripted, send, type Scripted } from "./stream-fidelity.support";
@@ -76,5 +76,27 @@ describe("chat deltas with vendor fields are recorded whole or not at all", () =
     );
     // Before 11-28 the function_call's other field was dropped and the call recorded without it.
     expect(legacy.value.map((r) => r.cache)).toEqual(["miss", "miss", "miss"]);
+  });
+
+  it("Should log a complete answer it leaves unrecorded (streamed and JSON), and none for one it records", async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+    const notRecorded = () =>
+      lines
+        .filter((l) => l.startsWith("{") && (JSON.parse(l) as { event?: string }).event === "answer_not_recorded")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    try {
+      await recordThenReplay(() => stream(['{"role":"assistant","content":"Yes."}']));
+      expect(notRecorded()).toEqual([]);
+      const legacy = '{"role":"assistant","content":null,"function_call":{"name":"a","arguments":"{}","thought_signature":"c2ln"}}';
+      await recordThenReplay((_, streamed) => (streamed ? stream([legacy], "function_call") : json('{"role":"assistant","content":"Yes."}', "content_filter")));
+      expect(notRecorded().map((l) => [l.event, l.level, l.stream])).toEqual([
+        ["answer_not_recorded", "info", true],
+        ["answer_not_recorded", "info", false],
+        ["answer_not_recorded", "info", true],
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
