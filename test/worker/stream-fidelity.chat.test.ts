@@ -128,4 +128,28 @@ describe("a streamed chat answer is recorded whole: Gemini's tool-call extra_con
     );
     expect(again.value.map((r) => r.cache)).toEqual(["miss", "hit"]);
   });
+
+  it("Should not record a call continued by deltas with neither index nor id (arguments in pieces, a signature alone): no rule says which call they extend", async () => {
+    const headers = { authorization: `Bearer ${newKey()}` };
+    const pieces = { model: uniqueModel("sig-pieces"), messages: [{ role: "user", content: "Refund order #S-1." }], stream: true };
+    const alone = { model: uniqueModel("sig-alone"), messages: [{ role: "user", content: "Refund order #S-1." }], stream: true };
+    const head = '{"function":{"arguments":"{\\"order_id\\":","name":"get_order"},"id":"function-call-1","type":"function"}';
+    const { value, asked } = await scripted(
+      (body) =>
+        body.model === pieces.model
+          ? stream([`{"role":"assistant","tool_calls":[${head}]}`, '{"tool_calls":[{"function":{"arguments":"\\"S-1\\"}"}}]}'], "tool_calls")
+          : stream(
+              [`{"role":"assistant","tool_calls":[${CALL.replace(`"extra_content":${SIGNED},`, "")}]}`, `{"tool_calls":[{"extra_content":${SIGNED}}]}`],
+              "stop",
+            ),
+      async () => [
+        await send(COMPAT, pieces, headers),
+        await send(COMPAT, pieces, headers),
+        await send(COMPAT, alone, headers),
+        await send(COMPAT, alone, headers),
+      ],
+    );
+    expect(value.map((r) => r.cache)).toEqual(["miss", "miss", "miss", "miss"]);
+    expect(asked).toBe(4);
+  });
 });

@@ -64,4 +64,19 @@ describe("a streamed Responses answer is recorded whole", () => {
     expect(value.map((r) => r.cache)).toEqual(["miss", "miss", "miss", "miss", "miss", "miss"]);
     expect(asked).toBe(6);
   });
+
+  it("Should serve a JSON answer's items (encrypted_content, unknown fields) in a streamed hit's output_item.done and response.completed", async () => {
+    const headers = { authorization: `Bearer ${newKey()}` };
+    const body = { model: uniqueModel("resp-json"), input: "Refund order #R-1." };
+    const { value } = await scripted(
+      () => ({ json: response("completed", `${REASONING},${ITEM}`) }),
+      async () => [await send(PATH, body, headers), await send(PATH, { ...body, stream: true }, headers)],
+    );
+    expect(value.map((r) => r.cache)).toEqual(["miss", "hit"]);
+    const done = events(value[1].text)
+      .filter((e) => e.type === "response.output_item.done")
+      .map((e) => e.item as Record<string, unknown>);
+    expect(done[0]).toMatchObject({ type: "reasoning", encrypted_content: "gAAAAB-opaque", x_vendor: { depth: 2 } });
+    expect(completedOf(value[1].text)[0]).toMatchObject({ encrypted_content: "gAAAAB-opaque", x_vendor: { depth: 2 } });
+  });
 });
