@@ -53,7 +53,7 @@ describe("a streamed Responses answer is recorded whole", () => {
           ? stream([REASONING, ITEM], "")
           : b.model === fewer.model
             ? stream([REASONING, ITEM], ITEM)
-            : stream([REASONING.replace("gAAAAB-opaque", "gAAAAB-other"), ITEM], `${REASONING},${ITEM}`),
+            : stream([REASONING, ITEM.replace("Refunded.", "Not refunded.")], `${REASONING},${ITEM}`),
       async () => {
         const out = [];
         for (const b of [empty, fewer, other]) out.push(await send(PATH, b, headers), await send(PATH, { ...b, stream: false }, headers));
@@ -63,6 +63,18 @@ describe("a streamed Responses answer is recorded whole", () => {
     // Before 11-28 each was recorded from response.completed alone: a hit served an answer without the streamed items.
     expect(value.map((r) => r.cache)).toEqual(["miss", "miss", "miss", "miss", "miss", "miss"]);
     expect(asked).toBe(6);
+  });
+
+  it("Should record a stream whose reasoning item comes encrypted afresh (and with another id) in response.completed, as OpenAI sends it, with the completed one", async () => {
+    const headers = { authorization: `Bearer ${newKey()}` };
+    const body = { model: uniqueModel("resp-iv"), input: "Refund order #R-1.", stream: true };
+    const done = REASONING.replace("gAAAAB-opaque", "gAAAAB-first-iv").replace('"rs_1"', '"rs_0"');
+    const { value } = await scripted(
+      () => stream([done, ITEM], `${REASONING},${ITEM}`),
+      async () => [await send(PATH, body, headers), await send(PATH, { ...body, stream: false }, headers)],
+    );
+    expect(value.map((r) => r.cache)).toEqual(["miss", "hit"]);
+    expect(outputOf(value[1].text)[0]).toMatchObject({ encrypted_content: "gAAAAB-opaque" });
   });
 
   it("Should serve a JSON answer's items (encrypted_content, unknown fields) in a streamed hit's output_item.done and response.completed", async () => {

@@ -3,6 +3,18 @@ import { JsonEventStream } from "../../core/json-event-stream";
 import { bodySpellings, type Spelling } from "../../core/number-text";
 import { spellingsUnder } from "../../core/spelled-json";
 
+/**
+ * An item as the comparison of the streamed items with the completed output reads it: canonical JSON without its
+ * `id` and `encrypted_content`, which an upstream may issue afresh in each event for the same item (OpenAI encrypts
+ * a reasoning item's content again for `response.completed`, same plaintext, another IV; Copilot renews ids too).
+ * The completed response's are the ones recorded.
+ */
+function itemText(item: unknown): string {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return canonicalJson(item);
+  const { id: _id, encrypted_content: _encrypted, ...rest } = item as Record<string, unknown>;
+  return canonicalJson(rest);
+}
+
 interface StreamEvent {
   type?: string;
   response?: unknown;
@@ -16,9 +28,9 @@ interface StreamEvent {
  * `response.completed` event carries the whole response. `result()` is null
  * unless the stream reached it without `error` (an event of that type or name, or one carrying an `error`
  * object), `response.failed` or `response.incomplete`, and with every event's data exactly what JSON.parse read;
- * and null when the completed response's `output` is not the items the stream finished (`output_item.done`):
- * an upstream whose `response.completed` leaves them out (the Codex backend sends `output: []`) or says other
- * items would be recorded without what the client was streamed.
+ * and null when the completed response's `output` is not the items the stream finished (`output_item.done`,
+ * ids and encrypted content aside: see `itemText`): an upstream whose `response.completed` leaves them out (the
+ * Codex backend sends `output: []`) or says other items would be recorded without what the client was streamed.
  */
 export class ResponsesStreamReader extends JsonEventStream<StreamEvent> {
   private response: unknown = null;
@@ -44,7 +56,7 @@ export class ResponsesStreamReader extends JsonEventStream<StreamEvent> {
       const index = event.output_index ?? this.items.length;
       // A place in the list, taken once: an item at -1, or two at one index, is not one output.
       if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || this.items[index] !== undefined) this.failed = true;
-      else this.items[index] = canonicalJson(event.item);
+      else this.items[index] = itemText(event.item);
     } else if (event.type === "response.completed") {
       this.response = event.response ?? null;
       this.spelled = spellingsUnder(bodySpellings(data, "", false)?.top ?? [], "/response");
@@ -65,6 +77,6 @@ export class ResponsesStreamReader extends JsonEventStream<StreamEvent> {
     if (this.items.length === 0) return true;
     const output = (this.response as { output?: unknown } | null)?.output;
     if (!Array.isArray(output) || output.length !== this.items.length) return false;
-    return output.every((item, i) => this.items[i] !== undefined && canonicalJson(item) === this.items[i]);
+    return output.every((item, i) => this.items[i] !== undefined && itemText(item) === this.items[i]);
   }
 }
