@@ -137,7 +137,7 @@ export class BranchView {
     e.preventDefault();
     if (move.kind === "focus") {
       this.focusId = move.id;
-      return this.render(true);
+      return this.moveFocus(move.id);
     }
     this.focusId = move.item.id;
     if (move.kind === "activate") return this.toggle(move.item, true);
@@ -147,6 +147,19 @@ export class BranchView {
       if (!move.item.children) await this.tree.fetchChildren(move.item);
     }
     this.render(true);
+  }
+
+  /**
+   * Moves the keyboard's focus to drawn item `id` without drawing the tree again (a redraw of 400 nodes took
+   * 40-120 ms a key): only the one tab stop moves. @param {string} id
+   */
+  moveFocus(id) {
+    const items = /** @type {SVGElement[]} */ ([...this.frame.querySelectorAll('[role="treeitem"]')]);
+    const next = items.find((e) => e.getAttribute("data-hash") === id);
+    if (!next) return this.render(true);
+    for (const e of items) e.setAttribute("tabindex", e === next ? "0" : "-1");
+    next.focus();
+    if (typeof next.scrollIntoView === "function") next.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
 
   /** Draws the loaded tree; `keepFocus`: focus the keyboard's item after (a key moved it). @param {boolean} [keepFocus] */

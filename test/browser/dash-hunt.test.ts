@@ -136,7 +136,12 @@ describe.skipIf(skip)("the dashboard hunted under every API", () => {
     await page.keyboard.press("Enter");
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("role"))).toBe("treeitem");
     // The root, open with its one child (the system message): ↓ goes to it, → opens it.
+    const drawn = await page.$("#branch-frame svg");
     await page.keyboard.press("ArrowDown");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-level"))).toBe("2");
+    // Only the tab stop moved: the tree was not drawn again for a focus move (a 400-node redraw per key).
+    expect(await drawn?.evaluate((svg) => svg.isConnected)).toBe(true);
+    expect(await page.locator('#branch-frame [role="treeitem"][tabindex="0"]').count()).toBe(1);
     await page.keyboard.press("ArrowRight");
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-expanded"))).toBe("true");
     expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(`system: You are the dash-hunt refund desk.`);
