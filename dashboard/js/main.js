@@ -200,6 +200,8 @@ async function restoreUrl() {
   if (url.request) {
     const found = await api(`/requests/${encodeURIComponent(url.request)}`).catch(() => null);
     if (found) return openRequest(opener, found.data).then(panelShown);
+    // A shared link to a request the log no longer holds (or never did) says so, rather than nothing.
+    toast(`No request ${shown(url.request)} in the log: each tree keeps its newest 200 requests.`);
   }
   if (!url.tree) {
     document.body.classList.remove("tree-open", "panel-open");

@@ -167,4 +167,14 @@ describe.skipIf(skip)("the dashboard hunted under every API", () => {
     expect(errors).toEqual([]);
     await close();
   });
+
+  it("Should say so when a shared link names a request the log does not hold, instead of showing nothing", async () => {
+    const { page, errors, close } = await signedIn();
+    await page.goto(`${dev.url}/?request=hunt-aged-out`);
+    await expect.poll(() => page.locator("#toast").textContent()).toBe("No request hunt-aged-out in the log: each tree keeps its newest 200 requests.");
+    expect(await page.locator("#node-panel").isHidden()).toBe(true);
+    // The one console line is the browser's own for the API's 404.
+    expect(errors.filter((e) => !e.includes("404"))).toEqual([]);
+    await close();
+  });
 });
