@@ -24,12 +24,15 @@ function listOf(route) {
 }
 
 /**
- * The request's item at canonical message `index`, as its API names it. Chat Completions and Messages send one item
+ * The request's item at canonical message `index`, as its API names it: the item the differing `field` names when
+ * there is one (`contents[2]`, which the Worker placed exactly). Else Chat Completions and Messages send one item
  * per message, so `messages[index]` is exact; a Responses run of items and consecutive Gemini model contents are one
  * message, so there the item cannot be told from the index: `input[*]`, `contents[*]` (never a guessed index).
- * @param {number} index @param {string | null | undefined} route
+ * @param {number} index @param {string | null | undefined} route @param {string | null} [field]
  */
-export function itemName(index, route) {
+export function itemName(index, route, field = null) {
+  const placed = field ? /^(?:messages|input|contents)\[\d+\]/.exec(field) : null;
+  if (placed) return placed[0];
   const list = listOf(route);
   return list === "messages" ? `messages[${index}]` : `${list}[*]`;
 }
@@ -126,7 +129,13 @@ export async function openMiss(panel, row, hooks) {
     const [mine, theirs] = await Promise.all([messageOf(d.node), d.closest ? messageOf(d.closest.node) : Promise.resolve(null)]);
     parts.push(
       el("div", { class: "compare", id: "why-compare" }, [
-        column(`This request · ${itemName(d.index, row.route)} (${d.role})`, d.diff, "incoming", mine, "Not recorded (the miss's answer was not stored)."),
+        column(
+          `This request · ${itemName(d.index, row.route, d.field)} (${d.role})`,
+          d.diff,
+          "incoming",
+          mine,
+          "Not recorded (the miss's answer was not stored).",
+        ),
         column(
           d.closest ? `Closest recorded sibling${d.closest.observations > 0 ? ` · answered ${d.closest.observations}×` : ""}` : "Recorded",
           d.diff,

@@ -48,6 +48,11 @@ describe.skipIf(skip)("the dashboard hunted under every API", () => {
       if (id === "hunt-rx-past") await page.screenshot({ path: `${OUT}/dash-hunt-why-past.png` });
     }
     expect(await page.locator("#requests-pane").textContent()).not.toContain("at depth");
+    // Where the field places the item exactly, the column says which one.
+    await page.goto(`${dev.url}/?request=hunt-gemini-long`);
+    await page.waitForFunction(() => document.querySelector("#node-panel:not([hidden]) .request-id")?.textContent === "hunt-gemini-long");
+    expect(await page.locator("#why-field").textContent()).toBe(`contents[2].parts[0].functionResponse.response.${LONG_FIELD}`);
+    expect(await page.locator(".compare-side.incoming h3").textContent()).toBe("This request · contents[2] (user)");
     expect(errors).toEqual([]);
     await close();
   });
