@@ -147,6 +147,9 @@ async function selectTree(t, push = true, focus = false) {
   $("branch-tools").hidden = false;
   $("branch-status").textContent = "";
   await Promise.all([view.load(), templates.load(t.id).catch((e) => templates.showError(e))]);
+  // A tree whose every node a prune removed is a lone root: say so, rather than draw it unexplained.
+  if (state.view === view && view.tree.root.children?.length === 0)
+    $("branch-status").textContent = "Nothing is recorded in this tree (a prune removed every node): its next request records its path again.";
   if (focus && state.view === view) /** @type {HTMLElement | null} */ ($("branch-frame").querySelector('[role="treeitem"][tabindex="0"]'))?.focus();
 }
 

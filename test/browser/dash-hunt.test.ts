@@ -182,4 +182,21 @@ describe.skipIf(skip)("the dashboard hunted under every API", () => {
     expect(errors.filter((e) => !e.includes("404"))).toEqual([]);
     await close();
   });
+
+  it("Should say a tree is empty once a stale prune has removed every node, instead of a lone unexplained root", async () => {
+    const { page, errors, close } = await signedIn();
+    await page.locator(".tree-card", { has: page.locator('strong:text-is("hunt-deep")') }).click();
+    await page.waitForFunction(() => document.querySelectorAll("g.node").length > 1);
+    await page.click("#stale-open");
+    await page.fill("#stale-days", "0");
+    await page.click("#stale-dialog button:text-is('Preview')");
+    await page.waitForSelector("#stale-preview >> text=Would remove 28 nodes");
+    await page.click("#stale-run");
+    await page.waitForSelector("text=Pruned 28 stale nodes");
+    await expect.poll(() => page.locator("#branch-status").textContent()).toContain("Nothing is recorded in this tree");
+    expect(await page.locator("g.node").count()).toBe(1);
+    expect(await page.locator(".tree-card.active").textContent()).toContain("0 nodes");
+    expect(errors).toEqual([]);
+    await close();
+  });
 });
