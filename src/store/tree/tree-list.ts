@@ -41,10 +41,10 @@ type TreeRowRaw = Pick<
 
 const TREE_COLUMNS = `id, tenant, namespace, model, node_count, hits, misses, bypasses, prompt_tokens_saved,
   completion_tokens_saved, latency_saved_ms, created_at, last_hit_at, coalesce(last_hit_at, created_at) AS activity,
-  (SELECT json_group_array(coalesce(json_extract(d.value, '$.name'), json_extract(t.value, '$.function.name'), json_extract(t.value, '$.name'), json_extract(t.value, '$.type')))
+  (SELECT json_group_array(coalesce(CASE WHEN d.type = 'object' THEN json_extract(d.value, '$.name') END, json_extract(t.value, '$.function.name'), json_extract(t.value, '$.name'), json_extract(t.value, '$.type')))
      FROM json_each(CASE WHEN json_valid(trees.frame) THEN trees.frame END, '$.tools') AS t
-     -- A Gemini tool is a list of functionDeclarations: one name each.
-     LEFT JOIN json_each(CASE WHEN t.type = 'object' THEN t.value END, '$.functionDeclarations') AS d) AS tool_names`;
+     -- A Gemini tool is a list of functionDeclarations: one name each (read only from a list of objects).
+     LEFT JOIN json_each(CASE WHEN t.type = 'object' AND json_type(t.value, '$.functionDeclarations') = 'array' THEN t.value END, '$.functionDeclarations') AS d) AS tool_names`;
 
 function treeOf(row: TreeRowRaw): TreeSummary {
   const decided = row.hits + row.misses;
