@@ -107,7 +107,7 @@ async function loadTrees(more = false) {
         el("li", { class: "muted empty" }, [
           filtered
             ? "No trees match these filters."
-            : "No trees yet. Send traffic through /v1/chat/completions (npm run traffic does it locally) or import trajectories.",
+            : "No trees yet. Send traffic through the proxy on any API (/v1/chat/completions, /v1/messages, /v1/responses, Gemini's /v1beta/models/…; npm run traffic does it locally) or import trajectories (POST /api/import).",
         ]),
       );
   }

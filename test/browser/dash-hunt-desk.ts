@@ -71,6 +71,8 @@ export const GEMINI = {
 // Set by useHuntDesk's beforeAll; ES module exports are live bindings.
 export let dev: WranglerDev;
 let browser: Browser;
+/** What the admin saw in the tree list of the empty database, before the import (useHuntDesk). */
+export let emptyList = "";
 
 /** Sends one request through the proxy as the test tenant; answers its status. */
 export async function proxy(path: string, body: unknown, requestId: string): Promise<number> {
@@ -125,9 +127,10 @@ export function useHuntDesk(traffic: () => Promise<void>): void {
     dev = await startWranglerDev({
       vars: { UPSTREAM_BASE_URL: upstream.url, ANTHROPIC_BASE_URL: upstream.url, GEMINI_BASE_URL: gemini.url, IMPORT_TENANTS: "*", COUNTER_FLUSH_MS: "200" },
     });
+    browser = await launchChromium();
+    emptyList = await adminOnEmpty();
     await importLines([CHAT, ANTHROPIC, RESPONSES, GEMINI]);
     await traffic();
-    browser = await launchChromium();
   }, 240_000);
 
   afterAll(async () => {
@@ -138,8 +141,22 @@ export function useHuntDesk(traffic: () => Promise<void>): void {
   });
 }
 
+/** The admin's tree list on the empty database (375 px), before anything is imported. */
+async function adminOnEmpty(): Promise<string> {
+  const { page, close } = await signedIn(375, 740, "dev-admin-token", "#tree-list .empty");
+  const text = (await page.locator("#tree-list").textContent()) ?? "";
+  await page.screenshot({ path: `${OUT}/dash-hunt-empty-admin-phone.png` });
+  await close();
+  return text;
+}
+
 /** A signed-in page of `width` px (a touch phone below 500) that records console errors and any dialog. */
-export async function signedIn(width = 1400, height = 900): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
+export async function signedIn(
+  width = 1400,
+  height = 900,
+  token = KEY,
+  ready = ".tree-card",
+): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
   const phone = width < 500;
   const context = await browser.newContext({ viewport: { width, height }, isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1 });
   const page = await context.newPage();
@@ -153,8 +170,8 @@ export async function signedIn(width = 1400, height = 900): Promise<{ page: Page
     void d.dismiss();
   });
   await page.goto(`${dev.url}/`);
-  await page.fill("#token", KEY);
+  await page.fill("#token", token);
   await page.click("#login-form button[type=submit]");
-  await page.waitForSelector(".tree-card");
+  await page.waitForSelector(ready);
   return { page, errors, close: () => context.close() };
 }

@@ -1,5 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { ANTHROPIC, CHAT, GEMINI, LONG_ANSWER, OUT, RESPONSES, dev, explained, importLines, send, signedIn, skip, useHuntDesk } from "./dash-hunt-desk";
+import {
+  ANTHROPIC,
+  CHAT,
+  GEMINI,
+  LONG_ANSWER,
+  OUT,
+  RESPONSES,
+  dev,
+  emptyList,
+  explained,
+  importLines,
+  send,
+  signedIn,
+  skip,
+  useHuntDesk,
+} from "./dash-hunt-desk";
 
 /**
  * The dashboard under traffic of every API (Chat Completions, Messages, Responses, Gemini), as an operator uses
@@ -198,5 +213,11 @@ describe.skipIf(skip)("the dashboard hunted under every API", () => {
     expect(await page.locator(".tree-card.active").textContent()).toContain("0 nodes");
     expect(errors).toEqual([]);
     await close();
+  });
+
+  it("Should tell the admin of an empty database how trees come, on every API, not Chat Completions alone", () => {
+    // Seen before the import (useHuntDesk): the admin's tree list at 375 px.
+    expect(emptyList).toContain("No trees yet.");
+    for (const route of ["/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1beta/models/", "POST /api/import"]) expect(emptyList).toContain(route);
   });
 });
