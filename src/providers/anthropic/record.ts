@@ -1,4 +1,4 @@
-import { canonicalJson } from "../../core/canonical";
+import { storedAnswerJson } from "../../core/stored-json";
 import { envelopeKeysOf, type AnthropicEnvelope } from "./envelope";
 import { keyAnthropicAnswer, type AnthropicKey } from "./key";
 import { anthropicMessage } from "./schema";
@@ -38,6 +38,6 @@ export function recordingOfMessage(
   if (!answer) return null;
   const path = key.path.map((s) => ({ hash: s.hash, parent: s.parent, role: s.role, json: s.json }));
   const around = envelopeKeysOf(envelope);
-  const stored = Object.keys(around).length > 0 ? { hash: answer.hash, json: canonicalJson({ ...answer.message, ...around }) } : answer;
+  const stored = Object.keys(around).length > 0 ? { hash: answer.hash, json: storedAnswerJson({ ...answer.message, ...around }) } : answer;
   return recordInputOf({ ...key, path }, stored, finishReason, { prompt: usage?.input_tokens, completion: usage?.output_tokens }, rawLength, latencyMs);
 }

@@ -1,4 +1,5 @@
 import { answerForm, canonicalConversation, canonicalJson, canonicalMessage, isCanonicalError, storedForm, type CanonicalError } from "../../core/canonical";
+import { storedAnswerJson } from "../../core/stored-json";
 import { bypassReason, frameJsonOf } from "../../core/frame";
 import { childHash, treeIdOf, walk } from "../../core/hash";
 import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, oversized } from "../../core/limits";
@@ -79,5 +80,5 @@ export function keyAnswer(key: RequestKey, message: ChatMessage): { hash: string
   if (isCanonicalError(canonical)) return null;
   const stored = answerForm(storedForm(canonical, message), message);
   if (key.declared) return keyDeclaredAnswer(key.key, stored, key.declared);
-  return { hash: childHash(key.key, canonicalJson(canonical)), json: canonicalJson(stored), message: stored };
+  return { hash: childHash(key.key, canonicalJson(canonical)), json: storedAnswerJson(stored), message: stored };
 }

@@ -1,4 +1,5 @@
 import { canonicalJson, type CanonicalError } from "../../core/canonical";
+import { storedAnswerJson } from "../../core/stored-json";
 import { onlyFields } from "../../core/fields";
 import { childHash, treeIdOf } from "../../core/hash";
 import { oversized } from "../../core/limits";
@@ -66,5 +67,5 @@ export function keyGeminiAnswer(
   // A call field a replay does not render (only name, id and args are): not recorded.
   if (node.parts.some((p) => "functionCall" in p && !onlyFields(p.functionCall as object, RENDERED_CALL_FIELDS))) return null;
   const stored = Object.keys(metadata).length > 0 ? { ...node, [CANDIDATE_KEY]: metadata } : node;
-  return { hash: childHash(key.key, canonicalJson({ ...out.hashed, parts: joinedText(out.hashed.parts) })), json: canonicalJson(stored), node };
+  return { hash: childHash(key.key, canonicalJson({ ...out.hashed, parts: joinedText(out.hashed.parts) })), json: storedAnswerJson(stored), node };
 }

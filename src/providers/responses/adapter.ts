@@ -1,8 +1,8 @@
 import type { ProviderAdapter, ProviderRecording, UpstreamReader } from "../../cache/provider";
 import { responseEnvelopeOf } from "./envelope";
-import { scanJson } from "../../core/exact-json";
+import { respelledIn, scanJson } from "../../core/exact-json";
 import { bodySpellings, NUMBERS_KEY, type Spelling } from "../../core/number-text";
-import { isSpellings } from "../../core/spelled-json";
+import { fieldOf, isSpellings } from "../../core/spelled-json";
 import { BoundedMemo } from "../../core/memo";
 import { keyResponsesAnswer, keyResponsesRequest, type ResponsesKey } from "./key";
 import { renderResponseEvents, renderResponseJson, responsesAnswerOf, type ResponsesAnswer } from "./render";
@@ -38,6 +38,9 @@ export function recordingOfResponse(
   if (!r || typeof r !== "object" || r.status !== "completed" || !Array.isArray(r.output)) return null;
   // A completed response that also carries an error (a gateway's partial answer): not the model's whole answer.
   if (r.error !== undefined && r.error !== null) return null;
+  // A number in an output item written otherwise than JSON.stringify would (a vendor field's `1.0`): the items are
+  // stored as parsed, so a hit would write it JavaScript's way. Not recorded (a stream's spellings name the items).
+  if (spelled.some(([pointer]) => fieldOf(pointer) === "output")) return null;
   const around = responseEnvelopeOf(r as Record<string, unknown>, JSON.parse(key.frameJson) as Record<string, unknown>, spelled);
   const answer = keyResponsesAnswer(key, r.output, around);
   if (!answer) return null;
@@ -78,7 +81,7 @@ function responsesReader(key: ResponsesKey, rawLength: number): UpstreamReader {
       try {
         // Its fields are recorded as sent: a number or a repeated key JSON.parse would change keeps it out.
         // Numbers written otherwise than JSON.stringify would are stored with their text (./envelope.ts).
-        if (scanJson(text).lossy !== null) return null;
+        if (scanJson(text).lossy !== null || respelledIn(text, "output", (_tokens, item) => item)) return null;
         return recordingOfResponse(key, JSON.parse(text), rawLength, latencyMs, bodySpellings(text, "output", false)?.top);
       } catch {
         return null;

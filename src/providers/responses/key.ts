@@ -1,4 +1,5 @@
 import { canonicalJson, type CanonicalError } from "../../core/canonical";
+import { storedAnswerJson } from "../../core/stored-json";
 import { childHash, treeIdOf } from "../../core/hash";
 import { DEFAULT_MAX_CACHEABLE_MESSAGE_BYTES, oversized } from "../../core/limits";
 import { hasLoneSurrogate } from "../../core/unicode";
@@ -88,5 +89,5 @@ export function keyResponsesRequest(
 export function keyResponsesAnswer(key: ResponsesKey, output: readonly unknown[], around: Record<string, unknown> = {}): { hash: string; json: string } | null {
   const node = canonicalOutput(output, key.ids.clone());
   if (!node) return null;
-  return { hash: childHash(key.key, canonicalJson(node.hashed)), json: canonicalJson({ ...node.stored, ...around }) };
+  return { hash: childHash(key.key, canonicalJson(node.hashed)), json: storedAnswerJson({ ...node.stored, ...around }) };
 }
