@@ -11,6 +11,8 @@ import { compact, el } from "./format.js";
 
 /** The frame key under which a declared tree lists its variable names (src/cache/templates/declared.ts). */
 const VARIABLES_KEY = "muscle-mem-variables";
+/** The APIs whose trees get no templates yet (docs/templates.md, "Which APIs"), by the frame's `muscle-mem:api`. */
+const UNTEMPLATED_APIS = { anthropic: "Anthropic Messages", "openai-responses": "OpenAI Responses", gemini: "Gemini" };
 /** The API lists at most this many templates, newest first. */
 const LIST_LIMIT = 100;
 /** A template keeps at most this many binding digests (MAX_BINDINGS), so the count stops there. */
@@ -94,6 +96,17 @@ function declaredBlock(names) {
   ]);
 }
 
+/** @param {string} apiName */
+function untemplatedState(apiName) {
+  return el("div", { class: "templates-empty" }, [
+    el("p", {}, [
+      `Templates serve Chat Completions trees only, for now: this ${apiName} tree learns none, and the `,
+      el("code", {}, ["muscle-mem-bindings"]),
+      " header is not read on its API (its misses say so in muscle-mem-template-miss). Exact repeats still hit.",
+    ]),
+  ]);
+}
+
 /** @param {number} min @param {boolean} declared */
 function emptyState(min, declared) {
   const why = declared
@@ -154,6 +167,12 @@ export class TemplatesPanel {
     const [tree, page] = await Promise.all([api(`/trees/${treeId}`), /** @type {Promise<TemplatePage>} */ (api(`/trees/${treeId}/templates`))]);
     if (treeId !== this.treeId) return;
     const variables = Array.isArray(tree.frame?.[VARIABLES_KEY]) ? tree.frame[VARIABLES_KEY].map(String) : [];
+    const apiName = Object.hasOwn(UNTEMPLATED_APIS, tree.frame?.["muscle-mem:api"]) ? UNTEMPLATED_APIS[tree.frame["muscle-mem:api"]] : null;
+    if (apiName && page.data.length === 0) {
+      this.count.textContent = "0";
+      this.body.replaceChildren(untemplatedState(apiName));
+      return;
+    }
     this.render(page, variables);
   }
 

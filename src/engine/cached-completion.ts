@@ -4,7 +4,7 @@ import type { Config } from "../config";
 import { ApiError } from "../core/errors";
 import { missed, note, phase } from "../observability/report";
 import { askedMiss, explainAfterResponse, missBefore, missHeader, type MissBefore } from "./explain/miss";
-import { CACHE_HEADER, NODE_HEADER, SINGLE_FLIGHT_HEADER, TEMPLATE_HEADER, TEMPLATE_MISS_HEADER } from "../core/protocol";
+import { BINDINGS_HEADER, CACHE_HEADER, NODE_HEADER, SINGLE_FLIGHT_HEADER, TEMPLATE_HEADER, TEMPLATE_MISS_HEADER } from "../core/protocol";
 import type { Claim } from "../store/objects/single-flight";
 import { treeWriterOf } from "../store/objects/tree-objects";
 import type { TreeWriter } from "../store/objects/tree-writer";
@@ -58,7 +58,7 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
     return uncached(walk, keyed.bypass, tenant);
   }
   note(c, { tree: keyed.key.treeId, tenant: keyed.key.tenant });
-  const plan = adapter.templates?.plan(keyed.key, headers, c.env, config.templates) ?? identityPlan(keyed.key);
+  const plan = adapter.templates?.plan(keyed.key, headers, c.env, config.templates) ?? identityPlan(keyed.key, headers);
   const treeId = plan.key.treeId;
   if (controls.noStore) return bypass(walk, treeId, "no-store");
   const source = await lookupSource(c.env, config, treeId, headers, (work) => c.executionCtx.waitUntil(work));
@@ -209,7 +209,14 @@ function bypass<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, treeId?: strin
   );
 }
 
-/** No templates: the concrete key, answers served as stored. */
-function identityPlan<K extends ProviderKey>(key: K): TemplatePlan<K> {
-  return { key, render: (answer) => answer, learned: async () => null, hitHeaders: {} };
+/**
+ * Why declared variables did not serve on an API without templates (Anthropic Messages, Responses, native Gemini:
+ * docs/templates.md, "Which APIs"): the header is read nowhere there, so a client that sends it is told on every miss.
+ */
+export const BINDINGS_UNSUPPORTED = `${BINDINGS_HEADER} is not used on this API (templates serve Chat Completions only): keyed with the values as sent`;
+
+/** No templates: the concrete key, answers served as stored; a miss that sent declared variables says they were not used. */
+function identityPlan<K extends ProviderKey>(key: K, headers: Headers): TemplatePlan<K> {
+  const templateMiss = headers.has(BINDINGS_HEADER) ? () => BINDINGS_UNSUPPORTED : undefined;
+  return { key, render: (answer) => answer, learned: async () => null, hitHeaders: {}, templateMiss };
 }

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { api, newKey, ok, onlyTree } from "./api-helpers";
 import { eventually, uniqueModel } from "./helpers";
 import { learningRan, settled } from "./settled";
+import { BINDINGS_UNSUPPORTED } from "../../src/engine/cached-completion";
 
 /**
  * Learned templates on every API: the same refund desk (the model copies an order id and an email from the
@@ -110,7 +111,7 @@ afterEach(() => vi.restoreAllMocks());
 interface Api {
   /** Whether the route gets learned templates (registered with templatedProviderModule). */
   learns: boolean;
-  send: (key: string, model: string, order: string, email: string) => Promise<Response>;
+  send: (key: string, model: string, order: string, email: string, extra?: Record<string, string>) => Promise<Response>;
   call: (body: unknown) => { name: string; args: unknown };
 }
 
@@ -122,10 +123,10 @@ const post = (path: string, headers: Record<string, string>, body: unknown) =>
 const APIS: Record<string, Api> = {
   chat: {
     learns: true,
-    send: (key, model, order, email) =>
+    send: (key, model, order, email, extra = {}) =>
       post(
         "/v1/chat/completions",
-        { authorization: `Bearer ${key}` },
+        { authorization: `Bearer ${key}`, ...extra },
         {
           model,
           tools: [{ type: "function", function: TOOL }],
@@ -143,10 +144,10 @@ const APIS: Record<string, Api> = {
   },
   "gemini-openai": {
     learns: true,
-    send: (key, model, order, email) =>
+    send: (key, model, order, email, extra = {}) =>
       post(
         "/v1beta/openai/chat/completions",
-        { authorization: `Bearer ${key}` },
+        { authorization: `Bearer ${key}`, ...extra },
         {
           model,
           tools: [{ type: "function", function: TOOL }],
@@ -160,10 +161,10 @@ const APIS: Record<string, Api> = {
   },
   anthropic: {
     learns: false,
-    send: (key, model, order, email) =>
+    send: (key, model, order, email, extra = {}) =>
       post(
         "/v1/messages",
-        { "x-api-key": key, "anthropic-version": "2023-06-01" },
+        { "x-api-key": key, "anthropic-version": "2023-06-01", ...extra },
         {
           model,
           max_tokens: 1024,
@@ -179,10 +180,10 @@ const APIS: Record<string, Api> = {
   },
   responses: {
     learns: false,
-    send: (key, model, order, email) =>
+    send: (key, model, order, email, extra = {}) =>
       post(
         "/v1/responses",
-        { authorization: `Bearer ${key}` },
+        { authorization: `Bearer ${key}`, ...extra },
         {
           model,
           instructions: SYSTEM,
@@ -197,10 +198,10 @@ const APIS: Record<string, Api> = {
   },
   gemini: {
     learns: false,
-    send: (key, model, order, email) =>
+    send: (key, model, order, email, extra = {}) =>
       post(
         `/v1beta/models/${model}:generateContent`,
-        { "x-goog-api-key": key },
+        { "x-goog-api-key": key, ...extra },
         {
           systemInstruction: { parts: [{ text: SYSTEM }] },
           tools: [{ functionDeclarations: [TOOL] }],
@@ -273,6 +274,26 @@ describe.each(learning)("learned templates on %s", (name) => {
       call: { name: "get_order", args: { order_id: FOURTH[0], email: FOURTH[1] } },
     });
     expect(asked).toBe(3);
+  });
+});
+
+describe.each(notLearning)("declared variables on %s (not used there: the client is told)", (name) => {
+  const apiOf = APIS[name];
+  it("Should key the request with its values as sent and say on the miss that muscle-mem-bindings was not used; the same request then hits exactly", async () => {
+    const key = newKey();
+    const model = uniqueModel(`bind-${name}`);
+    const bindings = { "muscle-mem-bindings": JSON.stringify({ order_id: ORDERS[0][0], email: ORDERS[0][1] }) };
+    const first = await settled(() => apiOf.send(key, model, ORDERS[0][0], ORDERS[0][1], bindings));
+    expect(first.headers.get("muscle-mem-cache")).toBe("miss");
+    expect(first.headers.get("muscle-mem-template-miss")).toBe(BINDINGS_UNSUPPORTED);
+    await first.arrayBuffer();
+    const other = await settled(() => apiOf.send(key, model, ORDERS[1][0], ORDERS[1][1], bindings));
+    expect([other.headers.get("muscle-mem-cache"), other.headers.get("muscle-mem-template")]).toEqual(["miss", null]);
+    expect(apiOf.call(await other.json())).toEqual({ name: "get_order", args: { order_id: ORDERS[1][0], email: ORDERS[1][1] } });
+    const again = await apiOf.send(key, model, ORDERS[0][0], ORDERS[0][1], bindings);
+    expect([again.headers.get("muscle-mem-cache"), again.headers.get("muscle-mem-template-miss")]).toEqual(["hit", null]);
+    expect(apiOf.call(await again.json())).toEqual({ name: "get_order", args: { order_id: ORDERS[0][0], email: ORDERS[0][1] } });
+    expect(asked).toBe(2);
   });
 });
 
