@@ -1,7 +1,8 @@
 import { canonicalJson } from "../../core/canonical";
 import { digest } from "../../core/hash";
 import type { CanonicalMessage } from "../../core/messages";
-import { compose, isCodeLeaf, isGroupedLeaf, type Decomposed } from "./leaves";
+import { isCodeLeaf } from "./codes";
+import { compose, isGroupedLeaf, type Decomposed } from "./leaves";
 import { orderReason, type SlotOrder } from "./orders";
 import { isWordValue } from "./name-ties";
 import { neverTemplated, quoted, rangeSide, slotLabel } from "./miss-reason";
@@ -108,7 +109,7 @@ export function templateId(lookupKey: string, pattern: TemplatePattern): string 
 export interface Binding {
   values: string[];
   kinds: Array<"text" | "number">;
-  /** Per slot, whether a leaf bound to it is a code (leaves.ts isCodeLeaf): served only as a confirmed value. */
+  /** Per slot, whether a leaf bound to it is a code (codes.ts isCodeLeaf): served only as a confirmed value. */
   codes?: boolean[];
 }
 
@@ -206,7 +207,7 @@ export function rejectReason(slots: readonly Slot[], binding: Binding, tied?: Re
         ? `${label}: the model answered otherwise for the shape ${shape}`
         : `${label} has the shape ${shape}, never confirmed (${slot.shapes.join(", ")})`;
     if (binding.codes?.[i] && !slot.values.includes(value))
-      return `${label}: a code (digits a string holds whole, or after a \`+\`) is closed-class: never confirmed`;
+      return `${label}: a code, never confirmed (digits after a label, a \`+\` or a mask, padded or quoted whole, are closed-class)`;
     const part = partReason(slot, value);
     if (part) return `${label}: ${part}`;
     if (isRanged(slot.type)) {

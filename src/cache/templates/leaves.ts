@@ -1,6 +1,7 @@
 import { canonicalJson } from "../../core/canonical";
 import { ENVELOPE_KEYS } from "../../core/envelope";
 import type { CanonicalMessage, CanonicalToolCall } from "../../core/messages";
+import { markCodes, markWholeString } from "./codes";
 
 /**
  * A message broken into its skeleton (roles, names, JSON structure, the
@@ -91,20 +92,6 @@ export function isGroupedLeaf(leaf: Leaf): boolean {
   return groupedLeaves.has(leaf);
 }
 
-/**
- * Leaves that are codes, not quantities (the fifth hunt): digits a JSON string holds whole (`"mcc":"5411"`, in
- * arguments or in a tool result's text: an API writes a code as a string, a quantity as a number) or right
- * after a `+` (a calling code, `+53`). Ranged, `6011` (cash) lay between the categories `5411` and `7011`:
- * a code serves only values confirmed in its slot (learned.ts rejectReason).
- */
-const codeLeaves = new WeakSet<Leaf>();
-const DIGITS = /^\d+$/;
-
-/** Whether a leaf is a code (above). */
-export function isCodeLeaf(leaf: Leaf): boolean {
-  return codeLeaves.has(leaf);
-}
-
 function splitTagged(tag: "t" | "r", text: string, leaves: Leaf[]): TextSk | RawJsonSk {
   const sk: TextSk | RawJsonSk = [tag];
   let last = 0;
@@ -123,18 +110,14 @@ function splitTagged(tag: "t" | "r", text: string, leaves: Leaf[]): TextSk | Raw
     last = match.index + match[0].length;
   }
   sk.push(text.slice(last));
-  // Codes: digits after a `+`, or quoted whole (a JSON string of a tool result's text: `"mcc":"5411"`).
-  for (let i = first; i < leaves.length; i++) {
-    const [before, after] = [sk[i - first + 1] as string, sk[i - first + 2] as string];
-    if (DIGITS.test(leaves[i].value) && (before.endsWith("+") || (before.endsWith('"') && after.startsWith('"')))) codeLeaves.add(leaves[i]);
-  }
+  markCodes(sk.slice(1) as string[], leaves.slice(first));
   return sk;
 }
 
 function splitJson(value: unknown, leaves: Leaf[]): JsonSk {
   if (typeof value === "string") {
     const sk = splitText(value, leaves);
-    if (DIGITS.test(value)) codeLeaves.add(leaves[leaves.length - 1]);
+    markWholeString(value, leaves[leaves.length - 1]);
     return sk;
   }
   if (typeof value === "number") {

@@ -33,8 +33,10 @@ const LOCAL_DATE = /^(?:\d{1,4}([-/.])\d{1,2}\1\d{1,4}|\d{1,2}-\d{1,2})$/;
  * local date; a price whose cents are 01..12 (`12.05`) is one too, and not served (a miss, never wrong).
  */
 const DOTTED_DAY_MONTH = /^(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])$/;
+/** ISO 4217 codes of common currencies (an amount's label, not a code's: codes.ts). */
+export const CURRENCIES = "EUR|USD|GBP|JPY|CHF|CAD|AUD|NZD|CNY|HKD|SGD|INR|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|ZAR|KRW|TRY".split("|");
 /** A currency code glued to an amount (`EUR250`): typed an identifier, it varied with no range, so it is a quantity. */
-const CURRENCY_AMOUNT = /^(?:EUR|USD|GBP|JPY|CHF|CAD|AUD|NZD|CNY|HKD|SGD|INR|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|ZAR|KRW|TRY)\d+(?:[.,]\d+)?$/i;
+const CURRENCY_AMOUNT = new RegExp(`^(?:${CURRENCIES.join("|")})\\d+(?:[.,]\\d+)?$`, "i");
 /** A time of day, hours and minutes, maybe seconds. */
 const TIME = /^\d{1,2}:\d{2}(?::\d{2})?$/;
 /** Digit groups joined by `.` `,` `:` or `/` (a grouped amount, a ratio, a score `4/5`), or a number with letters glued after it (a unit). */
