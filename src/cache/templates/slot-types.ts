@@ -171,6 +171,20 @@ export function timeOfDay(value: string): number | null {
   return t ? Number(t[1]) * 3600 + Number(t[2]) * 60 + Number(t[3] ?? 0) : null;
 }
 
+/**
+ * The time of day of a date-time in UTC, in seconds (its offset applied), or null without a time or an offset.
+ * A date-time is ranged by its time of day as written (a local hour) and in UTC (a cut-off at 17:00 UTC):
+ * `12:30-05:00` lies between `09:00` and `16:45` as written, yet is 17:30 UTC, after a cut-off every
+ * confirmed request was before.
+ */
+export function utcTimeOfDay(value: string): number | null {
+  const local = timeOfDay(value);
+  const zone = /(?:Z|([+-])(\d{2}):(\d{2}))$/.exec(value);
+  if (local === null || !zone) return null;
+  const offset = zone[1] ? (zone[1] === "-" ? -1 : 1) * (Number(zone[2]) * 3600 + Number(zone[3]) * 60) : 0;
+  return (((local - offset) % 86400) + 86400) % 86400;
+}
+
 /** Whether an ISO date as written falls on a Saturday or Sunday (its own day, not the UTC one), or null for a year and month. */
 export function weekendOf(value: string): boolean | null {
   const d = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
