@@ -89,20 +89,26 @@ function vendorReason(slot: PartSlot, value: string): string | null {
   return `vendor prefix ${quoted(oui)} never confirmed (a MAC address's vendor is closed-class)`;
 }
 
-/** The first run of digits of an identifier of digits only (`96813` of `96813-1234`), or null. */
-const leadOf = (value: string) => (/\p{L}/u.test(value) ? null : (/^\p{N}+/u.exec(value)?.[0] ?? null));
+/**
+ * The first run of digits of an identifier of digits only when it is at least as long as each later run
+ * (`96813` of `96813-1234`, `4242` of `4242-4242-4242-4242`), or null (`123-4567`: a phone's subscriber part).
+ */
+function leadOf(value: string): string | null {
+  const runs = /\p{L}/u.test(value) ? [] : (value.match(/\p{N}+/gu) ?? []);
+  return runs.length > 1 && /^\p{N}/u.test(value) && runs.every((r) => r.length <= runs[0].length) ? runs[0] : null;
+}
 
 /**
- * Why an identifier of digits only may not be served, or null: its first run must be one a confirmed value
- * had. Such an identifier is a code whose first run routes it (a ZIP+4's ZIP, a phone's calling code or
- * area): as an id its digits were served outside those seen, so `96813-1234` (Hawaii, held) was paid like
+ * Why an identifier of digits only may not be served, or null: its first run, as long as each later one, must
+ * be one a confirmed value had. Such a run is a code that routes the rest (a ZIP+4's ZIP, a card number's
+ * BIN): as an id's digits it was served outside those seen, so `96813-1234` (Hawaii, held) was paid like
  * `94105-1234` and `98101-0001`.
  */
 function leadReason(slot: PartSlot, value: string): string | null {
   const lead = leadOf(value);
   return lead === null || slot.values.some((v) => leadOf(v) === lead)
     ? null
-    : `its first digits ${quoted(lead)} never confirmed (an identifier of digits only is a code)`;
+    : `its first digits ${quoted(lead)} never confirmed (the first run of an identifier of digits only is a code)`;
 }
 
 /** The lengths of a value's runs of `run` (digits: `ACC-1234567` gives `7`; letters: `3`). */
