@@ -25,6 +25,8 @@ describe("template evaluation (in memory)", () => {
         if (prefix === "wf-book" && mode === "learned") expect(r.fresh.served.learned).toBe(0);
         // The ops desk's package URLs, hostnames and ports vary: learned templates serve it, its traps put to them.
         if (prefix === "wf-ops" && mode === "learned") expect(r.fresh.served.learned).toBeGreaterThan(0);
+        // The payments desk's codes (MCCs, ZIPs, BINs, calling codes) serve only confirmed values: templates still serve it.
+        if (prefix === "wf-pay") expect(r.fresh.served.learned).toBeGreaterThan(0);
       });
     }
   }

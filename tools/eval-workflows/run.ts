@@ -4,6 +4,7 @@ import { bookingDesk } from "./booking";
 import { intake } from "./intake";
 import { intlDesk } from "./intl";
 import { opsDesk } from "./ops";
+import { payDesk } from "./pay";
 import { refundDesk } from "./refund";
 import { refundMail } from "./refund-mail";
 import { screenDesk } from "./screen";
@@ -14,7 +15,7 @@ function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** The workflows of the evaluation, by model-name prefix (`wf-refund…`, `wf-intake…`, `wf-screen…`, `wf-rmail…`, `wf-book…`, `wf-intl…`, `wf-ops…`; no prefix is another's). */
+/** The workflows of the evaluation, by model-name prefix (`wf-refund…`, `wf-intake…`, `wf-screen…`, `wf-rmail…`, `wf-book…`, `wf-intl…`, `wf-ops…`, `wf-pay…`; no prefix is another's). */
 export const WORKFLOWS: Record<string, Workflow<unknown>> = {
   "wf-refund": refundDesk as Workflow<unknown>,
   "wf-intake": intake as Workflow<unknown>,
@@ -23,6 +24,7 @@ export const WORKFLOWS: Record<string, Workflow<unknown>> = {
   "wf-book": bookingDesk as Workflow<unknown>,
   "wf-intl": intlDesk as Workflow<unknown>,
   "wf-ops": opsDesk as Workflow<unknown>,
+  "wf-pay": payDesk as Workflow<unknown>,
 };
 
 /** The scripted model for an evaluation request, chosen by its model name; null for other models. */

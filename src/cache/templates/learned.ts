@@ -1,6 +1,7 @@
 import { canonicalJson } from "../../core/canonical";
 import { digest } from "../../core/hash";
 import type { CanonicalMessage } from "../../core/messages";
+import { isCodeLeaf } from "./codes";
 import { compose, isGroupedLeaf, type Decomposed } from "./leaves";
 import { orderReason, type SlotOrder } from "./orders";
 import { isWordValue } from "./name-ties";
@@ -108,6 +109,8 @@ export function templateId(lookupKey: string, pattern: TemplatePattern): string 
 export interface Binding {
   values: string[];
   kinds: Array<"text" | "number">;
+  /** Per slot, whether a leaf bound to it is a code (codes.ts isCodeLeaf): served only as a confirmed value. */
+  codes?: boolean[];
 }
 
 /**
@@ -120,6 +123,7 @@ export function bind(pattern: TemplatePattern, suffix: readonly Decomposed[], sl
   if (suffix.length !== pattern.suffix.length) return null;
   const values: Array<string | undefined> = new Array(slotCount).fill(undefined);
   const kinds: Array<"text" | "number"> = new Array(slotCount).fill("text");
+  const codes: boolean[] = new Array(slotCount).fill(false);
   for (let i = 0; i < suffix.length; i++) {
     const want = pattern.suffix[i];
     const got = suffix[i];
@@ -133,10 +137,12 @@ export function bind(pattern: TemplatePattern, suffix: readonly Decomposed[], sl
       else if (values[ref] === undefined) {
         values[ref] = leaf.value;
         kinds[ref] = leaf.kind;
+        codes[ref] = isCodeLeaf(leaf);
       } else if (values[ref] !== leaf.value) return null;
+      else codes[ref] ||= isCodeLeaf(leaf);
     }
   }
-  return values.every((v) => v !== undefined) ? { values: values as string[], kinds } : null;
+  return values.every((v) => v !== undefined) ? { values: values as string[], kinds, codes } : null;
 }
 
 /**
@@ -200,6 +206,8 @@ export function rejectReason(slots: readonly Slot[], binding: Binding, tied?: Re
       return slot.fencedShapes?.includes(shape)
         ? `${label}: the model answered otherwise for the shape ${shape}`
         : `${label} has the shape ${shape}, never confirmed (${slot.shapes.join(", ")})`;
+    if (binding.codes?.[i] && !slot.values.includes(value))
+      return `${label}: a code, never confirmed (digits after a label, a \`+\` or a mask, padded or quoted whole, are closed-class)`;
     const part = partReason(slot, value);
     if (part) return `${label}: ${part}`;
     if (isRanged(slot.type)) {

@@ -1,6 +1,7 @@
 import { canonicalJson } from "../../core/canonical";
 import { ENVELOPE_KEYS } from "../../core/envelope";
 import type { CanonicalMessage, CanonicalToolCall } from "../../core/messages";
+import { markCodes, markWholeString } from "./codes";
 
 /**
  * A message broken into its skeleton (roles, names, JSON structure, the
@@ -95,6 +96,7 @@ function splitTagged(tag: "t" | "r", text: string, leaves: Leaf[]): TextSk | Raw
   const sk: TextSk | RawJsonSk = [tag];
   let last = 0;
   let previous: Leaf | undefined;
+  const first = leaves.length;
   for (const match of text.matchAll(TOKEN)) {
     const separator = text.slice(last, match.index);
     sk.push(separator);
@@ -108,11 +110,16 @@ function splitTagged(tag: "t" | "r", text: string, leaves: Leaf[]): TextSk | Raw
     last = match.index + match[0].length;
   }
   sk.push(text.slice(last));
+  markCodes(sk.slice(1) as string[], leaves.slice(first));
   return sk;
 }
 
 function splitJson(value: unknown, leaves: Leaf[]): JsonSk {
-  if (typeof value === "string") return splitText(value, leaves);
+  if (typeof value === "string") {
+    const sk = splitText(value, leaves);
+    markWholeString(value, leaves[leaves.length - 1]);
+    return sk;
+  }
   if (typeof value === "number") {
     leaves.push({ value: canonicalJson(value), kind: "number" });
     return ["n"];

@@ -1,5 +1,5 @@
 import { quoted } from "./miss-reason";
-import { compareLevels, fixedPartOf, levelOf, timeOfDay, weekendOf, type SlotType } from "./slot-types";
+import { compareLevels, fixedPartOf, levelOf, timeOfDay, utcTimeOfDay, weekendOf, type SlotType } from "./slot-types";
 
 /** What a part's reason reads of a slot: its type, confirmed values and fenced parts (learned.ts Slot). */
 export interface PartSlot {
@@ -27,6 +27,7 @@ export function partReason(slot: PartSlot, value: string): string | null {
   return (
     vendorReason(slot, value) ??
     portReason(slot, value) ??
+    leadReason(slot, value) ??
     (seen.size === 1 ? levelReason(slot, value, part) : (lettersReason(slot, value, part, seen) ?? wordsReason(slot, value))) ??
     digitsReason(slot, value)
   );
@@ -86,6 +87,28 @@ function vendorReason(slot: PartSlot, value: string): string | null {
   const oui = ouiOf(value);
   if (oui === null || slot.values.some((v) => ouiOf(v) === oui)) return null;
   return `vendor prefix ${quoted(oui)} never confirmed (a MAC address's vendor is closed-class)`;
+}
+
+/**
+ * The first run of digits of an identifier of digits only when it is at least as long as each later run
+ * (`96813` of `96813-1234`, `4242` of `4242-4242-4242-4242`), or null (`123-4567`: a phone's subscriber part).
+ */
+function leadOf(value: string): string | null {
+  const runs = /\p{L}/u.test(value) ? [] : (value.match(/\p{N}+/gu) ?? []);
+  return runs.length > 1 && /^\p{N}/u.test(value) && runs.every((r) => r.length <= runs[0].length) ? runs[0] : null;
+}
+
+/**
+ * Why an identifier of digits only may not be served, or null: its first run, as long as each later one, must
+ * be one a confirmed value had. Such a run is a code that routes the rest (a ZIP+4's ZIP, a card number's
+ * BIN): as an id's digits it was served outside those seen, so `96813-1234` (Hawaii, held) was paid like
+ * `94105-1234` and `98101-0001`.
+ */
+function leadReason(slot: PartSlot, value: string): string | null {
+  const lead = leadOf(value);
+  return lead === null || slot.values.some((v) => leadOf(v) === lead)
+    ? null
+    : `its first digits ${quoted(lead)} never confirmed (the first run of an identifier of digits only is a code)`;
 }
 
 /** The lengths of a value's runs of `run` (digits: `ACC-1234567` gives `7`; letters: `3`). */
@@ -168,6 +191,9 @@ function dateReason(slot: PartSlot, value: string): string | null {
   const time = timeOfDay(value);
   if (time !== null && !isBetween(time, slot.values.map(timeOfDay)))
     return "its time of day is outside those confirmed (a decision on the hour is not ranged by the dates)";
+  const utc = utcTimeOfDay(value);
+  if (utc !== null && !isBetween(utc, slot.values.map(utcTimeOfDay)))
+    return "its time of day in UTC is outside those confirmed (a cut-off may be in UTC, whatever the offset written)";
   const day = weekendOf(value);
   return day === null || slot.values.some((v) => weekendOf(v) === day) ? null : `a day of the ${day ? "weekend" : "week"} was never confirmed`;
 }

@@ -33,8 +33,10 @@ const LOCAL_DATE = /^(?:\d{1,4}([-/.])\d{1,2}\1\d{1,4}|\d{1,2}-\d{1,2})$/;
  * local date; a price whose cents are 01..12 (`12.05`) is one too, and not served (a miss, never wrong).
  */
 const DOTTED_DAY_MONTH = /^(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])$/;
+/** ISO 4217 codes of common currencies (an amount's label, not a code's: codes.ts). */
+export const CURRENCIES = "EUR|USD|GBP|JPY|CHF|CAD|AUD|NZD|CNY|HKD|SGD|INR|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|ZAR|KRW|TRY".split("|");
 /** A currency code glued to an amount (`EUR250`): typed an identifier, it varied with no range, so it is a quantity. */
-const CURRENCY_AMOUNT = /^(?:EUR|USD|GBP|JPY|CHF|CAD|AUD|NZD|CNY|HKD|SGD|INR|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|ZAR|KRW|TRY)\d+(?:[.,]\d+)?$/i;
+const CURRENCY_AMOUNT = new RegExp(`^(?:${CURRENCIES.join("|")})\\d+(?:[.,]\\d+)?$`, "i");
 /** A time of day, hours and minutes, maybe seconds. */
 const TIME = /^\d{1,2}:\d{2}(?::\d{2})?$/;
 /** Digit groups joined by `.` `,` `:` or `/` (a grouped amount, a ratio, a score `4/5`), or a number with letters glued after it (a unit). */
@@ -167,6 +169,20 @@ export function rangedValue(type: SlotType, value: string): number {
 export function timeOfDay(value: string): number | null {
   const t = /T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(value);
   return t ? Number(t[1]) * 3600 + Number(t[2]) * 60 + Number(t[3] ?? 0) : null;
+}
+
+/**
+ * The time of day of a date-time in UTC, in seconds (its offset applied), or null without a time or an offset.
+ * A date-time is ranged by its time of day as written (a local hour) and in UTC (a cut-off at 17:00 UTC):
+ * `12:30-05:00` lies between `09:00` and `16:45` as written, yet is 17:30 UTC, after a cut-off every
+ * confirmed request was before.
+ */
+export function utcTimeOfDay(value: string): number | null {
+  const local = timeOfDay(value);
+  const zone = /(?:Z|([+-])(\d{2}):(\d{2}))$/.exec(value);
+  if (local === null || !zone) return null;
+  const offset = zone[1] ? (zone[1] === "-" ? -1 : 1) * (Number(zone[2]) * 3600 + Number(zone[3]) * 60) : 0;
+  return (((local - offset) % 86400) + 86400) % 86400;
 }
 
 /** Whether an ISO date as written falls on a Saturday or Sunday (its own day, not the UTC one), or null for a year and month. */
