@@ -57,6 +57,18 @@ describe("why it missed: a new tree is compared with trees of its own API", () =
     expect(other.explanation?.frame).toMatchObject({ nearest_tree: messages.tree_id, field: "model", trees_compared: 1 });
   });
 
+  it("Should find the tenant's tree of the request's API behind more recently hit trees of another", async () => {
+    const key = newKey();
+    const model = uniqueModel("why-newtree-many");
+    const responsesTree = await newTree("responses", model, { ...INPUT, instructions: "Be brief." }, key);
+    // DIVERGENCE_TREES (20) chat trees hit since: the read compares the 20 most recently hit trees of the request's API.
+    for (let i = 0; i < 20; i++) await sendOn("chat", `${model}-c${i}`, CHAT, key, `why-newtree-c${i}-${model}`);
+    await explained(`why-newtree-c19-${model}`, key);
+
+    const row = await newTree("responses", model, { ...INPUT, instructions: "Be terse." }, key);
+    expect(row.explanation?.frame).toMatchObject({ nearest_tree: responsesTree.tree_id, field: "instructions", trees_compared: 1 });
+  });
+
   it("Should not compare with the tenant's trees in another namespace, where the request could not hit", async () => {
     const key = newKey();
     const model = uniqueModel("why-newtree-ns");
