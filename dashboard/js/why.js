@@ -152,7 +152,7 @@ export async function openMiss(panel, row, hooks) {
       el("p", { class: "why-field" }, [
         f.field
           ? ["Frame field that differs from your nearest tree", f.nearest_model ? ` (${f.nearest_model})` : "", ": "].join("")
-          : `No other tree of yours in this namespace to compare (${f.trees_compared} compared).`,
+          : `No other tree of yours on this API in this namespace to compare (${f.trees_compared} compared).`,
         ...(f.field ? [el("code", { id: "why-field" }, [f.field])] : []),
       ]),
     );

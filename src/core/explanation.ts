@@ -41,14 +41,14 @@ export interface Divergence {
   diff: ShortDiff | null;
 }
 
-/** For a new tree: which frame field differs from the tenant's nearest tree (same namespace). */
+/** For a new tree: which frame field differs from the tenant's nearest tree (same namespace, same API). */
 export interface FrameDivergence {
   nearest_tree: string | null;
   nearest_model: string | null;
   /** `model`, `tools[2]`, `temperature`, `system`, … as far as the request holds it; null when the tenant has no other tree to compare. */
   field: string | null;
   diff: ShortDiff | null;
-  /** How many of the tenant's trees were compared (the most recently hit first, at most DIVERGENCE_TREES). */
+  /** How many of the tenant's trees of the request's API were compared (the most recently hit first, at most DIVERGENCE_TREES). */
   trees_compared: number;
 }
 

@@ -1,3 +1,4 @@
+import { API_FRAME_KEY } from "../../core/protocol";
 import type { Divergence, FrameDivergence, MissExplanation, MissKind } from "../../core/explanation";
 import { asText, countDifferences, firstDifference, fieldPath, segmentsOf, shortDiff, type Json } from "./compare";
 import type { FieldNames } from "./request-paths";
@@ -6,7 +7,7 @@ export type { Divergence, FrameDivergence, MissExplanation, MissKind };
 
 /**
  * Why a miss missed, built from what the store holds for the request's own
- * tree (and, for a new tree, the same tenant's and namespace's other trees).
+ * tree (and, for a new tree, the same tenant's and namespace's other trees of the request's API).
  * Pure: the facts come from one D1 query after the response (src/store/tree/divergence.ts).
  */
 
@@ -36,7 +37,7 @@ export interface DivergenceFacts {
   /** The recorded children of the deepest recorded node (the request's own nodes left out). */
   children: readonly RecordedNode[];
   frameJson: string;
-  /** The tenant's other trees in the namespace, when the tree is new. */
+  /** The tenant's other trees in the namespace on the request's API, when the tree is new (others are left out: `frameDivergence`). */
   trees: ReadonlyArray<{ id: string; model: string; frame: string }>;
   template?: string | null;
   /** The request was not looked up (a fast miss). */
@@ -90,11 +91,24 @@ function divergenceAt(facts: DivergenceFacts): Divergence | null {
   };
 }
 
-/** The frame field that differs from the nearest of the tenant's trees (the fewest differing leaves). */
+/** The API a frame was recorded through (its API_FRAME_KEY), null for Chat Completions (none) or a frame that is not JSON. */
+export function frameApi(frameJson: string): string | null {
+  const frame = parsed(frameJson);
+  const api = frame !== null && typeof frame === "object" && !Array.isArray(frame) ? frame[API_FRAME_KEY] : undefined;
+  return typeof api === "string" ? api : null;
+}
+
+/**
+ * The frame field that differs from the nearest of the tenant's trees (the fewest differing leaves), among the
+ * trees of the request's own API only: another API's frame has other fields (`instructions`, `max_tokens`), so
+ * naming one would tell the user to change what their API does not have. No tree of that API: no nearest tree.
+ */
 export function frameDivergence(frameJson: string, trees: DivergenceFacts["trees"], names: FieldNames = CANONICAL_NAMES): FrameDivergence {
   const frame = parsed(frameJson);
+  const api = frameApi(frameJson);
+  const same = trees.filter((tree) => frameApi(tree.frame) === api);
   let best: { tree: DivergenceFacts["trees"][number]; score: number } | null = null;
-  for (const tree of trees) {
+  for (const tree of same) {
     const score = countDifferences(frame, parsed(tree.frame));
     if (!best || score < best.score) best = { tree, score };
   }
@@ -104,7 +118,7 @@ export function frameDivergence(frameJson: string, trees: DivergenceFacts["trees
     nearest_model: best?.tree.model ?? null,
     field: difference ? (difference.path === "" ? "frame" : names.frame(segmentsOf(difference.path))) : null,
     diff: difference ? shortDiff(asText(difference.incoming), asText(difference.recorded)) : null,
-    trees_compared: trees.length,
+    trees_compared: same.length,
   };
 }
 

@@ -2,7 +2,7 @@ import type { ProviderKey } from "../../cache/provider";
 import { withTimeout } from "../../core/deadline";
 import type { KnownPath, PathProbe } from "../../store/tree/divergence";
 import { readDivergence } from "../../store/tree/divergence";
-import { explainMiss, missHeaderValue, type MissExplanation, type MissKind } from "./explanation";
+import { explainMiss, frameApi, missHeaderValue, type MissExplanation, type MissKind } from "./explanation";
 import { requestFieldNames } from "./request-paths";
 
 /** What the lookup knew about a miss before the response: the `muscle-mem-miss` header's kind and depth. */
@@ -71,7 +71,7 @@ export function knownPath(before: MissBefore | undefined, fast: boolean): KnownP
  * The full explanation of a miss, after its response: one indexed D1 query
  * (src/store/tree/divergence.ts) on the tree's shard, bounded by
  * LOOKUP_TIMEOUT_MS, then the pure comparison (./explanation.ts). Only the
- * request's own tree and its tenant's trees are read. When that read fails
+ * request's own tree and its tenant's trees of the same namespace and API are read. When that read fails
  * and a template said why it did not serve, the explanation is `unknown`
  * with that reason (depth 0: nothing compared), so the reason still reaches
  * `GET /api/requests/:id`; with no reason the failure is thrown (no explanation).
@@ -88,6 +88,7 @@ export async function explainAfterResponse(input: ExplainInput): Promise<MissExp
         pathHashes: key.path.map((p) => p.hash),
         before: input.startedAt,
         known: knownPath(input.before, input.fast ?? false),
+        api: frameApi(key.frameJson),
       }),
       input.timeoutMs,
       "divergence read",

@@ -1,3 +1,4 @@
+import { API_FRAME_KEY } from "../../core/protocol";
 import type { AnswerRow } from "./answers";
 import type { LeftJoined, NodeRecord, TreeRecord } from "./schema";
 
@@ -9,7 +10,7 @@ import type { LeftJoined, NodeRecord, TreeRecord } from "./schema";
 
 /** Most recorded children of the fork a divergence read returns (the most observed first). */
 export const DIVERGENCE_CHILDREN = 20;
-/** Most of the tenant's trees a new tree's frame is compared with (the most recently hit first). */
+/** Most of the tenant's trees of the request's API a new tree's frame is compared with (the most recently hit first). */
 export const DIVERGENCE_TREES = 20;
 
 /** What the probe says about a request whose path has no servable answer: how many of its nodes are recorded, and whether its tree is. */
@@ -73,8 +74,10 @@ export interface DivergenceRead {
  * One statement: whether the tree was recorded, the deepest recorded node of
  * the path, that node's recorded children (the request's own nodes left out;
  * DIVERGENCE_CHILDREN, the most observed first) and, for a tree that was not
- * recorded, the frames of the same tenant's trees in the namespace
- * (DIVERGENCE_TREES, trees_tenant_idx). Rows created before `before` (the
+ * recorded, the frames of the same tenant's trees in the namespace on the
+ * request's API (?8, the frame's API_FRAME_KEY; null for Chat Completions, whose
+ * frames have none: another API's tree has other fields, never one to change;
+ * DIVERGENCE_TREES, trees_tenant_idx). Rows created before `before` (the
  * request's start) count, so that the miss's own recording, which may land
  * first, never explains it away; and so do the rows the request knew of
  * before its response whatever their time (?6: the path's nodes down to the
@@ -94,6 +97,7 @@ const DIVERGENCE_SQL = `WITH p AS (SELECT value AS hash FROM json_each(?1)),
     ORDER BY c.observations DESC, c.hash LIMIT ${DIVERGENCE_CHILDREN})
   UNION ALL SELECT * FROM (SELECT 'frame', t.id, NULL, NULL, t.frame, NULL, t.model FROM trees t
     WHERE t.tenant = ?3 AND t.namespace = ?4 AND t.id <> ?2 AND NOT EXISTS (SELECT 1 FROM tree)
+      AND iif(json_valid(t.frame), json_extract(t.frame, '$."${API_FRAME_KEY}"'), NULL) IS ?8
     ORDER BY t.last_hit_at DESC LIMIT ${DIVERGENCE_TREES})`;
 
 /** What a miss knew of its path before its response, from its lookup's read or (a fast miss) its isolate's memory of the store. */
@@ -112,7 +116,16 @@ function lookedUpFork(known: KnownPath | null, pathLength: number): number {
 /** The divergence read of one miss: one indexed D1 statement on the tree's shard, scoped to the request's tenant. */
 export async function readDivergence(
   db: D1Database,
-  input: { treeId: string; tenant: string; namespace: string; pathHashes: readonly string[]; before: number; known?: KnownPath | null },
+  input: {
+    treeId: string;
+    tenant: string;
+    namespace: string;
+    pathHashes: readonly string[];
+    before: number;
+    known?: KnownPath | null;
+    /** The request's API as its frame names it (API_FRAME_KEY; null for Chat Completions): a new tree is compared with that API's trees only. */
+    api?: string | null;
+  },
 ): Promise<DivergenceRead> {
   const known = input.known ?? null;
   const result = await db
@@ -125,6 +138,7 @@ export async function readDivergence(
       input.before,
       known?.recorded ?? null,
       lookedUpFork(known, input.pathHashes.length),
+      input.api ?? null,
     )
     .all<DivergenceRow>();
   const read: DivergenceRead = { treeExists: false, depth: 0, children: [], trees: [] };
