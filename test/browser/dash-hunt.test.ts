@@ -117,7 +117,8 @@ describe.skipIf(skip)("the dashboard hunted under every API", () => {
     expect(title).toContain(LONG_ANSWER.slice(0, 150).trim());
     await page.locator("g.node.role-assistant", { hasText: "Order A-1 is refunded." }).click();
     await page.waitForSelector("#node-panel:not([hidden])");
-    expect(await page.locator("#node-panel").textContent()).toContain(LONG_ANSWER.trim());
+    // The panel opens with "Loading…" and fills once the node's read answers.
+    await expect.poll(() => page.locator("#node-panel").textContent()).toContain(LONG_ANSWER.trim());
     await page.screenshot({ path: `${OUT}/dash-hunt-anthropic-long.png` });
     expect(errors).toEqual([]);
     await close();

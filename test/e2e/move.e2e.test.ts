@@ -36,7 +36,8 @@ beforeAll(async () => {
     IMPORT_TENANTS: "*",
   };
   dev = await startWranglerDev({ config: build.config, vars, logLevel: "error", migrate: BINDINGS, freeInspector: true, readyTimeoutMs: 90_000 });
-});
+  // A hang guard: a build and a wrangler dev on a loaded 2-core machine took longer than the project's 120 s.
+}, 300_000);
 
 afterAll(async () => {
   await dev?.stop();
