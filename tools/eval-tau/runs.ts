@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { ambiguityOf, MAX_BINDINGS } from "../../src/cache/templates/bindings";
 import { claimsOf } from "../../src/cache/templates/placeholders";
@@ -6,7 +7,7 @@ import { seeded } from "../eval-workflows/types";
 import type { ChatBody, ScriptedMessage } from "../scripted-model";
 import type { WorkloadLine } from "../workloads";
 import { renameLine, type RenamedLine } from "./rename";
-import { trajectoryOf, whyNotLearned } from "./why";
+import { trajectoryOf, whyNotDeclared, whyNotLearned } from "./why";
 
 /**
  * Renamed runs of recorded conversations through the simulated Worker (tools/eval-workflows/simulate.ts:
@@ -61,6 +62,11 @@ function hashOf(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h >>> 0;
+}
+
+/** A request's identity for the truths map: a digest of its JSON (holding every body's text would take gigabytes on the full set). */
+function bodyKey(body: ChatBody): string {
+  return createHash("sha256").update(JSON.stringify(body)).digest("base64");
 }
 
 /** JSON with every non-ASCII character as a \uXXXX escape: HTTP header values are bytes. */
@@ -166,7 +172,7 @@ export async function evaluate(lines: readonly WorkloadLine[], o: EvalOptions): 
   // Every answer recorded for a request, over all lines and rounds: another trial's answer is the model's too.
   const truths = new Map<string, Set<string>>();
   for (const r of rounds.flat()) {
-    const k = JSON.stringify(r.body);
+    const k = bodyKey(r.body);
     truths.set(k, (truths.get(k) ?? new Set()).add(behaviour(r.truth)));
   }
   let current: ScriptedMessage | null = null;
@@ -176,7 +182,12 @@ export async function evaluate(lines: readonly WorkloadLine[], o: EvalOptions): 
   const first = new Map(rounds[0].map((r) => [`${r.trajectory}\u0000${r.index}`, r]));
   // Each run's last request (the whole conversation), by line and round.
   const last = new Map(rounds.flat().map((r) => [`${r.trajectory}\u0000${r.round}`, r]));
-  const trajectory = (r: Request | undefined) => (r ? trajectoryOf(r.body, r.truth, namespace) : null);
+  const trajectories = new WeakMap<Request, ReturnType<typeof trajectoryOf>>();
+  const trajectory = (r: Request | undefined) => {
+    if (!r) return null;
+    if (!trajectories.has(r)) trajectories.set(r, trajectoryOf(r.body, r.truth, namespace));
+    return trajectories.get(r) ?? null;
+  };
   for (const [round, requests] of rounds.entries()) {
     o.beforeRound?.(round, worker);
     for (const r of requests) {
@@ -202,7 +213,10 @@ export async function evaluate(lines: readonly WorkloadLine[], o: EvalOptions): 
                 trajectory(last.get(`${r.trajectory}\u0000${r.round}`)),
               )
             : "no first run";
-        const reason = foldReason(header ?? (o.mode === "learned" ? `none learned: ${why()}` : "no declared answer stored here"), kinds);
+        const reason = foldReason(
+          header ?? (o.mode === "learned" ? `none learned: ${why()}` : `none declared: ${whyNotDeclared(r.body, r.truth, r.bindings, namespace)}`),
+          kinds,
+        );
         t.missReasons.set(reason, (t.missReasons.get(reason) ?? 0) + 1);
         continue;
       }
@@ -212,7 +226,7 @@ export async function evaluate(lines: readonly WorkloadLine[], o: EvalOptions): 
       const served = behaviour(message);
       const truth = behaviour(r.truth);
       if (served === truth) continue;
-      if (truths.get(JSON.stringify(r.body))?.has(served)) t.otherTrial++;
+      if (truths.get(bodyKey(r.body))?.has(served)) t.otherTrial++;
       else {
         t.wrong++;
         t.mismatches.push({ trajectory: `${r.trajectory}#${round}`, by, served, truth });
