@@ -19,7 +19,7 @@ export function table(rows: readonly Row[]): string {
   for (const { workload, names, mode, tally: t } of rows) {
     const served = t.served.exact + t.served.declared + t.served.learned;
     out.push(
-      `| ${workload} | ${names ? "ids + names" : "ids"} | ${mode} | ${t.lines} | ${t.requests} | ${pct(served, t.requests)} | ${t.served.exact} / ${t.served.declared} / ${t.served.learned} | ${pct(t.last.served, t.last.requests)} | ${t.wrong} | ${t.otherTrial} |`,
+      `| ${workload} | ${names ? "ids + names" : "ids"} | ${mode} | ${t.lines}${t.unrenamed ? ` (+${t.unrenamed} with no id)` : ""} | ${t.requests} | ${pct(served, t.requests)} | ${t.served.exact} / ${t.served.declared} / ${t.served.learned} | ${pct(t.last.served, t.last.requests)} | ${t.wrong} | ${t.otherTrial} |`,
     );
   }
   return out.join("\n");

@@ -30,7 +30,7 @@ export interface Tally {
   missReasons: Map<string, number>;
   /** The last round alone: requests and served. */
   last: { requests: number; served: number };
-  /** Lines whose renaming left an original behind (RenamedLine.leaks), renamed lines counted, and lines with nothing to rename (not counted: a replay, not new data). */
+  /** Lines whose second renaming left an original behind (RenamedLine.leaks), renamed lines counted, and lines with nothing to rename (not counted: a replay, not new data). */
   leakyLines: number;
   lines: number;
   unrenamed: number;
@@ -159,7 +159,7 @@ export async function evaluate(lines: readonly WorkloadLine[], o: EvalOptions): 
       lines.flatMap((line) => {
         const renamed = renameLine(line, seeded(hashOf(`${o.seed}\u0000${line.id}\u0000${round}`)), o.names);
         for (const v of renamed.values) kinds.set(v.original, v.kind).set(v.fresh, v.kind);
-        if (round > 0) {
+        if (round === 1) {
           const t = tallyOf(workloadOf(line));
           if (renamed.values.length === 0) t.unrenamed++;
           else t.lines++;
@@ -182,13 +182,17 @@ export async function evaluate(lines: readonly WorkloadLine[], o: EvalOptions): 
   const first = new Map(rounds[0].map((r) => [`${r.trajectory}\u0000${r.index}`, r]));
   // Each run's last request (the whole conversation), by line and round.
   const last = new Map(rounds.flat().map((r) => [`${r.trajectory}\u0000${r.round}`, r]));
-  const trajectories = new WeakMap<Request, ReturnType<typeof trajectoryOf>>();
+  // Trajectories for the reasons, kept for the first renaming and for the current round only (the full set's would not fit in memory).
+  const firstTrajectories = new Map<Request, ReturnType<typeof trajectoryOf>>();
+  let roundTrajectories = new Map<Request, ReturnType<typeof trajectoryOf>>();
   const trajectory = (r: Request | undefined) => {
     if (!r) return null;
-    if (!trajectories.has(r)) trajectories.set(r, trajectoryOf(r.body, r.truth, namespace));
-    return trajectories.get(r) ?? null;
+    const memo = r.round === 0 ? firstTrajectories : roundTrajectories;
+    if (!memo.has(r)) memo.set(r, trajectoryOf(r.body, r.truth, namespace));
+    return memo.get(r) ?? null;
   };
   for (const [round, requests] of rounds.entries()) {
+    roundTrajectories = new Map();
     o.beforeRound?.(round, worker);
     for (const r of requests) {
       current = r.truth;
