@@ -9,7 +9,7 @@
  *
  * Options: --workloads DIR (default test/fixtures/workloads; ../shared/workloads for the full set),
  * --renames N (default 5), --seed N (default 42), --names (also rename first and last names; --both runs
- * ids alone and then ids + names), --only FILE (tau_bench.jsonl or tau2_bench.jsonl), --limit N (lines per file).
+ * ids alone and then ids + names), --only FILE (tau_bench.jsonl or tau2_bench.jsonl), --limit N (lines per file), --domains airline,retail,telecom.
  * Exits 1 on a wrong replay.
  */
 import { parseArgs } from "node:util";
@@ -26,6 +26,7 @@ const { values } = parseArgs({
     both: { type: "boolean", default: false },
     only: { type: "string", default: "" },
     limit: { type: "string", default: "" },
+    domains: { type: "string", default: "" },
   },
 });
 const renames = Number(values.renames);
@@ -40,7 +41,7 @@ for (const names of variants) {
   for (const file of files) {
     const all = readWorkload(file, limit, values.workloads);
     // One simulated Worker per workload (its lines share no tree with another's), so that memory is one workload's.
-    const workloads = [...new Set(all.map(workloadOf))].sort();
+    const workloads = [...new Set(all.map(workloadOf))].sort().filter((w) => !values.domains || values.domains.split(",").includes(w.split(" ")[1]));
     for (const workload of workloads) {
       const lines = all.filter((l) => workloadOf(l) === workload);
       for (const mode of ["learned", "declared"] as Mode[]) {
