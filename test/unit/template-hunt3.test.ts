@@ -1,26 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { Trajectory } from "../../src/cache/templates/induce";
-import { decompose } from "../../src/cache/templates/leaves";
-import { explainLearned } from "../../src/cache/templates/serve";
-import { ask, learnAll, served } from "./templates.serve.support";
+import { ask, reasonFor, wrongOrMiss } from "./templates.serve.support";
 
 /**
  * The third template hunt (kinds of values the evaluation never shows): each workflow is recorded on some
  * values and replayed on others; the scripted model decides, and a template must render exactly its
  * answer or miss. Every case here was served the wrong answer before its rule.
  */
-function wrongOrMiss(train: readonly Trajectory[], request: Trajectory): { served: unknown; model: unknown } {
-  const got = served(learnAll(train), request);
-  return { served: got === null ? null : got.content, model: request.answer.content };
-}
-
-/** Why the template learned from `train` does not serve `request` (explainLearned's first reason). */
-function reasonFor(train: readonly Trajectory[], request: Trajectory): string | undefined {
-  const t = learnAll(train);
-  const outcome = t && explainLearned([t], request.messages.map(decompose), 3);
-  return outcome && "reasons" in outcome ? outcome.reasons[0] : undefined;
-}
-
 /** A number written with the digits of another script (Arabic-Indic U+0660.., fullwidth U+FF10..). */
 const digits = (n: number, zero: number) => [...String(n)].map((d) => String.fromCharCode(zero + Number(d))).join("");
 

@@ -1,26 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { Trajectory } from "../../src/cache/templates/induce";
-import { decompose } from "../../src/cache/templates/leaves";
-import { explainLearned } from "../../src/cache/templates/serve";
-import { ask, learnAll, served } from "./templates.serve.support";
+import { ask, reasonFor, wrongOrMiss } from "./templates.serve.support";
 
 /**
  * The fourth template hunt (an IT/ops desk, tools/eval-workflows/ops.ts): each workflow is recorded on some
  * values and replayed on others; the scripted model decides, and a template must render exactly its answer
  * or miss. Every case here was served the wrong answer before its rule.
  */
-function wrongOrMiss(train: readonly Trajectory[], request: Trajectory): { served: unknown; model: unknown } {
-  const got = served(learnAll(train), request);
-  return { served: got === null ? null : got.content, model: request.answer.content };
-}
-
-/** Why the template learned from `train` does not serve `request` (explainLearned's first reason). */
-function reasonFor(train: readonly Trajectory[], request: Trajectory): string | undefined {
-  const t = learnAll(train);
-  const outcome = t && explainLearned([t], request.messages.map(decompose), 3);
-  return outcome && "reasons" in outcome ? outcome.reasons[0] : undefined;
-}
-
 const ALLOWED = ["downloads.example.com", "mirror.example.org", "cdn.example.net"];
 
 /** An upgrade from a package URL (one token: domain, path, file and extension): allowed domains only, executables quarantined. */

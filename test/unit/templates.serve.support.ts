@@ -4,7 +4,7 @@ import { weigh } from "../../src/cache/templates/evidence";
 import { induce, type LearnedTemplate, type Trajectory } from "../../src/cache/templates/induce";
 import { decompose } from "../../src/cache/templates/leaves";
 import { lookupKeys, skeletonDigests } from "../../src/cache/templates/learned";
-import { serveLearned } from "../../src/cache/templates/serve";
+import { explainLearned, serveLearned } from "../../src/cache/templates/serve";
 
 export const ROOT = "root";
 const meta = { finishReason: "stop", promptTokens: 10, completionTokens: 2, latencyMs: 50 };
@@ -33,4 +33,17 @@ export function served(t: LearnedTemplate | null, request: Trajectory, minBindin
   const keys = lookupKeys(ROOT, request.hashes, skeletonDigests(parts)).map((x) => x.key);
   if (!keys.includes(t.lookupKey)) return null;
   return serveLearned([t], parts, minBindings)?.message ?? null;
+}
+
+/** What the template learned from `train` serves `request` (null: a miss) beside what the model answered: a wrong replay shows as two different contents. */
+export function wrongOrMiss(train: readonly Trajectory[], request: Trajectory): { served: unknown; model: unknown } {
+  const got = served(learnAll(train), request);
+  return { served: got === null ? null : got.content, model: request.answer.content };
+}
+
+/** Why the template learned from `train` does not serve `request` (explainLearned's first reason). */
+export function reasonFor(train: readonly Trajectory[], request: Trajectory): string | undefined {
+  const t = learnAll(train);
+  const outcome = t && explainLearned([t], request.messages.map(decompose), 3);
+  return outcome && "reasons" in outcome ? outcome.reasons[0] : undefined;
 }
