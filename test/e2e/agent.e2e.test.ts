@@ -14,8 +14,12 @@ const client = (key: string, namespace: string) =>
 
 beforeAll(async () => {
   model = await startScriptedModel({ script: refundDeskScript, delayMs: 20 });
-  dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url } });
+  // "log": the Worker's event lines, so that the herd test can count fast-miss duplicates.
+  dev = await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url }, logLevel: "log" });
 });
+
+/** How many `fast_miss_duplicate` events the Worker logged so far (src/engine/fast-miss.ts). */
+const fastMissDuplicates = (): number => dev.output().split('"event":"fast_miss_duplicate"').length - 1;
 
 afterAll(async () => {
   await dev?.stop();
@@ -90,12 +94,20 @@ describe("a tool-calling agent with the official openai client, through wrangler
 
   it("Should make one generation per turn for N concurrent identical agents", async () => {
     const before = model.generations();
+    const duplicatesBefore = fastMissDuplicates();
     const runs = await Promise.all(Array.from({ length: 8 }, () => runRefundAgent(client("sk-carol", "herd"), "A-1", world())));
-    expect(model.generations() - before).toBe(3);
+    // A fast miss joins single flight beside its upstream request: in that race window another request may lead
+    // too, one duplicate generation each, by design counted and logged (fast_miss_duplicate). Any other extra
+    // generation is a single-flight bug. The event is written when the join answers, maybe after the response.
+    const duplicates = () => fastMissDuplicates() - duplicatesBefore;
+    // The count reads the Worker's event lines: they must reach the output at all.
+    expect(dev.output()).toContain('"event":"request"');
+    await expect.poll(() => model.generations() - before - duplicates(), { timeout: 10_000 }).toBe(3);
+    expect(duplicates()).toBeLessThanOrEqual(2);
     for (const run of runs) expect(run.effects).toEqual(["get_order A-1", "refund A-1 42.5"]);
     const served = runs.flatMap((r) => r.outcomes);
-    expect(served.filter((o) => o === "miss")).toHaveLength(3);
-    expect(served.filter((o) => o === "hit")).toHaveLength(21);
+    expect(served.filter((o) => o === "miss")).toHaveLength(3 + duplicates());
+    expect(served.filter((o) => o === "hit")).toHaveLength(21 - duplicates());
   });
 
   it("Should store exactly one node per path hash and never the raw key", async () => {
