@@ -113,22 +113,25 @@ const post = (path: string, headers: Record<string, string>, body: unknown) =>
     new Request(`http://mm.test${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }),
   );
 
+/** The desk's Chat Completions request at `path` (OpenAI's route or Gemini's OpenAI-compatible one). */
+const chatAt = (path: string, key: string, model: string, order: string, email: string, extra: Record<string, string>) =>
+  post(
+    path,
+    { authorization: `Bearer ${key}`, ...extra },
+    {
+      model,
+      tools: [{ type: "function", function: TOOL }],
+      messages: [
+        { role: "system", content: SYSTEM },
+        { role: "user", content: userText(order, email) },
+      ],
+    },
+  );
+
 export const APIS: Record<string, Api> = {
   chat: {
     learns: true,
-    send: (key, model, order, email, extra = {}) =>
-      post(
-        "/v1/chat/completions",
-        { authorization: `Bearer ${key}`, ...extra },
-        {
-          model,
-          tools: [{ type: "function", function: TOOL }],
-          messages: [
-            { role: "system", content: SYSTEM },
-            { role: "user", content: userText(order, email) },
-          ],
-        },
-      ),
+    send: (key, model, order, email, extra = {}) => chatAt("/v1/chat/completions", key, model, order, email, extra),
     call: (body) => {
       const fn = (body as { choices: Array<{ message: { tool_calls: Array<{ function: { name: string; arguments: string } }> } }> }).choices[0].message
         .tool_calls[0].function;
@@ -137,19 +140,7 @@ export const APIS: Record<string, Api> = {
   },
   "gemini-openai": {
     learns: true,
-    send: (key, model, order, email, extra = {}) =>
-      post(
-        "/v1beta/openai/chat/completions",
-        { authorization: `Bearer ${key}`, ...extra },
-        {
-          model,
-          tools: [{ type: "function", function: TOOL }],
-          messages: [
-            { role: "system", content: SYSTEM },
-            { role: "user", content: userText(order, email) },
-          ],
-        },
-      ),
+    send: (key, model, order, email, extra = {}) => chatAt("/v1beta/openai/chat/completions", key, model, order, email, extra),
     call: (body) => APIS.chat.call(body),
   },
   anthropic: {
