@@ -55,8 +55,9 @@ describe("GET /api/requests", () => {
     // A request never keyed to a tree (n > 1) is listed to the admin only.
     const unkeyed = await chat({ ...ask(model, "F-6"), n: 2 }, { key });
     await unkeyed.arrayBuffer();
-    // The bypass was sent last: wait until its row has landed too (the template's polls may have filled the count first).
-    const rows = await recent(key, 7, (listed) => listed.some((r) => r.outcome === "bypass"));
+    // Rows land with each counter flush, and two flushes may reach D1 in either order: wait until the hit, the
+    // template hit and the bypass are all listed (the template's polls, listed as misses, may fill the count first).
+    const rows = await recent(key, 7, (listed) => ["hit", "template", "bypass"].every((o) => listed.some((r) => r.outcome === o)));
     const tree = await onlyTree(key);
     // Newest first. The template's only-if-cached polls that came before the learner's alarm are listed as
     // misses between the exact hit and the template hit: leave them out of the order.
