@@ -1,0 +1,64 @@
+import { canonicalJson } from "../../core/canonical";
+import type { CanonicalMessage } from "../../core/messages";
+
+/**
+ * How one API's stored messages read as Chat Completions' canonical messages, one for one, and back: the
+ * templates (declared and learned) know chat's messages only (leaves.ts decomposes `content`, `tool_calls`
+ * and keeps every other field whole), so an API that has a view is templated through it. An API message's
+ * texts the model may copy go in `content` (a list of strings, in order), its tool calls in `tool_calls`
+ * (arguments as JSON text), and everything else, the block or part structure included, in other fields of the
+ * view, which a template never varies. Pure; never throws (null when a message has no view).
+ *
+ * The one rule that keeps a view safe, enforced by `chatViewOf` and `apiMessageOf` whatever the view does:
+ * **a view is read only when it gives the message back** (`fromChat(toChat(m))` is `m` in hash form), so two
+ * messages the model reads differently never share a view, and a template cannot serve a request that
+ * differs from the ones it learned from in a field the view would have left out.
+ */
+export interface TemplateView {
+  /** The frame's `muscle-mem:api` value of the trees this view reads (`anthropic`, `openai-responses`, `gemini`). */
+  readonly api: string;
+  /**
+   * The chat view of one message as the API stores it on a node (a path message, or an answer as the model
+   * sent it: tool-call arguments as the model wrote them, where the API keeps that text), or null.
+   */
+  toChat(message: unknown): CanonicalMessage | null;
+  /** The API's message (as stored on an answer node, ready to serve) for a chat view, or null when it is none of the API's. */
+  fromChat(view: CanonicalMessage): unknown;
+  /** The message as the API hashes it (what an answer node's hash reads; spelling-only fields such as kept argument texts left out). */
+  hashForm(message: unknown): unknown;
+}
+
+function sameHashForm(view: TemplateView, a: unknown, b: unknown): boolean {
+  try {
+    return canonicalJson(view.hashForm(a)) === canonicalJson(view.hashForm(b));
+  } catch {
+    return false;
+  }
+}
+
+/** `message`'s chat view when the view gives it back (in hash form), else null. Never throws. */
+export function chatViewOf(view: TemplateView, message: unknown): CanonicalMessage | null {
+  try {
+    const chat = view.toChat(message);
+    if (chat === null) return null;
+    const back = view.fromChat(chat);
+    return back !== null && sameHashForm(view, back, message) ? chat : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The API's message for a chat view a template rendered, when that message reads as the same view again
+ * (nothing the view holds was lost on the way), else null: then the template does not serve. Never throws.
+ */
+export function apiMessageOf(view: TemplateView, chat: CanonicalMessage): unknown {
+  try {
+    const message = view.fromChat(chat);
+    if (message === null) return null;
+    const again = view.toChat(message);
+    return again !== null && canonicalJson(again) === canonicalJson(chat) ? message : null;
+  } catch {
+    return null;
+  }
+}
