@@ -12,7 +12,9 @@ import type { CanonicalMessage } from "../../core/messages";
  * The one rule that keeps a view safe, enforced by `chatViewOf` and `apiMessageOf` whatever the view does:
  * **a view is read only when it gives the message back** (`fromChat(toChat(m))` is `m` in hash form), so two
  * messages the model reads differently never share a view, and a template cannot serve a request that
- * differs from the ones it learned from in a field the view would have left out.
+ * differs from the ones it learned from in a field the view would have left out. The `muscle-mem:` fields
+ * muscle-mem stores around an answer (src/core/envelope.ts and the providers' own) are taken off before
+ * `toChat` sees a message; a template's answer is served without them.
  */
 export interface TemplateView {
   /** The frame's `muscle-mem:api` value of the trees this view reads (`anthropic`, `openai-responses`, `gemini`). */
@@ -36,9 +38,24 @@ function sameHashForm(view: TemplateView, a: unknown, b: unknown): boolean {
   }
 }
 
-/** `message`'s chat view when the view gives it back (in hash form), else null. Never throws. */
-export function chatViewOf(view: TemplateView, message: unknown): CanonicalMessage | null {
+/** What muscle-mem stores around a message (`muscle-mem:response`, …): never part of a view, nor of a template's answer. */
+const ENVELOPE_PREFIX = "muscle-mem:";
+
+/** `message` without the `muscle-mem:` fields stored around it (the same object when it has none). */
+export function withoutEnvelope(message: unknown): unknown {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return message;
+  const keys = Object.keys(message);
+  if (!keys.some((k) => k.startsWith(ENVELOPE_PREFIX))) return message;
+  return Object.fromEntries(Object.entries(message).filter(([k]) => !k.startsWith(ENVELOPE_PREFIX)));
+}
+
+/**
+ * `message`'s chat view when the view gives it back (in hash form), else null. The `muscle-mem:` fields
+ * stored around an answer are left out first: a view never sees them. Never throws.
+ */
+export function chatViewOf(view: TemplateView, stored: unknown): CanonicalMessage | null {
   try {
+    const message = withoutEnvelope(stored);
     const chat = view.toChat(message);
     if (chat === null) return null;
     const back = view.fromChat(chat);
