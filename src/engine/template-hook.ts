@@ -1,8 +1,26 @@
+import { canonicalJson, ToolCallIds } from "../core/canonical";
+import { childHash } from "../core/hash";
+import type { CanonicalMessage } from "../core/messages";
+import { BINDINGS_HEADER } from "../core/protocol";
+import type { RecordInput } from "../core/recording";
 import type { RequestKey } from "../cache/request-key";
-import type { TemplateHook } from "../cache/provider";
+import type { ProviderKey, TemplateHook, TemplatePlan } from "../cache/provider";
+import { headerSafe } from "../cache/templates/miss-reason";
+import type { TemplateSettings } from "../cache/templates/settings";
+import { apiMessageOf, chatViewOf, type TemplateView } from "../cache/templates/view";
 import { treeLearnerOf } from "../store/objects/tree-objects";
 import { forgetTemplatePresence, learnerNews, planTemplates, readBindings } from "./templates";
 import { forgetTemplateFree } from "./lookup/childless";
+
+/** Queues a recording for the tree's learner (its own object, in its alarm); forgets what this isolate believed when it learned something new. */
+async function learnSoon(env: Env, treeId: string, recorded: RecordInput): Promise<void> {
+  const soFar = await treeLearnerOf(env, treeId).learnSoon(recorded);
+  // Only a new template can turn "this tree has none" into "it has some"; otherwise keep the memo.
+  if (learnerNews(treeId, soFar)) {
+    forgetTemplatePresence(treeId);
+    forgetTemplateFree(treeId);
+  }
+}
 
 /** Declared variables (`muscle-mem-bindings`, a malformed header is a 400) and learned templates. */
 export const chatTemplates: TemplateHook<RequestKey> = {
@@ -19,15 +37,74 @@ export const chatTemplates: TemplateHook<RequestKey> = {
       async afterRecord(recorded, db) {
         // A declared answer notes the binding it was given for (a second distinct one lets it serve other values).
         await plan.confirm(db, recorded);
-        if (!plan.induction) return;
-        // Learning runs in its own object per tree, in its alarm: this only queues the recording there.
-        const soFar = await treeLearnerOf(env, treeId).learnSoon(recorded);
-        // Only a new template can turn "this tree has none" into "it has some"; otherwise keep the memo.
-        if (learnerNews(treeId, soFar)) {
-          forgetTemplatePresence(treeId);
-          forgetTemplateFree(treeId);
-        }
+        if (plan.induction) await learnSoon(env, treeId, recorded);
       },
     };
   },
 };
+
+/** Why declared variables did not serve on an API whose learned templates read it through a view (docs/templates.md, "Which APIs"). */
+export const BINDINGS_NOT_DECLARED = `${BINDINGS_HEADER} is not used on this API (declared templates serve Chat Completions only; learned ones serve it): keyed with the values as sent`;
+
+/** The chat key a request of a view's API reads as (the same tree, hashes and h_n; its messages' chat views), or null when one has none. */
+function chatKeyOf(key: ProviderKey, view: TemplateView): RequestKey | null {
+  const path: RequestKey["path"] = [];
+  for (const step of key.path) {
+    const message = chatViewOf(view, JSON.parse(step.json));
+    if (!message) return null;
+    path.push({ hash: step.hash, parent: step.parent, role: message.role, json: step.json, message });
+  }
+  const { tenant, namespace, treeId, frameJson, model } = key;
+  return { tenant, namespace, treeId, frameJson, model, path, key: key.key, ids: new ToolCallIds() };
+}
+
+/** Whether a recording's path and answer all read through the view (else it teaches nothing: not queued). */
+function readable(view: TemplateView, recorded: RecordInput): boolean {
+  try {
+    return [...recorded.path, recorded.answer].every((node) => chatViewOf(view, JSON.parse(node.json)) !== null);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Learned templates for an API whose messages read as chat's through `view` (src/cache/templates/view.ts): the
+ * request is matched as its chat view, a template's answer is served in the API's own form (when it reads back
+ * as the same view), and a recording is learned from in the tree's learner, which reads the tree through the same
+ * view (src/store/templates/message-reader.ts). Declared variables are Chat Completions' only: a request that
+ * sends them is keyed with the values as sent, and told so on a miss.
+ */
+export function viewTemplates<K extends ProviderKey>(view: TemplateView): TemplateHook<K> {
+  return {
+    plan(key: K, headers: Headers, env: Env, settings: TemplateSettings): TemplatePlan<K> {
+      const declaredNote = readBindings(headers) ? BINDINGS_NOT_DECLARED : null;
+      const chatKey = chatKeyOf(key, view);
+      const chat = chatKey ? planTemplates(chatKey, null, headers, settings) : null;
+      let miss: string | null = null;
+      return {
+        key,
+        render: (answer) => answer,
+        hitHeaders: {},
+        async learned(db, timeoutMs, presenceTtlMs, hasTemplates) {
+          if (!chat) {
+            if (settings.induction) miss ??= headerSafe(`a message of this request has no chat view (${view.api}): learned templates do not read it`);
+            return null;
+          }
+          const found = await chat.learned(db, timeoutMs, presenceTtlMs, hasTemplates);
+          if (!found) return null;
+          const message = apiMessageOf(view, found.answer.message);
+          if (message === null) {
+            miss ??= headerSafe(`template ${found.template}'s answer has no ${view.api} form: not served`);
+            return null;
+          }
+          const hash = childHash(key.key, canonicalJson(view.hashForm(message)));
+          return { answer: { ...found.answer, hash, message: message as CanonicalMessage }, template: found.template };
+        },
+        templateMiss: () => chat?.templateMiss() ?? miss ?? declaredNote,
+        async afterRecord(recorded) {
+          if (chat?.induction && readable(view, recorded)) await learnSoon(env, key.treeId, recorded);
+        },
+      };
+    },
+  };
+}

@@ -1,4 +1,5 @@
 import type { ProviderAdapter, ProviderKey } from "../cache/provider";
+import type { TemplateView } from "../cache/templates/view";
 import type { RequestKey } from "../cache/request-key";
 import type { CredentialSources } from "../core/credential";
 import type { NodeView, PreviewReader } from "./node-view";
@@ -48,6 +49,11 @@ export interface ProviderModule {
   readonly requestPaths: RequestPaths;
   /** Hands the adapter, whatever its request, key and answer types, to `use`. */
   withAdapter<R>(use: <B, K extends ProviderKey, A>(adapter: ProviderAdapter<B, K, A>) => R): R;
+  /**
+   * How the API's stored messages read as chat's (src/cache/templates/view.ts): set when learned templates serve
+   * it through that view (its trees' learning reads their messages through it too).
+   */
+  readonly templateView?: TemplateView;
   /** Set when the API keys its requests as chat's RequestKey: the engine's declared and learned templates then apply. */
   withTemplatedAdapter?<R>(use: <B, A>(adapter: ProviderAdapter<B, RequestKey, A>) => R): R;
 }
@@ -62,6 +68,8 @@ export interface ProviderParts {
   view(message: Record<string, unknown>): NodeView;
   readonly preview: PreviewReader;
   readonly requestPaths: RequestPaths;
+  /** How its stored messages read as chat's, when learned templates serve it (ProviderModule's `templateView`). */
+  readonly templateView?: TemplateView;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Context, Hono, Next } from "hono";
 import { ApiError } from "../../core/errors";
 import { cachedCompletion } from "../../engine/cached-completion";
-import { chatTemplates } from "../../engine/template-hook";
+import { chatTemplates, viewTemplates } from "../../engine/template-hook";
 import type { WorkerEnv } from "../../engine/services";
 import type { ProviderModule } from "../../providers";
 import { upstreamBase } from "../../providers/upstream";
@@ -11,9 +11,11 @@ import { envelopeOf, turnOf, type ErrorEnvelope } from "./envelopes";
 type App = Hono<WorkerEnv>;
 type Ctx = Context<WorkerEnv>;
 
-/** The provider's cached flow, with the engine's templates where the API is keyed as chat is. */
+/** The provider's cached flow, with the engine's templates where the API is keyed as chat is, or its learned ones where it reads as chat through a view. */
 function handlerOf(provider: ProviderModule): (c: Ctx) => Promise<Response> {
   if (provider.withTemplatedAdapter) return provider.withTemplatedAdapter((adapter) => cachedCompletion({ ...adapter, templates: chatTemplates }));
+  const view = provider.templateView;
+  if (view) return provider.withAdapter((adapter) => cachedCompletion({ ...adapter, templates: viewTemplates(view) }));
   return provider.withAdapter((adapter) => cachedCompletion(adapter));
 }
 

@@ -1,7 +1,5 @@
 import type { CanonicalMessage } from "../../core/messages";
-import { BoundedMemo } from "../../core/memo";
 import { logEvent } from "../../observability/log-event";
-import { hashForm } from "../../cache/templates/declared";
 import type { Outcome } from "../../cache/templates/evidence";
 import { shapeKeyOf, type Trajectory } from "../../cache/templates/induce";
 import { learnStep, type LearnStep, type Partner } from "../../cache/templates/learn-step";
@@ -9,7 +7,11 @@ import { decomposeOnce, type Decomposed } from "../../cache/templates/leaves";
 import { lookupKeys, skeletonDigests } from "../../cache/templates/learned";
 import type { RecordInput } from "../tree/record";
 import { readLearning, type LearningRead, type PathTo } from "./learned";
+import { messageReader, type MessageReader } from "./message-reader";
 import { saveTemplates } from "./save";
+import { templateViewOfFrame } from "../../providers";
+
+export { forgetParsed, hashFormMessage, storedMessage } from "./message-reader";
 
 /** Partners a new answer is paired with, and templates it is weighed against: the bounds of learning. */
 export const MAX_PARTNERS = 4;
@@ -21,35 +23,6 @@ export interface LearnReport {
   induced: number;
 }
 
-/**
- * Messages parsed from their JSON text, as stored (`stored`) and in hash form (`hashForm`), isolate-wide
- * and bounded (2M characters of JSON, oldest out first): a tree's recordings share their path's first
- * messages (a long system prompt), and a partner's path is read again by each recording paired with it.
- * Keyed by the text itself, so a hit is exactly what parsing that text gives; the messages are never changed
- * once parsed, and so the per-message memos of learning (decomposeOnce, name ties) carry across recordings.
- */
-const parsed = { stored: new BoundedMemo<CanonicalMessage>(1 << 20, () => 0), hashForm: new BoundedMemo<CanonicalMessage>(1 << 20, () => 0) };
-
-/** Forgets every parsed message (a benchmark's rounds start cold). */
-export function forgetParsed(): void {
-  parsed.stored.clear();
-  parsed.hashForm.clear();
-}
-
-/** The message a stored JSON text holds (shared: never change it). */
-export function storedMessage(json: string): CanonicalMessage {
-  let message = parsed.stored.get(json);
-  if (!message) parsed.stored.set(json, (message = JSON.parse(json) as CanonicalMessage));
-  return message;
-}
-
-/** The hash form of the message a JSON text holds (shared: never change it). */
-export function hashFormMessage(json: string): CanonicalMessage {
-  let message = parsed.hashForm.get(json);
-  if (!message) parsed.hashForm.set(json, (message = hashForm(JSON.parse(json) as CanonicalMessage)));
-  return message;
-}
-
 /** A recording's trajectory, its messages decomposed, its lookup keys and its shape class: all learning needs before it reads. */
 export interface Prepared {
   input: RecordInput;
@@ -57,14 +30,18 @@ export interface Prepared {
   parts: Decomposed[];
   keys: string[];
   shapeKey: string;
+  /** How the tree's stored messages read as chat's (through its API's template view, when it is not chat). */
+  reader: MessageReader;
 }
 
+/** Throws when a message of the recording has no chat view (src/store/templates/message-reader.ts): it teaches nothing. */
 export function prepare(input: RecordInput): Prepared {
+  const reader = messageReader(templateViewOfFrame(input.frameJson));
   const t: Trajectory = {
     root: input.treeId,
     hashes: input.path.map((p) => p.hash),
-    messages: input.path.map((p) => hashFormMessage(p.json)),
-    answer: JSON.parse(input.answer.json) as CanonicalMessage,
+    messages: input.path.map((p) => reader.hashForm(p.json)),
+    answer: reader.answer(input.answer.json),
     meta: {
       finishReason: input.answer.finishReason,
       promptTokens: input.answer.promptTokens,
@@ -74,7 +51,7 @@ export function prepare(input: RecordInput): Prepared {
   };
   const parts = t.messages.map(decomposeOnce);
   const keys = lookupKeys(t.root, t.hashes, skeletonDigests(parts)).map((k) => k.key);
-  return { input, t, parts, keys, shapeKey: shapeKeyOf(t, parts) };
+  return { input, t, parts, keys, shapeKey: shapeKeyOf(t, parts), reader };
 }
 
 /**
@@ -82,10 +59,10 @@ export function prepare(input: RecordInput): Prepared {
  * path hash: same message after the same ancestors) takes that path's message
  * as already parsed (`known`); only the nodes where they part are parsed.
  */
-function partnerOf(read: PathTo | null, root: string, answerHash: string, known: ReadonlyMap<string, CanonicalMessage>): Partner | null {
+function partnerOf(read: PathTo | null, root: string, answerHash: string, known: ReadonlyMap<string, CanonicalMessage>, reader: MessageReader): Partner | null {
   if (!read || read.path[0].parent !== root) return null;
   try {
-    return partnerFrom(read, root, answerHash, known);
+    return partnerFrom(read, root, answerHash, known, reader);
   } catch (error) {
     // A partner whose stored messages do not parse (a damaged or foreign row) is no partner: without this, every
     // later recording of its shape, which reads it among its recent siblings, failed to learn (the tree stopped learning).
@@ -94,15 +71,15 @@ function partnerOf(read: PathTo | null, root: string, answerHash: string, known:
   }
 }
 
-function partnerFrom(read: PathTo, root: string, answerHash: string, known: ReadonlyMap<string, CanonicalMessage>): Partner {
+function partnerFrom(read: PathTo, root: string, answerHash: string, known: ReadonlyMap<string, CanonicalMessage>, reader: MessageReader): Partner {
   return {
     answerHash,
     nodes: read.path.map((p) => p.meta),
     root,
     hashes: read.path.map((p) => p.hash),
-    messages: read.path.map((p) => known.get(p.hash) ?? hashFormMessage(p.message)),
-    stored: read.path.map((p) => storedMessage(p.message)),
-    answer: storedMessage(read.answer.message),
+    messages: read.path.map((p) => known.get(p.hash) ?? reader.hashForm(p.message)),
+    stored: read.path.map((p) => reader.stored(p.message)),
+    answer: reader.stored(read.answer.message),
     meta: {
       finishReason: read.answer.finishReason ?? "stop",
       promptTokens: read.answer.promptTokens,
@@ -119,10 +96,10 @@ function partnerFrom(read: PathTo, root: string, answerHash: string, known: Read
 export function stepOf(p: Prepared, read: LearningRead): LearnStep {
   const { t } = p;
   const shared = new Map(t.hashes.map((hash, i) => [hash, t.messages[i]]));
-  const partners = read.partners.map((r) => partnerOf(r.path, t.root, r.hash, shared)).filter((r) => r !== null);
+  const partners = read.partners.map((r) => partnerOf(r.path, t.root, r.hash, shared, p.reader)).filter((r) => r !== null);
   const own = read.own?.path.map((n) => n.meta) ?? [];
   // The nodes as stored (an earlier answer as the model wrote it, not as the client echoed it).
-  const stored = read.own ? { stored: read.own.path.map((n) => storedMessage(n.message)) } : {};
+  const stored = read.own ? { stored: read.own.path.map((n) => p.reader.stored(n.message)) } : {};
   const step = learnStep({ ...t, ...stored }, p.parts, p.input.answer.hash, own, read.templates, partners);
   // What learning left out, one line each; it learned from the rest (src/cache/templates/learn-step.ts).
   for (const s of step.skipped) {
