@@ -100,7 +100,7 @@ export function viewTemplates<K extends ProviderKey>(view: TemplateView): Templa
           const hash = childHash(key.key, canonicalJson(view.hashForm(message)));
           return { answer: { ...found.answer, hash, message: message as CanonicalMessage }, template: found.template };
         },
-        // A client that sent declared variables is told first that they were not used (the learned reason is in the request's explanation).
+        // A client that sent declared variables is told first that they were not used.
         templateMiss: () => declaredNote ?? chat?.templateMiss() ?? miss,
         async afterRecord(recorded) {
           if (chat?.induction && readable(view, recorded)) await learnSoon(env, key.treeId, recorded);
