@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson, ToolCallIds } from "../../src/core/canonical";
 import type { RequestKey } from "../../src/cache/request-key";
-import type { Trajectory } from "../../src/cache/templates/induce";
+import type { LearnedTemplate, Trajectory } from "../../src/cache/templates/induce";
 import { learnedOutcome, learnedLookup } from "../../src/cache/templates/learned-answer";
 import { learnStep, type Partner } from "../../src/cache/templates/learn-step";
 import { decompose } from "../../src/cache/templates/leaves";
-import { serveLearned } from "../../src/cache/templates/serve";
-import { hashForm } from "../../src/cache/templates/declared";
+import type { NodeMeta } from "../../src/cache/templates/turns";
+import { messageReader } from "../../src/store/templates/message-reader";
+import type { AnthropicCanonicalMessage } from "../../src/providers/anthropic/schema";
+import { childHash } from "../../src/core/hash";
 import { apiMessageOf } from "../../src/cache/templates/view";
 import type { AnthropicKey } from "../../src/providers/anthropic/key";
-import { answered, keyed, pathOf, view, viewOf } from "./template-view.anthropic.support";
+import { answered, keyed, view, viewOf } from "./template-view.anthropic.support";
 
 /**
  * The refund desk of test/worker/templates-apis*.test.ts in Anthropic's shape, learned through the view by the
@@ -53,20 +55,31 @@ function answerOf(key: AnthropicKey, order: string, email: string, run: number) 
   );
 }
 
-/** A recorded run as the learner reads it through the view: its path's views and its stored answer's view. */
+/** The tree's learner reads its stored messages through the view (store/templates/message-reader.ts). */
+const reader = messageReader(view);
+/** What each node of a run's path is: the lookup turn (message 1) is an answer the model gave. */
+const NODES: NodeMeta[] = [0, 1, 2].map((i) => ({ ...META, finishReason: i === 1 ? "tool_use" : null, observations: 1 }) as NodeMeta);
+
+/** A recorded run as the learner reads it: its path's views in chat's hash form and as stored, and its stored answer's view. */
 function run(order: string, email: string, i: number, lookup: "text" | "bare") {
   const key = keyed(requestOf(order, email, i, lookup));
   const answer = answerOf(key, order, email, i);
-  const messages = pathOf(key).map(viewOf);
-  const t: Trajectory = { root: key.treeId, hashes: key.path.map((s) => s.hash), messages, answer: viewOf(answer.message), meta: META };
+  const t: Trajectory = {
+    root: key.treeId,
+    hashes: key.path.map((s) => s.hash),
+    messages: key.path.map((s) => reader.hashForm(s.json)),
+    stored: key.path.map((s) => reader.stored(s.json)),
+    answer: reader.answer(answer.json),
+    meta: META,
+  };
   return { key, answer, t };
 }
 
-/** The chat request key of an Anthropic request: its tree and hashes, each node's message its view. */
+/** The chat request key of an Anthropic request, as the engine reads it (engine/template-hook.ts): its tree and hashes, each node's message its view. */
 function chatKeyOf(key: AnthropicKey): RequestKey {
   const path = key.path.map((s) => {
     const message = viewOf(JSON.parse(s.json));
-    return { hash: s.hash, parent: s.parent, role: message.role, json: canonicalJson(message), message };
+    return { hash: s.hash, parent: s.parent, role: message.role, json: s.json, message };
   });
   return {
     tenant: key.tenant,
@@ -80,66 +93,69 @@ function chatKeyOf(key: AnthropicKey): RequestKey {
   };
 }
 
+/** The Anthropic answer learned templates give a request, or why none. */
+function servedTo(messages: unknown[], templates: LearnedTemplate[]): unknown {
+  const key = chatKeyOf(keyed(messages));
+  const outcome = learnedOutcome(key, learnedLookup(key), templates, 3);
+  return "answer" in outcome ? apiMessageOf(view, outcome.answer.message) : outcome;
+}
+
 function learnDesk(lookup: "text" | "bare") {
   const runs = ORDERS.map(([order, email], i) => run(order, email, i, lookup));
-  const partners: Partner[] = runs.slice(0, 2).map((r) => ({ ...r.t, answerHash: r.answer.hash, nodes: r.t.messages.map(() => undefined) }));
+  const partners: Partner[] = runs.slice(0, 2).map((r) => ({ ...r.t, answerHash: r.answer.hash, nodes: NODES }));
   const last = runs[2];
-  return learnStep(last.t, last.t.messages.map(decompose), last.answer.hash, [], [], partners);
+  return learnStep(last.t, last.t.messages.map(decompose), last.answer.hash, NODES, [], partners);
 }
 
 describe("the refund desk on Anthropic Messages, learned through the view", () => {
-  it("Should induce a template from three runs and answer the fourth order with its own id and email, as the model writes its call", () => {
-    const step = learnDesk("text");
-    expect(step.skipped).toEqual([]);
-    expect(step.fresh).toHaveLength(1);
-    const [template] = step.fresh;
-    expect(template.state.bindings).toHaveLength(3);
+  it.each(["text", "bare"] as const)(
+    "Should induce templates from three runs and answer the fourth order with its id and email as the model writes its call (lookup turn: %s)",
+    (lookup) => {
+      const step = learnDesk(lookup);
+      expect(step.skipped).toEqual([]);
+      // The refund turn's template, and the lookup turn's (an earlier turn: its answer is a recorded one).
+      expect(step.fresh.map((t) => [t.pattern.anchorDepth, t.pattern.suffix.length, t.state.bindings.length])).toEqual([
+        [0, 3, 3],
+        [0, 1, 3],
+      ]);
+      const fourth = run(FOURTH[0], FOURTH[1], 3, lookup);
+      const served = servedTo(requestOf(FOURTH[0], FOURTH[1], 3, lookup), step.fresh);
+      expect(served).toEqual(fourth.answer.message);
+      expect(served).toEqual({
+        role: "assistant",
+        content: [
+          { type: "text", text: "Refunding order D-4004 for dan@example.io." },
+          {
+            type: "tool_use",
+            id: "toolu_1",
+            name: "refund",
+            input: { order_id: "D-4004", email: "dan@example.io" },
+            input_json: '{"order_id":"D-4004","email":"dan@example.io"}',
+          },
+        ],
+      });
+    },
+  );
 
-    const fourth = run(FOURTH[0], FOURTH[1], 3, "text");
-    const key = chatKeyOf(fourth.key);
-    const outcome = learnedOutcome(key, learnedLookup(key), step.fresh, 3);
-    if (!("answer" in outcome)) throw new Error(`no answer: ${outcome.miss}`);
-    const served = apiMessageOf(view, outcome.answer.message);
-    expect(served).toEqual(fourth.answer.message);
+  it("Should answer the fourth order's first request from the lookup turn's template, in the API's form", () => {
+    const step = learnDesk("bare");
+    const ask = requestOf(FOURTH[0], FOURTH[1], 3, "bare").slice(0, 1);
+    const served = servedTo(ask, step.fresh) as AnthropicCanonicalMessage;
     expect(served).toEqual({
       role: "assistant",
-      content: [
-        { type: "text", text: "Refunding order D-4004 for dan@example.io." },
-        {
-          type: "tool_use",
-          id: "toolu_1",
-          name: "refund",
-          input: { order_id: "D-4004", email: "dan@example.io" },
-          input_json: '{"order_id":"D-4004","email":"dan@example.io"}',
-        },
-      ],
+      content: [{ type: "tool_use", id: "toolu_0", name: "get_order", input: { order_id: "D-4004" }, input_json: '{"order_id":"D-4004"}' }],
     });
+    // The hash the engine gives the served answer is the one the adapter gives that answer when the model sends it.
+    const key = keyed(ask);
+    const sent = served.content.map(({ input_json: _text, ...block }) => block);
+    expect(childHash(key.key, canonicalJson(view.hashForm(served)))).toBe(answered(key, sent).hash);
   });
 
-  it("Should learn the same when the model's lookup holds no text (a view whose content is an empty list), served from the views as they are", () => {
-    const step = learnDesk("bare");
-    expect(step.fresh).toHaveLength(1);
-    const fourth = run(FOURTH[0], FOURTH[1], 3, "bare");
-    const served = serveLearned(step.fresh, fourth.t.messages.map(decompose), 3);
-    expect(served && apiMessageOf(view, served.message)).toEqual(fourth.answer.message);
-  });
-
-  it("Should miss (never serve another answer) through learnedLookup, which reads the views in chat's hash form: `content: []` dropped", () => {
-    // A known limit of the chat-only lookup (reported to the lead): core/canonical.ts hashFormOf drops an empty
-    // content, so a view with no texts (a turn of tool_use blocks only) no longer has the skeleton it was learned with.
-    const step = learnDesk("bare");
-    const key = chatKeyOf(run(FOURTH[0], FOURTH[1], 3, "bare").key);
-    expect(hashForm(key.path[1].message).content).toBeUndefined();
-    expect(learnedOutcome(key, learnedLookup(key), step.fresh, 3)).toEqual({});
-  });
-
-  it("Should not answer an order whose tool result names another status (a closed-class word that differs)", () => {
+  it("Should not answer an order whose tool result names another status than the three runs saw", () => {
     const step = learnDesk("text");
     const messages = requestOf(FOURTH[0], FOURTH[1], 3, "text");
     const result = messages[2] as { content: Array<{ content: string }> };
     result.content[0].content = result.content[0].content.replace("delivered", "lost");
-    const key = chatKeyOf(keyed(messages));
-    const outcome = learnedOutcome(key, learnedLookup(key), step.fresh, 3);
-    expect("answer" in outcome).toBe(false);
+    expect(servedTo(messages, step.fresh)).not.toHaveProperty("role");
   });
 });
