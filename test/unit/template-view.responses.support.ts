@@ -1,9 +1,8 @@
 import { expect } from "vitest";
 import { canonicalJson } from "../../src/core/canonical";
-import { ENVELOPE_KEYS } from "../../src/core/envelope";
 import type { CanonicalMessage } from "../../src/core/messages";
 import { compose, decompose } from "../../src/cache/templates/leaves";
-import { apiMessageOf, chatViewOf } from "../../src/cache/templates/view";
+import { apiMessageOf, chatViewOf, withoutEnvelope } from "../../src/cache/templates/view";
 import { recordingOfResponse } from "../../src/providers/responses/adapter";
 import { keyResponsesRequest, type ResponsesKey } from "../../src/providers/responses/key";
 import type { InputItem, ResponsesRequest } from "../../src/providers/responses/schema";
@@ -65,20 +64,15 @@ export const callOutput = (callId: string, name: string, args: string) => ({
   arguments: args,
 });
 
-/** `message` without its envelope keys (what a template composes: the envelope is no part of its leaves). */
-export function withoutEnvelope(message: unknown): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(message as Record<string, unknown>).filter(([k]) => !ENVELOPE_KEYS.has(k)));
-}
-
 /**
  * Asserts the view's contract on one stored message: it has a view, the view gives it back exactly (not only in
- * hash form), and the view taken apart into a template's skeleton and leaves and composed again reads back
- * (apiMessageOf) as the message, its envelope aside. Returns the view.
+ * hash form; its envelope aside, which no view holds), and the view taken apart into a template's skeleton and
+ * leaves and composed again reads back (apiMessageOf) as the message. Returns the view.
  */
 export function expectRoundTrip(message: unknown): CanonicalMessage {
   const chat = chatViewOf(view, message);
   expect(chat).not.toBeNull();
-  expect(view.fromChat(chat as CanonicalMessage)).toEqual(message);
+  expect(view.fromChat(chat as CanonicalMessage)).toEqual(withoutEnvelope(message));
   const { skeleton, leaves } = decompose(chat as CanonicalMessage);
   const composed = compose(
     skeleton,

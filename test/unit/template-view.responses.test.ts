@@ -120,9 +120,14 @@ describe("responsesTemplateView: one chat message per stored Responses node, and
     expect(several.tool_calls?.map((c) => c.function.arguments)).toEqual(['{"order_id":"A-1001","amount":19.90}']);
   });
 
-  it("Should carry an answer's envelope beside the view, outside its hash form", () => {
+  it("Should leave an answer's envelope out of its view and its hash form, and read no view that carries one", () => {
+    const key = keyOf(ORDER_TEXT);
+    const { message } = answerOf(key, [textOutput("Done.")], { service_tier: "default", temperature: 0.5 });
+    expect(message["muscle-mem:response"]).toEqual({ service_tier: "default", temperature: 0.5 });
     const chat = expectAnswerView([textOutput("Done.")], { service_tier: "default", temperature: 0.5 });
-    expect(chat["muscle-mem:response"]).toEqual({ service_tier: "default", temperature: 0.5 });
+    expect(Object.keys(chat).sort()).toEqual(["content", STRUCTURE, "role"]);
+    expect(view.toChat(message)).toEqual(chat);
+    expect(view.fromChat({ ...chat, "muscle-mem:response": { service_tier: "default" } })).toBeNull();
   });
 
   it("Should give no view to another API's message, and no message for a view that is none of this API's", () => {

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { canonicalArguments } from "../../core/canonical";
-import { ENVELOPE_KEYS } from "../../core/envelope";
 import { isFields } from "../../core/fields";
 import type { CanonicalMessage, CanonicalToolCall } from "../../core/messages";
-import type { TemplateView } from "../../cache/templates/view";
+import { withoutEnvelope, type TemplateView } from "../../cache/templates/view";
 
 /**
  * How a Responses node (./canonical.ts: what one path step or answer node stores) reads as one chat message for
@@ -18,8 +17,8 @@ import type { TemplateView } from "../../cache/templates/view";
  *   the model wrote them on an answer node).
  * Everything else (which node it is, each item's type, order and other fields, a reasoning item whole, whether
  * an output was a string or parts, any other field of the node) is in STRUCTURE, which a template never varies.
- * An answer's envelope (`muscle-mem:response`, ./envelope.ts) is carried beside, as chat's is: outside the hash
- * and the template's leaves. Pure; never throws.
+ * An answer's envelope (`muscle-mem:response`, ./envelope.ts) is no part of a view (chatViewOf takes it off first;
+ * toChat leaves it out too) and outside the hash form. Pure; never throws.
  */
 export const STRUCTURE = "responses_node";
 
@@ -44,7 +43,7 @@ type Structure = z.infer<typeof structure>;
 type ItemSkeleton = Extract<Structure, { kind: "output" }>["items"][number];
 
 const MESSAGE_ROLES: ReadonlySet<string> = new Set(["user", "system", "developer"]);
-/** A view's own top-level fields, per kind (the envelope's keys besides). */
+/** A view's own top-level fields, per kind. */
 const VIEW_FIELDS: Readonly<Record<Structure["kind"], ReadonlySet<string>>> = {
   message: new Set(["role", "content", STRUCTURE]),
   tool: new Set(["role", "content", "tool_call_id", STRUCTURE]),
@@ -52,17 +51,10 @@ const VIEW_FIELDS: Readonly<Record<Structure["kind"], ReadonlySet<string>>> = {
   output: new Set(["role", "content", "tool_calls", STRUCTURE]),
 };
 
-/** `value`'s fields but `skip` and the envelope's keys. */
+/** `value`'s fields but `skip`. */
 function fieldsBesides(value: Fields, skip: readonly string[]): Fields {
   const out: Fields = {};
-  for (const [k, v] of Object.entries(value)) if (!skip.includes(k) && !ENVELOPE_KEYS.has(k) && v !== undefined) out[k] = v;
-  return out;
-}
-
-/** The envelope's keys of `value`, as stored. */
-function envelopeOf(value: Fields): Fields {
-  const out: Fields = {};
-  for (const k of ENVELOPE_KEYS) if (value[k] !== undefined) out[k] = value[k];
+  for (const [k, v] of Object.entries(value)) if (!skip.includes(k) && v !== undefined) out[k] = v;
   return out;
 }
 
@@ -88,15 +80,15 @@ function splitItem(item: unknown, texts: string[], calls: CanonicalToolCall[]): 
   return { ...item, type: "message", content: content.data.map((part) => part.type) };
 }
 
-function toChat(message: unknown): CanonicalMessage | null {
+function toChat(stored: unknown): CanonicalMessage | null {
+  const message = withoutEnvelope(stored);
   if (!isFields(message) || typeof message.role !== "string") return null;
   const { role } = message;
-  const envelope = envelopeOf(message);
   if (MESSAGE_ROLES.has(role)) {
     const content = z.array(textPart).safeParse(message.content);
     if (!content.success) return null;
     const shape: Structure = { kind: "message", fields: fieldsBesides(message, ["role", "content"]) };
-    return { ...envelope, role, content: content.data.map((p) => p.text), [STRUCTURE]: shape };
+    return { role, content: content.data.map((p) => p.text), [STRUCTURE]: shape };
   }
   if (role === "tool") {
     const { call_id: id, output } = message;
@@ -107,11 +99,11 @@ function toChat(message: unknown): CanonicalMessage | null {
       output: typeof output === "string" ? "text" : "parts",
       fields: fieldsBesides(message, ["role", "call_id", "output"]),
     };
-    return { ...envelope, role: "tool", tool_call_id: id, content: texts, [STRUCTURE]: shape };
+    return { role: "tool", tool_call_id: id, content: texts, [STRUCTURE]: shape };
   }
   if (role === "tools") {
     if (!Array.isArray(message.tools)) return null;
-    return { ...envelope, role: "system", content: [], [STRUCTURE]: { kind: "tools", fields: fieldsBesides(message, ["role"]) } };
+    return { role: "system", content: [], [STRUCTURE]: { kind: "tools", fields: fieldsBesides(message, ["role"]) } };
   }
   if (role !== "assistant" || !Array.isArray(message.items)) return null;
   const texts: string[] = [];
@@ -123,7 +115,7 @@ function toChat(message: unknown): CanonicalMessage | null {
     items.push(skeleton);
   }
   const shape: Structure = { kind: "output", items, fields: fieldsBesides(message, ["role", "items"]) };
-  return { ...envelope, role: "assistant", content: texts, ...(calls.length > 0 ? { tool_calls: calls } : {}), [STRUCTURE]: shape };
+  return { role: "assistant", content: texts, ...(calls.length > 0 ? { tool_calls: calls } : {}), [STRUCTURE]: shape };
 }
 
 /** Reads a view's texts and calls in order, as the items that held them are rebuilt. */
@@ -175,19 +167,18 @@ function fromChat(view: CanonicalMessage): unknown {
   if (!parsed.success || !texts.success) return null;
   const shape = parsed.data;
   const allowed = VIEW_FIELDS[shape.kind];
-  if (Object.keys(view).some((k) => !allowed.has(k) && !ENVELOPE_KEYS.has(k))) return null;
-  const envelope = envelopeOf(view);
+  if (Object.keys(view).some((k) => !allowed.has(k))) return null;
   const content = texts.data;
   switch (shape.kind) {
     case "message":
-      return MESSAGE_ROLES.has(view.role) ? { ...shape.fields, ...envelope, role: view.role, content: content.map((text) => ({ type: "text", text })) } : null;
+      return MESSAGE_ROLES.has(view.role) ? { ...shape.fields, role: view.role, content: content.map((text) => ({ type: "text", text })) } : null;
     case "tool": {
       if (view.role !== "tool" || typeof view.tool_call_id !== "string") return null;
       if (shape.output === "text" && content.length !== 1) return null;
-      return { ...shape.fields, ...envelope, role: "tool", call_id: view.tool_call_id, output: shape.output === "text" ? content[0] : content };
+      return { ...shape.fields, role: "tool", call_id: view.tool_call_id, output: shape.output === "text" ? content[0] : content };
     }
     case "tools":
-      return view.role === "system" && content.length === 0 ? { ...shape.fields, ...envelope, role: "tools" } : null;
+      return view.role === "system" && content.length === 0 ? { ...shape.fields, role: "tools" } : null;
     case "output": {
       const calls = z.array(callView).safeParse(view.tool_calls ?? []);
       if (view.role !== "assistant" || !calls.success) return null;
@@ -198,7 +189,7 @@ function fromChat(view: CanonicalMessage): unknown {
         if (!item) return null;
         items.push(item);
       }
-      return cursor.done() ? { ...shape.fields, ...envelope, role: "assistant", items } : null;
+      return cursor.done() ? { ...shape.fields, role: "assistant", items } : null;
     }
   }
 }
@@ -225,7 +216,7 @@ function hashedItem(item: unknown): unknown {
  */
 function hashForm(message: unknown): unknown {
   if (!isFields(message)) return message;
-  const out = fieldsBesides(message, []);
+  const out = { ...(withoutEnvelope(message) as Fields) };
   if (out.role === "assistant" && Array.isArray(out.items)) out.items = out.items.map(hashedItem);
   return out;
 }
