@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { BINDINGS_UNSUPPORTED } from "../../src/engine/cached-completion";
+import { BINDINGS_NOT_DECLARED } from "../../src/engine/template-hook";
 import { newKey } from "./api-helpers";
 import { uniqueModel } from "./helpers";
 import { settled } from "./settled";
 import { APIS, ORDERS, upstreamCalls } from "./templates-apis.support";
 
 /**
- * Declared variables on the APIs without templates (Anthropic Messages, Responses, native Gemini:
- * docs/templates.md, "Which APIs"): the `muscle-mem-bindings` header is not read there, so each miss says so in
- * `muscle-mem-template-miss`, and the request is keyed with its values as sent.
+ * Declared variables on the APIs whose learned templates read them through a view (Anthropic Messages,
+ * Responses, native Gemini: docs/templates.md, "Which APIs"): the `muscle-mem-bindings` header is not read there,
+ * so each miss says so in `muscle-mem-template-miss`, and the request is keyed with its values as sent.
  */
-const notLearning = Object.keys(APIS).filter((n) => !APIS[n].learns);
+const notDeclared = Object.keys(APIS).filter((n) => !APIS[n].declared);
 
-describe.each(notLearning)("declared variables on %s (not used there: the client is told)", (name) => {
+describe.each(notDeclared)("declared variables on %s (not used there: the client is told)", (name) => {
   const apiOf = APIS[name];
   it("Should key the request with its values as sent and say on the miss that muscle-mem-bindings was not used; the same request then hits exactly", async () => {
     const key = newKey();
@@ -20,7 +20,7 @@ describe.each(notLearning)("declared variables on %s (not used there: the client
     const bindings = { "muscle-mem-bindings": JSON.stringify({ order_id: ORDERS[0][0], email: ORDERS[0][1] }) };
     const first = await settled(() => apiOf.send(key, model, ORDERS[0][0], ORDERS[0][1], bindings));
     expect(first.headers.get("muscle-mem-cache")).toBe("miss");
-    expect(first.headers.get("muscle-mem-template-miss")).toBe(BINDINGS_UNSUPPORTED);
+    expect(first.headers.get("muscle-mem-template-miss")).toBe(BINDINGS_NOT_DECLARED);
     await first.arrayBuffer();
     const other = await settled(() => apiOf.send(key, model, ORDERS[1][0], ORDERS[1][1], bindings));
     expect([other.headers.get("muscle-mem-cache"), other.headers.get("muscle-mem-template")]).toEqual(["miss", null]);

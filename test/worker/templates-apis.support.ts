@@ -102,8 +102,10 @@ afterEach(() => vi.restoreAllMocks());
 
 /** One API's request of an order and the tool call (name and parsed arguments) its answer holds. */
 export interface Api {
-  /** Whether the route gets learned templates (registered with templatedProviderModule). */
+  /** Whether the route gets learned templates (every cached route: keyed as chat, or read as chat through a template view). */
   learns: boolean;
+  /** Whether the route reads declared variables (`muscle-mem-bindings`): only the routes keyed as chat is (templatedProviderModule). */
+  declared: boolean;
   send: (key: string, model: string, order: string, email: string, extra?: Record<string, string>) => Promise<Response>;
   call: (body: unknown) => { name: string; args: unknown };
 }
@@ -131,6 +133,7 @@ const chatAt = (path: string, key: string, model: string, order: string, email: 
 export const APIS: Record<string, Api> = {
   chat: {
     learns: true,
+    declared: true,
     send: (key, model, order, email, extra = {}) => chatAt("/v1/chat/completions", key, model, order, email, extra),
     call: (body) => {
       const fn = (body as { choices: Array<{ message: { tool_calls: Array<{ function: { name: string; arguments: string } }> } }> }).choices[0].message
@@ -140,11 +143,13 @@ export const APIS: Record<string, Api> = {
   },
   "gemini-openai": {
     learns: true,
+    declared: true,
     send: (key, model, order, email, extra = {}) => chatAt("/v1beta/openai/chat/completions", key, model, order, email, extra),
     call: (body) => APIS.chat.call(body),
   },
   anthropic: {
-    learns: false,
+    learns: true,
+    declared: false,
     send: (key, model, order, email, extra = {}) =>
       post(
         "/v1/messages",
@@ -163,7 +168,8 @@ export const APIS: Record<string, Api> = {
     },
   },
   responses: {
-    learns: false,
+    learns: true,
+    declared: false,
     send: (key, model, order, email, extra = {}) =>
       post(
         "/v1/responses",
@@ -181,7 +187,8 @@ export const APIS: Record<string, Api> = {
     },
   },
   gemini: {
-    learns: false,
+    learns: true,
+    declared: false,
     send: (key, model, order, email, extra = {}) =>
       post(
         `/v1beta/models/${model}:generateContent`,

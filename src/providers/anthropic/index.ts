@@ -1,4 +1,5 @@
 import { providerModule } from "../module";
+import { anthropicTemplateView } from "./template-view";
 import { ANTHROPIC_UPSTREAM, messagesAdapter } from "./adapter";
 import { anthropicTrajectory } from "./trajectory-format";
 import { anthropicView, anthropicPreview } from "./view";
@@ -24,4 +25,5 @@ export const anthropic = providerModule(messagesAdapter, {
   view: anthropicView,
   preview: anthropicPreview,
   requestPaths: messagesRequestPaths,
+  templateView: anthropicTemplateView,
 });

@@ -1,4 +1,5 @@
 import { providerModule } from "../module";
+import { geminiTemplateView } from "./template-view";
 import { GEMINI_UPSTREAM, geminiAction, geminiAdapter } from "./adapter";
 import { geminiTrajectory } from "./trajectory-line";
 import { geminiView, geminiPreview } from "./view";
@@ -29,6 +30,7 @@ export const gemini = providerModule(geminiAdapter, {
   view: geminiView,
   preview: geminiPreview,
   requestPaths: geminiRequestPaths,
+  templateView: geminiTemplateView,
 });
 
 /** A Gemini method on a path (`models/{model}:generateContent`, `:countTokens`, `files/{id}:download`): no other API names its methods after a colon. */

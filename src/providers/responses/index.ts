@@ -1,4 +1,5 @@
 import { providerModule } from "../module";
+import { responsesTemplateView } from "./template-view";
 import { OPENAI_CREDENTIALS, OPENAI_UPSTREAM } from "../openai";
 import { responsesAdapter } from "./adapter";
 import { responsesTrajectory } from "./trajectory-line";
@@ -14,4 +15,5 @@ export const responses = providerModule(responsesAdapter, {
   view: responsesView,
   preview: responsesPreview,
   requestPaths: responsesRequestPaths,
+  templateView: responsesTemplateView,
 });
