@@ -11,8 +11,8 @@ import { compact, el } from "./format.js";
 
 /** The frame key under which a declared tree lists its variable names (src/cache/templates/declared.ts). */
 const VARIABLES_KEY = "muscle-mem-variables";
-/** The APIs whose trees get no templates yet (docs/templates.md, "Which APIs"), by the frame's `muscle-mem:api`. */
-const UNTEMPLATED_APIS = { anthropic: "Anthropic Messages", "openai-responses": "OpenAI Responses", gemini: "Gemini" };
+/** The APIs whose trees learn templates but never read declared variables (docs/templates.md, "Which APIs"), by the frame's `muscle-mem:api`. */
+const UNDECLARED_APIS = { anthropic: "Anthropic Messages", "openai-responses": "OpenAI Responses", gemini: "Gemini" };
 /** The API lists at most this many templates, newest first. */
 const LIST_LIMIT = 100;
 /** A template keeps at most this many binding digests (MAX_BINDINGS), so the count stops there. */
@@ -96,19 +96,8 @@ function declaredBlock(names) {
   ]);
 }
 
-/** @param {string} apiName */
-function untemplatedState(apiName) {
-  return el("div", { class: "templates-empty" }, [
-    el("p", {}, [
-      `Templates serve Chat Completions trees only, for now: this ${apiName} tree learns none, and the `,
-      el("code", {}, ["muscle-mem-bindings"]),
-      " header is not read on its API (its misses say so in muscle-mem-template-miss). Exact repeats still hit.",
-    ]),
-  ]);
-}
-
-/** @param {number} min @param {boolean} declared */
-function emptyState(min, declared) {
+/** @param {number} min @param {boolean} declared @param {string | null} apiName an API that never reads declared variables */
+function emptyState(min, declared, apiName) {
   const why = declared
     ? [
         "No learned templates in this tree. Its requests are served through the declared variables above; a template is learned here only when values outside them vary.",
@@ -116,15 +105,22 @@ function emptyState(min, declared) {
     : [
         `No learned templates yet. A template is learned when two answers of the same shape differ only in data the model copies (ids, emails, numbers, names), and it serves once ${min} distinct bindings have confirmed it. Until then only exact repeats hit.`,
       ];
+  const bindings = apiName
+    ? el("p", {}, [
+        `Declared variables are not read on ${apiName}: the `,
+        el("code", {}, ["muscle-mem-bindings"]),
+        " header is ignored there (its misses say so in muscle-mem-template-miss), and only learned templates serve new values.",
+      ])
+    : el("p", {}, [
+        "Send the values that change from run to run in the ",
+        el("code", {}, ["muscle-mem-bindings"]),
+        " header (e.g. ",
+        el("code", {}, ['{"order_id":"A-1"}']),
+        ") to have such requests cached from the first answer.",
+      ]);
   return el("div", { class: "templates-empty" }, [
     ...why.map((text) => el("p", {}, [text])),
-    el("p", {}, [
-      "Send the values that change from run to run in the ",
-      el("code", {}, ["muscle-mem-bindings"]),
-      " header (e.g. ",
-      el("code", {}, ['{"order_id":"A-1"}']),
-      ") to have such requests cached from the first answer.",
-    ]),
+    bindings,
     el("p", { class: "muted" }, [
       "Learning is off with ",
       el("code", {}, ["TEMPLATE_INDUCTION=off"]),
@@ -167,23 +163,18 @@ export class TemplatesPanel {
     const [tree, page] = await Promise.all([api(`/trees/${treeId}`), /** @type {Promise<TemplatePage>} */ (api(`/trees/${treeId}/templates`))]);
     if (treeId !== this.treeId) return;
     const variables = Array.isArray(tree.frame?.[VARIABLES_KEY]) ? tree.frame[VARIABLES_KEY].map(String) : [];
-    const apiName = Object.hasOwn(UNTEMPLATED_APIS, tree.frame?.["muscle-mem:api"]) ? UNTEMPLATED_APIS[tree.frame["muscle-mem:api"]] : null;
-    if (apiName && page.data.length === 0) {
-      this.count.textContent = "0";
-      this.body.replaceChildren(untemplatedState(apiName));
-      return;
-    }
-    this.render(page, variables);
+    const apiName = Object.hasOwn(UNDECLARED_APIS, tree.frame?.["muscle-mem:api"]) ? UNDECLARED_APIS[tree.frame["muscle-mem:api"]] : null;
+    this.render(page, variables, apiName);
   }
 
-  /** @param {TemplatePage} page @param {string[]} variables */
-  render(page, variables) {
+  /** @param {TemplatePage} page @param {string[]} variables @param {string | null} [apiName] */
+  render(page, variables, apiName = null) {
     const min = page.min_bindings;
     const list = page.data;
     this.count.textContent = String(list.length);
     const parts = variables.length > 0 ? [declaredBlock(variables)] : [];
     if (list.length === 0) {
-      this.body.replaceChildren(...parts, emptyState(min, variables.length > 0));
+      this.body.replaceChildren(...parts, emptyState(min, variables.length > 0, apiName));
       return;
     }
     const serving = list.filter((t) => t.confirmed).length;
