@@ -58,10 +58,10 @@ function chatKeyOf(key: ProviderKey, view: TemplateView): RequestKey | null {
   return { tenant, namespace, treeId, frameJson, model, path, key: key.key, ids: new ToolCallIds() };
 }
 
-/** Whether a recording's path and answer all read through the view (else it teaches nothing: not queued). */
-function readable(view: TemplateView, recorded: RecordInput): boolean {
+/** Whether a recording's answer reads through the view (its path does when the request's chat key was read); else it teaches nothing: not queued. */
+function answerReadable(view: TemplateView, recorded: RecordInput): boolean {
   try {
-    return [...recorded.path, recorded.answer].every((node) => chatViewOf(view, JSON.parse(node.json)) !== null);
+    return chatViewOf(view, JSON.parse(recorded.answer.json)) !== null;
   } catch {
     return false;
   }
@@ -78,14 +78,22 @@ export function viewTemplates<K extends ProviderKey>(view: TemplateView): Templa
   return {
     plan(key: K, headers: Headers, env: Env, settings: TemplateSettings): TemplatePlan<K> {
       const declaredNote = readBindings(headers) ? BINDINGS_NOT_DECLARED : null;
-      const chatKey = chatKeyOf(key, view);
-      const chat = chatKey ? planTemplates(chatKey, null, headers, settings) : null;
+      // The request's chat view is read only when a template is looked up or a recording queued (never on an exact hit).
+      let planned: { chat: ReturnType<typeof planTemplates> | null } | undefined;
+      const chatPlan = () => {
+        if (!planned) {
+          const chatKey = chatKeyOf(key, view);
+          planned = { chat: chatKey ? planTemplates(chatKey, null, headers, settings) : null };
+        }
+        return planned.chat;
+      };
       let miss: string | null = null;
       return {
         key,
         render: (answer) => answer,
         hitHeaders: {},
         async learned(db, timeoutMs, presenceTtlMs, hasTemplates) {
+          const chat = chatPlan();
           if (!chat) {
             if (settings.induction) miss ??= headerSafe(`a message of this request has no chat view (${view.api}): learned templates do not read it`);
             return null;
@@ -101,9 +109,9 @@ export function viewTemplates<K extends ProviderKey>(view: TemplateView): Templa
           return { answer: { ...found.answer, hash, message: message as CanonicalMessage }, template: found.template };
         },
         // A client that sent declared variables is told first that they were not used.
-        templateMiss: () => declaredNote ?? chat?.templateMiss() ?? miss,
+        templateMiss: () => declaredNote ?? planned?.chat?.templateMiss() ?? miss,
         async afterRecord(recorded) {
-          if (chat?.induction && readable(view, recorded)) await learnSoon(env, key.treeId, recorded);
+          if (chatPlan()?.induction && answerReadable(view, recorded)) await learnSoon(env, key.treeId, recorded);
         },
       };
     },
