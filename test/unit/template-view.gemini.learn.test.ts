@@ -4,7 +4,7 @@ import { ToolCallIds } from "../../src/core/canonical";
 import type { CanonicalMessage } from "../../src/core/messages";
 import type { RequestKey } from "../../src/cache/request-key";
 import { hashForm } from "../../src/cache/templates/declared";
-import type { LearnedTemplate } from "../../src/cache/templates/induce";
+import { explainInduce, type LearnedTemplate } from "../../src/cache/templates/induce";
 import { learnedLookup, learnedOutcome } from "../../src/cache/templates/learned-answer";
 import { learnStep, type Partner } from "../../src/cache/templates/learn-step";
 import { decompose } from "../../src/cache/templates/leaves";
@@ -55,7 +55,10 @@ const LOOKUP: Turn = { contents: 1, name: "get_order", args: ([order]) => ({ ord
 const REFUND: Turn = { contents: 3, name: "refund", args: ([order, email]) => ({ order_id: order, email }) };
 
 /** The model's answer and the text it wrote its call's args in. */
-const answerContent = (turn: Turn, order: Order): Content => ({ role: "model", parts: [{ functionCall: { name: turn.name, args: turn.args(order) } }] });
+const answerContent = (turn: Turn, order: Order, signature?: string): Content => ({
+  role: "model",
+  parts: [{ functionCall: { name: turn.name, args: turn.args(order) }, ...(signature ? { thoughtSignature: signature } : {}) }],
+});
 const argsText = (turn: Turn, order: Order) => JSON.stringify(turn.args(order));
 
 function requestAt(turn: Turn, order: Order): GenerateContentRequest {
@@ -82,9 +85,9 @@ const nodes = [undefined, { finishReason: "STOP", observations: 1, promptTokens:
  * A recording as the learner reads it (src/store/templates/learn.ts prepare): the path's views in chat's hash form and
  * as stored, the answer node keyGeminiAnswer records, read through the view.
  */
-function recordingOf(turn: Turn, order: Order): Partner {
+function recordingOf(turn: Turn, order: Order, signature?: string): Partner {
   const key = keyOf(turn, order);
-  const recorded = keyGeminiAnswer(key, answerContent(turn, order), { safetyRatings: [] }, [argsText(turn, order)]);
+  const recorded = keyGeminiAnswer(key, answerContent(turn, order, signature), { safetyRatings: [] }, [argsText(turn, order)]);
   if (!recorded) throw new Error("not recorded");
   const stored = key.path.map((s) => viewOf(JSON.parse(s.json)));
   const answer = viewOf(JSON.parse(recorded.json));
@@ -158,5 +161,12 @@ describe("Gemini template view: the refund desk learned through the view", () =>
     response.response.status = "cancelled";
     expect("answer" in outcomeFor(request(FOURTH), templates)).toBe(true);
     expect("answer" in outcomeFor(cancelled, templates)).toBe(false);
+  });
+
+  it("Should pair no two runs whose answers carry thought signatures that differ (a signature is structural), and pair them without", () => {
+    const [a, b] = ORDERS.slice(0, 2).map((order, i) => recordingOf(REFUND, order, `c2ln${i}`));
+    expect(explainInduce(a, b)).toEqual({ reason: "the answers differ in shape" });
+    const [c, d] = ORDERS.slice(0, 2).map((order) => recordingOf(REFUND, order, "c2ln"));
+    expect(explainInduce(c, d)).toHaveProperty("template");
   });
 });
