@@ -21,7 +21,8 @@ import { answerOf, callOutput, keyOf } from "./template-view.responses.support";
  * stored path as their views): the user names an order, the model looks it up (get_order), the tool result
  * holds the order's email, and the model's refund call copies the order id and the email from it.
  */
-type Order = { id: string; email: string; status?: string };
+/** An order; `reasoning`: the model's answers carry a reasoning item of their own (as a reasoning model's do). */
+type Order = { id: string; email: string; status?: string; reasoning?: boolean };
 const ORDERS: Order[] = [
   { id: "A-1001", email: "ada@example.com" },
   { id: "B-2002", email: "bob@example.org" },
@@ -42,11 +43,13 @@ function secondInput(o: Order): InputItem[] {
 
 /** The answer the model gives it: the refund call, the id and the email copied from the tool result. */
 const refundCall = (o: Order) => callOutput(`call_r_${o.id}`, "refund", JSON.stringify({ order_id: o.id, email: o.email }));
+const answerItems = (o: Order): unknown[] =>
+  o.reasoning ? [{ type: "reasoning", id: `rs_${o.id}`, summary: [], encrypted_content: `enc-${o.id}`, status: "completed" }, refundCall(o)] : [refundCall(o)];
 
 /** One recorded run at its second turn: key, recorded answer, and the trajectory learning reads. */
 function recorded(o: Order): { key: ResponsesKey; hash: string; t: Partner } {
   const key = keyOf(secondInput(o));
-  const { hash, message } = answerOf(key, [refundCall(o)]);
+  const { hash, message } = answerOf(key, answerItems(o));
   const json = JSON.stringify(message);
   const t: Trajectory = {
     root: key.treeId,
@@ -60,11 +63,11 @@ function recorded(o: Order): { key: ResponsesKey; hash: string; t: Partner } {
 }
 
 /** The pure learner over the three recorded runs, in order: the templates it holds at the end. */
-function learnDesk(): LearnedTemplate[] {
+function learnDesk(reasoning = false): LearnedTemplate[] {
   const templates = new Map<string, LearnedTemplate>();
   const partners: Partner[] = [];
   for (const o of ORDERS) {
-    const { hash, t } = recorded(o);
+    const { hash, t } = recorded({ ...o, reasoning });
     const step = learnStep(t, t.messages.map(decomposeOnce), hash, t.nodes, [...templates.values()], partners);
     expect(step.skipped).toEqual([]);
     for (const template of [...step.updated, ...step.fresh]) templates.set(template.id, template);
@@ -111,5 +114,13 @@ describe("the refund desk learned through the Responses view", () => {
 
   it("Should not serve a fourth order whose tool result differs in a word the template keeps (the order's status)", () => {
     expect(served(learnDesk(), { ...FOURTH, status: "lost" })).toBeNull();
+  });
+
+  it("Should learn no template for answers that each carry their own reasoning item (its id and encrypted content differ per run)", () => {
+    // Templates by the length of the path they match after their anchor: 3 is the refund turn, 1 the get_order turn before it.
+    const turns = (templates: LearnedTemplate[]) => templates.map((t) => t.pattern.suffix.length).sort();
+    expect(turns(learnDesk())).toEqual([1, 3]);
+    expect(turns(learnDesk(true))).toEqual([1]);
+    expect(served(learnDesk(true), FOURTH)).toBeNull();
   });
 });

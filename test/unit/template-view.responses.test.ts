@@ -4,6 +4,7 @@ import { canonicalJson } from "../../src/core/canonical";
 import { childHash } from "../../src/core/hash";
 import type { CanonicalMessage } from "../../src/core/messages";
 import { chatViewOf } from "../../src/cache/templates/view";
+import type { InputItem } from "../../src/providers/responses/schema";
 import { STRUCTURE, responsesTemplateView as view } from "../../src/providers/responses/template-view";
 import { anyText } from "./templates.support";
 import { answerOf, callOutput, expectDistinctViews, expectRoundTrip, keyOf, nodesOf, textOutput } from "./template-view.responses.support";
@@ -164,6 +165,30 @@ describe("responsesTemplateView: one chat message per stored Responses node, and
       fc.property(fc.array(item, { minLength: 1, maxLength: 4 }), (items) => {
         const output = items.map((it, i) => (it.type === "function_call" || it.type === "custom_tool_call" ? { ...it, call_id: `call_up${i}` } : it));
         expectAnswerView(output);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("Should round-trip every node of any input the adapter keys, its hash form the step's (property)", () => {
+    const text = fc.oneof(
+      anyText,
+      fc.array(anyText, { minLength: 1, maxLength: 2 }).map((ts) => ts.map((t) => ({ type: "input_text", text: t }))),
+    );
+    const step = fc.oneof(
+      fc.tuple(fc.constantFrom("user", "developer", "system"), text).map(([role, content]) => [{ role, content }]),
+      fc.tuple(fc.constantFrom('{"order_id": "A-1"}', '{"qty":1.0}', "{}"), fc.oneof(anyText, text)).map(([args, output]) => [
+        { type: "function_call", call_id: "c", name: "get_order", arguments: args },
+        { type: "function_call_output", call_id: "c", output },
+      ]),
+      anyText.map((t) => [{ type: "message", role: "assistant", content: [{ type: "output_text", text: t }] }]),
+      anyText.map((t) => [{ type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: t }], encrypted_content: null }]),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 4 }), (steps) => {
+        // Each call gets its own id (its output answers it).
+        const input = steps.flatMap((items, i) => items.map((item) => ("call_id" in item ? { ...item, call_id: `call_up${i}` } : item)));
+        expectPathViews(input as InputItem[]);
       }),
       { numRuns: 150 },
     );
