@@ -25,6 +25,11 @@ export interface ProviderKey {
   model: string;
   path: PathNode[];
   key: string;
+  /**
+   * Why a template's answer may not serve this request, by its API's own rule (a Responses answer the client
+   * may chain on by id: src/providers/responses/key.ts), or absent. Exact hits and learning are unchanged.
+   */
+  templatesRefused?: string;
 }
 
 /** Keying outcome: a key, a reason to bypass the cache, or bad input (a 4xx in the API's envelope). */

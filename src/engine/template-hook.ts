@@ -47,11 +47,15 @@ export const chatTemplates: TemplateHook<RequestKey> = {
 export const BINDINGS_NOT_DECLARED = `${BINDINGS_HEADER} is not used on this API (declared templates serve Chat Completions only; learned ones serve it): keyed with the values as sent`;
 
 /** The chat key a request of a view's API reads as (the same tree, hashes and h_n; its messages' chat views), or null when one has none. */
-function chatKeyOf(key: ProviderKey, view: TemplateView): RequestKey | null {
+export function chatKeyOf(key: ProviderKey, view: TemplateView): RequestKey | null {
   const path: RequestKey["path"] = [];
   for (const step of key.path) {
-    const message = chatViewOf(view, JSON.parse(step.json));
+    const stored: unknown = JSON.parse(step.json);
+    const message = chatViewOf(view, stored);
     if (!message) return null;
+    // A step whose hash read more than its stored message (a number sent as `10.0`: the spellings are hashed, never
+    // stored) shares its view with the one sent as `10`: a template learned on either must not answer the other.
+    if (childHash(step.parent, canonicalJson(view.hashForm(stored))) !== step.hash) return null;
     path.push({ hash: step.hash, parent: step.parent, role: message.role, json: step.json, message });
   }
   const { tenant, namespace, treeId, frameJson, model } = key;
@@ -93,9 +97,16 @@ export function viewTemplates<K extends ProviderKey>(view: TemplateView): Templa
         render: (answer) => answer,
         hitHeaders: {},
         async learned(db, timeoutMs, presenceTtlMs, hasTemplates) {
+          if (key.templatesRefused) {
+            miss ??= headerSafe(key.templatesRefused);
+            return null;
+          }
           const chat = chatPlan();
           if (!chat) {
-            if (settings.induction) miss ??= headerSafe(`a message of this request has no chat view (${view.api}): learned templates do not read it`);
+            if (settings.induction)
+              miss ??= headerSafe(
+                `a message of this request has no chat view (${view.api}), or a number in it was sent spelled otherwise: learned templates do not read it`,
+              );
             return null;
           }
           const found = await chat.learned(db, timeoutMs, presenceTtlMs, hasTemplates);

@@ -130,6 +130,17 @@ const chatAt = (path: string, key: string, model: string, order: string, email: 
     },
   );
 
+/**
+ * The desk's Responses request. Templates serve Responses only with `store: false` (a client that may chain on
+ * the answer's id gets no template's answer: src/providers/responses/key.ts), as Codex sends; `fields` sets it.
+ */
+export const responsesAsk = (key: string, model: string, order: string, email: string, extra: Record<string, string>, fields: Record<string, unknown>) =>
+  post(
+    "/v1/responses",
+    { authorization: `Bearer ${key}`, ...extra },
+    { model, instructions: SYSTEM, tools: [{ type: "function", ...TOOL }], input: [{ role: "user", content: userText(order, email) }], ...fields },
+  );
+
 export const APIS: Record<string, Api> = {
   chat: {
     learns: true,
@@ -170,17 +181,7 @@ export const APIS: Record<string, Api> = {
   responses: {
     learns: true,
     declared: false,
-    send: (key, model, order, email, extra = {}) =>
-      post(
-        "/v1/responses",
-        { authorization: `Bearer ${key}`, ...extra },
-        {
-          model,
-          instructions: SYSTEM,
-          tools: [{ type: "function", ...TOOL }],
-          input: [{ role: "user", content: userText(order, email) }],
-        },
-      ),
+    send: (key, model, order, email, extra = {}) => responsesAsk(key, model, order, email, extra, { store: false }),
     call: (body) => {
       const item = (body as { output: Array<{ type: string; name: string; arguments: string }> }).output.find((i) => i.type === "function_call");
       return { name: item?.name ?? "", args: JSON.parse(item?.arguments ?? "null") };

@@ -77,8 +77,20 @@ export function keyResponsesRequest(
   const tooLarge = oversized(frameJson, path, scope.maxMessageBytes);
   if (tooLarge) return { ok: false, bypass: tooLarge };
   const key = path[path.length - 1].hash;
-  return { ok: true, key: { tenant: scope.tenant, namespace: scope.namespace, treeId, frameJson, model: body.model ?? "", path, key, ids: canonical.ids } };
+  const refused = body.store === false ? {} : { templatesRefused: UNCHAINABLE_TEMPLATE };
+  return {
+    ok: true,
+    key: { tenant: scope.tenant, namespace: scope.namespace, treeId, frameJson, model: body.model ?? "", path, key, ids: canonical.ids, ...refused },
+  };
 }
+
+/**
+ * Why a learned template does not serve a Responses request without `store: false`: the client may chain on the
+ * answer's id (`previous_response_id`), which the Worker resolves from the tree's stored nodes; a template's answer
+ * is no stored node, so the next request would reach the upstream with an id it never issued and fail.
+ */
+export const UNCHAINABLE_TEMPLATE =
+  "a template's answer is served on Responses only with store: false (its id could not be chained on with previous_response_id)";
 
 /**
  * The model's output items as the answer node: call ids numbered after the
