@@ -42,15 +42,13 @@ function requestOf(order: string, email: string, run: number, lookup: "text" | "
   ];
 }
 
-/** The model's answer: a short text and the refund call, its input as the model wrote it. */
-function answerOf(key: AnthropicKey, order: string, email: string, run: number) {
+/** The model's answer: a short text and the refund call, its input as the model wrote it; first its thinking when it thinks. */
+function answerOf(key: AnthropicKey, order: string, email: string, run: number, thinks = false) {
   const input = { order_id: order, email };
+  const thinking = thinks ? [{ type: "thinking", thinking: `Refund ${order}.`, signature: `sig-${run}` }] : [];
   return answered(
     key,
-    [
-      { type: "text", text: `Refunding order ${order} for ${email}.` },
-      { type: "tool_use", id: `toolu_01ans${run}`, name: "refund", input },
-    ],
+    [...thinking, { type: "text", text: `Refunding order ${order} for ${email}.` }, { type: "tool_use", id: `toolu_01ans${run}`, name: "refund", input }],
     [JSON.stringify(input)],
   );
 }
@@ -61,9 +59,9 @@ const reader = messageReader(view);
 const NODES: NodeMeta[] = [0, 1, 2].map((i) => ({ ...META, finishReason: i === 1 ? "tool_use" : null, observations: 1 }) as NodeMeta);
 
 /** A recorded run as the learner reads it: its path's views in chat's hash form and as stored, and its stored answer's view. */
-function run(order: string, email: string, i: number, lookup: "text" | "bare") {
+function run(order: string, email: string, i: number, lookup: "text" | "bare", thinks = false) {
   const key = keyed(requestOf(order, email, i, lookup));
-  const answer = answerOf(key, order, email, i);
+  const answer = answerOf(key, order, email, i, thinks);
   const t: Trajectory = {
     root: key.treeId,
     hashes: key.path.map((s) => s.hash),
@@ -100,8 +98,8 @@ function servedTo(messages: unknown[], templates: LearnedTemplate[]): unknown {
   return "answer" in outcome ? apiMessageOf(view, outcome.answer.message) : outcome;
 }
 
-function learnDesk(lookup: "text" | "bare") {
-  const runs = ORDERS.map(([order, email], i) => run(order, email, i, lookup));
+function learnDesk(lookup: "text" | "bare", thinks = false) {
+  const runs = ORDERS.map(([order, email], i) => run(order, email, i, lookup, thinks));
   const partners: Partner[] = runs.slice(0, 2).map((r) => ({ ...r.t, answerHash: r.answer.hash, nodes: NODES }));
   const last = runs[2];
   return learnStep(last.t, last.t.messages.map(decompose), last.answer.hash, NODES, [], partners);
@@ -157,5 +155,13 @@ describe("the refund desk on Anthropic Messages, learned through the view", () =
     const result = messages[2] as { content: Array<{ content: string }> };
     result.content[0].content = result.content[0].content.replace("delivered", "lost");
     expect(servedTo(messages, step.fresh)).not.toHaveProperty("role");
+  });
+
+  it("Should make no template of answers whose thinking differs (thinking is kept whole: it is no data)", () => {
+    const step = learnDesk("bare", true);
+    expect(step.skipped).toEqual([]);
+    // Only the lookup turn's template (its answers think nothing): none answers the refund turn.
+    expect(step.fresh.map((t) => t.pattern.suffix.length)).toEqual([1]);
+    expect(servedTo(requestOf(FOURTH[0], FOURTH[1], 3, "bare"), step.fresh)).not.toHaveProperty("role");
   });
 });
