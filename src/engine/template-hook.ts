@@ -7,7 +7,7 @@ import type { RequestKey } from "../cache/request-key";
 import type { ProviderKey, TemplateHook, TemplatePlan } from "../cache/provider";
 import { headerSafe } from "../cache/templates/miss-reason";
 import type { TemplateSettings } from "../cache/templates/settings";
-import { apiMessageOf, chatViewOf, type TemplateView } from "../cache/templates/view";
+import { apiMessageOf, chatViewOf, withoutEnvelope, type TemplateView } from "../cache/templates/view";
 import { treeLearnerOf } from "../store/objects/tree-objects";
 import { forgetTemplatePresence, learnerNews, planTemplates, readBindings } from "./templates";
 import { forgetTemplateFree } from "./lookup/childless";
@@ -51,6 +51,9 @@ export function chatKeyOf(key: ProviderKey, view: TemplateView): RequestKey | nu
   const path: RequestKey["path"] = [];
   for (const step of key.path) {
     const stored: unknown = JSON.parse(step.json);
+    // A `muscle-mem:` field on a request's message was sent by the client (only a stored answer carries them):
+    // the view leaves it out, so it would read as the message without it.
+    if (withoutEnvelope(stored) !== stored) return null;
     const message = chatViewOf(view, stored);
     if (!message) return null;
     // A step whose hash read more than its stored message (a number sent as `10.0`: the spellings are hashed, never
