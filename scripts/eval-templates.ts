@@ -7,13 +7,16 @@
  * bindings), declared variables (the client sends muscle-mem-bindings).
  * Each answer is compared with the scripted model's own answer to the same
  * messages. Options: --warm N --fresh N --traps N --seed N --only PREFIXES
- * --sim (the same rules in memory, without the Worker: for iterating).
+ * --sim (the same rules in memory, without the Worker: for iterating; chat only).
+ * --api chat|anthropic|responses|gemini (default chat): the same chat requests written in that API's
+ * shape and sent to its route, behind a scripted model speaking that API (tools/eval-workflows/apis).
  */
 import { parseArgs } from "node:util";
 import { startWranglerDev } from "../test/support/wrangler-dev";
 import { startScriptedModel, type ChatBody } from "../tools/scripted-model";
 import { simulatedWorker } from "../tools/eval-workflows/simulate";
 import { experiment, WORKFLOWS, type Chat, type ServedBy, type Tally } from "../tools/eval-workflows/run";
+import { apiChat, EVAL_APIS, startApiUpstream, type EvalApiName } from "../tools/eval-workflows/apis/index";
 
 const { values } = parseArgs({
   options: {
@@ -23,8 +26,12 @@ const { values } = parseArgs({
     seed: { type: "string", default: "42" },
     only: { type: "string", default: "" },
     sim: { type: "boolean", default: false },
+    api: { type: "string", default: "chat" },
   },
 });
+const api = values.api as EvalApiName;
+if (!EVAL_APIS.includes(api)) throw new Error(`--api ${values.api}: one of ${EVAL_APIS.join(", ")}`);
+if (values.sim && api !== "chat") throw new Error(`--sim simulates Chat Completions only: run --api ${api} without --sim (under wrangler dev)`);
 /** `--only wf-rmail,wf-book`: run only these workflows (by model-name prefix). */
 const only = values.only ? values.only.split(",") : Object.keys(WORKFLOWS);
 const opts = { warm: Number(values.warm), fresh: Number(values.fresh), trapsPerKind: Number(values.traps), seed: Number(values.seed) };
@@ -32,12 +39,22 @@ const opts = { warm: Number(values.warm), fresh: Number(values.fresh), trapsPerK
 const script = (body: ChatBody) => WORKFLOWS[Object.keys(WORKFLOWS).find((p) => body.model.startsWith(p)) ?? "wf-refund"].script(body);
 // `--sim`: the template rules in memory (tools/eval-workflows/simulate.ts), no Worker: seconds instead of minutes.
 const simulated = values.sim ? simulatedWorker(script) : null;
-const model = simulated ? null : await startScriptedModel({ script });
-const dev = model ? await startWranglerDev({ vars: { UPSTREAM_BASE_URL: model.url, COUNTER_FLUSH_MS: "0" } }) : null;
+const model = simulated || api !== "chat" ? null : await startScriptedModel({ script });
+const upstream = simulated || api === "chat" ? null : await startApiUpstream(api, script);
+const upstreamVars = model ? { UPSTREAM_BASE_URL: model.url } : (upstream?.vars ?? null);
+const dev = upstreamVars ? await startWranglerDev({ vars: { ...upstreamVars, COUNTER_FLUSH_MS: "0" } }) : null;
+/** Why templates did not serve (`muscle-mem-template-miss`) in the current experiment, counted. */
+const missReasons = new Map<string, number>();
+const noteMiss = (headers: Headers) => {
+  const reason = headers.get("muscle-mem-template-miss");
+  if (reason) missReasons.set(reason, (missReasons.get(reason) ?? 0) + 1);
+};
 const chat: Chat =
   simulated?.chat ??
-  ((body, headers) =>
-    fetch(`${dev?.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }));
+  (api === "chat"
+    ? (body, headers) =>
+        fetch(`${dev?.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
+    : apiChat(api, dev?.url ?? "", noteMiss));
 
 const pct = (n: number, d: number) => (d === 0 ? "-" : `${((100 * n) / d).toFixed(1)}%`);
 const median = (xs: number[]) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
@@ -46,12 +63,16 @@ const ms = (t: Tally, by: ServedBy) => median(t.timings.filter((x) => x.by === b
 const rows: string[] = [];
 const latency: string[] = [];
 const mismatches: string[] = [];
+const reasons: string[] = [];
 try {
   for (const [prefix, wf] of Object.entries(WORKFLOWS).filter(([p]) => only.includes(p))) {
     for (const mode of ["exact", "learned", "declared"] as const) {
       const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+      missReasons.clear();
       const r = await experiment(wf, prefix, chat, { ...opts, mode, tag });
       console.error(`${wf.name} ${mode}: done`);
+      // Another API: the most frequent reasons templates did not serve (the declared mode serves chat only).
+      for (const [reason, n] of [...missReasons].sort((a, b) => b[1] - a[1]).slice(0, 3)) reasons.push(`| ${wf.name} | ${mode} | ${n} | ${reason} |`);
       const f = r.fresh;
       const t = r.traps;
       const served = f.served.exact + f.served.declared + f.served.learned;
@@ -84,7 +105,7 @@ try {
         },
       ];
   console.log(
-    `\nTemplate evaluation${simulated ? " (--sim: in memory, no Worker)" : ""}: warm ${opts.warm} cases, then ${opts.fresh} new cases and ${opts.trapsPerKind} of each trap kind, seed ${opts.seed}; TEMPLATE_MIN_BINDINGS=3, DECLARED_MIN_BINDINGS=2.\n`,
+    `\nTemplate evaluation${simulated ? " (--sim: in memory, no Worker)" : ""}${api === "chat" ? "" : ` on --api ${api}`}: warm ${opts.warm} cases, then ${opts.fresh} new cases and ${opts.trapsPerKind} of each trap kind, seed ${opts.seed}; TEMPLATE_MIN_BINDINGS=3, DECLARED_MIN_BINDINGS=2.\n`,
   );
   console.log(
     "| workflow | mode | new runs | model calls | served | exact / declared / learned | in-range runs | served in range | wrong runs | trap runs | traps served | wrong trap runs |",
@@ -95,10 +116,19 @@ try {
   console.log("| workflow | mode | exact hit | declared or learned hit | learned hit | model (miss) |");
   console.log("| --- | --- | --- | --- | --- | --- |");
   for (const row of latency) console.log(row);
+  if (reasons.length > 0) {
+    console.log(
+      `\nWhy templates did not serve on --api ${api} (muscle-mem-template-miss, the 3 most frequent per row; declared variables serve Chat Completions only):\n`,
+    );
+    console.log("| workflow | mode | misses | reason |");
+    console.log("| --- | --- | --- | --- |");
+    for (const row of reasons) console.log(row);
+  }
   console.log(`\nTemplates stored: ${JSON.stringify(templateRows[0])}`);
   console.log(mismatches.length === 0 ? "\nWrong replays: 0" : `\nWrong replays:\n${mismatches.join("\n")}`);
   process.exitCode = mismatches.length === 0 ? 0 : 1;
 } finally {
   await dev?.stop();
   await model?.close();
+  await upstream?.close();
 }
