@@ -10,6 +10,9 @@ describe("eval on OpenAI Responses: translations", () => {
     const { path, body: sent } = responsesRequest(body);
     expect(path).toBe("/v1/responses");
     expect(sent.instructions).toBe(refundDesk.system);
+    // Stateless: a learned template's answer is served on Responses only with store: false.
+    expect(sent.store).toBe(false);
+    expect(sent.previous_response_id).toBeUndefined();
     expect(sent.input).toEqual([
       { role: "user", content: body.messages[1].content },
       { type: "message", role: "assistant", content: [{ type: "output_text", text: "Let me look that order up.", annotations: [] }] },

@@ -6,8 +6,8 @@ import { assistant, callsOf, chatTool, functionTools, textOf, type ChatCall, typ
  * The evaluation on OpenAI Responses (`--api responses`): each chat request run.ts builds is written as a
  * `POST /v1/responses` body (system prompt in `instructions`, the conversation as input items: user messages,
  * an answer's text as an assistant message item and its calls as `function_call` items, each tool result as a
- * `function_call_output`; tools flat, `{ type: "function", name, parameters }`), sent statelessly (no
- * `previous_response_id`), and the answer's output items read back as a chat message. Upstream, the scripted
+ * `function_call_output`; tools flat, `{ type: "function", name, parameters }`), sent statelessly (`store:
+ * false`, no `previous_response_id`), and the answer's output items read back as a chat message. Upstream, the scripted
  * Responses model reads the body back as the chat body the workflow's script reads, and writes its chat
  * answer as output items. Pure: the unit test loads it in the pool.
  */
@@ -39,7 +39,8 @@ export function responsesRequest(body: ChatBody): { path: string; body: Response
   }));
   return {
     path: "/v1/responses",
-    body: { model: body.model, ...(system.length > 0 ? { instructions: system.join("\n") } : {}), input, ...(tools.length > 0 ? { tools } : {}) },
+    // Stateless, as Codex sends it: the whole history in `input`, nothing stored to chain on (a template's answer is served only so).
+    body: { model: body.model, store: false, ...(system.length > 0 ? { instructions: system.join("\n") } : {}), input, ...(tools.length > 0 ? { tools } : {}) },
   };
 }
 
