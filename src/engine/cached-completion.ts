@@ -79,7 +79,9 @@ async function run<B, K extends ProviderKey, A>(c: Ctx, adapter: ProviderAdapter
       treeId,
       adapter.templates !== undefined,
     );
-    if (depth !== null && childless.begin(plan.key.key, config.singleFlightWaitMs)) return fastMiss(walk, plan, source.shard.db, writerOf(), depth);
+    // A fast miss looks no template up: its header says only why declared variables were not used, when they were not.
+    if (depth !== null && childless.begin(plan.key.key, config.singleFlightWaitMs))
+      return withTemplateMiss(await fastMiss(walk, plan, source.shard.db, writerOf(), depth), plan.templateMiss?.() ?? null);
   }
   // Cold, the Worker reads D1 itself; only a read with nothing to serve calls the tree's object, which joins single flight on a miss (reading the primary again unless the Worker's read was the tree's primary and nothing touched the key since: docs/reliability.md).
   const far = {
