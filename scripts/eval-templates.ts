@@ -45,6 +45,8 @@ const upstreamVars = model ? { UPSTREAM_BASE_URL: model.url } : (upstream?.vars 
 const dev = upstreamVars ? await startWranglerDev({ vars: { ...upstreamVars, COUNTER_FLUSH_MS: "0" } }) : null;
 /** Why templates did not serve (`muscle-mem-template-miss`) in the current experiment, counted. */
 const missReasons = new Map<string, number>();
+/** Another API: answers whose API form (blocks, items, parts, argument texts; ids aside) differs from the scripted model's form. */
+const shapes: string[] = [];
 const noteMiss = (headers: Headers) => {
   const reason = headers.get("muscle-mem-template-miss");
   if (reason) missReasons.set(reason, (missReasons.get(reason) ?? 0) + 1);
@@ -54,7 +56,11 @@ const chat: Chat =
   (api === "chat"
     ? (body, headers) =>
         fetch(`${dev?.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
-    : apiChat(api, dev?.url ?? "", noteMiss));
+    : apiChat(api, dev?.url ?? "", {
+        onHeaders: noteMiss,
+        truth: script,
+        onShape: (m) => shapes.push(`${m.by}: served ${m.served} but the model's form is ${m.expected}`),
+      }));
 
 const pct = (n: number, d: number) => (d === 0 ? "-" : `${((100 * n) / d).toFixed(1)}%`);
 const median = (xs: number[]) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
@@ -124,6 +130,12 @@ try {
     console.log("| --- | --- | --- | --- |");
     for (const row of reasons) console.log(row);
   }
+  if (api !== "chat")
+    console.log(
+      shapes.length === 0
+        ? `\nAnswers in another ${api} form than the model's (ids aside): 0`
+        : `\nAnswers in another ${api} form than the model's (ids aside): ${shapes.length}\n${shapes.slice(0, 10).join("\n")}`,
+    );
   console.log(`\nTemplates stored: ${JSON.stringify(templateRows[0])}`);
   console.log(mismatches.length === 0 ? "\nWrong replays: 0" : `\nWrong replays:\n${mismatches.join("\n")}`);
   process.exitCode = mismatches.length === 0 ? 0 : 1;

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { refundDesk } from "../../tools/eval-workflows/refund";
-import { anthropicHeaders, anthropicReplyOf, anthropicRequest, chatOfAnthropicAnswer, chatOfAnthropicRequest } from "../../tools/eval-workflows/apis/anthropic";
+import {
+  anthropicAnswerOf,
+  anthropicHeaders,
+  anthropicReplyOf,
+  anthropicRequest,
+  anthropicShape,
+  chatOfAnthropicAnswer,
+  chatOfAnthropicRequest,
+} from "../../tools/eval-workflows/apis/anthropic";
 import { ANSWER, lookedUp, withoutIds } from "./eval-apis.support";
 
 /** `npm run eval:templates -- --api anthropic`: the chat requests and answers through Messages' shape and back. */
@@ -43,5 +51,21 @@ describe("eval on Anthropic Messages: translations", () => {
       "anthropic-version": "2023-06-01",
       "muscle-mem-namespace": "n",
     });
+  });
+
+  it("Should tell an answer in another block structure from the model's, ids aside", () => {
+    const reply = anthropicReplyOf(ANSWER);
+    if ("status" in reply) throw new Error("not an answer");
+    const expected = anthropicShape(anthropicAnswerOf(ANSWER));
+    const fresh = reply.content.map((b) => (b.type === "tool_use" ? { ...b, id: "toolu_other" } : b));
+    expect(anthropicShape({ id: "msg_2", content: fresh })).toEqual(expected);
+    // The same text in two blocks, or an input's keys in another order, reads back as the same chat message but is another form.
+    const split = [{ type: "text", text: "Refunding " }, { type: "text", text: "now." }, ...reply.content.slice(1)];
+    expect(chatOfAnthropicAnswer({ content: split })).toEqual(ANSWER);
+    expect(anthropicShape({ content: split })).not.toEqual(expected);
+    const reordered = reply.content.map((b) =>
+      b.type === "tool_use" && b.name === "refund" ? { ...b, input: { email: "ada@example.com", order_id: "A-4242", amount_cents: 1999 } } : b,
+    );
+    expect(anthropicShape({ content: reordered })).not.toEqual(expected);
   });
 });

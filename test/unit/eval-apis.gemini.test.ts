@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { refundDesk } from "../../tools/eval-workflows/refund";
-import { chatOfGeminiAnswer, chatOfGeminiRequest, geminiHeaders, geminiReplyOf, geminiRequest } from "../../tools/eval-workflows/apis/gemini";
+import {
+  chatOfGeminiAnswer,
+  chatOfGeminiRequest,
+  geminiAnswerOf,
+  geminiHeaders,
+  geminiReplyOf,
+  geminiRequest,
+  geminiShape,
+} from "../../tools/eval-workflows/apis/gemini";
 import type { ChatBody } from "../../tools/scripted-model";
 import { ANSWER, lookedUp, withoutIds } from "./eval-apis.support";
 
@@ -49,6 +57,12 @@ describe("eval on native Gemini: translations", () => {
     const read = chatOfGeminiAnswer({ candidates: [{ content: { role: "model", parts: reply.parts }, finishReason: "STOP" }] });
     expect(withoutIds(read)).toEqual(withoutIds(ANSWER));
     expect(new Set(read.tool_calls?.map((c) => c.id)).size).toBe(2);
+    // Its form is the form the scripted model gives; the text in two parts reads back the same but is another form.
+    const served = { candidates: [{ content: { role: "model", parts: reply.parts } }] };
+    expect(geminiShape(served)).toEqual(geminiShape(geminiAnswerOf(ANSWER)));
+    const split = [{ text: "Refunding " }, { text: "now." }, ...reply.parts.slice(1)];
+    expect(withoutIds(chatOfGeminiAnswer({ candidates: [{ content: { parts: split } }] }))).toEqual(withoutIds(ANSWER));
+    expect(geminiShape({ candidates: [{ content: { parts: split } }] })).not.toEqual(geminiShape(served));
     expect(geminiHeaders({ authorization: "Bearer sk-eval-1", "muscle-mem-namespace": "n" })).toEqual({
       "x-goog-api-key": "sk-eval-1",
       "muscle-mem-namespace": "n",

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { refundDesk } from "../../tools/eval-workflows/refund";
-import { chatOfResponsesAnswer, chatOfResponsesRequest, responsesReplyOf, responsesRequest } from "../../tools/eval-workflows/apis/responses";
+import {
+  chatOfResponsesAnswer,
+  chatOfResponsesRequest,
+  responsesAnswerOf,
+  responsesReplyOf,
+  responsesRequest,
+  responsesShape,
+} from "../../tools/eval-workflows/apis/responses";
 import { ANSWER, lookedUp, withoutIds } from "./eval-apis.support";
 
 /** `npm run eval:templates -- --api responses`: the chat requests and answers through Responses' shape and back. */
@@ -42,6 +49,11 @@ describe("eval on OpenAI Responses: translations", () => {
     const read = chatOfResponsesAnswer({ id: "resp_1", object: "response", status: "completed", output });
     expect(withoutIds(read)).toEqual(withoutIds(ANSWER));
     expect(read.tool_calls?.map((c) => c.id)).toEqual(["call_new1", "call_new2"]);
+    // Its form, ids and statuses aside, is the form the scripted model gives; a call's arguments spelled otherwise are another.
+    expect(responsesShape({ output })).toEqual(responsesShape(responsesAnswerOf(ANSWER)));
+    const spaced = output.map((o) => (o.type === "function_call" ? { ...o, arguments: JSON.stringify(JSON.parse(String(o.arguments)), null, 1) } : o));
+    expect(withoutIds(chatOfResponsesAnswer({ output: spaced }))).not.toEqual(withoutIds(ANSWER));
+    expect(responsesShape({ output: spaced })).not.toEqual(responsesShape(responsesAnswerOf(ANSWER)));
     // A reasoning item is no part of the chat message; text only has no tool_calls.
     expect(chatOfResponsesAnswer({ output: [{ type: "reasoning", summary: [] }, output[0]] })).toEqual({ role: "assistant", content: "Refunding now." });
   });

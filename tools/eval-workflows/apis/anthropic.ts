@@ -120,3 +120,15 @@ export function chatOfAnthropicRequest(body: AnthropicBody): ChatBody {
 export function anthropicReplyOf(message: ScriptedMessage): AnthropicReply {
   return { content: blocksOf(message) };
 }
+
+/** What a Messages answer shows the client, ids aside: its blocks in order (a call's input as its JSON text). */
+export function anthropicShape(json: unknown): unknown {
+  return (json as { content: Array<Record<string, unknown>> }).content.map((b) =>
+    b.type === "tool_use" ? { type: b.type, name: b.name, input: JSON.stringify(b.input) } : b.type === "text" ? { type: b.type, text: b.text } : b,
+  );
+}
+
+/** The Messages answer the scripted Anthropic model gives for a chat answer (ids aside: anthropicShape drops them). */
+export function anthropicAnswerOf(message: ScriptedMessage): unknown {
+  return { content: blocksOf(message) };
+}

@@ -122,3 +122,14 @@ export function chatOfGeminiRequest(body: GeminiModelBody, model: string): ChatB
 export function geminiReplyOf(message: ScriptedMessage): GeminiReply {
   return { parts: partsOf(message) };
 }
+
+/** What a generateContent answer shows the client, ids aside: its parts in order (a call's args as JSON text). */
+export function geminiShape(json: unknown): unknown {
+  const parts = (json as { candidates: Array<{ content: { parts?: GeminiPart[] } }> }).candidates[0].content.parts ?? [];
+  return parts.map((p) => (p.functionCall ? { functionCall: { name: p.functionCall.name, args: JSON.stringify(p.functionCall.args ?? {}) } } : p));
+}
+
+/** The generateContent answer the scripted Gemini model gives for a chat answer. */
+export function geminiAnswerOf(message: ScriptedMessage): unknown {
+  return { candidates: [{ content: { role: "model", parts: partsOf(message) } }] };
+}

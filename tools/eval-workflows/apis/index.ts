@@ -3,10 +3,18 @@ import { startScriptedGeminiModel } from "../../scripted-gemini-model";
 import type { ChatBody, ScriptedMessage } from "../../scripted-model";
 import { startScriptedResponsesModel } from "../../scripted-responses-model";
 import type { Chat } from "../run";
-import { anthropicHeaders, anthropicReplyOf, anthropicRequest, chatOfAnthropicAnswer, chatOfAnthropicRequest } from "./anthropic";
+import {
+  anthropicAnswerOf,
+  anthropicHeaders,
+  anthropicReplyOf,
+  anthropicRequest,
+  anthropicShape,
+  chatOfAnthropicAnswer,
+  chatOfAnthropicRequest,
+} from "./anthropic";
 import { chatCompletion } from "./chat-parts";
-import { chatOfGeminiAnswer, chatOfGeminiRequest, geminiHeaders, geminiReplyOf, geminiRequest } from "./gemini";
-import { chatOfResponsesAnswer, chatOfResponsesRequest, responsesReplyOf, responsesRequest } from "./responses";
+import { chatOfGeminiAnswer, chatOfGeminiRequest, geminiAnswerOf, geminiHeaders, geminiReplyOf, geminiRequest, geminiShape } from "./gemini";
+import { chatOfResponsesAnswer, chatOfResponsesRequest, responsesAnswerOf, responsesReplyOf, responsesRequest, responsesShape } from "./responses";
 
 /**
  * `npm run eval:templates -- --api anthropic|responses|gemini`: the evaluation's chat requests sent on another
@@ -28,6 +36,9 @@ interface Translation {
   request(body: ChatBody): { path: string; body: unknown };
   headers(headers: Record<string, string>): Record<string, string>;
   answer(json: unknown): ScriptedMessage;
+  /** What an answer shows the client, ids aside, and the answer the scripted upstream gives for a chat answer. */
+  shape(json: unknown): unknown;
+  answerOf(message: ScriptedMessage): unknown;
   start(script: (body: ChatBody) => ScriptedMessage): Promise<ApiUpstream>;
 }
 
@@ -36,6 +47,8 @@ const TRANSLATIONS: Record<Exclude<EvalApiName, "chat">, Translation> = {
     request: anthropicRequest,
     headers: anthropicHeaders,
     answer: chatOfAnthropicAnswer,
+    shape: anthropicShape,
+    answerOf: anthropicAnswerOf,
     async start(script) {
       const model = await startScriptedAnthropic({ script: (body) => anthropicReplyOf(script(chatOfAnthropicRequest(body))) });
       return { vars: { ANTHROPIC_BASE_URL: model.url }, close: model.close };
@@ -45,6 +58,8 @@ const TRANSLATIONS: Record<Exclude<EvalApiName, "chat">, Translation> = {
     request: responsesRequest,
     headers: (h) => h,
     answer: chatOfResponsesAnswer,
+    shape: responsesShape,
+    answerOf: responsesAnswerOf,
     async start(script) {
       const model = await startScriptedResponsesModel({ script: (body) => responsesReplyOf(script(chatOfResponsesRequest(body))) });
       return { vars: { UPSTREAM_BASE_URL: model.url }, close: model.close };
@@ -54,6 +69,8 @@ const TRANSLATIONS: Record<Exclude<EvalApiName, "chat">, Translation> = {
     request: geminiRequest,
     headers: geminiHeaders,
     answer: chatOfGeminiAnswer,
+    shape: geminiShape,
+    answerOf: geminiAnswerOf,
     async start(script) {
       const model = await startScriptedGeminiModel({ script: (body, name) => geminiReplyOf(script(chatOfGeminiRequest(body, name))) });
       return { vars: { GEMINI_BASE_URL: model.url }, close: model.close };
@@ -66,12 +83,26 @@ export function startApiUpstream(api: Exclude<EvalApiName, "chat">, script: (bod
   return TRANSLATIONS[api].start(script);
 }
 
+/** An answer whose API form differs from the form the scripted model gives for the script's own answer (ids aside). */
+export interface ShapeMismatch {
+  /** `model`, `hit` or the template that served it. */
+  by: string;
+  served: string;
+  expected: string;
+}
+
 /**
  * The `Chat` run.ts calls, sent on `api`'s route of the Worker at `workerUrl`: the answer comes back as a chat
  * completion with the Worker's `muscle-mem-*` headers; anything but a 200 comes back as it was. `onHeaders`
- * sees every answer's headers (the template-miss reasons).
+ * sees every answer's headers (the template-miss reasons). With `truth` (the script), each answer is also
+ * compared in the API's own form with what the scripted model answers (ids aside), stricter than run.ts's
+ * chat comparison (block and part structure, argument texts as written): a difference goes to `onShape`.
  */
-export function apiChat(api: Exclude<EvalApiName, "chat">, workerUrl: string, onHeaders?: (headers: Headers) => void): Chat {
+export function apiChat(
+  api: Exclude<EvalApiName, "chat">,
+  workerUrl: string,
+  watch: { onHeaders?: (headers: Headers) => void; truth?: (body: ChatBody) => ScriptedMessage; onShape?: (m: ShapeMismatch) => void } = {},
+): Chat {
   const t = TRANSLATIONS[api];
   return async (body, headers) => {
     const { path, body: sent } = t.request(body as ChatBody);
@@ -81,10 +112,17 @@ export function apiChat(api: Exclude<EvalApiName, "chat">, workerUrl: string, on
       body: JSON.stringify(sent),
     });
     const text = await res.text();
-    onHeaders?.(res.headers);
+    watch.onHeaders?.(res.headers);
     if (res.status !== 200) return new Response(text, { status: res.status });
+    const json: unknown = JSON.parse(text);
+    if (watch.truth && watch.onShape) {
+      const served = JSON.stringify(t.shape(json));
+      const expected = JSON.stringify(t.shape(t.answerOf(watch.truth(body as ChatBody))));
+      const by = res.headers.get("muscle-mem-template") ?? res.headers.get("muscle-mem-cache") ?? "model";
+      if (served !== expected) watch.onShape({ by, served, expected });
+    }
     const kept = new Headers({ "content-type": "application/json" });
     for (const [k, v] of res.headers) if (k.startsWith("muscle-mem-")) kept.set(k, v);
-    return new Response(JSON.stringify(chatCompletion(t.answer(JSON.parse(text)))), { status: 200, headers: kept });
+    return new Response(JSON.stringify(chatCompletion(t.answer(json))), { status: 200, headers: kept });
   };
 }

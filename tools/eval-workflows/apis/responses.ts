@@ -103,3 +103,25 @@ export function responsesReplyOf(message: ScriptedMessage): ResponsesReply {
     ],
   };
 }
+
+/** What a Responses answer shows the client, ids and statuses aside: its output items in order. */
+export function responsesShape(json: unknown): unknown {
+  return (json as { output: ResponsesItem[] }).output.map((i) =>
+    i.type === "function_call"
+      ? { type: i.type, name: i.name, arguments: i.arguments }
+      : i.type === "message"
+        ? { type: i.type, role: i.role, content: (i.content as Array<{ type: string; text?: string }>).map((p) => ({ type: p.type, text: p.text })) }
+        : { type: i.type },
+  );
+}
+
+/** The Responses answer the scripted Responses model gives for a chat answer (its output items; ids aside). */
+export function responsesAnswerOf(message: ScriptedMessage): unknown {
+  const text = textOf(message.content);
+  return {
+    output: [
+      ...(text === "" ? [] : [{ type: "message", role: "assistant", content: [{ type: "output_text", text }] }]),
+      ...callsOf(message).map((c) => ({ type: "function_call", name: c.function.name, arguments: c.function.arguments })),
+    ],
+  };
+}
