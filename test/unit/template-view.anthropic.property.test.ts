@@ -5,7 +5,7 @@ import type { CanonicalMessage } from "../../src/core/messages";
 import { compose, decompose } from "../../src/cache/templates/leaves";
 import { apiMessageOf, chatViewOf } from "../../src/cache/templates/view";
 import { keyAnthropicAnswer } from "../../src/providers/anthropic/key";
-import { anyText } from "./templates.support";
+import { anyText, jsonish } from "./templates.support";
 import { hashJson, keyed, pathOf, view } from "./template-view.anthropic.support";
 
 /**
@@ -15,20 +15,7 @@ import { hashJson, keyed, pathOf, view } from "./template-view.anthropic.support
  * also from its skeleton and leaves, and two that differ as stored never share one.
  */
 
-const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  value: fc.oneof(
-    { depthSize: "small" },
-    anyText,
-    fc.integer(),
-    fc.double({ noNaN: true, noDefaultInfinity: true }),
-    fc.boolean(),
-    fc.constant(null),
-    tie("array"),
-    tie("object"),
-  ),
-  array: fc.array(tie("value"), { maxLength: 3 }),
-  object: fc.dictionary(fc.string({ maxLength: 5 }), tie("value"), { maxKeys: 3 }),
-})).value;
+const json = jsonish;
 
 /** The input as the model may have written it: compact, spaced, integers written `N.0`, or no text kept. */
 const written = fc.constantFrom("compact", "spaced", "floats", "none");

@@ -27,7 +27,8 @@ export const separator = fc.constantFrom(" ", ", ", ". ", "\n", "-", ".", '"', "
 export const textish = fc.array(fc.tuple(tokenish, separator), { maxLength: 8 }).map((parts) => parts.map(([t, s]) => t + s).join(""));
 export const anyText = fc.oneof(textish, fc.string(), fc.string({ unit: "grapheme" }));
 
-const jsonish: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+/** Any JSON value, small: texts as anyText, numbers, booleans, null, arrays and objects. */
+export const jsonish: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: "small" },
     anyText,
