@@ -1,3 +1,4 @@
+import { isFields } from "./fields";
 /**
  * The names muscle-mem speaks to its clients: its own headers and the shape
  * of its ids. A leaf module (it imports nothing): every layer may use it.
@@ -33,10 +34,21 @@ export const ERROR_HEADER = "muscle-mem-error";
 /** The header that carries a request id in and out. */
 export const REQUEST_ID_HEADER = "x-request-id";
 
-/** The frame key that holds a declared tree's variable names (never sent by a client: the key adds it). */
 /** The frame key (and export line param) that names the API a tree was recorded through; chat trees have none. */
 export const API_FRAME_KEY = "muscle-mem:api";
 
+/** The API a frame was recorded through (its API_FRAME_KEY), null for Chat Completions (none) or a frame that is not JSON. */
+export function frameApi(frameJson: string): string | null {
+  try {
+    const frame: unknown = JSON.parse(frameJson);
+    const api = isFields(frame) ? frame[API_FRAME_KEY] : undefined;
+    return typeof api === "string" ? api : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The frame key that holds a declared tree's variable names (never sent by a client: the key adds it). */
 export const VARIABLES_FRAME_KEY = "muscle-mem-variables";
 
 /** Tree ids, node hashes and tenant ids: 32 lowercase hex characters. */

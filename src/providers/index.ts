@@ -1,6 +1,6 @@
 import type { TemplateView } from "../cache/templates/view";
 import { credentialReader, GENERAL_CREDENTIALS, type CredentialReader } from "../core/credential";
-import { API_FRAME_KEY } from "../core/protocol";
+import { frameApi } from "../core/protocol";
 import { anthropic } from "./anthropic";
 import { chat } from "./chat";
 import { gemini } from "./gemini";
@@ -45,13 +45,6 @@ export const DEFAULT_UPSTREAM: UpstreamVar = OPENAI_UPSTREAM;
 
 /** The template view of the API a tree's frame names (src/cache/templates/view.ts), or null: a chat tree, or an API templates do not read. */
 export function templateViewOfFrame(frameJson: string): TemplateView | null {
-  let api: unknown;
-  try {
-    const frame: unknown = JSON.parse(frameJson);
-    api = typeof frame === "object" && frame !== null && !Array.isArray(frame) ? (frame as Record<string, unknown>)[API_FRAME_KEY] : undefined;
-  } catch {
-    return null;
-  }
-  if (api === null || api === undefined) return null;
-  return providerOfApi(api)?.templateView ?? null;
+  const api = frameApi(frameJson);
+  return api === null ? null : (providerOfApi(api)?.templateView ?? null);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { frameApi, frameDivergence } from "../../src/engine/explain/explanation";
+import { frameApi } from "../../src/core/protocol";
+import { frameDivergence } from "../../src/engine/explain/explanation";
 
 /** The pure side of a new tree's nearest tree (docs/api.md, "Why it missed"): only trees of the request's API count. */
 

@@ -1,4 +1,4 @@
-import { API_FRAME_KEY } from "../../core/protocol";
+import { frameApi } from "../../core/protocol";
 import type { Divergence, FrameDivergence, MissExplanation, MissKind } from "../../core/explanation";
 import { asText, countDifferences, firstDifference, fieldPath, segmentsOf, shortDiff, type Json } from "./compare";
 import type { FieldNames } from "./request-paths";
@@ -89,13 +89,6 @@ function divergenceAt(facts: DivergenceFacts): Divergence | null {
     field: difference ? (facts.names ?? CANONICAL_NAMES).message(index, segmentsOf(difference.path), parsed(message.json)) : null,
     diff: difference ? shortDiff(asText(difference.incoming), asText(difference.recorded)) : null,
   };
-}
-
-/** The API a frame was recorded through (its API_FRAME_KEY), null for Chat Completions (none) or a frame that is not JSON. */
-export function frameApi(frameJson: string): string | null {
-  const frame = parsed(frameJson);
-  const api = frame !== null && typeof frame === "object" && !Array.isArray(frame) ? frame[API_FRAME_KEY] : undefined;
-  return typeof api === "string" ? api : null;
 }
 
 /**

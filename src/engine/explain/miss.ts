@@ -2,7 +2,8 @@ import type { ProviderKey } from "../../cache/provider";
 import { withTimeout } from "../../core/deadline";
 import type { KnownPath, PathProbe } from "../../store/tree/divergence";
 import { readDivergence } from "../../store/tree/divergence";
-import { explainMiss, frameApi, missHeaderValue, type MissExplanation, type MissKind } from "./explanation";
+import { frameApi } from "../../core/protocol";
+import { explainMiss, missHeaderValue, type MissExplanation, type MissKind } from "./explanation";
 import { requestFieldNames } from "./request-paths";
 
 /** What the lookup knew about a miss before the response: the `muscle-mem-miss` header's kind and depth. */
