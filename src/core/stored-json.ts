@@ -1,7 +1,7 @@
 import { canonicalJson } from "./canonical";
 
 /** The prefix of a stored answer's keys that are not the message: what the response carried around it, kept for a hit. */
-const AROUND = "muscle-mem:";
+export const AROUND = "muscle-mem:";
 
 /**
  * A stored answer's JSON: canonical (RFC 8785: keys sorted, as the hash form and every stored node are), but for the

@@ -1,4 +1,6 @@
 import { canonicalJson } from "../../core/canonical";
+import { isFields } from "../../core/fields";
+import { AROUND } from "../../core/stored-json";
 import type { CanonicalMessage } from "../../core/messages";
 
 /**
@@ -38,15 +40,12 @@ function sameHashForm(view: TemplateView, a: unknown, b: unknown): boolean {
   }
 }
 
-/** What muscle-mem stores around a message (`muscle-mem:response`, …): never part of a view, nor of a template's answer. */
-const ENVELOPE_PREFIX = "muscle-mem:";
-
 /** `message` without the `muscle-mem:` fields stored around it (the same object when it has none). */
 export function withoutEnvelope(message: unknown): unknown {
-  if (typeof message !== "object" || message === null || Array.isArray(message)) return message;
+  if (!isFields(message)) return message;
   const keys = Object.keys(message);
-  if (!keys.some((k) => k.startsWith(ENVELOPE_PREFIX))) return message;
-  return Object.fromEntries(Object.entries(message).filter(([k]) => !k.startsWith(ENVELOPE_PREFIX)));
+  if (!keys.some((k) => k.startsWith(AROUND))) return message;
+  return Object.fromEntries(Object.entries(message).filter(([k]) => !k.startsWith(AROUND)));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { canonicalJson } from "../../core/canonical";
+import { fieldsBut, isFields } from "../../core/fields";
 import { isJsonText } from "../../core/json-text";
 import type { CanonicalMessage, CanonicalToolCall } from "../../core/messages";
 import type { TemplateView } from "../../cache/templates/view";
@@ -36,12 +37,12 @@ type PartShape = z.infer<typeof partShape>;
 /** A view's fields: no other may be present. */
 const VIEW_FIELDS: ReadonlySet<string> = new Set(["role", "content", "tool_calls", GEMINI_PARTS]);
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** The fields of `o` but `known`. */
-function without(o: Record<string, unknown>, ...known: string[]): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(o).filter(([k]) => !known.includes(k)));
-}
+/** What toChat takes out of a part (its text, call or response) and of a call or response (their read fields); the rest is structure. */
+const TEXT: ReadonlySet<string> = new Set(["text"]);
+const CALL: ReadonlySet<string> = new Set(["functionCall"]);
+const CALL_READ: ReadonlySet<string> = new Set(["name", "argsJson"]);
+const RESPONSE: ReadonlySet<string> = new Set(["functionResponse"]);
+const RESPONSE_READ: ReadonlySet<string> = new Set(["response"]);
 
 /** The view's id of the call at `index` among the parts. */
 export const viewCallId = (index: number): string => `gemini_part_${index}`;
@@ -51,7 +52,7 @@ const isThought = (p: Record<string, unknown>): boolean => p.thought !== undefin
 
 /** The stored content's role and parts, or null when it is not one (CANDIDATE_KEY aside, no other field). */
 function storedContent(m: unknown): { role: "user" | "model"; parts: Record<string, unknown>[] } | null {
-  if (!isObject(m) || (m.role !== "user" && m.role !== "model") || !Array.isArray(m.parts) || !m.parts.every(isObject)) return null;
+  if (!isFields(m) || (m.role !== "user" && m.role !== "model") || !Array.isArray(m.parts) || !m.parts.every(isFields)) return null;
   if (Object.keys(m).some((k) => k !== "role" && k !== "parts" && k !== CANDIDATE_KEY)) return null;
   return { role: m.role, parts: m.parts };
 }
@@ -60,25 +61,25 @@ function storedContent(m: unknown): { role: "user" | "model"; parts: Record<stri
 function partView(p: Record<string, unknown>, index: number): { texts: string[]; call?: CanonicalToolCall; shape: PartShape } | null {
   if (typeof p.text === "string") {
     if (isThought(p)) return { texts: [], shape: { kind: "thought", part: p } };
-    return { texts: [p.text], shape: { kind: "text", fields: without(p, "text") } };
+    return { texts: [p.text], shape: { kind: "text", fields: fieldsBut(p, TEXT) } };
   }
-  if (isObject(p.functionCall)) {
+  if (isFields(p.functionCall)) {
     const { name, argsJson } = p.functionCall;
     if (typeof name !== "string" || "args" in p.functionCall) return null;
     if (argsJson !== undefined && (typeof argsJson !== "string" || !isJsonText(argsJson))) return null;
     const call: CanonicalToolCall = { id: viewCallId(index), type: "function", function: { name, arguments: argsJson ?? "{}" } };
     const shape: PartShape = {
       kind: "call",
-      fields: without(p, "functionCall"),
-      call: without(p.functionCall, "name", "argsJson"),
+      fields: fieldsBut(p, CALL),
+      call: fieldsBut(p.functionCall, CALL_READ),
       args: argsJson !== undefined,
     };
     return { texts: [], call, shape };
   }
-  if (isObject(p.functionResponse)) {
+  if (isFields(p.functionResponse)) {
     if (!("response" in p.functionResponse)) return null;
     const texts = [canonicalJson(p.functionResponse.response)];
-    return { texts, shape: { kind: "response", fields: without(p, "functionResponse"), response: without(p.functionResponse, "response") } };
+    return { texts, shape: { kind: "response", fields: fieldsBut(p, RESPONSE), response: fieldsBut(p.functionResponse, RESPONSE_READ) } };
   }
   return null;
 }
@@ -104,8 +105,8 @@ function toChat(message: unknown): CanonicalMessage | null {
 
 /** The call's arguments text as a node stores it (undefined: no `argsJson`), or null when `call` is not the view's call at `index`. */
 function storedArgs(call: CanonicalToolCall | undefined, index: number, args: boolean): { argsJson?: string; name: string } | null {
-  if (!isObject(call) || Object.keys(call).some((k) => k !== "id" && k !== "type" && k !== "function")) return null;
-  if (call.id !== viewCallId(index) || call.type !== "function" || !isObject(call.function)) return null;
+  if (!isFields(call) || Object.keys(call).some((k) => k !== "id" && k !== "type" && k !== "function")) return null;
+  if (call.id !== viewCallId(index) || call.type !== "function" || !isFields(call.function)) return null;
   const { name, arguments: text } = call.function;
   if (Object.keys(call.function).some((k) => k !== "name" && k !== "arguments") || typeof name !== "string" || typeof text !== "string") return null;
   if (!args) return text === "{}" ? { name } : null;
@@ -120,7 +121,7 @@ function responseOf(text: string | undefined): { value: unknown } | null {
 }
 
 function fromChat(view: CanonicalMessage): unknown {
-  if (!isObject(view) || Object.keys(view).some((k) => !VIEW_FIELDS.has(k))) return null;
+  if (!isFields(view) || Object.keys(view).some((k) => !VIEW_FIELDS.has(k))) return null;
   if ((view.role !== "user" && view.role !== "assistant") || !Array.isArray(view.content) || !view.content.every((t) => typeof t === "string")) return null;
   const shapes = z.array(partShape).safeParse(view[GEMINI_PARTS]);
   const calls = view.tool_calls ?? [];
@@ -153,7 +154,7 @@ function fromChat(view: CanonicalMessage): unknown {
 
 /** A stored part as it is hashed: a call's `argsJson` parsed into `args` (`{}` without them). */
 function hashedPart(p: Record<string, unknown>): CanonicalPart {
-  if (typeof p.text === "string" || !isObject(p.functionCall)) return p as CanonicalPart;
+  if (typeof p.text === "string" || !isFields(p.functionCall)) return p as CanonicalPart;
   const { argsJson, ...call } = p.functionCall;
   return { ...p, functionCall: { ...call, args: typeof argsJson === "string" ? (JSON.parse(argsJson) as unknown) : {} } } as CanonicalPart;
 }

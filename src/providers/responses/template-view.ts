@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { canonicalArguments } from "../../core/canonical";
-import { isFields } from "../../core/fields";
+import { fieldsBut, isFields } from "../../core/fields";
 import type { CanonicalMessage, CanonicalToolCall } from "../../core/messages";
 import { withoutEnvelope, type TemplateView } from "../../cache/templates/view";
 
@@ -42,6 +42,13 @@ const structure = z.discriminatedUnion("kind", [
 type Structure = z.infer<typeof structure>;
 type ItemSkeleton = Extract<Structure, { kind: "output" }>["items"][number];
 
+/** What the view reads of a call, a custom call, a message, a call's output, the tools node and a run of output items; the rest is structure. */
+const CALL_READ: ReadonlySet<string> = new Set(["call_id", "name", "arguments"]);
+const CUSTOM_READ: ReadonlySet<string> = new Set(["input"]);
+const MESSAGE_READ: ReadonlySet<string> = new Set(["role", "content"]);
+const OUTPUT_READ: ReadonlySet<string> = new Set(["role", "call_id", "output"]);
+const ROLE_READ: ReadonlySet<string> = new Set(["role"]);
+const RUN_READ: ReadonlySet<string> = new Set(["role", "items"]);
 const MESSAGE_ROLES: ReadonlySet<string> = new Set(["user", "system", "developer"]);
 /** A view's own top-level fields, per kind. */
 const VIEW_FIELDS: Readonly<Record<Structure["kind"], ReadonlySet<string>>> = {
@@ -51,13 +58,6 @@ const VIEW_FIELDS: Readonly<Record<Structure["kind"], ReadonlySet<string>>> = {
   output: new Set(["role", "content", "tool_calls", STRUCTURE]),
 };
 
-/** `value`'s fields but `skip`. */
-function fieldsBesides(value: Fields, skip: readonly string[]): Fields {
-  const out: Fields = {};
-  for (const [k, v] of Object.entries(value)) if (!skip.includes(k) && v !== undefined) out[k] = v;
-  return out;
-}
-
 /** An output item's texts and calls taken out, or null when it is no item a Responses node stores. */
 function splitItem(item: unknown, texts: string[], calls: CanonicalToolCall[]): ItemSkeleton | null {
   if (!isFields(item)) return null;
@@ -66,12 +66,12 @@ function splitItem(item: unknown, texts: string[], calls: CanonicalToolCall[]): 
     const { call_id: id, name, arguments: args } = item;
     if (typeof id !== "string" || typeof name !== "string" || typeof args !== "string") return null;
     calls.push({ id, type: "function", function: { name, arguments: args } });
-    return { ...fieldsBesides(item, ["call_id", "name", "arguments"]), type: "function_call" };
+    return { ...fieldsBut(item, CALL_READ), type: "function_call" };
   }
   if (item.type === "custom_tool_call") {
     if (typeof item.input !== "string" || typeof item.call_id !== "string" || typeof item.name !== "string") return null;
     texts.push(item.input);
-    return { ...fieldsBesides(item, ["input"]), type: "custom_tool_call" };
+    return { ...fieldsBut(item, CUSTOM_READ), type: "custom_tool_call" };
   }
   if (item.type !== "message") return null;
   const content = messageContent.safeParse(item.content);
@@ -87,7 +87,7 @@ function toChat(stored: unknown): CanonicalMessage | null {
   if (MESSAGE_ROLES.has(role)) {
     const content = z.array(textPart).safeParse(message.content);
     if (!content.success) return null;
-    const shape: Structure = { kind: "message", fields: fieldsBesides(message, ["role", "content"]) };
+    const shape: Structure = { kind: "message", fields: fieldsBut(message, MESSAGE_READ) };
     return { role, content: content.data.map((p) => p.text), [STRUCTURE]: shape };
   }
   if (role === "tool") {
@@ -97,13 +97,13 @@ function toChat(stored: unknown): CanonicalMessage | null {
     const shape: Structure = {
       kind: "tool",
       output: typeof output === "string" ? "text" : "parts",
-      fields: fieldsBesides(message, ["role", "call_id", "output"]),
+      fields: fieldsBut(message, OUTPUT_READ),
     };
     return { role: "tool", tool_call_id: id, content: texts, [STRUCTURE]: shape };
   }
   if (role === "tools") {
     if (!Array.isArray(message.tools)) return null;
-    return { role: "system", content: [], [STRUCTURE]: { kind: "tools", fields: fieldsBesides(message, ["role"]) } };
+    return { role: "system", content: [], [STRUCTURE]: { kind: "tools", fields: fieldsBut(message, ROLE_READ) } };
   }
   if (role !== "assistant" || !Array.isArray(message.items)) return null;
   const texts: string[] = [];
@@ -114,7 +114,7 @@ function toChat(stored: unknown): CanonicalMessage | null {
     if (!skeleton) return null;
     items.push(skeleton);
   }
-  const shape: Structure = { kind: "output", items, fields: fieldsBesides(message, ["role", "items"]) };
+  const shape: Structure = { kind: "output", items, fields: fieldsBut(message, RUN_READ) };
   return { role: "assistant", content: texts, ...(calls.length > 0 ? { tool_calls: calls } : {}), [STRUCTURE]: shape };
 }
 
