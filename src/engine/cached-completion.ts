@@ -212,10 +212,11 @@ function bypass<B, K extends ProviderKey, A>(walk: Walk<B, K, A>, treeId?: strin
 }
 
 /**
- * Why declared variables did not serve on an API without templates (Anthropic Messages, Responses, native Gemini:
- * docs/templates.md, "Which APIs"): the header is read nowhere there, so a client that sends it is told on every miss.
+ * Why declared variables did not serve on an API with no templates at all (an adapter with neither chat's keying
+ * nor a template view: none of the registered ones, docs/architecture.md "How to add a provider"): the header is
+ * read nowhere there, so a client that sends it is told on every miss.
  */
-export const BINDINGS_UNSUPPORTED = `${BINDINGS_HEADER} is not used on this API (templates serve Chat Completions only): keyed with the values as sent`;
+const BINDINGS_UNSUPPORTED = `${BINDINGS_HEADER} is not used on this API (no templates serve it): keyed with the values as sent`;
 
 /** No templates: the concrete key, answers served as stored; a miss that sent declared variables says they were not used. */
 function identityPlan<K extends ProviderKey>(key: K, headers: Headers): TemplatePlan<K> {
