@@ -7,7 +7,7 @@ import type { RequestKey } from "../cache/request-key";
 import type { ProviderKey, TemplateHook, TemplatePlan } from "../cache/provider";
 import { headerSafe } from "../cache/templates/miss-reason";
 import type { TemplateSettings } from "../cache/templates/settings";
-import { apiMessageOf, chatViewOf, withoutEnvelope, type TemplateView } from "../cache/templates/view";
+import { apiMessageOf, chatViewOf, readChatView, withoutEnvelope, type TemplateView } from "../cache/templates/view";
 import { treeLearnerOf } from "../store/objects/tree-objects";
 import { forgetTemplatePresence, learnerNews, planTemplates, readBindings } from "./templates";
 import { forgetTemplateFree } from "./lookup/childless";
@@ -54,12 +54,12 @@ export function chatKeyOf(key: ProviderKey, view: TemplateView): RequestKey | nu
     // A `muscle-mem:` field on a request's message was sent by the client (only a stored answer carries them):
     // the view leaves it out, so it would read as the message without it.
     if (withoutEnvelope(stored) !== stored) return null;
-    const message = chatViewOf(view, stored);
-    if (!message) return null;
+    const read = readChatView(view, stored);
+    if (!read) return null;
     // A step whose hash read more than its stored message (a number sent as `10.0`: the spellings are hashed, never
     // stored) shares its view with the one sent as `10`: a template learned on either must not answer the other.
-    if (childHash(step.parent, canonicalJson(view.hashForm(stored))) !== step.hash) return null;
-    path.push({ hash: step.hash, parent: step.parent, role: message.role, json: step.json, message });
+    if (childHash(step.parent, read.hashed) !== step.hash) return null;
+    path.push({ hash: step.hash, parent: step.parent, role: read.chat.role, json: step.json, message: read.chat });
   }
   const { tenant, namespace, treeId, frameJson, model } = key;
   return { tenant, namespace, treeId, frameJson, model, path, key: key.key, ids: new ToolCallIds() };

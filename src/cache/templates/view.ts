@@ -32,14 +32,6 @@ export interface TemplateView {
   hashForm(message: unknown): unknown;
 }
 
-function sameHashForm(view: TemplateView, a: unknown, b: unknown): boolean {
-  try {
-    return canonicalJson(view.hashForm(a)) === canonicalJson(view.hashForm(b));
-  } catch {
-    return false;
-  }
-}
-
 /** `message` without the `muscle-mem:` fields stored around it (the same object when it has none). */
 export function withoutEnvelope(message: unknown): unknown {
   if (!isFields(message)) return message;
@@ -49,19 +41,27 @@ export function withoutEnvelope(message: unknown): unknown {
 }
 
 /**
- * `message`'s chat view when the view gives it back (in hash form), else null. The `muscle-mem:` fields
- * stored around an answer are left out first: a view never sees them. Never throws.
+ * `message`'s chat view when the view gives it back (in hash form), with that hash form's canonical JSON (what the
+ * node's hash reads), else null. The `muscle-mem:` fields stored around an answer are left out first: a view never
+ * sees them. Never throws.
  */
-export function chatViewOf(view: TemplateView, stored: unknown): CanonicalMessage | null {
+export function readChatView(view: TemplateView, stored: unknown): { chat: CanonicalMessage; hashed: string } | null {
   try {
     const message = withoutEnvelope(stored);
     const chat = view.toChat(message);
     if (chat === null) return null;
     const back = view.fromChat(chat);
-    return back !== null && sameHashForm(view, back, message) ? chat : null;
+    if (back === null) return null;
+    const hashed = canonicalJson(view.hashForm(message));
+    return canonicalJson(view.hashForm(back)) === hashed ? { chat, hashed } : null;
   } catch {
     return null;
   }
+}
+
+/** `message`'s chat view when the view gives it back (readChatView), else null. Never throws. */
+export function chatViewOf(view: TemplateView, stored: unknown): CanonicalMessage | null {
+  return readChatView(view, stored)?.chat ?? null;
 }
 
 /**
