@@ -12,6 +12,7 @@ import { childHash } from "../../src/core/hash";
 import { apiMessageOf } from "../../src/cache/templates/view";
 import type { AnthropicKey } from "../../src/providers/anthropic/key";
 import { answered, keyed, view, viewOf } from "./template-view.anthropic.support";
+import { ORDERS, FOURTH } from "../support/desk-orders";
 
 /**
  * The refund desk of test/worker/templates-apis*.test.ts in Anthropic's shape, learned through the view by the
@@ -21,12 +22,6 @@ import { answered, keyed, view, viewOf } from "./template-view.anthropic.support
  * view, passed through `apiMessageOf`, is the Anthropic answer the model would give with the fourth's values.
  */
 
-const ORDERS = [
-  ["A-1001", "ada@example.com"],
-  ["B-2002", "bob@example.org"],
-  ["C-3003", "cyd@example.net"],
-] as const;
-const FOURTH = ["D-4004", "dan@example.io"] as const;
 const META = { finishReason: "tool_use", promptTokens: 10, completionTokens: 5, latencyMs: 100 };
 
 /** A run's request: the ask, the model's lookup (as the client echoes it, with the API's own ids) and the tool's result. */

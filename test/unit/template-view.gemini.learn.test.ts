@@ -14,6 +14,7 @@ import { keyGeminiAnswer, keyGeminiRequest, type GeminiKey } from "../../src/pro
 import { geminiAnswerOf, renderGenerateContentJson } from "../../src/providers/gemini/render";
 import type { Content, GenerateContentRequest } from "../../src/providers/gemini/schema";
 import { geminiTemplateView as view } from "../../src/providers/gemini/template-view";
+import { ORDERS, FOURTH } from "../support/desk-orders";
 
 /**
  * The refund desk on native Gemini, learned through the view by the pure learner: the model looks the order up,
@@ -22,12 +23,6 @@ import { geminiTemplateView as view } from "../../src/providers/gemini/template-
  */
 const scope = { tenant: "t", namespace: "default", maxMessageBytes: 900_000 };
 const meta = { finishReason: "STOP", promptTokens: 10, completionTokens: 5, latencyMs: 100 };
-const ORDERS = [
-  ["A-1001", "ada@example.com"],
-  ["B-2002", "bob@example.org"],
-  ["C-3003", "cyd@example.net"],
-] as const;
-const FOURTH = ["D-4004", "dan@example.io"] as const;
 type Order = readonly [string, string];
 
 function request([order, email]: Order): GenerateContentRequest {

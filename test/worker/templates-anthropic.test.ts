@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { api, newKey, ok, onlyTree } from "./api-helpers";
 import { eventually, uniqueModel } from "./helpers";
 import { learningRan, settled } from "./settled";
+import { ORDERS } from "../support/desk-orders";
 
 /**
  * A learned template on Anthropic Messages serves the call as the model writes it: the scripted model answers
@@ -12,11 +13,6 @@ import { learningRan, settled } from "./settled";
  * (`input_json_delta`). Never `{"qty":1}`: the template's answer keeps the model's bytes.
  */
 
-const ORDERS = [
-  ["A-1001", "ada@example.com"],
-  ["B-2002", "bob@example.org"],
-  ["C-3003", "cyd@example.net"],
-] as const;
 const written = (order: string, email: string) => `{"order_id": "${order}", "email": "${email}", "qty": 1.0}`;
 
 let asked = 0;

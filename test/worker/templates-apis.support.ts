@@ -1,5 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, vi } from "vitest";
+import { ORDERS, FOURTH } from "../support/desk-orders";
+export { ORDERS, FOURTH };
 
 /**
  * The refund desk of test/worker/templates-apis*.test.ts on every cached route: a system prompt, a `get_order`
@@ -12,12 +14,6 @@ export const TOOL = {
   description: "Look an order up.",
   parameters: { type: "object", properties: { order_id: { type: "string" }, email: { type: "string" } }, required: ["order_id", "email"] },
 };
-export const ORDERS = [
-  ["A-1001", "ada@example.com"],
-  ["B-2002", "bob@example.org"],
-  ["C-3003", "cyd@example.net"],
-] as const;
-export const FOURTH = ["D-4004", "dan@example.io"] as const;
 
 export const userText = (order: string, email: string) => `Please refund order ${order}, my email is ${email}.`;
 
