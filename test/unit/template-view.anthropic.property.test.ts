@@ -15,8 +15,6 @@ import { hashJson, keyed, pathOf, view } from "./template-view.anthropic.support
  * also from its skeleton and leaves, and two that differ as stored never share one.
  */
 
-const json = jsonish;
-
 /** The input as the model may have written it: compact, spaced, integers written `N.0`, or no text kept. */
 const written = fc.constantFrom("compact", "spaced", "floats", "none");
 function textOf(input: unknown, how: string): string | undefined {
@@ -27,7 +25,7 @@ function textOf(input: unknown, how: string): string | undefined {
 
 const answerBlock = fc.oneof(
   fc.record({ type: fc.constant("text"), text: anyText }),
-  fc.record({ type: fc.constant("tool_use"), id: fc.constantFrom("a", "b"), name: fc.constantFrom("get_order", "refund"), input: json, how: written }),
+  fc.record({ type: fc.constant("tool_use"), id: fc.constantFrom("a", "b"), name: fc.constantFrom("get_order", "refund"), input: jsonish, how: written }),
   fc.record({ type: fc.constant("thinking"), thinking: anyText, signature: fc.string({ minLength: 1, maxLength: 4 }) }),
 );
 
