@@ -206,6 +206,16 @@ describe("who may use the Worker: WORKER_TOKEN and ALLOWED_TENANTS", () => {
     const passed = await call(chatRequest(body, { authorization: `Bearer ${newKey()}`, "muscle-mem-authorization": "Bearer worker-secret" }), vars);
     expect(passed.status).toBe(200);
     expect(await generations(model)).toBe(1);
+    // The scheme and its token apart by a tab, as the provider key's own `Authorization` may be (RFC 9110).
+    const tabbed = await call(
+      chatRequest(
+        { ...body, messages: [{ role: "user", content: "hello, tab" }] },
+        { authorization: `Bearer ${newKey()}`, "muscle-mem-authorization": "bearer\tworker-secret" },
+      ),
+      vars,
+    );
+    expect(tabbed.status).toBe(200);
+    expect(await generations(model)).toBe(2);
     // Gemini's routes answer in Gemini's envelope; the API's tenant keys need it too, the admin token does not.
     const gemini = await call(
       new Request("http://mm.test/v1beta/models/m:generateContent", { method: "POST", headers: { "x-goog-api-key": newKey() }, body: "{}" }),

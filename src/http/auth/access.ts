@@ -6,7 +6,7 @@ import { tenantOfRequest } from "../../core/credential";
 import { ApiError } from "../../core/errors";
 import { CREDENTIALS, PROVIDERS } from "../../providers";
 import { envelopeOf, providerOfRequest } from "../routes/envelopes";
-import { carriesAdminToken, sameSecret } from "./caller";
+import { bearerToken, carriesAdminToken, sameSecret } from "./caller";
 
 /**
  * The Worker credential's header (`WORKER_TOKEN`), like AI Gateway's authenticated gateway: a request sends
@@ -15,13 +15,12 @@ import { carriesAdminToken, sameSecret } from "./caller";
  */
 export const WORKER_TOKEN_HEADER = "muscle-mem-authorization";
 
-const BEARER = /^Bearer[ ]+(\S.*)$/i;
-
 /** Why a request may not use the Worker, or null when it may: a missing Worker credential, or a tenant off the allow-list. */
 export function refusal(access: AccessSettings, headers: Headers, tenant: () => string | null): ApiError | null {
   if (access.workerToken !== "") {
+    // `Bearer <token>` as the provider key's own header is read (caller.ts: any case, spaces or a tab), or the bare token.
     const sent = headers.get(WORKER_TOKEN_HEADER)?.trim() ?? "";
-    const token = BEARER.exec(sent)?.[1]?.trim() ?? sent;
+    const token = bearerToken(sent) ?? sent;
     if (token === "" || !sameSecret(token, access.workerToken)) {
       return new ApiError("unauthorized", `This Worker needs its own credential: send ${WORKER_TOKEN_HEADER}: Bearer <WORKER_TOKEN>.`, WORKER_TOKEN_HEADER);
     }
