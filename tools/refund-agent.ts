@@ -11,6 +11,8 @@ export interface Order {
 export interface AgentRun {
   /** The cache outcome of each model call (`muscle-mem-cache`). */
   outcomes: string[];
+  /** Each model call's `muscle-mem-template` header: which template served its hit (`learned:…`, `declared`), or "". */
+  templates: string[];
   /** What the tools did, in order: the observable effects of the run. */
   effects: string[];
   final: string;
@@ -23,7 +25,7 @@ async function callStreamed(
   client: OpenAI,
   body: OpenAI.ChatCompletionCreateParamsNonStreaming,
   headers: Record<string, string>,
-): Promise<{ message: Assistant; outcome: string }> {
+): Promise<{ message: Assistant; outcome: string; template: string }> {
   const { data, response } = await client.chat.completions
     .create({ ...body, stream: true, stream_options: { include_usage: true } }, { headers })
     .withResponse();
@@ -40,7 +42,11 @@ async function callStreamed(
       if (call.function?.arguments) slot.function.arguments += call.function.arguments;
     }
   }
-  return { message: { content, tool_calls: calls.length ? calls : undefined }, outcome: response.headers.get("muscle-mem-cache") ?? "none" };
+  return {
+    message: { content, tool_calls: calls.length ? calls : undefined },
+    outcome: response.headers.get("muscle-mem-cache") ?? "none",
+    template: response.headers.get("muscle-mem-template") ?? "",
+  };
 }
 
 /**
@@ -58,7 +64,7 @@ export async function runRefundAgent(
     { role: "system", content: "You are a refund desk agent. Look orders up before refunding." },
     { role: "user", content: `Hi, please refund order #${orderId}.` },
   ];
-  const run: AgentRun = { outcomes: [], effects: [], final: "" };
+  const run: AgentRun = { outcomes: [], templates: [], effects: [], final: "" };
   const headers = opts.headers ?? {};
   for (let turn = 0; turn < 8; turn++) {
     const body = { model: opts.model ?? "gpt-4o-mini", messages, tools: REFUND_TOOLS as unknown as OpenAI.ChatCompletionTool[] };
@@ -67,11 +73,13 @@ export async function runRefundAgent(
       const streamed = await callStreamed(client, body, headers);
       message = streamed.message;
       run.outcomes.push(streamed.outcome);
+      run.templates.push(streamed.template);
     } else {
       const { data, response } = await client.chat.completions.create(body, { headers }).withResponse();
       const m = data.choices[0].message;
       message = { content: m.content, tool_calls: m.tool_calls?.filter((c) => c.type === "function") };
       run.outcomes.push(response.headers.get("muscle-mem-cache") ?? "none");
+      run.templates.push(response.headers.get("muscle-mem-template") ?? "");
     }
     messages.push({ role: "assistant", content: message.content, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) });
     if (!message.tool_calls?.length) {

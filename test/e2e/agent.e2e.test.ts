@@ -32,6 +32,11 @@ afterAll(async () => {
  * recorded yet is a 504, never a model call), so no wait depends on how busy the machine is.
  */
 async function settle(key: string, namespace: string, status = "delivered", stream = false): Promise<void> {
+  await servedWhole(key, namespace, "A-1", world(status), stream, "the first run's turns were not all recorded");
+}
+
+/** Waits until a run for `orderId` is served whole without the model (`only-if-cached`: a turn it cannot serve is a 504). */
+async function servedWhole(key: string, namespace: string, orderId: string, orders: Record<string, Order>, stream: boolean, what: string): Promise<void> {
   const onlyCached = new OpenAI({
     apiKey: key,
     baseURL: `${dev.url}/v1`,
@@ -40,9 +45,9 @@ async function settle(key: string, namespace: string, status = "delivered", stre
   });
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const run = await runRefundAgent(onlyCached, "A-1", world(status), { stream }).catch(() => null);
+    const run = await runRefundAgent(onlyCached, orderId, structuredClone(orders), { stream }).catch(() => null);
     if (run?.outcomes.every((o) => o === "hit")) return;
-    if (Date.now() > deadline) throw new Error(`${namespace}: the first run's turns were not all recorded within 60 s`);
+    if (Date.now() > deadline) throw new Error(`${namespace}: ${what} within 60 s`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -83,6 +88,27 @@ describe("a tool-calling agent with the official openai client, through wrangler
     await settle("sk-alice", "branch", "shipped");
     expect((await runRefundAgent(client("sk-alice", "branch"), "A-1", world("shipped"))).outcomes).toEqual(["hit", "hit"]);
     expect((await runRefundAgent(client("sk-alice", "branch"), "A-1", world("delivered"))).outcomes).toEqual(["hit", "hit", "hit"]);
+  });
+
+  it("Should serve a new order's id and amount from a template learned on three others (npm run demo's runs 6-9)", async () => {
+    const order = (id: string, amount: number): Record<string, Order> => ({ [id]: { order_id: id, status: "delivered", amount } });
+    for (const [id, amount] of [
+      ["B-2", 18],
+      ["C-3", 99.9],
+      ["D-4", 7.25],
+    ] as const) {
+      await runRefundAgent(client("sk-alice", "templated"), id, order(id, amount));
+      await servedWhole("sk-alice", "templated", id, order(id, amount), false, `${id}'s turns were not all recorded`);
+    }
+    // E-5 was never sent: the turns are served once the tree's learner has learned its templates (in its alarm).
+    await servedWhole("sk-alice", "templated", "E-5", order("E-5", 61), false, "no template served a new order's turns");
+    const before = model.generations();
+    const fourth = await runRefundAgent(client("sk-alice", "templated"), "E-5", order("E-5", 61));
+    expect(fourth.outcomes).toEqual(["hit", "hit", "hit"]);
+    expect(fourth.templates.every((template) => template !== "")).toBe(true);
+    expect(fourth.effects).toEqual(["get_order E-5", "refund E-5 61"]);
+    expect(fourth.final).toBe("Done: order E-5 was refunded.");
+    expect(model.generations()).toBe(before);
   });
 
   it("Should never answer one key's request from another key's tree", async () => {
