@@ -6,9 +6,11 @@
  * hit); and a Responses run chained by `previous_response_id`, twice. Then the client behaviours of
  * scripts/python-compat/clients.py (raw and streaming responses, async clients, streaming helpers), each a miss
  * then a hit with the same content, and those of clients2.py (structured output, extras, bypasses, single flight,
- * a 429, Responses events, Python's JSON spellings, count_tokens, chats, automatic function calling). Prints one
+ * a 429, Responses events, Python's JSON spellings, count_tokens, chats, automatic function calling), and
+ * templates.py's: per API, three orders teach a template that serves a fourth order (new id and amount) whole,
+ * through the plain client and the streaming helpers (Responses with store=False). Prints one
  * line per check and `N passed, N failed`; exits 1 when a check fails. `npm run test:python -- clients,clients2`
- * runs only the latter (any comma-separated subset of the names).
+ * runs only the latter (any comma-separated subset of the names; `templates` for the templates' checks).
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { promisify } from "node:util";
@@ -67,8 +69,9 @@ interface Check {
   same: boolean;
 }
 
-/** What each run must show: every call a miss the first time, a hit on each repeat. */
+/** What each run must show: every call a miss the first time, a hit on each repeat, a template's hit for a new order (templates.py). */
 function expected(run: Run): string {
+  if (run.name.includes(" template")) return "template";
   return run.name.endsWith("first") ? "miss" : "hit";
 }
 
@@ -129,15 +132,16 @@ async function main(): Promise<void> {
   let passed = 0;
   let failed = 0;
   try {
-    const apis = (process.argv[2] ?? "chat,anthropic,gemini,responses-chained,clients,clients2").split(",");
+    const apis = (process.argv[2] ?? "chat,anthropic,gemini,responses-chained,clients,clients2,templates").split(",");
     const prefix = `sk-py-${Date.now().toString(36)}`;
     const env = { ...process.env, NO_PROXY: "127.0.0.1,localhost" };
     // Asynchronously: the scripted upstreams answer from this process's event loop.
     const runs = [];
-    const agentApis = apis.filter((a) => !a.startsWith("clients"));
+    const agentApis = apis.filter((a) => !a.startsWith("clients") && a !== "templates");
     if (agentApis.length) runs.push([join(HERE, "agent.py"), main.url, second.url, prefix, agentApis.join(",")]);
     if (apis.includes("clients")) runs.push([join(HERE, "clients.py"), main.url, second.url, prefix]);
     if (apis.includes("clients2")) runs.push([join(HERE, "clients2.py"), main.url, second.url, prefix]);
+    if (apis.includes("templates")) runs.push([join(HERE, "templates.py"), main.url, second.url, prefix, "chat,anthropic,gemini,responses"]);
     for (const args of runs) {
       const {
         stdout: out,
