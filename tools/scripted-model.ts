@@ -7,6 +7,8 @@ export interface ScriptedMessage {
   role: "assistant";
   content: string | null;
   tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+  /** A reasoning model's thoughts beside the answer (DeepSeek's, OpenRouter's field); JSON answers only. */
+  reasoning_content?: string;
 }
 
 /** What a script returns: a message, or a raw HTTP error to answer with. */

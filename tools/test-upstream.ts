@@ -18,6 +18,8 @@ import { answerResponses, type ResponsesBody } from "./scripted-responses";
  * - `error-<status>[-...]`: answers that HTTP status with an OpenAI error body
  * - `echo[-...]`: answers the last user message back as text
  * - `fresh[-...]`: answers a new random text every time (a non-deterministic model)
+ * - `reasoning[-...]`: the refund desk, with a `reasoning_content` that names the customer of the first user
+ *   message (`… for customer <Name>`), as reasoning models write their thoughts beside the answer (JSON only)
  * - `wf-refund[-...]`, `wf-intake[-...]`: the template evaluation's workflows (tools/eval-workflows)
  * - `slow-<ms>[-...]`: answers after a delay
  * - `truncate[-...]`: a stream that stops before `[DONE]`; JSON that is cut short
@@ -49,6 +51,10 @@ export async function startTestUpstream(port = 0): Promise<ScriptedModel & { cou
       return { role: "assistant", content: `echo: ${String(lastUser?.content ?? "")}` };
     }
     if (model.startsWith("fresh")) return { role: "assistant", content: `fresh ${crypto.randomUUID()}` };
+    if (model.startsWith("reasoning")) {
+      const customer = /for customer (\S+?)\.?$/m.exec(String(body.messages.find((m) => m.role === "user")?.content ?? ""))?.[1] ?? "unknown";
+      return { ...refundDeskScript(body), reasoning_content: `The customer is ${customer}; looking at the order first.` };
+    }
     return evalWorkflowScript(body) ?? refundDeskScript(body);
   };
   const model = await startScriptedModel({ script, port: 0, truncate: (body) => body.model.startsWith("truncate") });

@@ -7,14 +7,14 @@ import type { Bindings } from "./bindings";
 const runsOf = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
 /** Every string, number and object key in a JSON value. */
-function textsOf(value: unknown, out: string[] = []): string[] {
+export function jsonTexts(value: unknown, out: string[] = []): string[] {
   if (typeof value === "string") out.push(value);
   else if (typeof value === "number") out.push(String(value));
-  else if (Array.isArray(value)) for (const item of value) textsOf(item, out);
+  else if (Array.isArray(value)) for (const item of value) jsonTexts(item, out);
   else if (isFields(value)) {
     for (const [key, item] of Object.entries(value)) {
       out.push(key);
-      textsOf(item, out);
+      jsonTexts(item, out);
     }
   }
   return out;
@@ -29,7 +29,7 @@ function textsOf(value: unknown, out: string[] = []): string[] {
 function carriesBound(value: unknown, bindings: Bindings): boolean {
   const values = Object.values(bindings).map((v) => v.toLowerCase());
   const valueRuns = new Set(values.flatMap(runsOf));
-  return textsOf(value).some((text) => {
+  return jsonTexts(value).some((text) => {
     const folded = text.toLowerCase();
     if (values.some((v) => folded.includes(v))) return true;
     return runsOf(text).some((run) => (run.length >= 2 && valueRuns.has(run)) || (run.length >= 3 && values.some((v) => v.includes(run))));

@@ -6,7 +6,7 @@ import { childHash, digest, treeIdOf, walk } from "../../core/hash";
 import type { DeclaredKeying, RequestKey } from "../request-key";
 import type { CanonicalMessage } from "../../core/messages";
 import { ambiguityOf, distinctValues, type Bindings } from "./bindings";
-import { unboundEnvelope } from "./declared-envelope";
+import { jsonTexts, unboundEnvelope } from "./declared-envelope";
 import { decompose } from "./leaves";
 import { hasPlaceholderLike, renderArguments, renderMessage, substituteArguments, substituteMessage, textsOf } from "./placeholders";
 import { slotTypeOf } from "./slot-types";
@@ -174,7 +174,8 @@ function placeholderNames(texts: readonly string[]): Set<string> {
  *
  * - the answer already holds placeholder-like text;
  * - a bound value is left over after whole-token substitution, in any case
- *   or JSON-escaped (inside a longer token, upper-cased, …);
+ *   or JSON-escaped (inside a longer token, upper-cased, …), or is anywhere a
+ *   placeholder does not go (untemplatedTexts: reasoning, annotations);
  * - a word of what is left is a derived form of a bound value (derivedForms:
  *   `Ada` from `ada@example.com`, `ada-lovelace` from `Ada Lovelace`, `1`
  *   from `A-1`), case aside: another binding would need another word;
@@ -187,7 +188,7 @@ function placeholderNames(texts: readonly string[]): Set<string> {
 export function abstractAnswer(answer: CanonicalMessage, keying: DeclaredKeying): CanonicalMessage | null {
   if (hasPlaceholderLike(answer)) return null;
   const stored = substituteMessage(answer, keying.bindings);
-  const rest = textsOf(stored)
+  const rest = [...textsOf(stored), ...untemplatedTexts(stored)]
     .map((t) => t.replace(/\{\{#?[A-Za-z_][A-Za-z0-9_]*\}\}/g, "\u0000"))
     .join("\u0000")
     .toLowerCase();
@@ -204,6 +205,18 @@ export function abstractAnswer(answer: CanonicalMessage, keying: DeclaredKeying)
     if (DERIVABLE.has(slotTypeOf(leaf.value, leaf.kind)) && !known.has(leaf.value) && !derivedFromKnown(leaf.value, known)) return null;
   }
   return stored;
+}
+
+/**
+ * Every string and object key of an answer outside the texts a placeholder goes in (content, refusal, a call's
+ * arguments): `reasoning_content`, `annotations`, a call's fields besides its id, type and name, any other field
+ * the model sent. They are served as recorded, never rendered, so a bound value in one would be served to
+ * every other binding (the model's reasoning naming the first customer).
+ */
+function untemplatedTexts(message: CanonicalMessage): string[] {
+  const { content: _content, refusal: _refusal, role: _role, tool_calls: calls, ...rest } = message;
+  const callRests = (calls ?? []).map(({ id: _id, type: _type, function: { name: _name, arguments: _arguments, ...fn }, ...call }) => [call, fn]);
+  return jsonTexts([rest, callRests]);
 }
 
 /**
