@@ -13,6 +13,8 @@ import openai
 from google import genai
 from google.genai import types
 
+from gemini_parts import streamed_parts
+
 CHAT_BASE, RESPONSES_BASE, PREFIX = sys.argv[1], sys.argv[2], sys.argv[3]
 PROMPT = "Please refund order #A-1."
 DESK = {"get_order": lambda a: {"order_id": a["order_id"], "status": "delivered", "amount": 42.5}, "refund": lambda a: {"order_id": a["order_id"], "refunded": True}}
@@ -84,13 +86,7 @@ def gemini_run(mode):
     contents = [types.Content(role="user", parts=[types.Part(text=PROMPT)])]
     for _ in range(6):
         if mode == "stream":
-            parts = []
-            for chunk in client.models.generate_content_stream(model="gemini-py", contents=contents, config=config):
-                for part in chunk.candidates[0].content.parts or []:
-                    if part.text is not None and parts and parts[-1].text is not None and part.function_call is None and parts[-1].function_call is None:
-                        parts[-1] = types.Part(text=parts[-1].text + part.text)
-                    else:
-                        parts.append(part)
+            parts = streamed_parts(client.models.generate_content_stream(model="gemini-py", contents=contents, config=config))
         else:
             parts = client.models.generate_content(model="gemini-py", contents=contents, config=config).candidates[0].content.parts
         contents.append(types.Content(role="model", parts=parts))

@@ -17,6 +17,8 @@ import openai
 from google import genai
 from google.genai import types
 
+from gemini_parts import streamed_parts
+
 CHAT_BASE, RESPONSES_BASE, PREFIX = sys.argv[1], sys.argv[2], sys.argv[3]
 OBJ = lambda props: {"type": "object", "properties": props, "required": list(props)}
 ORDER = OBJ({"order_id": {"type": "string"}})
@@ -101,13 +103,7 @@ def gemini_run(order, mode, headers):
     contents = [types.Content(role="user", parts=[types.Part(text=f"Please refund order #{order_id}.")])]
     for _ in range(6):
         if mode == "stream":
-            parts = []
-            for chunk in client.models.generate_content_stream(model="gemini-py-tpl", contents=contents, config=config):
-                for part in chunk.candidates[0].content.parts or []:
-                    if part.text is not None and parts and parts[-1].text is not None and part.function_call is None and parts[-1].function_call is None:
-                        parts[-1] = types.Part(text=parts[-1].text + part.text)
-                    else:
-                        parts.append(part)
+            parts = streamed_parts(client.models.generate_content_stream(model="gemini-py-tpl", contents=contents, config=config))
         else:
             parts = client.models.generate_content(model="gemini-py-tpl", contents=contents, config=config).candidates[0].content.parts
         contents.append(types.Content(role="model", parts=parts))
