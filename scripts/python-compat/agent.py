@@ -3,7 +3,8 @@
 Runs each API three times (a first run, a repeat, and the repeat through the streaming helpers) and a
 chained Responses run twice, and prints one JSON line per run: {"name", "outcomes", "final"}. The outcomes are
 the muscle-mem-cache header of every model call, read with an httpx response hook on each client.
-Usage: agent.py CHAT_BASE RESPONSES_BASE KEY_PREFIX APIS (comma-separated: chat,anthropic,gemini,responses-chained)
+Usage: agent.py CHAT_BASE RESPONSES_BASE KEY_PREFIX APIS (comma-separated: chat,anthropic,gemini,responses-chained).
+templates.py runs the same agents (imported, with its own orders, desk and model names).
 """
 import json
 import sys
@@ -24,11 +25,12 @@ REFUND = OBJ({"order_id": {"type": "string"}, "amount": {"type": "number"}})
 
 
 def recorder(outcomes):
-    """An httpx response hook that keeps the cache outcome of every model call."""
+    """An httpx response hook that keeps the cache outcome of every model call (`template` for a hit a template served)."""
 
     def hook(response):
         if response.request.method == "POST":
-            outcomes.append(response.headers.get("muscle-mem-cache"))
+            hit = response.headers.get("muscle-mem-cache")
+            outcomes.append("template" if hit == "hit" and response.headers.get("muscle-mem-template") else hit)
 
     return {"response": [hook]}
 
@@ -37,34 +39,34 @@ def report(name, outcomes, final):
     print(json.dumps({"name": name, "outcomes": outcomes, "final": final}), flush=True)
 
 
-def chat_run(mode):
+def chat_run(mode, prompt=PROMPT, desk=DESK, headers=None, model="gpt-py"):
     outcomes = []
-    client = openai.OpenAI(api_key=f"{PREFIX}-chat", base_url=f"{CHAT_BASE}/v1", max_retries=0, http_client=openai.DefaultHttpxClient(event_hooks=recorder(outcomes)))
+    client = openai.OpenAI(api_key=f"{PREFIX}-chat", base_url=f"{CHAT_BASE}/v1", max_retries=0, default_headers=headers, http_client=openai.DefaultHttpxClient(event_hooks=recorder(outcomes)))
     tools = [{"type": "function", "function": {"name": "get_order", "parameters": ORDER}}, {"type": "function", "function": {"name": "refund", "parameters": REFUND}}]
-    messages = [{"role": "user", "content": PROMPT}]
+    messages = [{"role": "user", "content": prompt}]
     for _ in range(6):
         if mode == "stream":
-            with client.chat.completions.stream(model="gpt-py", messages=messages, tools=tools) as stream:
+            with client.chat.completions.stream(model=model, messages=messages, tools=tools) as stream:
                 message = stream.get_final_completion().choices[0].message
         else:
-            message = client.chat.completions.create(model="gpt-py", messages=messages, tools=tools).choices[0].message
+            message = client.chat.completions.create(model=model, messages=messages, tools=tools).choices[0].message
         # As agents do: the assistant message back as the client built it (the helper's carries `index` on each call).
         messages.append(message.model_dump(exclude_none=True))
         if not message.tool_calls:
             return outcomes, message.content
         for call in message.tool_calls:
-            out = DESK[call.function.name](json.loads(call.function.arguments))
+            out = desk[call.function.name](json.loads(call.function.arguments))
             messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps(out)})
     raise RuntimeError("chat agent did not finish")
 
 
-def anthropic_run(mode):
+def anthropic_run(mode, prompt=PROMPT, desk=DESK, headers=None, model="claude-py"):
     outcomes = []
-    client = anthropic.Anthropic(api_key=f"{PREFIX}-ant", base_url=CHAT_BASE, max_retries=0, http_client=anthropic.DefaultHttpxClient(event_hooks=recorder(outcomes)))
+    client = anthropic.Anthropic(api_key=f"{PREFIX}-ant", base_url=CHAT_BASE, max_retries=0, default_headers=headers, http_client=anthropic.DefaultHttpxClient(event_hooks=recorder(outcomes)))
     tools = [{"name": "get_order", "input_schema": ORDER}, {"name": "refund", "input_schema": REFUND}]
-    messages = [{"role": "user", "content": PROMPT}]
+    messages = [{"role": "user", "content": prompt}]
     for _ in range(6):
-        params = dict(model="claude-py", max_tokens=512, tools=tools, messages=messages)
+        params = dict(model=model, max_tokens=512, tools=tools, messages=messages)
         if mode == "stream":
             with client.messages.stream(**params) as stream:
                 message = stream.get_final_message()
@@ -74,26 +76,26 @@ def anthropic_run(mode):
         calls = [b for b in message.content if b.type == "tool_use"]
         if not calls:
             return outcomes, "".join(b.text for b in message.content if b.type == "text")
-        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": c.id, "content": json.dumps(DESK[c.name](c.input))} for c in calls]})
+        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": c.id, "content": json.dumps(desk[c.name](c.input))} for c in calls]})
     raise RuntimeError("anthropic agent did not finish")
 
 
-def gemini_run(mode):
+def gemini_run(mode, prompt=PROMPT, desk=DESK, headers=None, model="gemini-py"):
     outcomes = []
-    client = genai.Client(api_key=f"{PREFIX}-gm", http_options=types.HttpOptions(base_url=CHAT_BASE, client_args={"event_hooks": recorder(outcomes)}))
+    client = genai.Client(api_key=f"{PREFIX}-gm", http_options=types.HttpOptions(base_url=CHAT_BASE, headers=headers, client_args={"event_hooks": recorder(outcomes)}))
     decl = [types.FunctionDeclaration(name="get_order", parameters_json_schema=ORDER), types.FunctionDeclaration(name="refund", parameters_json_schema=REFUND)]
     config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=decl)], automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))
-    contents = [types.Content(role="user", parts=[types.Part(text=PROMPT)])]
+    contents = [types.Content(role="user", parts=[types.Part(text=prompt)])]
     for _ in range(6):
         if mode == "stream":
-            parts = streamed_parts(client.models.generate_content_stream(model="gemini-py", contents=contents, config=config))
+            parts = streamed_parts(client.models.generate_content_stream(model=model, contents=contents, config=config))
         else:
-            parts = client.models.generate_content(model="gemini-py", contents=contents, config=config).candidates[0].content.parts
+            parts = client.models.generate_content(model=model, contents=contents, config=config).candidates[0].content.parts
         contents.append(types.Content(role="model", parts=parts))
         calls = [p.function_call for p in parts if p.function_call]
         if not calls:
             return outcomes, "".join(p.text or "" for p in parts)
-        contents.append(types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(name=c.name, response=DESK[c.name](dict(c.args)))) for c in calls]))
+        contents.append(types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(name=c.name, response=desk[c.name](dict(c.args)))) for c in calls]))
     raise RuntimeError("gemini agent did not finish")
 
 
@@ -113,10 +115,17 @@ def responses_chained_run():
 
 
 RUNS = {"chat": chat_run, "anthropic": anthropic_run, "gemini": gemini_run}
-for api in sys.argv[4].split(","):
-    if api == "responses-chained":
-        for run in ("first", "repeat"):
-            report(f"responses-chained {run}", *responses_chained_run())
-        continue
-    for run, mode in (("first", "plain"), ("repeat", "plain"), ("streamed repeat", "stream")):
-        report(f"{api} {run}", *RUNS[api](mode))
+
+
+def main():
+    for api in sys.argv[4].split(","):
+        if api == "responses-chained":
+            for run in ("first", "repeat"):
+                report(f"responses-chained {run}", *responses_chained_run())
+            continue
+        for run, mode in (("first", "plain"), ("repeat", "plain"), ("streamed repeat", "stream")):
+            report(f"{api} {run}", *RUNS[api](mode))
+
+
+if __name__ == "__main__":
+    main()
