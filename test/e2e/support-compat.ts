@@ -68,11 +68,14 @@ export async function waitRecorded(exchange: Exchange, timeoutMs = 10_000): Prom
 export class Desk {
   readonly effects: string[] = [];
 
-  constructor(private readonly status: string) {}
+  constructor(
+    private readonly status: string,
+    private readonly amount = 42.5,
+  ) {}
 
   getOrder(orderId: string): string {
     this.effects.push(`get_order ${orderId}`);
-    return JSON.stringify({ order_id: orderId, status: this.status, amount: 42.5 });
+    return JSON.stringify({ order_id: orderId, status: this.status, amount: this.amount });
   }
 
   refund(orderId: string, amount: number): string {
