@@ -4,7 +4,7 @@ import { keepServedAnswer } from "../store/tree/served-answers";
 import { withTimeout } from "./lookup/read-through";
 
 /** The template miss reason when a template's answer could not be kept for chaining: the request went to the model. */
-export const UNKEPT_TEMPLATE = "a template's answer could not be kept for previous_response_id in time: the request went to the model";
+export const UNKEPT_TEMPLATE = "a template's answer could not be kept for previous_response_id (the write failed or timed out): the request went to the model";
 
 /** The row kept for a template's answer served to `key`: its steps after `chain.base` (all of them when the base is not on its path). Pure. */
 export function keptRowOf(key: ProviderKey, chain: ChainBase, answerHash: string, message: unknown): ServedAnswer {
