@@ -43,6 +43,12 @@ export interface ChainBase {
 }
 
 /**
+ * Kept template answers one resolution of `previous_response_id` reads through at most: a request whose
+ * conversation already leads through this many keeps its own from the root (src/engine/served-answer.ts).
+ */
+export const MAX_SERVED_LINKS = 8;
+
+/**
  * A learned template's answer as served to a request that may chain on it, kept so that its id resolves
  * (src/store/tree/served-answers.ts): the conversation is the path to `base`, then `tail`, then `answer`.
  */

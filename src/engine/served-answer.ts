@@ -1,6 +1,6 @@
-import type { ChainBase, ProviderKey, ServedAnswer } from "../cache/provider";
+import { type ChainBase, MAX_SERVED_LINKS, type ProviderKey, type ServedAnswer } from "../cache/provider";
 import { logEvent } from "../observability/log-event";
-import { keepServedAnswer } from "../store/tree/served-answers";
+import { keepServedAnswer, knownSteps } from "../store/tree/served-answers";
 import { withTimeout } from "./lookup/read-through";
 
 /** The template miss reason when a template's answer could not be kept for chaining: the request went to the model. */
@@ -21,9 +21,33 @@ export function keptRowOf(key: ProviderKey, chain: ChainBase, answerHash: string
 }
 
 /**
+ * The deepest step of `key`'s path that resolves without it (a recorded node, or a kept answer fewer than
+ * MAX_SERVED_LINKS deep), so that a client that sends its whole conversation each time (no
+ * `previous_response_id`) keeps only what follows it; the root when none does or the read fails.
+ */
+async function deepestKnown(db: D1Database, key: ProviderKey): Promise<ChainBase> {
+  const root = { base: key.treeId, links: 0 };
+  try {
+    const known = await knownSteps(
+      db,
+      key.tenant,
+      key.treeId,
+      key.path.map((step) => step.hash),
+    );
+    for (let i = key.path.length - 1; i >= 0; i--) {
+      const links = known.get(key.path[i].hash);
+      if (links !== undefined && links < MAX_SERVED_LINKS) return { base: key.path[i].hash, links };
+    }
+  } catch (error) {
+    logEvent("warn", "served_answer_base_failed", { tree: key.treeId, error: String(error) });
+  }
+  return root;
+}
+
+/**
  * Keeps a learned template's answer (`answerHash`, `message` as served) for a request that may chain on its id
  * (`chain`: src/cache/provider.ts), in the tree's shard `db`, before it is served: the conversation after
- * `chain.base` and the answer (src/store/tree/served-answers.ts). False when the write failed or did not end
+ * `chain.base` (for a request not resolved from an id, after its deepest step that resolves: deepestKnown) and the answer (src/store/tree/served-answers.ts). False when the write failed or did not end
  * within `timeoutMs` (the answer is then not served: a miss). Never throws.
  */
 export async function keptForChaining(
@@ -34,8 +58,12 @@ export async function keptForChaining(
   answerHash: string,
   message: unknown,
 ): Promise<boolean> {
+  const keep = async () => {
+    const base = chain.base === key.treeId ? await deepestKnown(db, key) : chain;
+    await keepServedAnswer(db, key.tenant, keptRowOf(key, base, answerHash, message));
+  };
   try {
-    await withTimeout(keepServedAnswer(db, key.tenant, keptRowOf(key, chain, answerHash, message)), timeoutMs, "served answer");
+    await withTimeout(keep(), timeoutMs, "served answer");
     return true;
   } catch (error) {
     logEvent("error", "served_answer_keep_failed", { tree: key.treeId, error: String(error) });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { RecordedMessage, RecordedPaths, ServedAnswer } from "../../src/cache/provider";
+import { MAX_SERVED_LINKS, type RecordedMessage, type RecordedPaths, type ServedAnswer } from "../../src/cache/provider";
 import { keptRowOf } from "../../src/engine/served-answer";
 import { keyResponsesAnswer, keyResponsesRequest, type ResponsesKey } from "../../src/providers/responses/key";
 import { servedResponseId } from "../../src/providers/responses/previous";
 import { servedIds } from "../../src/providers/responses/render";
-import { MAX_SERVED_LINKS, resolvePreviousResponse } from "../../src/providers/responses/resolve";
+import { resolvePreviousResponse } from "../../src/providers/responses/resolve";
 import type { ResponsesRequest } from "../../src/providers/responses/schema";
 import type { ProviderRequest } from "../../src/cache/provider";
 

@@ -1,4 +1,4 @@
-import type { ChainBase, ProviderRequest, RecordedMessage, RecordedPaths } from "../../cache/provider";
+import { type ChainBase, MAX_SERVED_LINKS, type ProviderRequest, type RecordedMessage, type RecordedPaths } from "../../cache/provider";
 import { inputItemsOf, type LastCallIds, parseServedResponseId, upstreamResponseId, withPreviousInput } from "./previous";
 import type { ResponsesRequest } from "./schema";
 
@@ -6,12 +6,6 @@ import type { ResponsesRequest } from "./schema";
 const resolvedIds = new WeakMap<ResponsesRequest, string>();
 /** The answer each resolved body's conversation was read up to, and through how many kept template answers. */
 const resolvedBases = new WeakMap<ResponsesRequest, ChainBase>();
-
-/**
- * Kept template answers (src/store/tree/served-answers.ts) one resolution reads through at most: a request whose
- * conversation already leads through this many keeps its own whole (./key.ts chainOf), so every id resolves.
- */
-export const MAX_SERVED_LINKS = 8;
 
 /**
  * The answer an id names and the call ids the client was given for its calls: a served id names its tree and

@@ -36,6 +36,29 @@ export async function servedAnswerOf(db: D1Database, tenant: string, treeId: str
   return { treeId, answerHash, parent: row.parent, base: row.base, tail: steps.data, answer: row.answer, links: row.links };
 }
 
+/** Path steps one read of knownSteps looks up at most (the deepest ones): D1's 100 bound parameters, less the tenant and tree. */
+export const KNOWN_STEPS_READ = 98;
+
+/**
+ * Which of `hashes` (steps of a request's path in `treeId`, the deepest KNOWN_STEPS_READ) resolve without the
+ * request: a recorded node (0 kept answers to read) or a kept answer of `tenant` (its `links` + 1). One read.
+ */
+export async function knownSteps(db: D1Database, tenant: string, treeId: string, hashes: readonly string[]): Promise<Map<string, number>> {
+  const asked = hashes.slice(-KNOWN_STEPS_READ);
+  if (asked.length === 0) return new Map();
+  const list = asked.map((_, i) => `?${i + 3}`).join(", ");
+  const rows = await db
+    .prepare(
+      `SELECT hash, 0 AS links FROM nodes WHERE hash IN (${list}) AND +tree_id = ?2
+       UNION ALL SELECT answer_hash AS hash, links + 1 AS links FROM served_answers WHERE tenant = ?1 AND tree_id = ?2 AND answer_hash IN (${list})`,
+    )
+    .bind(tenant, treeId, ...asked)
+    .all<{ hash: string; links: number }>();
+  const known = new Map<string, number>();
+  for (const row of rows.results) known.set(row.hash, Math.min(row.links, known.get(row.hash) ?? row.links));
+  return known;
+}
+
 /** Deletes a tree's kept answers served before `cutoff`, a page per call of `write`; the number deleted. */
 export async function pruneServedAnswers(write: <T>(page: (db: D1Database) => Promise<T>) => Promise<T>, treeId: string, cutoff: number): Promise<number> {
   let deleted = 0;
