@@ -82,7 +82,7 @@ describe("chaining on kept template answers", () => {
     ).toEqual([first.key, one.hash, second.key, two.hash]);
   });
 
-  it("Should leave an id as sent when its kept answer is another tree's or unknown", async () => {
+  it("Should leave an id as sent when its kept answer is another tree's, unknown, or its row does not lead to its parent", async () => {
     const rows = new Map<string, ServedAnswer>();
     const first = keyOf({ model: "gpt-x", input: "refund A-1" });
     const one = serveKept(rows, first, [{ type: "function_call", call_id: "c", name: "get_order", arguments: "{}" }]);
@@ -91,6 +91,13 @@ describe("chaining on kept template answers", () => {
       const sent = request({ model: "gpt-x", previous_response_id: id, input: "next" });
       expect(await resolvePreviousResponse(sent, keptOnly(rows))).toBe(sent);
     }
+    // A row whose messages do not lead to the answer's parent is not read.
+    const kept = rows.get(one.hash);
+    if (!kept) throw new Error("not kept");
+    const sent = request({ model: "gpt-x", previous_response_id: one.id, input: "next" });
+    expect(await resolvePreviousResponse(sent, keptOnly(rows))).not.toBe(sent);
+    rows.set(one.hash, { ...kept, parent: "e".repeat(32) });
+    expect(await resolvePreviousResponse(sent, keptOnly(rows))).toBe(sent);
   });
 
   it("Should read at most MAX_SERVED_LINKS kept answers, and keep the whole conversation once a chain is that deep", async () => {

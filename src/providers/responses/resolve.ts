@@ -64,7 +64,8 @@ async function conversationTo(
   if (rows && rows.at(-1)?.hash === answerHash) return { rows, links: 0 };
   if (!kept || depth >= MAX_SERVED_LINKS) return null;
   const served = await store.servedAnswer(treeId, answerHash);
-  if (!served) return null;
+  // Its messages must lead from its base to the answer's parent (a row that does not is not read).
+  if (!served || (served.tail.at(-1)?.hash ?? served.base) !== served.parent) return null;
   const before = served.base === treeId ? { rows: [], links: 0 } : await conversationTo(store, treeId, served.base, true, depth + 1);
   if (!before) return null;
   return { rows: [...before.rows, ...served.tail, { hash: answerHash, message: served.answer }], links: before.links + 1 };
