@@ -26,10 +26,44 @@ export interface ProviderKey {
   path: PathNode[];
   key: string;
   /**
-   * Why a template's answer may not serve this request, by its API's own rule (a Responses answer the client
-   * may chain on by id: src/providers/responses/key.ts), or absent. Exact hits and learning are unchanged.
+   * Present when the client may chain on a template's answer by its id (Responses without `store: false`:
+   * src/providers/responses/key.ts): the answer is then kept (a ServedAnswer) before it is served, or not
+   * served. Absent: a template's answer is served as is. Exact hits and learning are unchanged.
    */
-  templatesRefused?: string;
+  chain?: ChainBase;
+}
+
+/**
+ * Where a request's conversation can be read from before its own messages: `base` is a node or a kept answer
+ * on its path (the answer its `previous_response_id` named), `links` kept answers deep; the tree id: the root.
+ */
+export interface ChainBase {
+  base: string;
+  links: number;
+}
+
+/**
+ * Kept template answers one resolution of `previous_response_id` reads through at most: a request whose
+ * conversation already leads through this many keeps its own from the root (src/engine/served-answer.ts).
+ */
+export const MAX_SERVED_LINKS = 8;
+
+/**
+ * A learned template's answer as served to a request that may chain on it, kept so that its id resolves
+ * (src/store/tree/served-answers.ts): the conversation is the path to `base`, then `tail`, then `answer`.
+ */
+export interface ServedAnswer {
+  treeId: string;
+  answerHash: string;
+  /** h_n of the request it answered. */
+  parent: string;
+  base: string;
+  /** The request's stored messages after `base` up to `parent`: hash and stored JSON. */
+  tail: RecordedMessage[];
+  /** The answer's stored message JSON as served. */
+  answer: string;
+  /** Kept answers between `base` and a recorded node or the root (0: `base` is one). */
+  links: number;
 }
 
 /** Keying outcome: a key, a reason to bypass the cache, or bad input (a 4xx in the API's envelope). */
@@ -106,6 +140,8 @@ export interface RecordedPaths {
    * `upstreamId`); null when this tenant recorded none. Read its path with `pathTo`, which checks it again.
    */
   answerOfUpstreamId(upstreamId: string): Promise<UpstreamAnswer | null>;
+  /** A template's answer the caller was served and kept in tree `treeId` (ServedAnswer); null when none (another tenant's, aged out, unknown). */
+  servedAnswer(treeId: string, answerHash: string): Promise<ServedAnswer | null>;
 }
 
 /** Where template evidence is read: the tree's shard, bounded by LOOKUP_TIMEOUT_MS, memoised for `ttlMs`. */

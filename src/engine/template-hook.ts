@@ -11,6 +11,7 @@ import { apiMessageOf, chatViewOf, readChatView, withoutEnvelope, type TemplateV
 import { treeLearnerOf } from "../store/objects/tree-objects";
 import { forgetTemplatePresence, learnerNews, planTemplates, readBindings } from "./templates";
 import { forgetTemplateFree } from "./lookup/childless";
+import { keptForChaining, UNKEPT_TEMPLATE } from "./served-answer";
 
 /** Queues a recording for the tree's learner (its own object, in its alarm); forgets what this isolate believed when it learned something new. */
 async function learnSoon(env: Env, treeId: string, recorded: RecordInput): Promise<void> {
@@ -79,7 +80,8 @@ function answerReadable(view: TemplateView, recorded: RecordInput): boolean {
  * request is matched as its chat view, a template's answer is served in the API's own form (when it reads back
  * as the same view), and a recording is learned from in the tree's learner, which reads the tree through the same
  * view (src/store/templates/message-reader.ts). Declared variables are Chat Completions' only: a request that
- * sends them is keyed with the values as sent, and told so on a miss.
+ * sends them is keyed with the values as sent, and told so on a miss. A key with a `chain` (the client may chain
+ * on the answer's id) is served a template's answer only once it is kept (./served-answer.ts).
  */
 export function viewTemplates<K extends ProviderKey>(view: TemplateView): TemplateHook<K> {
   return {
@@ -100,10 +102,6 @@ export function viewTemplates<K extends ProviderKey>(view: TemplateView): Templa
         render: (answer) => answer,
         hitHeaders: {},
         async learned(db, timeoutMs, presenceTtlMs, hasTemplates) {
-          if (key.templatesRefused) {
-            miss ??= headerSafe(key.templatesRefused);
-            return null;
-          }
           const chat = chatPlan();
           if (!chat) {
             if (settings.induction)
@@ -120,6 +118,11 @@ export function viewTemplates<K extends ProviderKey>(view: TemplateView): Templa
             return null;
           }
           const hash = childHash(key.key, canonicalJson(view.hashForm(message)));
+          // A client that may chain on the answer's id gets it only once it is kept (./served-answer.ts).
+          if (key.chain && !(await keptForChaining(db, timeoutMs, key, key.chain, hash, message))) {
+            miss ??= UNKEPT_TEMPLATE;
+            return null;
+          }
           return { answer: { ...found.answer, hash, message: message as CanonicalMessage }, template: found.template };
         },
         // A client that sent declared variables is told first that they were not used.

@@ -17,7 +17,7 @@ describe("eval on OpenAI Responses: translations", () => {
     const { path, body: sent } = responsesRequest(body);
     expect(path).toBe("/v1/responses");
     expect(sent.instructions).toBe(refundDesk.system);
-    // Stateless: a learned template's answer is served on Responses only with store: false.
+    // Stateless, as Codex sends it: a learned template's answer keeps nothing for previous_response_id with store: false.
     expect(sent.store).toBe(false);
     expect(sent.previous_response_id).toBeUndefined();
     expect(sent.input).toEqual([

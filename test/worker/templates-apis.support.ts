@@ -26,10 +26,14 @@ export function argsOf(text: string): { order_id: string; email: string } {
 let asked = 0;
 /** The upstream POSTs since the test began. */
 export const upstreamCalls = (): number => asked;
+let bodies: Record<string, unknown>[] = [];
+/** The bodies of the upstream POSTs since the test began, in order. */
+export const upstreamBodies = (): readonly Record<string, unknown>[] => bodies;
 let nextId = 0;
 /** Every upstream POST of the four APIs answers with the model's `get_order` call; GETs (key checks) go through. */
 beforeEach(() => {
   asked = 0;
+  bodies = [];
   const real = globalThis.fetch;
   const origins = [env.UPSTREAM_BASE_URL, env.ANTHROPIC_BASE_URL, (env as unknown as { GEMINI_BASE_URL: string }).GEMINI_BASE_URL].map(
     (b) => new URL(String(b)).origin,
@@ -40,6 +44,7 @@ beforeEach(() => {
     if (!origins.includes(url.origin) || request.method !== "POST" || url.pathname.startsWith("/__")) return real(input, init);
     const body = (await request.json()) as Record<string, unknown>;
     asked++;
+    bodies.push(body);
     const id = ++nextId;
     if (url.pathname.endsWith("/chat/completions")) {
       const args = argsOf(JSON.stringify((body.messages as Array<{ content: string }>).at(-1)?.content));
@@ -127,8 +132,9 @@ const chatAt = (path: string, key: string, model: string, order: string, email: 
   );
 
 /**
- * The desk's Responses request. Templates serve Responses only with `store: false` (a client that may chain on
- * the answer's id gets no template's answer: src/providers/responses/key.ts), as Codex sends; `fields` sets it.
+ * The desk's Responses request; `fields` adds to it (`store: false`, as Codex sends, or `stream`). Without
+ * `store: false` a template's answer is kept before it is served, so that its id can be chained on
+ * (src/engine/served-answer.ts).
  */
 export const responsesAsk = (key: string, model: string, order: string, email: string, extra: Record<string, string>, fields: Record<string, unknown>) =>
   post(

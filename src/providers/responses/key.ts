@@ -9,6 +9,7 @@ import { canonicalInput, canonicalOutput, isAssistantItem, type CallIds, type Ca
 import { responsesBypassReason, responsesFrameJsonOf } from "./frame";
 import type { ResponsesRequest } from "./schema";
 import type { UpstreamContext } from "../../core/upstream-frame";
+import { chainOf } from "./resolve";
 
 /** Where a Responses request sits in the trees, and the call ids its answer is numbered after. */
 export interface ResponsesKey extends ProviderKey {
@@ -77,20 +78,14 @@ export function keyResponsesRequest(
   const tooLarge = oversized(frameJson, path, scope.maxMessageBytes);
   if (tooLarge) return { ok: false, bypass: tooLarge };
   const key = path[path.length - 1].hash;
-  const refused = body.store === false ? {} : { templatesRefused: UNCHAINABLE_TEMPLATE };
+  // Without `store: false` the client may chain on the answer's id (`previous_response_id`): a template's answer,
+  // which is no stored node, is kept before it is served so that the id resolves (./resolve.ts).
+  const chain = body.store === false ? {} : { chain: chainOf(body, treeId, path) };
   return {
     ok: true,
-    key: { tenant: scope.tenant, namespace: scope.namespace, treeId, frameJson, model: body.model ?? "", path, key, ids: canonical.ids, ...refused },
+    key: { tenant: scope.tenant, namespace: scope.namespace, treeId, frameJson, model: body.model ?? "", path, key, ids: canonical.ids, ...chain },
   };
 }
-
-/**
- * Why a learned template does not serve a Responses request without `store: false`: the client may chain on the
- * answer's id (`previous_response_id`), which the Worker resolves from the tree's stored nodes; a template's answer
- * is no stored node, so the next request would reach the upstream with an id it never issued and fail.
- */
-export const UNCHAINABLE_TEMPLATE =
-  "a template's answer is served on Responses only with store: false (its id could not be chained on with previous_response_id)";
 
 /**
  * The model's output items as the answer node: call ids numbered after the

@@ -1,9 +1,11 @@
-import type { ProviderRequest, RecordedPaths } from "../../cache/provider";
+import { type ChainBase, MAX_SERVED_LINKS, type ProviderRequest, type RecordedMessage, type RecordedPaths } from "../../cache/provider";
 import { inputItemsOf, type LastCallIds, parseServedResponseId, upstreamResponseId, withPreviousInput } from "./previous";
 import type { ResponsesRequest } from "./schema";
 
 /** The `previous_response_id` each resolved body was resolved from (the body no longer holds it). */
 const resolvedIds = new WeakMap<ResponsesRequest, string>();
+/** The answer each resolved body's conversation was read up to, and through how many kept template answers. */
+const resolvedBases = new WeakMap<ResponsesRequest, ChainBase>();
 
 /**
  * The answer an id names and the call ids the client was given for its calls: a served id names its tree and
@@ -20,7 +22,8 @@ async function answerNamed(id: string, store: RecordedPaths): Promise<{ treeId: 
 
 /**
  * Resolves `previous_response_id` when it is a response the Worker served
- * (`resp_mm<tree><answer>…`) in a tree of this tenant, or an upstream's own
+ * (`resp_mm<tree><answer>…`) in a tree of this tenant (a recorded answer, or a template's answer kept when it
+ * was served: src/store/tree/served-answers.ts), or an upstream's own
  * id of an answer this tenant recorded (its `upstreamId`): the request gets
  * the whole conversation in `input` and no id, so it is keyed like a full
  * request and a miss sends the upstream everything it needs. Any other id
@@ -32,16 +35,51 @@ export async function resolvePreviousResponse(request: ProviderRequest<Responses
   if (!id) return request;
   const target = await answerNamed(id, store);
   if (!target) return request;
-  const rows = await store.pathTo(target.treeId, target.answerHash);
-  if (!rows || rows.at(-1)?.hash !== target.answerHash) return request;
+  const path = await conversationTo(store, target.treeId, target.answerHash, typeof target.last === "string");
+  if (!path) return request;
   const items = inputItemsOf(
-    rows.map((row) => JSON.parse(row.message) as Record<string, unknown>),
+    path.rows.map((row) => JSON.parse(row.message) as Record<string, unknown>),
     target.last,
   );
   if (!items) return request;
   const body = withPreviousInput(request.body, items);
   resolvedIds.set(body, id);
+  resolvedBases.set(body, { base: target.answerHash, links: path.links });
   return { ...request, body, raw: JSON.stringify(body) };
+}
+
+/**
+ * The conversation up to an answer, root first: its recorded path; for an answer the Worker served (`kept`),
+ * else the template's answer it kept (the path to its base, its tail, the answer), reading at most
+ * MAX_SERVED_LINKS kept answers. `links`: how many it read. Null when the answer resolves to nothing.
+ */
+async function conversationTo(
+  store: RecordedPaths,
+  treeId: string,
+  answerHash: string,
+  kept: boolean,
+  depth = 0,
+): Promise<{ rows: RecordedMessage[]; links: number } | null> {
+  const rows = await store.pathTo(treeId, answerHash);
+  if (rows && rows.at(-1)?.hash === answerHash) return { rows, links: 0 };
+  if (!kept || depth >= MAX_SERVED_LINKS) return null;
+  const served = await store.servedAnswer(treeId, answerHash);
+  // Its messages must lead from its base to the answer's parent (a row that does not is not read).
+  if (!served || (served.tail.at(-1)?.hash ?? served.base) !== served.parent) return null;
+  const before = served.base === treeId ? { rows: [], links: 0 } : await conversationTo(store, treeId, served.base, true, depth + 1);
+  if (!before) return null;
+  return { rows: [...before.rows, ...served.tail, { hash: answerHash, message: served.answer }], links: before.links + 1 };
+}
+
+/**
+ * Where the conversation of a request that may chain on a template's answer (`path`: its steps) can be read from
+ * before its own steps: the answer its `previous_response_id` was resolved to when that is on its path and
+ * fewer than MAX_SERVED_LINKS kept answers deep; else the root (the tree id).
+ */
+export function chainOf(body: ResponsesRequest, treeId: string, path: readonly { hash: string }[]): ChainBase {
+  const resolved = resolvedBases.get(body);
+  if (resolved && resolved.links < MAX_SERVED_LINKS && path.some((step) => step.hash === resolved.base)) return resolved;
+  return { base: treeId, links: 0 };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { NodeRecord, PreviewColumns } from "../tree/schema";
 export type { StaleCriteria };
 import { chunks, deleteNodes, deleteTemplates, directAccess, list, MAX_PARAMS, recount, type PruneAccess } from "./pages";
 import { previewColumns, previewOf } from "../tree/node-preview";
+import { pruneServedAnswers } from "../tree/served-answers";
 
 export { PRUNE_BATCH_ROWS, PRUNE_STATEMENT_ROWS, type PruneAccess } from "./pages";
 
@@ -175,7 +176,10 @@ export async function runPrune(access: PruneAccess, request: PruneRequest): Prom
     return execute(access, request.treeId, plan, null);
   }
   if (request.dryRun) return { ...(await previewStale(db, request.treeId, request.criteria)), changedKeys: [] };
-  return execute(access, request.treeId, await planStale(db, request.treeId, request.criteria), request.criteria);
+  const result = await execute(access, request.treeId, await planStale(db, request.treeId, request.criteria), request.criteria);
+  // Template answers kept for chaining (served-answers.ts) age out with the same cutoff, served before it.
+  if (request.criteria.cutoff !== null) await pruneServedAnswers(access.write, request.treeId, request.criteria.cutoff);
+  return result;
 }
 
 /** Adds the outcome of one tree to a running total (roots capped at ROOTS_SHOWN). */

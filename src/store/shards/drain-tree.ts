@@ -110,6 +110,8 @@ export async function drainTree(db: D1Database, treeId: string): Promise<PageCou
   }
   // The upstream response ids recorded with the tree's answers (copied with their nodes).
   await db.prepare(`DELETE FROM upstream_responses WHERE tree_id = ?1`).bind(treeId).run();
+  // The template answers kept for chaining (copied after the templates).
+  await db.prepare(`DELETE FROM served_answers WHERE tree_id = ?1`).bind(treeId).run();
   const tree = await db.prepare(`DELETE FROM trees WHERE id = ?1`).bind(treeId).run();
   counts.trees = tree.meta.changes ?? 0;
   return counts;

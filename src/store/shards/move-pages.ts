@@ -4,7 +4,7 @@
  * parameters per statement, never a shard's writer held for long. Nodes are
  * read walking down from the root through the `parent` index; the templates'
  * evidence and the learning observations of a page's answers go with it;
- * templates are paged by their index (tree_id, rowid). The one statement
+ * templates are paged by their index (tree_id, rowid), kept template answers by rowid. The one statement
  * larger than a page: the drain deletes each node's children in one DELETE
  * (as many rows as the node has children), so that a reader of the source
  * sees all of a node's answers or none; the copy needs no such unit (nobody
@@ -75,5 +75,25 @@ export async function copyTree(from: D1Database, to: D1Database, treeId: string)
     await breathe();
     if (page.results.length < PAGE_ROWS) break;
   }
+  await copyServedAnswers(from, to, treeId);
   return counts;
+}
+
+/** Kept template answers read per page (each holds a request's messages: fewer than other rows). */
+const SERVED_PAGE_ROWS = 10;
+
+/** The tree's kept template answers (src/store/tree/served-answers.ts), paged by their index (tree_id, created_at) and rowid. */
+async function copyServedAnswers(from: D1Database, to: D1Database, treeId: string): Promise<void> {
+  let after = 0;
+  for (;;) {
+    const page = await from
+      .prepare(`SELECT rowid AS _rowid, * FROM served_answers WHERE tree_id = ?1 AND rowid > ?2 ORDER BY rowid LIMIT ${SERVED_PAGE_ROWS}`)
+      .bind(treeId, after)
+      .all<Row & { _rowid: number }>();
+    if (page.results.length === 0) return;
+    await to.batch(inserts(to, "served_answers", page.results.map(withoutRowid)));
+    after = page.results[page.results.length - 1]._rowid;
+    await breathe();
+    if (page.results.length < SERVED_PAGE_ROWS) return;
+  }
 }

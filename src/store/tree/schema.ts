@@ -268,3 +268,32 @@ export const upstreamResponses = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.tenant, t.upstreamId] }), index("upstream_responses_tree_idx").on(t.treeId)],
 );
+
+/**
+ * A learned template's answer served on Responses to a request that may chain on it (`store` unset or true):
+ * the served id (`resp_mm<tree><answer_hash>…`) names no node, so a later `previous_response_id` is resolved
+ * from this row (src/providers/responses/resolve.ts, src/store/tree/served-answers.ts). Written before the
+ * answer is served, in the tree's shard; the conversation is the path to `base` (a recorded node, another
+ * row's answer, or the tree id for the root) then `tail` then `answer`. Deleted with the tree, and by its stale
+ * prune once older than PRUNE_TTL_MS.
+ */
+export const servedAnswers = sqliteTable(
+  "served_answers",
+  {
+    tenant: text("tenant").notNull(),
+    treeId: text("tree_id").notNull(),
+    answerHash: text("answer_hash").notNull(),
+    /** h_n of the request it answered (the answer's parent). */
+    parent: text("parent").notNull(),
+    /** Where `tail` starts: the path to this hash (a node or another row's answer) comes before it; the tree id: the root. */
+    base: text("base").notNull(),
+    /** The request's stored messages after `base`, up to `parent` (JSON array of [hash, message JSON]). */
+    tail: text("tail").notNull(),
+    /** The answer message as served (its stored JSON). */
+    answer: text("answer").notNull(),
+    /** How many rows `base` leads through before a node or the root (resolution reads at most MAX_SERVED_LINKS). */
+    links: integer("links").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenant, t.treeId, t.answerHash] }), index("served_answers_tree_idx").on(t.treeId, t.createdAt)],
+);

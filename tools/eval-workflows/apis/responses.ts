@@ -39,7 +39,7 @@ export function responsesRequest(body: ChatBody): { path: string; body: Response
   }));
   return {
     path: "/v1/responses",
-    // Stateless, as Codex sends it: the whole history in `input`, nothing stored to chain on (a template's answer is served only so).
+    // Stateless, as Codex sends it: the whole history in `input`, nothing stored to chain on (nothing kept for previous_response_id).
     body: { model: body.model, store: false, ...(system.length > 0 ? { instructions: system.join("\n") } : {}), input, ...(tools.length > 0 ? { tools } : {}) },
   };
 }
