@@ -141,7 +141,7 @@ async function main(): Promise<void> {
     if (agentApis.length) runs.push([join(HERE, "agent.py"), main.url, second.url, prefix, agentApis.join(",")]);
     if (apis.includes("clients")) runs.push([join(HERE, "clients.py"), main.url, second.url, prefix]);
     if (apis.includes("clients2")) runs.push([join(HERE, "clients2.py"), main.url, second.url, prefix]);
-    if (apis.includes("templates")) runs.push([join(HERE, "templates.py"), main.url, second.url, prefix, "chat,anthropic,gemini,responses"]);
+    if (apis.includes("templates")) runs.push([join(HERE, "templates.py"), main.url, second.url, prefix, "chat,anthropic,gemini,responses,responses-stored"]);
     for (const args of runs) {
       const {
         stdout: out,

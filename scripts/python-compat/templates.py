@@ -7,7 +7,8 @@ waited on until a template serves every call, and is run through the plain clien
 every call must be a hit that names its template (`muscle-mem-template`), and the agent must refund the new order
 with its own amount. Prints one JSON line per run: {"name", "outcomes", "final"}; an outcome is `template` for a hit
 that names a template, else the muscle-mem-cache header.
-Usage: templates.py CHAT_BASE RESPONSES_BASE KEY_PREFIX APIS (comma-separated: chat,anthropic,gemini,responses)
+Usage: templates.py CHAT_BASE RESPONSES_BASE KEY_PREFIX APIS (comma-separated: chat,anthropic,gemini,responses,responses-stored;
+the last is the Responses agent with `store` left unset, its template answers kept for previous_response_id)
 """
 import json
 import sys
@@ -39,19 +40,21 @@ def prompt(order_id):
     return f"Please refund order #{order_id}."
 
 
-def responses_run(order, mode, headers):
+def responses_run(order, mode, headers, store=False):
     outcomes, (order_id, amount) = [], order
     client = openai.OpenAI(api_key=f"{PREFIX}-resp", base_url=f"{RESPONSES_BASE}/v1", max_retries=0, default_headers=headers, http_client=openai.DefaultHttpxClient(event_hooks=agent.recorder(outcomes)))
     tools = [{"type": "function", "name": "get_order", "parameters": agent.ORDER}, {"type": "function", "name": "refund", "parameters": agent.REFUND}]
     items = [{"role": "user", "content": prompt(order_id)}]
     for _ in range(6):
-        params = dict(model="gpt-py-resp-tpl", input=items, tools=tools, store=False)
+        params = dict(model="gpt-py-resp-tpl" if store is False else "gpt-py-resp-tpl-stored", input=items, tools=tools)
+        if store is False:
+            params["store"] = False
         if mode == "stream":
             with client.responses.stream(**params) as stream:
                 response = stream.get_final_response()
         else:
             response = client.responses.create(**params)
-        # The whole conversation goes back in `input` (store=False: nothing to chain from).
+        # The whole conversation goes back in `input` (with `store` unset the answers are kept for chaining all the same).
         items = items + [item.model_dump(exclude_none=True) for item in response.output]
         calls = [i for i in response.output if i.type == "function_call"]
         if not calls:
@@ -80,6 +83,7 @@ RUNS = {
     "anthropic": lambda order, mode, headers: agent.anthropic_run(mode, prompt(order[0]), desk(order[1]), headers, "claude-py-tpl"),
     "gemini": lambda order, mode, headers: agent.gemini_run(mode, prompt(order[0]), desk(order[1]), headers, "gemini-py-tpl"),
     "responses": responses_run,
+    "responses-stored": lambda order, mode, headers: responses_run(order, mode, headers, store=None),
 }
 for api in sys.argv[4].split(","):
     run = RUNS[api]
