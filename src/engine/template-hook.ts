@@ -7,6 +7,7 @@ import type { RequestKey } from "../cache/request-key";
 import type { ProviderKey, TemplateHook, TemplatePlan } from "../cache/provider";
 import { headerSafe } from "../cache/templates/miss-reason";
 import type { TemplateSettings } from "../cache/templates/settings";
+import { hashReadMore } from "../cache/templates/spelled";
 import { apiMessageOf, chatViewOf, readChatView, withoutEnvelope, type TemplateView } from "../cache/templates/view";
 import { treeLearnerOf } from "../store/objects/tree-objects";
 import { forgetTemplatePresence, learnerNews, planTemplates, readBindings } from "./templates";
@@ -58,8 +59,9 @@ export function chatKeyOf(key: ProviderKey, view: TemplateView): RequestKey | nu
     const read = readChatView(view, stored);
     if (!read) return null;
     // A step whose hash read more than its stored message (a number sent as `10.0`: the spellings are hashed, never
-    // stored) shares its view with the one sent as `10`: a template learned on either must not answer the other.
-    if (childHash(step.parent, read.hashed) !== step.hash) return null;
+    // stored) shares its view with the one sent as `10`: a template learned on either must not answer the other
+    // (the rule chat's own plan keeps: src/cache/templates/spelled.ts).
+    if (hashReadMore(step, read.hashed)) return null;
     path.push({ hash: step.hash, parent: step.parent, role: read.chat.role, json: step.json, message: read.chat });
   }
   const { tenant, namespace, treeId, frameJson, model } = key;

@@ -13,6 +13,7 @@ import {
 import { learnedLookup, learnedOutcome } from "../cache/templates/learned-answer";
 import { headerSafe } from "../cache/templates/miss-reason";
 import { inductionOffFor, type TemplateSettings } from "../cache/templates/settings";
+import { readsSpellings, SPELLED_MISS } from "../cache/templates/spelled";
 import { weighUnstored } from "../cache/templates/unstored";
 import { ApiError } from "../core/errors";
 import { logEvent } from "../observability/log-event";
@@ -54,7 +55,7 @@ export interface TemplatePlan {
    * tree's object just read, is believed over that memo and refreshes it (learning is deferred: docs/templates.md).
    */
   learned(db: D1Database, timeoutMs: number, presenceTtlMs?: number, hasTemplates?: boolean): Promise<{ answer: StoredAnswer; template: string } | null>;
-  /** Whether the model's answer to this request may teach templates. */
+  /** Whether the model's answer to this request may teach templates (not when a number in it was sent spelled otherwise: spelled.ts). */
   induction: boolean;
   /** Headers of an exact hit: `muscle-mem-template: declared` in a declared tree. */
   hitHeaders: Record<string, string>;
@@ -79,6 +80,8 @@ export function readBindings(headers: Headers): Bindings | null {
 export function planTemplates(concrete: RequestKey, bindings: Bindings | null, headers: Headers, settings: TemplateSettings): TemplatePlan {
   const key = (bindings && withDeclared(concrete, bindings)) || concrete;
   const induction = settings.induction && !inductionOffFor(headers);
+  // A number sent spelled otherwise (`2.0`): its hash reads the text, its stored message (what templates read) the value.
+  const spelled = readsSpellings(key);
   const declared = key.declared;
   const binding = declared ? bindingDigestOf(declared) : "";
   let miss: string | null = null;
@@ -118,11 +121,15 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
       await noteAnswer(db, answer);
       if (induction) await refuteByUnstored(db, key, settings);
     },
-    induction,
+    induction: induction && !spelled,
     hitHeaders: key.declared ? { [TEMPLATE_HEADER]: "declared" } : {},
     templateMiss: () => miss,
     learned: async (db, timeoutMs, presenceTtlMs = 0, hasTemplates?: boolean) => {
       if (!induction) return null;
+      if (spelled) {
+        miss ??= SPELLED_MISS;
+        return null;
+      }
       try {
         if (hasTemplates !== undefined) notePresence(key.treeId, hasTemplates, presenceTtlMs);
         if (!(await withTimeout(treeHasTemplates(db, key.treeId, presenceTtlMs), timeoutMs, "template presence"))) return null;
