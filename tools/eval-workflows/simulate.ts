@@ -8,6 +8,7 @@ import { shapeKeyOf, type LearnedTemplate, type Trajectory } from "../../src/cac
 import { learnStep, type Partner } from "../../src/cache/templates/learn-step";
 import { learnedLookup, learnedOutcome } from "../../src/cache/templates/learned-answer";
 import { decompose } from "../../src/cache/templates/leaves";
+import { headerSafe } from "../../src/cache/templates/miss-reason";
 import type { NodeMeta } from "../../src/cache/templates/turns";
 import type { ChatBody, ScriptedMessage } from "../scripted-model";
 import type { Chat } from "./run";
@@ -117,7 +118,7 @@ export function simulatedWorker(
       if ("answer" in outcome) {
         const message = key.declared ? renderDeclared(outcome.answer.message, key.declared) : outcome.answer.message;
         if (message) return respond(apiMessage(message, outcome.answer.hash), { "muscle-mem-cache": "hit", "muscle-mem-template": outcome.template });
-      } else if (outcome.miss !== undefined) miss ??= outcome.miss;
+      } else if (outcome.miss !== undefined) miss ??= headerSafe(outcome.miss); // as the Worker writes it (a header is bytes)
     }
     const truth = model(raw as ChatBody);
     const recorded = keyAnswer(key, truth as never);
