@@ -72,6 +72,14 @@ describe("why a learned template did not serve: identifiers and emails", () => {
     );
   });
 
+  it("Should name the scripts of a value's letters that no confirmed value had together (a look-alike), and none of theirs", () => {
+    const r = reasonOf(learnAll([refund("A-1042"), refund("B-2203"), refund("C-3301")]), refund("\u0415-4004"));
+    // The value itself is quoted as the header can carry it (`?` for Cyrillic `Е`); the rule is whole.
+    expect(expectSafe(headerSafe(r ?? ""), ["A-1042", "B-2203", "C-3301"])).toBe(
+      "slot 0 (identifier `?-4004`): script Cyrillic never confirmed (a letter of another script may be a look-alike)",
+    );
+  });
+
   it("Should say a level is above or below every confirmed one (Tier5, Tier0 after Tier1, Tier3, Tier2)", () => {
     const upgrade = (tier: string, id: string) => ask("Up to Tier3.", `Upgrade order ${id} to ${tier}`, `Upgraded ${id} to ${tier}.`);
     const t = learnAll([upgrade("Tier1", "A-101"), upgrade("Tier3", "A-102"), upgrade("Tier2", "A-103")]);

@@ -1,4 +1,5 @@
 import { quoted } from "./miss-reason";
+import { scriptReason } from "./scripts";
 import { compareLevels, fixedPartOf, levelOf, timeOfDay, utcTimeOfDay, weekendOf, type SlotType } from "./slot-types";
 
 /** What a part's reason reads of a slot: its type, confirmed values and fenced parts (learned.ts Slot). */
@@ -9,12 +10,14 @@ export interface PartSlot {
 }
 
 /**
- * Why a value's fixed part (fixedPartOf: an identifier's letters, an email's domain) may not be served, or
- * null: one the model answered otherwise for, or one that differs from the part every confirmed value
+ * Why a value's fixed part (fixedPartOf: an identifier's letters, an email's domain; the scripts of any value's
+ * letters, scripts.ts) may not be served, or null: one the model answered otherwise for, or one that differs from the part every confirmed value
  * shared (`SUB-4004` where every value was `ORD-…`: the template's shape, so the reason names `ORD`). A
  * part that varied among the confirmed values is data, never named.
  */
 export function partReason(slot: PartSlot, value: string): string | null {
+  const script = scriptReason(slot.values, value);
+  if (script) return script;
   if (slot.type === "number") return numberReason(slot, value);
   if (slot.type === "date") return dateReason(slot, value);
   const part = fixedPartOf(slot.type, value);
