@@ -5,6 +5,7 @@ import { keepEnvelope } from "../../core/envelope";
 import { childHash, digest, treeIdOf, walk } from "../../core/hash";
 import type { DeclaredKeying, RequestKey } from "../request-key";
 import type { CanonicalMessage } from "../../core/messages";
+import { annotated } from "./annotations";
 import { ambiguityOf, distinctValues, type Bindings } from "./bindings";
 import { jsonTexts, unboundEnvelope } from "./declared-envelope";
 import { decompose } from "./leaves";
@@ -179,6 +180,7 @@ function placeholderNames(texts: readonly string[]): Set<string> {
  * - a word of what is left is a derived form of a bound value (derivedForms:
  *   `Ada` from `ada@example.com`, `ada-lovelace` from `Ada Lovelace`, `1`
  *   from `A-1`), case aside: another binding would need another word;
+ * - it has `annotations` (offsets into its text) and a placeholder in its text;
  * - it names a variable whose value the keyed request does not contain;
  * - it holds a number, id, email or date that the keyed request does not
  *   contain: it may be derived from a variable (`1999` -> `19.99`); unless
@@ -188,6 +190,8 @@ function placeholderNames(texts: readonly string[]): Set<string> {
 export function abstractAnswer(answer: CanonicalMessage, keying: DeclaredKeying): CanonicalMessage | null {
   if (hasPlaceholderLike(answer)) return null;
   const stored = substituteMessage(answer, keying.bindings);
+  // Annotations point into the text by offsets (`url_citation.start_index`): another value's length would move it under them.
+  if (annotated(stored) && placeholderNames([stored.content, stored.refusal].flat().filter((t) => typeof t === "string")).size > 0) return null;
   const rest = [...textsOf(stored), ...untemplatedTexts(stored)]
     .map((t) => t.replace(/\{\{#?[A-Za-z_][A-Za-z0-9_]*\}\}/g, "\u0000"))
     .join("\u0000")

@@ -1,6 +1,7 @@
 import { canonicalJson } from "../../core/canonical";
 import { splitEnvelope } from "../../core/envelope";
 import type { CanonicalMessage } from "../../core/messages";
+import { ANNOTATED, annotated } from "./annotations";
 import type { LearnedTemplate } from "./induce";
 import { bind, derivedReason, refusal, renderAnswer, unboundReason, unconfirmedReason } from "./learned";
 import type { Decomposed } from "./leaves";
@@ -43,6 +44,10 @@ export function explainLearned(
     const message = renderAnswer(template.pattern, binding.values);
     if (!message) {
       reasons.push(derivedReason(template.pattern, binding.values) ?? "a derived value does not apply to the new value");
+      continue;
+    }
+    if (annotated(message)) {
+      reasons.push(ANNOTATED);
       continue;
     }
     // Two templates that render one message agree, whatever envelope each carries (the first one's is served).
