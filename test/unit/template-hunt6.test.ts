@@ -42,3 +42,20 @@ describe("letters of a script no confirmed value had are never served", () => {
     expect(reasonFor(train, request)).toContain("script Cyrillic never confirmed");
   });
 });
+
+describe("a case function serves only values it maps letter for letter", () => {
+  /** A ticket desk that writes the code in lower case (a slug): `A-17` -> `a-17`, as a model writes it (`İ-40` -> `i-40`). */
+  const slug = (code: string, lowered = code.toLowerCase()) =>
+    ask("Write the ticket's code as a slug.", `Open ticket ${code}`, `Opened ticket ${lowered} (slug).`);
+  const train = [slug("A-17"), slug("C-22"), slug("E-31")];
+
+  it("Should serve a new code it lower-cases letter for letter (the template learned the function at all)", () => {
+    expect(wrongOrMiss(train, slug("G-40"))).toEqual({ served: "Opened ticket g-40 (slug).", model: "Opened ticket g-40 (slug)." });
+  });
+
+  it("Should not serve İ-40 lower-cased with a combining dot (`i\u0307-40`): JavaScript maps `İ` to two code points", () => {
+    const request = slug("\u0130-40", "i-40");
+    expect(wrongOrMiss(train, request)).toEqual({ served: null, model: "Opened ticket i-40 (slug)." });
+    expect(reasonFor(train, request)).toContain("`lower` of it, which does not apply to this value");
+  });
+});

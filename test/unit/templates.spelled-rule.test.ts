@@ -49,6 +49,7 @@ describe("learned templates and numbers sent spelled otherwise: one rule", () =>
     for (const bindings of [null, { order_id: "A-1" }]) {
       expect(planTemplates(keyOf(raw("42")), bindings, new Headers(), settings).induction).toBe(true);
       const spelled = planTemplates(keyOf(raw("42.0")), bindings, new Headers(), settings);
+      expect(spelled.key.declared !== undefined).toBe(bindings !== null);
       expect(spelled.induction).toBe(false);
       expect(readsSpellings(spelled.key)).toBe(true);
     }

@@ -40,11 +40,20 @@ const FUNCTIONS: Record<TransformName, (value: string) => string | null> = {
       : DECIMAL.test(v) && /\.\d{1,2}$/.test(v)
         ? v + "0".repeat(2 - v.split(".")[1].length)
         : null,
-  upper: (v) => (/\p{L}/u.test(v) ? v.toUpperCase() : null),
-  lower: (v) => (/\p{L}/u.test(v) ? v.toLowerCase() : null),
+  upper: (v) => letterForLetter(v, /\p{L}/u.test(v) ? v.toUpperCase() : null),
+  lower: (v) => letterForLetter(v, /\p{L}/u.test(v) ? v.toLowerCase() : null),
   /** First letter upper-case, the rest lower-case: `ada` -> `Ada`. */
-  capital: (v) => (/^\p{L}/u.test(v) ? v.charAt(0).toUpperCase() + v.slice(1).toLowerCase() : null),
+  capital: (v) => letterForLetter(v, /^\p{L}/u.test(v) ? v.charAt(0).toUpperCase() + v.slice(1).toLowerCase() : null),
 };
+
+/**
+ * A case function's value only when it maps the value code point for code point: JavaScript lower-cases `İ` to
+ * `i` and a combining dot, upper-cases `ß` to `SS`, mappings no confirmed value proved (the model writes `i-40`
+ * where the template rendered `i̇-40`: test/unit/template-hunt6.test.ts).
+ */
+function letterForLetter(value: string, out: string | null): string | null {
+  return out !== null && [...out].length === [...value].length ? out : null;
+}
 
 /** Every transform, in the order they are tried. */
 export const TRANSFORMS: readonly TransformName[] = ["cents", "fixed2", "upper", "lower", "capital"];
