@@ -8,7 +8,7 @@ import type { ProviderKey, TemplateHook, TemplatePlan } from "../cache/provider"
 import { headerSafe } from "../cache/templates/miss-reason";
 import type { TemplateSettings } from "../cache/templates/settings";
 import { hashReadMore } from "../cache/templates/spelled";
-import { apiMessageOf, chatViewOf, readChatView, withoutEnvelope, type TemplateView } from "../cache/templates/view";
+import { apiMessageOf, chatViewOf, readChatView, stopsBefore, withoutEnvelope, type TemplateView } from "../cache/templates/view";
 import { treeLearnerOf } from "../store/objects/tree-objects";
 import { forgetTemplatePresence, learnerNews, planTemplates, readBindings } from "./templates";
 import { forgetTemplateFree } from "./lookup/childless";
@@ -68,8 +68,9 @@ export function chatKeyOf(key: ProviderKey, view: TemplateView): RequestKey | nu
   return { tenant, namespace, treeId, frameJson, model, path, key: key.key, ids: new ToolCallIds() };
 }
 
-/** Whether a recording's answer reads through the view (its path does when the request's chat key was read); else it teaches nothing: not queued. */
+/** Whether a recording's answer reads through the view (its path does when the request's chat key was read) and was not cut by the token limit; else it teaches nothing: not queued. */
 function answerReadable(view: TemplateView, recorded: RecordInput): boolean {
+  if (view.cutFinishes.has(recorded.answer.finishReason)) return false;
   try {
     return chatViewOf(view, JSON.parse(recorded.answer.json)) !== null;
   } catch {
@@ -114,6 +115,12 @@ export function viewTemplates<K extends ProviderKey>(view: TemplateView): Templa
           }
           const found = await chat.learned(db, timeoutMs, presenceTtlMs, hasTemplates);
           if (!found) return null;
+          // Where the model stops depends on the values: a cut answer, or one holding a stop sequence, is not its answer.
+          const stops = stopsBefore(view, key.frameJson, found.answer.finishReason, found.answer.message);
+          if (stops !== null) {
+            miss ??= headerSafe(`template ${found.template}'s answer is not served: ${stops}`);
+            return null;
+          }
           const message = apiMessageOf(view, found.answer.message);
           if (message === null) {
             miss ??= headerSafe(`template ${found.template}'s answer has no ${view.api} form: not served`);

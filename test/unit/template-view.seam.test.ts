@@ -21,6 +21,8 @@ const faithful: TemplateView = {
     return { who: v.role === "assistant" ? "bot" : "human", says: v.content[0], ...(v.toy_flag !== undefined ? { flag: v.toy_flag } : {}) };
   },
   hashForm: (m) => m,
+  cutFinishes: new Set(),
+  stopSequences: () => [],
 };
 
 /** Leaves `flag` out of the view: two messages the model reads differently would share one. */

@@ -30,6 +30,13 @@ export interface TemplateView {
   fromChat(view: CanonicalMessage): unknown;
   /** The message as the API hashes it (what an answer node's hash reads; spelling-only fields such as kept argument texts left out). */
   hashForm(message: unknown): unknown;
+  /**
+   * The finish reasons of an answer the token limit cut (`max_tokens`, `MAX_TOKENS`): where such an answer stops
+   * depends on how long the values in it are, so no template serves one (the model cuts another value's elsewhere).
+   */
+  readonly cutFinishes: ReadonlySet<string>;
+  /** The stop sequences a request's parsed frame names (none: empty): the model stops where its output would hold one. */
+  stopSequences(frame: unknown): readonly string[];
 }
 
 /** `message` without the `muscle-mem:` fields stored around it (the same object when it has none). */
@@ -77,4 +84,31 @@ export function apiMessageOf(view: TemplateView, chat: CanonicalMessage): unknow
   } catch {
     return null;
   }
+}
+
+/**
+ * Why a template's rendered answer (its chat view) is not what the model would send to a request of this frame,
+ * or null: an answer the token limit cut (it stops elsewhere with values of another length), or one whose texts or
+ * call arguments hold a stop sequence of the request (the model stops before it: a value `D-4040` under the stop
+ * sequence `404`). Pure; never throws (a frame it cannot read is a reason).
+ */
+export function stopsBefore(view: TemplateView, frameJson: string, finishReason: string, chat: CanonicalMessage): string | null {
+  if (view.cutFinishes.has(finishReason)) return `the answer was cut by the token limit (${finishReason}): with other values it stops elsewhere`;
+  let stops: readonly string[];
+  try {
+    stops = view.stopSequences(JSON.parse(frameJson) as unknown).filter((s) => s !== "");
+  } catch {
+    return "the request's stop sequences could not be read";
+  }
+  if (stops.length === 0) return null;
+  const content = typeof chat.content === "string" ? [chat.content] : Array.isArray(chat.content) ? chat.content.filter((t) => typeof t === "string") : [];
+  // Each text, each call's arguments, and the texts joined (a sequence may span two blocks of one output).
+  const outputs = [...content, content.join(""), ...(chat.tool_calls ?? []).map((call) => call.function.arguments)];
+  const stop = stops.find((s) => outputs.some((text) => text.includes(s)));
+  return stop === undefined ? null : `the answer holds the request's stop sequence ${JSON.stringify(stop)}: the model stops there`;
+}
+
+/** The strings of `value` when it is a list of them (a frame's stop sequences), else none. */
+export function stringsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((s): s is string => typeof s === "string") : typeof value === "string" ? [value] : [];
 }

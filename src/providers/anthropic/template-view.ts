@@ -1,4 +1,4 @@
-import type { TemplateView } from "../../cache/templates/view";
+import { stringsOf, type TemplateView } from "../../cache/templates/view";
 import { canonicalJson } from "../../core/canonical";
 import { fieldsBut, isFields } from "../../core/fields";
 import type { CanonicalMessage, CanonicalToolCall } from "../../core/messages";
@@ -204,11 +204,20 @@ function hashForm(message: unknown): AnthropicCanonicalMessage {
  * `tool_use_id`, `caller`, a `citations: null`, any other field; a thinking or redacted thinking block whole,
  * signature and all), and MESSAGE_FIELD, the message's fields besides `role` and `content`, when it has any.
  *
- * An answer's envelope (./envelope.ts: what the model sent around the message) is no part of the view.
+ * An answer's envelope (./envelope.ts: what the model sent around the message) is no part of the view. A template
+ * never serves an answer `max_tokens` cut, nor one holding a `stop_sequences` entry of the request (view.ts stopsBefore).
  *
  * @example
  * anthropicTemplateView.toChat({ role: "assistant", content: [{ type: "text", text: "On it." }, { type: "tool_use", id: "toolu_1", name: "get_order", input: { id: "A-1" } }] })
  * // => { role: "assistant", content: ["On it."], tool_calls: [{ id: "toolu_1", type: "function", function: { name: "get_order", arguments: '{"id":"A-1"}' } }],
  * //      anthropic_blocks: [{ type: "text" }, { type: "tool_use" }] }
  */
-export const anthropicTemplateView: TemplateView = { api: "anthropic", toChat, fromChat, hashForm };
+export const anthropicTemplateView: TemplateView = {
+  api: "anthropic",
+  toChat,
+  fromChat,
+  hashForm,
+  // An answer `max_tokens` cut (./stop.ts records it) stops elsewhere with values of another length.
+  cutFinishes: new Set(["max_tokens"]),
+  stopSequences: (frame) => (isFields(frame) ? stringsOf(frame.stop_sequences) : []),
+};

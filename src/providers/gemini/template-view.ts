@@ -3,7 +3,7 @@ import { canonicalJson } from "../../core/canonical";
 import { fieldsBut, isFields } from "../../core/fields";
 import { isJsonText } from "../../core/json-text";
 import type { CanonicalMessage, CanonicalToolCall } from "../../core/messages";
-import type { TemplateView } from "../../cache/templates/view";
+import { stringsOf, type TemplateView } from "../../cache/templates/view";
 import { joinedText } from "./model-turns";
 import { CANDIDATE_KEY, type CanonicalPart, type GeminiNode } from "./schema";
 
@@ -171,5 +171,15 @@ function hashForm(message: unknown): unknown {
   return node;
 }
 
-/** Native Gemini's template view (generateContent, streamGenerateContent). */
-export const geminiTemplateView: TemplateView = { api: "gemini", toChat, fromChat, hashForm };
+/** A frame's stop sequences: `generationConfig.stopSequences`, under its proto names too (Google reads both). */
+function stopSequences(frame: unknown): string[] {
+  if (!isFields(frame)) return [];
+  const configs = [frame.generationConfig, frame.generation_config].filter(isFields);
+  return configs.flatMap((config) => [...stringsOf(config.stopSequences), ...stringsOf(config.stop_sequences)]);
+}
+
+/**
+ * Native Gemini's template view (generateContent, streamGenerateContent). A template never serves an answer the
+ * token limit cut (`MAX_TOKENS`), nor one holding a stop sequence of the request (view.ts stopsBefore).
+ */
+export const geminiTemplateView: TemplateView = { api: "gemini", toChat, fromChat, hashForm, cutFinishes: new Set(["MAX_TOKENS"]), stopSequences };

@@ -221,5 +221,8 @@ function hashForm(message: unknown): unknown {
   return out;
 }
 
-/** The OpenAI Responses API's template view (src/cache/templates/view.ts). */
-export const responsesTemplateView: TemplateView = { api: "openai-responses", toChat, fromChat, hashForm };
+/**
+ * The OpenAI Responses API's template view (src/cache/templates/view.ts). The API has no stop sequences, and an
+ * answer the token limit cut (`incomplete`) is never recorded (./adapter.ts): no finish reason is a cut.
+ */
+export const responsesTemplateView: TemplateView = { api: "openai-responses", toChat, fromChat, hashForm, cutFinishes: new Set(), stopSequences: () => [] };

@@ -1,0 +1,98 @@
+import { env, exports } from "cloudflare:workers";
+import { expect, vi } from "vitest";
+import { learningRan, settled } from "./settled";
+
+/**
+ * The wrong-replay hunt on the template views (test/worker/templates-views-hunt*.test.ts): a scripted model per
+ * API (a pure function of the request, answering in the API's own JSON), the three orders that teach a template
+ * and a fourth a template serves. Each hunt compares what a template serves with what the model would send.
+ */
+
+export type ApiName = "anthropic" | "responses" | "gemini";
+type Body = Record<string, unknown>;
+/** The model: the API's JSON response to a request body. */
+export type Model = (api: ApiName, body: Body) => unknown;
+
+/** The orders that teach (an order id and an email the model copies) and the fourth a template serves. */
+export const ORDERS = [
+  ["A-1001", "ada@example.com"],
+  ["B-2002", "bob@example.org"],
+  ["C-3003", "cyd@example.net"],
+] as const;
+export const FOURTH = ["D-4004", "dan@example.io"] as const;
+
+export const ask = (order: string, email: string) => `Please refund order ${order}, my email is ${email}.`;
+
+/** The order and email of the (only) ask in a request, wherever the API puts it. */
+export function orderOf(body: Body): { order_id: string; email: string } {
+  const [, order_id, email] = /refund order ([^\s,]+), my email is ([^\s"\\]+)\./.exec(JSON.stringify(body)) ?? [];
+  return { order_id, email };
+}
+
+/**
+ * Answers every upstream POST of the three APIs with `model(api, body)` from now until the test's mocks are
+ * restored (a streamed request is refused: the hunts teach with JSON); GETs (key checks) go through. Counts the POSTs.
+ */
+export function scriptModel(model: Model): { asked: () => number } {
+  let asked = 0;
+  const real = globalThis.fetch;
+  const gemini = (env as unknown as { GEMINI_BASE_URL: string }).GEMINI_BASE_URL;
+  const origins = [env.ANTHROPIC_BASE_URL, env.UPSTREAM_BASE_URL, gemini].map((b) => new URL(String(b)).origin);
+  /** Which API a path is (the three upstreams may share an origin). */
+  const apiOf = (path: string): ApiName | null =>
+    path.endsWith("/messages") ? "anthropic" : path.endsWith("/responses") ? "responses" : path.includes("/models/") ? "gemini" : null;
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    // An official client pointed at the Worker (@google/genai fetches through the global fetch).
+    if (url.origin === "http://mm.test") return exports.default.fetch(request);
+    const api = origins.includes(url.origin) ? apiOf(url.pathname) : null;
+    if (!api || request.method !== "POST" || url.pathname.startsWith("/__")) return real(input, init);
+    const body = (await request.json()) as Body;
+    asked++;
+    if (body.stream === true || url.pathname.includes("streamGenerateContent")) return new Response("no stream in this script", { status: 500 });
+    return Response.json(model(api, body));
+  });
+  return { asked: () => asked };
+}
+
+const post = (path: string, headers: Record<string, string>, body: unknown) =>
+  exports.default.fetch(
+    new Request(`http://mm.test${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }),
+  );
+
+/** A request to one API's route (JSON unless `stream`). */
+export function send(api: ApiName, key: string, model: string, body: Body, stream = false): Promise<Response> {
+  if (api === "anthropic")
+    return post("/v1/messages", { "x-api-key": key, "anthropic-version": "2023-06-01" }, { model, ...body, ...(stream ? { stream } : {}) });
+  if (api === "responses") return post("/v1/responses", { authorization: `Bearer ${key}` }, { model, store: false, ...body, ...(stream ? { stream } : {}) });
+  const path = stream ? `/v1beta/models/${model}:streamGenerateContent?alt=sse` : `/v1beta/models/${model}:generateContent`;
+  return post(path, { "x-goog-api-key": key }, body);
+}
+
+/** Sends each request (each a miss the model answers) and runs the learning they queued. */
+export async function teach(api: ApiName, key: string, model: string, bodies: Body[]): Promise<void> {
+  await settled(async () => {
+    for (const body of bodies) {
+      const res = await send(api, key, model, body);
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(res.headers.get("muscle-mem-cache")).toBe("miss");
+      await res.text();
+    }
+  });
+  await learningRan();
+}
+
+/** One request's response: how the cache answered, the template that served (if one did) and the body. */
+export async function served(api: ApiName, key: string, model: string, body: Body, stream = false) {
+  return settled(async () => {
+    const res = await send(api, key, model, body, stream);
+    return {
+      status: res.status,
+      cache: res.headers.get("muscle-mem-cache"),
+      template: res.headers.get("muscle-mem-template"),
+      miss: res.headers.get("muscle-mem-template-miss"),
+      text: await res.text(),
+    };
+  });
+}
