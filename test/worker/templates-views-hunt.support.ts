@@ -10,7 +10,7 @@ import { learningRan, settled } from "./settled";
 
 export type ApiName = "anthropic" | "responses" | "gemini";
 type Body = Record<string, unknown>;
-/** The model: the API's JSON response to a request body. */
+/** The model: the API's JSON response to a request body (or its exact text, `{ raw }`: numbers as the model spells them). */
 export type Model = (api: ApiName, body: Body) => unknown;
 
 /** The orders that teach (an order id and an email the model copies) and the fourth a template serves. */
@@ -51,7 +51,9 @@ export function scriptModel(model: Model): { asked: () => number } {
     const body = (await request.json()) as Body;
     asked++;
     if (body.stream === true || url.pathname.includes("streamGenerateContent")) return new Response("no stream in this script", { status: 500 });
-    return Response.json(model(api, body));
+    const reply = model(api, body) as { raw?: unknown };
+    if (typeof reply?.raw === "string") return new Response(reply.raw, { headers: { "content-type": "application/json" } });
+    return Response.json(reply);
   });
   return { asked: () => asked };
 }
