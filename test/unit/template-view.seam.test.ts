@@ -23,6 +23,7 @@ const faithful: TemplateView = {
   hashForm: (m) => m,
   cutFinishes: new Set(),
   stopSequences: () => [],
+  tokenLimit: () => null,
 };
 
 /** Leaves `flag` out of the view: two messages the model reads differently would share one. */

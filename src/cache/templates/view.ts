@@ -37,6 +37,8 @@ export interface TemplateView {
   readonly cutFinishes: ReadonlySet<string>;
   /** The stop sequences a request's parsed frame names (none: empty): the model stops where its output would hold one. */
   stopSequences(frame: unknown): readonly string[];
+  /** The output token limit a request's parsed frame sets (`max_tokens`, …), or null when it sets none. */
+  tokenLimit(frame: unknown): number | null;
 }
 
 /** `message` without the `muscle-mem:` fields stored around it (the same object when it has none). */
@@ -86,26 +88,54 @@ export function apiMessageOf(view: TemplateView, chat: CanonicalMessage): unknow
   }
 }
 
+/** What stopsBefore reads of a template's answer: how the learned answer ended and its output tokens, and the rendered chat view. */
+export interface RenderedAnswer {
+  finishReason: string;
+  completionTokens: number;
+  message: CanonicalMessage;
+}
+
+/** Tokens a value's boundaries may add to the learned answer's count (a tokenizer merges across them otherwise). */
+const BOUNDARY_SLACK = 16;
+
 /**
  * Why a template's rendered answer (its chat view) is not what the model would send to a request of this frame,
- * or null: an answer the token limit cut (it stops elsewhere with values of another length), or one whose texts or
- * call arguments hold a stop sequence of the request (the model stops before it: a value `D-4040` under the stop
- * sequence `404`). Pure; never throws (a frame it cannot read is a reason).
+ * or null (src/cache/templates/view.ts; docs/templates.md, "Which APIs"):
+ * - the learned answer was cut by the token limit: with values of another length the model cuts it elsewhere;
+ * - its texts or call arguments hold a stop sequence of the request: the model stops before it (a value
+ *   `D-4040` under the stop sequence `404`);
+ * - it might not fit the request's token limit: the rendered answer certainly fits only when the learned
+ *   answer's output tokens (its fixed text and its own values) and one token per UTF-8 byte of the rendered
+ *   texts and arguments (a bound on the new values' tokens) are within it; else a longer value could have been
+ *   cut where the learned ones were not.
+ * Pure; never throws (a frame it cannot read is a reason).
  */
-export function stopsBefore(view: TemplateView, frameJson: string, finishReason: string, chat: CanonicalMessage): string | null {
-  if (view.cutFinishes.has(finishReason)) return `the answer was cut by the token limit (${finishReason}): with other values it stops elsewhere`;
+export function stopsBefore(view: TemplateView, frameJson: string, answer: RenderedAnswer): string | null {
+  if (view.cutFinishes.has(answer.finishReason)) return `the answer was cut by the token limit (${answer.finishReason}): with other values it stops elsewhere`;
   let stops: readonly string[];
+  let limit: number | null;
   try {
-    stops = view.stopSequences(JSON.parse(frameJson) as unknown).filter((s) => s !== "");
+    const frame = JSON.parse(frameJson) as unknown;
+    stops = view.stopSequences(frame).filter((s) => s !== "");
+    limit = view.tokenLimit(frame);
   } catch {
-    return "the request's stop sequences could not be read";
+    return "the request's stop sequences and token limit could not be read";
   }
-  if (stops.length === 0) return null;
+  const chat = answer.message;
   const content = typeof chat.content === "string" ? [chat.content] : Array.isArray(chat.content) ? chat.content.filter((t) => typeof t === "string") : [];
   // Each text, each call's arguments, and the texts joined (a sequence may span two blocks of one output).
-  const outputs = [...content, content.join(""), ...(chat.tool_calls ?? []).map((call) => call.function.arguments)];
+  const args = (chat.tool_calls ?? []).map((call) => call.function.arguments);
+  const outputs = [...content, content.join(""), ...args];
   const stop = stops.find((s) => outputs.some((text) => text.includes(s)));
-  return stop === undefined ? null : `the answer holds the request's stop sequence ${JSON.stringify(stop)}: the model stops there`;
+  if (stop !== undefined) return `the answer holds the request's stop sequence ${JSON.stringify(stop)}: the model stops there`;
+  if (limit === null) return null;
+  const bound = answer.completionTokens + BOUNDARY_SLACK + [...content, ...args].reduce((n, text) => n + new TextEncoder().encode(text).length, 0);
+  return bound <= limit ? null : `the answer might not fit the request's token limit (${limit}; up to ${bound} tokens): a longer value is cut`;
+}
+
+/** A frame's positive integer field (a token limit), or null. */
+export function limitOf(value: unknown): number | null {
+  return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : null;
 }
 
 /** The strings of `value` when it is a list of them (a frame's stop sequences), else none. */

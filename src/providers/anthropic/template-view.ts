@@ -1,4 +1,4 @@
-import { stringsOf, type TemplateView } from "../../cache/templates/view";
+import { limitOf, stringsOf, type TemplateView } from "../../cache/templates/view";
 import { canonicalJson } from "../../core/canonical";
 import { fieldsBut, isFields } from "../../core/fields";
 import type { CanonicalMessage, CanonicalToolCall } from "../../core/messages";
@@ -205,7 +205,8 @@ function hashForm(message: unknown): AnthropicCanonicalMessage {
  * signature and all), and MESSAGE_FIELD, the message's fields besides `role` and `content`, when it has any.
  *
  * An answer's envelope (./envelope.ts: what the model sent around the message) is no part of the view. A template
- * never serves an answer `max_tokens` cut, nor one holding a `stop_sequences` entry of the request (view.ts stopsBefore).
+ * never serves an answer `max_tokens` cut, one holding a `stop_sequences` entry of the request, nor one that might
+ * not fit its `max_tokens` (view.ts stopsBefore).
  *
  * @example
  * anthropicTemplateView.toChat({ role: "assistant", content: [{ type: "text", text: "On it." }, { type: "tool_use", id: "toolu_1", name: "get_order", input: { id: "A-1" } }] })
@@ -220,4 +221,5 @@ export const anthropicTemplateView: TemplateView = {
   // An answer `max_tokens` cut (./stop.ts records it) stops elsewhere with values of another length.
   cutFinishes: new Set(["max_tokens"]),
   stopSequences: (frame) => (isFields(frame) ? stringsOf(frame.stop_sequences) : []),
+  tokenLimit: (frame) => (isFields(frame) ? limitOf(frame.max_tokens) : null),
 };

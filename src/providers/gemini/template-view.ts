@@ -3,7 +3,7 @@ import { canonicalJson } from "../../core/canonical";
 import { fieldsBut, isFields } from "../../core/fields";
 import { isJsonText } from "../../core/json-text";
 import type { CanonicalMessage, CanonicalToolCall } from "../../core/messages";
-import { stringsOf, type TemplateView } from "../../cache/templates/view";
+import { limitOf, stringsOf, type TemplateView } from "../../cache/templates/view";
 import { joinedText } from "./model-turns";
 import { CANDIDATE_KEY, type CanonicalPart, type GeminiNode } from "./schema";
 
@@ -171,15 +171,32 @@ function hashForm(message: unknown): unknown {
   return node;
 }
 
-/** A frame's stop sequences: `generationConfig.stopSequences`, under its proto names too (Google reads both). */
+/** A frame's `generationConfig`, under its proto name too (Google reads both, and each field under both names). */
+const configsOf = (frame: unknown): Record<string, unknown>[] => (isFields(frame) ? [frame.generationConfig, frame.generation_config].filter(isFields) : []);
+
+/** A frame's stop sequences: `generationConfig.stopSequences`. */
 function stopSequences(frame: unknown): string[] {
-  if (!isFields(frame)) return [];
-  const configs = [frame.generationConfig, frame.generation_config].filter(isFields);
-  return configs.flatMap((config) => [...stringsOf(config.stopSequences), ...stringsOf(config.stop_sequences)]);
+  return configsOf(frame).flatMap((config) => [...stringsOf(config.stopSequences), ...stringsOf(config.stop_sequences)]);
+}
+
+/** A frame's output token limit: `generationConfig.maxOutputTokens` (the smallest, if it names two). */
+function tokenLimit(frame: unknown): number | null {
+  const limits = configsOf(frame).flatMap((config) => [limitOf(config.maxOutputTokens), limitOf(config.max_output_tokens)]);
+  const set = limits.filter((n): n is number => n !== null);
+  return set.length > 0 ? Math.min(...set) : null;
 }
 
 /**
  * Native Gemini's template view (generateContent, streamGenerateContent). A template never serves an answer the
- * token limit cut (`MAX_TOKENS`), nor one holding a stop sequence of the request (view.ts stopsBefore).
+ * token limit cut (`MAX_TOKENS`), one holding a stop sequence of the request, nor one that might not fit its
+ * `maxOutputTokens` (view.ts stopsBefore).
  */
-export const geminiTemplateView: TemplateView = { api: "gemini", toChat, fromChat, hashForm, cutFinishes: new Set(["MAX_TOKENS"]), stopSequences };
+export const geminiTemplateView: TemplateView = {
+  api: "gemini",
+  toChat,
+  fromChat,
+  hashForm,
+  cutFinishes: new Set(["MAX_TOKENS"]),
+  stopSequences,
+  tokenLimit,
+};

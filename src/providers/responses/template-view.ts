@@ -2,7 +2,7 @@ import { z } from "zod";
 import { canonicalArguments } from "../../core/canonical";
 import { fieldsBut, isFields } from "../../core/fields";
 import type { CanonicalMessage, CanonicalToolCall } from "../../core/messages";
-import { withoutEnvelope, type TemplateView } from "../../cache/templates/view";
+import { limitOf, withoutEnvelope, type TemplateView } from "../../cache/templates/view";
 
 /**
  * How a Responses node (./canonical.ts: what one path step or answer node stores) reads as one chat message for
@@ -223,6 +223,15 @@ function hashForm(message: unknown): unknown {
 
 /**
  * The OpenAI Responses API's template view (src/cache/templates/view.ts). The API has no stop sequences, and an
- * answer the token limit cut (`incomplete`) is never recorded (./adapter.ts): no finish reason is a cut.
+ * answer the token limit cut (`incomplete`) is never recorded (./adapter.ts): no finish reason is a cut; a
+ * template's answer that might not fit `max_output_tokens` is not served (view.ts stopsBefore).
  */
-export const responsesTemplateView: TemplateView = { api: "openai-responses", toChat, fromChat, hashForm, cutFinishes: new Set(), stopSequences: () => [] };
+export const responsesTemplateView: TemplateView = {
+  api: "openai-responses",
+  toChat,
+  fromChat,
+  hashForm,
+  cutFinishes: new Set(),
+  stopSequences: () => [],
+  tokenLimit: (frame) => (isFields(frame) ? limitOf(frame.max_output_tokens) : null),
+};
