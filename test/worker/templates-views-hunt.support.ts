@@ -50,12 +50,37 @@ export function scriptModel(model: Model): { asked: () => number } {
     if (!api || request.method !== "POST" || url.pathname.startsWith("/__")) return real(input, init);
     const body = (await request.json()) as Body;
     asked++;
-    if (body.stream === true || url.pathname.includes("streamGenerateContent")) return new Response("no stream in this script", { status: 500 });
+    if (url.pathname.includes("streamGenerateContent")) return geminiStream(model(api, body));
+    if (body.stream === true) return new Response("no stream in this script", { status: 500 });
     const reply = model(api, body) as { raw?: unknown };
     if (typeof reply?.raw === "string") return new Response(reply.raw, { headers: { "content-type": "application/json" } });
     return Response.json(reply);
   });
   return { asked: () => asked };
+}
+
+/**
+ * A Gemini JSON answer as the API streams it: each text part in two chunks (its halves), then each other part,
+ * the last chunk with the finish reason and usage.
+ */
+function geminiStream(json: unknown): Response {
+  const { candidates, usageMetadata, modelVersion } = json as {
+    candidates: Array<{ content: { parts: Body[] }; finishReason: string }>;
+    usageMetadata: unknown;
+    modelVersion: string;
+  };
+  const pieces = candidates[0].content.parts.flatMap((p) =>
+    typeof p.text === "string" && p.text.length > 1 ? [{ text: p.text.slice(0, p.text.length >> 1) }, { text: p.text.slice(p.text.length >> 1) }] : [p],
+  );
+  const chunks = pieces.map((part, i) => {
+    const last = i === pieces.length - 1;
+    return JSON.stringify({
+      candidates: [{ content: { role: "model", parts: [part] }, ...(last ? { finishReason: candidates[0].finishReason } : {}), index: 0 }],
+      ...(last ? { usageMetadata } : {}),
+      modelVersion,
+    });
+  });
+  return new Response(chunks.map((c) => `data: ${c}\r\n\r\n`).join(""), { headers: { "content-type": "text/event-stream" } });
 }
 
 const post = (path: string, headers: Record<string, string>, body: unknown) =>
@@ -72,11 +97,11 @@ export function send(api: ApiName, key: string, model: string, body: Body, strea
   return post(path, { "x-goog-api-key": key }, body);
 }
 
-/** Sends each request (each a miss the model answers) and runs the learning they queued. */
-export async function teach(api: ApiName, key: string, model: string, bodies: Body[]): Promise<void> {
+/** Sends each request (each a miss the model answers; streamed on Gemini when `stream`) and runs the learning they queued. */
+export async function teach(api: ApiName, key: string, model: string, bodies: Body[], stream = false): Promise<void> {
   await settled(async () => {
     for (const body of bodies) {
-      const res = await send(api, key, model, body);
+      const res = await send(api, key, model, body, stream);
       expect(res.status, await res.clone().text()).toBe(200);
       expect(res.headers.get("muscle-mem-cache")).toBe("miss");
       await res.text();

@@ -167,6 +167,7 @@ const TWISTS: Record<ApiName, Twist[]> = {
       seen: true,
       apply: (b) => (msgs(b, "messages")[1].content as Msgs).unshift({ type: "thinking", thinking: "Look it up first.", signature: "c2ln" }),
     },
+    { name: "the tool result answering another call's id", seen: true, apply: (b) => Object.assign(anthropicResult(b), { tool_use_id: "toolu_01B" }) },
     { name: "tool_choice", seen: true, apply: (b) => Object.assign(b, { tool_choice: { type: "any" } }) },
     { name: "stop_sequences", seen: true, apply: (b) => Object.assign(b, { stop_sequences: ["Human:"] }) },
     { name: "a cache_control on the tool result", seen: false, apply: (b) => Object.assign(anthropicResult(b), { cache_control: { type: "ephemeral" } }) },
@@ -194,6 +195,7 @@ const TWISTS: Record<ApiName, Twist[]> = {
       seen: true,
       apply: (b) => msgs(b, "input").splice(1, 0, { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "ZW5j" }),
     },
+    { name: "the output answering another call's id", seen: true, apply: (b) => Object.assign(msgs(b, "input")[2], { call_id: "call_2" }) },
     { name: "other instructions", seen: true, apply: (b) => Object.assign(b, { instructions: `${SYSTEM} Orders starting D are final sale.` }) },
     {
       name: "a developer message",
