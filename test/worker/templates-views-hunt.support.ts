@@ -31,7 +31,7 @@ export function orderOf(body: Body): { order_id: string; email: string } {
 
 /**
  * Answers every upstream POST of the three APIs with `model(api, body)` from now until the test's mocks are
- * restored (a streamed request is refused: the hunts teach with JSON); GETs (key checks) go through. Counts the POSTs.
+ * restored (a streamed request with that answer as the API streams it); GETs (key checks) go through. Counts the POSTs.
  */
 export function scriptModel(model: Model): { asked: () => number } {
   let asked = 0;
@@ -51,7 +51,7 @@ export function scriptModel(model: Model): { asked: () => number } {
     const body = (await request.json()) as Body;
     asked++;
     if (url.pathname.includes("streamGenerateContent")) return geminiStream(model(api, body));
-    if (body.stream === true) return new Response("no stream in this script", { status: 500 });
+    if (body.stream === true) return api === "anthropic" ? anthropicStream(model(api, body)) : responsesStream(model(api, body));
     const reply = model(api, body) as { raw?: unknown };
     if (typeof reply?.raw === "string") return new Response(reply.raw, { headers: { "content-type": "application/json" } });
     return Response.json(reply);
@@ -83,6 +83,51 @@ function geminiStream(json: unknown): Response {
   return new Response(chunks.map((c) => `data: ${c}\r\n\r\n`).join(""), { headers: { "content-type": "text/event-stream" } });
 }
 
+const sse = (events: Array<[string, unknown]>) =>
+  new Response(events.map(([type, data]) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`).join(""), {
+    headers: { "content-type": "text/event-stream" },
+  });
+/** A text in two halves (a stream's deltas). */
+const halves = (text: string) => [text.slice(0, text.length >> 1), text.slice(text.length >> 1)];
+
+/** An Anthropic JSON answer as the API streams it: each text and each call's input JSON in two deltas. */
+function anthropicStream(json: unknown): Response {
+  const { content, stop_reason, stop_sequence, usage, ...message } = json as Body & { content: Body[]; usage: Body };
+  const events: Array<[string, unknown]> = [
+    ["message_start", { type: "message_start", message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage } }],
+  ];
+  content.forEach((block, index) => {
+    const tool = block.type === "tool_use";
+    events.push(["content_block_start", { type: "content_block_start", index, content_block: tool ? { ...block, input: {} } : { ...block, text: "" } }]);
+    for (const piece of halves(tool ? JSON.stringify(block.input) : String(block.text)))
+      events.push([
+        "content_block_delta",
+        { type: "content_block_delta", index, delta: tool ? { type: "input_json_delta", partial_json: piece } : { type: "text_delta", text: piece } },
+      ]);
+    events.push(["content_block_stop", { type: "content_block_stop", index }]);
+  });
+  events.push(["message_delta", { type: "message_delta", delta: { stop_reason, stop_sequence }, usage: { output_tokens: usage.output_tokens } }]);
+  events.push(["message_stop", { type: "message_stop" }]);
+  return sse(events);
+}
+
+/** A Responses JSON answer as the API streams it: created, each item added and done (a call's arguments in two deltas), completed. */
+function responsesStream(json: unknown): Response {
+  const response = json as Body & { output: Body[] };
+  let n = 0;
+  const event = (type: string, data: Body): [string, unknown] => [type, { type, sequence_number: n++, ...data }];
+  const events = [event("response.created", { response: { ...response, status: "in_progress", output: [] } })];
+  response.output.forEach((item, output_index) => {
+    events.push(event("response.output_item.added", { output_index, item: { ...item, status: "in_progress" } }));
+    if (item.type === "function_call")
+      for (const delta of halves(String(item.arguments)))
+        events.push(event("response.function_call_arguments.delta", { item_id: item.id, output_index, delta }));
+    events.push(event("response.output_item.done", { output_index, item }));
+  });
+  events.push(event("response.completed", { response }));
+  return sse(events);
+}
+
 const post = (path: string, headers: Record<string, string>, body: unknown) =>
   exports.default.fetch(
     new Request(`http://mm.test${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) }),
@@ -97,7 +142,7 @@ export function send(api: ApiName, key: string, model: string, body: Body, strea
   return post(path, { "x-goog-api-key": key }, body);
 }
 
-/** Sends each request (each a miss the model answers; streamed on Gemini when `stream`) and runs the learning they queued. */
+/** Sends each request (each a miss the model answers; streamed when `stream`) and runs the learning they queued. */
 export async function teach(api: ApiName, key: string, model: string, bodies: Body[], stream = false): Promise<void> {
   await settled(async () => {
     for (const body of bodies) {
