@@ -8,7 +8,7 @@ import type { ProviderKey, TemplateHook, TemplatePlan } from "../cache/provider"
 import { headerSafe } from "../cache/templates/miss-reason";
 import type { TemplateSettings } from "../cache/templates/settings";
 import { hashReadMore } from "../cache/templates/spelled";
-import { apiMessageOf, chatViewOf, readChatView, stopsBefore, withoutEnvelope, type TemplateView } from "../cache/templates/view";
+import { apiMessageOf, CHAT_STOPS, chatViewOf, readChatView, stopsBefore, withoutEnvelope, type TemplateView } from "../cache/templates/view";
 import { treeLearnerOf } from "../store/objects/tree-objects";
 import { forgetTemplatePresence, learnerNews, planTemplates, readBindings } from "./templates";
 import { forgetTemplateFree } from "./lookup/childless";
@@ -29,17 +29,26 @@ export const chatTemplates: TemplateHook<RequestKey> = {
   plan(concrete, headers, env, settings) {
     const plan = planTemplates(concrete, readBindings(headers), headers, settings);
     const treeId = plan.key.treeId;
+    let stopMiss: string | null = null;
     return {
       key: plan.key,
       render: (answer, store) => plan.render(answer, store),
-      learned: (db, timeoutMs, presenceTtlMs, hasTemplates) => plan.learned(db, timeoutMs, presenceTtlMs, hasTemplates),
+      async learned(db, timeoutMs, presenceTtlMs, hasTemplates) {
+        const found = await plan.learned(db, timeoutMs, presenceTtlMs, hasTemplates);
+        // Where the model stops depends on the values (stopsBefore): a cut answer, a stop sequence, a limit it may not fit.
+        const stops = found && stopsBefore(CHAT_STOPS, plan.key.frameJson, found.answer);
+        if (!found || stops === null) return found;
+        stopMiss = headerSafe(`template ${found.template}'s answer is not served: ${stops}`);
+        return null;
+      },
       hitHeaders: plan.hitHeaders,
-      templateMiss: () => plan.templateMiss(),
+      templateMiss: () => stopMiss ?? plan.templateMiss(),
       afterUnrecorded: (db) => plan.unrecorded(db),
       async afterRecord(recorded, db) {
         // A declared answer notes the binding it was given for (a second distinct one lets it serve other values).
         await plan.confirm(db, recorded);
-        if (plan.induction) await learnSoon(env, treeId, recorded);
+        // An answer the token limit cut teaches no template (it stops elsewhere with other values).
+        if (plan.induction && !CHAT_STOPS.cutFinishes.has(recorded.answer.finishReason)) await learnSoon(env, treeId, recorded);
       },
     };
   },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CanonicalMessage } from "../../src/core/messages";
-import { stopsBefore, type TemplateView } from "../../src/cache/templates/view";
+import { CHAT_STOPS, stopsBefore, type StopRules } from "../../src/cache/templates/view";
 import { anthropicTemplateView } from "../../src/providers/anthropic/template-view";
 import { geminiTemplateView } from "../../src/providers/gemini/template-view";
 import { responsesTemplateView } from "../../src/providers/responses/template-view";
@@ -21,7 +21,7 @@ const answer = (texts: string[], args: string[] = []): CanonicalMessage => ({
 });
 const frame = (fields: Record<string, unknown>) => JSON.stringify(fields);
 /** stopsBefore for a learned answer that ended with `finishReason` after `completionTokens` output tokens. */
-const stopsOf = (view: TemplateView, frameJson: string, finishReason: string, message: CanonicalMessage, completionTokens = 10) =>
+const stopsOf = (view: StopRules, frameJson: string, finishReason: string, message: CanonicalMessage, completionTokens = 10) =>
   stopsBefore(view, frameJson, { finishReason, completionTokens, message });
 
 describe("stopsBefore on each view", () => {
@@ -71,5 +71,14 @@ describe("stopsBefore on each view", () => {
     expect(stopsOf(geminiTemplateView, frame({ generationConfig: { temperature: 0 } }), "STOP", answer([text]))).toBeNull();
     expect(stopsOf(responsesTemplateView, frame({ max_output_tokens: 20 }), "stop", answer([text]))).toMatch(/token limit \(20;/);
     expect(stopsOf(responsesTemplateView, frame({}), "stop", answer([text]))).toBeNull();
+  });
+
+  it("Should read chat's rules on the routes keyed as chat is: length, stop as a string or a list, max_tokens or max_completion_tokens", () => {
+    expect(stopsOf(CHAT_STOPS, frame({}), "length", answer(["Refunding"]))).toMatch(/cut by the token limit \(length\)/);
+    expect(stopsOf(CHAT_STOPS, frame({}), "stop", answer(["Refunding"]))).toBeNull();
+    for (const stop of ["404", ["x", "404"]]) expect(stopsOf(CHAT_STOPS, frame({ stop }), "stop", answer(["Order D-4040."]))).toMatch(/stop sequence "404"/);
+    expect(stopsOf(CHAT_STOPS, frame({ max_tokens: 20 }), "stop", answer(["Order D-4040."]))).toMatch(/token limit \(20;/);
+    expect(stopsOf(CHAT_STOPS, frame({ max_tokens: 4096, max_completion_tokens: 30 }), "stop", answer(["Order D-4040."]))).toMatch(/token limit \(30;/);
+    expect(stopsOf(CHAT_STOPS, frame({ max_completion_tokens: 4096 }), "tool_calls", answer([], ['{"order_id":"D-4040"}']))).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { newKey } from "./api-helpers";
 import { uniqueModel } from "./helpers";
-import { type ApiName, ask, FOURTH, type Model, ORDERS, orderOf, scriptModel, served, teach } from "./templates-views-hunt.support";
+import { ask, FOURTH, type Model, ORDERS, orderOf, type Route, scriptModel, served, teach } from "./templates-views-hunt.support";
 
 /**
  * Where a generation stops depends on the values a template would put in: an answer cut by the token limit
@@ -18,8 +18,9 @@ const full = (o: string, e: string) => `Refunding order ${o} for ${e}. The money
 /** The scripted model reads its token limit as characters (each character a token): where it cuts is plain. */
 type Body = Record<string, unknown>;
 const configOf = (body: Body) => (body.generationConfig as Body | undefined) ?? {};
-const limitOf = (api: ApiName, body: Body) => Number(api === "anthropic" ? body.max_tokens : configOf(body).maxOutputTokens);
-const stopsOf = (api: ApiName, body: Body) => ((api === "anthropic" ? body.stop_sequences : configOf(body).stopSequences) as string[] | undefined) ?? [];
+const limitOf = (api: Route, body: Body) => Number(api === "gemini" ? configOf(body).maxOutputTokens : body.max_tokens);
+const stopsOf = (api: Route, body: Body) =>
+  ((api === "anthropic" ? body.stop_sequences : api === "chat" ? body.stop : configOf(body).stopSequences) as string[] | undefined) ?? [];
 
 /** The desk's model: the text cut at the request's limit, or before the first stop sequence the request names; its usage is its length. */
 const desk: Model = (api, body) => {
@@ -29,6 +30,15 @@ const desk: Model = (api, body) => {
   const stops = stopsOf(api, body);
   const at = Math.min(...stops.map((s) => (text.includes(s) ? text.indexOf(s) : Number.POSITIVE_INFINITY)));
   const [out, why] = at < Math.min(limit, text.length) ? [text.slice(0, at), "stop"] : text.length > limit ? [text.slice(0, limit), "cut"] : [text, "end"];
+  if (api === "chat")
+    return {
+      id: "chatcmpl-x",
+      object: "chat.completion",
+      created: 1,
+      model: body.model,
+      choices: [{ index: 0, message: { role: "assistant", content: out }, finish_reason: why === "cut" ? "length" : "stop" }],
+      usage: { prompt_tokens: 10, completion_tokens: out.length, total_tokens: 10 + out.length },
+    };
   if (api === "anthropic") {
     const stop = why === "cut" ? "max_tokens" : why === "stop" ? "stop_sequence" : "end_turn";
     const sequence = why === "stop" ? stops.find((s) => text.slice(at).startsWith(s)) : null;
@@ -50,7 +60,16 @@ const desk: Model = (api, body) => {
   };
 };
 
-function request(api: ApiName, order: string, email: string, limit: number, stops: string[] = []): Body {
+function request(api: Route, order: string, email: string, limit: number, stops: string[] = []): Body {
+  if (api === "chat" || api === "gemini-openai")
+    return {
+      max_tokens: limit,
+      ...(stops.length > 0 ? { stop: stops } : {}),
+      messages: [
+        { role: "system", content: SYSTEM },
+        { role: "user", content: ask(order, email) },
+      ],
+    };
   if (api === "anthropic")
     return {
       max_tokens: limit,
@@ -66,13 +85,18 @@ function request(api: ApiName, order: string, email: string, limit: number, stop
 }
 
 /** The text the model answers a request with, as the Worker serves it. */
-function textOf(api: ApiName, text: string): string {
-  const body = JSON.parse(text) as { content?: Array<{ text: string }>; candidates?: Array<{ content: { parts: Array<{ text: string }> } }> };
+function textOf(api: Route, text: string): string {
+  const body = JSON.parse(text) as {
+    content?: Array<{ text: string }>;
+    candidates?: Array<{ content: { parts: Array<{ text: string }> } }>;
+    choices?: Array<{ message: { content: string } }>;
+  };
+  if (api === "chat" || api === "gemini-openai") return body.choices?.[0]?.message.content ?? "";
   return api === "anthropic" ? (body.content?.[0]?.text ?? "") : (body.candidates?.[0]?.content.parts[0]?.text ?? "");
 }
 
 /** Teaches the three orders under one token limit and stop sequences; returns the tree's key and model. */
-async function taught(api: ApiName, limit: number, stops: string[] = []) {
+async function taught(api: Route, limit: number, stops: string[] = []) {
   const key = newKey();
   const model = uniqueModel(`hview-cut-${api}`);
   await teach(
@@ -86,7 +110,7 @@ async function taught(api: ApiName, limit: number, stops: string[] = []) {
 
 const LONG = "danielverylongname@example.io";
 
-describe.each(["anthropic", "gemini"] as const)("where the model stops, on %s", (api) => {
+describe.each(["anthropic", "gemini", "chat", "gemini-openai"] as const)("where the model stops, on %s", (api) => {
   it("Should not serve a template learned from answers cut by the token limit: another value cuts the answer elsewhere", async () => {
     const upstream = scriptModel(desk);
     const { key, model } = await taught(api, 60);

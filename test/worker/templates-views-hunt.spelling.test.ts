@@ -92,7 +92,7 @@ function argsText(api: ApiName, text: string, stream: boolean): string {
 
 describe.each(["anthropic", "responses", "gemini"] as const)("a template's call as the model spells it, on %s", (api) => {
   it("Should serve the fourth order's call with 1.0 and the model's key order, JSON and streamed", async () => {
-    const upstream = scriptModel((a, body) => answer(a, body));
+    const upstream = scriptModel((_, body) => answer(api, body));
     const key = newKey();
     const model = uniqueModel(`hview-spell-${api}`);
     await teach(

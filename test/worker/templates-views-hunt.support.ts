@@ -9,9 +9,11 @@ import { learningRan, settled } from "./settled";
  */
 
 export type ApiName = "anthropic" | "responses" | "gemini";
+/** The routes a hunt sends to: the three APIs a view reads, and the two keyed as chat is (whose upstream is chat's). */
+export type Route = ApiName | "chat" | "gemini-openai";
 type Body = Record<string, unknown>;
 /** The model: the API's JSON response to a request body (or its exact text, `{ raw }`: numbers as the model spells them). */
-export type Model = (api: ApiName, body: Body) => unknown;
+export type Model = (api: ApiName | "chat", body: Body) => unknown;
 
 /** The orders that teach (an order id and an email the model copies) and the fourth a template serves. */
 export const ORDERS = [
@@ -39,8 +41,16 @@ export function scriptModel(model: Model): { asked: () => number } {
   const gemini = (env as unknown as { GEMINI_BASE_URL: string }).GEMINI_BASE_URL;
   const origins = [env.ANTHROPIC_BASE_URL, env.UPSTREAM_BASE_URL, gemini].map((b) => new URL(String(b)).origin);
   /** Which API a path is (the three upstreams may share an origin). */
-  const apiOf = (path: string): ApiName | null =>
-    path.endsWith("/messages") ? "anthropic" : path.endsWith("/responses") ? "responses" : path.includes("/models/") ? "gemini" : null;
+  const apiOf = (path: string): ApiName | "chat" | null =>
+    path.endsWith("/chat/completions")
+      ? "chat"
+      : path.endsWith("/messages")
+        ? "anthropic"
+        : path.endsWith("/responses")
+          ? "responses"
+          : path.includes("/models/")
+            ? "gemini"
+            : null;
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init);
     const url = new URL(request.url);
@@ -51,6 +61,7 @@ export function scriptModel(model: Model): { asked: () => number } {
     const body = (await request.json()) as Body;
     asked++;
     if (url.pathname.includes("streamGenerateContent")) return geminiStream(model(api, body));
+    if (body.stream === true && api === "chat") return new Response("no chat stream in this script", { status: 500 });
     if (body.stream === true) return api === "anthropic" ? anthropicStream(model(api, body)) : responsesStream(model(api, body));
     const reply = model(api, body) as { raw?: unknown };
     if (typeof reply?.raw === "string") return new Response(reply.raw, { headers: { "content-type": "application/json" } });
@@ -134,7 +145,9 @@ const post = (path: string, headers: Record<string, string>, body: unknown) =>
   );
 
 /** A request to one API's route (JSON unless `stream`). */
-export function send(api: ApiName, key: string, model: string, body: Body, stream = false): Promise<Response> {
+export function send(api: Route, key: string, model: string, body: Body, stream = false): Promise<Response> {
+  if (api === "chat" || api === "gemini-openai")
+    return post(api === "chat" ? "/v1/chat/completions" : "/v1beta/openai/chat/completions", { authorization: `Bearer ${key}` }, { model, ...body });
   if (api === "anthropic")
     return post("/v1/messages", { "x-api-key": key, "anthropic-version": "2023-06-01" }, { model, ...body, ...(stream ? { stream } : {}) });
   if (api === "responses") return post("/v1/responses", { authorization: `Bearer ${key}` }, { model, store: false, ...body, ...(stream ? { stream } : {}) });
@@ -143,7 +156,7 @@ export function send(api: ApiName, key: string, model: string, body: Body, strea
 }
 
 /** Sends each request (each a miss the model answers; streamed when `stream`) and runs the learning they queued. */
-export async function teach(api: ApiName, key: string, model: string, bodies: Body[], stream = false): Promise<void> {
+export async function teach(api: Route, key: string, model: string, bodies: Body[], stream = false): Promise<void> {
   await settled(async () => {
     for (const body of bodies) {
       const res = await send(api, key, model, body, stream);
@@ -156,7 +169,7 @@ export async function teach(api: ApiName, key: string, model: string, bodies: Bo
 }
 
 /** One request's response: how the cache answered, the template that served (if one did) and the body. */
-export async function served(api: ApiName, key: string, model: string, body: Body, stream = false) {
+export async function served(api: Route, key: string, model: string, body: Body, stream = false) {
   return settled(async () => {
     const res = await send(api, key, model, body, stream);
     return {

@@ -18,7 +18,20 @@ import type { CanonicalMessage } from "../../core/messages";
  * muscle-mem stores around an answer (src/core/envelope.ts and the providers' own) are taken off before
  * `toChat` sees a message; a template's answer is served without them.
  */
-export interface TemplateView {
+/** Where the model stops, as an API's finish reasons and a request's frame say it (stopsBefore). */
+export interface StopRules {
+  /**
+   * The finish reasons of an answer the token limit cut (`max_tokens`, `MAX_TOKENS`, `length`): where such an answer
+   * stops depends on how long the values in it are, so no template serves one (the model cuts another value's elsewhere).
+   */
+  readonly cutFinishes: ReadonlySet<string>;
+  /** The stop sequences a request's parsed frame names (none: empty): the model stops where its output would hold one. */
+  stopSequences(frame: unknown): readonly string[];
+  /** The output token limit a request's parsed frame sets (`max_tokens`, …), or null when it sets none. */
+  tokenLimit(frame: unknown): number | null;
+}
+
+export interface TemplateView extends StopRules {
   /** The frame's `muscle-mem:api` value of the trees this view reads (`anthropic`, `openai-responses`, `gemini`). */
   readonly api: string;
   /**
@@ -30,15 +43,6 @@ export interface TemplateView {
   fromChat(view: CanonicalMessage): unknown;
   /** The message as the API hashes it (what an answer node's hash reads; spelling-only fields such as kept argument texts left out). */
   hashForm(message: unknown): unknown;
-  /**
-   * The finish reasons of an answer the token limit cut (`max_tokens`, `MAX_TOKENS`): where such an answer stops
-   * depends on how long the values in it are, so no template serves one (the model cuts another value's elsewhere).
-   */
-  readonly cutFinishes: ReadonlySet<string>;
-  /** The stop sequences a request's parsed frame names (none: empty): the model stops where its output would hold one. */
-  stopSequences(frame: unknown): readonly string[];
-  /** The output token limit a request's parsed frame sets (`max_tokens`, …), or null when it sets none. */
-  tokenLimit(frame: unknown): number | null;
 }
 
 /** `message` without the `muscle-mem:` fields stored around it (the same object when it has none). */
@@ -110,7 +114,7 @@ const BOUNDARY_SLACK = 16;
  *   cut where the learned ones were not.
  * Pure; never throws (a frame it cannot read is a reason).
  */
-export function stopsBefore(view: TemplateView, frameJson: string, answer: RenderedAnswer): string | null {
+export function stopsBefore(view: StopRules, frameJson: string, answer: RenderedAnswer): string | null {
   if (view.cutFinishes.has(answer.finishReason)) return `the answer was cut by the token limit (${answer.finishReason}): with other values it stops elsewhere`;
   let stops: readonly string[];
   let limit: number | null;
@@ -142,3 +146,19 @@ export function limitOf(value: unknown): number | null {
 export function stringsOf(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((s): s is string => typeof s === "string") : typeof value === "string" ? [value] : [];
 }
+
+/** The smallest of a frame's token limits, or null when it sets none. */
+const smallest = (...limits: Array<number | null>): number | null => {
+  const set = limits.filter((n): n is number => n !== null);
+  return set.length > 0 ? Math.min(...set) : null;
+};
+
+/**
+ * Chat Completions' stop rules (the routes keyed as chat is: OpenAI's and Gemini's OpenAI-compatible one): an
+ * answer cut by `length`, the frame's `stop` (a string or a list) and `max_tokens` or `max_completion_tokens`.
+ */
+export const CHAT_STOPS: StopRules = {
+  cutFinishes: new Set(["length"]),
+  stopSequences: (frame) => (isFields(frame) ? stringsOf(frame.stop) : []),
+  tokenLimit: (frame) => (isFields(frame) ? smallest(limitOf(frame.max_tokens), limitOf(frame.max_completion_tokens)) : null),
+};
