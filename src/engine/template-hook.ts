@@ -124,7 +124,7 @@ export function viewTemplates<K extends ProviderKey>(view: TemplateView): Templa
           }
           const found = await chat.learned(db, timeoutMs, presenceTtlMs, hasTemplates);
           if (!found) return null;
-          // Where the model stops depends on the values: a cut answer, or one holding a stop sequence, is not its answer.
+          // Where the model stops depends on the values (stopsBefore): a cut answer, a stop sequence, a limit it may not fit.
           const stops = stopsBefore(view, key.frameJson, found.answer);
           if (stops !== null) {
             miss ??= headerSafe(`template ${found.template}'s answer is not served: ${stops}`);
