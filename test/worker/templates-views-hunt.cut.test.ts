@@ -144,4 +144,14 @@ describe.each(["anthropic", "gemini", "chat", "gemini-openai"] as const)("where 
     expect(fourth.miss).toMatch(/answer is not served: the answer holds the request's stop sequence "404"/);
     expect(upstream.asked()).toBe(4);
   });
+
+  it("Should serve a new order the answer that stopped at a stop sequence, stopped there as the model stops it", async () => {
+    const upstream = scriptModel(desk);
+    const stops = ["The money"];
+    const { key, model } = await taught(api, 1024, stops);
+    const fourth = await served(api, key, model, request(api, ...FOURTH, 1024, stops));
+    expect([fourth.cache, fourth.template !== null, textOf(api, fourth.text)]).toEqual(["hit", true, `Refunding order ${FOURTH[0]} for ${FOURTH[1]}. `]);
+    if (api === "anthropic") expect(JSON.parse(fourth.text)).toMatchObject({ stop_reason: "stop_sequence", stop_sequence: "The money" });
+    expect(upstream.asked()).toBe(3);
+  });
 });
