@@ -132,9 +132,12 @@ const msgs = (body: Body, field: string) => body[field] as Msgs;
 const anthropicResult = (b: Body) => (msgs(b, "messages")[2].content as Msgs)[0];
 const geminiParts = (b: Body, i: number) => msgs(b, "contents")[i].parts as Msgs;
 const resultText = JSON.stringify(result(...FOURTH));
+/** The lookup's result for the fourth order under another email than the one the user gave (a value in two places that must agree). */
+const otherEmail = JSON.stringify(result(FOURTH[0], "eve@example.io"));
 
 const TWISTS: Record<ApiName, Twist[]> = {
   anthropic: [
+    { name: "the tool result's email not the user's", seen: true, apply: (b) => Object.assign(anthropicResult(b), { content: otherEmail }) },
     { name: "the tool result flagged is_error", seen: true, apply: (b) => Object.assign(anthropicResult(b), { is_error: true }) },
     {
       name: "the tool result as two text blocks",
@@ -174,6 +177,7 @@ const TWISTS: Record<ApiName, Twist[]> = {
     { name: "the system prompt as one text block", seen: false, apply: (b) => Object.assign(b, { system: [{ type: "text", text: SYSTEM }] }) },
   ],
   responses: [
+    { name: "the output's email not the user's", seen: true, apply: (b) => Object.assign(msgs(b, "input")[2], { output: otherEmail }) },
     {
       name: "the call's output as input_text parts",
       seen: true,
@@ -209,6 +213,11 @@ const TWISTS: Record<ApiName, Twist[]> = {
     },
   ],
   gemini: [
+    {
+      name: "the function response's email not the user's",
+      seen: true,
+      apply: (b) => Object.assign(geminiParts(b, 2)[0].functionResponse as Body, { response: JSON.parse(otherEmail) }),
+    },
     {
       name: "the function response named otherwise",
       seen: true,
