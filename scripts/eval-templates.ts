@@ -11,34 +11,27 @@
  * --api chat|anthropic|responses|gemini (default chat): the same chat requests written in that API's
  * shape and sent to its route, behind a scripted model speaking that API (tools/eval-workflows/apis).
  */
-import { parseArgs } from "node:util";
 import { startWranglerDev } from "../test/support/wrangler-dev";
 import { startScriptedModel, type ChatBody } from "../tools/scripted-model";
 import { simulatedWorker } from "../tools/eval-workflows/simulate";
 import { experiment, WORKFLOWS, type Chat, type ServedBy, type Tally } from "../tools/eval-workflows/run";
-import { apiChat, EVAL_APIS, startApiUpstream, type EvalApiName } from "../tools/eval-workflows/apis/index";
+import { apiChat, startApiUpstream } from "../tools/eval-workflows/apis/index";
+import { EVAL_USAGE, parseEvalOptions } from "../tools/eval-workflows/options";
 
-const { values } = parseArgs({
-  options: {
-    warm: { type: "string", default: "8" },
-    fresh: { type: "string", default: "80" },
-    traps: { type: "string", default: "5" },
-    seed: { type: "string", default: "42" },
-    only: { type: "string", default: "" },
-    sim: { type: "boolean", default: false },
-    api: { type: "string", default: "chat" },
-  },
-});
-const api = values.api as EvalApiName;
-if (!EVAL_APIS.includes(api)) throw new Error(`--api ${values.api}: one of ${EVAL_APIS.join(", ")}`);
-if (values.sim && api !== "chat") throw new Error(`--sim simulates Chat Completions only: run --api ${api} without --sim (under wrangler dev)`);
+const parsed = parseEvalOptions(process.argv.slice(2));
+if ("error" in parsed) {
+  // A usage error is one line and the usage, not a stack trace.
+  console.error(`eval:templates: ${parsed.error}\n${EVAL_USAGE}`);
+  process.exit(2);
+}
+const api = parsed.api;
 /** `--only wf-rmail,wf-book`: run only these workflows (by model-name prefix). */
-const only = values.only ? values.only.split(",") : Object.keys(WORKFLOWS);
-const opts = { warm: Number(values.warm), fresh: Number(values.fresh), trapsPerKind: Number(values.traps), seed: Number(values.seed) };
+const only = parsed.only ?? Object.keys(WORKFLOWS);
+const opts = { warm: parsed.warm, fresh: parsed.fresh, trapsPerKind: parsed.trapsPerKind, seed: parsed.seed };
 
 const script = (body: ChatBody) => WORKFLOWS[Object.keys(WORKFLOWS).find((p) => body.model.startsWith(p)) ?? "wf-refund"].script(body);
 // `--sim`: the template rules in memory (tools/eval-workflows/simulate.ts), no Worker: seconds instead of minutes.
-const simulated = values.sim ? simulatedWorker(script) : null;
+const simulated = parsed.sim ? simulatedWorker(script) : null;
 const model = simulated || api !== "chat" ? null : await startScriptedModel({ script });
 const upstream = simulated || api === "chat" ? null : await startApiUpstream(api, script);
 const upstreamVars = model ? { UPSTREAM_BASE_URL: model.url } : (upstream?.vars ?? null);
