@@ -36,19 +36,33 @@ const model = simulated || api !== "chat" ? null : await startScriptedModel({ sc
 const upstream = simulated || api === "chat" ? null : await startApiUpstream(api, script);
 const upstreamVars = model ? { UPSTREAM_BASE_URL: model.url } : (upstream?.vars ?? null);
 const dev = upstreamVars ? await startWranglerDev({ vars: { ...upstreamVars, COUNTER_FLUSH_MS: "0" } }) : null;
-/** Why templates did not serve (`muscle-mem-template-miss`) in the current experiment, counted. */
-const missReasons = new Map<string, number>();
+/**
+ * Why templates did not serve (`muscle-mem-template-miss`) in the current experiment, counted by the reason with its
+ * quoted values and slot numbers left out (`slot 2 (date \`2.6.0\`)` and `slot 0 (date \`2.5.1\`)` are one reason),
+ * with the first reason seen as the example.
+ */
+const missReasons = new Map<string, { n: number; example: string }>();
 /** Another API: answers whose API form (blocks, items, parts, argument texts; ids aside) differs from the scripted model's form. */
 const shapes: string[] = [];
 const noteMiss = (headers: Headers) => {
   const reason = headers.get("muscle-mem-template-miss");
-  if (reason) missReasons.set(reason, (missReasons.get(reason) ?? 0) + 1);
+  if (!reason) return;
+  const key = reason.replace(/`[^`]*`/g, "`…`").replace(/\d+/g, "N");
+  const known = missReasons.get(key);
+  missReasons.set(key, { n: (known?.n ?? 0) + 1, example: known?.example ?? reason });
 };
 const chat: Chat =
   simulated?.chat ??
   (api === "chat"
-    ? (body, headers) =>
-        fetch(`${dev?.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
+    ? async (body, headers) => {
+        const res = await fetch(`${dev?.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify(body),
+        });
+        noteMiss(res.headers);
+        return res;
+      }
     : apiChat(api, dev?.url ?? "", {
         onHeaders: noteMiss,
         truth: script,
@@ -70,8 +84,9 @@ try {
       missReasons.clear();
       const r = await experiment(wf, prefix, chat, { ...opts, mode, tag });
       console.error(`${wf.name} ${mode}: done`);
-      // Another API: the most frequent reasons templates did not serve (the declared mode serves chat only).
-      for (const [reason, n] of [...missReasons].sort((a, b) => b[1] - a[1]).slice(0, 3)) reasons.push(`| ${wf.name} | ${mode} | ${n} | ${reason} |`);
+      // The most frequent reasons templates did not serve (`muscle-mem-template-miss`), on every API.
+      for (const { n, example } of [...missReasons.values()].sort((a, b) => b.n - a.n).slice(0, 3))
+        reasons.push(`| ${wf.name} | ${mode} | ${n} | ${example} |`);
       const f = r.fresh;
       const t = r.traps;
       const served = f.served.exact + f.served.declared + f.served.learned;
@@ -117,7 +132,7 @@ try {
   for (const row of latency) console.log(row);
   if (reasons.length > 0) {
     console.log(
-      `\nWhy templates did not serve on --api ${api} (muscle-mem-template-miss, the 3 most frequent per row; declared variables serve Chat Completions only):\n`,
+      `\nWhy templates did not serve on --api ${api} (muscle-mem-template-miss, the 3 most frequent per row, values and numbers left out to count, the first seen shown${api === "chat" ? "" : "; declared variables serve Chat Completions only"}):\n`,
     );
     console.log("| workflow | mode | misses | reason |");
     console.log("| --- | --- | --- | --- |");
