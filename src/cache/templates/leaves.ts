@@ -2,6 +2,7 @@ import { canonicalJson } from "../../core/canonical";
 import { ENVELOPE_KEYS } from "../../core/envelope";
 import type { CanonicalMessage, CanonicalToolCall } from "../../core/messages";
 import { markCodes, markWholeString } from "./codes";
+import { markPercents } from "./readings";
 
 /**
  * A message broken into its skeleton (roles, names, JSON structure, the
@@ -15,7 +16,7 @@ export interface Decomposed {
   leaves: Leaf[];
 }
 
-/** One leaf: a token of text (`text`) or a JSON number (`number`, canonical form). */
+/** One leaf: a token of text (`text`), or a number: a JSON number (canonical form) or a decimal a `%` follows in text (readings.ts). */
 export interface Leaf {
   value: string;
   kind: "text" | "number";
@@ -111,6 +112,7 @@ function splitTagged(tag: "t" | "r", text: string, leaves: Leaf[]): TextSk | Raw
   }
   sk.push(text.slice(last));
   markCodes(sk.slice(1) as string[], leaves.slice(first));
+  markPercents(sk.slice(1) as string[], leaves.slice(first));
   return sk;
 }
 

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { decompose } from "../../src/cache/templates/leaves";
+import { slotTypeOf } from "../../src/cache/templates/slot-types";
+import { ask, learnAll, wrongOrMiss } from "./templates.serve.support";
+
+/**
+ * Reach: values the template rules misread, so a request that could have been served went to the model (none was a
+ * wrong serve). Each reading is shown serving, then shown unable to serve a value of the same look that means
+ * something else (the scripted rule decides; a served answer must be the model's own, or the test fails).
+ */
+describe("a decimal a `%` follows is a percentage, not a day and month", () => {
+  /** Fee tiers over 3% need approval; the desk copies the tier. */
+  const fee = (invoice: string, tier: string) =>
+    ask(
+      "Fee tiers over 3% need approval.",
+      `Apply the ${tier}% tier to ${invoice}.`,
+      Number(tier) > 3 ? `${invoice}: sent for approval.` : `${invoice}: ${tier}% applied.`,
+    );
+  const train = [fee("INV-10001", "2.5"), fee("INV-10002", "1.2"), fee("INV-10003", "2.8")];
+
+  it("Should read `2.5%` as the number 2.5 (it read as the 2nd of May, a local date, and made no template)", () => {
+    expect(decompose({ role: "user", content: "Apply the 2.5% tier." }).leaves.map((l) => [l.value, slotTypeOf(l.value, l.kind)])).toContainEqual([
+      "2.5",
+      "number",
+    ]);
+    expect(learnAll(train)).not.toBeNull();
+    expect(wrongOrMiss(train, fee("INV-10004", "1.5")).served).toBe("INV-10004: 1.5% applied.");
+  });
+
+  it("Should miss a tier above every confirmed one (3.5%: approval) and one of more decimals", () => {
+    expect(wrongOrMiss(train, fee("INV-10004", "3.5"))).toEqual({ served: null, model: "INV-10004: sent for approval." });
+    expect(wrongOrMiss(train, fee("INV-10004", "2.75")).served).toBeNull();
+  });
+
+  it("Should still read a day and month with no `%` after it as a local date, never a slot", () => {
+    const deliver = (order: string, day: string) => ask("Deliveries.", `Deliver ${order} on ${day}.`, `${order}: booked for ${day}.`);
+    const dates = [deliver("A-1001", "2.5"), deliver("A-1002", "1.2"), deliver("A-1003", "2.8")];
+    expect(learnAll(dates)).toBeNull();
+    expect(slotTypeOf("20.3")).toBe("local-date");
+    // The percentages' template never binds a request without the `%` (another skeleton): `2.3` there is a date.
+    const noPercent = ask("Fee tiers over 3% need approval.", "Apply the 2.3 tier to INV-10004.", "INV-10004: 2.3% applied.");
+    expect(wrongOrMiss(train, noPercent).served).toBeNull();
+  });
+
+  it("Should keep `1.250%` a quantity (many locales write 1250 so), never a slot", () => {
+    const leaves = decompose({ role: "user", content: "Apply the 1.250% tier." }).leaves;
+    expect(leaves.map((l) => slotTypeOf(l.value, l.kind))).toContain("quantity");
+  });
+});
