@@ -47,3 +47,42 @@ describe("a decimal a `%` follows is a percentage, not a day and month", () => {
     expect(leaves.map((l) => slotTypeOf(l.value, l.kind))).toContain("quantity");
   });
 });
+
+describe("three numbers joined by dots that no date writes so are a version", () => {
+  /** Versions before 2.4.0 are not installed; the desk copies the version. */
+  const upgrade = (ticket: string, version: string) => {
+    const [major, minor] = version.split(".").map(Number);
+    const old = major < 2 || (major === 2 && minor < 4);
+    return ask(
+      "Versions before 2.4.0 are not installed.",
+      `${ticket}: upgrade the agent on web-03 to ${version}.`,
+      old ? `${ticket}: ${version} is older than the supported 2.4.0.` : `${ticket}: agent ${version} scheduled on web-03.`,
+    );
+  };
+  const train = [upgrade("INC0010001", "2.4.3"), upgrade("INC0010002", "2.6.0"), upgrade("INC0010003", "2.5.1")];
+
+  it("Should read `2.6.0` as a version, a level ranged number by number (it read as a local date and made no template)", () => {
+    expect(slotTypeOf("2.6.0")).toBe("identifier");
+    expect(learnAll(train)).not.toBeNull();
+    expect(wrongOrMiss(train, upgrade("INC0010004", "2.5.0")).served).toBe("INC0010004: agent 2.5.0 scheduled on web-03.");
+    expect(wrongOrMiss(train, upgrade("INC0010004", "2.4.3")).served).toBe("INC0010004: agent 2.4.3 scheduled on web-03.");
+  });
+
+  it("Should miss a version below, above or beside the confirmed ones (2.3.9 is too old; 3.0.0, 2.7.0, 2.5.10 never confirmed)", () => {
+    expect(wrongOrMiss(train, upgrade("INC0010004", "2.3.9"))).toEqual({ served: null, model: "INC0010004: 2.3.9 is older than the supported 2.4.0." });
+    expect(wrongOrMiss(train, upgrade("INC0010004", "1.9.9"))).toEqual({ served: null, model: "INC0010004: 1.9.9 is older than the supported 2.4.0." });
+    for (const v of ["3.0.0", "2.7.0", "2.5.10", "2.4.30"]) expect(wrongOrMiss(train, upgrade("INC0010004", v)).served, v).toBeNull();
+  });
+
+  it("Should keep reading a date written with dots as a local date, never a slot (a year of 2 or 4 digits at either end)", () => {
+    for (const d of ["5.3.24", "05.03.2024", "24.3.5", "2024.3.5", "12.5.1", "1.2.30"]) expect(slotTypeOf(d), d).toBe("local-date");
+    for (const d of ["2/6/0", "2-6-0"]) expect(slotTypeOf(d), d).toBe("local-date");
+    // A date in the version's place never binds to the version slot: a miss, whatever the model says.
+    const dated = ask(
+      "Versions before 2.4.0 are not installed.",
+      "INC0010004: upgrade the agent on web-03 to 5.3.24.",
+      "INC0010004: agent 5.3.24 scheduled on web-03.",
+    );
+    expect(wrongOrMiss(train, dated).served).toBeNull();
+  });
+});

@@ -25,6 +25,14 @@ const NUMBER = /^\d+(?:\.\d+)?$/;
  * the answer for later ones).
  */
 const DATE = /^\d{4}-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?)?$/;
+/**
+ * A version (`2.6.0`, `1.10.3`): three numbers joined by dots, the first and the last of one digit, so that neither
+ * can be a date's year (`5.3.24`, `05.03.2024`, `24.3.5`, `2.5.10` stay local dates). Read as a local date it was
+ * never a slot (the ops desk's releases, docs/templates.md "Reach"). Typed an identifier of digits only, it is a
+ * level (levelOf): served only between two confirmed versions, each number between those confirmed at its place,
+ * its first number one a confirmed value had (part-reason.ts).
+ */
+const VERSION = /^\d\.\d{1,2}\.\d$/;
 /** Three digit groups joined by `/`, `.` or `-` that are not an ISO date, or a day and month (`12-24`): a date in a local order, or something date-like. */
 const LOCAL_DATE = /^(?:\d{1,4}([-/.])\d{1,2}\1\d{1,4}|\d{1,2}-\d{1,2})$/;
 /**
@@ -70,6 +78,7 @@ const NAME = /^\p{Lu}\p{Ll}+(?:-\p{Lu}\p{Ll}+)*$/u;
 export function slotTypeOf(value: string, kind: "text" | "number" = "text"): SlotType {
   if (kind === "number") return "number";
   if (DATE.test(value)) return "date";
+  if (VERSION.test(value)) return "identifier";
   if (LOCAL_DATE.test(value) || DOTTED_DAY_MONTH.test(value)) return "local-date";
   if (isAmbiguousNumber(value)) return "quantity";
   if (NUMBER.test(value)) return "number";
