@@ -86,3 +86,33 @@ describe("three numbers joined by dots that no date writes so are a version", ()
     expect(wrongOrMiss(train, dated).served).toBeNull();
   });
 });
+
+describe("an amount grouped with commas and written with a decimal point is one number", () => {
+  /** Amounts over 10,000.00 go to review; the desk copies the amount as written. */
+  const pay = (invoice: string, amount: string) =>
+    ask(
+      "Amounts over 10,000.00 go to review.",
+      `Pay ${invoice}: ${amount} EUR.`,
+      Number(amount.replace(/,/g, "")) > 10000 ? `${invoice}: sent to review.` : `${invoice}: paid ${amount} EUR.`,
+    );
+  const train = [pay("INV-10001", "1,250.00"), pay("INV-10002", "9,100.50"), pay("INV-10003", "4,250.00")];
+
+  it("Should read `4,250.00` as the number 4250 (its groups were two leaves that never vary, so no template)", () => {
+    expect(decompose({ role: "user", content: "Pay 4,250.00 EUR." }).leaves.map((l) => l.value)).toEqual(["Pay", "4,250.00", "EUR"]);
+    expect(slotTypeOf("4,250.00")).toBe("number");
+    expect(learnAll(train)).not.toBeNull();
+    expect(wrongOrMiss(train, pay("INV-10004", "3,000.00")).served).toBe("INV-10004: paid 3,000.00 EUR.");
+  });
+
+  it("Should miss an amount above the confirmed ones (12,500.00: review) and every other way of writing one", () => {
+    expect(wrongOrMiss(train, pay("INV-10004", "12,500.00"))).toEqual({ served: null, model: "INV-10004: sent to review." });
+    expect(wrongOrMiss(train, pay("INV-10004", "1,000,250.00"))).toEqual({ served: null, model: "INV-10004: sent to review." });
+    // Without a decimal point `4,250` may be 4.25 (a decimal comma); with the point first it is grouped the other way.
+    for (const v of ["4,250", "4.250,00", "4,25,000.00", "4250.00", "4,250.0"]) expect(wrongOrMiss(train, pay("INV-10004", v)).served, v).toBeNull();
+    expect(slotTypeOf("4,250")).toBe("quantity");
+  });
+
+  it("Should keep a grouped amount glued to letters or to more digits out of the reading", () => {
+    expect(decompose({ role: "user", content: "Pay 4,250.00EUR or 4,250.00.5 or x-4,250.00." }).leaves.map((l) => l.value)).not.toContain("4,250.00");
+  });
+});

@@ -22,8 +22,14 @@ export interface Leaf {
   kind: "text" | "number";
 }
 
-/** Characters that make up a token. Joiners (`-` `.` `@` `/` `+` `:` `#`) count only between them. */
-const TOKEN = /[\p{L}\p{N}_]+(?:[-.@/+:#][\p{L}\p{N}_]+)*/gu;
+/**
+ * Characters that make up a token. Joiners (`-` `.` `@` `/` `+` `:` `#`) count only between them. An amount grouped
+ * with commas and written with a decimal point (`4,250.00`, `1,000,250.75`) is one token, a number (slot-types.ts):
+ * read as the groups `4` and `250.00`, which never vary, it made no template. It is one token only where it stands
+ * alone: not glued to a token before or after it (`x-4,250.00`, `4,250.00EUR`, `4,250.00.5` keep their groups).
+ */
+const TOKEN =
+  /(?<![\p{L}\p{N}_]|[\p{L}\p{N}_][-.@/+:#,])[1-9]\d{0,2}(?:,\d{3})+\.\d+(?![\p{L}\p{N}_]|[-.@/+:#,][\p{L}\p{N}_])|[\p{L}\p{N}_]+(?:[-.@/+:#][\p{L}\p{N}_]+)*/gu;
 
 type TextSk = ["t", ...string[]];
 /** JSON text that is not in canonical form, kept as text: it must still parse once composed. */

@@ -20,6 +20,11 @@ export type SlotType = "identifier" | "email" | "number" | "date" | "time" | "lo
 const EMAIL = /^[\p{L}\p{N}_][\p{L}\p{N}_.+-]*@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+$/u;
 const NUMBER = /^\d+(?:\.\d+)?$/;
 /**
+ * An amount grouped with commas and written with a decimal point (`4,250.00`: one token, leaves.ts): the number
+ * 4250, ranged as one. Without the point (`4,250`) it may be 4.25 with a decimal comma, and it is no token of its own.
+ */
+const GROUPED_DECIMAL = /^[1-9]\d{0,2}(?:,\d{3})+\.\d+$/;
+/**
  * An ISO 8601 date, or date-time (`2024-03-05T10:00:00Z`, `2024-03-05T10:00+02:00`), or year and month
  * (`2024-03`: typed an identifier, it varied with no range, so a billing period before a cut-off was served
  * the answer for later ones).
@@ -81,7 +86,7 @@ export function slotTypeOf(value: string, kind: "text" | "number" = "text"): Slo
   if (VERSION.test(value)) return "identifier";
   if (LOCAL_DATE.test(value) || DOTTED_DAY_MONTH.test(value)) return "local-date";
   if (isAmbiguousNumber(value)) return "quantity";
-  if (NUMBER.test(value)) return "number";
+  if (NUMBER.test(value) || GROUPED_DECIMAL.test(value)) return "number";
   if (EMAIL.test(value)) return "email";
   if (TIME.test(value)) return "time";
   if (QUANTITY.test(value) || CURRENCY_AMOUNT.test(value)) return "quantity";
@@ -167,7 +172,7 @@ export function rangedValue(type: SlotType, value: string): number {
     const [h, m, sec = 0] = value.split(":").map(Number);
     return h < 24 && m < 60 && sec < 60 ? h * 3600 + m * 60 + sec : Number.NaN;
   }
-  return type === "number" ? Number(value) : Date.parse(value);
+  return type === "number" ? Number(value.replaceAll(",", "")) : Date.parse(value);
 }
 
 /**
