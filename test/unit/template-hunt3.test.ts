@@ -98,7 +98,10 @@ describe("numbers padded with zeros, and levels of several numbers", () => {
       );
     const train = [ship("02139", "A-1001"), ship("10001", "A-1002"), ship("94105", "A-1003")];
     expect(wrongOrMiss(train, ship("9410", "A-1004")).served).toBeNull();
-    expect(wrongOrMiss(train, ship("60601", "A-1004")).served).toBe("Shipping A-1004 to 60601.");
+    // After the word `zip` the digits are a code (codes.ts CODE_WORDS, the reach work): only a confirmed zip is
+    // served. Before, `60601` was served as a number between 02139 and 94105, as `96813` (Hawaii) would have been.
+    expect(wrongOrMiss(train, ship("60601", "A-1004")).served).toBeNull();
+    expect(wrongOrMiss(train, ship("10001", "A-1004")).served).toBe("Shipping A-1004 to 10001.");
   });
 
   it("Should not accept a box of 5x20 from boxes of 3x4, 10x12 and 8x9 (between them in order, yet 20 long)", () => {
@@ -224,10 +227,13 @@ describe("the reasons a miss gives for the new rules (docs/templates.md)", () =>
     expect(reasonFor([pickup("2024-03-04"), pickup("2024-03-08"), pickup("2024-03-13")], pickup("2024-03-09"))).toBe(
       "slot 0 (date `2024-03-09`): a day of the weekend was never confirmed",
     );
-    const ship = (zip: string) => ask("Zips.", `Ship to zip ${zip}`, `Shipping to ${zip}.`);
+    // With no word that names a code before it, `9410` is a number, refused for its width; after `zip`, a code.
+    const ship = (zip: string) => ask("Zips.", `Ship to ${zip}`, `Shipping to ${zip}.`);
     expect(reasonFor([ship("02139"), ship("10001"), ship("94105")], ship("9410"))).toBe(
       "slot 0 (number `9410`): 4 digits never confirmed where numbers are padded with zeros",
     );
+    const shipZip = (zip: string) => ask("Zips.", `Ship to zip ${zip}`, `Shipping to ${zip}.`);
+    expect(reasonFor([shipZip("02139"), shipZip("10001"), shipZip("94105")], shipZip("9410"))).toContain("a code, never confirmed");
     const box = (v: string) => ask("Boxes.", `Box ${v}`, `Box ${v} accepted.`);
     expect(reasonFor([box("3x4"), box("10x12"), box("8x9")], box("5x20"))).toBe(
       "slot 0 (identifier `5x20`): level 5.20: its number 2 lies outside those confirmed for `x`",

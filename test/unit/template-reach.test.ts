@@ -116,3 +116,35 @@ describe("an amount grouped with commas and written with a decimal point is one 
     expect(decompose({ role: "user", content: "Pay 4,250.00EUR or 4,250.00.5 or x-4,250.00." }).leaves.map((l) => l.value)).not.toContain("4,250.00");
   });
 });
+
+describe("digits after a word that names a code, or three digits in parentheses, are a code", () => {
+  it("Should not pay at `merchant category 6011` (cash) after 5411, 7011 and 5812 (ranged, it lay between them)", () => {
+    const pay = (invoice: string, mcc: string) =>
+      ask(
+        "Categories 6011 and 7995 are refused.",
+        `Pay ${invoice} at merchant category ${mcc}.`,
+        mcc === "6011" ? `${invoice}: refused.` : `${invoice}: paid, category ${mcc}.`,
+      );
+    const train = [pay("INV-10001", "5411"), pay("INV-10002", "7011"), pay("INV-10003", "5812")];
+    expect(wrongOrMiss(train, pay("INV-10004", "6011"))).toEqual({ served: null, model: "INV-10004: refused." });
+    expect(wrongOrMiss(train, pay("INV-10004", "5411")).served).toBe("INV-10004: paid, category 5411.");
+  });
+
+  it("Should not clear a phone in area (808) (Hawaii) after (212), (917) and (415)", () => {
+    const check = (invoice: string, phone: string) =>
+      ask(
+        "Vendors in Hawaii are held.",
+        `${invoice}: vendor phone ${phone}.`,
+        phone.startsWith("(808)") ? `${invoice}: held.` : `${invoice}: cleared, ${phone}.`,
+      );
+    const train = [check("INV-10001", "(212) 555-0100"), check("INV-10002", "(917) 555-0142"), check("INV-10003", "(415) 555-0199")];
+    expect(wrongOrMiss(train, check("INV-10004", "(808) 555-0123"))).toEqual({ served: null, model: "INV-10004: held." });
+    expect(wrongOrMiss(train, check("INV-10004", "(415) 555-0123")).served).toBe("INV-10004: cleared, (415) 555-0123.");
+  });
+
+  it("Should keep digits after any other word, or of another length in parentheses, ranged as before", () => {
+    const look = (order: string) => ask("Orders.", `Look up order ${order} (${order}).`, `Order ${order} found.`);
+    const train = [look("48213"), look("51007"), look("60042")];
+    expect(wrongOrMiss(train, look("55555")).served).toBe("Order 55555 found.");
+  });
+});

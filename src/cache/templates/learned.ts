@@ -207,7 +207,7 @@ export function rejectReason(slots: readonly Slot[], binding: Binding, tied?: Re
         ? `${label}: the model answered otherwise for the shape ${shape}`
         : `${label} has the shape ${shape}, never confirmed (${slot.shapes.join(", ")})`;
     if (binding.codes?.[i] && !slot.values.includes(value))
-      return `${label}: a code, never confirmed (digits after a label, a \`+\` or a mask, padded or quoted whole, are closed-class)`;
+      return `${label}: a code, never confirmed (digits after a label, a \`+\` or a mask, padded, quoted whole or three in parentheses, are closed-class)`;
     const part = partReason(slot, value);
     if (part) return `${label}: ${part}`;
     if (isRanged(slot.type)) {
