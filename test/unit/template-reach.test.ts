@@ -87,6 +87,33 @@ describe("three numbers joined by dots that no date writes so are a version", ()
   });
 });
 
+describe("a version inside an identifier is ranged like a version alone", () => {
+  /** A package URL whose extension varies; the version is written only there. */
+  const install = (ticket: string, file: string) => {
+    const [, major, minor] = /(\d)\.(\d+)\.\d/.exec(file) ?? [];
+    const old = Number(major) < 2 || (Number(major) === 2 && Number(minor) < 4);
+    return ask(
+      "Versions before 2.4.0 are not installed.",
+      `${ticket}: install https://mirror.example.org/pkgs/${file} now.`,
+      old ? `${ticket}: too old.` : `${ticket}: scheduled mirror.example.org/pkgs/${file}.`,
+    );
+  };
+  const train = [install("INC-10001", "agent-2.5.1.deb"), install("INC-10002", "agent-2.6.0.rpm"), install("INC-10003", "agent-2.4.3.msi")];
+
+  it("Should not schedule agent-2.3.9.deb after .deb, .rpm and .msi packages of 2.4.3..2.6.0 (its digits were an id's)", () => {
+    expect(wrongOrMiss(train, install("INC-10004", "agent-2.3.9.deb"))).toEqual({ served: null, model: "INC-10004: too old." });
+    expect(wrongOrMiss(train, install("INC-10004", "agent-2.7.0.rpm")).served).toBeNull();
+  });
+
+  it("Should still serve a version between the confirmed ones, and an IPv4-like run is no version", () => {
+    expect(wrongOrMiss(train, install("INC-10004", "agent-2.5.0.deb")).served).toBe("INC-10004: scheduled mirror.example.org/pkgs/agent-2.5.0.deb.");
+    const fetch = (ticket: string, host: string) =>
+      ask("Hosts.", `${ticket}: fetch from ${host}-a.example.org now.`, `${ticket}: fetched from ${host}-a.example.org.`);
+    const hosts = [fetch("INC-10001", "h10.1.2.31"), fetch("INC-10002", "g10.1.2.32"), fetch("INC-10003", "k10.1.2.33")];
+    expect(wrongOrMiss(hosts, fetch("INC-10004", "m10.1.2.99")).served).toBe("INC-10004: fetched from m10.1.2.99-a.example.org.");
+  });
+});
+
 describe("an amount grouped with commas and written with a decimal point is one number", () => {
   /** Amounts over 10,000.00 go to review; the desk copies the amount as written. */
   const pay = (invoice: string, amount: string) =>

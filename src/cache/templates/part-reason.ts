@@ -30,6 +30,7 @@ export function partReason(slot: PartSlot, value: string): string | null {
   return (
     vendorReason(slot, value) ??
     portReason(slot, value) ??
+    versionReason(slot, value) ??
     leadReason(slot, value) ??
     (seen.size === 1 ? levelReason(slot, value, part) : (lettersReason(slot, value, part, seen) ?? wordsReason(slot, value))) ??
     digitsReason(slot, value)
@@ -75,6 +76,45 @@ function portOf(value: string): number | null {
 function portReason(slot: PartSlot, value: string): string | null {
   const port = portOf(value);
   return port === null || isBetween(port, slot.values.map(portOf)) ? null : `port ${port} lies outside those confirmed`;
+}
+
+/**
+ * A version, alone or inside an identifier (`2.6.0`; `2.5.1` of `mirror.example.org/pkgs/agent-2.5.1.deb`): three
+ * numbers joined by dots, the first and the last of one digit (slot-types.ts VERSION), not part of a longer run of
+ * numbers and dots (an IPv4 address).
+ */
+const VERSION_IN = /(?<![\p{N}.])(\d)\.(\d{1,2})\.(\d)(?!\p{N}|\.\p{N})/u;
+const versionOf = (value: string) => VERSION_IN.exec(value)?.slice(1, 4).map(Number) ?? null;
+
+/**
+ * Why a version may not be served, or null: it must lie between two confirmed versions, each of its numbers between
+ * those confirmed at its place, whatever the identifier's letters. Inside an identifier whose letters varied (a
+ * package URL's extension: `.deb`, `.rpm`, `.msi`) its digits were an id's, so `agent-2.3.9.deb`, before a
+ * supported 2.4.0, was scheduled like `agent-2.5.1.deb`, `agent-2.6.0.rpm` and `agent-2.4.3.msi`.
+ */
+function versionReason(slot: PartSlot, value: string): string | null {
+  const version = versionOf(value);
+  if (version === null) return null;
+  const seen = slot.values.map(versionOf);
+  const below = seen.some((v) => v !== null && compareLevels(v, version) <= 0);
+  const above = seen.some((v) => v !== null && compareLevels(v, version) >= 0);
+  const off = version.findIndex(
+    (n, i) =>
+      !isBetween(
+        n,
+        seen.map((v) => v?.[i] ?? null),
+      ),
+  );
+  if (below && above && off === -1) return null;
+  const where =
+    below && above
+      ? `its number ${off + 1} lies outside those confirmed`
+      : below
+        ? "it is above every confirmed version"
+        : above
+          ? "it is below every confirmed version"
+          : "no confirmed value had a version";
+  return `version ${version.join(".")}: ${where}`;
 }
 
 /** A MAC address: six groups of two hex digits joined by `:` or `-`; its first three are the vendor (OUI). */
