@@ -1,5 +1,5 @@
 /**
- * Readings of a leaf that the text around it decides (docs/templates.md, "What a value is read as"): each reads a
+ * Readings of a leaf that the text around it decides (docs/templates.md, "Reach: values that were misread"): each reads a
  * leaf as more than its own characters say, so each is narrow and proven by a test of what it must not serve
  * (test/unit/template-reach.test.ts).
  */
