@@ -88,6 +88,17 @@ describe("why a learned template did not serve: identifiers and emails", () => {
     );
     expect(expectSafe(reasonOf(t, upgrade("Tier0", "A-104")), ["Tier1"])).toBe("slot 1 (identifier `Tier0`): level 0 is below every confirmed level of `Tier`");
   });
+
+  it("Should say a version, alone or inside an identifier, lies outside the confirmed versions, without them", () => {
+    const install = (id: string, file: string) => ask("Installs.", `Install ${id} from pkgs/${file} now.`, `Installing ${id} from pkgs/${file}.`);
+    const t = learnAll([install("A-101", "agent-2.5.1.deb"), install("A-102", "agent-2.6.0.rpm"), install("A-103", "agent-2.4.3.msi")]);
+    expect(expectSafe(reasonOf(t, install("A-104", "agent-2.3.9.deb")), ["2.4.3", "2.6.0"])).toBe(
+      "slot 1 (identifier `pkgs/agent-2.3.9.deb`): version 2.3.9: it is below every confirmed version",
+    );
+    expect(expectSafe(reasonOf(t, install("A-104", "agent-2.5.7.deb")), ["2.4.3", "2.6.0"])).toBe(
+      "slot 1 (identifier `pkgs/agent-2.5.7.deb`): version 2.5.7: its number 3 lies outside those confirmed",
+    );
+  });
 });
 
 describe("why a learned template did not serve: ranges and orders", () => {
