@@ -13,6 +13,7 @@ import {
 import { learnedLookup, learnedOutcome } from "../cache/templates/learned-answer";
 import { headerSafe } from "../cache/templates/miss-reason";
 import { inductionOffFor, type TemplateSettings } from "../cache/templates/settings";
+import { CHAT_STOPS, stopsBefore } from "../cache/templates/view";
 import { readsSpellings, SPELLED_MISS } from "../cache/templates/spelled";
 import { weighUnstored } from "../cache/templates/unstored";
 import { ApiError } from "../core/errors";
@@ -94,6 +95,17 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
       logEvent("error", "declared_evidence_write_failed", { tree: key.treeId, error: String(error) });
     }
   };
+  /**
+   * Why another binding's values may not go in this answer where the model stops (view.ts stopsBefore: an answer
+   * the token limit cut, a stop sequence of the request, a limit it may not fit), or null. The binding the answer
+   * was recorded for is served its own answer as the model sent it.
+   */
+  const otherValuesStop = (evidence: readonly DeclaredConfirmation[], answer: StoredAnswer): string | null => {
+    if (!declared || evidence.some((e) => e.answer === answer.hash && e.binding === binding && !e.damaged)) return null;
+    const rendered = render(answer);
+    const stops = rendered && stopsBefore(CHAT_STOPS, key.frameJson, rendered);
+    return stops ? `declared answer not served for these values: ${stops}` : null;
+  };
   const render = (answer: StoredAnswer): StoredAnswer | null => {
     if (!declared) return answer;
     const message = renderDeclared(answer.message, declared);
@@ -105,7 +117,7 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
       if (!declared) return answer;
       try {
         const evidence = await withTimeout(evidenceAt(store.db, key.key, store.ttlMs), store.timeoutMs, "declared evidence");
-        const refused = declaredRefusal(evidence, answer.hash, binding, settings.declaredMinBindings);
+        const refused = declaredRefusal(evidence, answer.hash, binding, settings.declaredMinBindings) ?? otherValuesStop(evidence, answer);
         miss = refused && headerSafe(refused);
         return refused === null ? render(answer) : null;
       } catch (error) {
