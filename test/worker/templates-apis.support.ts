@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, vi } from "vitest";
 import { ORDERS, FOURTH } from "../support/desk-orders";
+import { responsesReply } from "../support/responses-reply";
 export { ORDERS, FOURTH };
 
 /**
@@ -74,21 +75,7 @@ beforeEach(() => {
     if (url.pathname.endsWith("/responses")) {
       const args = argsOf(JSON.stringify(body.input));
       const call = { id: `fc_${id}`, type: "function_call", status: "completed", call_id: `call_${id}`, name: "get_order", arguments: JSON.stringify(args) };
-      return Response.json({
-        id: `resp_${id}`,
-        object: "response",
-        created_at: 1,
-        status: "completed",
-        model: body.model,
-        output: [call],
-        usage: {
-          input_tokens: 10,
-          input_tokens_details: { cached_tokens: 0 },
-          output_tokens: 5,
-          output_tokens_details: { reasoning_tokens: 0 },
-          total_tokens: 15,
-        },
-      });
+      return Response.json(responsesReply(body.model, [call], id));
     }
     const model = /models\/([^:]+):/.exec(url.pathname)?.[1] ?? "";
     const args = argsOf(JSON.stringify(body.contents));

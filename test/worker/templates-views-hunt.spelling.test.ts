@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { newKey } from "./api-helpers";
 import { uniqueModel } from "./helpers";
 import { type ApiName, ask, FOURTH, ORDERS, orderOf, scriptModel, served, teach } from "./templates-views-hunt.support";
+import { responsesReply } from "../support/responses-reply";
 
 /**
  * A template's call written as the model writes it: the model spells a number `1.0` and puts `email` before
@@ -38,21 +39,9 @@ function answer(api: ApiName, body: Record<string, unknown>): { raw: string } {
     };
   if (api === "responses")
     return {
-      raw: JSON.stringify({
-        id: "resp_x",
-        object: "response",
-        created_at: 1,
-        status: "completed",
-        model: "m",
-        output: [{ id: "fc_x", type: "function_call", status: "completed", call_id: "call_x", name: "refund", arguments: args }],
-        usage: {
-          input_tokens: 10,
-          input_tokens_details: { cached_tokens: 0 },
-          output_tokens: 5,
-          output_tokens_details: { reasoning_tokens: 0 },
-          total_tokens: 15,
-        },
-      }),
+      raw: JSON.stringify(
+        responsesReply("m", [{ id: "fc_x", type: "function_call", status: "completed", call_id: "call_x", name: "refund", arguments: args }]),
+      ),
     };
   return {
     raw: `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"refund","args":${args}}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":15},"modelVersion":"m"}`,

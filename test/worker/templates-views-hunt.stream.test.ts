@@ -7,6 +7,7 @@ import { newKey } from "./api-helpers";
 import { uniqueModel } from "./helpers";
 import { settled } from "./settled";
 import { type ApiName, ask, FOURTH, type Model, ORDERS, orderOf, scriptModel, served, teach } from "./templates-views-hunt.support";
+import { responsesReply } from "../support/responses-reply";
 
 /**
  * A template's answer streamed, on each API a template view serves (the eval sends JSON; agents stream): the
@@ -41,13 +42,9 @@ const desk: Model = (api, body) => {
       usage: { input_tokens: 10, output_tokens: 5 },
     };
   if (api === "responses")
-    return {
-      id: `resp_${id}`,
-      object: "response",
-      created_at: 1,
-      status: "completed",
-      model: body.model,
-      output: [
+    return responsesReply(
+      body.model,
+      [
         {
           id: `msg_${id}`,
           type: "message",
@@ -57,14 +54,8 @@ const desk: Model = (api, body) => {
         },
         { id: `fc_${id}`, type: "function_call", status: "completed", call_id: `call_${id}`, name: "refund", arguments: JSON.stringify(args) },
       ],
-      usage: {
-        input_tokens: 10,
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens: 5,
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: 15,
-      },
-    };
+      id,
+    );
   return {
     candidates: [
       { content: { role: "model", parts: [{ text: say(order_id, email) }, { functionCall: { name: "refund", args } }] }, finishReason: "STOP", index: 0 },

@@ -16,12 +16,7 @@ type Body = Record<string, unknown>;
 export type Model = (api: ApiName | "chat", body: Body) => unknown;
 
 /** The orders that teach (an order id and an email the model copies) and the fourth a template serves. */
-export const ORDERS = [
-  ["A-1001", "ada@example.com"],
-  ["B-2002", "bob@example.org"],
-  ["C-3003", "cyd@example.net"],
-] as const;
-export const FOURTH = ["D-4004", "dan@example.io"] as const;
+export { FOURTH, ORDERS } from "../support/desk-orders";
 
 export const ask = (order: string, email: string) => `Please refund order ${order}, my email is ${email}.`;
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { newKey } from "./api-helpers";
 import { uniqueModel } from "./helpers";
 import { type ApiName, ask, FOURTH, type Model, ORDERS, orderOf, scriptModel, served, teach } from "./templates-views-hunt.support";
+import { responsesReply } from "../support/responses-reply";
 
 /**
  * Adversarial fourth requests on the template views, through the Worker. Three orders teach the refund turn of
@@ -76,24 +77,10 @@ function model(seen: (body: Body) => boolean): Model {
         usage: { input_tokens: 10, output_tokens: 5 },
       };
     if (api === "responses")
-      return {
-        id: "resp_x",
-        object: "response",
-        created_at: 1,
-        status: "completed",
-        model: body.model,
-        output: [
-          { id: "msg_x", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] },
-          ...(declines ? [] : [{ id: "fc_x", type: "function_call", status: "completed", call_id: "call_x", name: "refund", arguments: JSON.stringify(args) }]),
-        ],
-        usage: {
-          input_tokens: 10,
-          input_tokens_details: { cached_tokens: 0 },
-          output_tokens: 5,
-          output_tokens_details: { reasoning_tokens: 0 },
-          total_tokens: 15,
-        },
-      };
+      return responsesReply(body.model, [
+        { id: "msg_x", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] },
+        ...(declines ? [] : [{ id: "fc_x", type: "function_call", status: "completed", call_id: "call_x", name: "refund", arguments: JSON.stringify(args) }]),
+      ]);
     return {
       candidates: [
         { content: { role: "model", parts: [{ text }, ...(declines ? [] : [{ functionCall: { name: "refund", args } }])] }, finishReason: "STOP", index: 0 },
