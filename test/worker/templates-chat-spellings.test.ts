@@ -1,6 +1,6 @@
-import { env } from "cloudflare:workers";
 import type OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { scriptChatUpstream } from "./chat-upstream.support";
 import { api, newKey, ok, onlyTree } from "./api-helpers";
 import { chat, uniqueModel } from "./helpers";
 import { learningRan, settled } from "./settled";
@@ -12,28 +12,13 @@ import { learningRan, settled } from "./settled";
  * of the tool message (kept as sent: src/core/canonical.ts), and the model copies its text as it read it.
  */
 
-let asked = 0;
+let upstream: { asked: () => number };
 /** The model reads the body's text (a Python upstream keeps `42.0` a float) and copies the amount as written. */
 beforeEach(() => {
-  asked = 0;
-  const origin = new URL(String(env.UPSTREAM_BASE_URL)).origin;
-  const real = globalThis.fetch;
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).origin !== origin || !request.url.endsWith("/chat/completions")) return real(input, init);
-    const text = await request.text();
-    const body = JSON.parse(text) as { model: string; messages: Array<{ content: string }> };
-    asked++;
+  upstream = scriptChatUpstream((body, text) => {
     const order = /Refund order (\S+)/.exec(body.messages[1].content)?.[1] ?? "";
     const amount = /"amount":\s*([^,}\s]+)/.exec(text)?.[1] ?? "";
-    return Response.json({
-      id: `chatcmpl-${asked}`,
-      object: "chat.completion",
-      created: 1,
-      model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content: `Refunded ${amount} on order ${order}.` }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    });
+    return { content: `Refunded ${amount} on order ${order}.` };
   });
 });
 afterEach(() => vi.restoreAllMocks());
@@ -83,7 +68,7 @@ describe("chat's learned templates and numbers sent spelled otherwise", () => {
     expect({ cache: res.headers.get("muscle-mem-cache"), template: res.headers.get("muscle-mem-template") }).toEqual({ cache: "miss", template: null });
     expect(body.choices[0].message.content).toBe(`Refunded ${spelled} on order E-5005.`);
     expect(res.headers.get("muscle-mem-template-miss")).toContain("spelled");
-    expect(asked).toBe(4);
+    expect(upstream.asked()).toBe(4);
   });
 
   it("Should learn nothing from requests that sent a spelling, and so serve a plain request nothing learned from them", async () => {
@@ -92,7 +77,7 @@ describe("chat's learned templates and numbers sent spelled otherwise", () => {
     await teach(key, model, "42.0");
     expect(await templatesOf(key)).toEqual([]);
     expect(await settled(() => send(key, model, "D-4004", "42"))).toEqual({ cache: "miss", learned: false, content: "Refunded 42 on order D-4004." });
-    expect(asked).toBe(4);
+    expect(upstream.asked()).toBe(4);
   });
 
   it("Should still serve an exact repeat of a spelled request from its own node", async () => {
@@ -102,6 +87,6 @@ describe("chat's learned templates and numbers sent spelled otherwise", () => {
     expect(await settled(() => send(key, model, "A-1001", "42.0"))).toEqual({ cache: "hit", learned: false, content: "Refunded 42.0 on order A-1001." });
     // The plain spelling is another node: the model answers it.
     expect(await settled(() => send(key, model, "A-1001", "42"))).toEqual({ cache: "miss", learned: false, content: "Refunded 42 on order A-1001." });
-    expect(asked).toBe(2);
+    expect(upstream.asked()).toBe(2);
   });
 });

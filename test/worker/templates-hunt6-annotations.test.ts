@@ -1,6 +1,6 @@
-import { env } from "cloudflare:workers";
 import type OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { scriptChatUpstream } from "./chat-upstream.support";
 import { chat, uniqueModel } from "./helpers";
 import { learningRan, settled } from "./settled";
 
@@ -25,25 +25,11 @@ function answerOf(order: string, email: string): { content: string; annotations:
   };
 }
 
-let asked = 0;
+let upstream: { asked: () => number };
 beforeEach(() => {
-  asked = 0;
-  const origin = new URL(String(env.UPSTREAM_BASE_URL)).origin;
-  const real = globalThis.fetch;
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).origin !== origin || !request.url.endsWith("/chat/completions")) return real(input, init);
-    const body = (await request.json()) as { model: string; messages: Array<{ content: string }> };
-    asked++;
+  upstream = scriptChatUpstream((body) => {
     const [, order = "", email = ""] = /Refund order (\S+) to (\S+)$/.exec(body.messages[1].content) ?? [];
-    return Response.json({
-      id: `chatcmpl-${asked}`,
-      object: "chat.completion",
-      created: 1,
-      model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", ...answerOf(order, email) }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    });
+    return answerOf(order, email);
   });
 });
 afterEach(() => vi.restoreAllMocks());
@@ -84,7 +70,7 @@ describe("an answer's annotations point into its text: never rendered with a val
       cited: ["refund policy"],
       why: "the answer's annotations point into its text by offsets: a template's answer with annotations is never served",
     });
-    expect(asked).toBe(4);
+    expect(upstream.asked()).toBe(4);
   });
 
   it("Should not serve a declared answer's citation over other words (an order id longer than the bindings')", async () => {
@@ -100,6 +86,6 @@ describe("an answer's annotations point into its text: never rendered with a val
       cited: ["refund policy"],
       why: undefined,
     });
-    expect(asked).toBe(3);
+    expect(upstream.asked()).toBe(3);
   });
 });

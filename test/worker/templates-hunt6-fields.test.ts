@@ -1,6 +1,6 @@
-import { env } from "cloudflare:workers";
 import type OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { scriptChatUpstream } from "./chat-upstream.support";
 import { chat, uniqueModel } from "./helpers";
 import { learningRan, settled } from "./settled";
 
@@ -28,29 +28,16 @@ function oddity(messages: Message[]): string | null {
   return null;
 }
 
-let asked = 0;
+let upstream: { asked: () => number };
 beforeEach(() => {
-  asked = 0;
-  const origin = new URL(String(env.UPSTREAM_BASE_URL)).origin;
-  const real = globalThis.fetch;
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    if (new URL(request.url).origin !== origin || !request.url.endsWith("/chat/completions")) return real(input, init);
-    const body = (await request.json()) as { model: string; messages: Message[] };
-    asked++;
-    const result = JSON.parse(String(body.messages.at(-1)?.content)) as { order_id: string; customer: string; email: string; amount: unknown };
-    const odd = oddity(body.messages);
+  upstream = scriptChatUpstream((body) => {
+    const messages = body.messages as unknown as Message[];
+    const result = JSON.parse(String(messages.at(-1)?.content)) as { order_id: string; customer: string; email: string; amount: unknown };
+    const odd = oddity(messages);
     const content = odd
       ? `Order ${result.order_id} goes to a person: ${odd}.`
       : `Refunded ${result.amount} to ${result.customer} (${result.email}) on order ${result.order_id}.`;
-    return Response.json({
-      id: `chatcmpl-${asked}`,
-      object: "chat.completion",
-      created: 1,
-      model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-    });
+    return { content };
   });
 });
 afterEach(() => vi.restoreAllMocks());
@@ -133,7 +120,7 @@ describe("the sixth template hunt: one field the model reads differs from the le
   it.each(variants)("Should send %s to the model", async (_, edit, why) => {
     const model = await taught();
     expect(await settled(() => send(refund(model, E, edit)))).toEqual({ cache: "miss", learned: false, content: `Order E-5005 goes to a person: ${why}.` });
-    expect(asked).toBe(4);
+    expect(upstream.asked()).toBe(4);
   });
 
   it("Should serve a copied name byte for byte (NFC), and miss NFD, a look-alike letter and odd spaces inside it", async () => {
