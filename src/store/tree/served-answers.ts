@@ -12,13 +12,16 @@ const PRUNE_PAGE = 100;
 
 const tail = z.array(z.object({ hash: z.string(), message: z.string() }));
 
-/** Keeps `row` for `tenant` (the same answer served again: refreshed, so its age counts from the last serve). Throws when D1 does. */
+/**
+ * Keeps `row` for `tenant`. The same answer served again replaces its row and its age counts from the last serve:
+ * the new row was read against what resolves now, while the old one's base may have been pruned since. Throws when D1 does.
+ */
 export async function keepServedAnswer(db: D1Database, tenant: string, row: ServedAnswer, now = Date.now()): Promise<void> {
   await db
     .prepare(
       `INSERT INTO served_answers (tenant, tree_id, answer_hash, parent, base, tail, answer, links, created_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-       ON CONFLICT DO UPDATE SET created_at = excluded.created_at`,
+       ON CONFLICT DO UPDATE SET base = excluded.base, tail = excluded.tail, links = excluded.links, created_at = excluded.created_at`,
     )
     .bind(tenant, row.treeId, row.answerHash, row.parent, row.base, JSON.stringify(row.tail), row.answer, row.links, now)
     .run();
