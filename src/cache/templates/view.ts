@@ -137,9 +137,15 @@ export function stopsBefore(view: StopRules, frameJson: string, answer: Rendered
   return bound <= limit ? null : `the answer might not fit the request's token limit (${limit}; up to ${bound} tokens): a longer value is cut`;
 }
 
-/** A frame's positive integer field (a token limit), or null. */
+/**
+ * A frame's token limit field: null when it is absent or null (no limit); a positive integer, also written as a
+ * string of digits (proto JSON, which Gemini reads, takes an int32 so); else 0, a limit no answer fits (a value
+ * no rule reads is no reason to assume there is no limit: the template's answer is not served).
+ */
 export function limitOf(value: unknown): number | null {
-  return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : null;
+  if (value === undefined || value === null) return null;
+  const n = typeof value === "string" && /^\d{1,15}$/.test(value) ? Number(value) : value;
+  return typeof n === "number" && Number.isInteger(n) && n > 0 ? n : 0;
 }
 
 /** The strings of `value` when it is a list of them (a frame's stop sequences), else none. */
