@@ -176,7 +176,7 @@ function placeholderNames(texts: readonly string[]): Set<string> {
  * - the answer already holds placeholder-like text;
  * - a bound value is left over after whole-token substitution, in any case
  *   or JSON-escaped (inside a longer token, upper-cased, …), or is anywhere a
- *   placeholder does not go (untemplatedTexts: reasoning, annotations);
+ *   placeholder does not go (untemplatedTexts: reasoning, annotations, a call's function name);
  * - a word of what is left is a derived form of a bound value (derivedForms:
  *   `Ada` from `ada@example.com`, `ada-lovelace` from `Ada Lovelace`, `1`
  *   from `A-1`), case aside: another binding would need another word;
@@ -213,13 +213,14 @@ export function abstractAnswer(answer: CanonicalMessage, keying: DeclaredKeying)
 
 /**
  * Every string and object key of an answer outside the texts a placeholder goes in (content, refusal, a call's
- * arguments): `reasoning_content`, `annotations`, a call's fields besides its id, type and name, any other field
- * the model sent. They are served as recorded, never rendered, so a bound value in one would be served to
- * every other binding (the model's reasoning naming the first customer).
+ * arguments): `reasoning_content`, `annotations`, a call's function name and its fields besides its id and type,
+ * any other field the model sent. They are served as recorded, never rendered, so a bound value in one would be
+ * served to every other binding (the model's reasoning naming the first customer; the tool it picked by the
+ * value, `billing_assign` for the team `billing`).
  */
 function untemplatedTexts(message: CanonicalMessage): string[] {
   const { content: _content, refusal: _refusal, role: _role, tool_calls: calls, ...rest } = message;
-  const callRests = (calls ?? []).map(({ id: _id, type: _type, function: { name: _name, arguments: _arguments, ...fn }, ...call }) => [call, fn]);
+  const callRests = (calls ?? []).map(({ id: _id, type: _type, function: { name, arguments: _arguments, ...fn }, ...call }) => [name, call, fn]);
   return jsonTexts([rest, callRests]);
 }
 
