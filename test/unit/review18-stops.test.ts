@@ -43,3 +43,22 @@ describe("token limits written otherwise", () => {
     expect(stopsOf(geminiTemplateView, { generationConfig: { maxOutputTokens: null } })).toBeNull();
   });
 });
+
+describe("a stop sequence across the end of the answer", () => {
+  const said = (text: string): CanonicalMessage => ({ role: "assistant", content: [text] });
+  const stopsAt = (view: StopRules, frame: Record<string, unknown>, text: string) =>
+    stopsBefore(view, JSON.stringify(frame), { finishReason: "stop", completionTokens: 10, message: said(text) });
+
+  it("Should refuse an answer whose new value at its end, followed by the stop sequence it stopped at, starts another stop sequence", () => {
+    // Learned on D-4042 (the model stopped at "\nObservation:"); for D-4041 it stops at "1\n", before the value's last digit.
+    const stops = ["\nObservation:", "1\n"];
+    expect(stopsAt(anthropicTemplateView, { stop_sequences: stops }, "Action: refund\nAction Input: D-4041")).toMatch(/stop sequence after it .*"1\\n"/);
+    expect(stopsAt(CHAT_STOPS, { stop: stops }, "Action: refund\nAction Input: D-4041")).toMatch(/stop sequence after it/);
+    expect(stopsAt(geminiTemplateView, { generationConfig: { stopSequences: stops } }, "Action: refund\nAction Input: D-4041")).toMatch(
+      /stop sequence after it/,
+    );
+    expect(stopsAt(anthropicTemplateView, { stop_sequences: stops }, "Action: refund\nAction Input: D-4042")).toBeNull();
+    // One stop sequence alone never starts before itself.
+    expect(stopsAt(anthropicTemplateView, { stop_sequences: ["\nObservation:"] }, "Action Input: D-4041")).toBeNull();
+  });
+});

@@ -52,3 +52,54 @@ describe("a token limit sent as a string", () => {
     expect(upstream.asked()).toBe(4);
   });
 });
+
+describe("a stop sequence across the end of a template's answer", () => {
+  const STOPS = ["\nObservation:", "4\n"];
+  /** A ReAct desk on Anthropic: it writes the order and an observation, and stops at the first stop sequence its text holds. */
+  const react: Model = (_api, body) => {
+    const { order_id, email } = orderOf(body);
+    const text = `Refunding ${email}'s order ${order_id}\nObservation: refunded`;
+    const [at, sequence] = STOPS.map((s) => [text.indexOf(s), s] as const)
+      .filter(([i]) => i >= 0)
+      .sort((a, b) => a[0] - b[0])[0];
+    return {
+      id: "msg_x",
+      type: "message",
+      role: "assistant",
+      model: body.model,
+      content: [{ type: "text", text: text.slice(0, at) }],
+      stop_reason: "stop_sequence",
+      stop_sequence: sequence,
+      usage: { input_tokens: 10, output_tokens: at },
+    };
+  };
+  const request = (order: string, email: string): Body => ({
+    max_tokens: 1024,
+    system: SYSTEM,
+    stop_sequences: STOPS,
+    messages: [{ role: "user", content: ask(order, email) }],
+  });
+
+  it("Should not serve D-4004 the answer learned where the model stopped at \\nObservation:, when 4\\n starts in its value", async () => {
+    const upstream = scriptModel(react);
+    const key = newKey();
+    const model = uniqueModel("review18-stop-across");
+    await teach(
+      "anthropic",
+      key,
+      model,
+      ORDERS.map(([o, e]) => request(o, e)),
+    );
+    // E-5005 is served (the template was learned, stopped where the model stops).
+    const plain = await served("anthropic", key, model, request("E-5005", "eve@example.io"));
+    expect([plain.cache, (JSON.parse(plain.text) as { content: Array<{ text: string }> }).content[0].text]).toEqual([
+      "hit",
+      "Refunding eve@example.io's order E-5005",
+    ]);
+    const fourth = await served("anthropic", key, model, request(...FOURTH));
+    expect((JSON.parse(fourth.text) as { content: Array<{ text: string }> }).content[0].text).toBe(`Refunding ${FOURTH[1]}'s order D-400`);
+    expect([fourth.cache, fourth.template]).toEqual(["miss", null]);
+    expect(fourth.miss).toMatch(/a stop sequence after it hold the request's stop sequence "4\\n"/);
+    expect(upstream.asked()).toBe(4);
+  });
+});

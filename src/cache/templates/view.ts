@@ -107,7 +107,8 @@ const BOUNDARY_SLACK = 16;
  * or null (src/cache/templates/view.ts; docs/templates.md, "Which APIs"):
  * - the learned answer was cut by the token limit: with values of another length the model cuts it elsewhere;
  * - its texts or call arguments hold a stop sequence of the request: the model stops before it (a value
- *   `D-4040` under the stop sequence `404`);
+ *   `D-4040` under the stop sequence `404`); or its text followed by one of them (where an answer that stopped at
+ *   a stop sequence went on) holds another that starts in the text (`D-4041` then `\nObservation:` under `1\n`);
  * - it might not fit the request's token limit: the rendered answer certainly fits only when the learned
  *   answer's output tokens (its fixed text and its own values) and one token per UTF-8 byte of the rendered
  *   texts and arguments (a bound on the new values' tokens) are within it; else a longer value could have been
@@ -132,9 +133,19 @@ export function stopsBefore(view: StopRules, frameJson: string, answer: Rendered
   const outputs = [...content, content.join(""), ...args];
   const stop = stops.find((s) => outputs.some((text) => text.includes(s)));
   if (stop !== undefined) return `the answer holds the request's stop sequence ${JSON.stringify(stop)}: the model stops there`;
+  // An answer that ended at a stop sequence goes on with it: a new value at its end may start another one before it.
+  const joined = content.join("");
+  const across = stops.find((s) => stops.some((next) => within(`${joined}${next}`, s, joined.length)));
+  if (across !== undefined) return `the answer and a stop sequence after it hold the request's stop sequence ${JSON.stringify(across)}: the model stops there`;
   if (limit === null) return null;
   const bound = answer.completionTokens + BOUNDARY_SLACK + [...content, ...args].reduce((n, text) => n + new TextEncoder().encode(text).length, 0);
   return bound <= limit ? null : `the answer might not fit the request's token limit (${limit}; up to ${bound} tokens): a longer value is cut`;
+}
+
+/** Whether `s` first occurs in `text` starting before `end`. */
+function within(text: string, s: string, end: number): boolean {
+  const at = text.indexOf(s);
+  return at >= 0 && at < end;
 }
 
 /**
