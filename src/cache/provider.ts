@@ -166,6 +166,12 @@ export interface TemplatePlan<K extends ProviderKey> {
   hitHeaders: Record<string, string>;
   /** After render and learned: why a template that could have served this request did not (one line), or null. */
   templateMiss?: () => string | null;
+  /**
+   * The recording the model's answer is stored as, from what the API's reader keyed (a declared tree's answer
+   * abstracted: src/cache/templates/view-declared.ts), or null when it must not be stored (then `afterUnrecorded`
+   * runs). Absent: stored as read. Never throws.
+   */
+  recording?: (recorded: RecordInput) => RecordInput | null;
   /** Runs after a recording, with the tree's shard (template learning, confirming declared bindings). */
   afterRecord?: (recording: RecordInput, db: D1Database) => Promise<void>;
   /** Runs after a generation that was not recorded, with the tree's shard (a declared answer that could not be stored is evidence). Never throws. */

@@ -59,7 +59,8 @@ export function generation<B, K extends ProviderKey, A>(
     const tenant = key.tenant === ANONYMOUS ? null : key.tenant;
     const whole = receivesEveryCredential(c.req.raw.headers, target.baseVar, c.req.url);
     const noted = recording ? noteAccepted(c.env.DB, config.access, tenant, providerOfBase(target.baseVar), whole) : undefined;
-    const kept = storable(recording, config.maxCacheableMessageBytes);
+    // What the plan stores of the answer (a declared tree's answer with placeholders), or nothing (then unrecorded).
+    const kept = storable(recording && plan.recording ? plan.recording(recording) : recording, config.maxCacheableMessageBytes);
     await settleGeneration({
       writer,
       treeId: key.treeId,

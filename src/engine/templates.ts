@@ -13,7 +13,7 @@ import {
 import { learnedLookup, learnedOutcome } from "../cache/templates/learned-answer";
 import { headerSafe } from "../cache/templates/miss-reason";
 import { inductionOffFor, type TemplateSettings } from "../cache/templates/settings";
-import { CHAT_STOPS, stopsBefore } from "../cache/templates/view";
+import { CHAT_STOPS, stopsBefore, type StopRules } from "../cache/templates/view";
 import { readsSpellings, SPELLED_MISS } from "../cache/templates/spelled";
 import { weighUnstored } from "../cache/templates/unstored";
 import { ApiError } from "../core/errors";
@@ -47,9 +47,10 @@ export interface TemplatePlan {
    * After a generation that was not recorded: when the model answered this declared request with an answer
    * that could not be stored (unstoredAnswerOf), notes it as the binding's answer, so that the node stops
    * serving other values (the model answered it two ways), and weighs the learned templates that fit it
-   * against that answer (unstored.ts: refuted or fenced, as a recorded answer would). Never throws.
+   * against that answer (unstored.ts: refuted or fenced, as a recorded answer would). `other`: the id of an
+   * answer the caller could not even read (a view's answer with no chat view), noted the same way. Never throws.
    */
-  unrecorded(db: D1Database): Promise<void>;
+  unrecorded(db: D1Database, other?: string): Promise<void>;
   /**
    * The learned-template answer for an exact miss, or null. Never throws.
    * A tree known (within `presenceTtlMs`) to have no live templates costs no query. `hasTemplates`, what the
@@ -76,9 +77,17 @@ export function readBindings(headers: Headers): Bindings | null {
 
 /**
  * Plans templates for a keyed request: with bindings, the request moves to
- * its declared tree (unless its values collide, then it stays concrete).
+ * its declared tree (unless its values collide, then it stays concrete). A key
+ * already declared (`key.declared`: a view's, src/cache/templates/view-declared.ts)
+ * is planned as it is; `stops` are the API's stop rules (a view's; chat's by default).
  */
-export function planTemplates(concrete: RequestKey, bindings: Bindings | null, headers: Headers, settings: TemplateSettings): TemplatePlan {
+export function planTemplates(
+  concrete: RequestKey,
+  bindings: Bindings | null,
+  headers: Headers,
+  settings: TemplateSettings,
+  stops: StopRules = CHAT_STOPS,
+): TemplatePlan {
   const key = (bindings && withDeclared(concrete, bindings)) || concrete;
   const induction = settings.induction && !inductionOffFor(headers);
   // A number sent spelled otherwise (`2.0`): its hash reads the text, its stored message (what templates read) the value.
@@ -103,8 +112,8 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
   const otherValuesStop = (evidence: readonly DeclaredConfirmation[], answer: StoredAnswer): string | null => {
     if (!declared || evidence.some((e) => e.answer === answer.hash && e.binding === binding && !e.damaged)) return null;
     const rendered = render(answer);
-    const stops = rendered && stopsBefore(CHAT_STOPS, key.frameJson, rendered);
-    return stops ? `declared answer not served for these values: ${stops}` : null;
+    const stopped = rendered && stopsBefore(stops, key.frameJson, rendered);
+    return stopped ? `declared answer not served for these values: ${stopped}` : null;
   };
   const render = (answer: StoredAnswer): StoredAnswer | null => {
     if (!declared) return answer;
@@ -127,8 +136,8 @@ export function planTemplates(concrete: RequestKey, bindings: Bindings | null, h
       }
     },
     confirm: (db, recorded) => noteAnswer(db, recorded.answer.hash),
-    unrecorded: async (db) => {
-      const answer = declared && unstoredAnswerOf(declared);
+    unrecorded: async (db, other) => {
+      const answer = declared && (unstoredAnswerOf(declared) ?? other);
       if (!answer) return;
       await noteAnswer(db, answer);
       if (induction) await refuteByUnstored(db, key, settings);

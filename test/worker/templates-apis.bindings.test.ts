@@ -6,9 +6,10 @@ import { settled } from "./settled";
 import { APIS, ORDERS, upstreamCalls } from "./templates-apis.support";
 
 /**
- * Declared variables on the APIs whose learned templates read them through a view (Anthropic Messages,
- * Responses, native Gemini: docs/templates.md, "Which APIs"): the `muscle-mem-bindings` header is not read there,
- * so each miss says so in `muscle-mem-template-miss`, and the request is keyed with its values as sent.
+ * Declared variables on Responses (docs/templates.md, "Which APIs"): the `muscle-mem-bindings` header is not read
+ * there (a served id would resolve, through `previous_response_id`, to placeholder messages), so each miss says so
+ * in `muscle-mem-template-miss`, and the request is keyed with its values as sent. Anthropic Messages and native
+ * Gemini read them through their views: test/worker/templates-apis.declared.test.ts.
  */
 const notDeclared = Object.keys(APIS).filter((n) => !APIS[n].declared);
 

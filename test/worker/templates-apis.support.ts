@@ -92,7 +92,7 @@ afterEach(() => vi.restoreAllMocks());
 export interface Api {
   /** Whether the route gets learned templates (every cached route: keyed as chat, or read as chat through a template view). */
   learns: boolean;
-  /** Whether the route reads declared variables (`muscle-mem-bindings`): only the routes keyed as chat is (templatedProviderModule). */
+  /** Whether the route reads declared variables (`muscle-mem-bindings`): the routes keyed as chat is, Anthropic Messages and native Gemini (not Responses). */
   declared: boolean;
   send: (key: string, model: string, order: string, email: string, extra?: Record<string, string>) => Promise<Response>;
   call: (body: unknown) => { name: string; args: unknown };
@@ -149,7 +149,7 @@ export const APIS: Record<string, Api> = {
   },
   anthropic: {
     learns: true,
-    declared: false,
+    declared: true,
     send: (key, model, order, email, extra = {}) =>
       post(
         "/v1/messages",
@@ -178,7 +178,7 @@ export const APIS: Record<string, Api> = {
   },
   gemini: {
     learns: true,
-    declared: false,
+    declared: true,
     send: (key, model, order, email, extra = {}) =>
       post(
         `/v1beta/models/${model}:generateContent`,
