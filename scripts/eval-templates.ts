@@ -132,7 +132,7 @@ try {
   for (const row of latency) console.log(row);
   if (reasons.length > 0) {
     console.log(
-      `\nWhy templates did not serve on --api ${api} (muscle-mem-template-miss, the 3 most frequent per row, values and numbers left out to count, the first seen shown${api === "chat" ? "" : "; declared variables serve Chat Completions only"}):\n`,
+      `\nWhy templates did not serve on --api ${api} (muscle-mem-template-miss, the 3 most frequent per row, values and numbers left out to count, the first seen shown${api === "responses" ? "; declared variables are not read on Responses" : ""}):\n`,
     );
     console.log("| workflow | mode | misses | reason |");
     console.log("| --- | --- | --- | --- |");
