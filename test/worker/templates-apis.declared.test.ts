@@ -1,9 +1,9 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { newKey } from "./api-helpers";
-import { uniqueModel } from "./helpers";
-import { settled } from "./settled";
-import { FOURTH, ORDERS, SYSTEM, TOOL, upstreamCalls, userText } from "./templates-apis.support";
+import { api as mmApi, newKey, ok, onlyTree } from "./api-helpers";
+import { eventually, uniqueModel } from "./helpers";
+import { learningRan, settled } from "./settled";
+import { APIS as DESK, FOURTH, ORDERS, SYSTEM, TOOL, upstreamCalls, userText } from "./templates-apis.support";
 
 /**
  * Declared variables (`muscle-mem-bindings`) on Anthropic Messages and native Gemini, read through their template
@@ -173,6 +173,34 @@ describe.each(Object.keys(APIS))("declared variables on %s", (name) => {
     await stopped.arrayBuffer();
     const third = await served(await api.send(key, model, ORDERS[2][0], ORDERS[2][1], { fields }));
     expect([third.cache, third.template]).toEqual(["hit", "declared"]);
+    expect(upstreamCalls()).toBe(3);
+  });
+
+  it("Should serve a template learned inside the declared tree with the request's own values (an order id left undeclared, the email declared)", async () => {
+    const [key, model] = [newKey(), uniqueModel(`decl-learn-${name}`)];
+    const onlyEmail = (email: string) => ({ "muscle-mem-bindings": JSON.stringify({ email }) });
+    await settled(async () => {
+      for (const [order, email] of ORDERS) expect((await served(await DESK[name].send(key, model, order, email, onlyEmail(email)))).cache).toBe("miss");
+    });
+    await learningRan();
+    const tree = (await onlyTree(key)).id;
+    // The one tree is the declared one: its nodes hold the email's placeholder, never an email.
+    const stored = await env.DB.prepare("SELECT message FROM nodes WHERE tree_id = ?1").bind(tree).all<{ message: string }>();
+    expect([
+      stored.results.length,
+      stored.results.filter((n) => n.message.includes("{{email}}")).length,
+      stored.results.some((n) => n.message.includes("@")),
+    ]).toEqual([6, 6, false]);
+    // The learner's writes land in its alarm: poll the tree's templates (no request to the model meanwhile).
+    let confirmed: string | undefined;
+    await eventually(async () => {
+      const page = await ok<{ data: Array<{ id: string; confirmed: boolean }> }>(mmApi(`/trees/${tree}/templates`, { token: key }));
+      confirmed = page.data.find((t) => t.confirmed)?.id;
+      return confirmed !== undefined;
+    });
+    const res = await DESK[name].send(key, model, FOURTH[0], FOURTH[1], onlyEmail(FOURTH[1]));
+    expect([res.headers.get("muscle-mem-cache"), res.headers.get("muscle-mem-template")]).toEqual(["hit", confirmed]);
+    expect(DESK[name].call(await res.json())).toEqual({ name: "get_order", args: { order_id: FOURTH[0], email: FOURTH[1] } });
     expect(upstreamCalls()).toBe(3);
   });
 });
