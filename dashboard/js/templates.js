@@ -12,7 +12,7 @@ import { compact, el } from "./format.js";
 /** The frame key under which a declared tree lists its variable names (src/cache/templates/declared.ts). */
 const VARIABLES_KEY = "muscle-mem-variables";
 /** The APIs whose trees learn templates but never read declared variables (docs/templates.md, "Which APIs"), by the frame's `muscle-mem:api`. */
-const UNDECLARED_APIS = { anthropic: "Anthropic Messages", "openai-responses": "OpenAI Responses", gemini: "Gemini" };
+const UNDECLARED_APIS = { "openai-responses": "OpenAI Responses" };
 /** The API lists at most this many templates, newest first. */
 const LIST_LIMIT = 100;
 /** A template keeps at most this many binding digests (MAX_BINDINGS), so the count stops there. */
