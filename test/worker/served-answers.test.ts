@@ -114,4 +114,44 @@ describe("a kept template answer's base", () => {
     const known = await knownSteps(env.DB, "mine", treeId, [a, b, c]);
     expect([...known]).toEqual([[b, 3]]);
   });
+
+  const chained = (id: string): ProviderRequest<ResponsesRequest> => ({
+    body: { model, previous_response_id: id, input: "thanks" },
+    raw: "",
+    url: new URL("http://mm.test/v1/responses"),
+    headers: new Headers(),
+  });
+
+  // A review of the kept answers (11-28) found this lost: a repeat serve refreshed only the row's age.
+  it("Should resolve an answer served again whole after the kept answer its first row was read through was pruned", async () => {
+    // The first turn is a template's answer, kept (no recorded node).
+    const first = keyOf({ model, input: [user] });
+    const a1 = keyResponsesAnswer(first, [call]);
+    if (!a1) throw new Error("no answer");
+    expect(await keptForChaining(env.DB, 5000, first, first.chain, a1.hash, JSON.parse(a1.json))).toBe(true);
+    // The whole conversation sent again, no id: its answer is kept after the first kept answer.
+    const second = keyOf({ model, input: [user, call, output] } as ResponsesRequest);
+    const a2 = keyResponsesAnswer(second, reply);
+    if (!a2) throw new Error("no answer");
+    expect(await keptForChaining(env.DB, 5000, second, second.chain, a2.hash, JSON.parse(a2.json))).toBe(true);
+    expect((await servedAnswerOf(env.DB, scope.tenant, second.treeId, a2.hash))?.base).toBe(a1.hash);
+
+    // The stale prune deletes the first kept answer (served long ago), and the same request is served the same answer again.
+    await env.DB.prepare("UPDATE served_answers SET created_at = 1 WHERE answer_hash = ?1").bind(a1.hash).run();
+    await pruneStale(env.DB, second.treeId, { cutoff: 1_000, minHits: null });
+    expect(await servedAnswerOf(env.DB, scope.tenant, second.treeId, a1.hash)).toBeNull();
+    expect(await keptForChaining(env.DB, 5000, second, second.chain, a2.hash, JSON.parse(a2.json))).toBe(true);
+
+    // The id just served resolves: the row kept now holds the whole conversation (before: the old row, read through a pruned base).
+    const sent = chained(servedResponseId(second.treeId, a2.hash));
+    const resolved = await resolvePreviousResponse(sent, recordedPaths(env, scope.tenant, 1000));
+    expect(resolved).not.toBe(sent);
+    const items = resolved.body.input as Array<Record<string, unknown>>;
+    expect(items.map((i) => i.type ?? i.role)).toEqual(["user", "function_call", "function_call_output", "message", "user"]);
+    expect(
+      keyOf(resolved.body)
+        .path.slice(0, 4)
+        .map((s) => s.hash),
+    ).toEqual([first.key, a1.hash, second.key, a2.hash]);
+  });
 });
