@@ -188,9 +188,6 @@ function renderedApiMessage(view: TemplateView, chat: CanonicalMessage): Canonic
   return message === null ? null : (message as CanonicalMessage);
 }
 
-/** The APIs whose views read declared variables (not Responses: a served id would resolve, through `previous_response_id`, to placeholder messages). */
-const DECLARED_VIEWS: ReadonlySet<string> = new Set(["anthropic", "gemini"]);
-
 /**
  * Learned templates for an API whose messages read as chat's through `view` (src/cache/templates/view.ts): the
  * request is matched as its chat view, a template's answer is served in the API's own form (when it reads back
@@ -205,7 +202,7 @@ export function viewTemplates<K extends ProviderKey>(view: TemplateView): Templa
   return {
     plan(key: K, headers: Headers, env: Env, settings: TemplateSettings): TemplatePlan<K> {
       const bindings = readBindings(headers);
-      const declaring = bindings !== null && DECLARED_VIEWS.has(view.api);
+      const declaring = bindings !== null && view.declares;
       const declared = declaring ? declaredViewKey(key, chatKeyOf(key, view), bindings, view) : null;
       const declaredPlan = declared && declaredViewPlan(view, declared, headers, env, settings);
       if (declaredPlan) return declaredPlan;

@@ -21,6 +21,7 @@ const faithful: TemplateView = {
     return { who: v.role === "assistant" ? "bot" : "human", says: v.content[0], ...(v.toy_flag !== undefined ? { flag: v.toy_flag } : {}) };
   },
   hashForm: (m) => m,
+  declares: false,
   cutFinishes: new Set(),
   stopSequences: () => [],
   tokenLimit: () => null,

@@ -43,6 +43,12 @@ export interface TemplateView extends StopRules {
   fromChat(view: CanonicalMessage): unknown;
   /** The message as the API hashes it (what an answer node's hash reads; spelling-only fields such as kept argument texts left out). */
   hashForm(message: unknown): unknown;
+  /**
+   * Whether declared variables (`muscle-mem-bindings`) are read through this view: its requests keyed with
+   * placeholders in a declared tree (src/cache/templates/view-declared.ts). Not where a served answer's id can be
+   * chained on (Responses' `previous_response_id`): it would resolve to placeholder messages.
+   */
+  readonly declares: boolean;
 }
 
 /** `message` without the `muscle-mem:` fields stored around it (the same object when it has none). */

@@ -218,6 +218,7 @@ export const anthropicTemplateView: TemplateView = {
   toChat,
   fromChat,
   hashForm,
+  declares: true,
   // An answer `max_tokens` cut (./stop.ts records it) stops elsewhere with values of another length.
   cutFinishes: new Set(["max_tokens"]),
   stopSequences: (frame) => (isFields(frame) ? stringsOf(frame.stop_sequences) : []),

@@ -196,6 +196,7 @@ export const geminiTemplateView: TemplateView = {
   toChat,
   fromChat,
   hashForm,
+  declares: true,
   cutFinishes: new Set(["MAX_TOKENS"]),
   stopSequences,
   tokenLimit,

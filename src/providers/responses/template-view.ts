@@ -231,6 +231,8 @@ export const responsesTemplateView: TemplateView = {
   toChat,
   fromChat,
   hashForm,
+  // A served id resolves through previous_response_id to the stored messages: a declared tree's hold placeholders.
+  declares: false,
   cutFinishes: new Set(),
   stopSequences: () => [],
   tokenLimit: (frame) => (isFields(frame) ? limitOf(frame.max_output_tokens) : null),
