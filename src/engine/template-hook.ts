@@ -10,7 +10,7 @@ import { headerSafe } from "../cache/templates/miss-reason";
 import type { TemplateSettings } from "../cache/templates/settings";
 import { hashReadMore } from "../cache/templates/spelled";
 import { declaredChatOf, declaredViewKey, declaredViewRecording, type ViewDeclared } from "../cache/templates/view-declared";
-import { apiMessageOf, CHAT_STOPS, chatViewOf, readChatView, stopsBefore, withoutEnvelope, type TemplateView } from "../cache/templates/view";
+import { apiMessageOf, CHAT_STOPS, chatViewOf, readChatView, withoutEnvelope, type TemplateView } from "../cache/templates/view";
 import { treeLearnerOf } from "../store/objects/tree-objects";
 import { forgetTemplatePresence, learnerNews, planTemplates, readBindings } from "./templates";
 import { forgetTemplateFree } from "./lookup/childless";
@@ -31,20 +31,13 @@ export const chatTemplates: TemplateHook<RequestKey> = {
   plan(concrete, headers, env, settings) {
     const plan = planTemplates(concrete, readBindings(headers), headers, settings);
     const treeId = plan.key.treeId;
-    let stopMiss: string | null = null;
     return {
       key: plan.key,
       render: (answer, store) => plan.render(answer, store),
-      async learned(db, timeoutMs, presenceTtlMs, hasTemplates) {
-        const found = await plan.learned(db, timeoutMs, presenceTtlMs, hasTemplates);
-        // Where the model stops depends on the values (stopsBefore): a cut answer, a stop sequence, a limit it may not fit.
-        const stops = found && stopsBefore(CHAT_STOPS, plan.key.frameJson, found.answer);
-        if (!found || stops === null) return found;
-        stopMiss = headerSafe(`template ${found.template}'s answer is not served: ${stops}`);
-        return null;
-      },
+      // Where the model stops with these values is checked by the plan (stopsBefore, chat's stop rules).
+      learned: (db, timeoutMs, presenceTtlMs, hasTemplates) => plan.learned(db, timeoutMs, presenceTtlMs, hasTemplates),
       hitHeaders: plan.hitHeaders,
-      templateMiss: () => stopMiss ?? plan.templateMiss(),
+      templateMiss: () => plan.templateMiss(),
       afterUnrecorded: (db) => plan.unrecorded(db),
       async afterRecord(recorded, db) {
         // A declared answer notes the binding it was given for (a second distinct one lets it serve other values).
@@ -97,9 +90,9 @@ interface ViewAnswerOf<K extends ProviderKey> {
 }
 
 /**
- * A learned template's answer (its chat view, rendered with the request's values by the chat plan) in the view's
- * API form, or null (noted): where the model stops with these values, an answer with no API form, or one the
- * client may chain on that could not be kept.
+ * A learned template's answer (its chat view, rendered with the request's values by the chat plan, which also
+ * checked where the model stops with them) in the view's API form, or null (noted): an answer with no API form, or
+ * one the client may chain on that could not be kept.
  */
 async function viewLearned<K extends ProviderKey>(
   at: ViewAnswerOf<K>,
@@ -109,12 +102,7 @@ async function viewLearned<K extends ProviderKey>(
 ): Promise<{ answer: StoredAnswer; template: string } | null> {
   if (!found) return null;
   const { view, key } = at;
-  // Where the model stops depends on the values (stopsBefore): a cut answer, a stop sequence, a limit it may not fit.
-  const stops = stopsBefore(view, key.frameJson, found.answer);
-  if (stops !== null) {
-    at.noteMiss(headerSafe(`template ${found.template}'s answer is not served: ${stops}`));
-    return null;
-  }
+  // Where the model stops with these values was checked by the chat plan (planTemplates, with the view's stop rules).
   const message = apiMessageOf(view, found.answer.message);
   if (message === null) {
     at.noteMiss(headerSafe(`template ${found.template}'s answer has no ${view.api} form: not served`));

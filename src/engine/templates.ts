@@ -95,6 +95,8 @@ export function planTemplates(
   const declared = key.declared;
   const binding = declared ? bindingDigestOf(declared) : "";
   let miss: string | null = null;
+  /** Why a learned template's rendered answer was not served (where the model stops): said before any other reason. */
+  let stopMiss: string | null = null;
   const noteAnswer = async (db: D1Database, answer: string): Promise<void> => {
     if (!declared) return;
     try {
@@ -144,7 +146,7 @@ export function planTemplates(
     },
     induction: induction && !spelled,
     hitHeaders: key.declared ? { [TEMPLATE_HEADER]: "declared" } : {},
-    templateMiss: () => miss,
+    templateMiss: () => stopMiss ?? miss,
     learned: async (db, timeoutMs, presenceTtlMs = 0, hasTemplates?: boolean) => {
       if (!induction) return null;
       if (spelled) {
@@ -161,7 +163,14 @@ export function planTemplates(
         }
         const found = outcome;
         const answer = render(found.answer);
-        return answer ? { answer, template: found.template } : null;
+        if (!answer) return null;
+        // Where the model stops depends on the values (stopsBefore): a cut answer, a stop sequence, a limit it may not fit.
+        const stopped = stopsBefore(stops, key.frameJson, answer);
+        if (stopped !== null) {
+          stopMiss = headerSafe(`template ${found.template}'s answer is not served: ${stopped}`);
+          return null;
+        }
+        return { answer, template: found.template };
       } catch (error) {
         logEvent("error", "template_lookup_failed", { tree: key.treeId, error: String(error) });
         miss ??= STORE_UNREADABLE;
