@@ -17,6 +17,7 @@ interface Recent {
   completion_tokens: number | null;
   node: string | null;
   template_id: string | null;
+  reason: string | null;
   count: number;
   namespace: string | null;
   model: string | null;
@@ -52,13 +53,16 @@ describe("GET /api/requests", () => {
     const bypass = await chat(ask(model, "E-5"), { key, headers: { "cache-control": "no-store" } });
     await bypass.arrayBuffer();
     expect(bypass.headers.get("muscle-mem-cache")).toBe("bypass");
-    // A request never keyed to a tree (n > 1) is listed to the admin only.
+    // A request never keyed to a tree (n > 1): listed with no tree (to its tenant too: docs/api.md), whenever its row lands.
     const unkeyed = await chat({ ...ask(model, "F-6"), n: 2 }, { key });
     await unkeyed.arrayBuffer();
     // Rows land with each counter flush, and two flushes may reach D1 in either order: wait until the hit, the
     // template hit and the bypass are all listed (the template's polls, listed as misses, may fill the count first).
-    const rows = await recent(key, 7, (listed) => ["hit", "template", "bypass"].every((o) => listed.some((r) => r.outcome === o)));
+    const listed = await recent(key, 7, (all) => ["hit", "template", "bypass"].every((o) => all.some((r) => r.tree_id !== null && r.outcome === o)));
     const tree = await onlyTree(key);
+    // The unkeyed request's row may land before or after the tree's: it is the only one with no tree.
+    expect(listed.filter((r) => r.tree_id === null)).toEqual(listed.filter((r) => r.tree_id === null && r.outcome === "bypass" && r.reason === "n > 1"));
+    const rows = listed.filter((r) => r.tree_id !== null);
     // Newest first. The template's only-if-cached polls that came before the learner's alarm are listed as
     // misses between the exact hit and the template hit: leave them out of the order.
     expect(
@@ -90,6 +94,10 @@ describe("GET /api/requests", () => {
     for (let i = 1; i < rows.length; i++) expect(rows[i - 1].at).toBeGreaterThanOrEqual(rows[i].at);
     expect(rows.every((r) => r.tree_id === tree.id)).toBe(true);
     await eventually(async () => (await ok<{ data: Recent[] }>(api("/requests?limit=200"))).data.some((r) => r.tree_id === null && r.outcome === "bypass"));
+    // Its tenant sees it too, with its reason.
+    await eventually(async () =>
+      (await ok<{ data: Recent[] }>(api("/requests?limit=50", { token: key }))).data.some((r) => r.tree_id === null && r.reason === "n > 1"),
+    );
   });
 
   it("Should never show one tenant another's requests; the admin sees both", async () => {
