@@ -9,7 +9,7 @@ import type { ProviderKey, TemplateHook, TemplatePlan } from "../cache/provider"
 import { headerSafe } from "../cache/templates/miss-reason";
 import type { TemplateSettings } from "../cache/templates/settings";
 import { hashReadMore } from "../cache/templates/spelled";
-import { declaredChatOf, declaredViewKey, declaredViewRecording, type ViewDeclared } from "../cache/templates/view-declared";
+import { declaredViewKey, declaredViewRecording, type ViewDeclared } from "../cache/templates/view-declared";
 import { apiMessageOf, CHAT_STOPS, chatViewOf, readChatView, withoutEnvelope, type TemplateView } from "../cache/templates/view";
 import { treeLearnerOf } from "../store/objects/tree-objects";
 import { forgetTemplatePresence, learnerNews, planTemplates, readBindings } from "./templates";
@@ -142,7 +142,7 @@ function declaredViewPlan<K extends ProviderKey>(
     key,
     hitHeaders: chat.hitHeaders,
     async render(answer, store) {
-      const message = declaredChatOf(view, answer.message);
+      const message = chatViewOf(view, answer.message);
       const rendered = message && (await chat.render({ ...answer, message }, store));
       if (!rendered) {
         if (!message) miss ??= `declared answer has no chat view (${view.api}): not served`;

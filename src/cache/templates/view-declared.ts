@@ -85,8 +85,3 @@ export function declaredViewRecording(view: TemplateView, keying: DeclaredKeying
   const node = stepOf(view, recorded.answer.parent, message);
   return { ...recorded, answer: { ...recorded.answer, hash: node.hash, json: node.json } };
 }
-
-/** A stored declared answer's chat view (to render it or to check where the model stops), or null when it has none. */
-export function declaredChatOf(view: TemplateView, message: unknown): CanonicalMessage | null {
-  return readChatView(view, message)?.chat ?? null;
-}
